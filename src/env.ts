@@ -1,0 +1,35 @@
+/** Bindings and variables of the Worker, as declared in wrangler.toml and .dev.vars. */
+export interface Env {
+  DB: D1Database;
+  FILES: R2Bucket;
+  ISSUANCE_QUEUE: Queue;
+  WEBHOOK_QUEUE: Queue;
+  FOLIO_ALLOCATOR: DurableObjectNamespace<import("./durable-objects/folio-allocator").FolioAllocator>;
+  ENVIRONMENT: string;
+  SII_MODE: string;
+  MASTER_KEY?: string;
+  API_KEY_PEPPER?: string;
+}
+
+const LOCAL_ENVIRONMENTS = new Set(["development", "test"]);
+const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
+
+export class ConfigurationError extends Error {}
+
+/**
+ * Secrets have working defaults only through `.dev.vars` (local) or the test configuration.
+ * In any deployed environment a missing secret stops the service with a clear log line instead
+ * of silently running with a guessable key.
+ */
+export function assertConfigured(env: Env): void {
+  const missing = REQUIRED_SECRETS.filter((name) => !env[name] || String(env[name]).length < 16);
+  if (missing.length > 0) {
+    const where = LOCAL_ENVIRONMENTS.has(env.ENVIRONMENT)
+      ? "copy .dev.vars.example to .dev.vars (npm start does this on first run)"
+      : `set them with \`wrangler secret put\` for environment ${env.ENVIRONMENT}`;
+    throw new ConfigurationError(`Missing or too short secrets: ${missing.join(", ")}; ${where}`);
+  }
+  if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
+    throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Opaque, time-sortable identifiers: `<prefix>_<ULID>` (48-bit millisecond time + 80 random bits,
+ * Crockford base32). Ids made in the same millisecond by one isolate stay ordered (monotonic).
+ */
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+let lastTime = -1;
+let lastRandom: Uint8Array = new Uint8Array(10);
+
+function encodeTime(time: number): string {
+  let out = "";
+  let t = time;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 base32 characters.
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out = ALPHABET[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes);
+  for (let i = copy.length - 1; i >= 0; i--) {
+    if (copy[i]! < 255) {
+      copy[i]! += 1;
+      return copy;
+    }
+    copy[i] = 0;
+  }
+  return copy;
+}
+
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom);
+    now = lastTime;
+  } else {
+    lastTime = now;
+    lastRandom = crypto.getRandomValues(new Uint8Array(10));
+  }
+  return encodeTime(now) + encodeRandom(lastRandom);
+}
+
+export type IdPrefix =
+  | "cli" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv";
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${ulid()}`;
+}

@@ -1,0 +1,53 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import { readdirSync, readFileSync, existsSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The official SII schemas are read from ../shared/sii-schemas (present in CI) or from the folder
+ * named by SII_SCHEMAS_DIR, and handed to the tests as a binding. Tests that validate XML fail
+ * (never skip) when the folder is missing.
+ */
+function readSchemas(): Record<string, string> {
+  const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../shared/sii-schemas");
+  if (!existsSync(dir)) return {};
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".xsd")) out[name] = readFileSync(path.join(dir, name), "latin1");
+  }
+  return out;
+}
+
+function readSiiKeys(): Record<string, string> {
+  const dir = process.env.SII_KEYS_DIR ?? path.resolve(import.meta.dirname, "../shared/sii-keys");
+  if (!existsSync(dir)) return {};
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".cer")) out[name] = readFileSync(path.join(dir, name)).toString("base64");
+  }
+  return out;
+}
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(async () => ({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          ENVIRONMENT: "test",
+          MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhIQ==",
+          API_KEY_PEPPER: "test-only-pepper-0123456789",
+          TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+          SII_SCHEMAS: readSchemas(),
+          SII_KEYS: readSiiKeys(),
+        },
+      },
+    })),
+  ],
+  test: {
+    setupFiles: ["./test/setup/apply-migrations.ts"],
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
