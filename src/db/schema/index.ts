@@ -60,6 +60,8 @@ export const companies = sqliteTable(
     id: text("id").primaryKey(),
     clientId: text("client_id").notNull().references(() => clients.id),
     legalName: text("legal_name").notNull(),
+    /** legal_name without case or accents, for the contains filter ("nunoa" finds "Ñuñoa"). */
+    legalNameSearch: text("legal_name_search").notNull().default(""),
     taxIdCode: text("tax_id_code").notNull(),
     /** Canonical form: Chile `76086428-5` (no dots, uppercase K); elsewhere digits only. */
     taxId: text("tax_id").notNull(),

@@ -53,6 +53,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     id: newId("cmp"),
     clientId: principal.clientId,
     legalName: input.legal_name.trim(),
+    legalNameSearch: searchKey(input.legal_name),
     taxIdCode: code,
     taxId: taxId.canonical,
     country: country.alpha3,
@@ -96,8 +97,8 @@ export async function listCompanies(db: Db, principal: Principal, filters: Compa
     where.push(inArray(companies.id, db.select({ id: apiKeyCompanies.companyId }).from(apiKeyCompanies).where(eq(apiKeyCompanies.apiKeyId, principal.apiKeyId))));
   }
   if (filters.legal_name) {
-    const escaped = filters.legal_name.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`);
-    where.push(sql`lower(${companies.legalName}) LIKE ${`%${escaped}%`} ESCAPE '\\'`);
+    const escaped = searchKey(filters.legal_name).replace(/[\\%_]/g, (m) => `\\${m}`);
+    where.push(sql`${companies.legalNameSearch} LIKE ${`%${escaped}%`} ESCAPE '\\'`);
   }
   if (filters.tax_identifier) where.push(inArray(companies.taxId, taxIdFilterForms(filters.tax_identifier)));
   const condition = and(...where);
@@ -106,6 +107,11 @@ export async function listCompanies(db: Db, principal: Principal, filters: Compa
     db.select({ n: count() }).from(companies).where(condition),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };
+}
+
+/** Case- and accent-insensitive form of a name: "Panadería Ñuñoa" -> "panaderia nunoa". */
+export function searchKey(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().trim();
 }
 
 export async function softDeleteCompany(db: Db, company: CompanyRow): Promise<void> {

@@ -6,7 +6,6 @@ import { newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
-import { requireCompany, requirePermission } from "../../middleware/auth";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
@@ -27,11 +26,12 @@ const createRouteDef = defineRoute({
   summary: "Create a company",
   description:
     "Registers an issuing company for the key's client. Every OWNER and ADMIN key of the client reaches it. Accepts an `Idempotency-Key` header (DECISIONS 11).",
-  middleware: [requirePermission("company:create"), idempotency] as const,
+  permission: "company:create",
+  middleware: [idempotency],
   request: { body: { required: true, ...json(CompanyCreateSchema) } },
   responses: { 201: { description: "Created", ...json(CompanyCreatedSchema) } },
   errors: [
-    "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "AUTH_ROLE_FORBIDDEN",
+    "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE",
     "COMPANY_COUNTRY_UNKNOWN", "COMPANY_DOCUMENT_CODE_UNKNOWN", "COMPANY_TAX_ID_INVALID", "COMPANY_TAX_ID_TAKEN",
     "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE",
   ],
@@ -43,6 +43,7 @@ const listRouteDef = defineRoute({
   tags: ["Companies"],
   summary: "List companies",
   description: "Companies the key can access, oldest first (created_at, then id). Deleted companies appear only with `status=DELETED`.",
+  permission: "company:read",
   request: { query: PageQuerySchema.extend(CompanyListQuerySchema.shape) },
   responses: { 200: { description: "A page of companies", ...json(pageSchema(CompanyItemSchema, "CompanyPage")) } },
   errors: ["VALIDATION_FAILED"],
@@ -53,11 +54,10 @@ const getRouteDef = defineRoute({
   path: "/api/companies/{idCompany}",
   tags: ["Companies"],
   summary: "Get a company",
-  middleware: [requireCompany("company:read")] as const,
+  permission: "company:read",
   request: { params: CompanyIdParam },
   responses: { 200: { description: "The company", ...json(CompanyItemSchema) } },
-  errors: ["COMPANY_NOT_FOUND", "AUTH_COMPANY_ACCESS_DENIED"],
-});
+  });
 
 const deleteRouteDef = defineRoute({
   method: "delete",
@@ -66,22 +66,20 @@ const deleteRouteDef = defineRoute({
   summary: "Delete a company (soft delete)",
   description:
     "Marks the company DELETED (OWNER keys only). Nothing is removed: it leaves the lists unless filtered by `status=DELETED`, and every other operation on it answers 404. The `apiKey` parameter of the reference is ignored; only X-Api-Key counts.",
-  middleware: [requireCompany("company:delete")] as const,
+  permission: "company:delete",
   request: { params: CompanyIdParam },
   responses: { 200: { description: "Company deleted", ...json(DeletedSchema) } },
-  errors: ["COMPANY_NOT_FOUND", "AUTH_COMPANY_ACCESS_DENIED", "AUTH_ROLE_FORBIDDEN"],
-});
+  });
 
 const getSettingsDef = defineRoute({
   method: "get",
   path: "/api/companies/{idCompany}/settings",
   tags: ["Company Settings"],
   summary: "Get company settings",
-  middleware: [requireCompany("company:read")] as const,
+  permission: "company:read",
   request: { params: CompanyIdParam },
   responses: { 200: { description: "Settings", ...json(SettingsSchema) } },
-  errors: ["COMPANY_NOT_FOUND", "AUTH_COMPANY_ACCESS_DENIED"],
-});
+  });
 
 const patchSettingsDef = defineRoute({
   method: "patch",
@@ -90,10 +88,10 @@ const patchSettingsDef = defineRoute({
   summary: "Update company settings",
   description:
     "Partial update. `decimal_places` 0-4; separators `.` or `,` and never equal; `language` a BCP 47 tag; `time_zone` an IANA zone. Defaults: 0 decimals, `.` thousands, `,` decimals, es-CL, America/Santiago.",
-  middleware: [requireCompany("company:configure")] as const,
+  permission: "company:configure",
   request: { params: CompanyIdParam, body: { required: true, ...json(SettingsPatchSchema) } },
   responses: { 200: { description: "Updated settings", ...json(SettingsSchema) } },
-  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "COMPANY_NOT_FOUND", "AUTH_COMPANY_ACCESS_DENIED", "AUTH_ROLE_FORBIDDEN"],
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE"],
 });
 
 const uploadLogoDef = defineRoute({
@@ -103,12 +101,11 @@ const uploadLogoDef = defineRoute({
   summary: "Upload the company logo",
   description:
     "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB. The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
-  middleware: [requireCompany("company:configure")] as const,
+  permission: "company:configure",
   request: { params: CompanyIdParam, body: { required: true, content: { "multipart/form-data": { schema: LogoUploadSchema } } } },
   responses: { 201: { description: "Stored", ...json(LogoResultSchema) } },
   errors: [
     "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "LOGO_INVALID_FORMAT", "LOGO_TOO_LARGE",
-    "COMPANY_NOT_FOUND", "AUTH_COMPANY_ACCESS_DENIED", "AUTH_ROLE_FORBIDDEN",
   ],
 });
 

@@ -6,13 +6,11 @@ import {
   type ApiKeyRow, type UserRow,
 } from "../../../domain/access/users";
 import { validationHook } from "../../errors/handler";
-import { requirePermission } from "../../middleware/auth";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
-const manage = requirePermission("users:manage");
 
 const RoleSchema = z.enum(ROLES).openapi({ description: `Role of a key (DECISIONS 6).\n\n${ROLE_MATRIX_DOC}` });
 
@@ -87,24 +85,25 @@ const BODY_ERRORS = ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_T
 const me = defineRoute({
   method: "get", path: "/api/me", tags: ["Users"], summary: "The calling API key (principal)",
   description: "The principal of the X-Api-Key header (specification §2.5).",
+  permission: "company:read",
   responses: { 200: { description: "Principal", ...json(PrincipalSchema) } },
 });
 const createUserDef = defineRoute({
   method: "post", path: "/api/users", tags: ["Users"], summary: "Create a user",
   description: "OWNER and ADMIN keys. A user groups the API keys of one person or system.",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { body: { required: true, ...json(UserCreateSchema) } },
   responses: { 201: { description: "Created", ...json(UserSchema) } },
   errors: [...BODY_ERRORS, "AUTH_ROLE_FORBIDDEN", "USER_EMAIL_TAKEN"],
 });
 const listUsersDef = defineRoute({
-  method: "get", path: "/api/users", tags: ["Users"], summary: "List users", middleware: [manage] as const,
+  method: "get", path: "/api/users", tags: ["Users"], summary: "List users", permission: "users:manage",
   request: { query: PageQuerySchema },
   responses: { 200: { description: "A page of users", ...json(pageSchema(UserSchema, "UserPage")) } },
   errors: ["VALIDATION_FAILED", "AUTH_ROLE_FORBIDDEN"],
 });
 const getUserDef = defineRoute({
-  method: "get", path: "/api/users/{user_id}", tags: ["Users"], summary: "Get a user", middleware: [manage] as const,
+  method: "get", path: "/api/users/{user_id}", tags: ["Users"], summary: "Get a user", permission: "users:manage",
   request: { params: UserIdParam },
   responses: { 200: { description: "User", ...json(UserSchema) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND"],
@@ -112,7 +111,7 @@ const getUserDef = defineRoute({
 const revokeUserDef = defineRoute({
   method: "delete", path: "/api/users/{user_id}", tags: ["Users"], summary: "Revoke a user and all their keys",
   description: "Revoked keys answer 401 from then on. An ADMIN cannot revoke a user holding OWNER keys; the last OWNER key of the client cannot be revoked.",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { params: UserIdParam },
   responses: { 200: { description: "Revoked", ...json(UserSchema) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "API_KEY_LAST_OWNER"],
@@ -120,13 +119,13 @@ const revokeUserDef = defineRoute({
 const createKeyDef = defineRoute({
   method: "post", path: "/api/users/{user_id}/api-keys", tags: ["Users"], summary: "Create an API key for a user",
   description: "The key is returned once, in `api_key`; only its hash is stored. ADMIN keys cannot create OWNER keys.",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { params: UserIdParam, body: { required: true, ...json(ApiKeyCreateSchema) } },
   responses: { 201: { description: "Created", ...json(ApiKeyCreatedSchema) } },
   errors: [...BODY_ERRORS, "AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "USER_REVOKED"],
 });
 const listKeysDef = defineRoute({
-  method: "get", path: "/api/api-keys", tags: ["Users"], summary: "List API keys", middleware: [manage] as const,
+  method: "get", path: "/api/api-keys", tags: ["Users"], summary: "List API keys", permission: "users:manage",
   request: {
     query: PageQuerySchema.extend({
       user_id: z.string().max(64).optional().openapi({ param: { name: "user_id", in: "query" }, description: "Only this user's keys." }),
@@ -138,21 +137,21 @@ const listKeysDef = defineRoute({
 const revokeKeyDef = defineRoute({
   method: "delete", path: "/api/api-keys/{api_key_id}", tags: ["Users"], summary: "Revoke an API key",
   description: "Idempotent. ADMIN keys cannot revoke OWNER keys; the last active OWNER key cannot be revoked.",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { params: KeyIdParam },
   responses: { 200: { description: "Revoked", ...json(ApiKeySchema) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "API_KEY_NOT_FOUND", "API_KEY_LAST_OWNER"],
 });
 const grantDef = defineRoute({
   method: "put", path: "/api/api-keys/{api_key_id}/companies/{company_id}", tags: ["Users"], summary: "Grant a MEMBER key access to a company",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { params: GrantParams },
   responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND"],
 });
 const ungrantDef = defineRoute({
   method: "delete", path: "/api/api-keys/{api_key_id}/companies/{company_id}", tags: ["Users"], summary: "Withdraw a MEMBER key's access to a company",
-  middleware: [manage] as const,
+  permission: "users:manage",
   request: { params: GrantParams },
   responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND"],
