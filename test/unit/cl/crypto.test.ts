@@ -8,6 +8,10 @@ import { SII_CAF_KEYS } from "../../../src/countries/cl/sii-keys";
 import { issueSimulatorCaf } from "../../../src/countries/cl/simulator/caf";
 import { stampTed, verifyTed } from "../../../src/countries/cl/ted";
 import { decodeLatin1 } from "../../../src/countries/cl/xml";
+import { loadSigningCredentials, openPfx, readCertificate } from "../../../src/countries/cl/certificate";
+import { makeFakeCertificate, makeFakePfx } from "../../helpers/fake-certificates";
+import legacyPfxB64 from "../../fixtures/cl/fake-legacy-rc2.pfx.b64?raw";
+import modernPfxB64 from "../../fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
 async function rejects(p: Promise<unknown>): Promise<EngineError> {
   try {
@@ -167,5 +171,45 @@ describe("TED", () => {
     expect(await verifyTed(ted.xml.replace("<F>7</F>", "<F>8</F>"), { mode: "simulator" })).toMatchObject({ ok: false, failure: "TED_INVALID" });
     expect(await verifyTed(ted.xml)).toMatchObject({ ok: false, failure: "CAF_UNKNOWN_IDK" });
     expect(ted.bytes.length).toBe(ted.flattened.length);
+  });
+});
+
+describe("certificates", () => {
+  it("opens OpenSSL legacy (RC2-40/3DES, SHA-1 MAC) and modern (AES-256/PBKDF2, SHA-256 MAC) files", () => {
+    for (const b64 of [legacyPfxB64, modernPfxB64]) {
+      const c = openPfx(b64decode(b64), "test-only-1234");
+      expect(c.rut).toBe("11111111-1");
+      expect(c.subjectCN).toBe("PERSONA DE PRUEBA FALSA (TEST ONLY)");
+      expect(c.notAfter.getTime()).toBeGreaterThan(c.notBefore.getTime());
+      expect(c.privateKeyPkcs8[0]).toBe(0x30);
+      expect(c.modulus.length).toBe(256);
+      const e = (() => { try { openPfx(b64decode(b64), "wrong"); } catch (x) { return x as EngineError; } })();
+      expect(e?.code).toBe("CERT_WRONG_PASSWORD");
+    }
+  });
+
+  it("opens forge-made legacy and modern files, picks the key's certificate among several, imports the key", async () => {
+    const ca = await makeFakeCertificate({ cn: "FAKE CA", rut: null, bits: 1024 });
+    const holder = await makeFakeCertificate({ rut: "12345678-5", cn: "JUAN PRUEBA", issuer: ca });
+    for (const kind of ["legacy", "modern"] as const) {
+      const pfx = makeFakePfx(holder, "clave", kind, { extraCerts: [ca] });
+      const c = await loadSigningCredentials(pfx, "clave");
+      expect(c).toMatchObject({ rut: "12345678-5", subjectCN: "JUAN PRUEBA", issuerCN: "FAKE CA" });
+      const sig = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", c.privateKey, new TextEncoder().encode("x"));
+      expect(sig.byteLength).toBe(256);
+    }
+    expect(readCertificate(holder.certPem).rut).toBe("12345678-5");
+    expect(readCertificate(ca.certDer).rut).toBeNull();
+  });
+
+  it("typed errors: not a pfx, wrong password, no key, key/certificate mismatch", async () => {
+    const a = await makeFakeCertificate({ bits: 1024 });
+    const b = await makeFakeCertificate({ bits: 1024 });
+    const code = (f: () => unknown) => { try { f(); return "none"; } catch (e) { return (e as EngineError).code; } };
+    expect(code(() => openPfx(new TextEncoder().encode("hello, I am not a pfx"), "x"))).toBe("CERT_NOT_PFX");
+    expect(code(() => openPfx(new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), "x"))).toBe("CERT_NOT_PFX");
+    expect(code(() => openPfx(makeFakePfx(a, "right", "modern"), "wrong"))).toBe("CERT_WRONG_PASSWORD");
+    expect(code(() => openPfx(makeFakePfx(a, "right", "legacy", { noKey: true }), "right"))).toBe("CERT_NO_PRIVATE_KEY");
+    expect(code(() => openPfx(makeFakePfx(a, "right", "legacy", { certs: [b.cert] }), "right"))).toBe("CERT_KEY_MISMATCH");
   });
 });
