@@ -1,4 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Env } from "./env";
 import { ApiError } from "./http/errors/api-error";
@@ -10,6 +11,7 @@ import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
 import { usersRoutes } from "./http/routes/users";
+import { simulatorApp } from "./countries/cl/sii/simulator/app";
 import type { AppEnv } from "./http/types";
 
 /** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
@@ -47,6 +49,14 @@ const logoFile = defineRoute({
   errors: ["VALIDATION_FAILED", "LOGO_NOT_FOUND"],
 });
 
+function executionCtxOf(c: Context) {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined; // app.fetch called without a context (tests, in-process SII client)
+  }
+}
+
 function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
@@ -73,6 +83,9 @@ function buildApp() {
   });
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
+  // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
+  // kept out of the OpenAPI document (one catch-all route here); 404 unless SII_MODE=simulator.
+  app.all("/simulator/sii/*", (c) => simulatorApp.fetch(c.req.raw, c.env, executionCtxOf(c)));
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
   app.get("/docs", (c) => c.html(DOCS_HTML));

@@ -130,3 +130,6 @@ export const eventOutbox = sqliteTable(
     uniqueIndex("event_outbox_dedupe_uq").on(t.companyId, t.dedupeKey),
   ],
 );
+
+/** Tables of the built-in SII simulator (sim_*). */
+export * from "./simulator";

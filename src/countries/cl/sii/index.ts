@@ -1,0 +1,31 @@
+/**
+ * Wiring of the SII client for the running Worker: the mode comes from env.SII_MODE; in simulator
+ * mode the fetcher is the Worker's own app (`app.fetch(req, env, ctx)`), so requests never leave the
+ * isolate but go through the full HTTP wire format (SOAP, multipart, cookies, headers).
+ */
+import type { Env } from "../../../env";
+import { SiiClient, type SiiClientOptions, type SiiMode } from "./client";
+
+export * from "./client";
+export * from "./errors";
+export * from "./status";
+
+export function siiModeOf(env: Pick<Env, "SII_MODE">): SiiMode {
+  const m = env.SII_MODE;
+  return m === "certification" || m === "production" ? m : "simulator";
+}
+
+/** A client configured for this Worker's SII mode. `opts` may override anything (tests). */
+export function siiClientFor(env: Env, ctx?: ExecutionContext, opts: Omit<SiiClientOptions, "mode"> = {}): SiiClient {
+  const mode = siiModeOf(env);
+  if (mode !== "simulator") return new SiiClient({ mode, ...opts });
+  return new SiiClient({
+    mode,
+    fetcher: async (req) => {
+      // Lazy import: the app imports the simulator, which must not import the app back at load time.
+      const { app } = await import("../../../app");
+      return app.fetch(req, env, ctx);
+    },
+    ...opts,
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * D1 state of the simulator (tables sim_*, src/db/schema/simulator.ts): seeds, tokens, envelopes and
+ * their documents, scenarios; and the rule that reveals an envelope's verdict over polls or time.
+ */
+import { and, desc, eq, inArray, isNull, or } from "drizzle-orm";
+import type { Db } from "../../../../db/client";
+import { simDocuments, simEnvios, simScenarios, simSeeds, simTokens } from "../../../../db/schema/simulator";
+import type { DocumentVerdict, EnvioVerdict, TypeStats } from "./validate";
+
+export type Channel = "soap" | "rest";
+
+/** A seed is valid this long after CrSeed (the SII's 2 minutes). */
+export const SEED_TTL_MS = 120_000;
+/** Tokens issued by the simulator live one hour. */
+export const TOKEN_TTL_MS = 3_600_000;
+/** Without polls, an envelope advances one state every STEP_MS. */
+export const STEP_MS = 5_000;
+
+function digits(n: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(n));
+  return [...b].map((x) => String(x % 10)).join("");
+}
+const TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+function tokenText(): string {
+  const b = crypto.getRandomValues(new Uint8Array(13));
+  return [...b].map((x) => TOKEN_ALPHABET[x % TOKEN_ALPHABET.length]).join("");
+}
+
+export async function newSeed(db: Db, channel: Channel, now: Date): Promise<string> {
+  const seed = String(1 + Number(digits(1)) % 9) + digits(11);
+  await db.insert(simSeeds).values({ seed, channel, createdAt: now.toISOString() });
+  return seed;
+}
+
+export type SeedProblem = "unknown" | "used" | "expired";
+
+/** Consumes a seed: returns null when fine, or why not. */
+export async function consumeSeed(db: Db, seed: string, channel: Channel, now: Date): Promise<SeedProblem | null> {
+  const row = await db.select().from(simSeeds).where(eq(simSeeds.seed, seed)).get();
+  if (!row || row.channel !== channel) return "unknown";
+  if (row.usedAt) return "used";
+  if (now.getTime() - Date.parse(row.createdAt) > SEED_TTL_MS) return "expired";
+  await db.update(simSeeds).set({ usedAt: now.toISOString() }).where(eq(simSeeds.seed, seed));
+  return null;
+}
+
+export async function issueToken(db: Db, channel: Channel, rut: string, fingerprint: string, now: Date): Promise<string> {
+  const token = tokenText();
+  await db.insert(simTokens).values({ token, channel, rut, certFingerprint: fingerprint, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TOKEN_TTL_MS).toISOString() });
+  return token;
+}
+
+export type TokenCheck = { ok: true; rut: string } | { ok: false; problem: "missing" | "unknown" | "expired" };
+
+export async function checkToken(db: Db, token: string | undefined, channel: Channel, now: Date): Promise<TokenCheck> {
+  if (!token) return { ok: false, problem: "missing" };
+  const row = await db.select().from(simTokens).where(eq(simTokens.token, token)).get();
+  if (!row || row.channel !== channel) return { ok: false, problem: "unknown" };
+  if (Date.parse(row.expiresAt) < now.getTime()) return { ok: false, problem: "expired" };
+  return { ok: true, rut: row.rut };
+}
+
+// ---- scenarios ----------------------------------------------------------------------------------
+
+export type ScenarioMode = "accept" | "reject" | "object" | "delay" | "down";
+export type ScenarioRow = typeof simScenarios.$inferSelect;
+
+export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: number; rut?: string; polls?: number; seconds?: number }, now: Date): Promise<ScenarioRow> {
+  const delay = s.mode === "delay";
+  const rows = await db
+    .insert(simScenarios)
+    .values({
+      mode: s.mode,
+      remaining: s.count ?? null,
+      rut: s.rut ?? null,
+      delayPolls: delay ? (s.polls ?? (s.seconds ? 0 : 3)) : null,
+      delaySeconds: delay ? (s.seconds ?? null) : null,
+      createdAt: now.toISOString(),
+    })
+    .returning();
+  return rows[0]!;
+}
+
+export function listScenarios(db: Db): Promise<ScenarioRow[]> {
+  return db.select().from(simScenarios).orderBy(desc(simScenarios.id)).all();
+}
+
+export async function clearScenarios(db: Db): Promise<number> {
+  const rows = await db.delete(simScenarios).returning({ id: simScenarios.id });
+  return rows.length;
+}
+
+/** Newest scenario of the given modes for the company (or for every company unless exact); consumes one use. */
+export async function takeScenario(db: Db, modes: ScenarioMode[], rut: string | null, opts: { exact?: boolean } = {}): Promise<ScenarioRow | undefined> {
+  const byRut = rut === null ? isNull(simScenarios.rut) : opts.exact ? eq(simScenarios.rut, rut) : or(isNull(simScenarios.rut), eq(simScenarios.rut, rut));
+  const where = and(inArray(simScenarios.mode, modes), byRut);
+  const row = await db.select().from(simScenarios).where(where).orderBy(desc(simScenarios.id)).get();
+  if (!row) return undefined;
+  if (row.remaining !== null) {
+    if (row.remaining <= 1) await db.delete(simScenarios).where(eq(simScenarios.id, row.id));
+    else await db.update(simScenarios).set({ remaining: row.remaining - 1 }).where(eq(simScenarios.id, row.id));
+  }
+  return row;
+}
+
+// ---- envelopes --------------------------------------------------------------------------------
+
+export type EnvioRow = typeof simEnvios.$inferSelect;
+export type DocumentRow = typeof simDocuments.$inferSelect;
+
+export async function findEnvioByFile(db: Db, companyRut: string, sha256: string): Promise<EnvioRow | undefined> {
+  return db.select().from(simEnvios).where(and(eq(simEnvios.companyRut, companyRut), eq(simEnvios.fileSha256, sha256))).get();
+}
+
+export async function isAccepted(db: Db, issuerRut: string, type: number, folio: number): Promise<boolean> {
+  const row = await db
+    .select({ id: simDocuments.id })
+    .from(simDocuments)
+    .where(and(eq(simDocuments.issuerRut, issuerRut), eq(simDocuments.documentType, type), eq(simDocuments.folio, folio), inArray(simDocuments.status, ["DOK", "RLV"])))
+    .get();
+  return !!row;
+}
+
+export async function saveEnvio(
+  db: Db,
+  e: { channel: Channel; companyRut: string; senderRut: string; fileName: string; sha256: string; size: number; now: Date; verdict: EnvioVerdict; stats: TypeStats[]; scenario: ScenarioRow | undefined },
+): Promise<number> {
+  const delay = e.scenario?.mode === "delay" ? e.scenario : undefined;
+  const rows = await db
+    .insert(simEnvios)
+    .values({
+      channel: e.channel,
+      companyRut: e.companyRut,
+      senderRut: e.senderRut,
+      kind: e.verdict.kind,
+      fileName: e.fileName,
+      fileSha256: e.sha256,
+      fileSize: e.size,
+      receivedAt: e.now.toISOString(),
+      finalStatus: e.verdict.finalStatus,
+      finalGlosa: e.verdict.glosa,
+      errors: JSON.stringify(e.verdict.errors),
+      stats: JSON.stringify(e.stats),
+      holdPolls: delay?.delayPolls ?? 0,
+      holdUntil: delay?.delaySeconds ? new Date(e.now.getTime() + delay.delaySeconds * 1000).toISOString() : null,
+      scenario: e.scenario?.mode ?? null,
+    })
+    .returning({ trackId: simEnvios.trackId });
+  const trackId = rows[0]!.trackId;
+  const docs: DocumentVerdict[] = e.verdict.documents;
+  // D1 limits bound parameters per statement: insert in small batches.
+  for (let i = 0; i < docs.length; i += 8) {
+    await db.insert(simDocuments).values(
+      docs.slice(i, i + 8).map((d) => ({
+        trackId,
+        issuerRut: d.issuerRut,
+        documentType: d.type,
+        folio: d.folio,
+        receiverRut: d.receiverRut,
+        issueDate: d.issueDate,
+        total: d.total,
+        status: d.status,
+        errors: JSON.stringify(d.errors),
+        createdAt: e.now.toISOString(),
+      })),
+    );
+  }
+  return trackId;
+}
+
+export function getEnvio(db: Db, trackId: number): Promise<EnvioRow | undefined> {
+  return db.select().from(simEnvios).where(eq(simEnvios.trackId, trackId)).get();
+}
+
+export function envioDocuments(db: Db, trackId: number): Promise<DocumentRow[]> {
+  return db.select().from(simDocuments).where(eq(simDocuments.trackId, trackId)).orderBy(simDocuments.id).all();
+}
+
+export function latestDocument(db: Db, issuerRut: string, type: number, folio: number): Promise<DocumentRow | undefined> {
+  return db
+    .select()
+    .from(simDocuments)
+    .where(and(eq(simDocuments.issuerRut, issuerRut), eq(simDocuments.documentType, type), eq(simDocuments.folio, folio)))
+    .orderBy(desc(simDocuments.id))
+    .get();
+}
+
+/** The states an envelope goes through before its final one. */
+export function stepsOf(finalStatus: string): string[] {
+  switch (finalStatus) {
+    case "EPR":
+      return ["REC", "SOK", "FOK", "EPR"];
+    case "RSC":
+      return ["REC", "RSC"];
+    case "RFR":
+      return ["REC", "SOK", "RFR"];
+    default:
+      return ["REC", "SOK", finalStatus];
+  }
+}
+
+/**
+ * The state shown for an envelope after `polls` status calls: each call advances one step (the
+ * first shows REC), and time advances one step every STEP_MS anyway. A delay scenario holds it in
+ * REC/SOK until both its poll count and its time have passed.
+ */
+export function visibleState(e: Pick<EnvioRow, "finalStatus" | "receivedAt" | "holdPolls" | "holdUntil">, polls: number, now: Date): string {
+  const steps = stepsOf(e.finalStatus);
+  const byTime = Math.floor((now.getTime() - Date.parse(e.receivedAt)) / STEP_MS);
+  let i = Math.min(steps.length - 1, Math.max(polls - 1, byTime, 0));
+  const held = polls <= e.holdPolls || (e.holdUntil !== null && now.getTime() < Date.parse(e.holdUntil));
+  if (held) i = Math.min(i, 1, Math.max(polls - 1, 0));
+  return steps[i]!;
+}
+
+/** Counts one status poll and returns the state to show. */
+export async function pollEnvio(db: Db, e: EnvioRow, now: Date): Promise<string> {
+  const polls = e.polls + 1;
+  await db.update(simEnvios).set({ polls }).where(eq(simEnvios.trackId, e.trackId));
+  return visibleState(e, polls, now);
+}

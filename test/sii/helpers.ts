@@ -1,0 +1,70 @@
+/**
+ * Test material for the SII client/simulator tests: FAKE certificates (test/helpers), simulator CAFs,
+ * documents computed and signed by the engine, and envelopes. Nothing here is a real taxpayer's.
+ */
+import { exports } from "cloudflare:workers";
+import { parseCaf, type Caf } from "../../src/countries/cl/caf";
+import { credentialsFromParts, type SigningCredentials } from "../../src/countries/cl/certificate";
+import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
+import { buildEnvioBoleta, buildEnvioDte, type SignedEnvelope } from "../../src/countries/cl/envelopes";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
+import { issueSimulatorCaf, type IssueCafParams } from "../../src/countries/cl/simulator/caf";
+import { SiiClient } from "../../src/countries/cl/sii/client";
+import { makeFakeCertificate } from "../helpers/fake-certificates";
+
+export const ISSUER_RUT = "76086428-5";
+export const HOLDER_RUT = "11111111-1";
+export const TIMESTAMP = "2026-11-20T10:30:00";
+
+/** Client against the real Worker entrypoint (full HTTP wire format, in-process). */
+export function workerClient(opts: ConstructorParameters<typeof SiiClient>[0] = {}): SiiClient {
+  return new SiiClient({ mode: "simulator", fetcher: (req) => exports.default.fetch(req), ...opts });
+}
+
+export async function fakeCredentials(opts: { rut?: string | null; notBefore?: Date; notAfter?: Date } = {}): Promise<SigningCredentials> {
+  const fake = await makeFakeCertificate({ rut: opts.rut === undefined ? HOLDER_RUT : opts.rut, bits: 1024, ...(opts.notBefore ? { notBefore: opts.notBefore } : {}), ...(opts.notAfter ? { notAfter: opts.notAfter } : {}) });
+  return credentialsFromParts(fake.certDer, fake.keyPkcs8);
+}
+
+export async function simulatorCaf(p: Partial<IssueCafParams> & { documentType: number; from: number; to: number }, trust: { extraKeys?: Record<number, Uint8Array> } = {}): Promise<Caf> {
+  const issued = await issueSimulatorCaf({ rut: ISSUER_RUT, legalName: "EMPRESA DE PRUEBA SPA", authorizedOn: "2026-11-01", ...p });
+  return parseCaf(issued.xml, { mode: "simulator", ...trust });
+}
+
+const issuer = {
+  legal_name: "EMPRESA DE PRUEBA SPA",
+  document_type: "RUT",
+  document_number: ISSUER_RUT,
+  address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" },
+  tax_information: { activity: "Venta de software", activity_codes: [620200], resolution_date: "2026-01-15", resolution_number: "0" },
+};
+const recipient = {
+  legal_name: "CLIENTE LIMITADA",
+  document_number: "77879240-0",
+  address: { country: "CL", city: "Santiago", address: "Calle 2" },
+  tax_information: { activity: "Comercio" },
+};
+
+export function invoice(type: "33" | "39" = "33", over: Partial<InvoiceInput> = {}): InvoiceInput {
+  return {
+    invoice_type: type,
+    invoice_date: "2026-11-20 10:30:00",
+    issuer,
+    ...(type === "33" ? { recipient } : {}),
+    items: [{ quantity: 2, unit_price: 1000, description: "Servicio de prueba" }],
+    ...over,
+  };
+}
+
+export async function signedDte(caf: Caf, folio: number, signer: SigningCredentials, type: "33" | "39" = "33", over: Partial<InvoiceInput> = {}): Promise<SignedDte> {
+  return buildSignedDte({ document: computeDocument(invoice(type, over)), folio, caf, signer, timestamp: TIMESTAMP });
+}
+
+export function envelope(dtes: SignedDte[], signer: SigningCredentials, over: { senderRut?: string; timestamp?: string } = {}): Promise<SignedEnvelope> {
+  const params = { dtes, issuerRut: ISSUER_RUT, senderRut: over.senderRut ?? HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: over.timestamp ?? TIMESTAMP, signer };
+  return dtes[0]!.envelope === "EnvioBOLETA" ? buildEnvioBoleta(params) : buildEnvioDte(params);
+}
+
+export async function scenario(body: unknown): Promise<Response> {
+  return exports.default.fetch(new Request("http://localhost/simulator/sii/scenario", { method: body === null ? "DELETE" : "POST", headers: { "Content-Type": "application/json" }, body: body === null ? null : JSON.stringify(body) }));
+}
