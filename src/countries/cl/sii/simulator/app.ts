@@ -43,7 +43,7 @@ import {
   getEnvio,
   isAccepted,
   issueToken,
-  latestDocument,
+  registeredDocument,
   listScenarios,
   newSeed,
   pollEnvio,
@@ -180,12 +180,12 @@ async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, 
   if (await takeScenario(db, ["down"], company, { exact: true })) throw new SimulatedOutage();
   const file = f.archivo!.data;
   if (file.length === 0 || file.length > MAX_FILE_BYTES) return answer(2, [`Tamano de archivo invalido (${file.length} bytes)`], base);
-  const sha = await sha256Hex(file);
-  const previous = await findEnvioByFile(db, company, sha);
-  if (previous) return answer(99, [`Archivo ya fue enviado con Trackid ${previous.trackId}`], { ...base, trackId: previous.trackId, duplicate: true });
   const text = decodeXmlBytes(file);
   const pre = precheckUpload(text, kind);
   if (!pre.ok) return answer(7, pre.errors, base);
+  const sha = await sha256Hex(file);
+  const previous = await findEnvioByFile(db, channel, company, sha);
+  if (previous) return answer(99, [`Archivo ya fue enviado con Trackid ${previous.trackId}`], { ...base, trackId: previous.trackId, duplicate: true });
   const scenario = await takeScenario(db, ["accept", "reject", "object", "delay"], company);
   const verdict = await validateEnvio(pre.doc, kind, { companyRut: company, now, isAccepted: (r, t, n) => isAccepted(db, r, t, n) });
   if (verdict.finalStatus === "EPR" && scenario) {
@@ -267,7 +267,7 @@ async function estDte(db: Db, p: Record<string, string>, now: Date): Promise<str
   const folio = Number(p.FolioDte);
   const hdr = (estado: string, glosa: string, err: string, glosaErr: string): string =>
     buildRespuesta([["ESTADO", estado], ["GLOSA_ESTADO", glosa], ["ERR_CODE", err], ["GLOSA_ERR", glosaErr], ["NUM_ATENCION", numAtencion(now)]]);
-  const doc = await latestDocument(db, issuer, type, folio);
+  const doc = await registeredDocument(db, issuer, type, folio);
   const envio = doc ? await getEnvio(db, doc.trackId) : undefined;
   if (!doc || !envio || visibleState(envio, envio.polls, now) !== "EPR") return hdr("FAU", "Documento No Recibido por el SII.", "2", "Documento no recibido");
   if (doc.status === "RCH") return hdr("FAU", "Documento No Recibido por el SII.", "2", `Documento rechazado en el envio ${doc.trackId}`);

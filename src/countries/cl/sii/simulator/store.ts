@@ -108,8 +108,8 @@ export async function takeScenario(db: Db, modes: ScenarioMode[], rut: string | 
 export type EnvioRow = typeof simEnvios.$inferSelect;
 export type DocumentRow = typeof simDocuments.$inferSelect;
 
-export async function findEnvioByFile(db: Db, companyRut: string, sha256: string): Promise<EnvioRow | undefined> {
-  return db.select().from(simEnvios).where(and(eq(simEnvios.companyRut, companyRut), eq(simEnvios.fileSha256, sha256))).get();
+export async function findEnvioByFile(db: Db, channel: Channel, companyRut: string, sha256: string): Promise<EnvioRow | undefined> {
+  return db.select().from(simEnvios).where(and(eq(simEnvios.channel, channel), eq(simEnvios.companyRut, companyRut), eq(simEnvios.fileSha256, sha256))).get();
 }
 
 export async function isAccepted(db: Db, issuerRut: string, type: number, folio: number): Promise<boolean> {
@@ -176,13 +176,15 @@ export function envioDocuments(db: Db, trackId: number): Promise<DocumentRow[]> 
   return db.select().from(simDocuments).where(eq(simDocuments.trackId, trackId)).orderBy(simDocuments.id).all();
 }
 
-export function latestDocument(db: Db, issuerRut: string, type: number, folio: number): Promise<DocumentRow | undefined> {
-  return db
+/** The document registered for issuer+type+folio: the accepted one if any (a later repeat was rejected), else the newest. */
+export async function registeredDocument(db: Db, issuerRut: string, type: number, folio: number): Promise<DocumentRow | undefined> {
+  const all = await db
     .select()
     .from(simDocuments)
     .where(and(eq(simDocuments.issuerRut, issuerRut), eq(simDocuments.documentType, type), eq(simDocuments.folio, folio)))
     .orderBy(desc(simDocuments.id))
-    .get();
+    .all();
+  return all.find((d) => d.status !== "RCH") ?? all[0];
 }
 
 /** The states an envelope goes through before its final one. */
