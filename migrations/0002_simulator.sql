@@ -42,6 +42,7 @@ CREATE TABLE `sim_scenarios` (
 	`rut` text,
 	`delay_polls` integer,
 	`delay_seconds` integer,
+	`failure` text,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
 );
 --> statement-breakpoint

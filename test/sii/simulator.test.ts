@@ -147,11 +147,26 @@ describe("EnvioDTE upload and status", () => {
     expect(again).toMatchObject({ trackId, status: 99, duplicate: true });
   });
 
-  it("re-authenticates when the SII no longer knows the cached token", async () => {
+  it("re-authenticates when the SII no longer knows the cached token (query and upload)", async () => {
     await env.DB.prepare("delete from sim_tokens").run();
     const st = await client.queryEstUp({ cert, companyRut: ISSUER_RUT, trackId });
     expect(st.estado).toBe("EPR");
     expect((await rows("select token from sim_tokens")).length).toBe(1);
+    await env.DB.prepare("delete from sim_tokens").run();
+    const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: (await envelope([await signedDte(caf33, 6, cert)], cert)).xml });
+    expect(up.status).toBe(0);
+    expect((await rows("select token from sim_tokens")).length).toBe(1);
+  });
+
+  it("caches the token for its TTL per company + certificate, then authenticates again", async () => {
+    let t = Date.now();
+    const c = workerClient({ now: () => t, tokenTtlMs: 60_000 });
+    const other = await fakeCredentials();
+    const a = await c.token(cert, "77879240-0");
+    expect(await c.token(cert, "77879240-0")).toBe(a);
+    expect(await c.token(other, "77879240-0")).not.toBe(a);
+    t += 61_000;
+    expect(await c.token(cert, "77879240-0")).not.toBe(a);
   });
 
   it("rejects a repeated folio in a new envelope (DTE-REPETIDO)", async () => {
@@ -289,6 +304,31 @@ describe("scenarios", () => {
     expect(await client.getSeed()).toMatch(/^\d+$/);
   });
 
+  it("down with an 'Error 500' body or a dropped connection: retryable SERVICE_ERROR / NETWORK", async () => {
+    await scenario({ mode: "down", count: 1, failure: "error500" });
+    expect(await siiError(client.getSeed())).toMatchObject({ code: "SERVICE_ERROR", retryable: true });
+    await scenario({ mode: "down", count: 1, failure: "reset" });
+    expect(await siiError(client.getSeed())).toMatchObject({ code: "NETWORK", retryable: true });
+    expect(await client.getSeed()).toMatch(/^\d+$/);
+  });
+
+  it("down for one company only hits that company's uploads", async () => {
+    await scenario({ mode: "down", rut: ISSUER_RUT, count: 1 });
+    expect(await client.getSeed()).toMatch(/^\d+$/);
+    expect(await siiError(send())).toMatchObject({ code: "HTTP_ERROR", httpStatus: 503, retryable: true });
+    expect((await send()).status).toBe(0);
+  });
+
+  it("delay by time: held in SOK until the seconds pass, then it moves on", async () => {
+    await scenario({ mode: "delay", seconds: 1, count: 1 });
+    const { trackId } = await send();
+    const q = () => client.queryEstUp({ cert, companyRut: ISSUER_RUT, trackId });
+    expect((await q()).estado).toBe("REC");
+    for (let i = 0; i < 4; i++) expect((await q()).estado).toBe("SOK");
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await q()).estado).toBe("EPR");
+  });
+
   it("validates the scenario body", async () => {
     const res = await scenario({ mode: "explode" });
     expect(res.status).toBe(400);
@@ -315,8 +355,10 @@ describe("boleta REST (39)", () => {
     }
     expect(seen).toEqual(["REC", "SOK", "FOK", "EPR"]);
     expect(st).toMatchObject({ outcome: "ACCEPTED", counts: [{ type: 39, informed: 1, accepted: 1, rejected: 0, objected: 0 }], details: [] });
-    // the REST token is its own (channel rest)
+    // the REST token is its own (channel rest); a forgotten one is renewed after a 401
     expect((await rows("select token from sim_tokens where channel = 'rest'")).length).toBe(1);
+    await env.DB.prepare("delete from sim_tokens where channel = 'rest'").run();
+    expect((await client.queryBoletaEnvio({ cert, companyRut: ISSUER_RUT, trackId: up.trackId })).estado).toBe("EPR");
 
     await scenario({ mode: "reject", count: 1 });
     const b2 = await signedDte(caf39, 2, cert, "39");

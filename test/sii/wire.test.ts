@@ -16,6 +16,7 @@ import {
   soapResponse,
 } from "../../src/countries/cl/sii/wire";
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import { STEP_MS, visibleState } from "../../src/countries/cl/sii/simulator/store";
 
 const latin1 = (s: string) => encodeLatin1(s);
 
@@ -191,5 +192,24 @@ describe("status mapping table", () => {
     expect(envioOutcome("EPR", [])).toBe("PENDING");
     expect(envioOutcome("SOK", [])).toBe("PENDING");
     expect(envioOutcome("RFR", [])).toBe("REJECTED");
+  });
+});
+
+describe("simulator progression rule", () => {
+  const t0 = new Date("2026-11-22T06:00:00.000Z");
+  const at = (ms: number) => new Date(t0.getTime() + ms);
+  const e = (finalStatus: string, hold: { holdPolls?: number; holdUntil?: string | null } = {}) => ({ finalStatus, receivedAt: t0.toISOString(), holdPolls: hold.holdPolls ?? 0, holdUntil: hold.holdUntil ?? null });
+  it("advances one state per poll, or per STEP_MS without polls", () => {
+    expect([1, 2, 3, 4, 5].map((p) => visibleState(e("EPR"), p, t0))).toEqual(["REC", "SOK", "FOK", "EPR", "EPR"]);
+    expect(visibleState(e("EPR"), 1, at(STEP_MS * 3))).toBe("EPR");
+    expect(visibleState(e("EPR"), 1, at(STEP_MS))).toBe("SOK");
+    expect([1, 2, 3].map((p) => visibleState(e("RSC"), p, t0))).toEqual(["REC", "RSC", "RSC"]);
+    expect([1, 2, 3].map((p) => visibleState(e("RFR"), p, t0))).toEqual(["REC", "SOK", "RFR"]);
+  });
+  it("a delay holds REC/SOK for its polls and its time", () => {
+    expect([1, 2, 3, 4].map((p) => visibleState(e("EPR", { holdPolls: 3 }), p, at(STEP_MS * 10)))).toEqual(["REC", "SOK", "SOK", "EPR"]);
+    const until = at(60_000).toISOString();
+    expect(visibleState(e("EPR", { holdUntil: until }), 9, at(59_000))).toBe("SOK");
+    expect(visibleState(e("EPR", { holdUntil: until }), 9, at(60_001))).toBe("EPR");
   });
 });

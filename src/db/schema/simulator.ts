@@ -90,5 +90,7 @@ export const simScenarios = sqliteTable("sim_scenarios", {
   rut: text("rut"),
   delayPolls: integer("delay_polls"),
   delaySeconds: integer("delay_seconds"),
+  /** Mode "down": how calls fail — http503 (default), error500 (HTTP 200 "Error 500" body, as the SII gateway does) or reset (the connection drops mid-answer). */
+  failure: text("failure", { enum: ["http503", "error500", "reset"] }),
   createdAt: text("created_at").notNull().default(now),
 });

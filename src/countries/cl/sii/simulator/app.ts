@@ -18,9 +18,11 @@
  *   { "mode": "accept" | "reject" | "object" | "delay" | "down",
  *     "count"?: n      // next n uploads (for "down": next n calls); default until DELETE
  *     "rut"?: "76086428-5"  // only uploads of that company ("down" with rut: only its uploads)
- *     "polls"?: n, "seconds"?: s }  // "delay": stay in REC/SOK for n polls and/or s seconds (default 3 polls)
+ *     "polls"?: n, "seconds"?: s,   // "delay": stay in REC/SOK for n polls and/or s seconds (default 3 polls)
+ *     "failure"?: "http503" | "error500" | "reset" }  // "down": 503 page (default), HTTP 200 "Error 500"
+ *                                                  // body (the SII gateway's), or a dropped connection
  *   accept = normal checks; reject = every document RCH (SIM-RECHAZO); object = documents that pass
- *   are accepted with reparos (RLV, SIM-REPARO); down = HTTP 503 on every call but /scenario and /caf.
+ *   are accepted with reparos (RLV, SIM-REPARO); down = every call but /scenario and /caf fails.
  *   The newest matching scenario applies. GET lists them; DELETE removes them all.
  * No API key: these pages exist only in simulator mode and hold only simulated data.
  */
@@ -177,7 +179,8 @@ async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, 
   }
   const base = { rutSender: sender, rutCompany: company, file: f.archivo!.filename ?? "archivo" };
   if (sender !== tok.rut) return answer(1, [`El usuario autenticado (${tok.rut}) no corresponde a rutSender ${sender}`], base);
-  if (await takeScenario(db, ["down"], company, { exact: true })) throw new SimulatedOutage();
+  const down = await takeScenario(db, ["down"], company, { exact: true });
+  if (down) throw new SimulatedOutage(down.failure);
   const file = f.archivo!.data;
   if (file.length === 0 || file.length > MAX_FILE_BYTES) return answer(2, [`Tamano de archivo invalido (${file.length} bytes)`], base);
   const text = decodeXmlBytes(file);
@@ -204,9 +207,27 @@ async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, 
   return answer(0, [], { ...base, trackId });
 }
 
-class SimulatedOutage extends Error {}
+class SimulatedOutage extends Error {
+  constructor(readonly failure: ScenarioRow["failure"]) {
+    super("simulated outage");
+  }
+}
 
-function outage(c: C) {
+/**
+ * The failure of a "down" scenario: http503 = 503 page; error500 = HTTP 200 with an "Error 500" body
+ * (what the SII gateway sends); reset = headers arrive, then the body stream errors (a dropped
+ * connection, seen by the client while reading).
+ */
+function outage(c: C, failure: ScenarioRow["failure"]) {
+  if (failure === "error500") return c.text("Error 500: Internal Server Error (SII simulator scenario: down)", 200);
+  if (failure === "reset") {
+    const body = new ReadableStream<Uint8Array>({
+      start(ctrl) {
+        ctrl.error(new Error("connection reset by peer (SII simulator scenario: down)"));
+      },
+    });
+    return new Response(body, { status: 200, headers: { "Content-Type": "text/xml" } });
+  }
   return c.html("<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1><p>SII simulator scenario: down</p></body></html>", 503, { "Retry-After": "5" });
 }
 
@@ -305,6 +326,7 @@ const scenarioSchema = z
     rut: z.string().min(3).max(20).optional(),
     polls: z.number().int().min(1).max(1000).optional(),
     seconds: z.number().int().min(1).max(86_400).optional(),
+    failure: z.enum(["http503", "error500", "reset"]).optional(),
   })
   .strict();
 
@@ -315,6 +337,7 @@ function scenarioJson(s: ScenarioRow) {
     remaining: s.remaining,
     rut: s.rut,
     ...(s.mode === "delay" ? { polls: s.delayPolls, seconds: s.delaySeconds } : {}),
+    ...(s.mode === "down" ? { failure: s.failure } : {}),
     created_at: s.createdAt,
   };
 }
@@ -340,18 +363,13 @@ simulatorApp.use("*", async (c, next) => {
 simulatorApp.use("*", async (c, next) => {
   const path = new URL(c.req.url).pathname;
   if (/\/simulator\/sii\/(scenario|caf)\/?$/.test(path)) return next();
-  if (await takeScenario(createDb(c.env.DB), ["down"], null)) return outage(c);
-  try {
-    await next();
-  } catch (e) {
-    if (e instanceof SimulatedOutage) return outage(c);
-    throw e;
-  }
-  if (c.error instanceof SimulatedOutage) c.res = outage(c);
+  const down = await takeScenario(createDb(c.env.DB), ["down"], null);
+  if (down) return outage(c, down.failure);
+  await next();
 });
 
 simulatorApp.onError((err, c) => {
-  if (err instanceof SimulatedOutage) return outage(c);
+  if (err instanceof SimulatedOutage) return outage(c, err.failure);
   console.error(JSON.stringify({ level: "error", msg: "SII simulator failure", error: String(err?.message), stack: err?.stack }));
   // What the SII's gateway does on an internal failure.
   return c.text("Error 500: internal error of the SII simulator", 500);
@@ -478,6 +496,9 @@ simulatorApp.post("/scenario", async (c) => {
   }
   if ((parsed.data.polls !== undefined || parsed.data.seconds !== undefined) && parsed.data.mode !== "delay") {
     return respondError(c, "VALIDATION_FAILED", "polls and seconds apply to mode delay only.", [{ field: "mode", message: "polls/seconds need mode delay" }]);
+  }
+  if (parsed.data.failure !== undefined && parsed.data.mode !== "down") {
+    return respondError(c, "VALIDATION_FAILED", "failure applies to mode down only.", [{ field: "failure", message: "failure needs mode down" }]);
   }
   const row = await addScenario(createDb(c.env.DB), { ...parsed.data, ...(rut ? { rut } : {}) }, new Date());
   return c.json(scenarioJson(row), 201);

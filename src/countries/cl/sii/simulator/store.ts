@@ -65,7 +65,9 @@ export async function checkToken(db: Db, token: string | undefined, channel: Cha
 export type ScenarioMode = "accept" | "reject" | "object" | "delay" | "down";
 export type ScenarioRow = typeof simScenarios.$inferSelect;
 
-export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: number; rut?: string; polls?: number; seconds?: number }, now: Date): Promise<ScenarioRow> {
+export type DownFailure = "http503" | "error500" | "reset";
+
+export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: number; rut?: string; polls?: number; seconds?: number; failure?: DownFailure }, now: Date): Promise<ScenarioRow> {
   const delay = s.mode === "delay";
   const rows = await db
     .insert(simScenarios)
@@ -75,6 +77,7 @@ export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: numbe
       rut: s.rut ?? null,
       delayPolls: delay ? (s.polls ?? (s.seconds ? 0 : 3)) : null,
       delaySeconds: delay ? (s.seconds ?? null) : null,
+      failure: s.mode === "down" ? (s.failure ?? "http503") : null,
       createdAt: now.toISOString(),
     })
     .returning();
