@@ -75,7 +75,9 @@ export async function signXml(xml: string, referenceId: string, signer: XmlSigne
   const close = `</${root.nodeName}>`;
   const at = xml.lastIndexOf(close);
   if (at < 0) throw new EngineError("INTERNAL", "Cannot find the root's end tag");
-  const withSig = xml.slice(0, at) + signature + "\n" + xml.slice(at);
+  // A line break after the Signature keeps lines short; not for enveloped signatures, where any
+  // text added to the signed document would change its digest.
+  const withSig = xml.slice(0, at) + signature + (referenceId === "" ? "" : "\n") + xml.slice(at);
   // Canonicalise SignedInfo as it sits in the final document.
   const final = parseXml(withSig, "The signed document");
   const sigs = childElements(final.documentElement as XElement, "Signature");
