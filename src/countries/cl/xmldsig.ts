@@ -78,10 +78,13 @@ export async function signXml(xml: string, referenceId: string, signer: XmlSigne
   // A line break after the Signature keeps lines short; not for enveloped signatures, where any
   // text added to the signed document would change its digest.
   const withSig = xml.slice(0, at) + signature + (referenceId === "" ? "" : "\n") + xml.slice(at);
-  // Canonicalise SignedInfo as it sits in the final document.
-  const final = parseXml(withSig, "The signed document");
-  const sigs = childElements(final.documentElement as XElement, "Signature");
-  const si = firstChild(sigs[sigs.length - 1]!, "SignedInfo")!;
+  // Canonicalise SignedInfo as it sits in the final document. Its only ancestors are the root and
+  // the Signature, so the root's start tag (its namespace declarations) plus the Signature is all
+  // the context that matters: parse just that instead of the whole (possibly large) document.
+  const rootStart = /^<[^>]*>/.exec(xml.trimStart());
+  if (!rootStart || rootStart[0].endsWith("/>")) throw new EngineError("INTERNAL", "Cannot read the root's start tag");
+  const context = parseXml(`${rootStart[0]}${signature}${close}`, "The signature context");
+  const si = firstChild(firstChild(context.documentElement as XElement, "Signature")!, "SignedInfo")!;
   const c14nSi = canonicalize(si);
   const value = await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, new TextEncoder().encode(c14nSi));
   return withSig.replace(PLACEHOLDER, wrap64(b64encode(value)));
@@ -159,6 +162,8 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
   return canonicalize(el, o);
 }
 
+const certCache = new Map<string, CertificateInfo>();
+
 /**
  * Verifies one Signature element. With `fallbacks` (inbound documents) the digest and SignedInfo
  * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
@@ -189,10 +194,15 @@ export async function verifySignatureElement(doc: XDocument, sig: XElement, opts
   const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
   let cert: CertificateInfo | undefined;
   if (certB64) {
-    try {
-      cert = readCertificate(b64decode(certB64));
-    } catch {
-      return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+    cert = certCache.get(certB64);
+    if (!cert) {
+      try {
+        cert = readCertificate(b64decode(certB64));
+      } catch {
+        return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+      }
+      if (certCache.size > 64) certCache.clear();
+      certCache.set(certB64, cert);
     }
   }
   let modulus: Uint8Array, exponent: Uint8Array;
