@@ -28,6 +28,8 @@ export const ALG = {
 
 /** What signing needs: SigningCredentials from certificate.ts satisfies it. */
 export interface XmlSigner {
+  /** Holder's RUT when known (SigningCredentials.rut); envelopes check RutEnvia against it. */
+  rut?: string | null;
   privateKey: CryptoKey;
   certificateBase64: string;
   modulus: Uint8Array;

@@ -197,6 +197,21 @@ describe("inbound verification catches", () => {
   });
 });
 
+describe("envelopes refuse", () => {
+  it("mixed families, another issuer, duplicates, a sender that is not the certificate holder, empty sets", async () => {
+    const { buildEnvioDte, buildEnvioBoleta } = await import("../../../src/countries/cl/envelopes");
+    const common = { issuerRut: "76086428-5", senderRut: "11111111-1", resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    const code = async (p: Promise<unknown>) => p.then(() => "none", (e: { code: string }) => e.code);
+    expect(await code(buildEnvioDte({ ...common, dtes: [set.dtes["39"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioBoleta({ ...common, dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, dtes: [set.dtes["33"]!, set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, dtes: [] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, issuerRut: "77879240-0", dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, senderRut: "12345678-5", dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, timestamp: "2026-11-20 10:31", dtes: [set.dtes["33"]!] }))).toBe("INVALID_DATE");
+  });
+});
+
 describe("token request", () => {
   it("rejects a seed that is not a number", async () => {
     await expect(buildTokenRequest("abc", set.signer)).rejects.toMatchObject({ code: "INVALID_INPUT" });
