@@ -7,8 +7,8 @@
 import type { CafTrustOptions } from "./caf";
 import { EngineError } from "./errors";
 import { tedText, verifyTed, type TedCheck } from "./ted";
-import { childElements, childText, decodeXmlBytes, firstChild, parseXml, type XDocument, type XElement } from "./xml";
-import { verifyChildSignature, type SignatureCheck } from "./xmldsig";
+import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
+import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "./xmldsig";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -158,4 +158,41 @@ export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, op
     } else report.ok = true;
   }
   return report;
+}
+
+export interface SignedXmlReport {
+  ok: boolean;
+  /** Root element's local name (RespuestaDTE, EnvioRecibos, getToken, …). */
+  root: string | null;
+  failure?: InboundFailure;
+  message?: string;
+  /** One entry per XMLDSig Signature, document order. */
+  signatures: SignatureCheck[];
+}
+
+/**
+ * Verifies every XMLDSig signature of any signed SII file (acknowledgments received from buyers:
+ * RespuestaDTE, EnvioRecibos with its per-Recibo signatures; token requests). No TED/CAF checks.
+ */
+export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
+  let doc: XDocument;
+  try {
+    doc = parseXml(decodeXmlBytes(input), "The signed file");
+  } catch (e) {
+    return { ok: false, root: null, failure: "XML_MALFORMED", message: e instanceof EngineError ? e.message : String(e), signatures: [] };
+  }
+  const root = doc.documentElement as XElement;
+  const sigs: XElement[] = [];
+  const walk = (n: XElement) => {
+    for (const c of childElements(n)) {
+      if (c.localName === "Signature" && c.namespaceURI === NS_DSIG) sigs.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  if (sigs.length === 0) return { ok: false, root: root.localName, failure: "SIGNATURE_MISSING", message: "The file carries no signature", signatures: [] };
+  const signatures: SignatureCheck[] = [];
+  for (const s of sigs) signatures.push(await verifySignatureElement(doc, s, { fallbacks: opts.fallbacks ?? true }));
+  const bad = signatures.find((s) => !s.ok);
+  return bad ? { ok: false, root: root.localName, failure: bad.failure, message: bad.message, signatures } : { ok: true, root: root.localName, signatures };
 }

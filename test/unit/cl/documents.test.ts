@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildDteXml } from "../../../src/countries/cl/dte";
 import { computeDocument } from "../../../src/countries/cl/invoice";
 import { stampTed } from "../../../src/countries/cl/ted";
-import { verifyInbound } from "../../../src/countries/cl/verify";
+import { verifyInbound, verifySignedXml } from "../../../src/countries/cl/verify";
 import { signXml, buildTokenRequest, verifyChildSignature } from "../../../src/countries/cl/xmldsig";
 import { parseXml, NS_DSIG, type XElement } from "../../../src/countries/cl/xml";
 import { loadSigningCredentials } from "../../../src/countries/cl/certificate";
@@ -194,6 +194,23 @@ describe("inbound verification catches", () => {
       expect(lenient.documents[0]!.signature.digestMode, name).toBe(name === "noNamespace" ? "stripped" : "standalone");
       expect(lenient.documents[0]!.ted.ok).toBe(true);
     }
+  });
+});
+
+describe("acknowledgments", () => {
+  it("RespuestaDTE and EnvioRecibos verify (every Recibo and the set), tampering is caught", async () => {
+    for (const name of ["RespuestaDTE RecepcionEnvio", "RespuestaDTE ResultadoDTE", "EnvioRecibos"]) {
+      const s = set.samples.find((x) => x.name === name)!;
+      const r = await verifySignedXml(s.xml, { fallbacks: false });
+      expect(r.ok, `${name}: ${r.message}`).toBe(true);
+      expect(r.signatures.length).toBe(name === "EnvioRecibos" ? 2 : 1);
+    }
+    const recibos = set.samples.find((x) => x.name === "EnvioRecibos")!.xmlString;
+    expect(recibos).toContain('<Recibo xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0">\n<DocumentoRecibo ID="T33F1">');
+    const r = await verifySignedXml(recibos.replace("Bodega central", "Bodega lateral"));
+    expect(r).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID", root: "EnvioRecibos" });
+    expect(r.signatures[0]!.ok).toBe(false);
+    expect(await verifySignedXml("<RespuestaDTE/>")).toMatchObject({ ok: false, failure: "SIGNATURE_MISSING" });
   });
 });
 
