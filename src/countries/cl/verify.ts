@@ -114,7 +114,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
 }
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
-export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
   let doc: XDocument;
   try {
     doc = parseXml(decodeXmlBytes(input), "The received file");
@@ -174,7 +174,7 @@ export interface SignedXmlReport {
  * Verifies every XMLDSig signature of any signed SII file (acknowledgments received from buyers:
  * RespuestaDTE, EnvioRecibos with its per-Recibo signatures; token requests). No TED/CAF checks.
  */
-export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
+async function verifySignedXmlUnsafe(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
   let doc: XDocument;
   try {
     doc = parseXml(decodeXmlBytes(input), "The signed file");
@@ -195,4 +195,24 @@ export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, 
   for (const s of sigs) signatures.push(await verifySignatureElement(doc, s, { fallbacks: opts.fallbacks ?? true }));
   const bad = signatures.find((s) => !s.ok);
   return bad ? { ok: false, root: root.localName, failure: bad.failure, message: bad.message, signatures } : { ok: true, root: root.localName, signatures };
+}
+
+/** verifyInbound: the documented behaviour is on verifyInboundUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+  try {
+    return await verifyInboundUnsafe(input, opts);
+  } catch (e) {
+    return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: `The file cannot be checked: ${(e as Error).message}`, documents: [] };
+  }
+}
+
+/** verifySignedXml: the documented behaviour is on verifySignedXmlUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
+  try {
+    return await verifySignedXmlUnsafe(input, opts);
+  } catch (e) {
+    return { ok: false, root: null, failure: "XML_MALFORMED", message: `The file cannot be checked: ${(e as Error).message}`, signatures: [] };
+  }
 }

@@ -234,3 +234,45 @@ describe("token request", () => {
     await expect(buildTokenRequest("abc", set.signer)).rejects.toMatchObject({ code: "INVALID_INPUT" });
   });
 });
+
+describe("bad input never crashes", () => {
+  it("mutated CAFs, .pfx files, envelopes, receipts and stamps give typed errors or reports only", async () => {
+    const { parseCaf } = await import("../../../src/countries/cl/caf");
+    const { openPfx } = await import("../../../src/countries/cl/certificate");
+    const { verifyTed } = await import("../../../src/countries/cl/ted");
+    const { EngineError } = await import("../../../src/countries/cl/errors");
+    const { issueSimulatorCaf } = await import("../../../src/countries/cl/simulator/caf");
+    let seed = 12345;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const mutate = (s: string) => {
+      const i = Math.floor(rnd() * s.length);
+      const k = rnd();
+      if (k < 0.3) return s.slice(0, i);
+      if (k < 0.6) return s.slice(0, i) + s.slice(i + 1 + Math.floor(rnd() * 20));
+      const chars = "<>&\"'=/ aZ0+AQ-\n";
+      return s.slice(0, i) + chars[Math.floor(rnd() * chars.length)] + s.slice(i + 1);
+    };
+    const caf = (await issueSimulatorCaf({ rut: "76086428-5", legalName: "X", documentType: 33, from: 1, to: 10, authorizedOn: "2026-01-01" })).xmlString;
+    const pfx = makeFakePfx(set.cert, "x", "legacy");
+    const env = set.samples.find((s) => s.name === "EnvioDTE to recipient")!.xmlString;
+    const rec = set.samples.find((s) => s.name === "EnvioRecibos")!.xmlString;
+    const ted = set.dtes["33"]!.ted.xml;
+    const untyped: string[] = [];
+    for (let n = 0; n < 300; n++) {
+      await parseCaf(mutate(caf), { mode: "simulator" }).catch((e) => { if (!(e instanceof EngineError)) untyped.push(`parseCaf: ${e}`); });
+      const b = pfx.slice();
+      b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      try {
+        openPfx(rnd() < 0.3 ? b.slice(0, Math.floor(rnd() * b.length)) : b, "x");
+      } catch (e) {
+        if (!(e instanceof EngineError)) untyped.push(`openPfx: ${e}`);
+      }
+    }
+    for (let n = 0; n < 100; n++) {
+      expect(typeof (await verifyInbound(mutate(env), { mode: "simulator" })).ok).toBe("boolean");
+      expect(typeof (await verifySignedXml(mutate(rec))).ok).toBe("boolean");
+      expect(typeof (await verifyTed(mutate(ted), { mode: "simulator" })).ok).toBe("boolean");
+    }
+    expect(untyped).toEqual([]);
+  });
+});
