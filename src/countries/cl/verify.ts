@@ -57,6 +57,16 @@ export interface InboundOptions extends CafTrustOptions {
 
 const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
+function countId(root: XElement, id: string): number {
+  let n = 0;
+  const walk = (e: XElement) => {
+    if (e.getAttribute("ID") === id) n++;
+    for (const c of childElements(e)) walk(c);
+  };
+  walk(root);
+  return n;
+}
+
 /** Verifies one <DTE> element of a parsed document. */
 export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}): Promise<InboundDteReport> {
   const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
@@ -79,6 +89,11 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     ted: { ok: false },
   };
   report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true });
+  if (report.signature.ok) {
+    // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
+    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
+    if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
+  }
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
   if (!report.signature.ok) {
@@ -143,6 +158,9 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
     documents: [],
   };
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true });
+  if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
+    report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
+  }
   for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;

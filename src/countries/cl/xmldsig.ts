@@ -83,7 +83,7 @@ export async function signXml(xml: string, referenceId: string, signer: XmlSigne
   // Canonicalise SignedInfo as it sits in the final document. Its only ancestors are the root and
   // the Signature, so the root's start tag (its namespace declarations) plus the Signature is all
   // the context that matters: parse just that instead of the whole (possibly large) document.
-  const rootStart = /^<[^>]*>/.exec(xml.trimStart());
+  const rootStart = /<(?![?!])[^>]*>/.exec(xml);
   if (!rootStart || rootStart[0].endsWith("/>")) throw new EngineError("INTERNAL", "Cannot read the root's start tag");
   const context = parseXml(`${rootStart[0]}${signature}${close}`, "The signature context");
   const si = firstChild(firstChild(context.documentElement as XElement, "Signature")!, "SignedInfo")!;

@@ -153,6 +153,14 @@ describe("inbound verification catches", () => {
     expect(r2).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID" });
     expect(r2.message).toMatch(/SignatureValue/);
 
+    // signature wrapping: a forged Documento first, the genuine one moved aside under the same ID
+    const genuine = /<Documento ID="F1T33">[\s\S]*<\/Documento>/.exec(dte)![0];
+    const forged = genuine.replace("<MntTotal>9926</MntTotal>", "<MntTotal>1</MntTotal>");
+    const wrappedDoc = dte.replace(genuine, `${forged}\n<Extra>${genuine}</Extra>`);
+    expect((await verifyInbound(wrappedDoc, { mode: "simulator" })).ok).toBe(false);
+    const reId = dte.replace(genuine, genuine.replace('ID="F1T33"', 'ID="X"')).replace('<Documento ID="X">', `${forged.replace('ID="F1T33"', 'ID="Y"')}\n<Documento ID="F1T33">`);
+    expect(await verifyInbound(reId, { mode: "simulator" })).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID" });
+
     const unsigned = dte.replace(/<Signature xmlns[\s\S]*<\/Signature>\n/, "");
     expect(await verifyInbound(unsigned, { mode: "simulator" })).toMatchObject({ ok: false, failure: "SIGNATURE_MISSING" });
     const envUnsigned = env.replace(/<\/SetDTE>\n<Signature xmlns[\s\S]*<\/Signature>\n/, "</SetDTE>\n");
