@@ -108,6 +108,28 @@ describe("golden sections", () => {
     expect(x).toContain('<Reference URI="#F1T33">\n<Transforms>\n<Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"></Transform>\n</Transforms>');
   });
 
+  it("envelopes and acknowledgments: root, Caratula and placement of the signatures", () => {
+    const sii = set.samples.find((s) => s.name === "EnvioDTE to SII")!.xmlString;
+    expect(sii.startsWith(
+      '<?xml version="1.0" encoding="ISO-8859-1"?>\n<EnvioDTE xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioDTE_v10.xsd">\n' +
+        '<SetDTE ID="SetDoc">\n<Caratula version="1.0">\n<RutEmisor>76086428-5</RutEmisor>\n<RutEnvia>11111111-1</RutEnvia>\n<RutReceptor>60803000-K</RutReceptor>\n<FchResol>2026-01-15</FchResol>\n<NroResol>0</NroResol>\n<TmstFirmaEnv>2026-11-20T10:31:00</TmstFirmaEnv>\n' +
+        "<SubTotDTE>\n<TpoDTE>33</TpoDTE>\n<NroDTE>1</NroDTE>\n</SubTotDTE>\n<SubTotDTE>\n<TpoDTE>34</TpoDTE>\n<NroDTE>1</NroDTE>\n</SubTotDTE>\n",
+    )).toBe(true);
+    expect(sii).toContain("<SubTotDTE>\n<TpoDTE>61</TpoDTE>\n<NroDTE>3</NroDTE>\n</SubTotDTE>");
+    expect(sii).toMatch(/<\/Caratula>\n<DTE xmlns="http:\/\/www.sii.cl\/SiiDte" xmlns:xsi="http:\/\/www.w3.org\/2001\/XMLSchema-instance" version="1.0">\n<Documento ID="F1T33">/);
+    expect(sii).toMatch(/<\/DTE>\n<\/SetDTE>\n<Signature xmlns="http:\/\/www.w3.org\/2000\/09\/xmldsig#">\n<SignedInfo>[\s\S]*<Reference URI="#SetDoc">[\s\S]*<\/Signature>\n<\/EnvioDTE>\n$/);
+    expect(set.samples.find((s) => s.name === "EnvioDTE to recipient")!.xmlString).toContain("<RutReceptor>77879240-0</RutReceptor>");
+    const boleta = set.samples.find((s) => s.name === "EnvioBOLETA")!.xmlString;
+    expect(boleta).toContain('<EnvioBOLETA xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioBOLETA_v11.xsd">');
+    const resp = set.samples.find((s) => s.name === "RespuestaDTE RecepcionEnvio")!.xmlString;
+    expect(resp).toContain(
+      '<Resultado ID="R1">\n<Caratula version="1.0">\n<RutResponde>77879240-0</RutResponde>\n<RutRecibe>76086428-5</RutRecibe>\n<IdRespuesta>1</IdRespuesta>\n<NroDetalles>1</NroDetalles>\n<NmbContacto>Mesa de ayuda</NmbContacto>\n<MailContacto>dte@example.cl</MailContacto>\n<TmstFirmaResp>2026-11-20T11:00:00</TmstFirmaResp>\n</Caratula>\n<RecepcionEnvio>\n<NmbEnvio>envio-33.xml</NmbEnvio>',
+    );
+    expect(resp).toContain("<RecepcionDTE>\n<TipoDTE>33</TipoDTE>\n<Folio>1</Folio>\n<FchEmis>2026-11-20</FchEmis>\n<RUTEmisor>76086428-5</RUTEmisor>\n<RUTRecep>77879240-0</RUTRecep>\n<MntTotal>9926</MntTotal>\n<EstadoRecepDTE>0</EstadoRecepDTE>\n<RecepDTEGlosa>DTE Recibido OK</RecepDTEGlosa>\n</RecepcionDTE>");
+    const result = set.samples.find((s) => s.name === "RespuestaDTE ResultadoDTE")!.xmlString;
+    expect(result).toContain("<CodEnvio>1001</CodEnvio>\n<EstadoDTE>2</EstadoDTE>\n<EstadoDTEGlosa>DTE Rechazado: precio no corresponde</EstadoDTEGlosa>\n<CodRchDsc>-1</CodRchDsc>\n</ResultadoDTE>");
+  });
+
   it("notes, boletas and exports carry their specific fields", () => {
     expect(set.dtes["61"]!.xmlString).toContain("<Referencia>\n<NroLinRef>1</NroLinRef>\n<TpoDocRef>33</TpoDocRef>\n<FolioRef>1</FolioRef>\n<FchRef>2026-11-20</FchRef>\n<CodRef>1</CodRef>\n<RazonRef>ANULA DOCUMENTO DE REFERENCIA</RazonRef>\n</Referencia>");
     expect(set.dtes["61-COT"]!.xmlString).toContain("<Totales>\n<MntNeto>0</MntNeto>\n<TasaIVA>19</TasaIVA>\n<IVA>0</IVA>\n<MntTotal>0</MntTotal>\n</Totales>");
