@@ -130,3 +130,74 @@ export const eventOutbox = sqliteTable(
     uniqueIndex("event_outbox_dedupe_uq").on(t.companyId, t.dedupeKey),
   ],
 );
+
+/**
+ * Signing certificates (.pfx). The file and its password are encrypted at rest (AES-GCM, MASTER_KEY):
+ * the file in R2 (`pfxKey`), the password here. Key material is never returned by the API.
+ */
+export const certificates = sqliteTable(
+  "certificates",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    subjectName: text("subject_name"),
+    holderRut: text("holder_rut"),
+    issuerName: text("issuer_name"),
+    serialNumber: text("serial_number").notNull(),
+    fingerprintSha1: text("fingerprint_sha1").notNull(),
+    validFrom: text("valid_from").notNull(),
+    validTo: text("valid_to").notNull(),
+    pfxKey: text("pfx_key").notNull(),
+    passwordEnc: text("password_enc").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(false),
+    status: text("status", { enum: ["STORED", "DELETED"] }).notNull().default("STORED"),
+    createdAt: text("created_at").notNull().default(now),
+    deletedAt: text("deleted_at"),
+  },
+  (t) => [
+    index("certificates_company_idx").on(t.companyId, t.status, t.createdAt),
+    uniqueIndex("certificates_fingerprint_uq").on(t.companyId, t.fingerprintSha1).where(sql`status = 'STORED'`),
+  ],
+);
+
+/**
+ * Folio ranges (CAF) as loaded: a read model for listing. The folio allocator Durable Object of the
+ * company and document type is the only writer of folio usage.
+ */
+export const cafs = sqliteTable(
+  "cafs",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    documentType: integer("document_type").notNull(),
+    folioFrom: integer("folio_from").notNull(),
+    folioTo: integer("folio_to").notNull(),
+    authorizedOn: text("authorized_on").notNull(),
+    expiresOn: text("expires_on"),
+    idk: integer("idk").notNull(),
+    environment: text("environment").notNull(),
+    source: text("source", { enum: ["UPLOAD", "AUTHORITY"] }).notNull(),
+    fileKey: text("file_key").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("cafs_company_type_idx").on(t.companyId, t.documentType, t.folioFrom),
+    uniqueIndex("cafs_range_uq").on(t.companyId, t.documentType, t.folioFrom, t.folioTo),
+  ],
+);
+
+/** The simulated SII's own record of the CAFs it granted (simulator mode only). */
+export const simCafGrants = sqliteTable(
+  "sim_caf_grants",
+  {
+    id: text("id").primaryKey(),
+    rut: text("rut").notNull(),
+    documentType: integer("document_type").notNull(),
+    folioFrom: integer("folio_from").notNull(),
+    folioTo: integer("folio_to").notNull(),
+    authorizedOn: text("authorized_on").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("sim_caf_grants_idx").on(t.rut, t.documentType, t.folioFrom)],
+);
