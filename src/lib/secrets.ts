@@ -20,7 +20,7 @@ function masterKey(masterKeyB64: string): Promise<CryptoKey> {
 export async function seal(masterKeyB64: string, plaintext: Uint8Array, associatedData: string): Promise<Uint8Array> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = new Uint8Array(
-    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(associatedData) }, await masterKey(masterKeyB64), plaintext),
+    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(associatedData) }, await masterKey(masterKeyB64), plaintext as Uint8Array<ArrayBuffer>),
   );
   const out = new Uint8Array(1 + iv.length + ct.length);
   out[0] = VERSION;
@@ -32,9 +32,9 @@ export async function seal(masterKeyB64: string, plaintext: Uint8Array, associat
 export async function open(masterKeyB64: string, sealed: Uint8Array, associatedData: string): Promise<Uint8Array> {
   if (sealed[0] !== VERSION || sealed.length < 13 + 16) throw new Error("Unknown or truncated sealed blob");
   const pt = await crypto.subtle.decrypt(
-    { name: "AES-GCM", iv: sealed.subarray(1, 13), additionalData: new TextEncoder().encode(associatedData) },
+    { name: "AES-GCM", iv: sealed.subarray(1, 13) as Uint8Array<ArrayBuffer>, additionalData: new TextEncoder().encode(associatedData) },
     await masterKey(masterKeyB64),
-    sealed.subarray(13),
+    sealed.subarray(13) as Uint8Array<ArrayBuffer>,
   );
   return new Uint8Array(pt);
 }

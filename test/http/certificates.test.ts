@@ -8,7 +8,7 @@ import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "../helpe
 
 function pfxForm(bytes: Uint8Array | null, password: string | null, name = "firma.pfx") {
   const form = new FormData();
-  if (bytes) form.append("certificate", new File([bytes], name, { type: "application/x-pkcs12" }));
+  if (bytes) form.append("certificate", new File([bytes as Uint8Array<ArrayBuffer>], name, { type: "application/x-pkcs12" }));
   if (password !== null) form.append("password", password);
   return form;
 }

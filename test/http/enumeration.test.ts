@@ -15,7 +15,7 @@ async function cafFile(rut: string, documentType: number, from: number, to: numb
 
 function cafForm(bytes: Uint8Array) {
   const form = new FormData();
-  form.append("file", new File([bytes], "caf.xml", { type: "text/xml" }));
+  form.append("file", new File([bytes as Uint8Array<ArrayBuffer>], "caf.xml", { type: "text/xml" }));
   return form;
 }
 

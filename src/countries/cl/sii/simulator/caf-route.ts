@@ -71,7 +71,7 @@ export const simulatorCafRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     quantity: body.quantity,
     legalName: body.legal_name,
   });
-  return new Response(caf.xml, {
+  return new Response(caf.xml as Uint8Array<ArrayBuffer>, {
     status: 200,
     headers: {
       "Content-Type": "application/xml; charset=ISO-8859-1",
