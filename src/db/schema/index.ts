@@ -201,3 +201,94 @@ export const simCafGrants = sqliteTable(
   },
   (t) => [index("sim_caf_grants_idx").on(t.rut, t.documentType, t.folioFrom)],
 );
+
+export const INVOICE_STATUSES = ["RECEIVED", "GENERATED", "SIGNED", "SENT", "ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/**
+ * Issued documents. `status` is our pipeline (DECISIONS 17); `fiscal_status` the tax authority's own
+ * code. Every change of either is a conditional update that also appends an invoice_events row.
+ */
+export const invoices = sqliteTable(
+  "invoices",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    documentType: integer("document_type").notNull(),
+    status: text("status", { enum: INVOICE_STATUSES }).notNull(),
+    fiscalStatus: text("fiscal_status"),
+    fiscalMessage: text("fiscal_message"),
+    folio: integer("folio"),
+    cafId: text("caf_id"),
+    externalReference: text("external_reference"),
+    issueDate: text("issue_date").notNull(),
+    recipientRut: text("recipient_rut").notNull(),
+    recipientName: text("recipient_name").notNull(),
+    currency: text("currency").notNull(),
+    /** MntTotal as a decimal string. */
+    total: text("total").notNull(),
+    /** The validated request body (JSON): the source every pipeline step rebuilds from. */
+    body: text("body").notNull(),
+    /** Local time YYYY-MM-DDTHH:MM:SS used for TSTED and TmstFirma, fixed when the folio is assigned. */
+    stampedAt: text("stamped_at"),
+    xmlKey: text("xml_key"),
+    envelopeId: text("envelope_id"),
+    trackId: text("track_id"),
+    /** Referenced document of ours that this note cancels (CodRef 1). */
+    cancelsInvoiceId: text("cancels_invoice_id"),
+    /** The last pipeline problem, kept while the document waits and retries. */
+    lastError: text("last_error"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Id of the invoice_events row of the last transition (makes "update + history" atomic). */
+    lastEventId: text("last_event_id"),
+    requestId: text("request_id"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [
+    index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),
+    index("invoices_status_idx").on(t.status, t.updatedAt),
+    index("invoices_folio_idx").on(t.companyId, t.documentType, t.folio),
+    index("invoices_envelope_idx").on(t.envelopeId),
+    uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL`),
+  ],
+);
+
+export const invoiceEvents = sqliteTable(
+  "invoice_events",
+  {
+    id: text("id").primaryKey(),
+    invoiceId: text("invoice_id").notNull(),
+    status: text("status").notNull(),
+    fiscalStatus: text("fiscal_status"),
+    message: text("message"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("invoice_events_invoice_idx").on(t.invoiceId, t.createdAt, t.id)],
+);
+
+/** One row per cancelled document: the unique key is what stops a document being cancelled twice. */
+export const cancellations = sqliteTable("cancellations", {
+  cancelledInvoiceId: text("cancelled_invoice_id").primaryKey(),
+  creditNoteId: text("credit_note_id").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+/** Envelopes sent to the tax authority (one upload, one track id, one or more documents). */
+export const envelopes = sqliteTable(
+  "envelopes",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    kind: text("kind", { enum: ["EnvioDTE", "EnvioBOLETA"] }).notNull(),
+    xmlKey: text("xml_key").notNull(),
+    documentCount: integer("document_count").notNull(),
+    status: text("status", { enum: ["PREPARED", "SENT", "DONE"] }).notNull(),
+    trackId: text("track_id"),
+    siiStatus: text("sii_status"),
+    polls: integer("polls").notNull().default(0),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [index("envelopes_status_idx").on(t.status, t.updatedAt)],
+);
