@@ -267,7 +267,7 @@ class Canvas {
 }
 
 function n4(v: number): string {
-  return String(Math.round(v * 10000) / 10000);
+  return String(Math.round(v * 1e6) / 1e6);
 }
 
 // ---------------------------------------------------------------------------------------------------
