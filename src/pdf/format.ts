@@ -158,6 +158,7 @@ export interface Labels {
   city: string;
   payment: string;
   paymentMethods: Record<1 | 2 | 3, string>;
+  transfer: string;
   references: string;
   refType: string;
   refFolio: string;
@@ -202,6 +203,7 @@ const ES: Labels = {
   city: "Ciudad",
   payment: "Forma de pago",
   paymentMethods: { 1: "Contado", 2: "Crédito", 3: "Sin costo (entrega gratuita)" },
+  transfer: "Traslado",
   references: "Referencias",
   refType: "Tipo documento",
   refFolio: "Folio",
@@ -244,6 +246,7 @@ const EN: Labels = {
   city: "City",
   payment: "Payment",
   paymentMethods: { 1: "Cash", 2: "Credit", 3: "No charge" },
+  transfer: "Transfer",
   references: "References",
   refType: "Document type",
   refFolio: "Number",

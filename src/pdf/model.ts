@@ -82,6 +82,19 @@ export const REFERENCE_REASON_NAMES: Readonly<Record<1 | 2 | 3, string>> = {
   3: "Corrige montos",
 };
 
+/** IndTraslado of a guía de despacho (52) in words. */
+export const TRANSFER_TYPE_NAMES: Readonly<Record<number, string>> = {
+  1: "Operación constituye venta",
+  2: "Ventas por efectuar",
+  3: "Consignaciones",
+  4: "Entrega gratuita",
+  5: "Traslados internos",
+  6: "Otros traslados no venta",
+  7: "Guía de devolución",
+  8: "Traslado para exportación (no venta)",
+  9: "Venta para exportación",
+};
+
 export type Amount = number | bigint | string;
 
 export interface PrintableParty {

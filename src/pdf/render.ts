@@ -29,6 +29,8 @@ import {
   isCedible,
   issuerSiiOffice,
   referenceTypeName,
+  REFERENCE_REASON_NAMES,
+  TRANSFER_TYPE_NAMES,
   type Amount,
   type PrintableDocument,
   type PrintableSettings,
@@ -299,6 +301,9 @@ interface Prepared {
   refs: { type: string; folio: string; date: string; reason: string }[];
   totals: [string, string][];
   total: [string, string];
+  /** "$ " for CLP, "USD " etc. otherwise. */
+  money: string;
+  transfer: string | undefined;
   resolution: string;
   verify: string;
   ted: Uint8Array;
@@ -342,6 +347,8 @@ function prepare(doc: PrintableDocument): Prepared {
     throw e;
   }
   const amt = (v: Amount, f: string) => formatAmount(v, s, f, cur);
+  // Mark exempt lines only when the document mixes exempt and taxable lines.
+  const markExempt = doc.lines.some((l) => l?.exempt === true) && doc.lines.some((l) => l?.exempt !== true);
   const rows: Row[] = doc.lines.map((l, i) => {
     const f = `lines[${i}]`;
     requireText(l?.description, `${f}.description`);
@@ -357,14 +364,14 @@ function prepare(doc: PrintableDocument): Prepared {
       unitPrice: l.unitPrice !== undefined ? formatQuantity(l.unitPrice, s, `${f}.unitPrice`) : "",
       discount,
       amount: amt(l.amount, `${f}.amount`),
-      exempt: l.exempt === true,
+      exempt: markExempt && l.exempt === true,
     };
   });
   const refs = (doc.references ?? []).map((r, i) => ({
     type: referenceTypeName(r.typeCode),
     folio: String(r.folio),
     date: r.date ? formatDate(r.date, s.language, `references[${i}].date`) : "",
-    reason: [r.reasonCode ? `${r.reasonCode}: ` : "", r.reason ?? ""].join("").trim(),
+    reason: r.reason?.trim() || (r.reasonCode ? REFERENCE_REASON_NAMES[r.reasonCode] ?? "" : ""),
   }));
   const t = doc.totals;
   const totals: [string, string][] = [];
@@ -378,7 +385,7 @@ function prepare(doc: PrintableDocument): Prepared {
     const rate = o.rate !== undefined ? ` ${formatRate(o.rate, s, `totals.otherTaxes[${i}].rate`)}` : "";
     totals.push([`${o.name}${rate}`, amt(o.amount, `totals.otherTaxes[${i}].amount`)]);
   });
-  const total: [string, string] = [cur && cur.toUpperCase() !== "CLP" ? `${L.total} ${cur}` : L.total, amt(t.total, "totals.total")];
+  const total: [string, string] = [L.total, amt(t.total, "totals.total")];
   return {
     doc,
     s,
@@ -393,6 +400,8 @@ function prepare(doc: PrintableDocument): Prepared {
     refs,
     totals,
     total,
+    money: cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ",
+    transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
     resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),
     verify: L.verify(doc.verificationUrl ?? "www.sii.cl"),
     ted,
@@ -586,6 +595,7 @@ function a4Recipient(c: Canvas, p: Prepared, y: number): number {
   if (p.dueDate) right.push([L.dueDate, p.dueDate]);
   if (r.city) right.push([L.city, r.city]);
   if (p.doc.paymentMethod) right.push([L.payment, L.paymentMethods[p.doc.paymentMethod]]);
+  if (p.transfer) right.push([L.transfer, p.transfer]);
   if (r.phone || r.email) right.push(["", [r.phone, r.email].filter(Boolean).join("  ")]);
   const pad = 6;
   const split = W * 0.64;
@@ -731,12 +741,12 @@ function a4Bottom(c: Canvas | null, x: A4Ctx, y: number, copy: boolean): number 
   if (c) {
     for (const [label, value] of p.totals) {
       c.text(tx + 6, ty + 10, label, { size });
-      c.textRight(W - M - 6, ty + 10, `$ ${value}`, { size });
+      c.textRight(W - M - 6, ty + 10, `${p.money}${value}`, { size });
       ty += rowH;
     }
     c.rect(tx, ty + 2, tw, rowH + 4, { stroke: BLACK, lineWidth: 1 });
     c.text(tx + 6, ty + 14, p.total[0], { font: 1, size: size + 1 });
-    c.textRight(W - M - 6, ty + 14, `$ ${p.total[1]}`, { font: 1, size: size + 1 });
+    c.textRight(W - M - 6, ty + 14, `${p.money}${p.total[1]}`, { font: 1, size: size + 1 });
   }
   const totalsH = p.totals.length * rowH + rowH + 6;
   let h = Math.max(th, totalsH) + 10;
@@ -859,6 +869,7 @@ function layoutRoll(c: Canvas, p: Prepared, g: RollGeom, logo: LogoBox | undefin
   if (r.address) field(L.address, [r.address, r.comuna, r.city].filter(Boolean).join(", "));
   else if (r.comuna || r.city) field(L.comuna, [r.comuna, r.city].filter(Boolean).join(", "));
   if (p.doc.paymentMethod) field(L.payment, L.paymentMethods[p.doc.paymentMethod]);
+  if (p.transfer) field(L.transfer, p.transfer);
   if (p.refs.length) {
     y += 2;
     c.text(m, y + size, `${L.references}:`, { font: 1, size });
@@ -907,11 +918,11 @@ function layoutRoll(c: Canvas, p: Prepared, g: RollGeom, logo: LogoBox | undefin
   y += 3;
   for (const [label, value] of p.totals) {
     c.textRight(m + W * 0.62, y + size, `${label}:`, { size });
-    c.textRight(m + W, y + size, `$ ${value}`, { size });
+    c.textRight(m + W, y + size, `${p.money}${value}`, { size });
     y += lh;
   }
   c.textRight(m + W * 0.62, y + size + 1.5, `${p.total[0]}:`, { font: 1, size: size + 1.5 });
-  c.textRight(m + W, y + size + 1.5, `$ ${p.total[1]}`, { font: 1, size: size + 1.5 });
+  c.textRight(m + W, y + size + 1.5, `${p.money}${p.total[1]}`, { font: 1, size: size + 1.5 });
   y += lh + 6;
   if (p.doc.notes) {
     for (const l of wrap(`${L.notes}: ${p.doc.notes}`, 0, size, W)) {

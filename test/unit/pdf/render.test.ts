@@ -98,7 +98,7 @@ describe("renderPdf: content", () => {
     expect(texts).toContain("Factura Electrónica");
     expect(texts).toContain("Orden de Compra");
     expect(texts).toContain("OC-4521");
-    expect(texts).toContain("1: Anula factura por devolución de mercadería");
+    expect(texts).toContain("Anula factura por devolución de mercadería");
     expect(texts).toContain("1,234.50");
     expect(texts).toContain("1,500.125");
     expect(texts).toContain("Comercial Ñuñoa & Compañía Limitada");
