@@ -555,10 +555,12 @@ function a4Header(c: Canvas, x: A4Ctx): number {
     } else ty = M + x.logo.h + 6;
   }
   const iss = p.doc.issuer;
-  let yy = ty + 11;
-  for (const l of wrap(iss.name, 1, 11, textW, 2)) {
-    c.textEnc(tx, yy, l, { font: 1, size: 11 });
-    yy += 13.5;
+  let nameSize = 11;
+  while (nameSize > 8 && wrap(iss.name, 1, nameSize, textW).length > 2) nameSize -= 0.5;
+  let yy = ty + nameSize;
+  for (const l of wrap(iss.name, 1, nameSize, textW, 3)) {
+    c.textEnc(tx, yy, l, { font: 1, size: nameSize });
+    yy += nameSize * 1.22;
   }
   const small = 8.5;
   const lh = small * 1.3;
@@ -623,30 +625,49 @@ function a4Recipient(c: Canvas, p: Prepared, y: number): number {
   return y + h + 10;
 }
 
-function a4References(c: Canvas, p: Prepared, y: number): number {
-  if (p.refs.length === 0) return y;
+/** A4 page flow: the current canvas and cursor, and how to continue on a new page. */
+interface Flow {
+  c: Canvas;
+  y: number;
+  limit: number;
+  /** Closes the current page ("continued" note) and starts a new one below the repeated header. */
+  newPage(): void;
+}
+
+function a4References(f: Flow, p: Prepared): void {
+  if (p.refs.length === 0) return;
   const M = A4.m;
   const W = A4.w - 2 * M;
   const size = 8;
   const lh = size * 1.3;
-  const cols = [0, 170, 250, 310];
-  c.text(M, y + size, p.L.references, { font: 1, size: 9 });
-  y += 13;
-  c.rect(M, y, W, 12, { fill: [0.9, 0.9, 0.9] });
-  [p.L.refType, p.L.refFolio, p.L.refDate, p.L.refReason].forEach((h, i) => c.text(M + 4 + cols[i]!, y + 9, h, { font: 1, size }));
-  y += 12;
+  const cols = [0, 160, 235, 295];
+  const header = () => {
+    f.c.text(M, f.y + size, p.L.references, { font: 1, size: 9 });
+    f.y += 13;
+    f.c.rect(M, f.y, W, 12, { fill: [0.9, 0.9, 0.9] });
+    [p.L.refType, p.L.refFolio, p.L.refDate, p.L.refReason].forEach((h, i) => f.c.text(M + 4 + cols[i]!, f.y + 9, h, { font: 1, size }));
+    f.y += 12;
+  };
+  if (f.y + 25 + lh * 2 > f.limit) f.newPage();
+  header();
   for (const r of p.refs) {
     const reason = wrap(r.reason, 0, size, W - cols[3]! - 8, 3);
     const type = wrap(r.type, 0, size, cols[1]! - 8, 3);
-    const h = Math.max(reason.length, type.length) * lh + 3;
+    const folio = wrap(r.folio, 0, size, cols[2]! - cols[1]! - 6, 2);
+    const h = Math.max(reason.length, type.length, folio.length) * lh + 3;
+    if (f.y + h > f.limit) {
+      f.newPage();
+      header();
+    }
+    const { c, y } = f;
     type.forEach((l, i) => c.textEnc(M + 4, y + size + 1 + i * lh, l, { size }));
-    c.text(M + 4 + cols[1]!, y + size + 1, r.folio, { size });
+    folio.forEach((l, i) => c.textEnc(M + 4 + cols[1]!, y + size + 1 + i * lh, l, { size }));
     c.text(M + 4 + cols[2]!, y + size + 1, r.date, { size });
     reason.forEach((l, i) => c.textEnc(M + 4 + cols[3]!, y + size + 1 + i * lh, l, { size }));
-    y += h;
-    c.line(M, y, M + W, y, { lineWidth: 0.3, color: [0.7, 0.7, 0.7] });
+    f.y += h;
+    c.line(M, f.y, M + W, f.y, { lineWidth: 0.3, color: [0.7, 0.7, 0.7] });
   }
-  return y + 10;
+  f.y += 10;
 }
 
 const A4_SIZE = 8;
@@ -769,39 +790,41 @@ function layoutA4(p: Prepared, logo: LogoBox | undefined, copy: boolean, t: Timb
   const x: A4Ctx = { p, logo, cols: a4Columns(p), t };
   const lays = a4RowLayouts(x);
   const bottomH = a4Bottom(null, x, 0, copy);
-  const limit = A4.h - A4.m - A4_FOOTER;
   const notes = a4Notes(p);
   const notesH = notes.length ? notes.length * A4_LH + 8 : 0;
-  const pages: Canvas[] = [];
-  let c = new Canvas(A4.w);
-  pages.push(c);
-  let y = a4Header(c, x);
-  y = a4Recipient(c, p, y);
-  y = a4References(c, p, y);
-  y = a4TableHeader(c, x, y);
+  const pages: Canvas[] = [new Canvas(A4.w)];
+  const f: Flow = {
+    c: pages[0]!,
+    y: 0,
+    limit: A4.h - A4.m - A4_FOOTER,
+    newPage() {
+      f.c.textRight(A4.w - A4.m, Math.min(f.y + 12, f.limit + 8), p.L.continued, { size: 7, color: GREY });
+      f.c = new Canvas(A4.w);
+      pages.push(f.c);
+      f.y = a4Header(f.c, x);
+    },
+  };
+  f.y = a4Header(f.c, x);
+  f.y = a4Recipient(f.c, p, f.y);
+  a4References(f, p);
+  if (p.rows.length > 0 && f.y + 14 + lays[0]!.h > f.limit) f.newPage();
+  f.y = a4TableHeader(f.c, x, f.y);
   for (let i = 0; i < p.rows.length; i++) {
     const lay = lays[i]!;
-    if (y + lay.h > limit) {
-      c.textRight(A4.w - A4.m, y + 12, p.L.continued, { size: 7, color: GREY });
-      c = new Canvas(A4.w);
-      pages.push(c);
-      y = a4TableHeader(c, x, a4Header(c, x));
+    if (f.y + lay.h > f.limit) {
+      f.newPage();
+      f.y = a4TableHeader(f.c, x, f.y);
     }
-    a4Row(c, x, p.rows[i]!, lay, y);
-    y += lay.h;
+    a4Row(f.c, x, p.rows[i]!, lay, f.y);
+    f.y += lay.h;
   }
-  y += 6;
-  if (y + notesH + bottomH > limit) {
-    c.textRight(A4.w - A4.m, y + 12, p.L.continued, { size: 7, color: GREY });
-    c = new Canvas(A4.w);
-    pages.push(c);
-    y = a4Header(c, x);
-  }
+  f.y += 6;
+  if (f.y + notesH + bottomH > f.limit) f.newPage();
   for (const l of notes) {
-    c.textEnc(A4.m, y + A4_SIZE, l, { size: A4_SIZE });
-    y += A4_LH;
+    f.c.textEnc(A4.m, f.y + A4_SIZE, l, { size: A4_SIZE });
+    f.y += A4_LH;
   }
-  a4Bottom(c, x, Math.max(y + (notes.length ? 8 : 0), limit - bottomH), copy);
+  a4Bottom(f.c, x, Math.max(f.y + (notes.length ? 8 : 0), f.limit - bottomH), copy);
   return pages;
 }
 

@@ -131,6 +131,21 @@ describe("renderPdf: content", () => {
     expect(both.pages[both.pages.length - 1]!.texts).toContain("CEDIBLE");
   });
 
+  it("flows many references onto the next A4 page instead of overflowing", async () => {
+    const doc = sampleDocument(56, { lines: 3 });
+    doc.references = Array.from({ length: 40 }, (_, i) => ({ typeCode: 33, folio: 5000 + i, date: "2026-10-01", reasonCode: 3 as const, reason: "Corrige montos por diferencia de precio acordada con el cliente según orden de compra" }));
+    const { pages } = await loadPdf(await renderPdf(doc, "A4"));
+    expect(pages.length).toBeGreaterThan(1);
+    const all = pages.flatMap((p) => p.texts);
+    for (let i = 0; i < 40; i++) expect(all.filter((t) => t === String(5000 + i))).toHaveLength(1);
+    // no text below the bottom margin (36 pt) of any page, except the page number
+    for (const p of pages) {
+      for (const m of p.content.matchAll(/ (-?[\d.]+) Td \(([^)]*)\)/g)) {
+        if (!m[2]!.startsWith("P")) expect(p.height + Number(m[1]), m[2]).toBeGreaterThan(36);
+      }
+    }
+  });
+
   it("grows a roll in length for long documents", async () => {
     const short = await loadPdf(await renderPdf(sampleDocument(39, { lines: 2 }), "80mm"));
     const long = await loadPdf(await renderPdf(sampleDocument(39, { lines: 40 }), "80mm"));
