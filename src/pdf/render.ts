@@ -9,7 +9,8 @@
  * row (y).
  */
 import { deflateSync } from "node:zlib";
-import { PDFDocument, PDFName, StandardFonts, type PDFFont, type PDFImage } from "pdf-lib";
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, StandardFonts, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from "pdf-lib";
+import { ImageFormatError, prepareImage, sniffImage, type ImageStream } from "./image";
 import { formatRutWithDots, parseRut, RutError } from "../countries/cl/rut";
 import {
   dateYear,
@@ -981,10 +982,43 @@ function toBytes(s: string): Uint8Array {
   return out;
 }
 
-function sniffImage(bytes: Uint8Array): "png" | "jpg" | undefined {
-  if (bytes.length > 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return "png";
-  if (bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpg";
-  return undefined;
+function pdfValue(ctx: PDFContext, v: unknown): PDFObject {
+  if (typeof v === "string") return PDFName.of(v);
+  if (typeof v === "number") return PDFNumber.of(v);
+  if (Array.isArray(v)) {
+    const a = PDFArray.withContext(ctx);
+    for (const x of v) a.push(pdfValue(ctx, x));
+    return a;
+  }
+  if (v && typeof v === "object" && "hex" in v) return PDFHexString.of(String((v as { hex: string }).hex));
+  const d = PDFDict.withContext(ctx);
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) d.set(PDFName.of(k), pdfValue(ctx, x));
+  return d;
+}
+
+function registerImageStream(ctx: PDFContext, s: ImageStream, smask?: PDFRef): PDFRef {
+  const dict = pdfValue(ctx, s.dict) as PDFDict;
+  if (smask) dict.set(PDFName.of("SMask"), smask);
+  return ctx.register(PDFRawStream.of(dict, s.data));
+}
+
+/** Embeds the logo (fast path with a per-isolate cache, else pdf-lib); throws PdfInputError. */
+async function embedLogo(pdf: PDFDocument, bytes: Uint8Array): Promise<{ ref: PDFRef; width: number; height: number }> {
+  const kind = sniffImage(bytes);
+  if (!kind) throw new PdfInputError("logo", "The logo must be a PNG or JPEG image");
+  try {
+    const prepared = prepareImage(bytes);
+    if (prepared) {
+      const smask = prepared.smask ? registerImageStream(pdf.context, prepared.smask) : undefined;
+      return { ref: registerImageStream(pdf.context, prepared.image, smask), width: prepared.width, height: prepared.height };
+    }
+    const image = kind === "png" ? await pdf.embedPng(bytes) : await pdf.embedJpg(bytes);
+    return { ref: image.ref, width: image.width, height: image.height };
+  } catch (e) {
+    if (e instanceof PdfInputError) throw e;
+    const why = e instanceof ImageFormatError ? e.message : (e as Error).message;
+    throw new PdfInputError("logo", `The logo could not be read as ${kind.toUpperCase()}: ${why}`);
+  }
 }
 
 /**
@@ -999,16 +1033,7 @@ export async function renderPdf(doc: PrintableDocument, format: PdfFormat, opts:
   const bold = pdf.embedStandardFont(StandardFonts.HelveticaBold);
   widthTables ??= [widthTable(regular), widthTable(bold)];
 
-  let image: PDFImage | undefined;
-  if (doc.logo && doc.logo.length > 0) {
-    const kind = sniffImage(doc.logo);
-    if (!kind) throw new PdfInputError("logo", "The logo must be a PNG or JPEG image");
-    try {
-      image = kind === "png" ? await pdf.embedPng(doc.logo) : await pdf.embedJpg(doc.logo);
-    } catch (e) {
-      throw new PdfInputError("logo", `The logo could not be read as ${kind.toUpperCase()}: ${(e as Error).message}`);
-    }
-  }
+  const image = doc.logo && doc.logo.length > 0 ? await embedLogo(pdf, doc.logo) : undefined;
 
   const mode = opts.copies ?? "auto";
   const copies: boolean[] = mode === "original" ? [false] : mode === "cedible" ? [true] : p.cedible ? [false, true] : [false];

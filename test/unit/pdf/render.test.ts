@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { formatAmount, formatQuantity, resolveSettings } from "../../../src/pdf/format";
 import { DTE_TYPE_NAMES, isCedible, siiOfficeForComuna, type DteTypeCode, type PrintableDocument } from "../../../src/pdf/model";
 import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../../src/pdf/render";
+import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { decodeBarcodesInContent, latin1, loadPdf } from "./helpers";
-import { sampleDocument, samplePng } from "./samples";
+import { sampleDocument, sampleJpegHeader, samplePixels, samplePng } from "./samples";
 
 const FORMATS: PdfFormat[] = ["A4", "80mm", "58mm"];
 const TYPES: DteTypeCode[] = [33, 39, 61, 52, 110];
@@ -170,6 +171,71 @@ describe("renderPdf: content", () => {
     expect(raw).toContain("/BaseFont /Helvetica");
     expect(raw).not.toContain("/FontFile");
     expect(raw).toContain("/FlateDecode");
+  });
+});
+
+/** PNG predictor (PDF /Predictor 15) reversal, written independently of src/pdf/image.ts. */
+function pngUnpredict(data: Uint8Array, columns: number, bpp: number): Uint8Array {
+  const stride = columns * bpp;
+  const rows = data.length / (stride + 1);
+  const out = new Uint8Array(rows * stride);
+  for (let y = 0; y < rows; y++) {
+    const f = data[y * (stride + 1)]!;
+    for (let x = 0; x < stride; x++) {
+      const v = data[y * (stride + 1) + 1 + x]!;
+      const a = x >= bpp ? out[y * stride + x - bpp]! : 0;
+      const b = y > 0 ? out[(y - 1) * stride + x]! : 0;
+      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp]! : 0;
+      const p = a + b - c;
+      const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+      const pred = f === 0 ? 0 : f === 1 ? a : f === 2 ? b : f === 3 ? Math.floor((a + b) / 2) : pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      out[y * stride + x] = (v + pred) % 256;
+    }
+  }
+  return out;
+}
+
+describe("logo embedding", () => {
+  async function logoStreams(logo: Uint8Array) {
+    const pdf = await PDFDocument.load(await renderPdf(sampleDocument(39, { lines: 1, logo }), "A4"));
+    const xobjects = pdf.getPage(0).node.Resources()!.lookup(PDFName.of("XObject"), PDFDict);
+    const image = pdf.context.lookup(xobjects.get(PDFName.of("Logo")));
+    if (!(image instanceof PDFRawStream)) throw new Error("the logo is not a stream");
+    const smaskRef = image.dict.get(PDFName.of("SMask"));
+    const smask = smaskRef instanceof PDFRef ? pdf.context.lookup(smaskRef) : undefined;
+    if (smask !== undefined && !(smask instanceof PDFRawStream)) throw new Error("the soft mask is not a stream");
+    const get = (s: PDFRawStream, k: string) => String(s.dict.get(PDFName.of(k)));
+    return { image, smask, get };
+  }
+
+  it("passes an RGB PNG's image data through with the PNG predictor (no re-encoding)", async () => {
+    const png = samplePng({ width: 40, height: 10 });
+    const { image, smask, get } = await logoStreams(png);
+    expect(get(image, "Width")).toBe("40");
+    expect(get(image, "ColorSpace")).toBe("/DeviceRGB");
+    expect(String(image.dict.get(PDFName.of("DecodeParms")))).toContain("/Predictor 15");
+    expect(smask).toBeUndefined();
+    // the stream inflates to PNG-filtered rows (one filter byte each) that unfilter to the original pixels
+    expect(pngUnpredict(decodePDFRawStream(image).decode(), 40, 3)).toEqual(samplePixels(40, 10, false));
+  });
+
+  it("splits an RGBA PNG (all five row filters) into colour and a soft mask", async () => {
+    const { image, smask, get } = await logoStreams(samplePng({ width: 33, height: 15, alpha: true }));
+    const px = samplePixels(33, 15, true);
+    const rgb = px.filter((_, i) => i % 4 !== 3);
+    const alpha = px.filter((_, i) => i % 4 === 3);
+    expect(get(image, "ColorSpace")).toBe("/DeviceRGB");
+    expect(decodePDFRawStream(image).decode()).toEqual(rgb);
+    expect(smask).toBeDefined();
+    expect(get(smask!, "ColorSpace")).toBe("/DeviceGray");
+    expect(decodePDFRawStream(smask!).decode()).toEqual(alpha);
+  });
+
+  it("passes a JPEG through as DCTDecode with the frame's size", async () => {
+    const { image, get } = await logoStreams(sampleJpegHeader(321, 123));
+    expect(get(image, "Filter")).toBe("/DCTDecode");
+    expect(get(image, "Width")).toBe("321");
+    expect(get(image, "Height")).toBe("123");
   });
 });
 

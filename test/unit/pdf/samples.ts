@@ -127,14 +127,48 @@ export function sampleDocument(type: DteTypeCode, opts: { lines?: number; folio?
   return doc;
 }
 
-/** A tiny valid PNG (24x12, red/white stripes), built by hand: signature, IHDR, one stored-deflate IDAT, IEND. */
-export function samplePng(): Uint8Array {
-  const w = 24;
-  const h = 12;
-  const raw: number[] = [];
+/** Pixels of the sample logo: red/white stripes, alpha fading left to right (when requested). */
+export function samplePixels(w: number, h: number, alpha: boolean): Uint8Array {
+  const ch = alpha ? 4 : 3;
+  const px = new Uint8Array(w * h * ch);
   for (let y = 0; y < h; y++) {
-    raw.push(0);
-    for (let x = 0; x < w; x++) raw.push(...(Math.floor(x / 4) % 2 ? [255, 255, 255] : [200, 20, 20]));
+    for (let x = 0; x < w; x++) {
+      const o = (y * w + x) * ch;
+      const white = Math.floor(x / 4) % 2 === 1;
+      px[o] = white ? 255 : 200;
+      px[o + 1] = white ? 255 : (20 + y * 3) & 255;
+      px[o + 2] = white ? 255 : 20;
+      if (alpha) px[o + 3] = Math.round((255 * x) / (w - 1));
+    }
+  }
+  return px;
+}
+
+/**
+ * A small valid PNG built by hand (signature, IHDR, one stored-deflate IDAT, IEND), 8-bit RGB or RGBA.
+ * Each row uses a different PNG filter (row y: filter y mod 5) so decoders must undo all five.
+ */
+export function samplePng(opts: { width?: number; height?: number; alpha?: boolean } = {}): Uint8Array {
+  const w = opts.width ?? 24;
+  const h = opts.height ?? 12;
+  const alpha = opts.alpha ?? false;
+  const bpp = alpha ? 4 : 3;
+  const px = samplePixels(w, h, alpha);
+  const stride = w * bpp;
+  const raw: number[] = [];
+  const at = (x: number, y: number) => (x < 0 || y < 0 ? 0 : px[y * stride + x]!);
+  for (let y = 0; y < h; y++) {
+    const filter = y % 5;
+    raw.push(filter);
+    for (let x = 0; x < stride; x++) {
+      const v = at(x, y);
+      const a = at(x - bpp, y);
+      const b = at(x, y - 1);
+      const c = at(x - bpp, y - 1);
+      const p = a + b - c;
+      const pred = [0, a, b, (a + b) >> 1, Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c][filter]!;
+      raw.push((v - pred) & 255);
+    }
   }
   const crcTable = Array.from({ length: 256 }, (_, k) => {
     let c = k;
@@ -157,11 +191,23 @@ export function samplePng(): Uint8Array {
     a = (a + x) % 65521;
     b = (b + a) % 65521;
   }
-  const zlib = [0x78, 0x01, 1, raw.length & 255, raw.length >> 8, ~raw.length & 255, (~raw.length >> 8) & 255, ...raw, ...u32(((b << 16) | a) >>> 0)];
+  // zlib header, then stored deflate blocks of at most 65535 bytes
+  const zlib: number[] = [0x78, 0x01];
+  for (let i = 0; i < raw.length || i === 0; i += 65535) {
+    const block = raw.slice(i, i + 65535);
+    const last = i + 65535 >= raw.length ? 1 : 0;
+    zlib.push(last, block.length & 255, block.length >> 8, ~block.length & 255, (~block.length >> 8) & 255, ...block);
+  }
+  zlib.push(...u32(((b << 16) | a) >>> 0));
   return new Uint8Array([
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
-    ...chunk("IHDR", [...u32(w), ...u32(h), 8, 2, 0, 0, 0]),
+    ...chunk("IHDR", [...u32(w), ...u32(h), 8, alpha ? 6 : 2, 0, 0, 0]),
     ...chunk("IDAT", zlib),
     ...chunk("IEND", []),
   ]);
+}
+
+/** A JPEG frame header only (SOI, SOF0 3 components, EOI): enough to test the pass-through, not to view. */
+export function sampleJpegHeader(width: number, height: number): Uint8Array {
+  return new Uint8Array([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xd9]);
 }
