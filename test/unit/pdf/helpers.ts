@@ -102,25 +102,56 @@ export function extractTexts(content: string): string[] {
 }
 
 /**
- * Finds the `/PDF417 BMC q a 0 0 d e f cm … f Q EMC` blocks of a content stream, rasterises their
- * rectangles (in module units: x in modules, y in symbol rows, row height |d|/a modules) and decodes
- * each with zxing. Returns the decoded bytes per block (undefined when a block does not decode).
+ * Finds the `/PDF417 BMC q a 0 0 d e f cm … f Q EMC` blocks of a page's content stream, maps each
+ * rectangle through the block's `cm` and the page's leading `1 0 0 1 0 H cm` to page coordinates (pt,
+ * y up), rasterises them at `dpi` like a printer would (y flipped to image rows) and decodes the image
+ * with zxing. Returns per block the decoded bytes (undefined when it does not decode) and its geometry.
  */
-export async function decodeBarcodesInContent(content: string): Promise<{ bytes: Uint8Array | undefined; rects: number; moduleWidth: number; rowHeight: number; widthPt: number; heightPt: number }[]> {
+export async function decodeBarcodesInContent(
+  content: string,
+  dpi = 300,
+): Promise<{ bytes: Uint8Array | undefined; rects: number; moduleWidth: number; rowHeight: number; widthPt: number; heightPt: number; leftPt: number }[]> {
+  const page = /^1 0 0 1 0 ([\d.]+) cm/.exec(content);
+  if (!page) throw new Error("page content does not start with its translation");
+  const H = Number(page[1]);
   const blocks = [...content.matchAll(/\/PDF417 BMC q ([\d.-]+) 0 0 ([\d.-]+) ([\d.-]+) ([\d.-]+) cm\n([\s\S]*?)f Q EMC/g)];
   const out = [];
   for (const b of blocks) {
-    const a = Number(b[1]);
-    const d = Number(b[2]);
-    const rects: Rect[] = [];
+    const [a, d, e, f] = [Number(b[1]), Number(b[2]), Number(b[3]), Number(b[4])];
+    // page coordinates of each rect: x' = e + a x, y' = H + f + d y (d < 0: rows go down the page)
+    const boxes: { x0: number; x1: number; y0: number; y1: number }[] = [];
     for (const m of b[5]!.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re/g)) {
-      rects.push({ x: Number(m[1]), y: Number(m[2]), w: Number(m[3]), h: Number(m[4]) });
+      const [x, y, w, h] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+      const xa = e + a * x;
+      const xb = e + a * (x + w);
+      const ya = H + f + d * y;
+      const yb = H + f + d * (y + h);
+      boxes.push({ x0: Math.min(xa, xb), x1: Math.max(xa, xb), y0: Math.min(ya, yb), y1: Math.max(ya, yb) });
     }
-    const width = Math.max(...rects.map((r) => r.x + r.w));
-    const rows = Math.max(...rects.map((r) => r.y + r.h));
-    const rowHeight = Math.abs(d) / a;
-    const decoded = await decodePdf417(rasterRects(rects, width, rows, 2, 2 * rowHeight));
-    out.push({ bytes: decoded[0], rects: rects.length, moduleWidth: a, rowHeight, widthPt: width * a, heightPt: rows * Math.abs(d) });
+    const left = Math.min(...boxes.map((r) => r.x0));
+    const right = Math.max(...boxes.map((r) => r.x1));
+    const bottom = Math.min(...boxes.map((r) => r.y0));
+    const top = Math.max(...boxes.map((r) => r.y1));
+    const k = dpi / 72;
+    const quiet = 4 * a;
+    const W = Math.ceil((right - left + 2 * quiet) * k);
+    const Hpx = Math.ceil((top - bottom + 2 * quiet) * k);
+    const data = new Uint8ClampedArray(W * Hpx * 4).fill(255);
+    for (const r of boxes) {
+      // pixel centres inside the rect are dark (a printer's rasteriser, no anti-aliasing)
+      const px0 = Math.round((r.x0 - left + quiet) * k);
+      const px1 = Math.round((r.x1 - left + quiet) * k);
+      const py0 = Math.round((top + quiet - r.y1) * k);
+      const py1 = Math.round((top + quiet - r.y0) * k);
+      for (let y = py0; y < py1; y++) {
+        for (let x = px0; x < px1; x++) {
+          const o = (y * W + x) * 4;
+          data[o] = data[o + 1] = data[o + 2] = 0;
+        }
+      }
+    }
+    const decoded = await decodePdf417({ data, width: W, height: Hpx });
+    out.push({ bytes: decoded[0], rects: boxes.length, moduleWidth: a, rowHeight: Math.abs(d) / a, widthPt: right - left, heightPt: top - bottom, leftPt: left });
   }
   return out;
 }

@@ -46,7 +46,9 @@ describe("renderPdf: every format x document type", () => {
         expect(texts).toContain(type === 39 ? "66.666.666-6" : "77.777.777-7");
 
         // the barcode: rectangles from the content stream, rasterised, decoded by zxing
-        const barcodes = (await Promise.all(pages.map((p) => decodeBarcodesInContent(p.content)))).flat();
+        // rasterised at the printer's resolution: 203 dpi for thermal rolls, 300 dpi for A4
+        const dpi = format === "A4" ? 300 : 203;
+        const barcodes = (await Promise.all(pages.map((p) => decodeBarcodesInContent(p.content, dpi)))).flat();
         expect(barcodes.length).toBeGreaterThan(0);
         for (const b of barcodes) {
           expect(b.bytes).toEqual(latin1(doc.ted));
@@ -55,6 +57,8 @@ describe("renderPdf: every format x document type", () => {
           expect(b.widthPt).toBeLessThanOrEqual(90 * MM + 0.01);
           expect(b.heightPt).toBeLessThanOrEqual(40 * MM + 0.01);
           expect(b.heightPt).toBeGreaterThanOrEqual(20 * MM - 0.01);
+          expect(b.widthPt).toBeGreaterThanOrEqual(50 * MM - 0.01);
+          if (format === "A4") expect(b.leftPt).toBeGreaterThanOrEqual(20 * MM); // >= 2 cm from the left edge
         }
 
         // cedible copy and receipt box: present for 33 and 52 (a sale), absent for 39, 61, 110
