@@ -353,8 +353,10 @@ function prepare(doc: PrintableDocument): Prepared {
   const rows: Row[] = doc.lines.map((l, i) => {
     const f = `lines[${i}]`;
     requireText(l?.description, `${f}.description`);
-    const discount = l.discount !== undefined && toDecimal(l.discount, `${f}.discount`).int + toDecimal(l.discount, `${f}.discount`).frac !== "0"
-      ? (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount, `${f}.discount`)
+    const d = l.discount !== undefined ? toDecimal(l.discount, `${f}.discount`) : undefined;
+    const hasDiscount = d !== undefined && (d.int !== "0" || d.frac !== "");
+    const discount = hasDiscount
+      ? (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
       : "";
     return {
       code: l.code ?? "",
