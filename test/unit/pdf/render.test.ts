@@ -168,6 +168,11 @@ describe("renderPdf: content", () => {
     expect(texts).toContain("Timbre Electrónico SII");
   });
 
+  it("is deterministic: the same document gives the same bytes", async () => {
+    const doc = sampleDocument(33, { lines: 5, logo: samplePng({ alpha: true }) });
+    expect(await renderPdf(doc, "A4")).toEqual(await renderPdf(doc, "A4"));
+  });
+
   it("keeps the PDF lean: standard fonts not embedded, compressed content", async () => {
     const bytes = await renderPdf(sampleDocument(39, { lines: 5 }), "A4");
     expect(bytes.length).toBeLessThan(30_000);
