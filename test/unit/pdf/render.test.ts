@@ -286,6 +286,22 @@ describe("input validation and helpers", () => {
     expect(() => resolveSettings({ thousand_separator: ",", decimal_separator: "," })).toThrow(PdfInputError);
   });
 
+  it("decides the cedible copy by type (52 only when the transfer is a sale) and honours copies", async () => {
+    expect(isCedible({ type: 52, transferType: 5 })).toBe(false);
+    expect(isCedible({ type: 52, transferType: 9 })).toBe(true);
+    expect(isCedible({ type: 46 })).toBe(true);
+    expect(isCedible({ type: 56 })).toBe(false);
+    const guia = sampleDocument(52, { lines: 1 });
+    guia.transferType = 5;
+    const g = await loadPdf(await renderPdf(guia, "A4"));
+    expect(g.pages).toHaveLength(1);
+    expect(g.pages[0]!.texts.some((t) => t.startsWith("CEDIBLE") || t === "ACUSE DE RECIBO")).toBe(false);
+    expect(g.pages[0]!.texts).toContain("Traslados internos");
+    const only = await loadPdf(await renderPdf(sampleDocument(33, { lines: 1 }), "58mm", { copies: "original" }));
+    expect(only.pages[0]!.texts).not.toContain("CEDIBLE");
+    expect(only.pages[0]!.texts).toContain("ACUSE DE RECIBO");
+  });
+
   it("maps comunas to SII offices and names files", () => {
     expect(siiOfficeForComuna("Las Condes")).toBe("S.I.I. - SANTIAGO ORIENTE");
     expect(siiOfficeForComuna("ñuñoa")).toBe("S.I.I. - SANTIAGO ORIENTE");
