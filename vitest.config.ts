@@ -43,7 +43,7 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 ENVIRONMENT: "test",
-                MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhIQ==",
+                MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
                 API_KEY_PEPPER: "test-only-pepper-0123456789",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 SII_SCHEMAS: readSchemas(),

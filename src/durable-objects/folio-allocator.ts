@@ -1,12 +1,675 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { newId } from "../lib/ids";
+import {
+  availability,
+  checkNewRange,
+  defaultThreshold,
+  INITIAL_ALERT_STATE,
+  isExpired,
+  nextExpiryCheck,
+  planAlerts,
+  planAllocation,
+  planAnnul,
+  planSetNextFolio,
+  type AlertEvent,
+  type AlertState,
+  type AllocationFailure,
+  type AnnulError,
+  type FolioRange,
+  type RangeInput,
+  type SetNextFolioError,
+} from "../domain/folios/rules";
 
 /**
- * One instance per (company, document type): the only writer of folio state.
- * Work in progress: the allocation logic lands with the folio-allocator issue.
+ * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
+ * (use `folioAllocatorFor`). It is the only writer of folio state, kept in its own SQLite storage.
+ *
+ * Exactly-once allocation: every method's read-plan-write runs synchronously (ctx.storage.sql is
+ * synchronous, and each mutation is one `transactionSync`), so no other call can interleave inside
+ * it, and the allocation row (document_id primary key, folio unique) commits atomically with the
+ * range cursor. The only awaits (D1 outbox flush, alarm scheduling) come after the commit and never
+ * touch folio state, so a failure there cannot lose, duplicate or re-assign a folio. Output gates
+ * hold each RPC's reply until its writes are durable, so a caller never sees a folio that a crash
+ * could take back.
+ *
+ * ENU alerts: the condition is detected inside the same transaction (row in the local `alerts` table,
+ * deduplicated by key), then copied to D1 `event_outbox` with INSERT OR IGNORE on
+ * (company_id, dedupe_key): inline right after the operation that raised it, and by the alarm as
+ * a retry when D1 failed or the object was evicted in between. The alarm also wakes the object
+ * when an expiry warning window opens or a range expires.
  */
+
+export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID";
+
+export type AllocateResult =
+  | {
+      ok: true;
+      folio: number;
+      cafId: string;
+      documentId: string;
+      /** true when this document already had its folio (repeat or redelivery): nothing new consumed. */
+      replay: boolean;
+    }
+  | { ok: false; reason: AllocateFailureReason; message: string };
+
+export interface AllocateOptions {
+  /** Clock override (epoch ms) for expiry decisions; defaults to Date.now(). */
+  now?: number;
+}
+
+export type AddRangeResult =
+  | { ok: true; cafId: string; created: boolean }
+  | { ok: false; code: "FOLIO_RANGE_INVALID" | "FOLIO_RANGE_DUPLICATE"; message: string }
+  | { ok: false; code: "FOLIO_RANGE_OVERLAP"; message: string; conflictingCafId: string };
+
+export type DeactivateRangeResult =
+  | { ok: true; cafId: string; changed: boolean }
+  | { ok: false; code: "FOLIO_RANGE_NOT_FOUND"; message: string };
+
+/** The §4.7 response body on success. */
+export interface SetNextFolioResponse {
+  id_document_type: string;
+  folios_updated: number;
+  next_number_to_use: number;
+  message: string;
+}
+
+export type SetNextFolioResult = ({ ok: true } & SetNextFolioResponse) | ({ ok: false } & SetNextFolioError);
+
+export type AnnulResult = { ok: true; folio: number; cafId: string } | ({ ok: false } & AnnulError);
+
+export type SetThresholdResult =
+  | { ok: true; threshold: number; is_default: boolean }
+  | { ok: false; code: "THRESHOLD_INVALID"; message: string };
+
+export interface RangeStatus {
+  caf_id: string;
+  from: number;
+  to: number;
+  active: boolean;
+  authorized_at: string;
+  expires_at: string | null;
+  expired: boolean;
+  /** Unused folios left in this range (also for inactive or expired ranges). */
+  available: number;
+  /** The range's lowest unused folio, or null when it is used up. */
+  next_folio: number | null;
+  annulled: number;
+}
+
+export interface FolioStatus {
+  company_id: string;
+  document_type: string;
+  ranges: RangeStatus[];
+  /** Folios that allocation can still hand out (active, non-expired ranges). */
+  total_available: number;
+  /** Unused folios of active ranges that expired: never consumed, reported here. */
+  expired_unused: number;
+  next_folio_to_use: number | null;
+  threshold: number;
+  threshold_is_default: boolean;
+  allocated: number;
+}
+
+export interface AllocationRecord {
+  documentId: string;
+  folio: number;
+  cafId: string;
+  allocatedAt: string;
+}
+
+/** ENU event payload (also the event_outbox.payload JSON). */
+export interface EnuPayload {
+  event: "ENU";
+  company_id: string;
+  document_type: string;
+  reason: AlertEvent["reason"];
+  available: number;
+  threshold: number;
+  caf_id?: string;
+  expires_at?: string;
+  range_available?: number;
+  detected_at: string;
+}
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ranges (
+     caf_id TEXT PRIMARY KEY,
+     from_folio INTEGER NOT NULL,
+     to_folio INTEGER NOT NULL,
+     active INTEGER NOT NULL,
+     authorized_at TEXT NOT NULL,
+     expires_at TEXT,
+     cursor INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     deactivated_at TEXT
+   )`,
+  `CREATE TABLE IF NOT EXISTS allocations (
+     document_id TEXT PRIMARY KEY,
+     folio INTEGER NOT NULL UNIQUE,
+     caf_id TEXT NOT NULL,
+     allocated_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS annulled (
+     folio INTEGER PRIMARY KEY,
+     caf_id TEXT NOT NULL,
+     reason TEXT,
+     annulled_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS next_folio_moves (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     requested INTEGER NOT NULL,
+     next_number_to_use INTEGER NOT NULL,
+     folios_updated INTEGER NOT NULL,
+     moved_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS alerts (
+     dedupe_key TEXT PRIMARY KEY,
+     payload TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     sent_at TEXT
+   )`,
+];
+
+/** Alarm retry delay when the D1 outbox could not be written. */
+const OUTBOX_RETRY_MS = 30_000;
+const MAX_DOCUMENT_ID_LENGTH = 200;
+const MAX_BATCH = 1000;
+
+interface RangeRow extends Record<string, SqlStorageValue> {
+  caf_id: string;
+  from_folio: number;
+  to_folio: number;
+  active: number;
+  authorized_at: string;
+  expires_at: string | null;
+  cursor: number;
+}
+
+export function folioAllocatorName(companyId: string, documentType: string): string {
+  return `${companyId}:${documentType}`;
+}
+
+/** The stub of the allocator of one company and document type. */
+export function folioAllocatorFor(
+  ns: DurableObjectNamespace<FolioAllocator>,
+  companyId: string,
+  documentType: string,
+): DurableObjectStub<FolioAllocator> {
+  return ns.get(ns.idFromName(folioAllocatorName(companyId, documentType)));
+}
+
 export class FolioAllocator extends DurableObject<Env> {
-  async ping(): Promise<string> {
-    return "pong";
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    for (const stmt of SCHEMA) this.sql.exec(stmt);
+    this.rememberScope();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Scope (company id and document type come from the object's name and are stored on first use:
+  // alarms and some runtimes do not carry the name).
+
+  private scopeCache: { companyId: string; documentType: string } | null = null;
+
+  private rememberScope(): void {
+    const stored = this.getMeta("company_id");
+    const storedType = this.getMeta("document_type");
+    if (stored !== null && storedType !== null) {
+      this.scopeCache = { companyId: stored, documentType: storedType };
+      return;
+    }
+    const name = this.ctx.id.name;
+    if (!name) return;
+    const i = name.lastIndexOf(":");
+    if (i <= 0 || i === name.length - 1) return;
+    const companyId = name.slice(0, i);
+    const documentType = name.slice(i + 1);
+    this.setMeta("company_id", companyId);
+    this.setMeta("document_type", documentType);
+    this.scopeCache = { companyId, documentType };
+  }
+
+  private scope(): { companyId: string; documentType: string } {
+    if (!this.scopeCache) this.rememberScope();
+    if (!this.scopeCache) {
+      throw new Error('FolioAllocator must be addressed by idFromName("<companyId>:<documentType>")');
+    }
+    return this.scopeCache;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Storage helpers (all synchronous)
+
+  private getMeta(key: string): string | null {
+    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray();
+    return rows[0]?.value ?? null;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
+  }
+
+  private loadRanges(): FolioRange[] {
+    return this.sql
+      .exec<RangeRow>("SELECT caf_id, from_folio, to_folio, active, authorized_at, expires_at, cursor FROM ranges ORDER BY from_folio")
+      .toArray()
+      .map((r) => ({
+        id: r.caf_id,
+        from: r.from_folio,
+        to: r.to_folio,
+        active: r.active === 1,
+        authorizedAt: r.authorized_at,
+        expiresAt: r.expires_at,
+        cursor: r.cursor,
+      }));
+  }
+
+  /** Annulled folios not yet passed by their range's cursor (the only ones planning looks at). */
+  private loadPendingAnnulled(): Set<number> {
+    const rows = this.sql
+      .exec<{ folio: number }>(
+        "SELECT a.folio AS folio FROM annulled a JOIN ranges r ON r.caf_id = a.caf_id WHERE a.folio >= r.cursor",
+      )
+      .toArray();
+    return new Set(rows.map((r) => r.folio));
+  }
+
+  private threshold(loadedActive: number): { value: number; isDefault: boolean } {
+    const v = this.getMeta("threshold");
+    if (v === null) return { value: defaultThreshold(loadedActive), isDefault: true };
+    return { value: Number(v), isDefault: false };
+  }
+
+  private alertState(): AlertState {
+    const v = this.getMeta("alert_state");
+    return v === null ? INITIAL_ALERT_STATE : (JSON.parse(v) as AlertState);
+  }
+
+  private findAllocation(documentId: string): AllocationRecord | null {
+    const row = this.sql
+      .exec<{ folio: number; caf_id: string; allocated_at: string }>(
+        "SELECT folio, caf_id, allocated_at FROM allocations WHERE document_id = ?",
+        documentId,
+      )
+      .toArray()[0];
+    return row ? { documentId, folio: row.folio, cafId: row.caf_id, allocatedAt: row.allocated_at } : null;
+  }
+
+  /**
+   * Re-evaluates ENU conditions on the current (already updated) state and records new alerts in
+   * the local table. Must run inside the caller's transaction. Returns how many were raised.
+   */
+  private raiseAlerts(now: number, ranges?: FolioRange[], annulled?: Set<number>): number {
+    const { companyId, documentType } = this.scope();
+    const avail = availability(ranges ?? this.loadRanges(), annulled ?? this.loadPendingAnnulled(), now);
+    const threshold = this.threshold(avail.loadedActive).value;
+    const before = this.alertState();
+    const { state, events } = planAlerts(documentType, avail, threshold, before, now);
+    if (events.length === 0 && JSON.stringify(state) === JSON.stringify(before)) return 0;
+    const detectedAt = new Date(now).toISOString();
+    for (const e of events) {
+      const payload: EnuPayload = {
+        event: "ENU",
+        company_id: companyId,
+        document_type: documentType,
+        reason: e.reason,
+        available: e.available,
+        threshold: e.threshold,
+        ...(e.cafId !== undefined ? { caf_id: e.cafId } : {}),
+        ...(e.expiresAt !== undefined ? { expires_at: e.expiresAt } : {}),
+        ...(e.rangeAvailable !== undefined ? { range_available: e.rangeAvailable } : {}),
+        detected_at: detectedAt,
+      };
+      this.sql.exec(
+        "INSERT OR IGNORE INTO alerts (dedupe_key, payload, created_at) VALUES (?, ?, ?)",
+        e.dedupeKey,
+        JSON.stringify(payload),
+        new Date().toISOString(),
+      );
+    }
+    this.setMeta("alert_state", JSON.stringify(state));
+    return events.length;
+  }
+
+  private hasUnsentAlerts(): boolean {
+    return this.sql.exec("SELECT 1 FROM alerts WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  /**
+   * Copies unsent alerts to D1 event_outbox (INSERT OR IGNORE: a repeat after a crash between the
+   * D1 write and the local mark is harmless). Throws when D1 fails.
+   */
+  private async flushAlerts(): Promise<number> {
+    const { companyId } = this.scope();
+    const pending = this.sql
+      .exec<{ dedupe_key: string; payload: string; created_at: string }>(
+        "SELECT dedupe_key, payload, created_at FROM alerts WHERE sent_at IS NULL ORDER BY created_at",
+      )
+      .toArray();
+    if (pending.length === 0) return 0;
+    const stmt = this.env.DB.prepare(
+      "INSERT OR IGNORE INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, 'ENU', ?, ?, ?)",
+    );
+    await this.env.DB.batch(pending.map((p) => stmt.bind(newId("evt"), companyId, p.dedupe_key, p.payload, p.created_at)));
+    const sentAt = new Date().toISOString();
+    for (const p of pending) this.sql.exec("UPDATE alerts SET sent_at = ? WHERE dedupe_key = ?", sentAt, p.dedupe_key);
+    return pending.length;
+  }
+
+  /** After an operation that raised alerts: arm the alarm as a safety net, then try D1 at once. */
+  private async deliverAlerts(): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+    try {
+      await this.flushAlerts();
+    } catch (err) {
+      console.warn("folio allocator: ENU outbox write failed, the alarm will retry", err);
+    }
+  }
+
+  /** Keeps the alarm at the next instant something must happen (retry or expiry), if any. */
+  private async scheduleAlarm(now: number = Date.now()): Promise<void> {
+    const avail = availability(this.loadRanges(), this.loadPendingAnnulled(), now);
+    let when = nextExpiryCheck(avail, now);
+    if (this.hasUnsentAlerts()) {
+      const retry = now + OUTBOX_RETRY_MS;
+      when = when === null ? retry : Math.min(when, retry);
+    }
+    const current = await this.ctx.storage.getAlarm();
+    if (when === null) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    if (current === null || current > when || current < Date.now()) await this.ctx.storage.setAlarm(when);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // RPC
+
+  /**
+   * The folio of a document: the same documentId always gets the same folio; a folio is never
+   * handed to two documents; folios are taken in order (the lowest available of the usable ranges).
+   */
+  async allocate(documentId: string, options: AllocateOptions = {}): Promise<AllocateResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync(() => {
+      const r = this.allocateOne(documentId, now);
+      if (r.ok && !r.replay) raised = this.raiseAlerts(now);
+      else if (!r.ok && r.reason !== "INVALID_DOCUMENT_ID") raised = this.raiseAlerts(now);
+      return r;
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /**
+   * Several documents in one critical section (e.g. a queue batch). Results are in input order;
+   * each one is exactly what allocate() would have answered for that document at that point.
+   */
+  async allocateMany(documentIds: string[], options: AllocateOptions = {}): Promise<AllocateResult[]> {
+    const now = options.now ?? Date.now();
+    if (!Array.isArray(documentIds) || documentIds.length > MAX_BATCH) {
+      throw new RangeError(`allocateMany takes an array of at most ${MAX_BATCH} document ids`);
+    }
+    let raised = 0;
+    const results = this.ctx.storage.transactionSync(() => {
+      const out = documentIds.map((id) => this.allocateOne(id, now));
+      raised = this.raiseAlerts(now);
+      return out;
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return results;
+  }
+
+  /** Must run inside a transaction. */
+  private allocateOne(documentId: string, now: number): AllocateResult {
+    if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
+      return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
+    }
+    this.scope();
+    const existing = this.findAllocation(documentId);
+    if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
+    const plan = planAllocation(this.loadRanges(), this.loadPendingAnnulled(), now);
+    if (!plan.ok) {
+      const message =
+        plan.reason === "NO_RANGES"
+          ? "the document type has no active folio ranges"
+          : plan.reason === "EXPIRED"
+            ? "the only folios left belong to expired ranges"
+            : "every active folio range is used up";
+      return { ok: false, reason: plan.reason, message };
+    }
+    this.sql.exec(
+      "INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)",
+      documentId,
+      plan.folio,
+      plan.rangeId,
+      new Date(now).toISOString(),
+    );
+    this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
+    return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+  }
+
+  /** The folio already given to a document, if any (never allocates). */
+  async getAllocation(documentId: string): Promise<AllocationRecord | null> {
+    if (typeof documentId !== "string") return null;
+    return this.findAllocation(documentId);
+  }
+
+  /**
+   * Loads a CAF range. Rejects invalid bounds and overlap with any loaded range (active or not).
+   * Repeating the same cafId with the same bounds is accepted and changes nothing (created: false).
+   */
+  async addRange(input: RangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): AddRangeResult => {
+      this.scope();
+      const ranges = this.loadRanges();
+      const err = checkNewRange(ranges, input);
+      if (err) {
+        const same = ranges.find((r) => r.id === input.cafId);
+        if (err.code === "FOLIO_RANGE_DUPLICATE" && same && same.from === input.from && same.to === input.to) {
+          return { ok: true, cafId: input.cafId, created: false };
+        }
+        return { ok: false, ...err };
+      }
+      this.sql.exec(
+        `INSERT INTO ranges (caf_id, from_folio, to_folio, active, authorized_at, expires_at, cursor, created_at)
+         VALUES (?, ?, ?, 1, ?, ?, ?, ?)`,
+        input.cafId,
+        input.from,
+        input.to,
+        input.authorizedAt,
+        input.expiresAt,
+        input.from,
+        new Date().toISOString(),
+      );
+      // Annulled folios can only exist inside loaded ranges, so the new cursor needs no skipping.
+      raised = this.raiseAlerts(now);
+      return { ok: true, cafId: input.cafId, created: true };
+    });
+    if (result.ok && result.created) await this.scheduleAlarm();
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Takes a range out of use. Its unused folios are never handed out again by this range. */
+  async deactivateRange(cafId: string, options: AllocateOptions = {}): Promise<DeactivateRangeResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): DeactivateRangeResult => {
+      this.scope();
+      const row = this.sql.exec<{ active: number }>("SELECT active FROM ranges WHERE caf_id = ?", String(cafId)).toArray()[0];
+      if (!row) return { ok: false, code: "FOLIO_RANGE_NOT_FOUND", message: `no loaded range with CAF id ${String(cafId)}` };
+      if (row.active === 0) return { ok: true, cafId, changed: false };
+      this.sql.exec("UPDATE ranges SET active = 0, deactivated_at = ? WHERE caf_id = ?", new Date().toISOString(), cafId);
+      raised = this.raiseAlerts(now);
+      return { ok: true, cafId, changed: true };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /**
+   * §4.7 set next folio. On error nothing is modified. On success every folio below N in every
+   * active range is marked used and the next allocation gets next_number_to_use.
+   */
+  async setNextFolio(n: number, options: AllocateOptions = {}): Promise<SetNextFolioResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): SetNextFolioResult => {
+      const { documentType } = this.scope();
+      const ranges = this.loadRanges();
+      const annulled = this.loadPendingAnnulled();
+      const plan = planSetNextFolio(ranges, annulled, n, now);
+      if (!plan.ok) {
+        const { ok: _ok, ...err } = plan;
+        return { ok: false, ...err };
+      }
+      for (const u of plan.updates) {
+        this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", u.cursor, u.rangeId);
+      }
+      this.sql.exec(
+        "INSERT INTO next_folio_moves (requested, next_number_to_use, folios_updated, moved_at) VALUES (?, ?, ?, ?)",
+        n,
+        plan.nextNumberToUse,
+        plan.foliosUpdated,
+        new Date(now).toISOString(),
+      );
+      raised = this.raiseAlerts(now);
+      const message =
+        plan.nextNumberToUse === n
+          ? `next folio set to ${n}; ${plan.foliosUpdated} lower folios marked as used`
+          : `folio ${n} is not available; the next folio to use is ${plan.nextNumberToUse}; ${plan.foliosUpdated} lower folios marked as used`;
+      return {
+        ok: true,
+        id_document_type: documentType,
+        folios_updated: plan.foliosUpdated,
+        next_number_to_use: plan.nextNumberToUse,
+        message,
+      };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Annuls one unused folio of a loaded range: it will never be issued. */
+  async annul(folio: number, options: AllocateOptions & { reason?: string } = {}): Promise<AnnulResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): AnnulResult => {
+      this.scope();
+      const ranges = this.loadRanges();
+      const annulled = this.loadPendingAnnulled();
+      if (typeof folio === "number" && Number.isSafeInteger(folio)) {
+        const before = this.sql.exec("SELECT 1 FROM annulled WHERE folio = ?", folio).toArray();
+        if (before.length > 0) annulled.add(folio);
+      }
+      const plan = planAnnul(ranges, annulled, folio);
+      if (!plan.ok) {
+        const { ok: _ok, ...err } = plan;
+        return { ok: false, ...err };
+      }
+      this.sql.exec(
+        "INSERT INTO annulled (folio, caf_id, reason, annulled_at) VALUES (?, ?, ?, ?)",
+        folio,
+        plan.rangeId,
+        typeof options.reason === "string" ? options.reason.slice(0, 500) : null,
+        new Date(now).toISOString(),
+      );
+      this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
+      raised = this.raiseAlerts(now);
+      return { ok: true, folio, cafId: plan.rangeId };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Alert threshold of this document type; null returns to the default (10 % of active folios). */
+  async setThreshold(threshold: number | null, options: AllocateOptions = {}): Promise<SetThresholdResult> {
+    const now = options.now ?? Date.now();
+    if (threshold !== null && !(typeof threshold === "number" && Number.isSafeInteger(threshold) && threshold >= 0)) {
+      return { ok: false, code: "THRESHOLD_INVALID", message: "threshold must be a non-negative integer or null" };
+    }
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): SetThresholdResult => {
+      this.scope();
+      if (threshold === null) this.sql.exec("DELETE FROM meta WHERE key = 'threshold'");
+      else this.setMeta("threshold", String(threshold));
+      const ranges = this.loadRanges();
+      const annulled = this.loadPendingAnnulled();
+      raised = this.raiseAlerts(now, ranges, annulled);
+      const t = this.threshold(availability(ranges, annulled, now).loadedActive);
+      return { ok: true, threshold: t.value, is_default: t.isDefault };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  async status(options: AllocateOptions = {}): Promise<FolioStatus> {
+    const now = options.now ?? Date.now();
+    const { companyId, documentType } = this.scope();
+    const ranges = this.loadRanges();
+    const annulled = this.loadPendingAnnulled();
+    const avail = availability(ranges, annulled, now);
+    const t = this.threshold(avail.loadedActive);
+    const annulledPerRange = new Map(
+      this.sql
+        .exec<{ caf_id: string; n: number }>("SELECT caf_id, COUNT(*) AS n FROM annulled GROUP BY caf_id")
+        .toArray()
+        .map((r) => [r.caf_id, r.n] as const),
+    );
+    const next = planAllocation(ranges, annulled, now);
+    const allocated = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM allocations").one().n;
+    return {
+      company_id: companyId,
+      document_type: documentType,
+      ranges: avail.ranges.map((ra) => ({
+        caf_id: ra.range.id,
+        from: ra.range.from,
+        to: ra.range.to,
+        active: ra.range.active,
+        authorized_at: ra.range.authorizedAt,
+        expires_at: ra.range.expiresAt,
+        expired: isExpired(ra.range, now),
+        available: ra.remaining,
+        next_folio: ra.remaining > 0 ? ra.range.cursor : null,
+        annulled: annulledPerRange.get(ra.range.id) ?? 0,
+      })),
+      total_available: avail.totalAvailable,
+      expired_unused: avail.expiredUnused,
+      next_folio_to_use: next.ok ? next.folio : null,
+      threshold: t.value,
+      threshold_is_default: t.isDefault,
+      allocated,
+    };
+  }
+
+  /**
+   * Re-checks the clock-driven alerts (expiry windows, expired ranges) and delivers pending ENU
+   * rows to D1. Called by the alarm; a cron may call it too. Throws when D1 is unavailable.
+   */
+  async checkAlerts(options: AllocateOptions = {}): Promise<{ raised: number; delivered: number }> {
+    const now = options.now ?? Date.now();
+    const raised = this.ctx.storage.transactionSync(() => this.raiseAlerts(now));
+    const delivered = await this.flushAlerts();
+    return { raised, delivered };
+  }
+
+  override async alarm(): Promise<void> {
+    if (!this.scopeCache) this.rememberScope();
+    if (!this.scopeCache) return;
+    try {
+      await this.checkAlerts();
+    } finally {
+      await this.scheduleAlarm();
+    }
   }
 }
