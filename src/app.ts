@@ -11,6 +11,9 @@ import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
 import { usersRoutes } from "./http/routes/users";
+import { certificatesRoutes } from "./http/routes/certificates";
+import { enumerationRoutes } from "./http/routes/enumeration";
+import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
 import { simulatorApp } from "./countries/cl/sii/simulator/app";
 import type { AppEnv } from "./http/types";
 
@@ -83,8 +86,12 @@ function buildApp() {
   });
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
+  app.route("/", certificatesRoutes);
+  app.route("/", enumerationRoutes);
+  app.route("/", simulatorCafRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
-  // kept out of the OpenAPI document (one catch-all route here); 404 unless SII_MODE=simulator.
+  // kept out of the OpenAPI document (one catch-all route here, registered after the documented
+  // POST /simulator/sii/caf so that one wins); 404 unless SII_MODE=simulator.
   app.all("/simulator/sii/*", (c) => simulatorApp.fetch(c.req.raw, c.env, executionCtxOf(c)));
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));

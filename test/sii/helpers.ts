@@ -60,8 +60,13 @@ export async function signedDte(caf: Caf, folio: number, signer: SigningCredenti
   return buildSignedDte({ document: computeDocument(invoice(type, over)), folio, caf, signer, timestamp: TIMESTAMP });
 }
 
+/**
+ * EnvioDTE / EnvioBOLETA built by the engine. With `senderRut` other than the holder the engine's own
+ * RutEnvia check is bypassed (signer without RUT; same key and certificate) so the SII can refuse it.
+ */
 export function envelope(dtes: SignedDte[], signer: SigningCredentials, over: { senderRut?: string; timestamp?: string } = {}): Promise<SignedEnvelope> {
-  const params = { dtes, issuerRut: ISSUER_RUT, senderRut: over.senderRut ?? HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: over.timestamp ?? TIMESTAMP, signer };
+  const s = over.senderRut && over.senderRut !== signer.rut ? { ...signer, rut: null } : signer;
+  const params = { dtes, issuerRut: ISSUER_RUT, senderRut: over.senderRut ?? HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: over.timestamp ?? TIMESTAMP, signer: s };
   return dtes[0]!.envelope === "EnvioBOLETA" ? buildEnvioBoleta(params) : buildEnvioDte(params);
 }
 

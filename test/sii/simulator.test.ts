@@ -16,8 +16,7 @@ import { SiiError } from "../../src/countries/cl/sii/errors";
 import { buildRespuesta, parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
 import { stampTed } from "../../src/countries/cl/ted";
 import { encodeLatin1 } from "../../src/countries/cl/xml";
-import { signXml } from "../../src/countries/cl/xmldsig";
-import { signedTokenRequest as buildTokenRequest } from "../../src/countries/cl/sii/token-request";
+import { buildTokenRequest, signXml } from "../../src/countries/cl/xmldsig";
 import { envelope, fakeCredentials, HOLDER_RUT, invoice, ISSUER_RUT, scenario, signedDte, simulatorCaf, TIMESTAMP, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";

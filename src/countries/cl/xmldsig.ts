@@ -28,6 +28,8 @@ export const ALG = {
 
 /** What signing needs: SigningCredentials from certificate.ts satisfies it. */
 export interface XmlSigner {
+  /** Holder's RUT when known (SigningCredentials.rut); envelopes check RutEnvia against it. */
+  rut?: string | null;
   privateKey: CryptoKey;
   certificateBase64: string;
   modulus: Uint8Array;
@@ -75,11 +77,16 @@ export async function signXml(xml: string, referenceId: string, signer: XmlSigne
   const close = `</${root.nodeName}>`;
   const at = xml.lastIndexOf(close);
   if (at < 0) throw new EngineError("INTERNAL", "Cannot find the root's end tag");
-  const withSig = xml.slice(0, at) + signature + "\n" + xml.slice(at);
-  // Canonicalise SignedInfo as it sits in the final document.
-  const final = parseXml(withSig, "The signed document");
-  const sigs = childElements(final.documentElement as XElement, "Signature");
-  const si = firstChild(sigs[sigs.length - 1]!, "SignedInfo")!;
+  // A line break after the Signature keeps lines short; not for enveloped signatures, where any
+  // text added to the signed document would change its digest.
+  const withSig = xml.slice(0, at) + signature + (referenceId === "" ? "" : "\n") + xml.slice(at);
+  // Canonicalise SignedInfo as it sits in the final document. Its only ancestors are the root and
+  // the Signature, so the root's start tag (its namespace declarations) plus the Signature is all
+  // the context that matters: parse just that instead of the whole (possibly large) document.
+  const rootStart = /<(?![?!])[^>]*>/.exec(xml);
+  if (!rootStart || rootStart[0].endsWith("/>")) throw new EngineError("INTERNAL", "Cannot read the root's start tag");
+  const context = parseXml(`${rootStart[0]}${signature}${close}`, "The signature context");
+  const si = firstChild(firstChild(context.documentElement as XElement, "Signature")!, "SignedInfo")!;
   const c14nSi = canonicalize(si);
   const value = await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, new TextEncoder().encode(c14nSi));
   return withSig.replace(PLACEHOLDER, wrap64(b64encode(value)));
@@ -157,12 +164,14 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
   return canonicalize(el, o);
 }
 
+const certCache = new Map<string, CertificateInfo>();
+
 /**
  * Verifies one Signature element. With `fallbacks` (inbound documents) the digest and SignedInfo
  * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
  * every namespace stripped (sii-formats.md §3.3); without it only the strict in-context form counts.
  */
-export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
   const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
   const si = firstChild(sig, "SignedInfo");
   const sv = firstChild(sig, "SignatureValue");
@@ -187,10 +196,15 @@ export async function verifySignatureElement(doc: XDocument, sig: XElement, opts
   const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
   let cert: CertificateInfo | undefined;
   if (certB64) {
-    try {
-      cert = readCertificate(b64decode(certB64));
-    } catch {
-      return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+    cert = certCache.get(certB64);
+    if (!cert) {
+      try {
+        cert = readCertificate(b64decode(certB64));
+      } catch {
+        return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+      }
+      if (certCache.size > 64) certCache.clear();
+      certCache.set(certB64, cert);
     }
   }
   let modulus: Uint8Array, exponent: Uint8Array;
@@ -265,4 +279,14 @@ export async function verifyChildSignature(doc: XDocument, parent: XElement, opt
   const sigs = childElements(parent, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
   if (sigs.length === 0) return { ok: false, failure: "SIGNATURE_MISSING", message: `<${parent.localName}> carries no Signature` };
   return verifySignatureElement(doc, sigs[sigs.length - 1]!, opts);
+}
+
+/** verifySignatureElement: the documented behaviour is on verifySignatureElementUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+  try {
+    return await verifySignatureElementUnsafe(doc, sig, opts);
+  } catch (e) {
+    return { ok: false, failure: "SIGNATURE_INVALID", message: `The signature cannot be checked: ${(e as Error).message}` };
+  }
 }

@@ -13,8 +13,7 @@
  * issuance queue does); it only re-authenticates once when a token is refused.
  */
 import { parseRut } from "../rut";
-import type { XmlSigner } from "../xmldsig";
-import { signedTokenRequest } from "./token-request";
+import { buildTokenRequest, type XmlSigner } from "../xmldsig";
 import { SiiError } from "./errors";
 import { envioOutcome, explainSiiStatus, type EnvioOutcome, type EnvioTypeCounts, type SiiOutcome, type SiiStatusKind } from "./status";
 import {
@@ -295,7 +294,7 @@ export class SiiClient {
   /** Seed + signed token request (GetTokenFromSeed.getToken). Not cached. */
   async requestToken(cert: SiiCertificate): Promise<string> {
     const seed = await this.getSeed();
-    const signed = await signedTokenRequest(seed, cert);
+    const signed = await buildTokenRequest(seed, cert);
     return this.readToken("GetTokenFromSeed.getToken", await this.soap("GetTokenFromSeed", "getToken", [["pszXml", signed]]));
   }
 
@@ -317,7 +316,7 @@ export class SiiClient {
   async requestBoletaToken(cert: SiiCertificate): Promise<string> {
     const operation = "boleta.electronica.token";
     const seed = await this.getBoletaSeed();
-    const signed = await signedTokenRequest(seed, cert);
+    const signed = await buildTokenRequest(seed, cert);
     const { status, text } = await this.send(
       operation,
       new Request(`${this.endpoints.restBase}/boleta.electronica.token`, { method: "POST", headers: { "Content-Type": "application/xml", Accept: "application/xml", "User-Agent": this.userAgent }, body: signed }),

@@ -200,7 +200,7 @@ export type MultipartField = { name: string; value: string } | { name: string; f
 
 export interface MultipartBody {
   /** The complete body; its length is the Content-Length. */
-  body: Uint8Array;
+  body: Uint8Array<ArrayBuffer>;
   boundary: string;
   contentType: string;
 }

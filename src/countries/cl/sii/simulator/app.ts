@@ -144,7 +144,7 @@ function fieldsInOrder(parts: ParsedPart[]): Record<string, ParsedPart> | string
 }
 
 async function sha256Hex(b: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(b)));
   return [...d].map((x) => x.toString(16).padStart(2, "0")).join("");
 }
 
