@@ -188,6 +188,29 @@ interface RangeRow extends Record<string, SqlStorageValue> {
   cursor: number;
 }
 
+/**
+ * Ranges and pending annulled folios of one critical section: loaded from storage on first use,
+ * then kept current in memory by allocateOne (changed cursors are written by writeCursors).
+ */
+class SectionState {
+  private rangesCache: FolioRange[] | null = null;
+  private annulledCache: Set<number> | null = null;
+  readonly dirty = new Set<string>();
+  constructor(
+    private readonly readRanges: () => FolioRange[],
+    private readonly readAnnulled: () => Set<number>,
+  ) {}
+  get loaded(): boolean {
+    return this.rangesCache !== null;
+  }
+  get ranges(): FolioRange[] {
+    return (this.rangesCache ??= this.readRanges());
+  }
+  get annulled(): Set<number> {
+    return (this.annulledCache ??= this.readAnnulled());
+  }
+}
+
 export function folioAllocatorName(companyId: string, documentType: string): string {
   return `${companyId}:${documentType}`;
 }
@@ -399,9 +422,12 @@ export class FolioAllocator extends DurableObject<Env> {
     const now = options.now ?? Date.now();
     let raised = 0;
     const result = this.ctx.storage.transactionSync(() => {
-      const r = this.allocateOne(documentId, now);
-      if (r.ok && !r.replay) raised = this.raiseAlerts(now);
-      else if (!r.ok && r.reason !== "INVALID_DOCUMENT_ID") raised = this.raiseAlerts(now);
+      const state = this.lazyState();
+      const r = this.allocateOne(documentId, now, state);
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
       return r;
     });
     if (raised > 0) await this.deliverAlerts();
@@ -419,23 +445,42 @@ export class FolioAllocator extends DurableObject<Env> {
     }
     let raised = 0;
     const results = this.ctx.storage.transactionSync(() => {
-      const out = documentIds.map((id) => this.allocateOne(id, now));
-      raised = this.raiseAlerts(now);
+      const state = this.lazyState();
+      const out = documentIds.map((id) => this.allocateOne(id, now, state));
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
       return out;
     });
     if (raised > 0) await this.deliverAlerts();
     return results;
   }
 
-  /** Must run inside a transaction. */
-  private allocateOne(documentId: string, now: number): AllocateResult {
+  /** Folio state of one critical section, read on first use (a replay reads nothing). */
+  private lazyState(): SectionState {
+    return new SectionState(
+      () => this.loadRanges(),
+      () => this.loadPendingAnnulled(),
+    );
+  }
+
+  private writeCursors(state: SectionState): void {
+    for (const r of state.ranges) {
+      if (state.dirty.has(r.id)) this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", r.cursor, r.id);
+    }
+    state.dirty.clear();
+  }
+
+  /** Must run inside a transaction; the caller writes the cursors (writeCursors) before it ends. */
+  private allocateOne(documentId: string, now: number, state: SectionState): AllocateResult {
     if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
     this.scope();
     const existing = this.findAllocation(documentId);
     if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
-    const plan = planAllocation(this.loadRanges(), this.loadPendingAnnulled(), now);
+    const plan = planAllocation(state.ranges, state.annulled, now);
     if (!plan.ok) {
       const message =
         plan.reason === "NO_RANGES"
@@ -452,7 +497,10 @@ export class FolioAllocator extends DurableObject<Env> {
       plan.rangeId,
       new Date(now).toISOString(),
     );
-    this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
+    const range = state.ranges.find((r) => r.id === plan.rangeId);
+    if (!range) throw new Error("planned range vanished");
+    range.cursor = plan.newCursor;
+    state.dirty.add(range.id);
     return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
   }
 
