@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import {
   availability,
+  cafExpiresAt,
   checkNewRange,
   defaultThreshold,
   INITIAL_ALERT_STATE,
@@ -57,6 +58,12 @@ export interface AllocateOptions {
   /** Clock override (epoch ms) for expiry decisions; defaults to Date.now(). */
   now?: number;
 }
+
+/**
+ * A CAF range to load. expiresAt: an ISO instant, null (never expires), or omitted to derive it from
+ * the document type (6 months after authorizedAt for 33, 43, 46, 56, 61; never for the others).
+ */
+export type AddRangeInput = Omit<RangeInput, "expiresAt"> & { expiresAt?: string | null };
 
 export type AddRangeResult =
   | { ok: true; cafId: string; created: boolean }
@@ -158,6 +165,7 @@ const SCHEMA = [
      reason TEXT,
      annulled_at TEXT NOT NULL
    )`,
+  `CREATE INDEX IF NOT EXISTS annulled_by_range ON annulled (caf_id, folio)`,
   `CREATE TABLE IF NOT EXISTS next_folio_moves (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      requested INTEGER NOT NULL,
@@ -478,30 +486,39 @@ export class FolioAllocator extends DurableObject<Env> {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
     this.scope();
+    const plan = planAllocation(state.ranges, state.annulled, now);
+    if (plan.ok) {
+      // One statement for the common case: the insert succeeds unless the document already has a
+      // folio (then nothing is consumed). A clash on the folio itself would be a bug: the UNIQUE
+      // constraint throws and the whole transaction rolls back.
+      const inserted = this.sql
+        .exec(
+          `INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(document_id) DO NOTHING RETURNING folio`,
+          documentId,
+          plan.folio,
+          plan.rangeId,
+          new Date(now).toISOString(),
+        )
+        .toArray();
+      if (inserted.length === 1) {
+        const range = state.ranges.find((r) => r.id === plan.rangeId);
+        if (!range) throw new Error("planned range vanished");
+        range.cursor = plan.newCursor;
+        state.dirty.add(range.id);
+        return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+      }
+    }
     const existing = this.findAllocation(documentId);
     if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
-    const plan = planAllocation(state.ranges, state.annulled, now);
-    if (!plan.ok) {
-      const message =
-        plan.reason === "NO_RANGES"
-          ? "the document type has no active folio ranges"
-          : plan.reason === "EXPIRED"
-            ? "the only folios left belong to expired ranges"
-            : "every active folio range is used up";
-      return { ok: false, reason: plan.reason, message };
-    }
-    this.sql.exec(
-      "INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)",
-      documentId,
-      plan.folio,
-      plan.rangeId,
-      new Date(now).toISOString(),
-    );
-    const range = state.ranges.find((r) => r.id === plan.rangeId);
-    if (!range) throw new Error("planned range vanished");
-    range.cursor = plan.newCursor;
-    state.dirty.add(range.id);
-    return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+    if (plan.ok) throw new Error(`allocation of ${documentId} neither inserted nor found`);
+    const message =
+      plan.reason === "NO_RANGES"
+        ? "the document type has no active folio ranges"
+        : plan.reason === "EXPIRED"
+          ? "the only folios left belong to expired ranges"
+          : "every active folio range is used up";
+    return { ok: false, reason: plan.reason, message };
   }
 
   /** The folio already given to a document, if any (never allocates). */
@@ -514,11 +531,21 @@ export class FolioAllocator extends DurableObject<Env> {
    * Loads a CAF range. Rejects invalid bounds and overlap with any loaded range (active or not).
    * Repeating the same cafId with the same bounds is accepted and changes nothing (created: false).
    */
-  async addRange(input: RangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
+  async addRange(rangeInput: AddRangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
     const now = options.now ?? Date.now();
     let raised = 0;
+    if (typeof rangeInput !== "object" || rangeInput === null) {
+      return { ok: false, code: "FOLIO_RANGE_INVALID", message: "a range {cafId, from, to, authorizedAt, expiresAt} is required" };
+    }
     const result = this.ctx.storage.transactionSync((): AddRangeResult => {
-      this.scope();
+      const { documentType } = this.scope();
+      const input: RangeInput = {
+        ...rangeInput,
+        expiresAt:
+          rangeInput.expiresAt === undefined
+            ? (cafExpiresAt(documentType, String(rangeInput.authorizedAt)) ?? null)
+            : rangeInput.expiresAt,
+      };
       const ranges = this.loadRanges();
       const err = checkNewRange(ranges, input);
       if (err) {

@@ -170,6 +170,18 @@ describe("folio allocator: ranges, annulment, expiry, exhaustion", () => {
     expect(s.next_folio_to_use).toBe(202);
   });
 
+  it("expiry is derived from the document type when not given: 6 months for 33, never for 52", async () => {
+    const { stub } = freshAllocator("33");
+    expect(await stub.addRange({ cafId: "F", from: 1, to: 10, authorizedAt: "2026-01-15" })).toMatchObject({ ok: true });
+    expect((await stub.status({ now: NOW })).ranges[0]).toMatchObject({ expires_at: "2026-07-15T00:00:00.000Z", expired: true });
+    expect(await stub.allocate("late", { now: NOW })).toMatchObject({ ok: false, reason: "EXPIRED" });
+    expect(await stub.allocate("early", { now: Date.parse("2026-07-14T23:00:00Z") })).toMatchObject({ ok: true, folio: 1 });
+    const guide = freshAllocator("52");
+    await guide.stub.addRange({ cafId: "G", from: 1, to: 10, authorizedAt: "2020-01-15" });
+    expect((await guide.stub.status({ now: NOW })).ranges[0]).toMatchObject({ expires_at: null, expired: false });
+    expect(await guide.stub.allocate("g", { now: NOW })).toMatchObject({ ok: true, folio: 1 });
+  });
+
   it("exhaustion gives a typed result; a new CAF continues the numbering", async () => {
     const { stub } = freshAllocator("56");
     await stub.addRange({ cafId: "S", from: 10, to: 12, authorizedAt: "2026-11-01", expiresAt: null });
@@ -189,6 +201,15 @@ describe("folio allocator: ranges, annulment, expiry, exhaustion", () => {
     expect(await stub.allocate("x".repeat(201), { now: NOW })).toMatchObject({ ok: false, reason: "INVALID_DOCUMENT_ID" });
     expect(await stub.setThreshold(-1)).toMatchObject({ ok: false, code: "THRESHOLD_INVALID" });
     expect(await stub.setThreshold(1.5)).toMatchObject({ ok: false, code: "THRESHOLD_INVALID" });
+    // Untyped callers (JSON bodies) cannot crash the object either.
+    expect(await stub.addRange(null as never)).toMatchObject({ ok: false, code: "FOLIO_RANGE_INVALID" });
+    expect(await stub.addRange({ cafId: "Z", from: "1", to: 5, authorizedAt: "2026-11-01" } as never)).toMatchObject({
+      ok: false,
+      code: "FOLIO_RANGE_INVALID",
+    });
+    expect(await stub.setNextFolio("250" as never, { now: NOW })).toMatchObject({ ok: false, code: "FOLIO_NUMBER_INVALID" });
+    expect(await stub.annul("3" as never)).toMatchObject({ ok: false, code: "FOLIO_NUMBER_INVALID" });
+    expect(await stub.allocate(42 as never, { now: NOW })).toMatchObject({ ok: false, reason: "INVALID_DOCUMENT_ID" });
     expect(await stub.allocate("ok", { now: NOW })).toMatchObject({ ok: true, folio: 1 });
   });
 
