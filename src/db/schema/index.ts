@@ -60,6 +60,8 @@ export const companies = sqliteTable(
     id: text("id").primaryKey(),
     clientId: text("client_id").notNull().references(() => clients.id),
     legalName: text("legal_name").notNull(),
+    /** legal_name without case or accents, for the contains filter ("nunoa" finds "Ñuñoa"). */
+    legalNameSearch: text("legal_name_search").notNull().default(""),
     taxIdCode: text("tax_id_code").notNull(),
     /** Canonical form: Chile `76086428-5` (no dots, uppercase K); elsewhere digits only. */
     taxId: text("tax_id").notNull(),
@@ -80,8 +82,8 @@ export const companySettings = sqliteTable("company_settings", {
   id: text("id").primaryKey(),
   companyId: text("company_id").notNull().unique().references(() => companies.id),
   decimalPlaces: integer("decimal_places").notNull().default(0),
-  thousandSeparator: text("thousand_separator").notNull().default("."),
-  decimalSeparator: text("decimal_separator").notNull().default(","),
+  thousandSeparator: text("thousand_separator", { enum: [".", ","] }).notNull().default("."),
+  decimalSeparator: text("decimal_separator", { enum: [".", ","] }).notNull().default(","),
   language: text("language").notNull().default("es-CL"),
   timeZone: text("time_zone").notNull().default("America/Santiago"),
   logoKey: text("logo_key"),

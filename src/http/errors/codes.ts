@@ -24,7 +24,10 @@ export const ERROR_CODES = {
   // users and keys
   USER_NOT_FOUND: { status: 404, description: "No such user for this client." },
   USER_EMAIL_TAKEN: { status: 409, description: "A user with this e-mail already exists for this client." },
+  USER_REVOKED: { status: 409, description: "The user is revoked; no keys can be created for it." },
   API_KEY_NOT_FOUND: { status: 404, description: "No such API key for this client." },
+  API_KEY_LAST_OWNER: { status: 409, description: "The operation would leave the client without an active OWNER key." },
+  API_KEY_GRANT_NOT_APPLICABLE: { status: 400, description: "Company grants apply to MEMBER keys only; OWNER and ADMIN keys reach every company." },
   // companies
   COMPANY_NOT_FOUND: { status: 404, description: "No such company (or it was deleted)." },
   COMPANY_TAX_ID_INVALID: { status: 400, description: "The tax identification number is malformed or its check digit is wrong." },

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// `npm start`: local D1 migrations, then `wrangler dev` on http://127.0.0.1:8787, offline and quiet,
+// with local D1, R2, Queues, Durable Objects and the built-in SII simulator (SII_MODE=simulator).
+import { applyLocalMigrations, ensureDevVars, spawnWrangler } from "./local-env.mjs";
+
+const port = process.env.PORT ?? "8787";
+ensureDevVars();
+console.log("Applying local D1 migrations…");
+applyLocalMigrations();
+console.log(`Starting the DTE API on http://127.0.0.1:${port} (docs: /docs). Ctrl+C stops it.`);
+const child = spawnWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false", "--log-level", process.env.LOG_LEVEL ?? "info"]);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code) => process.exit(code ?? 0));

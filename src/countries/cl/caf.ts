@@ -1,0 +1,274 @@
+/**
+ * CAF (Código de Autorización de Folios): parsing, SII signature check, key pair check, and the
+ * checks before stamping a folio. See sii-formats.md §2.
+ */
+import { b64decode, b64encode, buf, bytesEqual, pemDecode, pkcs1ToPkcs8, rsaFromPkcs1Private, rsaFromSpki, spkiFromRsa, pkcs8ToPkcs1, readTlv, Asn1Error } from "./asn1";
+import { canonicalize } from "./c14n";
+import { EXPIRING_CAF_TYPES } from "./document-types";
+import { EngineError } from "./errors";
+import { normalizeRut } from "./rut";
+import { SII_CAF_KEYS } from "./sii-keys";
+import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./simulator/sii-simulator-key";
+import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, type XElement } from "./xml";
+
+export const RSA_SHA1 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" } as const;
+
+export interface Caf {
+  /** RE, canonical RUT. */
+  issuerRut: string;
+  /** RS (razón social, ≤ 40 characters in the CAF). */
+  issuerName: string;
+  /** TD. */
+  documentType: number;
+  /** RNG D..H, inclusive. */
+  from: number;
+  to: number;
+  /** FA, YYYY-MM-DD. */
+  authorizedOn: string;
+  idk: number;
+  environment: "certification" | "production" | "simulator" | "custom";
+  /** Last valid day (FA + 6 months) for 33/43/46/56/61; null when folios do not expire. */
+  expiresOn: string | null;
+  /** The <CAF version="1.0">…</CAF> element (DA + FRMA), canonical and flattened, to copy into every TED. */
+  cafXml: string;
+  /** Stamping key (RSASK), imported for RSASSA-PKCS1-v1_5/SHA-1. */
+  privateKey: CryptoKey;
+  /** Public key of the pair (DA/RSAPK), for verifying TEDs. */
+  publicKey: CryptoKey;
+  /** RSASK as PKCS#1 DER (as the SII ships it) and the public key as SPKI DER. */
+  privateKeyPkcs1: Uint8Array;
+  publicKeySpki: Uint8Array;
+}
+
+export interface CafTrustOptions {
+  /**
+   * "sii" (default): trust the SII keys IDK 100 (certification) and 300 (production).
+   * "simulator": trust the simulator's fake SII key (IDK 999) and IDK 100 (certification CAFs are
+   * as valid for a simulated SII as for maullin). Production CAFs (300) are refused in simulator mode.
+   */
+  mode?: "sii" | "simulator";
+  /** Extra trusted keys by IDK, SPKI DER (tests, or keys read from the SII_KEYS binding). */
+  extraKeys?: Record<number, Uint8Array>;
+}
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+function importSpki(spki: Uint8Array): Promise<CryptoKey> {
+  const k = b64encode(spki);
+  let p = keyCache.get(k);
+  if (!p) {
+    p = crypto.subtle.importKey("spki", buf(spki), RSA_SHA1, true, ["verify"]);
+    keyCache.set(k, p);
+  }
+  return p;
+}
+
+function trustedKey(idk: number, opts: CafTrustOptions): { spki: Uint8Array; env: Caf["environment"] } | undefined {
+  const extra = opts.extraKeys?.[idk];
+  if (extra) return { spki: extra, env: "custom" };
+  const mode = opts.mode ?? "sii";
+  if (mode === "simulator") {
+    if (idk === SIMULATOR_IDK) return { spki: pemDecode(SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM, "PUBLIC KEY")!, env: "simulator" };
+    if (idk === 100) return { spki: b64decode(SII_CAF_KEYS[100]!.spki), env: "certification" };
+    return undefined;
+  }
+  const k = SII_CAF_KEYS[idk];
+  return k ? { spki: b64decode(k.spki), env: k.environment } : undefined;
+}
+
+/** FA + 6 calendar months (day clamped to the month's end). */
+export function addSixMonths(date: string): string {
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  let mm = m + 6;
+  let yy = y;
+  if (mm > 12) {
+    mm -= 12;
+    yy += 1;
+  }
+  const last = new Date(Date.UTC(yy, mm, 0)).getUTCDate();
+  return `${yy}-${String(mm).padStart(2, "0")}-${String(Math.min(d, last)).padStart(2, "0")}`;
+}
+
+function need(el: XElement, name: string): string {
+  const v = childText(el, name);
+  if (v === undefined || v === "") throw new EngineError("CAF_MALFORMED", `The CAF lacks <${name}>`, { field: name });
+  return v;
+}
+
+/** The data the SII signs in FRMA: canonical <DA>, no namespace, flattened, ISO-8859-1. */
+export function cafSignedBytes(da: XElement): Uint8Array {
+  return encodeLatin1(flatten(canonicalize(da, { stripNamespaces: true })), "DA");
+}
+
+/**
+ * Parses and validates a CAF file (bytes as downloaded: ISO-8859-1 whatever the declaration says).
+ * Checks, in order: XML shape, fields, trusted IDK, FRMA signature, RSASK/RSAPUBK/RSAPK key pair.
+ */
+export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
+  const text = decodeXmlBytes(input, true);
+  let root: XElement;
+  try {
+    root = parseXml(text, "The CAF").documentElement as XElement;
+  } catch (e) {
+    throw new EngineError("CAF_NOT_XML", (e as Error).message, { cause: e });
+  }
+  if (root.localName !== "AUTORIZACION") throw new EngineError("CAF_NOT_XML", `The root element is <${root.localName}>, not <AUTORIZACION>`);
+  const cafEl = firstChild(root, "CAF");
+  const da = cafEl && firstChild(cafEl, "DA");
+  if (!cafEl || !da) throw new EngineError("CAF_NOT_XML", "The file has no AUTORIZACION/CAF/DA element");
+
+  let issuerRut: string;
+  try {
+    issuerRut = normalizeRut(need(da, "RE"));
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError("CAF_MALFORMED", `CAF RE is not a valid RUT: ${(e as Error).message}`, { field: "RE" });
+  }
+  const issuerName = need(da, "RS");
+  const tdS = need(da, "TD");
+  const rng = firstChild(da, "RNG");
+  if (!rng) throw new EngineError("CAF_MALFORMED", "The CAF lacks <RNG>", { field: "RNG" });
+  const dS = need(rng, "D");
+  const hS = need(rng, "H");
+  const fa = need(da, "FA");
+  const idkS = need(da, "IDK");
+  if (!/^\d{1,3}$/.test(tdS)) throw new EngineError("CAF_MALFORMED", `CAF TD "${tdS}" is not a document type`, { field: "TD" });
+  if (!/^\d{1,10}$/.test(dS) || !/^\d{1,10}$/.test(hS) || Number(dS) < 1 || Number(hS) < Number(dS)) {
+    throw new EngineError("CAF_MALFORMED", `CAF range ${dS}..${hS} is invalid`, { field: "RNG" });
+  }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(fa)) throw new EngineError("CAF_MALFORMED", `CAF FA "${fa}" is not a date`, { field: "FA" });
+  if (!/^\d+$/.test(idkS)) throw new EngineError("CAF_MALFORMED", `CAF IDK "${idkS}" is not a number`, { field: "IDK" });
+  const rsapk = firstChild(da, "RSAPK");
+  if (!rsapk) throw new EngineError("CAF_MALFORMED", "The CAF has no <RSAPK> (only RSA CAFs are supported)", { field: "RSAPK" });
+  const M = b64decode(need(rsapk, "M"));
+  const E = b64decode(need(rsapk, "E"));
+  const frmaEl = firstChild(cafEl, "FRMA");
+  const frma = frmaEl ? (frmaEl.textContent ?? "").trim() : "";
+  if (!frma) throw new EngineError("CAF_MALFORMED", "The CAF lacks <FRMA>", { field: "FRMA" });
+  const algo = frmaEl?.getAttribute("algoritmo");
+  if (algo && algo !== "SHA1withRSA") throw new EngineError("CAF_MALFORMED", `FRMA algorithm ${algo} is not SHA1withRSA`, { field: "FRMA" });
+
+  // SII signature
+  const idk = Number(idkS);
+  const trusted = trustedKey(idk, opts);
+  if (!trusted) {
+    throw new EngineError("CAF_UNKNOWN_IDK", `The CAF is signed with SII key IDK ${idk}, which is not trusted ${opts.mode === "simulator" ? "in simulator mode (999, 100)" : "(100 certification, 300 production)"}`, { field: "IDK" });
+  }
+  const siiKey = await importSpki(trusted.spki);
+  const ok = await crypto.subtle.verify(RSA_SHA1, siiKey, buf(b64decode(frma)), buf(cafSignedBytes(da)));
+  if (!ok) throw new EngineError("CAF_BAD_SIGNATURE", `The SII signature (FRMA) of the CAF does not verify with key IDK ${idk}; the file was altered or is not from the SII`, { field: "FRMA" });
+
+  // Key pair
+  const rsaskText = childText(root, "RSASK");
+  const rsapubkText = childText(root, "RSAPUBK");
+  if (!rsaskText) throw new EngineError("CAF_MALFORMED", "The CAF lacks <RSASK> (the stamping private key)", { field: "RSASK" });
+  let pkcs1 = pemDecode(rsaskText, "RSA PRIVATE KEY");
+  if (!pkcs1) {
+    const p8 = pemDecode(rsaskText, "PRIVATE KEY");
+    if (p8) pkcs1 = pkcs8ToPkcs1(p8);
+  }
+  if (!pkcs1) throw new EngineError("CAF_MALFORMED", "RSASK is not a PEM RSA private key", { field: "RSASK" });
+  let priv: { modulus: Uint8Array; exponent: Uint8Array };
+  try {
+    readTlv(pkcs1, 0);
+    priv = rsaFromPkcs1Private(pkcs1);
+  } catch (e) {
+    throw new EngineError("CAF_MALFORMED", `RSASK is not a valid RSA private key: ${(e as Error).message}`, { field: "RSASK", cause: e });
+  }
+  const daSpki = spkiFromRsa(M, E);
+  const daPub = rsaFromSpki(daSpki);
+  if (!bytesEqual(priv.modulus, daPub.modulus) || !bytesEqual(priv.exponent, daPub.exponent)) {
+    throw new EngineError("CAF_KEY_MISMATCH", "RSASK is not the private key of the public key the SII signed (DA/RSAPK)", { field: "RSASK" });
+  }
+  if (rsapubkText) {
+    const spki = pemDecode(rsapubkText, "PUBLIC KEY");
+    let pub: { modulus: Uint8Array; exponent: Uint8Array } | undefined;
+    try {
+      pub = spki ? rsaFromSpki(spki) : undefined;
+    } catch (e) {
+      if (!(e instanceof Asn1Error)) throw e;
+    }
+    if (!pub) throw new EngineError("CAF_MALFORMED", "RSAPUBK is not a PEM public key", { field: "RSAPUBK" });
+    if (!bytesEqual(pub.modulus, daPub.modulus) || !bytesEqual(pub.exponent, daPub.exponent)) {
+      throw new EngineError("CAF_KEY_MISMATCH", "RSAPUBK differs from the public key in DA/RSAPK", { field: "RSAPUBK" });
+    }
+  }
+  let privateKey: CryptoKey;
+  let publicKey: CryptoKey;
+  try {
+    privateKey = await crypto.subtle.importKey("pkcs8", buf(pkcs1ToPkcs8(pkcs1)), RSA_SHA1, false, ["sign"]);
+    publicKey = await importSpki(daSpki);
+  } catch (e) {
+    throw new EngineError("CAF_MALFORMED", `The CAF key cannot be imported: ${(e as Error).message}`, { field: "RSASK", cause: e });
+  }
+  // Pair proof: sign and verify a probe (catches inconsistent CRT parameters).
+  const probe = encodeLatin1("caf-key-pair-probe");
+  const sig = await crypto.subtle.sign(RSA_SHA1, privateKey, buf(probe));
+  if (!(await crypto.subtle.verify(RSA_SHA1, publicKey, sig, buf(probe)))) {
+    throw new EngineError("CAF_KEY_MISMATCH", "RSASK does not produce signatures that verify with RSAPK", { field: "RSASK" });
+  }
+
+  const documentType = Number(tdS);
+  return {
+    issuerRut,
+    issuerName,
+    documentType,
+    from: Number(dS),
+    to: Number(hS),
+    authorizedOn: fa,
+    idk,
+    environment: trusted.env,
+    expiresOn: EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(fa) : null,
+    cafXml: flatten(canonicalize(cafEl, { stripNamespaces: true })),
+    privateKey,
+    publicKey,
+    privateKeyPkcs1: pkcs1,
+    publicKeySpki: daSpki,
+  };
+}
+
+/**
+ * Checks before stamping `folio` of `documentType` for `issuerRut` at `timestamp` (local
+ * "YYYY-MM-DDTHH:MM:SS"): type, issuer, range, expiry (inclusive of expiresOn), not before FA.
+ */
+export function assertCafUsable(caf: Pick<Caf, "documentType" | "issuerRut" | "from" | "to" | "expiresOn" | "authorizedOn">, p: { documentType: number; issuerRut: string; folio: number; timestamp: string }): void {
+  if (caf.documentType !== p.documentType) throw new EngineError("CAF_TYPE_MISMATCH", `The CAF authorises type ${caf.documentType}, not ${p.documentType}`, { expected: caf.documentType });
+  if (caf.issuerRut !== normalizeRut(p.issuerRut)) throw new EngineError("CAF_ISSUER_MISMATCH", `The CAF belongs to ${caf.issuerRut}, not ${p.issuerRut}`, { expected: caf.issuerRut });
+  if (!Number.isInteger(p.folio) || p.folio < caf.from || p.folio > caf.to) {
+    throw new EngineError("CAF_FOLIO_OUT_OF_RANGE", `Folio ${p.folio} is outside the CAF range ${caf.from}..${caf.to}`, { expected: `${caf.from}..${caf.to}` });
+  }
+  const day = p.timestamp.slice(0, 10);
+  if (day < caf.authorizedOn) throw new EngineError("STAMP_BEFORE_CAF", `The stamp date ${day} is before the CAF authorisation date ${caf.authorizedOn} (SII reparo TED-1-646)`, { expected: `≥ ${caf.authorizedOn}` });
+  if (caf.expiresOn && day > caf.expiresOn) throw new EngineError("CAF_EXPIRED", `The CAF's folios expired on ${caf.expiresOn}`, { expected: `≤ ${caf.expiresOn}` });
+}
+
+/**
+ * Verifies the SII signature (FRMA) of a <CAF> element found inside a third party's TED (no RSASK
+ * there). Returns the CAF public key (DA/RSAPK) and the DA fields. Throws CAF_* errors.
+ */
+export async function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): Promise<{ publicKey: CryptoKey; idk: number; issuerRut: string; documentType: number; from: number; to: number; authorizedOn: string; environment: Caf["environment"] }> {
+  const da = firstChild(cafEl, "DA");
+  if (!da) throw new EngineError("CAF_MALFORMED", "The CAF has no <DA>", { field: "DA" });
+  const idkS = need(da, "IDK");
+  const idk = Number(idkS);
+  const trusted = trustedKey(idk, opts);
+  if (!trusted) throw new EngineError("CAF_UNKNOWN_IDK", `The CAF is signed with SII key IDK ${idkS}, which is not trusted`, { field: "IDK" });
+  const frmaEl = firstChild(cafEl, "FRMA");
+  const frma = frmaEl ? (frmaEl.textContent ?? "").trim() : "";
+  if (!frma) throw new EngineError("CAF_MALFORMED", "The CAF lacks <FRMA>", { field: "FRMA" });
+  const ok = await crypto.subtle.verify(RSA_SHA1, await importSpki(trusted.spki), buf(b64decode(frma)), buf(cafSignedBytes(da)));
+  if (!ok) throw new EngineError("CAF_BAD_SIGNATURE", `The SII signature (FRMA) of the CAF does not verify with key IDK ${idk}`, { field: "FRMA" });
+  const rsapk = firstChild(da, "RSAPK");
+  if (!rsapk) throw new EngineError("CAF_MALFORMED", "The CAF has no <RSAPK>", { field: "RSAPK" });
+  const publicKey = await importSpki(spkiFromRsa(b64decode(need(rsapk, "M")), b64decode(need(rsapk, "E"))));
+  const rng = firstChild(da, "RNG");
+  return {
+    publicKey,
+    idk,
+    issuerRut: need(da, "RE"),
+    documentType: Number(need(da, "TD")),
+    from: rng ? Number(need(rng, "D")) : 0,
+    to: rng ? Number(need(rng, "H")) : 0,
+    authorizedOn: need(da, "FA"),
+    environment: trusted.env,
+  };
+}

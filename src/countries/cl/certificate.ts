@@ -1,0 +1,199 @@
+/**
+ * Signing certificates (.pfx / .p12). node-forge is the only library that reads both the legacy
+ * (RC2-40 / 3DES, SHA-1 MAC: Windows and older tools) and the modern (PBES2/PBKDF2 + AES, SHA-256
+ * MAC: OpenSSL 3) kinds inside workerd. The key is re-exported as PKCS#8 for WebCrypto signing.
+ * Expiry is not enforced here (callers decide); notBefore/notAfter are exposed.
+ */
+import forge from "node-forge";
+import { b64encode, buf, children, readTlv, uintValue, value } from "./asn1";
+import { EngineError } from "./errors";
+import { normalizeRut } from "./rut";
+
+/** SAN otherName OID carrying the holder's RUT in Chilean certificates. */
+export const OID_RUT = "1.3.6.1.4.1.8321.1";
+
+export interface CertificateInfo {
+  /** Holder's RUT (canonical) from SAN otherName 1.3.6.1.4.1.8321.1; null when absent. */
+  rut: string | null;
+  subjectCN: string | null;
+  /** Subject and issuer as RFC 4514-like strings (CN=..., O=..., C=...). */
+  subject: string;
+  issuer: string;
+  issuerCN: string | null;
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** Certificate DER and base64 (for X509Certificate). */
+  certificateDer: Uint8Array;
+  certificateBase64: string;
+  /** RSA public key parts, big-endian unsigned (for RSAKeyValue). */
+  modulus: Uint8Array;
+  exponent: Uint8Array;
+  /** SHA-1 fingerprint, hex lowercase. */
+  fingerprintSha1: string;
+}
+
+export interface OpenedPfx extends CertificateInfo {
+  /** The private key matching the certificate, PKCS#8 DER. Treat as secret. */
+  privateKeyPkcs8: Uint8Array;
+}
+
+export interface SigningCredentials extends CertificateInfo {
+  /** RSASSA-PKCS1-v1_5 / SHA-1 private key, non-extractable. */
+  privateKey: CryptoKey;
+}
+
+function bin(u: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
+  return s;
+}
+function bytes(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
+  return out;
+}
+function bigToBytes(n: forge.jsbn.BigInteger): Uint8Array {
+  return uintValue(Uint8Array.from(n.toByteArray().map((b) => b & 0xff)));
+}
+
+function dn(attrs: forge.pki.CertificateField[]): string {
+  return attrs
+    .slice()
+    .reverse()
+    .map((a) => `${a.shortName ?? a.name ?? a.type}=${String(a.value)}`)
+    .join(", ");
+}
+
+/** Reads the RUT from a subjectAltName extension value (DER). */
+export function rutFromSanDer(der: Uint8Array): string | null {
+  try {
+    const top = readTlv(der, 0);
+    for (const gn of children(der, top)) {
+      if (gn.tag !== 0xa0) continue; // otherName [0] constructed
+      const [oid, explicit] = children(der, gn);
+      if (!oid || oid.tag !== 0x06 || !explicit) continue;
+      const oidStr = forge.asn1.derToOid(bin(value(der, oid)));
+      if (oidStr !== OID_RUT) continue;
+      const inner = readTlv(der, explicit.valueStart);
+      const text = new TextDecoder().decode(value(der, inner)).trim();
+      try {
+        return normalizeRut(text);
+      } catch {
+        return null;
+      }
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/** Certificate details from a forge certificate. */
+function describe(cert: forge.pki.Certificate): CertificateInfo {
+  const der = bytes(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
+  const pub = cert.publicKey as forge.pki.rsa.PublicKey;
+  if (!pub || !pub.n) throw new EngineError("CERT_UNSUPPORTED_KEY", "The certificate key is not RSA");
+  const san = cert.extensions.find((e: { id?: string }) => e.id === "2.5.29.17") as { value?: string } | undefined;
+  const md = forge.md.sha1.create();
+  md.update(bin(der), "raw");
+  return {
+    rut: san?.value ? rutFromSanDer(bytes(san.value)) : null,
+    subjectCN: (cert.subject.getField("CN")?.value as string | undefined) ?? null,
+    subject: dn(cert.subject.attributes),
+    issuer: dn(cert.issuer.attributes),
+    issuerCN: (cert.issuer.getField("CN")?.value as string | undefined) ?? null,
+    serialNumber: cert.serialNumber,
+    notBefore: cert.validity.notBefore,
+    notAfter: cert.validity.notAfter,
+    certificateDer: der,
+    certificateBase64: b64encode(der),
+    modulus: bigToBytes(pub.n),
+    exponent: bigToBytes(pub.e),
+    fingerprintSha1: md.digest().toHex(),
+  };
+}
+
+/** Parses a DER or PEM X.509 certificate. */
+export function readCertificate(input: Uint8Array | string): CertificateInfo {
+  try {
+    const cert = typeof input === "string" ? forge.pki.certificateFromPem(input) : forge.pki.certificateFromAsn1(forge.asn1.fromDer(bin(input)));
+    return describe(cert);
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError("CERT_NO_CERTIFICATE", `Not an X.509 certificate: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/**
+ * Opens a .pfx: checks the password, finds the private key and the certificate whose public key
+ * matches it (the holder's, when the file also carries CA certificates). Synchronous (pure JS).
+ */
+export function openPfx(pfx: Uint8Array | ArrayBuffer, password: string): OpenedPfx {
+  const data = pfx instanceof Uint8Array ? pfx : new Uint8Array(pfx);
+  let asn: forge.asn1.Asn1;
+  try {
+    if (data.length < 16 || data[0] !== 0x30) throw new Error("not DER");
+    asn = forge.asn1.fromDer(bin(data), { strict: false } as unknown as boolean);
+  } catch (e) {
+    throw new EngineError("CERT_NOT_PFX", "The file is not a PKCS#12 (.pfx/.p12) archive", { cause: e });
+  }
+  let p12: forge.pkcs12.Pkcs12Pfx;
+  try {
+    p12 = forge.pkcs12.pkcs12FromAsn1(asn, false, password);
+  } catch (e) {
+    const msg = (e as Error).message ?? String(e);
+    if (/MAC could not be verified|Invalid password|decrypt/i.test(msg)) {
+      throw new EngineError("CERT_WRONG_PASSWORD", "The password of the .pfx is wrong", { cause: e });
+    }
+    if (/PKCS#12|PFX|ContentInfo|AuthenticatedSafe|ASN\.1|unsupported/i.test(msg) && !/password/i.test(msg)) {
+      // A structurally valid DER that is not PKCS#12, or garbage decrypted with a wrong password
+      // on a file without MAC.
+      throw new EngineError(/SafeContents|SafeBag|decrypted|Too few bytes/i.test(msg) ? "CERT_WRONG_PASSWORD" : "CERT_NOT_PFX", `The .pfx cannot be read: ${msg}`, { cause: e });
+    }
+    throw new EngineError("CERT_WRONG_PASSWORD", `The .pfx cannot be opened with this password: ${msg}`, { cause: e });
+  }
+  const keyBags = [
+    ...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!] ?? []),
+    ...(p12.getBags({ bagType: forge.pki.oids.keyBag! })[forge.pki.oids.keyBag!] ?? []),
+  ];
+  const certBags = p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [];
+  const keys = keyBags.map((b) => b.key as forge.pki.rsa.PrivateKey | undefined).filter((k): k is forge.pki.rsa.PrivateKey => !!k && typeof (k as { n?: unknown }).n === "object");
+  if (keys.length === 0) {
+    if (keyBags.length > 0) throw new EngineError("CERT_UNSUPPORTED_KEY", "The .pfx private key is not an RSA key");
+    throw new EngineError("CERT_NO_PRIVATE_KEY", "The .pfx holds no private key");
+  }
+  const certs = certBags.map((b) => b.cert).filter((c): c is forge.pki.Certificate => !!c);
+  if (certs.length === 0) throw new EngineError("CERT_NO_CERTIFICATE", "The .pfx holds no certificate");
+  for (const key of keys) {
+    const k = key as forge.pki.rsa.PrivateKey;
+    const cert = certs.find((c) => {
+      const pub = c.publicKey as forge.pki.rsa.PublicKey;
+      return !!pub?.n && pub.n.equals(k.n) && pub.e.equals(k.e);
+    });
+    if (cert) {
+      const info = describe(cert);
+      const pkcs8 = bytes(forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(k))).getBytes());
+      return { ...info, privateKeyPkcs8: pkcs8 };
+    }
+  }
+  throw new EngineError("CERT_KEY_MISMATCH", "No certificate in the .pfx matches its private key");
+}
+
+/** Imports a PKCS#8 RSA key for XMLDSig signing (RSASSA-PKCS1-v1_5 / SHA-1), non-extractable. */
+export function importSigningKey(pkcs8: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.importKey("pkcs8", buf(pkcs8), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
+}
+
+/** openPfx + importSigningKey: what the signing functions take. */
+export async function loadSigningCredentials(pfx: Uint8Array | ArrayBuffer, password: string): Promise<SigningCredentials> {
+  const opened = openPfx(pfx, password);
+  const { privateKeyPkcs8, ...info } = opened;
+  return { ...info, privateKey: await importSigningKey(privateKeyPkcs8) };
+}
+
+/** Builds signing credentials from a stored certificate (DER) and PKCS#8 key (e.g. decrypted from D1/R2). */
+export async function credentialsFromParts(certificateDer: Uint8Array, privateKeyPkcs8: Uint8Array): Promise<SigningCredentials> {
+  const info = readCertificate(certificateDer);
+  return { ...info, privateKey: await importSigningKey(privateKeyPkcs8) };
+}

@@ -1,0 +1,184 @@
+/**
+ * XML plumbing: ISO-8859-1 bytes, escaping in canonical (C14N) form, a strict DOM parser
+ * (@xmldom/xmldom) and a tiny element writer. The engine writes every XML it produces as text whose
+ * escaping already matches C14N, so the bytes that are signed are the bytes that are shipped.
+ */
+import { DOMParser } from "@xmldom/xmldom";
+import { EngineError } from "./errors";
+
+export type XDocument = import("@xmldom/xmldom").Document;
+export type XElement = import("@xmldom/xmldom").Element;
+export type XNode = import("@xmldom/xmldom").Node;
+
+export const NS_SII = "http://www.sii.cl/SiiDte";
+export const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
+export const NS_XSI = "http://www.w3.org/2001/XMLSchema-instance";
+
+/** ISO-8859-1 bytes of a string; throws CHARACTER_NOT_LATIN1 for code points above U+00FF. */
+export function encodeLatin1(s: string, field = "xml"): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0xff) throw new EngineError("CHARACTER_NOT_LATIN1", `${field} contains U+${c.toString(16).toUpperCase().padStart(4, "0")}, not representable in ISO-8859-1`, { field });
+    out[i] = c;
+  }
+  return out;
+}
+
+export function decodeLatin1(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
+  return s;
+}
+
+/**
+ * Decodes XML bytes using the encoding of the XML declaration (ISO-8859-1/Latin-1/Windows-1252 ->
+ * Latin-1, UTF-8 otherwise). Without a declaration: UTF-8 if the bytes are valid UTF-8, else Latin-1.
+ * `forceLatin1` is for CAF files, which are Latin-1 whatever they declare.
+ */
+export function decodeXmlBytes(input: Uint8Array | ArrayBuffer | string, forceLatin1 = false): string {
+  if (typeof input === "string") return input;
+  const b = input instanceof Uint8Array ? input : new Uint8Array(input);
+  let start = 0;
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return new TextDecoder("utf-8").decode(b.subarray(3));
+  if (forceLatin1) return decodeLatin1(b);
+  const head = decodeLatin1(b.subarray(start, Math.min(b.length, 200)));
+  const m = /^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/i.exec(head);
+  const enc = m?.[1]?.toLowerCase();
+  if (enc && /^(iso-?8859-1|latin-?1|windows-1252|cp1252|us-ascii|ascii)$/.test(enc)) return decodeLatin1(b);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b);
+  } catch {
+    return decodeLatin1(b);
+  }
+}
+
+/** C14N text escaping: & < > and CR. */
+export function escText(s: string): string {
+  return s.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#xD;"));
+}
+
+/** C14N attribute escaping: & < " TAB LF CR. */
+export function escAttr(s: string): string {
+  return s.replace(/[&<"\t\n\r]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === '"' ? "&quot;" : c === "\t" ? "&#x9;" : c === "\n" ? "&#xA;" : "&#xD;",
+  );
+}
+
+/** Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF. */
+export function parseXml(text: string, what = "XML"): XDocument {
+  let doc: XDocument;
+  try {
+    doc = new DOMParser({
+      onError: (level: string, msg: string) => {
+        if (level !== "warning") throw new Error(msg);
+      },
+    }).parseFromString(text.replace(/\r\n?/g, "\n"), "text/xml");
+  } catch (e) {
+    throw new EngineError("XML_MALFORMED", `${what} is not well-formed XML: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+  }
+  if (!doc.documentElement) throw new EngineError("XML_MALFORMED", `${what} has no root element`);
+  return doc;
+}
+
+/** Child elements of `el` with a given local name (any namespace). */
+export function childElements(el: XElement, localName?: string): XElement[] {
+  const out: XElement[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (localName === undefined || (n as XElement).localName === localName)) out.push(n as XElement);
+  }
+  return out;
+}
+
+export function firstChild(el: XElement, localName: string): XElement | undefined {
+  return childElements(el, localName)[0];
+}
+
+/** Text of the first child element with that local name, trimmed; undefined if absent. */
+export function childText(el: XElement, localName: string): string | undefined {
+  const c = firstChild(el, localName);
+  return c ? (c.textContent ?? "").trim() : undefined;
+}
+
+/** All descendant elements with a local name, document order. */
+export function descendants(root: XElement | XDocument, localName: string): XElement[] {
+  const out: XElement[] = [];
+  const walk = (n: XNode) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1) {
+        if ((c as XElement).localName === localName) out.push(c as XElement);
+        walk(c);
+      }
+    }
+  };
+  walk(root as XNode);
+  return out;
+}
+
+/** Finds the element whose attribute ID equals id. */
+export function findById(root: XDocument | XElement, id: string): XElement | undefined {
+  let found: XElement | undefined;
+  const walk = (n: XNode): boolean => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1) {
+        if ((c as XElement).getAttribute("ID") === id) {
+          found = c as XElement;
+          return true;
+        }
+        if (walk(c)) return true;
+      }
+    }
+    return false;
+  };
+  walk(root as XNode);
+  return found;
+}
+
+/**
+ * Minimal writer of element trees. Text is escaped in C14N form; attributes are written in the order
+ * given (callers give them in C14N order: namespace declarations first, then attributes sorted).
+ */
+export type XmlChild = XmlEl | string | null | undefined | false;
+export interface XmlEl {
+  name: string;
+  attrs?: [string, string][];
+  children: XmlChild[];
+  /** Raw, already-serialised XML inserted verbatim (e.g. a signed DTE, the CAF). */
+  raw?: string;
+}
+
+export function el(name: string, attrs: [string, string][] | null, ...children: (XmlChild | XmlChild[])[]): XmlEl {
+  return { name, attrs: attrs ?? [], children: children.flat() };
+}
+/** Leaf with text; omitted (null) when value is undefined or empty. */
+export function leaf(name: string, value: string | number | bigint | undefined | null): XmlEl | null {
+  if (value === undefined || value === null || value === "") return null;
+  return { name, children: [String(value)] };
+}
+export function raw(xml: string): XmlEl {
+  return { name: "", children: [], raw: xml };
+}
+
+/**
+ * Serialises with an indentation of `indent` per level (elements with only text stay on one line),
+ * LF line ends. Empty elements are written as start+end tag (C14N form).
+ */
+export function serialize(node: XmlEl, indent = "", level = 0): string {
+  if (node.raw !== undefined) return node.raw;
+  const pad = indent ? "\n" + indent.repeat(level) : "";
+  const attrs = (node.attrs ?? []).map(([k, v]) => ` ${k}="${escAttr(v)}"`).join("");
+  const kids = node.children.filter((c): c is XmlEl | string => c !== null && c !== undefined && c !== false);
+  if (kids.length === 0) return `<${node.name}${attrs}></${node.name}>`;
+  if (kids.every((k) => typeof k === "string")) return `<${node.name}${attrs}>${kids.map((k) => escText(k as string)).join("")}</${node.name}>`;
+  let out = `<${node.name}${attrs}>`;
+  for (const k of kids) {
+    if (typeof k === "string") out += escText(k);
+    else out += (indent ? "\n" + indent.repeat(level + 1) : "") + serialize(k, indent, level + 1);
+  }
+  return out + pad + `</${node.name}>`;
+}
+
+/** Removes whitespace between tags (`>\s+<` -> `><`), the SII "flattened" form. */
+export function flatten(xml: string): string {
+  return xml.replace(/>\s+</g, "><").trim();
+}

@@ -1,0 +1,148 @@
+import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { apiKeyCompanies, companies, companySettings } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import { toLocalDateTime } from "../../lib/time";
+import type { Principal } from "../access/principal";
+import { reachesAllCompanies } from "../access/roles";
+import { findCountry } from "../catalogs/countries";
+import { normalizeTaxId, taxIdDocumentsFor, taxIdFilterForms } from "../catalogs/tax-id-documents";
+import { DomainError } from "../errors";
+import type { CompanyRow } from "./repository";
+
+export interface CreateCompanyInput {
+  legal_name: string;
+  tax_identification_document_code: string;
+  tax_identification_document_number: string;
+  country: string;
+  start_activities_date: string;
+}
+
+export const DEFAULT_SETTINGS = {
+  decimalPlaces: 0,
+  thousandSeparator: ".",
+  decimalSeparator: ",",
+  language: "es-CL",
+  timeZone: "America/Santiago",
+} as const;
+
+export async function createCompany(db: Db, principal: Principal, input: CreateCompanyInput): Promise<CompanyRow> {
+  const country = findCountry(input.country);
+  if (!country) {
+    throw new DomainError("COMPANY_COUNTRY_UNKNOWN", `Unknown country ${input.country}: use ISO 3166 alpha-3 (CHL) or alpha-2 (CL).`, [
+      { field: "country", message: "Not an ISO 3166 alpha-2 or alpha-3 code" },
+    ]);
+  }
+  const code = input.tax_identification_document_code.trim().toUpperCase();
+  const documents = taxIdDocumentsFor(country.alpha3);
+  if (!documents.some((d) => d.code === code)) {
+    throw new DomainError(
+      "COMPANY_DOCUMENT_CODE_UNKNOWN",
+      `${code} is not a tax identification document of ${country.name}; use ${documents.map((d) => d.code).join(" or ")}.`,
+      [{ field: "tax_identification_document_code", message: `Expected ${documents.map((d) => d.code).join(" or ")}` }],
+    );
+  }
+  const taxId = normalizeTaxId(country.alpha3, input.tax_identification_document_number);
+  if (!taxId.ok) {
+    throw new DomainError("COMPANY_TAX_ID_INVALID", `Invalid tax identification number: ${taxId.message}.`, [
+      { field: "tax_identification_document_number", message: taxId.message },
+    ]);
+  }
+  const now = new Date().toISOString();
+  const row: CompanyRow = {
+    id: newId("cmp"),
+    clientId: principal.clientId,
+    legalName: input.legal_name.trim(),
+    legalNameSearch: searchKey(input.legal_name),
+    taxIdCode: code,
+    taxId: taxId.canonical,
+    country: country.alpha3,
+    startActivitiesDate: input.start_activities_date,
+    status: "ACTIVE",
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+  const statements = [
+    db.insert(companies).values(row),
+    db.insert(companySettings).values({ id: newId("set"), companyId: row.id, ...DEFAULT_SETTINGS, updatedAt: now }),
+  ] as const;
+  try {
+    if (principal.role === "MEMBER") {
+      // Not reachable through the API (MEMBER may not create), kept for completeness of the verb.
+      await db.batch([...statements, db.insert(apiKeyCompanies).values({ apiKeyId: principal.apiKeyId, companyId: row.id })]);
+    } else {
+      await db.batch(statements);
+    }
+  } catch (e) {
+    if (/UNIQUE constraint failed: companies\./.test(String((e as Error)?.message) + String((e as { cause?: Error })?.cause?.message))) {
+      throw new DomainError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client.`, [
+        { field: "tax_identification_document_number", message: "Already registered" },
+      ]);
+    }
+    throw e;
+  }
+  return row;
+}
+
+export interface CompanyListFilters {
+  legal_name?: string;
+  tax_identifier?: string;
+  status?: "ACTIVE" | "DELETED";
+}
+
+export async function listCompanies(db: Db, principal: Principal, filters: CompanyListFilters, page: { perPage: number; offset: number }) {
+  const where: SQL[] = [eq(companies.clientId, principal.clientId), eq(companies.status, filters.status ?? "ACTIVE")];
+  if (!reachesAllCompanies(principal.role)) {
+    where.push(inArray(companies.id, db.select({ id: apiKeyCompanies.companyId }).from(apiKeyCompanies).where(eq(apiKeyCompanies.apiKeyId, principal.apiKeyId))));
+  }
+  if (filters.legal_name) {
+    const escaped = searchKey(filters.legal_name).replace(/[\\%_]/g, (m) => `\\${m}`);
+    where.push(sql`${companies.legalNameSearch} LIKE ${`%${escaped}%`} ESCAPE '\\'`);
+  }
+  if (filters.tax_identifier) where.push(inArray(companies.taxId, taxIdFilterForms(filters.tax_identifier)));
+  const condition = and(...where);
+  const [rows, totals] = await db.batch([
+    db.select().from(companies).where(condition).orderBy(asc(companies.createdAt), asc(companies.id)).limit(page.perPage).offset(page.offset),
+    db.select({ n: count() }).from(companies).where(condition),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
+
+/** Case- and accent-insensitive form of a name: "Panadería Ñuñoa" -> "panaderia nunoa". */
+export function searchKey(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().trim();
+}
+
+export async function softDeleteCompany(db: Db, company: CompanyRow): Promise<void> {
+  const now = new Date().toISOString();
+  await db
+    .update(companies)
+    .set({ status: "DELETED", deletedAt: now, updatedAt: now })
+    .where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
+}
+
+/** The list item of §2.2. `created_at` is wall-clock time in the company's time zone, no offset. */
+export function companyListItem(row: CompanyRow, timeZone: string) {
+  const country = findCountry(row.country);
+  return {
+    id: row.id,
+    legal_name: row.legalName,
+    tax_identifier: row.taxId,
+    tax_identification_document_code: row.taxIdCode,
+    country_iso3: row.country,
+    country_name: country?.name ?? row.country,
+    start_activities_date: row.startActivitiesDate ?? "",
+    status: row.status,
+    created_at: toLocalDateTime(row.createdAt, timeZone),
+  };
+}
+
+export async function timeZonesOf(db: Db, companyIds: string[]): Promise<Map<string, string>> {
+  if (companyIds.length === 0) return new Map();
+  const rows = await db
+    .select({ companyId: companySettings.companyId, timeZone: companySettings.timeZone })
+    .from(companySettings)
+    .where(inArray(companySettings.companyId, companyIds));
+  return new Map(rows.map((r) => [r.companyId, r.timeZone]));
+}

@@ -1,0 +1,81 @@
+import type { Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { ApiError, errorBody, type ErrorDetail } from "./api-error";
+import { ERROR_CODES, type ErrorCode } from "./codes";
+import { ConfigurationError } from "../../env";
+import { DomainError } from "../../domain/errors";
+
+function requestIdOf(c: Context): string {
+  return (c.get("requestId") as string | undefined) ?? "req_unknown";
+}
+
+export function respondError(c: Context, code: ErrorCode, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}) {
+  const requestId = requestIdOf(c);
+  const res = c.json(errorBody(code, message, requestId, details), ERROR_CODES[code].status as 400);
+  res.headers.set("X-Request-Id", requestId);
+  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
+  return res;
+}
+
+/** `items[3].quantity` from a zod path. */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || "(body)";
+}
+
+export function zodDetails(error: ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({ field: fieldPath(issue.path), message: issue.message }));
+}
+
+/** defaultHook of every OpenAPIHono: validation failures use the envelope with per-field details. */
+export function validationHook(result: { success: boolean; error?: unknown; target?: string }, c: Context) {
+  if (!result.success) {
+    const target = result.target;
+    const details = zodDetails(result.error as ZodError);
+    const where = target === "json" ? "body" : target === "query" ? "query string" : target === "param" ? "path" : target ?? "request";
+    return respondError(c, "VALIDATION_FAILED", `The ${where} is invalid: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`, details);
+  }
+}
+
+export function onError(err: Error, c: Context) {
+  if (err instanceof ApiError) return respondError(c, err.code, err.message, err.details, err.headers);
+  if (err instanceof DomainError) return respondError(c, err.code, err.message, err.details);
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /json/i.test(err.message)) return respondError(c, "MALFORMED_JSON", "The request body is not valid JSON.");
+    if (err.status === 400 && /formdata/i.test(err.message)) return respondError(c, "VALIDATION_FAILED", "The multipart/form-data body could not be read.");
+    if (err.status === 415) {
+      return respondError(c, "UNSUPPORTED_MEDIA_TYPE", `Content-Type ${c.req.header("content-type") ?? "(none)"} is not accepted here.`);
+    }
+    if (err.status === 413) return respondError(c, "PAYLOAD_TOO_LARGE", "The request body is too large.");
+  }
+  if (err instanceof ConfigurationError) {
+    console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "configuration error", error: err.message }));
+    return respondError(c, "INTERNAL", "The service is misconfigured. Quote the request_id to support.");
+  }
+  console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "unhandled error", error: String(err?.message), stack: err?.stack }));
+  return respondError(c, "INTERNAL", "An unexpected error occurred. Quote the request_id to support.");
+}
+
+/** 404 for unknown paths, 405 (with Allow) when the path exists with other methods. */
+export function notFoundHandler(app: Hono<any, any, any>) {
+  let patterns: { method: string; re: RegExp }[] | null = null;
+  return (c: Context) => {
+    patterns ??= app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+").replace(/\*/g, ".*")}$`),
+      }));
+    const path = new URL(c.req.url).pathname;
+    const allowed = [...new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method))];
+    if (allowed.length > 0) {
+      return respondError(c, "METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}.`, [], { Allow: allowed.join(", ") });
+    }
+    return respondError(c, "ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${path}. The API is described at /openapi.json and /docs.`);
+  };
+}

@@ -1,0 +1,62 @@
+import type { MiddlewareHandler } from "hono";
+import { createDb } from "../../db/client";
+import { authenticate } from "../../domain/access/api-keys";
+import { can, type Permission } from "../../domain/access/roles";
+import { findCompanyForClient } from "../../domain/companies/repository";
+import { assertConfigured } from "../../env";
+import { ApiError } from "../errors/api-error";
+import type { AppEnv } from "../types";
+
+/**
+ * X-Api-Key -> principal (§2.5). Only the header counts: an `apiKey` query parameter or form field
+ * is ignored and can never grant access (DECISIONS 4).
+ */
+export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  assertConfigured(c.env);
+  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"));
+  if (!result.ok) {
+    if (result.reason === "MISSING") throw new ApiError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
+    const why = result.reason === "REVOKED" ? "has been revoked" : result.reason === "MALFORMED" ? "is malformed" : "is not valid";
+    throw new ApiError("AUTH_INVALID_API_KEY", `The API key ${why}.`);
+  }
+  c.set("principal", result.principal);
+  if (result.touch) c.executionCtx.waitUntil(result.touch());
+  await next();
+};
+
+export function requirePermission(permission: Permission): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { role } = c.get("principal");
+    if (!can(role, permission)) {
+      throw new ApiError("AUTH_ROLE_FORBIDDEN", `A ${role} key may not perform this operation.`);
+    }
+    await next();
+  };
+}
+
+/**
+ * Loads the company named in the path (`idCompany` or `company_id`) and checks the key reaches it:
+ * 404 when it does not exist or was deleted (for its own client), 403 when it belongs to another
+ * client or a MEMBER key was not granted it (DECISIONS 7: never 404 for someone else's company).
+ */
+export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get("principal");
+    const companyId = c.req.param("idCompany") ?? c.req.param("company_id") ?? c.req.query("company_id");
+    if (!companyId) throw new ApiError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required" }]);
+    const company = await findCompanyForClient(createDb(c.env.DB), companyId);
+    if (!company) throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
+    if (company.clientId !== principal.clientId) {
+      throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+    }
+    if (company.status === "DELETED") throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
+    if (!principal.accessibleCompanyIds.includes(company.id)) {
+      throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+    }
+    if (!can(principal.role, permission)) {
+      throw new ApiError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not perform this operation.`);
+    }
+    c.set("company", company);
+    await next();
+  };
+}

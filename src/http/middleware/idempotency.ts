@@ -1,0 +1,79 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { createDb, type Db } from "../../db/client";
+import { idempotencyKeys } from "../../db/schema";
+import { sha256Hex } from "../../lib/crypto";
+import { ApiError } from "../errors/api-error";
+import type { AppEnv } from "../types";
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * `Idempotency-Key` on creating POSTs (DECISIONS 11). The first request claims the key; a repeat
+ * with the same method, path and body replays the stored response (header Idempotent-Replayed:
+ * true) without doing the work again; the same key with another request is 409
+ * IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE.
+ * Responses of 5xx are not stored, so the client may retry. Keys are kept 24 hours, per client.
+ */
+export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined) return next();
+  if (!KEY_PATTERN.test(key)) {
+    throw new ApiError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.");
+  }
+  const { clientId } = c.get("principal");
+  const db = createDb(c.env.DB);
+  const url = new URL(c.req.url);
+  const scope = `${c.req.method} ${url.pathname}`;
+  const body = await c.req.raw.clone().arrayBuffer();
+  const fingerprint = await sha256Hex(new Uint8Array([...new TextEncoder().encode(`${scope}\n${c.req.header("content-type") ?? ""}\n`), ...new Uint8Array(body)]));
+  const now = new Date();
+
+  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, now.toISOString())));
+  const claimed = await db
+    .insert(idempotencyKeys)
+    .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+
+  if (claimed.length === 0) {
+    const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)) });
+    if (!existing) throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
+    if (existing.fingerprint !== fingerprint) {
+      throw new ApiError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
+    }
+    if (existing.state === "IN_PROGRESS") {
+      throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
+    }
+    const replay = new Response(existing.responseBody, {
+      status: existing.responseStatus ?? 200,
+      headers: { "Content-Type": "application/json", "Idempotent-Replayed": "true" },
+    });
+    c.res = replay;
+    return;
+  }
+
+  try {
+    await next();
+  } catch (err) {
+    await release(db, clientId, key);
+    throw err;
+  }
+  // Errors thrown inside handlers are turned into responses by onError after this middleware
+  // returns, so c.error tells whether the request failed with an exception.
+  const res = c.res;
+  if (c.error || res.status >= 500) {
+    await release(db, clientId, key);
+    return;
+  }
+  const text = await res.clone().text();
+  await db
+    .update(idempotencyKeys)
+    .set({ state: "COMPLETED", responseStatus: res.status, responseBody: text })
+    .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+};
+
+function release(db: Db, clientId: string, key: string) {
+  return db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+}

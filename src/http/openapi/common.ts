@@ -1,0 +1,71 @@
+import { z } from "@hono/zod-openapi";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes";
+
+export const ErrorDetailSchema = z
+  .object({
+    field: z.string().openapi({ example: "legal_name" }),
+    message: z.string().openapi({ example: "At most 255 characters" }),
+  })
+  .openapi("ErrorDetail");
+
+/** The error envelope (DECISIONS 8), restricted to the codes a response may carry. */
+export function errorSchema(codes: readonly ErrorCode[]) {
+  return z.object({
+    error: z.object({
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe(codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join("\n\n")),
+      message: z.string(),
+      request_id: z.string().openapi({ example: "req_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+      details: z.array(ErrorDetailSchema),
+    }),
+  });
+}
+
+export const ErrorSchema = errorSchema(Object.keys(ERROR_CODES) as ErrorCode[]).openapi("Error");
+
+export const PageQuerySchema = z.object({
+  page: z
+    .string()
+    .regex(/^[1-9][0-9]{0,8}$/, "page is a whole number starting at 1")
+    .optional()
+    .openapi({ param: { name: "page", in: "query" }, description: "Page number, starting at 1 (default 1).", example: "1" }),
+  per_page: z
+    .string()
+    .regex(/^[1-9][0-9]{0,8}$/, "per_page is a whole number from 1 to 100")
+    .refine((v) => Number(v) <= 100, "per_page is at most 100")
+    .optional()
+    .openapi({ param: { name: "per_page", in: "query" }, description: "Results per page, 1 to 100 (default 20).", example: "20" }),
+});
+
+export function pageSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      data: z.array(item),
+      current_page: z.number().int().min(1),
+      per_page: z.number().int().min(1).max(100),
+      total: z.number().int().min(0),
+      last_page: z.number().int().min(1).describe("1 when there are no results"),
+    })
+    .openapi(name);
+}
+
+export interface PageParams {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export function pageParams(q: { page?: string; per_page?: string }): PageParams {
+  const page = q.page ? Number(q.page) : 1;
+  const perPage = q.per_page ? Number(q.per_page) : 20;
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+export function pageEnvelope<T>(data: T[], total: number, p: PageParams) {
+  return {
+    data,
+    current_page: p.page,
+    per_page: p.perPage,
+    total,
+    last_page: Math.max(1, Math.ceil(total / p.perPage)),
+  };
+}

@@ -1,0 +1,52 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ERROR_CODES } from "../errors/codes";
+
+/** The specification's functional areas (§1), in its order. */
+export const TAGS = [
+  "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
+  "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
+  "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices",
+  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types",
+] as const;
+
+const ERROR_TABLE = Object.entries(ERROR_CODES)
+  .map(([code, { status, description }]) => `| ${status} | \`${code}\` | ${description} |`)
+  .join("\n");
+
+const DESCRIPTION = `Issue, sign, send and receive Chilean electronic tax documents (DTE).
+
+**Authentication.** Every operation except \`/health\`, \`/openapi.json\`, \`/docs\` and logo files needs an API key in the \`X-Api-Key\` header.
+A missing or invalid key answers 401; a valid key without access to the company answers 403. An \`apiKey\` query parameter or form field is ignored.
+
+**Errors.** Every error has the same body: \`{"error": {"code", "message", "request_id", "details": [{"field", "message"}]}}\`.
+Every response carries \`X-Request-Id\`.
+
+| Status | Code | Meaning |
+|---|---|---|
+${ERROR_TABLE}
+
+**Lists** answer \`{data, current_page, per_page, total, last_page}\`; \`page\` starts at 1, \`per_page\` defaults to 20 and is at most 100.
+
+**Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response (header \`Idempotent-Replayed: true\`); the same key with another body is 409.
+
+**Dates** without offset are in the company's time zone (default America/Santiago).`;
+
+export function registerDocument(app: OpenAPIHono<any, any, any>) {
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Api-Key",
+    description: "API key, e.g. `dte_sk_…`. Obtain the first one with `npm run --silent apikey:create -- --client NAME --role OWNER`.",
+  });
+}
+
+let cached: unknown;
+
+export function openApiDocument(app: OpenAPIHono<any, any, any>, serverUrl?: string) {
+  cached ??= app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "DTE API", version: "1.0.0", description: DESCRIPTION },
+    tags: TAGS.map((name) => ({ name })),
+  });
+  return serverUrl ? { ...(cached as object), servers: [{ url: serverUrl }] } : cached;
+}

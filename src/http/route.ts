@@ -1,0 +1,72 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { can, ROLES, type Permission } from "../domain/access/roles";
+import { ERROR_CODES, type ErrorCode } from "./errors/codes";
+import { requireCompany, requirePermission } from "./middleware/auth";
+import { errorSchema } from "./openapi/common";
+
+/** Codes every authenticated route can answer. */
+const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "INTERNAL"];
+const COMPANY_ERRORS: ErrorCode[] = ["AUTH_COMPANY_ACCESS_DENIED", "COMPANY_NOT_FOUND"];
+const COMPANY_PARAM = /\{(idCompany|company_id)\}/;
+
+type Config = Omit<RouteConfig, "responses" | "middleware"> & {
+  responses: RouteConfig["responses"];
+  middleware?: readonly MiddlewareHandler<any>[];
+  /** Error codes this operation can answer, besides the authentication and company-access ones. */
+  errors?: ErrorCode[];
+  /** What the key's role must allow; routes under a company also check access to that company. */
+  permission?: Permission;
+  /** Public operations (no X-Api-Key). */
+  public?: boolean;
+};
+
+export interface RegisteredRoute {
+  route: RouteConfig;
+  permission?: Permission;
+  public: boolean;
+  underCompany: boolean;
+}
+
+/** Every route definition: the contract and security tests walk this list. */
+export const ROUTE_REGISTRY: RegisteredRoute[] = [];
+
+/**
+ * createRoute plus our conventions:
+ * - `permission` adds the role check (and the company-access check for routes under a company) and
+ *   documents the allowed roles;
+ * - error responses are generated from the error-code list, grouped by status, so the document names
+ *   exactly the codes the runtime can send.
+ */
+export function defineRoute<const C extends Config>(config: C) {
+  const { errors = [], public: isPublic = false, permission, middleware = [], ...rest } = config;
+  const underCompany = COMPANY_PARAM.test(rest.path);
+  if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
+  const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
+  const codes = [
+    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), ...errors]),
+  ];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: RouteConfig["responses"] = { ...rest.responses };
+  for (const [status, list] of byStatus) {
+    responses[String(status)] = {
+      description: list.map((c) => ERROR_CODES[c].description).join(" / "),
+      content: { "application/json": { schema: errorSchema(list) } },
+    };
+  }
+  const roles = permission ? ROLES.filter((r) => can(r, permission)) : [];
+  const description = [rest.description, permission ? `Roles: ${roles.join(", ")}.` : "No API key needed."].filter(Boolean).join("\n\n");
+  const route = createRoute({
+    ...rest,
+    description,
+    middleware: [...guard, ...middleware],
+    security: isPublic ? [] : [{ ApiKey: [] }],
+    responses,
+  } as RouteConfig);
+  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany });
+  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware"> & { middleware: MiddlewareHandler[] };
+}

@@ -1,0 +1,164 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { createDb } from "../../../db/client";
+import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../domain/companies/companies";
+import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
+import { newId } from "../../../lib/ids";
+import { detectImage, r2Keys } from "../../../storage/keys";
+import { ApiError } from "../../errors/api-error";
+import { validationHook } from "../../errors/handler";
+import { idempotency } from "../../middleware/idempotency";
+import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { defineRoute } from "../../route";
+import type { AppEnv } from "../../types";
+import {
+  CompanyCreatedSchema, CompanyCreateSchema, CompanyIdParam, CompanyItemSchema, CompanyListQuerySchema,
+  DeletedSchema, LogoResultSchema, LogoUploadSchema, SettingsPatchSchema, SettingsSchema,
+} from "./schemas";
+
+export const MAX_LOGO_BYTES = 1024 * 1024;
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const createRouteDef = defineRoute({
+  method: "post",
+  path: "/api/companies",
+  tags: ["Companies"],
+  summary: "Create a company",
+  description:
+    "Registers an issuing company for the key's client. Every OWNER and ADMIN key of the client reaches it. Accepts an `Idempotency-Key` header (DECISIONS 11).",
+  permission: "company:create",
+  middleware: [idempotency],
+  request: { body: { required: true, ...json(CompanyCreateSchema) } },
+  responses: { 201: { description: "Created", ...json(CompanyCreatedSchema) } },
+  errors: [
+    "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE",
+    "COMPANY_COUNTRY_UNKNOWN", "COMPANY_DOCUMENT_CODE_UNKNOWN", "COMPANY_TAX_ID_INVALID", "COMPANY_TAX_ID_TAKEN",
+    "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE",
+  ],
+});
+
+const listRouteDef = defineRoute({
+  method: "get",
+  path: "/api/companies",
+  tags: ["Companies"],
+  summary: "List companies",
+  description: "Companies the key can access, oldest first (created_at, then id). Deleted companies appear only with `status=DELETED`.",
+  permission: "company:read",
+  request: { query: PageQuerySchema.extend(CompanyListQuerySchema.shape) },
+  responses: { 200: { description: "A page of companies", ...json(pageSchema(CompanyItemSchema, "CompanyPage")) } },
+  errors: ["VALIDATION_FAILED"],
+});
+
+const getRouteDef = defineRoute({
+  method: "get",
+  path: "/api/companies/{idCompany}",
+  tags: ["Companies"],
+  summary: "Get a company",
+  permission: "company:read",
+  request: { params: CompanyIdParam },
+  responses: { 200: { description: "The company", ...json(CompanyItemSchema) } },
+  });
+
+const deleteRouteDef = defineRoute({
+  method: "delete",
+  path: "/api/companies/{idCompany}",
+  tags: ["Companies"],
+  summary: "Delete a company (soft delete)",
+  description:
+    "Marks the company DELETED (OWNER keys only). Nothing is removed: it leaves the lists unless filtered by `status=DELETED`, and every other operation on it answers 404. The `apiKey` parameter of the reference is ignored; only X-Api-Key counts.",
+  permission: "company:delete",
+  request: { params: CompanyIdParam },
+  responses: { 200: { description: "Company deleted", ...json(DeletedSchema) } },
+  });
+
+const getSettingsDef = defineRoute({
+  method: "get",
+  path: "/api/companies/{idCompany}/settings",
+  tags: ["Company Settings"],
+  summary: "Get company settings",
+  permission: "company:read",
+  request: { params: CompanyIdParam },
+  responses: { 200: { description: "Settings", ...json(SettingsSchema) } },
+  });
+
+const patchSettingsDef = defineRoute({
+  method: "patch",
+  path: "/api/companies/{idCompany}/settings",
+  tags: ["Company Settings"],
+  summary: "Update company settings",
+  description:
+    "Partial update. `decimal_places` 0-4; separators `.` or `,` and never equal; `language` a BCP 47 tag; `time_zone` an IANA zone. Defaults: 0 decimals, `.` thousands, `,` decimals, es-CL, America/Santiago.",
+  permission: "company:configure",
+  request: { params: CompanyIdParam, body: { required: true, ...json(SettingsPatchSchema) } },
+  responses: { 200: { description: "Updated settings", ...json(SettingsSchema) } },
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE"],
+});
+
+const uploadLogoDef = defineRoute({
+  method: "post",
+  path: "/api/companies/{idCompany}/logo",
+  tags: ["Companies"],
+  summary: "Upload the company logo",
+  description:
+    "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB. The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
+  permission: "company:configure",
+  request: { params: CompanyIdParam, body: { required: true, content: { "multipart/form-data": { schema: LogoUploadSchema } } } },
+  responses: { 201: { description: "Stored", ...json(LogoResultSchema) } },
+  errors: [
+    "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "LOGO_INVALID_FORMAT", "LOGO_TOO_LARGE",
+  ],
+});
+
+export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(createRouteDef, async (c) => {
+    const company = await createCompany(createDb(c.env.DB), c.get("principal"), c.req.valid("json"));
+    return c.json({ id_company: company.id, id: company.id }, 201);
+  })
+  .openapi(listRouteDef, async (c) => {
+    const query = c.req.valid("query");
+    const page = pageParams(query);
+    const db = createDb(c.env.DB);
+    const { rows, total } = await listCompanies(db, c.get("principal"), query, page);
+    const zones = await timeZonesOf(db, rows.map((r) => r.id));
+    return c.json(pageEnvelope(rows.map((r) => companyListItem(r, zones.get(r.id) ?? "America/Santiago")), total, page), 200);
+  })
+  .openapi(getRouteDef, async (c) => {
+    const company = c.get("company");
+    const settings = await getSettings(createDb(c.env.DB), company.id);
+    return c.json(companyListItem(company, settings.timeZone), 200);
+  })
+  .openapi(deleteRouteDef, async (c) => {
+    const company = c.get("company");
+    await softDeleteCompany(createDb(c.env.DB), company);
+    return c.json({ id: company.id, status: "DELETED" as const, message: "Company deleted" }, 200);
+  })
+  .openapi(getSettingsDef, async (c) => {
+    return c.json(settingsView(await getSettings(createDb(c.env.DB), c.get("company").id)), 200);
+  })
+  .openapi(patchSettingsDef, async (c) => {
+    return c.json(settingsView(await updateSettings(createDb(c.env.DB), c.get("company").id, c.req.valid("json"))), 200);
+  })
+  .openapi(uploadLogoDef, async (c) => {
+    const company = c.get("company");
+    const form = c.req.valid("form") as Record<string, unknown>;
+    const part = form.logo;
+    if (!(part instanceof File)) {
+      throw new ApiError("VALIDATION_FAILED", "Send the image as a file in the multipart part `logo`.", [{ field: "logo", message: "Required file" }]);
+    }
+    if (part.size > MAX_LOGO_BYTES) {
+      throw new ApiError("LOGO_TOO_LARGE", `The logo is ${part.size} bytes; at most ${MAX_LOGO_BYTES} bytes (1 MiB) are accepted.`, [{ field: "logo", message: "At most 1 MiB" }]);
+    }
+    const bytes = new Uint8Array(await part.arrayBuffer());
+    const kind = detectImage(bytes);
+    if (!kind) {
+      throw new ApiError("LOGO_INVALID_FORMAT", "The logo must be a PNG or JPEG image; the file's content is neither, whatever its name or declared type.", [
+        { field: "logo", message: "Not a PNG or JPEG image" },
+      ]);
+    }
+    const logoId = newId("lgo");
+    const key = r2Keys.logo(company.id, logoId, kind.ext);
+    await c.env.FILES.put(key, bytes, { httpMetadata: { contentType: kind.contentType, cacheControl: "public, max-age=31536000, immutable" } });
+    const fileUrl = `${new URL(c.req.url).origin}/files/logos/${company.id}/${logoId}.${kind.ext}`;
+    await setLogo(createDb(c.env.DB), company.id, key, fileUrl);
+    return c.json({ file_url: fileUrl }, 201);
+  });

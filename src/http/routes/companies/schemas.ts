@@ -1,0 +1,107 @@
+import { z } from "@hono/zod-openapi";
+import { isRealDate } from "../../../lib/time";
+
+export const CompanyCreateSchema = z
+  .object({
+    legal_name: z.string().trim().min(1, "Required").max(255, "At most 255 characters").openapi({ example: "Comercial Los Andes SpA" }),
+    tax_identification_document_code: z
+      .string()
+      .min(1, "Required")
+      .max(10, "At most 10 characters")
+      .openapi({ example: "RUT", description: "Code from the Tax Identification Documents catalog of the country (Chile: `RUT`)." }),
+    tax_identification_document_number: z
+      .string()
+      .min(1, "Required")
+      .max(30, "At most 30 characters")
+      .openapi({
+        example: "76086428-5",
+        description:
+          "4 to 20 digits. For Chile any usual RUT form is accepted and normalised: `760864285`, `76086428-5`, `76.086.428-5`, `12345678-K`; the check digit is validated (DECISIONS 1).",
+      }),
+    country: z
+      .string()
+      .min(2, "ISO 3166 alpha-2 or alpha-3 code")
+      .max(3, "At most 3 characters")
+      .openapi({ example: "CHL", description: "ISO 3166 alpha-3 (`CHL`) or alpha-2 (`CL`), any case; stored as alpha-3." }),
+    start_activities_date: z
+      .string()
+      .refine(isRealDate, "A real date in the form YYYY-MM-DD")
+      .openapi({ example: "2019-03-01", format: "date" }),
+  })
+  .openapi("CompanyCreate");
+
+export const CompanyCreatedSchema = z
+  .object({
+    id_company: z.string().openapi({ example: "cmp_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+    id: z.string().describe("Same value as id_company (DECISIONS 3)."),
+  })
+  .openapi("CompanyCreated");
+
+export const CompanyStatusSchema = z.enum(["ACTIVE", "DELETED"]);
+
+export const CompanyItemSchema = z
+  .object({
+    id: z.string(),
+    legal_name: z.string(),
+    tax_identifier: z.string().openapi({ example: "76086428-5", description: "Canonical form; Chile: body-check digit, no dots." }),
+    tax_identification_document_code: z.string().openapi({ example: "RUT" }),
+    country_iso3: z.string().openapi({ example: "CHL" }),
+    country_name: z.string().openapi({ example: "Chile" }),
+    start_activities_date: z.string().openapi({ example: "2019-03-01", format: "date" }),
+    status: CompanyStatusSchema,
+    created_at: z.string().openapi({ example: "2026-11-22T03:00:00", description: "ISO 8601 without offset, in the company's time zone." }),
+  })
+  .openapi("Company");
+
+export const CompanyListQuerySchema = z.object({
+  legal_name: z.string().max(255).optional().openapi({ param: { name: "legal_name", in: "query" }, description: "Legal name contains (case-insensitive)." }),
+  tax_identifier: z
+    .string()
+    .max(30)
+    .optional()
+    .openapi({ param: { name: "tax_identifier", in: "query" }, description: "Tax identifier in any accepted form (`76.086.428-5`, `760864285`...)." }),
+  status: CompanyStatusSchema.optional().openapi({
+    param: { name: "status", in: "query" },
+    description: "ACTIVE (default) or DELETED: deleted companies appear only with this filter.",
+  }),
+});
+
+export const CompanyIdParam = z.object({
+  idCompany: z.string().min(1).max(64).openapi({ param: { name: "idCompany", in: "path" }, example: "cmp_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+});
+
+export const DeletedSchema = z
+  .object({ id: z.string(), status: z.literal("DELETED"), message: z.string() })
+  .openapi("CompanyDeleted");
+
+export const SettingsSchema = z
+  .object({
+    id: z.string(),
+    id_company: z.string(),
+    decimal_places: z.number().int().min(0).max(4),
+    thousand_separator: z.enum([".", ","]),
+    decimal_separator: z.enum([".", ","]),
+    language: z.string().openapi({ example: "es-CL" }),
+    time_zone: z.string().openapi({ example: "America/Santiago" }),
+    logo: z.string().nullable().openapi({ description: "URL of the company logo, served by this service; null until uploaded." }),
+  })
+  .openapi("CompanySettings");
+
+export const SettingsPatchSchema = z
+  .object({
+    decimal_places: z.number().int("A whole number").min(0, "0 to 4").max(4, "0 to 4").optional(),
+    thousand_separator: z.enum([".", ","], "A dot or a comma").optional(),
+    decimal_separator: z.enum([".", ","], "A dot or a comma").optional(),
+    language: z.string().min(2).max(35).optional().openapi({ description: "BCP 47 tag, e.g. es-CL or en." }),
+    time_zone: z.string().min(1).max(64).optional().openapi({ description: "IANA time zone, e.g. America/Santiago." }),
+  })
+  .strict()
+  .openapi("CompanySettingsUpdate");
+
+export const LogoUploadSchema = z
+  .object({
+    logo: z.any().openapi({ type: "string", format: "binary", description: "PNG or JPEG (detected from the bytes), at most 1 MiB." }),
+  })
+  .openapi("LogoUpload");
+
+export const LogoResultSchema = z.object({ file_url: z.string().openapi({ example: "http://127.0.0.1:8787/files/logos/cmp_01J.../lgo_01J....png" }) }).openapi("LogoResult");

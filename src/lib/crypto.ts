@@ -1,0 +1,32 @@
+const encoder = new TextEncoder();
+
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let out = "";
+  for (const b of view) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  return toHex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+export async function hmacSha256Hex(secret: string, data: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(data)));
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Uniform random base62 string (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const b of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (b < 248) out += BASE62[b % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}

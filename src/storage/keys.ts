@@ -1,0 +1,14 @@
+/** R2 object keys: the only place that knows bucket paths. Keys are immutable once written. */
+export const r2Keys = {
+  logo: (companyId: string, logoId: string, ext: "png" | "jpg") => `companies/${companyId}/logos/${logoId}.${ext}`,
+};
+
+export type ImageKind = { ext: "png"; contentType: "image/png" } | { ext: "jpg"; contentType: "image/jpeg" };
+
+/** PNG or JPEG, decided from the bytes (magic numbers), never from the declared type. */
+export function detectImage(bytes: Uint8Array): ImageKind | null {
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (bytes.length > 8 && png.every((b, i) => bytes[i] === b)) return { ext: "png", contentType: "image/png" };
+  if (bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return { ext: "jpg", contentType: "image/jpeg" };
+  return null;
+}

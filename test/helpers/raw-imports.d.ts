@@ -1,0 +1,5 @@
+/** Vite `?raw` imports (text fixtures such as base64 test files). */
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}
