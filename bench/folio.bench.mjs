@@ -3,19 +3,22 @@
 // under `wrangler dev`, local storage in a temp dir), driven over loopback by concurrent HTTP
 // requests that each trigger a batch of allocations through the DO stub. Two modes, each on a fresh
 // company with one range 1..N:
-// - many:   each request makes one allocateMany(ids) RPC (the batched path, e.g. a queue batch).
-//           100,000 allocations; must reach FOLIO_BENCH_TARGET allocations/s.
+// - many:   each request splits its ids into chunks of FOLIO_BENCH_RPC_BATCH (10, the issuance
+//           queue's batch size) and makes one allocateMany RPC per chunk, all concurrently: many
+//           concurrent callers, each with a queue-sized batch. 100,000 allocations; must reach
+//           FOLIO_BENCH_TARGET allocations/s.
 // - single: each request makes one allocate(id) RPC per id, all concurrently (Promise.all).
 //           20,000 allocations by default; reported, not held to the target: one RPC per
-//           allocation is bound by per-call overhead (~1,000 calls/s per object, like the
-//           platform's documented soft limit per Durable Object).
+//           allocation is bound by per-call overhead (about 1,000 calls/s per object here, in line
+//           with the platform's documented soft limit of ~1,000 requests/s per Durable Object).
 // For each mode: every document got exactly one folio, 0 duplicates and 0 gaps (folios 1..N), a
 // redelivered sample gets the same folios, status agrees, and the ENU outbox got one
 // LOW_AVAILABILITY and one EXHAUSTED row. Stops wrangler (SIGTERM to the CLI process only) and
 // removes the temp dir.
 //
 // Env knobs: FOLIO_BENCH_TOTAL (100000, mode many), FOLIO_BENCH_SINGLE_TOTAL (20000, mode single),
-// FOLIO_BENCH_CONCURRENCY (16 requests in flight), FOLIO_BENCH_BATCH (50 ids per request),
+// FOLIO_BENCH_CONCURRENCY (8 requests in flight), FOLIO_BENCH_BATCH (500 ids per request),
+// FOLIO_BENCH_RPC_BATCH (10 ids per allocateMany call),
 // FOLIO_BENCH_MODES ("many,single"), FOLIO_BENCH_TARGET (2000 allocations/s).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -28,8 +31,9 @@ const TOTALS = {
   many: Number(process.env.FOLIO_BENCH_TOTAL ?? 100_000),
   single: Number(process.env.FOLIO_BENCH_SINGLE_TOTAL ?? 20_000),
 };
-const CONCURRENCY = Number(process.env.FOLIO_BENCH_CONCURRENCY ?? 16);
-const BATCH = Number(process.env.FOLIO_BENCH_BATCH ?? 50);
+const CONCURRENCY = Number(process.env.FOLIO_BENCH_CONCURRENCY ?? 8);
+const BATCH = Number(process.env.FOLIO_BENCH_BATCH ?? 500);
+const RPC_BATCH = Number(process.env.FOLIO_BENCH_RPC_BATCH ?? 10);
 const MODES = (process.env.FOLIO_BENCH_MODES ?? "many,single").split(",").filter((m) => m in TOTALS);
 const TARGET = Number(process.env.FOLIO_BENCH_TARGET ?? 2000);
 const DEADLINE_MS = 10 * 60_000;
@@ -88,7 +92,7 @@ async function runMode(base, mode) {
       const n = Math.min(BATCH, TOTAL - start);
       next += n;
       const ids = Array.from({ length: n }, (_, i) => `doc-${start + i}`);
-      const out = await post(base, "/alloc", { company, ids, mode });
+      const out = await post(base, "/alloc", { company, ids, mode, rpcBatch: RPC_BATCH });
       out.forEach((f, i) => {
         if (typeof f === "number") folioOf.set(ids[i], f);
         else failures.push([ids[i], f]);
@@ -100,7 +104,7 @@ async function runMode(base, mode) {
 
   // Redelivery of a sample: the same documents must get the same folios.
   const sampleIds = Array.from({ length: 200 }, (_, i) => `doc-${Math.floor((i * TOTAL) / 200)}`);
-  const again = await post(base, "/alloc", { company, ids: sampleIds, mode });
+  const again = await post(base, "/alloc", { company, ids: sampleIds, mode, rpcBatch: RPC_BATCH });
   const redeliveryMismatches = again.filter((f, i) => f !== folioOf.get(sampleIds[i])).length;
 
   const folios = [...folioOf.values()].sort((a, b) => a - b);
@@ -181,11 +185,14 @@ async function main() {
       await sleep(200);
     }
     await post(base, "/setup", { statements: migrationStatements() });
-    console.log(`folio bench: ${CONCURRENCY} concurrent requests x ${BATCH} ids per request`);
+    console.log(
+      `folio bench: ${CONCURRENCY} concurrent HTTP requests x ${BATCH} ids; mode many: allocateMany of ${RPC_BATCH} ids per RPC, ` +
+        `${Math.ceil(BATCH / RPC_BATCH)} RPCs in flight per request; mode single: ${BATCH} allocate RPCs in flight per request`,
+    );
     ok = true;
     for (const mode of MODES) {
       const r = await runMode(base, mode);
-      const label = mode === "many" ? "allocateMany (one RPC per request)" : "allocate (one RPC per document, concurrent)";
+      const label = mode === "many" ? `allocateMany (${RPC_BATCH} ids per RPC, concurrent)` : "allocate (one RPC per document, concurrent)";
       console.log(
         `${label}: ${r.allocations} allocations in ${r.seconds.toFixed(2)} s = ${Math.round(r.perSecond)} allocations/s; ` +
           `duplicates ${r.duplicates}, gaps ${r.gaps}, failures ${r.failures}, redelivery mismatches ${r.redeliveryMismatches}; ` +

@@ -39,9 +39,18 @@ export default {
           }),
         );
       case "/alloc": {
+        // mode "many": the ids are split into chunks of rpcBatch, one allocateMany RPC per chunk,
+        // all chunks concurrently. mode "single": one allocate RPC per id, all concurrently.
         const ids = body.ids as string[];
-        const results: AllocateResult[] =
-          body.mode === "many" ? await stub.allocateMany(ids) : await Promise.all(ids.map((id) => stub.allocate(id)));
+        const rpcBatch = Math.max(1, Number(body.rpcBatch ?? ids.length));
+        let results: AllocateResult[];
+        if (body.mode === "many") {
+          const chunks: string[][] = [];
+          for (let i = 0; i < ids.length; i += rpcBatch) chunks.push(ids.slice(i, i + rpcBatch));
+          results = (await Promise.all(chunks.map((c) => stub.allocateMany(c)))).flat();
+        } else {
+          results = await Promise.all(ids.map((id) => stub.allocate(id)));
+        }
         // Compact answer: folio per id, or the failure reason.
         return json(results.map((r) => (r.ok ? r.folio : r.reason)));
       }
