@@ -1,3 +1,4 @@
+import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DAY, NOW, dumpStorage, freshAllocator, loadTwoRanges } from "./helpers";
 
@@ -113,6 +114,40 @@ describe("folio allocator: spec §3 folio rules with ranges 1-100 and 201-300", 
     expect(await dumpStorage(stub)).toEqual(before);
     expect(await stub.allocate("z", { now: NOW })).toMatchObject({ ok: false, reason: "NO_RANGES" });
     expect(await stub.deactivateRange("nope")).toMatchObject({ ok: false, code: "FOLIO_RANGE_NOT_FOUND" });
+  });
+});
+
+describe("folio allocator: storage stays small and survives restarts", () => {
+  it("moving the next folio over 500,000 folios of a 1,000,000-folio CAF writes one cursor, not 500,000 rows", async () => {
+    const { stub } = freshAllocator();
+    await stub.addRange({ cafId: "HUGE", from: 1, to: 1_000_000, authorizedAt: "2026-11-01", expiresAt: null });
+    await stub.annul(400_000);
+    const r = await stub.setNextFolio(500_001, { now: NOW });
+    expect(r).toMatchObject({ ok: true, folios_updated: 499_999, next_number_to_use: 500_001 });
+    const dump = await dumpStorage(stub);
+    expect(dump.ranges).toHaveLength(1);
+    expect(dump.ranges[0]).toMatchObject({ caf_id: "HUGE", cursor: 500_001 });
+    expect(dump.annulled).toHaveLength(1);
+    expect(dump.next_folio_moves).toHaveLength(1);
+    expect(dump.allocations).toHaveLength(0);
+    expect(await stub.allocate("one", { now: NOW })).toMatchObject({ folio: 500_001 });
+    expect((await stub.status({ now: NOW })).total_available).toBe(499_999);
+  });
+
+  it("moves, annulments, deactivations and thresholds survive an eviction", async () => {
+    const { stub } = freshAllocator();
+    await loadTwoRanges(stub);
+    await stub.annul(60);
+    await stub.setNextFolio(50, { now: NOW });
+    await stub.setThreshold(7);
+    await stub.allocate("k1", { now: NOW });
+    const before = await stub.status({ now: NOW });
+    await evictDurableObject(stub);
+    expect(await stub.status({ now: NOW })).toEqual(before);
+    expect(await stub.allocate("k1", { now: NOW })).toMatchObject({ folio: 50, replay: true });
+    await stub.allocate("k2", { now: NOW });
+    expect(await stub.allocate("k3", { now: NOW })).toMatchObject({ folio: 52 });
+    expect(await stub.getAllocation("k2")).toMatchObject({ folio: 51 });
   });
 });
 
