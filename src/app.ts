@@ -10,6 +10,9 @@ import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
 import { usersRoutes } from "./http/routes/users";
+import { certificatesRoutes } from "./http/routes/certificates";
+import { enumerationRoutes } from "./http/routes/enumeration";
+import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
 import type { AppEnv } from "./http/types";
 
 /** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
@@ -73,6 +76,9 @@ function buildApp() {
   });
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
+  app.route("/", certificatesRoutes);
+  app.route("/", enumerationRoutes);
+  app.route("/", simulatorCafRoutes);
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
   app.get("/docs", (c) => c.html(DOCS_HTML));

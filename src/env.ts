@@ -29,7 +29,18 @@ export function assertConfigured(env: Env): void {
       : `set them with \`wrangler secret put\` for environment ${env.ENVIRONMENT}`;
     throw new ConfigurationError(`Missing or too short secrets: ${missing.join(", ")}; ${where}`);
   }
+  if (base64Length(env.MASTER_KEY!) !== 32) {
+    throw new ConfigurationError("MASTER_KEY must be the base64 of exactly 32 random bytes (e.g. `openssl rand -base64 32`)");
+  }
   if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
     throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
+  }
+}
+
+function base64Length(value: string): number {
+  try {
+    return atob(value).length;
+  } catch {
+    return -1;
   }
 }

@@ -9,7 +9,7 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
 
 export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
-  return toHex(await crypto.subtle.digest("SHA-256", bytes));
+  return toHex(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
 }
 
 export async function hmacSha256Hex(secret: string, data: string): Promise<string> {

@@ -1,6 +1,10 @@
 /** R2 object keys: the only place that knows bucket paths. Keys are immutable once written. */
 export const r2Keys = {
   logo: (companyId: string, logoId: string, ext: "png" | "jpg") => `companies/${companyId}/logos/${logoId}.${ext}`,
+  /** AES-GCM sealed .pfx. */
+  certificate: (companyId: string, certificateId: string) => `companies/${companyId}/certificates/${certificateId}.pfx.sealed`,
+  /** The CAF file exactly as received (ISO-8859-1). */
+  caf: (companyId: string, documentType: number, cafId: string) => `companies/${companyId}/cafs/${documentType}/${cafId}.xml`,
 };
 
 export type ImageKind = { ext: "png"; contentType: "image/png" } | { ext: "jpg"; contentType: "image/jpeg" };

@@ -355,7 +355,7 @@ const JPEG_HEAD = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46
 
 function logoForm(bytes: Uint8Array, name: string, type: string, extra: Record<string, string> = {}) {
   const form = new FormData();
-  form.append("logo", new File([bytes], name, { type }));
+  form.append("logo", new File([bytes as Uint8Array<ArrayBuffer>], name, { type }));
   for (const [k, v] of Object.entries(extra)) form.append(k, v);
   return form;
 }

@@ -386,6 +386,10 @@ export function parseInvoice(input: unknown): InvoiceInput {
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const field = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
+    const i = issue as { code: string; origin?: string; maximum?: number | bigint };
+    if (i.code === "too_big" && i.origin === "string") {
+      throw new EngineError("FIELD_TOO_LONG", `${field} is longer than the SII allows (${String(i.maximum)} characters)`, { field, expected: `≤ ${String(i.maximum)} characters` });
+    }
     throw new EngineError("INVALID_INPUT", `${field || "body"}: ${issue.message}`, { field: field || undefined });
   }
   return r.data;

@@ -160,12 +160,13 @@ export function raw(xml: string): XmlEl {
 }
 
 /**
- * Serialises with an indentation of `indent` per level (elements with only text stay on one line),
- * LF line ends. Empty elements are written as start+end tag (C14N form).
+ * Serialises an element tree. `indent` null = compact (one line); a string = one element per line,
+ * indented by `indent` per level (elements with only text stay on one line), LF line ends. Empty
+ * elements are written as start+end tag (C14N form).
  */
-export function serialize(node: XmlEl, indent = "", level = 0): string {
+export function serialize(node: XmlEl, indent: string | null = null, level = 0): string {
   if (node.raw !== undefined) return node.raw;
-  const pad = indent ? "\n" + indent.repeat(level) : "";
+  const pad = indent !== null ? "\n" + indent.repeat(level) : "";
   const attrs = (node.attrs ?? []).map(([k, v]) => ` ${k}="${escAttr(v)}"`).join("");
   const kids = node.children.filter((c): c is XmlEl | string => c !== null && c !== undefined && c !== false);
   if (kids.length === 0) return `<${node.name}${attrs}></${node.name}>`;
@@ -173,7 +174,7 @@ export function serialize(node: XmlEl, indent = "", level = 0): string {
   let out = `<${node.name}${attrs}>`;
   for (const k of kids) {
     if (typeof k === "string") out += escText(k);
-    else out += (indent ? "\n" + indent.repeat(level + 1) : "") + serialize(k, indent, level + 1);
+    else out += (indent !== null ? "\n" + indent.repeat(level + 1) : "") + serialize(k, indent, level + 1);
   }
   return out + pad + `</${node.name}>`;
 }

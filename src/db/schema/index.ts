@@ -130,3 +130,165 @@ export const eventOutbox = sqliteTable(
     uniqueIndex("event_outbox_dedupe_uq").on(t.companyId, t.dedupeKey),
   ],
 );
+
+/**
+ * Signing certificates (.pfx). The file and its password are encrypted at rest (AES-GCM, MASTER_KEY):
+ * the file in R2 (`pfxKey`), the password here. Key material is never returned by the API.
+ */
+export const certificates = sqliteTable(
+  "certificates",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    subjectName: text("subject_name"),
+    holderRut: text("holder_rut"),
+    issuerName: text("issuer_name"),
+    serialNumber: text("serial_number").notNull(),
+    fingerprintSha1: text("fingerprint_sha1").notNull(),
+    validFrom: text("valid_from").notNull(),
+    validTo: text("valid_to").notNull(),
+    pfxKey: text("pfx_key").notNull(),
+    passwordEnc: text("password_enc").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(false),
+    status: text("status", { enum: ["STORED", "DELETED"] }).notNull().default("STORED"),
+    createdAt: text("created_at").notNull().default(now),
+    deletedAt: text("deleted_at"),
+  },
+  (t) => [
+    index("certificates_company_idx").on(t.companyId, t.status, t.createdAt),
+    uniqueIndex("certificates_fingerprint_uq").on(t.companyId, t.fingerprintSha1).where(sql`status = 'STORED'`),
+  ],
+);
+
+/**
+ * Folio ranges (CAF) as loaded: a read model for listing. The folio allocator Durable Object of the
+ * company and document type is the only writer of folio usage.
+ */
+export const cafs = sqliteTable(
+  "cafs",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    documentType: integer("document_type").notNull(),
+    folioFrom: integer("folio_from").notNull(),
+    folioTo: integer("folio_to").notNull(),
+    authorizedOn: text("authorized_on").notNull(),
+    expiresOn: text("expires_on"),
+    idk: integer("idk").notNull(),
+    environment: text("environment").notNull(),
+    source: text("source", { enum: ["UPLOAD", "AUTHORITY"] }).notNull(),
+    fileKey: text("file_key").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("cafs_company_type_idx").on(t.companyId, t.documentType, t.folioFrom),
+    uniqueIndex("cafs_range_uq").on(t.companyId, t.documentType, t.folioFrom, t.folioTo),
+  ],
+);
+
+/** The simulated SII's own record of the CAFs it granted (simulator mode only). */
+export const simCafGrants = sqliteTable(
+  "sim_caf_grants",
+  {
+    id: text("id").primaryKey(),
+    rut: text("rut").notNull(),
+    documentType: integer("document_type").notNull(),
+    folioFrom: integer("folio_from").notNull(),
+    folioTo: integer("folio_to").notNull(),
+    authorizedOn: text("authorized_on").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("sim_caf_grants_idx").on(t.rut, t.documentType, t.folioFrom)],
+);
+
+export const INVOICE_STATUSES = ["RECEIVED", "GENERATED", "SIGNED", "SENT", "ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/**
+ * Issued documents. `status` is our pipeline (DECISIONS 17); `fiscal_status` the tax authority's own
+ * code. Every change of either is a conditional update that also appends an invoice_events row.
+ */
+export const invoices = sqliteTable(
+  "invoices",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    documentType: integer("document_type").notNull(),
+    status: text("status", { enum: INVOICE_STATUSES }).notNull(),
+    fiscalStatus: text("fiscal_status"),
+    fiscalMessage: text("fiscal_message"),
+    folio: integer("folio"),
+    cafId: text("caf_id"),
+    externalReference: text("external_reference"),
+    issueDate: text("issue_date").notNull(),
+    recipientRut: text("recipient_rut").notNull(),
+    recipientName: text("recipient_name").notNull(),
+    currency: text("currency").notNull(),
+    /** MntTotal as a decimal string. */
+    total: text("total").notNull(),
+    /** The validated request body (JSON): the source every pipeline step rebuilds from. */
+    body: text("body").notNull(),
+    /** Local time YYYY-MM-DDTHH:MM:SS used for TSTED and TmstFirma, fixed when the folio is assigned. */
+    stampedAt: text("stamped_at"),
+    xmlKey: text("xml_key"),
+    envelopeId: text("envelope_id"),
+    trackId: text("track_id"),
+    /** Referenced document of ours that this note cancels (CodRef 1). */
+    cancelsInvoiceId: text("cancels_invoice_id"),
+    /** The last pipeline problem, kept while the document waits and retries. */
+    lastError: text("last_error"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Id of the invoice_events row of the last transition (makes "update + history" atomic). */
+    lastEventId: text("last_event_id"),
+    requestId: text("request_id"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [
+    index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),
+    index("invoices_status_idx").on(t.status, t.updatedAt),
+    index("invoices_folio_idx").on(t.companyId, t.documentType, t.folio),
+    index("invoices_envelope_idx").on(t.envelopeId),
+    uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL`),
+  ],
+);
+
+export const invoiceEvents = sqliteTable(
+  "invoice_events",
+  {
+    id: text("id").primaryKey(),
+    invoiceId: text("invoice_id").notNull(),
+    status: text("status").notNull(),
+    fiscalStatus: text("fiscal_status"),
+    message: text("message"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("invoice_events_invoice_idx").on(t.invoiceId, t.createdAt, t.id)],
+);
+
+/** One row per cancelled document: the unique key is what stops a document being cancelled twice. */
+export const cancellations = sqliteTable("cancellations", {
+  cancelledInvoiceId: text("cancelled_invoice_id").primaryKey(),
+  creditNoteId: text("credit_note_id").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+/** Envelopes sent to the tax authority (one upload, one track id, one or more documents). */
+export const envelopes = sqliteTable(
+  "envelopes",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    kind: text("kind", { enum: ["EnvioDTE", "EnvioBOLETA"] }).notNull(),
+    xmlKey: text("xml_key").notNull(),
+    documentCount: integer("document_count").notNull(),
+    status: text("status", { enum: ["PREPARED", "SENT", "DONE"] }).notNull(),
+    trackId: text("track_id"),
+    siiStatus: text("sii_status"),
+    polls: integer("polls").notNull().default(0),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [index("envelopes_status_idx").on(t.status, t.updatedAt)],
+);

@@ -1,3 +1,17 @@
+import { ENGINE_ERROR_CODES } from "../../countries/cl/errors";
+
+/** Engine codes that describe a bad invoice body; each is exposed as `INVOICE_<code>` (400). */
+export const INVOICE_INPUT_ENGINE_CODES = [
+  "DOCUMENT_TYPE_UNKNOWN", "INVALID_INPUT", "INVALID_NUMBER", "INVALID_DATE", "INVALID_RUT", "TOO_MANY_LINES",
+  "FIELD_TOO_LONG", "CHARACTER_NOT_LATIN1", "TAX_NOT_ALLOWED", "TAX_RATE_MISMATCH", "TOTALS_MISMATCH",
+  "AMOUNT_OUT_OF_RANGE", "CURRENCY_NOT_SUPPORTED", "REFERENCE_REQUIRED", "REFERENCE_INVALID", "REASON_CODE_UNKNOWN",
+] as const satisfies readonly (keyof typeof ENGINE_ERROR_CODES)[];
+type InvoiceInputCode = `INVOICE_${(typeof INVOICE_INPUT_ENGINE_CODES)[number]}`;
+
+const INVOICE_INPUT_ERRORS = Object.fromEntries(
+  INVOICE_INPUT_ENGINE_CODES.map((c) => [`INVOICE_${c}`, { status: 400, description: ENGINE_ERROR_CODES[c] }]),
+) as Record<InvoiceInputCode, { status: 400; description: string }>;
+
 /**
  * The one list of error codes. The runtime (ApiError, onError) and the OpenAPI document both read
  * it, so a code cannot be documented without being sendable or sent without being documented.
@@ -37,10 +51,47 @@ export const ERROR_CODES = {
   LOGO_INVALID_FORMAT: { status: 400, description: "The logo is not a PNG or JPEG image (detected from its bytes)." },
   LOGO_TOO_LARGE: { status: 413, description: "The logo is larger than 1 MiB." },
   LOGO_NOT_FOUND: { status: 404, description: "The company has no logo." },
+  // certificates (§4.6)
+  CERTIFICATE_NOT_PFX: { status: 400, description: "The uploaded file is not a PKCS#12 (.pfx/.p12) archive." },
+  CERTIFICATE_WRONG_PASSWORD: { status: 400, description: "The password does not open the .pfx." },
+  CERTIFICATE_NO_PRIVATE_KEY: { status: 400, description: "The .pfx holds no (RSA) private key." },
+  CERTIFICATE_NO_CERTIFICATE: { status: 400, description: "The .pfx holds no certificate." },
+  CERTIFICATE_KEY_MISMATCH: { status: 400, description: "No certificate in the .pfx matches its private key." },
+  CERTIFICATE_NO_RUT: { status: 400, description: "The certificate carries no RUT of its holder (required outside simulator mode)." },
+  CERTIFICATE_EXPIRED: { status: 400, description: "The certificate has expired." },
+  CERTIFICATE_NOT_YET_VALID: { status: 400, description: "The certificate is not valid yet." },
+  CERTIFICATE_DUPLICATE: { status: 409, description: "This certificate is already stored for the company." },
+  CERTIFICATE_NOT_FOUND: { status: 404, description: "No such certificate for this company." },
+  CERTIFICATE_REQUIRED: { status: 422, description: "The company has no valid, current active certificate: nothing can be signed or issued." },
+  // folio ranges (CAF)
+  ENUMERATION_CAF_INVALID: { status: 400, description: "The CAF file is not a valid CAF (not XML, malformed, bad SII signature, untrusted key or key pair mismatch); the message says which." },
+  ENUMERATION_CAF_WRONG_COMPANY: { status: 400, description: "The CAF authorises folios of another RUT than the company's." },
+  ENUMERATION_CAF_UNKNOWN_TYPE: { status: 400, description: "The CAF is for a document type this service does not issue." },
+  ENUMERATION_CAF_WRONG_ENVIRONMENT: { status: 400, description: "The CAF was signed by the SII key of another environment than the one configured (certification vs production)." },
+  ENUMERATION_CAF_DUPLICATE: { status: 409, description: "This CAF range is already loaded." },
+  ENUMERATION_CAF_OVERLAP: { status: 409, description: "The CAF range overlaps a range already loaded for the document type." },
+  ENUMERATION_DOCUMENT_TYPE_UNKNOWN: { status: 400, description: "The document type is neither an SII code (33, 61, ...) nor a known mnemonic (FAC, NCV, ...)." },
+  ENUMERATION_REFETCH_NOT_SUPPORTED: { status: 501, description: "Requesting CAFs from the real SII is not possible from this service (the SII hands them out only in its certificate-authenticated portal); download the CAF there and upload it." },
+  ENUMERATION_AUTHORITY_UNAVAILABLE: { status: 503, description: "The tax authority did not answer the CAF request; retry later." },
   // folios (specification §4.7, §7)
   ENUMERATION_OUT_OF_RANGE: { status: 400, description: "next_folio_number is outside every loaded range or in a gap between CAFs." },
   ENUMERATION_NO_FOLIOS_AVAILABLE_FROM: { status: 400, description: "next_folio_number is inside a loaded range but no folio at or above it is available; nothing was modified." },
   ENUMERATION_NOT_FOUND: { status: 404, description: "The document type has no active folio ranges (CAF)." },
+  ENUMERATION_THRESHOLD_INVALID: { status: 400, description: "The alert threshold must be a whole number from 0 to 1,000,000, or null for the default." },
+  // invoices (§4.8, §4.9)
+  ...INVOICE_INPUT_ERRORS,
+  INVOICE_NOT_FOUND: { status: 404, description: "No such document for this company." },
+  INVOICE_ISSUER_MISMATCH: { status: 400, description: "issuer.document_number is not the company's tax id." },
+  INVOICE_NO_FOLIOS: { status: 422, description: "No folio can be assigned for this document type: no CAF loaded, or every range is used up or expired. Load a CAF (/enumeration/upload or /enumeration/refetch)." },
+  INVOICE_DUPLICATE_EXTERNAL_REFERENCE: { status: 409, description: "A document with this external_reference already exists for the company; its id is in the message." },
+  INVOICE_ALREADY_CANCELLED: { status: 409, description: "The referenced document is already cancelled (or a cancelling note for it is in progress)." },
+  INVOICE_NOT_CANCELLABLE: { status: 422, description: "The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued." },
+  INVOICE_CANCELLATION_TYPE_MISMATCH: { status: 422, description: "This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61)." },
+  INVOICE_XML_NOT_READY: { status: 409, description: "The signed XML does not exist yet (the document is still being generated); retry shortly." },
+  INVOICE_NOT_ACCEPTED: { status: 409, description: "The printed representation exists only once the tax authority accepted the document." },
+  INVOICE_PDF_FORMAT_UNKNOWN: { status: 400, description: "Unknown PDF format; use A4, 80mm or 58mm." },
+  // simulator
+  SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

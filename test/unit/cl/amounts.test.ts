@@ -200,7 +200,10 @@ describe("computeDocument", () => {
     const e2 = err(() => computeDocument(inv({ items: [{ quantity: 1, unit_price: 1, description: "Café ☕" }] })));
     expect(e2).toMatchObject({ code: "CHARACTER_NOT_LATIN1", field: "items[0].description" });
     expect(computeDocument(inv({ items: [{ quantity: 1, unit_price: 1, description: "Ñandú €? no: ÁÉÍÓÚ ñ" .replace("€", "E") }] })).lines[0]!.name).toContain("Ñandú");
-    expect(err(() => computeDocument(inv({ items: [{ quantity: 1, unit_price: 1, description: "x".repeat(81) }] }))).code).toBe("INVALID_INPUT");
+    expect(err(() => computeDocument(inv({ items: [{ quantity: 1, unit_price: 1, description: "x".repeat(81) }] })))).toMatchObject({ code: "FIELD_TOO_LONG", field: "items[0].description", expected: "≤ 80 characters" });
+    expect(err(() => computeDocument(inv({ issuer: { ...issuer, legal_name: "x".repeat(101) } })))).toMatchObject({ code: "FIELD_TOO_LONG", field: "issuer.legal_name" });
+    expect(err(() => computeDocument(inv({ issuer: { ...issuer, address: { address: "x".repeat(71) } } })))).toMatchObject({ code: "FIELD_TOO_LONG", field: "issuer.address.address" });
+    expect(err(() => computeDocument(inv({ items: [{ quantity: 1, unit_price: 1, description: "x", code_unit_of_measure: "UNIDAD" }] })))).toMatchObject({ code: "FIELD_TOO_LONG", field: "items[0].code_unit_of_measure" });
     expect(err(() => computeDocument(inv({ recipient: { ...recipient, document_number: "77879240-1" } })))).toMatchObject({ code: "INVALID_RUT", field: "recipient.document_number" });
     expect(err(() => computeDocument(inv({ invoice_date: "2026-02-30 10:00:00" }))).code).toBe("INVALID_DATE");
     expect(err(() => computeDocument(inv({ items: [{ quantity: 0, unit_price: 1, description: "x" }] }))).code).toBe("INVALID_NUMBER");

@@ -1,0 +1,108 @@
+/**
+ * Chilean DTE engine (SII electronic tax documents). Pure functions + Web Crypto: no Hono, no
+ * bindings, no I/O, no clock (callers pass timestamps in the company's local time). Runs in workerd
+ * and in Node ≥ 20. Money is BigInt scaled integers; SII rounding is half away from zero.
+ *
+ * Typical issuance flow
+ * ---------------------
+ *   const body   = parseInvoice(json);                          // zod (invoiceSchema), INVALID_INPUT
+ *   const doc    = computeDocument(body);                       // amounts, limits, totals check
+ *   const caf    = await parseCaf(cafFileBytes, { mode: "sii" | "simulator" });
+ *   const signer = await loadSigningCredentials(pfxBytes, password);   // or credentialsFromParts()
+ *   const dte    = await buildSignedDte({ document: doc, folio, caf, signer, timestamp: "2026-11-20T10:30:05" });
+ *   //  dte.xml (Uint8Array, ISO-8859-1), dte.xmlString, dte.element (to embed), dte.id ("F7T33"),
+ *   //  dte.ted.{xml, flattened, bytes} (PDF417 payload), dte.total
+ *   const env    = await buildEnvioDte({ dtes: [dte], issuerRut, senderRut: signer.rut!, resolution: { date, number }, timestamp, signer });
+ *   //  EnvioBOLETA for 39/41: buildEnvioBoleta(...); to a buyer: receiverRut = buyer's RUT.
+ *
+ * Reception flow
+ * --------------
+ *   const report = await verifyInbound(bytes, { mode });        // per-DTE signature, TED, CAF, DD vs document
+ *   buildRecepcionEnvio(...), buildResultadoDte(...), buildEnvioRecibos(...)   // signed answers
+ *
+ * Errors: every failure is an EngineError { code, message, field?, expected? }; the codes are listed
+ * (with descriptions) in ENGINE_ERROR_CODES for the HTTP layer's error enum. Verification functions
+ * (verifyInbound, verifyTed, verifySignatureElement) never throw for bad input: they report.
+ *
+ * Modules: document-types (table, resolver, reason codes) · invoice (schema, computeDocument) ·
+ * caf (parse/verify/checks) · simulator/caf (issueSimulatorCaf, fake SII key IDK 999) · ted ·
+ * certificate (.pfx) · xmldsig (sign/verify, token request) · dte · envelopes · responses · verify ·
+ * c14n / xml / asn1 / decimal (building blocks).
+ *
+ * Not done here: XSD validation (libxml2 is not available in workerd; the test suite validates every
+ * output in Node with xmllint-wasm), talking to the SII, PDF rendering, folio allocation.
+ */
+export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } from "./errors";
+export {
+  DOCUMENT_TYPES,
+  DOCUMENT_TYPE_CODES,
+  EXPIRING_CAF_TYPES,
+  REASON_CODES,
+  findDocumentType,
+  resolveDocumentType,
+  resolveReasonCode,
+  resolveReferenceType,
+  type DocumentTypeInfo,
+  type ReasonCode,
+  type SiiDocumentCode,
+} from "./document-types";
+export {
+  ADDITIONAL_TAXES,
+  CURRENCY_SII_NAMES,
+  IVA_RATE,
+  billingReferenceSchema,
+  computeDocument,
+  formatAmount,
+  invoiceSchema,
+  itemSchema,
+  itemTaxSchema,
+  parseInvoice,
+  partySchema,
+  totalsSchema,
+  type ComputedDocument,
+  type ComputedLine,
+  type ComputedReference,
+  type ComputedTax,
+  type ComputedTotals,
+  type InvoiceInput,
+  type Party,
+} from "./invoice";
+export { divRound, formatScaled, parseScaled } from "./decimal";
+export { addSixMonths, assertCafUsable, cafSignedBytes, parseCaf, verifyCafElement, type Caf, type CafTrustOptions } from "./caf";
+export { SII_CAF_KEYS } from "./sii-keys";
+export { issueSimulatorCaf, simulatorSiiPrivateKey, type IssueCafParams, type IssuedCaf } from "./simulator/caf";
+export { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./simulator/sii-simulator-key";
+export { buildDd, stampTed, tedText, verifyTed, type Ted, type TedCheck, type TedParams } from "./ted";
+export {
+  OID_RUT,
+  credentialsFromParts,
+  importSigningKey,
+  loadSigningCredentials,
+  openPfx,
+  readCertificate,
+  type CertificateInfo,
+  type OpenedPfx,
+  type SigningCredentials,
+} from "./certificate";
+export { ALG, buildTokenRequest, signXml, verifyChildSignature, verifySignatureElement, type DigestMode, type SignatureCheck, type XmlSigner } from "./xmldsig";
+export { XML_DECL, buildDteXml, buildSignedDte, dteId, type BuildDteParams, type SignedDte } from "./dte";
+export { buildEnvioBoleta, buildEnvioDte, type EnvelopeParams, type SignedEnvelope } from "./envelopes";
+export {
+  DTE_RECEPTION_STATUS,
+  DTE_RESULT_STATUS,
+  ENVELOPE_RECEPTION_STATUS,
+  RECEIPT_DECLARATION,
+  buildEnvioRecibos,
+  buildRecepcionEnvio,
+  buildResultadoDte,
+  type DocumentKey,
+  type DocumentResult,
+  type ReceiptItem,
+  type ReceivedEnvelope,
+  type ResponseHeader,
+  type SignedResponse,
+} from "./responses";
+export { verifyDteElement, verifyInbound, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport } from "./verify";
+export { canonicalize, type C14nOptions } from "./c14n";
+export { decodeLatin1, decodeXmlBytes, encodeLatin1, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI } from "./xml";
+export * from "./rut";

@@ -1,0 +1,161 @@
+/**
+ * Inbound verification of third parties' DTEs (a standalone DTE, an EnvioDTE or an EnvioBOLETA):
+ * XMLDSig of each DTE (with the namespace-context fallbacks of sii-formats.md §3.3) and of the
+ * envelope, TED FRMT against the CAF public key, CAF FRMA against the SII key, and the stamp's DD
+ * against the document's own fields. Reports which check failed; never throws for bad input.
+ */
+import type { CafTrustOptions } from "./caf";
+import { EngineError } from "./errors";
+import { tedText, verifyTed, type TedCheck } from "./ted";
+import { childElements, childText, decodeXmlBytes, firstChild, parseXml, type XDocument, type XElement } from "./xml";
+import { verifyChildSignature, type SignatureCheck } from "./xmldsig";
+
+export type InboundFailure =
+  | "XML_MALFORMED"
+  | "SIGNATURE_MISSING"
+  | "SIGNATURE_INVALID"
+  | "SIGNATURE_UNSUPPORTED"
+  | "TED_MISSING"
+  | "TED_INVALID"
+  | "CAF_BAD_SIGNATURE"
+  | "CAF_UNKNOWN_IDK"
+  | "CAF_MALFORMED"
+  | "ENVELOPE_INVALID";
+
+export interface InboundDteReport {
+  ok: boolean;
+  /** First failed check, in the order signature, stamp, CAF, stamp/document agreement. */
+  failure?: InboundFailure;
+  message?: string;
+  id: string | null;
+  documentType: number | null;
+  folio: number | null;
+  issuerRut: string | null;
+  receiverRut: string | null;
+  issueDate: string | null;
+  total: string | null;
+  signature: SignatureCheck;
+  ted: TedCheck;
+}
+
+export interface InboundReport {
+  ok: boolean;
+  kind: "DTE" | "EnvioDTE" | "EnvioBOLETA" | "unknown";
+  failure?: InboundFailure;
+  message?: string;
+  /** Envelope signature (absent for a standalone DTE). */
+  envelopeSignature?: SignatureCheck;
+  setId?: string;
+  caratula?: { rutEmisor?: string; rutEnvia?: string; rutReceptor?: string; fchResol?: string; nroResol?: string; tmstFirmaEnv?: string };
+  documents: InboundDteReport[];
+}
+
+export interface InboundOptions extends CafTrustOptions {
+  /** Try the namespace variants the SII accepts (default true). */
+  fallbacks?: boolean;
+}
+
+const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
+
+/** Verifies one <DTE> element of a parsed document. */
+export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}): Promise<InboundDteReport> {
+  const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
+  const enc = branch && firstChild(branch, "Encabezado");
+  const idDoc = enc && firstChild(enc, "IdDoc");
+  const emisor = enc && firstChild(enc, "Emisor");
+  const receptor = enc && firstChild(enc, "Receptor");
+  const totales = enc && firstChild(enc, "Totales");
+  const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : null);
+  const report: InboundDteReport = {
+    ok: false,
+    id: branch?.getAttribute("ID") ?? null,
+    documentType: num(idDoc && childText(idDoc, "TipoDTE")),
+    folio: num(idDoc && childText(idDoc, "Folio")),
+    issuerRut: (emisor && childText(emisor, "RUTEmisor")) ?? null,
+    receiverRut: (receptor && childText(receptor, "RUTRecep")) ?? null,
+    issueDate: (idDoc && childText(idDoc, "FchEmis")) ?? null,
+    total: (totales && childText(totales, "MntTotal")) ?? null,
+    signature: { ok: false },
+    ted: { ok: false },
+  };
+  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true });
+  const tedEl = branch && firstChild(branch, "TED");
+  report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
+  if (!report.signature.ok) {
+    report.failure = report.signature.failure ?? "SIGNATURE_INVALID";
+    report.message = report.signature.message;
+    return report;
+  }
+  if (!report.ted.ok) {
+    report.failure = report.ted.failure ?? "TED_INVALID";
+    report.message = report.ted.message;
+    return report;
+  }
+  const dd = report.ted.dd!;
+  const name = (receptor && childText(receptor, "RznSocRecep")) ?? "";
+  const firstItem = branch ? childText(firstChild(branch, "Detalle") ?? branch, "NmbItem") ?? "" : "";
+  const mismatches: string[] = [];
+  if (dd.RE !== report.issuerRut) mismatches.push(`RE ${dd.RE} ≠ RUTEmisor ${report.issuerRut}`);
+  if (Number(dd.TD) !== report.documentType) mismatches.push(`TD ${dd.TD} ≠ TipoDTE ${report.documentType}`);
+  if (Number(dd.F) !== report.folio) mismatches.push(`F ${dd.F} ≠ Folio ${report.folio}`);
+  if (dd.FE !== report.issueDate) mismatches.push(`FE ${dd.FE} ≠ FchEmis ${report.issueDate}`);
+  if (dd.RR !== report.receiverRut) mismatches.push(`RR ${dd.RR} ≠ RUTRecep ${report.receiverRut}`);
+  if (dd.MNT !== report.total) mismatches.push(`MNT ${dd.MNT} ≠ MntTotal ${report.total}`);
+  const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
+  if (loose(dd.RSR) !== loose(tedText(name)) && loose(dd.RSR) !== loose(name.slice(0, 40))) mismatches.push("RSR differs from RznSocRecep");
+  if (loose(dd.IT1) !== loose(tedText(firstItem)) && loose(dd.IT1) !== loose(firstItem.slice(0, 40))) mismatches.push("IT1 differs from the first NmbItem");
+  if (mismatches.length) {
+    report.failure = "TED_INVALID";
+    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
+    return report;
+  }
+  report.ok = true;
+  return report;
+}
+
+/** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
+export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+  let doc: XDocument;
+  try {
+    doc = parseXml(decodeXmlBytes(input), "The received file");
+  } catch (e) {
+    return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: e instanceof EngineError ? e.message : String(e), documents: [] };
+  }
+  const root = doc.documentElement as XElement;
+  const kind = root.localName;
+  if (kind === "DTE") {
+    const d = await verifyDteElement(doc, root, opts);
+    return { ok: d.ok, kind: "DTE", ...(d.failure ? { failure: d.failure, message: d.message } : {}), documents: [d] };
+  }
+  if (kind !== "EnvioDTE" && kind !== "EnvioBOLETA") {
+    return { ok: false, kind: "unknown", failure: "ENVELOPE_INVALID", message: `Unexpected root element <${kind}>`, documents: [] };
+  }
+  const set = firstChild(root, "SetDTE");
+  if (!set) return { ok: false, kind, failure: "ENVELOPE_INVALID", message: "The envelope has no SetDTE", documents: [] };
+  const car = firstChild(set, "Caratula");
+  const report: InboundReport = {
+    ok: false,
+    kind,
+    setId: set.getAttribute("ID") ?? undefined,
+    caratula: car
+      ? { rutEmisor: childText(car, "RutEmisor"), rutEnvia: childText(car, "RutEnvia"), rutReceptor: childText(car, "RutReceptor"), fchResol: childText(car, "FchResol"), nroResol: childText(car, "NroResol"), tmstFirmaEnv: childText(car, "TmstFirmaEnv") }
+      : undefined,
+    documents: [],
+  };
+  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true });
+  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts));
+  if (!report.envelopeSignature.ok) {
+    report.failure = report.envelopeSignature.failure;
+    report.message = `Envelope: ${report.envelopeSignature.message}`;
+  } else if (report.documents.length === 0) {
+    report.failure = "ENVELOPE_INVALID";
+    report.message = "The envelope holds no DTE";
+  } else {
+    const bad = report.documents.find((d) => !d.ok);
+    if (bad) {
+      report.failure = bad.failure;
+      report.message = `${bad.id ?? "DTE"}: ${bad.message}`;
+    } else report.ok = true;
+  }
+  return report;
+}

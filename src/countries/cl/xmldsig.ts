@@ -1,0 +1,280 @@
+/**
+ * XMLDSig in the SII profile (xmldsignature_v10.xsd): inclusive C14N 1.0, RSA-SHA1, SHA-1 digest,
+ * exactly one Reference (URI="#ID", or URI="" enveloped for the token seed request), KeyInfo =
+ * KeyValue/RSAKeyValue + X509Data/X509Certificate, written UNPREFIXED:
+ * `<Signature xmlns="http://www.w3.org/2000/09/xmldsig#">`, as the last child of the root.
+ *
+ * Signing works on the final serialised text: the digest is the C14N of the referenced element
+ * parsed from that text (so inherited namespaces count), SignedInfo is inserted, the document is
+ * parsed again and SignedInfo canonicalised exactly as it sits, then only the SignatureValue text
+ * is filled in. Nothing is reformatted after signing.
+ */
+import { b64decode, b64encode, buf, bytesEqual, spkiFromRsa, uintValue, wrap64 } from "./asn1";
+import { canonicalize, type C14nOptions } from "./c14n";
+import { readCertificate, type CertificateInfo } from "./certificate";
+import { EngineError } from "./errors";
+import { childElements, findById, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
+
+export const ALG = {
+  C14N: "http://www.w3.org/TR/2001/REC-xml-c14n-20010315",
+  C14N_COMMENTS: "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments",
+  EXC_C14N: "http://www.w3.org/2001/10/xml-exc-c14n#",
+  ENVELOPED: "http://www.w3.org/2000/09/xmldsig#enveloped-signature",
+  RSA_SHA1: "http://www.w3.org/2000/09/xmldsig#rsa-sha1",
+  RSA_SHA256: "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
+  SHA1: "http://www.w3.org/2000/09/xmldsig#sha1",
+  SHA256: "http://www.w3.org/2001/04/xmlenc#sha256",
+} as const;
+
+/** What signing needs: SigningCredentials from certificate.ts satisfies it. */
+export interface XmlSigner {
+  privateKey: CryptoKey;
+  certificateBase64: string;
+  modulus: Uint8Array;
+  exponent: Uint8Array;
+}
+
+const PLACEHOLDER = "@@SIGNATURE_VALUE@@";
+
+async function sha1b64(s: string): Promise<string> {
+  return b64encode(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(s)));
+}
+
+function keyInfo(signer: XmlSigner): string {
+  return (
+    `<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n<Modulus>${wrap64(b64encode(uintValue(signer.modulus)))}</Modulus>\n` +
+    `<Exponent>${b64encode(uintValue(signer.exponent))}</Exponent>\n</RSAKeyValue>\n</KeyValue>\n` +
+    `<X509Data>\n<X509Certificate>${wrap64(signer.certificateBase64.replace(/\s+/g, ""))}</X509Certificate>\n</X509Data>\n</KeyInfo>`
+  );
+}
+
+/**
+ * Signs `xml` (a complete document without XML declaration) and returns it with the Signature
+ * appended as the root's last child. referenceId "" signs the whole document (enveloped).
+ */
+export async function signXml(xml: string, referenceId: string, signer: XmlSigner): Promise<string> {
+  const doc = parseXml(xml, "The document to sign");
+  const root = doc.documentElement as XElement;
+  let digest: string;
+  let transform: string;
+  if (referenceId === "") {
+    digest = await sha1b64(canonicalize(doc));
+    transform = ALG.ENVELOPED;
+  } else {
+    const target = findById(doc, referenceId);
+    if (!target) throw new EngineError("INTERNAL", `No element with ID="${referenceId}" to sign`);
+    digest = await sha1b64(canonicalize(target));
+    transform = ALG.C14N;
+  }
+  const signedInfo =
+    `<SignedInfo>\n<CanonicalizationMethod Algorithm="${ALG.C14N}"></CanonicalizationMethod>\n` +
+    `<SignatureMethod Algorithm="${ALG.RSA_SHA1}"></SignatureMethod>\n` +
+    `<Reference URI="${referenceId ? "#" + referenceId : ""}">\n<Transforms>\n<Transform Algorithm="${transform}"></Transform>\n</Transforms>\n` +
+    `<DigestMethod Algorithm="${ALG.SHA1}"></DigestMethod>\n<DigestValue>${digest}</DigestValue>\n</Reference>\n</SignedInfo>`;
+  const signature = `<Signature xmlns="${NS_DSIG}">\n${signedInfo}\n<SignatureValue>${PLACEHOLDER}</SignatureValue>\n${keyInfo(signer)}\n</Signature>`;
+  const close = `</${root.nodeName}>`;
+  const at = xml.lastIndexOf(close);
+  if (at < 0) throw new EngineError("INTERNAL", "Cannot find the root's end tag");
+  // A line break after the Signature keeps lines short; not for enveloped signatures, where any
+  // text added to the signed document would change its digest.
+  const withSig = xml.slice(0, at) + signature + (referenceId === "" ? "" : "\n") + xml.slice(at);
+  // Canonicalise SignedInfo as it sits in the final document. Its only ancestors are the root and
+  // the Signature, so the root's start tag (its namespace declarations) plus the Signature is all
+  // the context that matters: parse just that instead of the whole (possibly large) document.
+  const rootStart = /^<[^>]*>/.exec(xml.trimStart());
+  if (!rootStart || rootStart[0].endsWith("/>")) throw new EngineError("INTERNAL", "Cannot read the root's start tag");
+  const context = parseXml(`${rootStart[0]}${signature}${close}`, "The signature context");
+  const si = firstChild(firstChild(context.documentElement as XElement, "Signature")!, "SignedInfo")!;
+  const c14nSi = canonicalize(si);
+  const value = await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, new TextEncoder().encode(c14nSi));
+  return withSig.replace(PLACEHOLDER, wrap64(b64encode(value)));
+}
+
+/** The signed token request of the SII seed/token exchange (CrSeed / GetTokenFromSeed). */
+export async function buildTokenRequest(seed: string, signer: XmlSigner): Promise<string> {
+  if (!/^\d+$/.test(seed.trim())) throw new EngineError("INVALID_INPUT", "The seed is a number", { field: "seed" });
+  const xml = `<getToken><item><Semilla>${seed.trim()}</Semilla></item></getToken>`;
+  return `<?xml version="1.0"?>\n` + (await signXml(xml, "", signer));
+}
+
+// ---- verification ------------------------------------------------------------------------------
+
+export type DigestMode = "context" | "standalone" | "exclusive" | "stripped";
+
+export interface SignatureCheck {
+  ok: boolean;
+  failure?: "SIGNATURE_MISSING" | "SIGNATURE_INVALID" | "SIGNATURE_UNSUPPORTED";
+  message?: string;
+  /** Reference URI ("#ID" or ""). */
+  reference?: string;
+  /** Which namespace treatment made the digest match (inbound fallbacks). */
+  digestMode?: DigestMode;
+  signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
+}
+
+function modeOptions(mode: DigestMode, boundary: XElement | null, exclude?: XElement): C14nOptions & { boundary?: XElement | null } {
+  switch (mode) {
+    case "context":
+      return { exclude: exclude ?? null };
+    case "standalone":
+      return { exclude: exclude ?? null, boundary };
+    case "exclusive":
+      return { exclusive: true, exclude: exclude ?? null };
+    case "stripped":
+      return { stripNamespaces: true, exclude: exclude ?? null };
+  }
+}
+
+/**
+ * C14N of `el` as if `boundary` were the document root: prefixed namespace declarations from above
+ * the boundary are dropped; the default namespace in effect at the boundary is kept (a DTE signed
+ * standalone as <DTE xmlns="http://www.sii.cl/SiiDte"> and pasted into an envelope).
+ */
+function canonicalizeStandalone(el: XElement, boundary: XElement, exclude: XElement | null): string {
+  const text = canonicalize(boundary, { exclude });
+  // Re-parse the boundary's canonical form with only the default namespace of its context.
+  const defNs = boundary.lookupNamespaceURI(null) ?? "";
+  const start = /^<[^\s>]+/.exec(text)![0];
+  // Drop prefixed xmlns declarations that came from outside the boundary.
+  const own = new Set<string>();
+  for (let i = 0; i < boundary.attributes.length; i++) own.add(boundary.attributes.item(i)!.name);
+  const apex = /^<[^>]*>/.exec(text)![0];
+  let fixed = apex.replace(/\s(xmlns(?::[\w.-]+)?)="[^"]*"/g, (m, name: string) => (name === "xmlns" || own.has(name) ? m : ""));
+  if (defNs && !/\sxmlns="/.test(fixed)) fixed = fixed.replace(start, `${start} xmlns="${defNs}"`);
+  const doc = parseXml(fixed + text.slice(apex.length));
+  // Walk the same child-element path from the boundary to el in the copy.
+  const path: number[] = [];
+  for (let n: XElement = el; n !== boundary; n = n.parentNode as XElement) {
+    if (!n.parentNode || n.parentNode.nodeType !== 1) return "";
+    path.unshift(childElements(n.parentNode as XElement).filter((c) => c !== exclude).indexOf(n));
+  }
+  let cur: XElement | undefined = doc.documentElement as XElement;
+  for (const i of path) cur = cur ? childElements(cur)[i] : undefined;
+  return cur ? canonicalize(cur) : "";
+}
+
+async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XElement | null, exclude: XElement | null): Promise<string> {
+  if (mode === "standalone") {
+    if (!boundary || el.nodeType !== 1) return "";
+    return canonicalizeStandalone(el as XElement, boundary, exclude);
+  }
+  const o = modeOptions(mode, boundary, exclude ?? undefined);
+  return canonicalize(el, o);
+}
+
+const certCache = new Map<string, CertificateInfo>();
+
+/**
+ * Verifies one Signature element. With `fallbacks` (inbound documents) the digest and SignedInfo
+ * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
+ * every namespace stripped (sii-formats.md §3.3); without it only the strict in-context form counts.
+ */
+export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+  const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
+  const si = firstChild(sig, "SignedInfo");
+  const sv = firstChild(sig, "SignatureValue");
+  if (!si || !sv) return fail("SIGNATURE_INVALID", "The Signature lacks SignedInfo or SignatureValue");
+  const cm = firstChild(si, "CanonicalizationMethod")?.getAttribute("Algorithm");
+  const sm = firstChild(si, "SignatureMethod")?.getAttribute("Algorithm");
+  const refs = childElements(si, "Reference");
+  if (refs.length !== 1) return fail("SIGNATURE_UNSUPPORTED", `The SII profile has exactly one Reference; found ${refs.length}`);
+  const ref = refs[0]!;
+  const uri = ref.getAttribute("URI") ?? "";
+  const dm = firstChild(ref, "DigestMethod")?.getAttribute("Algorithm");
+  const dv = (firstChild(ref, "DigestValue")?.textContent ?? "").replace(/\s+/g, "");
+  const transforms = firstChild(ref, "Transforms") ? childElements(firstChild(ref, "Transforms")!, "Transform").map((t) => t.getAttribute("Algorithm") ?? "") : [];
+  if (cm !== ALG.C14N && cm !== ALG.EXC_C14N && cm !== ALG.C14N_COMMENTS) return fail("SIGNATURE_UNSUPPORTED", `Canonicalization ${cm} is not supported`);
+  if (sm !== ALG.RSA_SHA1 && sm !== ALG.RSA_SHA256) return fail("SIGNATURE_UNSUPPORTED", `Signature method ${sm} is not supported`);
+  if (dm !== ALG.SHA1 && dm !== ALG.SHA256) return fail("SIGNATURE_UNSUPPORTED", `Digest method ${dm} is not supported`);
+  for (const t of transforms) if (![ALG.C14N, ALG.ENVELOPED, ALG.EXC_C14N, ALG.C14N_COMMENTS].includes(t as never)) return fail("SIGNATURE_UNSUPPORTED", `Transform ${t} is not supported`);
+  const hash = dm === ALG.SHA1 ? "SHA-1" : "SHA-256";
+
+  // Certificate / key
+  const certB64 = (firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "X509Data") ?? sig, "X509Certificate")?.textContent ?? "").replace(/\s+/g, "");
+  const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
+  let cert: CertificateInfo | undefined;
+  if (certB64) {
+    cert = certCache.get(certB64);
+    if (!cert) {
+      try {
+        cert = readCertificate(b64decode(certB64));
+      } catch {
+        return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+      }
+      if (certCache.size > 64) certCache.clear();
+      certCache.set(certB64, cert);
+    }
+  }
+  let modulus: Uint8Array, exponent: Uint8Array;
+  if (cert) {
+    modulus = cert.modulus;
+    exponent = cert.exponent;
+    if (rsaKv) {
+      const m = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
+      const e = uintValue(b64decode(firstChild(rsaKv, "Exponent")?.textContent ?? ""));
+      if (!bytesEqual(m, modulus) || !bytesEqual(e, exponent)) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
+    }
+  } else if (rsaKv) {
+    modulus = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
+    exponent = uintValue(b64decode(firstChild(rsaKv, "Exponent")?.textContent ?? ""));
+  } else return fail("SIGNATURE_INVALID", "The Signature carries no key", { reference: uri });
+  const signerInfo = cert ? { rut: cert.rut, subjectCN: cert.subjectCN, issuer: cert.issuer, notBefore: cert.notBefore, notAfter: cert.notAfter, fingerprintSha1: cert.fingerprintSha1 } : undefined;
+
+  // Digest
+  const boundary = sig.parentNode as XElement;
+  let target: XElement | XDocument;
+  let exclude: XElement | null = null;
+  if (uri === "") {
+    target = doc;
+    if (!transforms.includes(ALG.ENVELOPED)) return fail("SIGNATURE_UNSUPPORTED", 'A URI="" reference needs the enveloped-signature transform', { reference: uri });
+    exclude = sig;
+  } else if (uri.startsWith("#")) {
+    const found = findById(boundary, uri.slice(1)) ?? findById(doc, uri.slice(1));
+    if (!found) return fail("SIGNATURE_INVALID", `No element with ID="${uri.slice(1)}"`, { reference: uri, signer: signerInfo });
+    target = found;
+    if (transforms.includes(ALG.ENVELOPED)) exclude = sig;
+  } else return fail("SIGNATURE_UNSUPPORTED", `Reference URI ${uri} is not supported`, { reference: uri });
+  const exclusiveRef = transforms.includes(ALG.EXC_C14N);
+  const modes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive", "stripped"] : [exclusiveRef ? "exclusive" : "context"];
+  let digestMode: DigestMode | undefined;
+  for (const mode of modes) {
+    if (mode === "standalone" && uri === "") continue;
+    const c = await c14nFor(mode, target, boundary, exclude);
+    if (!c) continue;
+    const d = b64encode(await crypto.subtle.digest(hash, new TextEncoder().encode(c)));
+    if (d === dv) {
+      digestMode = mode;
+      break;
+    }
+  }
+  if (!digestMode) return fail("SIGNATURE_INVALID", `The digest of ${uri || "the document"} does not match: the signed content was altered`, { reference: uri, signer: signerInfo });
+
+  // SignatureValue
+  let key: CryptoKey;
+  try {
+    key = await crypto.subtle.importKey("spki", buf(spkiFromRsa(modulus, exponent)), { name: "RSASSA-PKCS1-v1_5", hash: sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256" }, false, ["verify"]);
+  } catch (e) {
+    return fail("SIGNATURE_UNSUPPORTED", `The signer key cannot be used: ${(e as Error).message}`, { reference: uri });
+  }
+  const sigBytes = b64decode(sv.textContent ?? "");
+  const siModes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive"] : [cm === ALG.EXC_C14N ? "exclusive" : "context"];
+  for (const mode of siModes) {
+    const c = mode === "standalone" ? canonicalizeStandaloneSignedInfo(si, boundary) : canonicalize(si, { exclusive: mode === "exclusive" });
+    if (!c) continue;
+    if (await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(sigBytes), new TextEncoder().encode(c))) {
+      return { ok: true, reference: uri, digestMode, ...(signerInfo ? { signer: signerInfo } : {}) };
+    }
+  }
+  return fail("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
+}
+
+function canonicalizeStandaloneSignedInfo(si: XElement, boundary: XElement): string {
+  return canonicalizeStandalone(si, boundary, null);
+}
+
+/** Finds and verifies the signature that is a direct child of `parent` (e.g. a DTE, an envelope root). */
+export async function verifyChildSignature(doc: XDocument, parent: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+  const sigs = childElements(parent, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
+  if (sigs.length === 0) return { ok: false, failure: "SIGNATURE_MISSING", message: `<${parent.localName}> carries no Signature` };
+  return verifySignatureElement(doc, sigs[sigs.length - 1]!, opts);
+}

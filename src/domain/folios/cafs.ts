@@ -1,0 +1,188 @@
+import { and, asc, eq } from "drizzle-orm";
+import { parseCaf, type Caf } from "../../countries/cl/caf";
+import { DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo } from "../../countries/cl/document-types";
+import { isEngineError } from "../../countries/cl/errors";
+import { grantSimulatorCaf } from "../../countries/cl/sii/simulator/caf-grants";
+import type { Db } from "../../db/client";
+import { cafs } from "../../db/schema";
+import { folioAllocatorFor, type FolioStatus } from "../../durable-objects/folio-allocator";
+import type { Env } from "../../env";
+import { newId } from "../../lib/ids";
+import { toLocalDateTime } from "../../lib/time";
+import { r2Keys } from "../../storage/keys";
+import type { CompanyRow } from "../companies/repository";
+import { DomainError } from "../errors";
+
+export type CafRow = typeof cafs.$inferSelect;
+
+export function resolveEnumerationType(input: string): DocumentTypeInfo {
+  const type = findDocumentType(input);
+  if (!type) {
+    throw new DomainError("ENUMERATION_DOCUMENT_TYPE_UNKNOWN", `Unknown document type ${input}: use an SII code (${Object.keys(DOCUMENT_TYPES).join(", ")}) or its mnemonic.`, [
+      { field: "document_type_id", message: "Unknown document type" },
+    ]);
+  }
+  return type;
+}
+
+export function allocator(env: Env, companyId: string, documentType: number) {
+  return folioAllocatorFor(env.FOLIO_ALLOCATOR, companyId, String(documentType));
+}
+
+/**
+ * Loads a CAF file: verifies it (SII signature by its IDK, key pair), checks it belongs to the
+ * company, is for a document type we issue, fits the configured SII environment, is not expired
+ * and overlaps no loaded range; stores the file in R2, gives the range to the folio allocator (the
+ * authority on folio usage) and records it for listing.
+ */
+export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8Array, source: CafRow["source"], now = new Date()): Promise<CafRow> {
+  let caf: Caf;
+  try {
+    caf = await parseCaf(file, { mode: env.SII_MODE === "simulator" ? "simulator" : "sii" });
+  } catch (e) {
+    if (isEngineError(e)) throw new DomainError("ENUMERATION_CAF_INVALID", `Not a valid CAF: ${e.message}`, [{ field: "file", message: e.code }]);
+    throw e;
+  }
+  if (env.SII_MODE !== "simulator" && caf.environment !== env.SII_MODE) {
+    throw new DomainError(
+      "ENUMERATION_CAF_WRONG_ENVIRONMENT",
+      `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.idk}); the service is configured for ${env.SII_MODE}.`,
+    );
+  }
+  if (company.country !== "CHL" || caf.issuerRut !== company.taxId) {
+    throw new DomainError("ENUMERATION_CAF_WRONG_COMPANY", `The CAF authorises folios of RUT ${caf.issuerRut}, not of this company (${company.taxId}).`, [
+      { field: "file", message: "Another issuer's CAF" },
+    ]);
+  }
+  const type = findDocumentType(caf.documentType);
+  if (!type) {
+    throw new DomainError("ENUMERATION_CAF_UNKNOWN_TYPE", `The CAF is for document type ${caf.documentType}, which this service does not issue.`);
+  }
+  const today = toLocalDateTime(now, "America/Santiago").slice(0, 10);
+  if (caf.expiresOn && caf.expiresOn < today) {
+    throw new DomainError("ENUMERATION_CAF_INVALID", `Not a valid CAF: its folios expired on ${caf.expiresOn} (6 months after authorisation on ${caf.authorizedOn}).`, [
+      { field: "file", message: "CAF_EXPIRED" },
+    ]);
+  }
+  const loaded = await db.select().from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, caf.documentType)));
+  const same = loaded.find((r) => r.folioFrom === caf.from && r.folioTo === caf.to);
+  if (same) throw new DomainError("ENUMERATION_CAF_DUPLICATE", `Folios ${caf.from}-${caf.to} of type ${caf.documentType} are already loaded (${same.id}).`);
+  const overlap = loaded.find((r) => r.folioFrom <= caf.to && r.folioTo >= caf.from);
+  if (overlap) {
+    throw new DomainError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
+  }
+
+  const id = newId("caf");
+  const fileKey = r2Keys.caf(company.id, caf.documentType, id);
+  await env.FILES.put(fileKey, file, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  const added = await allocator(env, company.id, caf.documentType).addRange({
+    cafId: id,
+    from: caf.from,
+    to: caf.to,
+    authorizedAt: caf.authorizedOn,
+    expiresAt: caf.expiresOn,
+  });
+  if (!added.ok) {
+    await env.FILES.delete(fileKey);
+    throw new DomainError(added.code === "FOLIO_RANGE_OVERLAP" ? "ENUMERATION_CAF_OVERLAP" : added.code === "FOLIO_RANGE_DUPLICATE" ? "ENUMERATION_CAF_DUPLICATE" : "ENUMERATION_CAF_INVALID", added.message);
+  }
+  const row: CafRow = {
+    id,
+    companyId: company.id,
+    documentType: caf.documentType,
+    folioFrom: caf.from,
+    folioTo: caf.to,
+    authorizedOn: caf.authorizedOn,
+    expiresOn: caf.expiresOn,
+    idk: caf.idk,
+    environment: caf.environment,
+    source,
+    fileKey,
+    active: true,
+    createdAt: now.toISOString(),
+  };
+  try {
+    await db.insert(cafs).values(row);
+  } catch (e) {
+    // Keep the allocator and the read model in step: a range the list cannot show is not used.
+    await allocator(env, company.id, caf.documentType).deactivateRange(id);
+    throw e;
+  }
+  return row;
+}
+
+/** CAF of the tax authority (§4.7 refetch): the simulator grants it; the real SII cannot from here. */
+export async function refetchCaf(db: Db, env: Env, company: CompanyRow, input: { document_type: string; quantity: number }, now = new Date()): Promise<CafRow> {
+  const type = resolveEnumerationType(input.document_type);
+  if (env.SII_MODE !== "simulator") {
+    throw new DomainError(
+      "ENUMERATION_REFETCH_NOT_SUPPORTED",
+      "The SII hands out CAF files only in its web portal, behind a session authenticated with the taxpayer's certificate (mutual TLS); a Worker cannot present a per-company client certificate. Download the CAF at sii.cl and upload it to /enumeration/upload.",
+    );
+  }
+  if (company.country !== "CHL") throw new DomainError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
+  const loaded = await db.select({ to: cafs.folioTo }).from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, type.code)));
+  const after = Math.max(0, ...loaded.map((r) => r.to));
+  const granted = await grantSimulatorCaf(db, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity }, now);
+  return loadCaf(db, env, company, granted.xml, "AUTHORITY", now);
+}
+
+export async function listCafs(db: Db, companyId: string): Promise<CafRow[]> {
+  return db.select().from(cafs).where(eq(cafs.companyId, companyId)).orderBy(asc(cafs.documentType), asc(cafs.folioFrom));
+}
+
+/** One entry per document type with loaded ranges, merged with the allocator's live counts. */
+export async function enumerationOverview(db: Db, env: Env, companyId: string) {
+  const rows = await listCafs(db, companyId);
+  const types = [...new Set(rows.map((r) => r.documentType))];
+  const statuses = await Promise.all(types.map((t) => allocator(env, companyId, t).status()));
+  return types.map((t, i) => enumerationView(t, rows.filter((r) => r.documentType === t), statuses[i]!));
+}
+
+export function enumerationView(documentType: number, rows: CafRow[], status: FolioStatus) {
+  const live = new Map(status.ranges.map((r) => [r.caf_id, r]));
+  return {
+    id_document_type: String(documentType),
+    document_type_name: DOCUMENT_TYPES[documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(documentType),
+    folios_available: status.total_available,
+    next_folio: status.next_folio_to_use,
+    alert_threshold: status.threshold,
+    alert_threshold_is_default: status.threshold_is_default,
+    expired_unused: status.expired_unused,
+    ranges: rows.map((r) => {
+      const s = live.get(r.id);
+      return {
+        id: r.id,
+        enumeration_from: r.folioFrom,
+        enumeration_end: r.folioTo,
+        active: s ? s.active : r.active,
+        authorized_at: r.authorizedOn,
+        expires_at: r.expiresOn,
+        expired: s?.expired ?? false,
+        available: s?.available ?? 0,
+        next_folio: s?.next_folio ?? null,
+        annulled: s?.annulled ?? 0,
+        source: r.source,
+        created_at: r.createdAt,
+      };
+    }),
+  };
+}
+
+export async function setNextFolio(env: Env, companyId: string, documentTypeId: string, n: number) {
+  const type = resolveEnumerationType(documentTypeId);
+  const result = await allocator(env, companyId, type.code).setNextFolio(n);
+  if (!result.ok) {
+    const code = result.code === "FOLIO_NUMBER_INVALID" ? "VALIDATION_FAILED" : result.code;
+    throw new DomainError(code, result.message, code === "VALIDATION_FAILED" ? [{ field: "next_folio_number", message: result.message }] : []);
+  }
+  const { ok: _ok, ...body } = result;
+  return body;
+}
+
+export async function setAlertThreshold(env: Env, companyId: string, documentTypeId: string, threshold: number | null) {
+  const type = resolveEnumerationType(documentTypeId);
+  const result = await allocator(env, companyId, type.code).setThreshold(threshold);
+  if (!result.ok) throw new DomainError("ENUMERATION_THRESHOLD_INVALID", result.message, [{ field: "alert_threshold", message: result.message }]);
+  return { id_document_type: String(type.code), alert_threshold: result.threshold, alert_threshold_is_default: result.is_default };
+}

@@ -1,0 +1,44 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
+import { newId } from "../../lib/ids";
+
+export const FINAL_STATUSES: readonly InvoiceStatus[] = ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"];
+export const isFinal = (s: InvoiceStatus) => FINAL_STATUSES.includes(s);
+
+export type InvoiceRow = typeof invoices.$inferSelect;
+export type InvoicePatch = Partial<Omit<InvoiceRow, "id" | "companyId" | "createdAt" | "lastEventId">>;
+
+/**
+ * Moves a document from one of `from` to `patch.status` (or keeps the status and changes other
+ * fields) with one conditional UPDATE, and appends the history row in the same batch only when the
+ * UPDATE matched: a duplicate delivery or a concurrent step finds the state already moved and does
+ * nothing. Returns the updated row, or null when the document was not in an expected state.
+ */
+export async function transition(db: Db, invoiceId: string, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<InvoiceRow | null> {
+  const eventId = newId("evt");
+  const now = new Date().toISOString();
+  const [updated] = await db.batch([
+    db
+      .update(invoices)
+      .set({ ...patch, updatedAt: now, lastEventId: eventId })
+      .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...from])))
+      .returning(),
+    db.run(sql`INSERT INTO invoice_events (id, invoice_id, status, fiscal_status, message, created_at)
+      SELECT ${eventId}, id, status, fiscal_status, ${message ?? patch.fiscalMessage ?? null}, ${now}
+      FROM invoices WHERE id = ${invoiceId} AND last_event_id = ${eventId}`),
+  ]);
+  return updated[0] ?? null;
+}
+
+/** Records a problem without changing the state (the document waits and retries). */
+export async function noteProblem(db: Db, invoiceId: string, error: string): Promise<void> {
+  await db
+    .update(invoices)
+    .set({ lastError: error.slice(0, 1000), attempts: sql`${invoices.attempts} + 1`, updatedAt: new Date().toISOString() })
+    .where(eq(invoices.id, invoiceId));
+}
+
+export async function history(db: Db, invoiceId: string) {
+  return db.select().from(invoiceEvents).where(eq(invoiceEvents.invoiceId, invoiceId)).orderBy(invoiceEvents.createdAt, invoiceEvents.id);
+}

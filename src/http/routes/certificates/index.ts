@@ -1,0 +1,149 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createDb } from "../../../db/client";
+import {
+  activateCertificate, deleteCertificate, getCertificate, listCertificates, uploadCertificate, validityOf, type CertificateRow,
+} from "../../../domain/certificates/certificates";
+import { ApiError } from "../../errors/api-error";
+import { validationHook } from "../../errors/handler";
+import { defineRoute } from "../../route";
+import type { AppEnv } from "../../types";
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+export const MAX_PFX_BYTES = 64 * 1024;
+
+const CertificateSchema = z
+  .object({
+    id: z.string().openapi({ example: "cer_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+    id_company: z.string(),
+    subject_name: z.string().nullable().openapi({ description: "Holder's common name." }),
+    holder_rut: z.string().nullable().openapi({ example: "11111111-1", description: "Holder's RUT from the certificate (the RutEnvia of every envelope)." }),
+    issuer_name: z.string().nullable(),
+    serial_number: z.string(),
+    fingerprint_sha1: z.string(),
+    valid_from: z.string().openapi({ description: "ISO 8601, UTC." }),
+    valid_to: z.string().openapi({ description: "ISO 8601, UTC." }),
+    validity: z.enum(["VALID", "EXPIRED", "NOT_YET_VALID"]).openapi({ description: "Computed now." }),
+    active: z.boolean().openapi({ description: "The certificate every signature uses. One per company." }),
+    created_at: z.string(),
+  })
+  .openapi("Certificate");
+
+const CertificateUploadSchema = z
+  .object({
+    certificate: z.any().openapi({ type: "string", format: "binary", description: "The .pfx / .p12 file (legacy RC2/3DES or modern AES), at most 64 KiB." }),
+    password: z.any().openapi({ type: "string", description: "Password of the .pfx." }),
+  })
+  .openapi("CertificateUpload");
+
+const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
+const CertParams = Params.extend({ certificate_id: z.string().min(1).max(64).openapi({ param: { name: "certificate_id", in: "path" } }) });
+
+function view(row: CertificateRow) {
+  return {
+    id: row.id,
+    id_company: row.companyId,
+    subject_name: row.subjectName,
+    holder_rut: row.holderRut,
+    issuer_name: row.issuerName,
+    serial_number: row.serialNumber,
+    fingerprint_sha1: row.fingerprintSha1,
+    valid_from: row.validFrom,
+    valid_to: row.validTo,
+    validity: validityOf(row),
+    active: row.active,
+    created_at: row.createdAt,
+  };
+}
+
+const upload = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/certificates",
+  tags: ["Certificates"],
+  summary: "Upload a signing certificate (.pfx)",
+  description:
+    "multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and, outside simulator mode, it must carry the holder's RUT. The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.",
+  permission: "company:configure",
+  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: CertificateUploadSchema } } } },
+  responses: { 201: { description: "Stored and active", ...json(CertificateSchema) } },
+  errors: [
+    "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "CERTIFICATE_NOT_PFX", "CERTIFICATE_WRONG_PASSWORD",
+    "CERTIFICATE_NO_PRIVATE_KEY", "CERTIFICATE_NO_CERTIFICATE", "CERTIFICATE_KEY_MISMATCH", "CERTIFICATE_NO_RUT",
+    "CERTIFICATE_EXPIRED", "CERTIFICATE_NOT_YET_VALID", "CERTIFICATE_DUPLICATE",
+  ],
+});
+
+const list = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/certificates",
+  tags: ["Certificates"],
+  summary: "List the company's certificates",
+  description: "Newest first, with holder, RUT, validity and which one is active.",
+  permission: "company:read",
+  request: { params: Params },
+  responses: {
+    200: {
+      description: "All stored certificates (a company has few, so one page holds them all)",
+      ...json(z.object({ data: z.array(CertificateSchema), current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }).openapi("CertificatePage")),
+    },
+  },
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/certificates/{certificate_id}",
+  tags: ["Certificates"],
+  summary: "Get a certificate",
+  permission: "company:read",
+  request: { params: CertParams },
+  responses: { 200: { description: "The certificate", ...json(CertificateSchema) } },
+  errors: ["CERTIFICATE_NOT_FOUND"],
+});
+
+const activate = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/certificates/{certificate_id}/activate",
+  tags: ["Certificates"],
+  summary: "Make a certificate the active one",
+  permission: "company:configure",
+  request: { params: CertParams },
+  responses: { 200: { description: "Now active", ...json(CertificateSchema) } },
+  errors: ["CERTIFICATE_NOT_FOUND", "CERTIFICATE_EXPIRED", "CERTIFICATE_NOT_YET_VALID"],
+});
+
+const remove = defineRoute({
+  method: "delete",
+  path: "/api/companies/{company_id}/certificates/{certificate_id}",
+  tags: ["Certificates"],
+  summary: "Delete a certificate",
+  description: "Destroys the stored key material; the record stays for audit but leaves the list. Deleting the active certificate stops issuance until another is active.",
+  permission: "company:configure",
+  request: { params: CertParams },
+  responses: { 200: { description: "Deleted", ...json(CertificateSchema.extend({ active: z.literal(false) })) } },
+  errors: ["CERTIFICATE_NOT_FOUND"],
+});
+
+export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(upload, async (c) => {
+    const form = c.req.valid("form") as Record<string, unknown>;
+    const file = form.certificate;
+    const password = form.password;
+    const details = [];
+    if (!(file instanceof File)) details.push({ field: "certificate", message: "Required: the .pfx file" });
+    if (typeof password !== "string") details.push({ field: "password", message: "Required: the .pfx password as a text part" });
+    if (details.length > 0) throw new ApiError("VALIDATION_FAILED", "Send the parts `certificate` (file) and `password` (text).", details);
+    const pfx = file as File;
+    if (pfx.size > MAX_PFX_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `The certificate file is ${pfx.size} bytes; at most ${MAX_PFX_BYTES} are accepted.`);
+    const row = await uploadCertificate(createDb(c.env.DB), c.env, c.get("company").id, new Uint8Array(await pfx.arrayBuffer()), password as string);
+    return c.json(view(row), 201);
+  })
+  .openapi(list, async (c) => {
+    const rows = await listCertificates(createDb(c.env.DB), c.get("company").id);
+    return c.json({ data: rows.map(view), current_page: 1, per_page: Math.max(rows.length, 1), total: rows.length, last_page: 1 }, 200);
+  })
+  .openapi(get, async (c) => c.json(view(await getCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))
+  .openapi(activate, async (c) => c.json(view(await activateCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))
+  .openapi(remove, async (c) => {
+    const row = await deleteCertificate(createDb(c.env.DB), c.env, c.get("company").id, c.req.valid("param").certificate_id);
+    return c.json({ ...view(row), active: false as const }, 200);
+  });

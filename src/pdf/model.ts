@@ -1,0 +1,345 @@
+/**
+ * Input model of the printed representation of a DTE: everything the page shows, already computed.
+ * The issuance pipeline maps its stored document onto `PrintableDocument`; the renderer does no tax
+ * arithmetic, only formatting and layout.
+ *
+ * Amounts (`Amount`) are integers (number or bigint) or decimal strings ("1234", "-5", "10.5"); the
+ * renderer never turns them into binary floats. CLP amounts are integers; a foreign currency (exports)
+ * may carry decimals.
+ */
+
+export type DteTypeCode = 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
+
+export const DTE_TYPE_CODES: readonly DteTypeCode[] = [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112];
+
+/** Printed document names (capitals, as on the red box). */
+export const DTE_TYPE_NAMES: Readonly<Record<DteTypeCode, string>> = {
+  33: "FACTURA ELECTRÓNICA",
+  34: "FACTURA NO AFECTA O EXENTA ELECTRÓNICA",
+  39: "BOLETA ELECTRÓNICA",
+  41: "BOLETA NO AFECTA O EXENTA ELECTRÓNICA",
+  46: "FACTURA DE COMPRA ELECTRÓNICA",
+  52: "GUÍA DE DESPACHO ELECTRÓNICA",
+  56: "NOTA DE DÉBITO ELECTRÓNICA",
+  61: "NOTA DE CRÉDITO ELECTRÓNICA",
+  110: "FACTURA DE EXPORTACIÓN ELECTRÓNICA",
+  111: "NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA",
+  112: "NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA",
+};
+
+/**
+ * Names of reference document types (TpoDocRef) in words: DTE codes, paper documents and the 8xx
+ * codes (AO Formato §E). Unknown or free codes (e.g. "HES", "SET") print as given.
+ */
+export const REFERENCE_TYPE_NAMES: Readonly<Record<string, string>> = {
+  "30": "Factura",
+  "32": "Factura de venta bienes y servicios no afectos o exentos de IVA",
+  "33": "Factura Electrónica",
+  "34": "Factura No Afecta o Exenta Electrónica",
+  "35": "Boleta",
+  "38": "Boleta Exenta",
+  "39": "Boleta Electrónica",
+  "40": "Liquidación Factura",
+  "41": "Boleta No Afecta o Exenta Electrónica",
+  "43": "Liquidación Factura Electrónica",
+  "45": "Factura de Compra",
+  "46": "Factura de Compra Electrónica",
+  "50": "Guía de Despacho",
+  "52": "Guía de Despacho Electrónica",
+  "55": "Nota de Débito",
+  "56": "Nota de Débito Electrónica",
+  "60": "Nota de Crédito",
+  "61": "Nota de Crédito Electrónica",
+  "103": "Liquidación",
+  "110": "Factura de Exportación Electrónica",
+  "111": "Nota de Débito de Exportación Electrónica",
+  "112": "Nota de Crédito de Exportación Electrónica",
+  "801": "Orden de Compra",
+  "802": "Nota de Pedido",
+  "803": "Contrato",
+  "804": "Resolución",
+  "805": "Proceso ChileCompra",
+  "806": "Ficha ChileCompra",
+  "807": "DUS",
+  "808": "B/L (Conocimiento de embarque)",
+  "809": "AWB (Air Will Bill)",
+  "810": "MIC/DTA",
+  "811": "Carta de Porte",
+  "812": "Resolución del SNA donde califica Servicios de Exportación",
+  "813": "Pasaporte",
+  "814": "Certificado de Depósito Bolsa Prod. Chile",
+  "815": "Vale de Prenda Bolsa Prod. Chile",
+  "820": "Código de Inscripción en el Registro de Acuerdos con Plazo de Pago Excepcional",
+  HES: "Hoja de Entrada de Servicios",
+  HEM: "Hoja de Entrada de Materiales",
+  SET: "SET",
+};
+
+/** CodRef in words. */
+export const REFERENCE_REASON_NAMES: Readonly<Record<1 | 2 | 3, string>> = {
+  1: "Anula documento de referencia",
+  2: "Corrige texto del documento de referencia",
+  3: "Corrige montos",
+};
+
+/** IndTraslado of a guía de despacho (52) in words. */
+export const TRANSFER_TYPE_NAMES: Readonly<Record<number, string>> = {
+  1: "Operación constituye venta",
+  2: "Ventas por efectuar",
+  3: "Consignaciones",
+  4: "Entrega gratuita",
+  5: "Traslados internos",
+  6: "Otros traslados no venta",
+  7: "Guía de devolución",
+  8: "Traslado para exportación (no venta)",
+  9: "Venta para exportación",
+};
+
+export type Amount = number | bigint | string;
+
+export interface PrintableParty {
+  /** RUT in any accepted form (76086428-5, 76.086.428-5); printed with dots. */
+  rut: string;
+  /** Razón social (or the buyer's name). */
+  name: string;
+  /** Giro. */
+  activity?: string;
+  address?: string;
+  comuna?: string;
+  city?: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface PrintableIssuer extends PrintableParty {
+  /** "S.I.I. - SANTIAGO ORIENTE". Default: derived from `comuna` with `siiOfficeForComuna`. */
+  siiOffice?: string;
+  /** Branch code (CdgSIISucur) or name, printed when present. */
+  branch?: string;
+}
+
+export interface PrintableLine {
+  /** NmbItem. */
+  description: string;
+  /** DscItem: a longer description printed under the name. */
+  detail?: string;
+  /** Item code (CdgItem VlrCodigo). */
+  code?: string;
+  /** QtyItem: integer or decimal string, up to 6 decimals. */
+  quantity?: Amount;
+  /** UnmdItem. */
+  unit?: string;
+  /** PrcItem: may have decimals. */
+  unitPrice?: Amount;
+  /** DescuentoMonto (amount, document currency). */
+  discount?: Amount;
+  /** DescuentoPct, printed next to the discount when given, e.g. "10". */
+  discountPercent?: string;
+  /** MontoItem. */
+  amount: Amount;
+  /** IndExe = 1: exempt line (marked "EX" in the table). */
+  exempt?: boolean;
+}
+
+export interface PrintableReference {
+  /** TpoDocRef: a DTE code, a paper code, 8xx, or free text (HES, SET...). */
+  typeCode: string | number;
+  /** FolioRef. */
+  folio: string | number;
+  /** FchRef, YYYY-MM-DD. */
+  date?: string;
+  /** CodRef 1 | 2 | 3. */
+  reasonCode?: 1 | 2 | 3;
+  /** RazonRef. */
+  reason?: string;
+}
+
+export interface PrintableOtherTax {
+  /** SII code (ImptoReten TipoImp), printed before the name when given. */
+  code?: number;
+  name: string;
+  /** Rate as a decimal string ("10", "20.5"); printed as a percentage. */
+  rate?: string;
+  amount: Amount;
+}
+
+export interface PrintableTotals {
+  /** MntNeto. Omit for exempt documents. */
+  net?: Amount;
+  /** MntExe. */
+  exempt?: Amount;
+  /** TasaIVA, e.g. "19". */
+  ivaRate?: string | number;
+  /** IVA. */
+  iva?: Amount;
+  /** Additional taxes and withholdings (ImptoReten). */
+  otherTaxes?: PrintableOtherTax[];
+  /** MntTotal. */
+  total: Amount;
+  /** Currency code when not CLP (exports): amounts then print with `settings.decimal_places`. */
+  currency?: string;
+}
+
+export interface PrintableSettings {
+  /** 0..4: decimals printed for quantities and unit prices (and foreign-currency amounts). */
+  decimal_places: number;
+  thousand_separator: "." | ",";
+  decimal_separator: "." | ",";
+  /** BCP 47; "es-CL" by default. Labels are English when it starts with "en". */
+  language: string;
+}
+
+export const DEFAULT_SETTINGS: PrintableSettings = {
+  decimal_places: 0,
+  thousand_separator: ".",
+  decimal_separator: ",",
+  language: "es-CL",
+};
+
+export interface PrintableDocument {
+  type: DteTypeCode;
+  /** Overrides the document name in words (default DTE_TYPE_NAMES[type]). */
+  typeName?: string;
+  folio: number;
+  /** FchEmis, YYYY-MM-DD. */
+  issueDate: string;
+  /** FchVenc, YYYY-MM-DD. */
+  dueDate?: string;
+  /** FmaPago: 1 contado, 2 crédito, 3 sin costo. */
+  paymentMethod?: 1 | 2 | 3;
+  /** IndTraslado of a 52 (1 = sale ... 9 = export sale). A 52 is cedible only for 1 and 9. */
+  transferType?: number;
+  issuer: PrintableIssuer;
+  recipient: PrintableParty;
+  lines: PrintableLine[];
+  references?: PrintableReference[];
+  totals: PrintableTotals;
+  /** The SII resolution authorising the issuer (NroResol, FchResol YYYY-MM-DD). */
+  resolution: { number: number; date: string };
+  /** The flattened `<TED version="1.0">…</TED>` string: every char must be ISO-8859-1. */
+  ted: string;
+  /** Free text printed under the lines (e.g. observations). */
+  notes?: string;
+  /** Company settings; missing fields take DEFAULT_SETTINGS. */
+  settings?: Partial<PrintableSettings>;
+  /** Logo, PNG or JPEG bytes. */
+  logo?: Uint8Array;
+  /** Boletas print the issuer's own verification URL instead of www.sii.cl. */
+  verificationUrl?: string;
+}
+
+/** Types whose printed form carries the receipt box and a CEDIBLE copy (52 only when it is a sale). */
+export function isCedible(doc: Pick<PrintableDocument, "type" | "transferType">): boolean {
+  if (doc.type === 33 || doc.type === 34 || doc.type === 46) return true;
+  if (doc.type === 52) return doc.transferType === 1 || doc.transferType === 9;
+  return false;
+}
+
+export function documentName(doc: Pick<PrintableDocument, "type" | "typeName">): string {
+  return doc.typeName ?? DTE_TYPE_NAMES[doc.type];
+}
+
+export function referenceTypeName(code: string | number): string {
+  const key = String(code).trim();
+  return REFERENCE_TYPE_NAMES[key.toUpperCase()] ?? key;
+}
+
+function fold(s: string): string {
+  return s
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toUpperCase()
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * Comuna -> SII office with jurisdiction (Dirección Regional or unit), printed "S.I.I. - {office}" under
+ * the red box. Covers every comuna of the Región Metropolitana and each region's capital plus the larger
+ * cities with their own SII unit. Best-effort table: verify against the SII's current jurisdiction list
+ * before production; issuers can always set `siiOffice` explicitly.
+ */
+const OFFICES: Record<string, string[]> = {
+  "SANTIAGO CENTRO": ["SANTIAGO", "INDEPENDENCIA", "RECOLETA", "ESTACION CENTRAL"],
+  "SANTIAGO ORIENTE": ["PROVIDENCIA", "LAS CONDES", "VITACURA", "LO BARNECHEA", "LA REINA", "NUNOA", "PENALOLEN", "MACUL"],
+  "SANTIAGO PONIENTE": [
+    "MAIPU", "PUDAHUEL", "CERRILLOS", "QUINTA NORMAL", "LO PRADO", "CERRO NAVIA", "RENCA", "QUILICURA", "CONCHALI",
+    "HUECHURABA", "COLINA", "LAMPA", "TILTIL", "CURACAVI", "MARIA PINTO", "MELIPILLA", "SAN PEDRO", "ALHUE",
+    "PADRE HURTADO", "PENAFLOR", "TALAGANTE", "EL MONTE", "ISLA DE MAIPO",
+  ],
+  "SANTIAGO SUR": [
+    "SAN MIGUEL", "SAN JOAQUIN", "LA CISTERNA", "LA GRANJA", "LA FLORIDA", "PUENTE ALTO", "LA PINTANA", "SAN RAMON",
+    "EL BOSQUE", "LO ESPEJO", "PEDRO AGUIRRE CERDA", "SAN BERNARDO", "BUIN", "PAINE", "CALERA DE TANGO", "PIRQUE",
+    "SAN JOSE DE MAIPO",
+  ],
+  ARICA: ["ARICA", "CAMARONES", "PUTRE", "GENERAL LAGOS"],
+  IQUIQUE: ["IQUIQUE", "ALTO HOSPICIO", "POZO ALMONTE", "PICA", "HUARA", "CAMINA", "COLCHANE"],
+  ANTOFAGASTA: ["ANTOFAGASTA", "MEJILLONES", "SIERRA GORDA", "TALTAL"],
+  CALAMA: ["CALAMA", "SAN PEDRO DE ATACAMA", "OLLAGUE"],
+  TOCOPILLA: ["TOCOPILLA", "MARIA ELENA"],
+  COPIAPO: ["COPIAPO", "CALDERA", "TIERRA AMARILLA", "CHANARAL", "DIEGO DE ALMAGRO"],
+  VALLENAR: ["VALLENAR", "HUASCO", "FREIRINA", "ALTO DEL CARMEN"],
+  "LA SERENA": ["LA SERENA", "LA HIGUERA", "VICUNA", "PAIHUANO", "ANDACOLLO"],
+  COQUIMBO: ["COQUIMBO"],
+  OVALLE: ["OVALLE", "MONTE PATRIA", "COMBARBALA", "PUNITAQUI", "RIO HURTADO"],
+  ILLAPEL: ["ILLAPEL", "SALAMANCA", "LOS VILOS", "CANELA"],
+  VALPARAISO: ["VALPARAISO", "CASABLANCA", "JUAN FERNANDEZ", "ISLA DE PASCUA"],
+  "VINA DEL MAR": ["VINA DEL MAR", "CONCON", "QUILPUE", "VILLA ALEMANA"],
+  QUILLOTA: ["QUILLOTA", "LA CALERA", "LA CRUZ", "HIJUELAS", "NOGALES", "LIMACHE", "OLMUE"],
+  "SAN ANTONIO": ["SAN ANTONIO", "CARTAGENA", "EL QUISCO", "EL TABO", "ALGARROBO", "SANTO DOMINGO"],
+  "LOS ANDES": ["LOS ANDES", "CALLE LARGA", "RINCONADA", "SAN ESTEBAN"],
+  "SAN FELIPE": ["SAN FELIPE", "PUTAENDO", "SANTA MARIA", "PANQUEHUE", "LLAILLAY", "CATEMU"],
+  "LA LIGUA": ["LA LIGUA", "CABILDO", "PAPUDO", "ZAPALLAR", "PETORCA"],
+  RANCAGUA: ["RANCAGUA", "MACHALI", "GRANEROS", "CODEGUA", "MOSTAZAL", "DONIHUE", "COLTAUCO", "OLIVAR", "REQUINOA", "COINCO", "QUINTA DE TILCOCO"],
+  "SAN FERNANDO": ["SAN FERNANDO", "CHIMBARONGO", "NANCAGUA", "PLACILLA", "CHEPICA", "SANTA CRUZ"],
+  RENGO: ["RENGO", "SAN VICENTE", "MALLOA", "PEUMO", "PICHIDEGUA", "LAS CABRAS"],
+  TALCA: ["TALCA", "MAULE", "SAN CLEMENTE", "PELARCO", "PENCAHUE", "SAN RAFAEL", "RIO CLARO", "CUREPTO", "EMPEDRADO", "CONSTITUCION"],
+  CURICO: ["CURICO", "MOLINA", "TENO", "ROMERAL", "RAUCO", "SAGRADA FAMILIA", "HUALANE", "LICANTEN", "VICHUQUEN"],
+  LINARES: ["LINARES", "LONGAVI", "YERBAS BUENAS", "COLBUN", "VILLA ALEGRE", "SAN JAVIER", "PARRAL", "RETIRO"],
+  CAUQUENES: ["CAUQUENES", "CHANCO", "PELLUHUE"],
+  CHILLAN: ["CHILLAN", "CHILLAN VIEJO", "BULNES", "SAN CARLOS", "COIHUECO", "PINTO", "YUNGAY", "QUIRIHUE", "SAN NICOLAS"],
+  CONCEPCION: ["CONCEPCION", "SAN PEDRO DE LA PAZ", "CHIGUAYANTE", "HUALQUI", "PENCO", "TOME", "FLORIDA", "SANTA JUANA", "CORONEL", "LOTA"],
+  TALCAHUANO: ["TALCAHUANO", "HUALPEN"],
+  "LOS ANGELES": ["LOS ANGELES", "NACIMIENTO", "MULCHEN", "CABRERO", "YUMBEL", "LAJA", "SANTA BARBARA"],
+  LEBU: ["LEBU", "ARAUCO", "CURANILAHUE", "CANETE", "LOS ALAMOS", "CONTULMO", "TIRUA"],
+  TEMUCO: ["TEMUCO", "PADRE LAS CASAS", "LAUTARO", "NUEVA IMPERIAL", "CARAHUE", "FREIRE", "PITRUFQUEN", "GORBEA", "VILCUN", "CUNCO"],
+  ANGOL: ["ANGOL", "COLLIPULLI", "RENAICO", "LOS SAUCES", "PUREN", "TRAIGUEN", "VICTORIA", "CURACAUTIN"],
+  VILLARRICA: ["VILLARRICA", "PUCON", "LONCOCHE", "CURARREHUE"],
+  VALDIVIA: ["VALDIVIA", "CORRAL", "LANCO", "MARIQUINA", "MAFIL", "PAILLACO", "LOS LAGOS", "PANGUIPULLI"],
+  "LA UNION": ["LA UNION", "RIO BUENO", "FUTRONO", "LAGO RANCO"],
+  OSORNO: ["OSORNO", "PURRANQUE", "RIO NEGRO", "SAN PABLO", "PUYEHUE", "PUERTO OCTAY", "SAN JUAN DE LA COSTA"],
+  "PUERTO MONTT": ["PUERTO MONTT", "PUERTO VARAS", "LLANQUIHUE", "FRUTILLAR", "LOS MUERMOS", "MAULLIN", "CALBUCO", "FRESIA", "COCHAMO"],
+  CASTRO: ["CASTRO", "ANCUD", "CHONCHI", "QUELLON", "DALCAHUE", "QUEMCHI", "CURACO DE VELEZ", "PUQUELDON", "QUINCHAO", "QUEILEN"],
+  COYHAIQUE: ["COYHAIQUE", "AYSEN", "PUERTO AYSEN", "CISNES", "CHILE CHICO", "COCHRANE", "RIO IBANEZ"],
+  "PUNTA ARENAS": ["PUNTA ARENAS", "NATALES", "PUERTO NATALES", "PORVENIR", "CABO DE HORNOS", "PUERTO WILLIAMS"],
+};
+
+/** Office names with their accents, for printing. */
+const OFFICE_PRINTED: Record<string, string> = {
+  COPIAPO: "COPIAPÓ",
+  VALPARAISO: "VALPARAÍSO",
+  "VINA DEL MAR": "VIÑA DEL MAR",
+  CURICO: "CURICÓ",
+  CHILLAN: "CHILLÁN",
+  CONCEPCION: "CONCEPCIÓN",
+  "LOS ANGELES": "LOS ÁNGELES",
+  "LA UNION": "LA UNIÓN",
+};
+
+const COMUNA_TO_OFFICE = new Map<string, string>();
+for (const [office, comunas] of Object.entries(OFFICES)) {
+  for (const c of comunas) COMUNA_TO_OFFICE.set(c, OFFICE_PRINTED[office] ?? office);
+}
+
+/** "S.I.I. - SANTIAGO ORIENTE" for "Las Condes"; undefined when the comuna is unknown. Accents/case ignored. */
+export function siiOfficeForComuna(comuna: string | undefined): string | undefined {
+  if (!comuna) return undefined;
+  const office = COMUNA_TO_OFFICE.get(fold(comuna));
+  return office ? `S.I.I. - ${office}` : undefined;
+}
+
+/** The office printed under the red box: explicit `siiOffice`, else from the comuna, else the city. */
+export function issuerSiiOffice(issuer: PrintableIssuer): string | undefined {
+  if (issuer.siiOffice) return issuer.siiOffice.startsWith("S.I.I.") ? issuer.siiOffice : `S.I.I. - ${issuer.siiOffice.toUpperCase()}`;
+  return siiOfficeForComuna(issuer.comuna) ?? siiOfficeForComuna(issuer.city);
+}
