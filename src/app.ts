@@ -12,6 +12,7 @@ import { companiesRoutes } from "./http/routes/companies";
 import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
+import { invoicesRoutes } from "./http/routes/invoices";
 import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
 import type { AppEnv } from "./http/types";
 
@@ -78,6 +79,7 @@ function buildApp() {
   app.route("/", usersRoutes);
   app.route("/", certificatesRoutes);
   app.route("/", enumerationRoutes);
+  app.route("/", invoicesRoutes);
   app.route("/", simulatorCafRoutes);
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
