@@ -156,9 +156,15 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 // ---- base64 / PEM ------------------------------------------------------------------------------
 
+/** Decodes base64 (whitespace ignored). Throws Asn1Error (never a DOMException) on bad input. */
 export function b64decode(s: string): Uint8Array {
-  const clean = s.replace(/[^A-Za-z0-9+/=]/g, "");
-  const bin = atob(clean);
+  const clean = s.replace(/\s+/g, "");
+  let bin: string;
+  try {
+    bin = atob(clean);
+  } catch {
+    throw new Asn1Error("invalid base64");
+  }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;

@@ -88,6 +88,14 @@ export function addSixMonths(date: string): string {
   return `${yy}-${String(mm).padStart(2, "0")}-${String(Math.min(d, last)).padStart(2, "0")}`;
 }
 
+function b64(text: string, field: string): Uint8Array {
+  try {
+    return b64decode(text);
+  } catch (e) {
+    throw new EngineError("CAF_MALFORMED", `CAF ${field} is not valid base64`, { field, cause: e });
+  }
+}
+
 function need(el: XElement, name: string): string {
   const v = childText(el, name);
   if (v === undefined || v === "") throw new EngineError("CAF_MALFORMED", `The CAF lacks <${name}>`, { field: name });
@@ -103,7 +111,7 @@ export function cafSignedBytes(da: XElement): Uint8Array {
  * Parses and validates a CAF file (bytes as downloaded: ISO-8859-1 whatever the declaration says).
  * Checks, in order: XML shape, fields, trusted IDK, FRMA signature, RSASK/RSAPUBK/RSAPK key pair.
  */
-export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
+async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
   const text = decodeXmlBytes(input, true);
   let root: XElement;
   try {
@@ -139,8 +147,8 @@ export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: C
   if (!/^\d+$/.test(idkS)) throw new EngineError("CAF_MALFORMED", `CAF IDK "${idkS}" is not a number`, { field: "IDK" });
   const rsapk = firstChild(da, "RSAPK");
   if (!rsapk) throw new EngineError("CAF_MALFORMED", "The CAF has no <RSAPK> (only RSA CAFs are supported)", { field: "RSAPK" });
-  const M = b64decode(need(rsapk, "M"));
-  const E = b64decode(need(rsapk, "E"));
+  const M = b64(need(rsapk, "M"), "M");
+  const E = b64(need(rsapk, "E"), "E");
   const frmaEl = firstChild(cafEl, "FRMA");
   const frma = frmaEl ? (frmaEl.textContent ?? "").trim() : "";
   if (!frma) throw new EngineError("CAF_MALFORMED", "The CAF lacks <FRMA>", { field: "FRMA" });
@@ -154,17 +162,22 @@ export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: C
     throw new EngineError("CAF_UNKNOWN_IDK", `The CAF is signed with SII key IDK ${idk}, which is not trusted ${opts.mode === "simulator" ? "in simulator mode (999, 100)" : "(100 certification, 300 production)"}`, { field: "IDK" });
   }
   const siiKey = await importSpki(trusted.spki);
-  const ok = await crypto.subtle.verify(RSA_SHA1, siiKey, buf(b64decode(frma)), buf(cafSignedBytes(da)));
+  const ok = await crypto.subtle.verify(RSA_SHA1, siiKey, buf(b64(frma, "FRMA")), buf(cafSignedBytes(da)));
   if (!ok) throw new EngineError("CAF_BAD_SIGNATURE", `The SII signature (FRMA) of the CAF does not verify with key IDK ${idk}; the file was altered or is not from the SII`, { field: "FRMA" });
 
   // Key pair
   const rsaskText = childText(root, "RSASK");
   const rsapubkText = childText(root, "RSAPUBK");
   if (!rsaskText) throw new EngineError("CAF_MALFORMED", "The CAF lacks <RSASK> (the stamping private key)", { field: "RSASK" });
-  let pkcs1 = pemDecode(rsaskText, "RSA PRIVATE KEY");
-  if (!pkcs1) {
-    const p8 = pemDecode(rsaskText, "PRIVATE KEY");
-    if (p8) pkcs1 = pkcs8ToPkcs1(p8);
+  let pkcs1: Uint8Array | undefined;
+  try {
+    pkcs1 = pemDecode(rsaskText, "RSA PRIVATE KEY");
+    if (!pkcs1) {
+      const p8 = pemDecode(rsaskText, "PRIVATE KEY");
+      if (p8) pkcs1 = pkcs8ToPkcs1(p8);
+    }
+  } catch (e) {
+    throw new EngineError("CAF_MALFORMED", "RSASK is not a valid PEM RSA private key", { field: "RSASK", cause: e });
   }
   if (!pkcs1) throw new EngineError("CAF_MALFORMED", "RSASK is not a PEM RSA private key", { field: "RSASK" });
   let priv: { modulus: Uint8Array; exponent: Uint8Array };
@@ -180,12 +193,12 @@ export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: C
     throw new EngineError("CAF_KEY_MISMATCH", "RSASK is not the private key of the public key the SII signed (DA/RSAPK)", { field: "RSASK" });
   }
   if (rsapubkText) {
-    const spki = pemDecode(rsapubkText, "PUBLIC KEY");
     let pub: { modulus: Uint8Array; exponent: Uint8Array } | undefined;
     try {
+      const spki = pemDecode(rsapubkText, "PUBLIC KEY");
       pub = spki ? rsaFromSpki(spki) : undefined;
     } catch (e) {
-      if (!(e instanceof Asn1Error)) throw e;
+      if (!(e instanceof Asn1Error) && !(e instanceof RangeError)) throw e;
     }
     if (!pub) throw new EngineError("CAF_MALFORMED", "RSAPUBK is not a PEM public key", { field: "RSAPUBK" });
     if (!bytesEqual(pub.modulus, daPub.modulus) || !bytesEqual(pub.exponent, daPub.exponent)) {
@@ -255,11 +268,17 @@ export async function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = 
   const frmaEl = firstChild(cafEl, "FRMA");
   const frma = frmaEl ? (frmaEl.textContent ?? "").trim() : "";
   if (!frma) throw new EngineError("CAF_MALFORMED", "The CAF lacks <FRMA>", { field: "FRMA" });
-  const ok = await crypto.subtle.verify(RSA_SHA1, await importSpki(trusted.spki), buf(b64decode(frma)), buf(cafSignedBytes(da)));
+  const ok = await crypto.subtle.verify(RSA_SHA1, await importSpki(trusted.spki), buf(b64(frma, "FRMA")), buf(cafSignedBytes(da)));
   if (!ok) throw new EngineError("CAF_BAD_SIGNATURE", `The SII signature (FRMA) of the CAF does not verify with key IDK ${idk}`, { field: "FRMA" });
   const rsapk = firstChild(da, "RSAPK");
   if (!rsapk) throw new EngineError("CAF_MALFORMED", "The CAF has no <RSAPK>", { field: "RSAPK" });
-  const publicKey = await importSpki(spkiFromRsa(b64decode(need(rsapk, "M")), b64decode(need(rsapk, "E"))));
+  let publicKey: CryptoKey;
+  try {
+    publicKey = await importSpki(spkiFromRsa(b64(need(rsapk, "M"), "M"), b64(need(rsapk, "E"), "E")));
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError("CAF_MALFORMED", `The CAF public key (RSAPK) cannot be imported: ${(e as Error).message}`, { field: "RSAPK", cause: e });
+  }
   const rng = firstChild(da, "RNG");
   return {
     publicKey,
@@ -271,4 +290,15 @@ export async function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = 
     authorizedOn: need(da, "FA"),
     environment: trusted.env,
   };
+}
+
+/** parseCaf: the documented behaviour is on parseCafUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function parseCaf(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
+  try {
+    return await parseCafUnsafe(input, opts);
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError("CAF_MALFORMED", `The CAF cannot be read: ${(e as Error).message}`, { cause: e });
+  }
 }

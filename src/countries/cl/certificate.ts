@@ -129,7 +129,7 @@ export function readCertificate(input: Uint8Array | string): CertificateInfo {
  * Opens a .pfx: checks the password, finds the private key and the certificate whose public key
  * matches it (the holder's, when the file also carries CA certificates). Synchronous (pure JS).
  */
-export function openPfx(pfx: Uint8Array | ArrayBuffer, password: string): OpenedPfx {
+function openPfxUnsafe(pfx: Uint8Array | ArrayBuffer, password: string): OpenedPfx {
   const data = pfx instanceof Uint8Array ? pfx : new Uint8Array(pfx);
   let asn: forge.asn1.Asn1;
   try {
@@ -196,4 +196,15 @@ export async function loadSigningCredentials(pfx: Uint8Array | ArrayBuffer, pass
 export async function credentialsFromParts(certificateDer: Uint8Array, privateKeyPkcs8: Uint8Array): Promise<SigningCredentials> {
   const info = readCertificate(certificateDer);
   return { ...info, privateKey: await importSigningKey(privateKeyPkcs8) };
+}
+
+/** openPfx: the documented behaviour is on openPfxUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export function openPfx(pfx: Uint8Array | ArrayBuffer, password: string): OpenedPfx {
+  try {
+    return openPfxUnsafe(pfx, password);
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError("CERT_NOT_PFX", `The .pfx cannot be read: ${(e as Error).message}`, { cause: e });
+  }
 }

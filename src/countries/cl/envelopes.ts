@@ -36,7 +36,7 @@ export interface SignedEnvelope {
   subtotals: { type: number; count: number }[];
 }
 
-function buildEnvelope(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams): Promise<SignedEnvelope> {
+async function buildEnvelope(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams): Promise<SignedEnvelope> {
   if (p.dtes.length === 0) throw new EngineError("ENVELOPE_INVALID", "An envelope needs at least one DTE");
   const max = kind === "EnvioDTE" ? 2000 : 500;
   if (p.dtes.length > max) throw new EngineError("ENVELOPE_INVALID", `${kind} holds at most ${max} documents`, { expected: `≤ ${max}` });
@@ -44,6 +44,9 @@ function buildEnvelope(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams): Pro
   for (const d of p.dtes) {
     if (d.envelope !== kind) throw new EngineError("ENVELOPE_INVALID", `Type ${d.documentType} travels in ${d.envelope}, not ${kind}`);
     if (d.issuerRut !== issuer) throw new EngineError("ENVELOPE_INVALID", `DTE ${d.id} belongs to ${d.issuerRut}, not ${issuer}`);
+  }
+  if (p.signer.rut && normalizeRut(p.senderRut) !== p.signer.rut) {
+    throw new EngineError("ENVELOPE_INVALID", `RutEnvia ${normalizeRut(p.senderRut)} is not the certificate holder (${p.signer.rut}); the SII refuses envelopes sent on behalf of another RUT`, { field: "senderRut", expected: p.signer.rut });
   }
   const ids = new Set(p.dtes.map((d) => d.id));
   if (ids.size !== p.dtes.length) throw new EngineError("ENVELOPE_INVALID", "The same document appears twice in the envelope");

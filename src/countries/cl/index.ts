@@ -19,6 +19,7 @@
  * --------------
  *   const report = await verifyInbound(bytes, { mode });        // per-DTE signature, TED, CAF, DD vs document
  *   buildRecepcionEnvio(...), buildResultadoDte(...), buildEnvioRecibos(...)   // signed answers
+ *   await verifySignedXml(ackBytes)                             // answers received from buyers
  *
  * Errors: every failure is an EngineError { code, message, field?, expected? }; the codes are listed
  * (with descriptions) in ENGINE_ERROR_CODES for the HTTP layer's error enum. Verification functions
@@ -102,7 +103,7 @@ export {
   type ResponseHeader,
   type SignedResponse,
 } from "./responses";
-export { verifyDteElement, verifyInbound, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport } from "./verify";
+export { verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./verify";
 export { canonicalize, type C14nOptions } from "./c14n";
 export { decodeLatin1, decodeXmlBytes, encodeLatin1, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI } from "./xml";
 export * from "./rut";

@@ -111,7 +111,7 @@ export interface ReceivedEnvelope {
 }
 
 /** RespuestaDTE / RecepcionEnvio: acknowledges reception of envelopes (schema, signature, RUT checks). */
-export function buildRecepcionEnvio(h: ResponseHeader & { responseId: number; envelopes: ReceivedEnvelope[] }): Promise<SignedResponse> {
+export async function buildRecepcionEnvio(h: ResponseHeader & { responseId: number; envelopes: ReceivedEnvelope[] }): Promise<SignedResponse> {
   if (h.envelopes.length === 0) throw new EngineError("ENVELOPE_INVALID", "RecepcionEnvio needs at least one envelope");
   const details = h.envelopes.map((e) =>
     el(
@@ -144,7 +144,7 @@ export interface DocumentResult extends DocumentKey {
 }
 
 /** RespuestaDTE / ResultadoDTE: commercial acceptance or rejection of each DTE. */
-export function buildResultadoDte(h: ResponseHeader & { responseId: number; results: DocumentResult[] }): Promise<SignedResponse> {
+export async function buildResultadoDte(h: ResponseHeader & { responseId: number; results: DocumentResult[] }): Promise<SignedResponse> {
   if (h.results.length === 0) throw new EngineError("ENVELOPE_INVALID", "ResultadoDTE needs at least one document");
   const details = h.results.map((r) =>
     el("ResultadoDTE", null, docFields(r, "TipoDTE"), leaf("CodEnvio", r.receptionCode), leaf("EstadoDTE", r.status), leaf("EstadoDTEGlosa", r.statusText.slice(0, 256)), leaf("CodRchDsc", r.rejectionCode)),

@@ -74,7 +74,7 @@ export interface TedCheck {
  * Verifies a TED element (or its text): FRMT with the CAF public key in DD/CAF, and the CAF's FRMA
  * with the trusted SII key. Never throws for bad input; reports the first failure.
  */
-export async function verifyTed(ted: XElement | string, opts: CafTrustOptions = {}): Promise<TedCheck> {
+async function verifyTedUnsafe(ted: XElement | string, opts: CafTrustOptions = {}): Promise<TedCheck> {
   let el: XElement;
   try {
     el = typeof ted === "string" ? (parseXml(ted, "TED").documentElement as XElement) : ted;
@@ -106,4 +106,14 @@ export async function verifyTed(ted: XElement | string, opts: CafTrustOptions = 
     return { ok: false, failure: "TED_INVALID", message: "The stamp's RE/TD/F are not covered by its CAF", dd: fields, cafEnvironment: caf.environment };
   }
   return { ok: true, dd: fields, cafEnvironment: caf.environment };
+}
+
+/** verifyTed: the documented behaviour is on verifyTedUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifyTed(ted: XElement | string, opts: CafTrustOptions = {}): Promise<TedCheck> {
+  try {
+    return await verifyTedUnsafe(ted, opts);
+  } catch (e) {
+    return { ok: false, failure: "TED_INVALID", message: `The TED cannot be checked: ${(e as Error).message}` };
+  }
 }

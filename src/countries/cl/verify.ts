@@ -7,8 +7,8 @@
 import type { CafTrustOptions } from "./caf";
 import { EngineError } from "./errors";
 import { tedText, verifyTed, type TedCheck } from "./ted";
-import { childElements, childText, decodeXmlBytes, firstChild, parseXml, type XDocument, type XElement } from "./xml";
-import { verifyChildSignature, type SignatureCheck } from "./xmldsig";
+import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
+import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "./xmldsig";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -57,6 +57,16 @@ export interface InboundOptions extends CafTrustOptions {
 
 const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
+function countId(root: XElement, id: string): number {
+  let n = 0;
+  const walk = (e: XElement) => {
+    if (e.getAttribute("ID") === id) n++;
+    for (const c of childElements(e)) walk(c);
+  };
+  walk(root);
+  return n;
+}
+
 /** Verifies one <DTE> element of a parsed document. */
 export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}): Promise<InboundDteReport> {
   const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
@@ -79,6 +89,11 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     ted: { ok: false },
   };
   report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true });
+  if (report.signature.ok) {
+    // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
+    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
+    if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
+  }
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
   if (!report.signature.ok) {
@@ -114,7 +129,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
 }
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
-export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
   let doc: XDocument;
   try {
     doc = parseXml(decodeXmlBytes(input), "The received file");
@@ -143,6 +158,9 @@ export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, op
     documents: [],
   };
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true });
+  if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
+    report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
+  }
   for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
@@ -158,4 +176,61 @@ export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, op
     } else report.ok = true;
   }
   return report;
+}
+
+export interface SignedXmlReport {
+  ok: boolean;
+  /** Root element's local name (RespuestaDTE, EnvioRecibos, getToken, …). */
+  root: string | null;
+  failure?: InboundFailure;
+  message?: string;
+  /** One entry per XMLDSig Signature, document order. */
+  signatures: SignatureCheck[];
+}
+
+/**
+ * Verifies every XMLDSig signature of any signed SII file (acknowledgments received from buyers:
+ * RespuestaDTE, EnvioRecibos with its per-Recibo signatures; token requests). No TED/CAF checks.
+ */
+async function verifySignedXmlUnsafe(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
+  let doc: XDocument;
+  try {
+    doc = parseXml(decodeXmlBytes(input), "The signed file");
+  } catch (e) {
+    return { ok: false, root: null, failure: "XML_MALFORMED", message: e instanceof EngineError ? e.message : String(e), signatures: [] };
+  }
+  const root = doc.documentElement as XElement;
+  const sigs: XElement[] = [];
+  const walk = (n: XElement) => {
+    for (const c of childElements(n)) {
+      if (c.localName === "Signature" && c.namespaceURI === NS_DSIG) sigs.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  if (sigs.length === 0) return { ok: false, root: root.localName, failure: "SIGNATURE_MISSING", message: "The file carries no signature", signatures: [] };
+  const signatures: SignatureCheck[] = [];
+  for (const s of sigs) signatures.push(await verifySignatureElement(doc, s, { fallbacks: opts.fallbacks ?? true }));
+  const bad = signatures.find((s) => !s.ok);
+  return bad ? { ok: false, root: root.localName, failure: bad.failure, message: bad.message, signatures } : { ok: true, root: root.localName, signatures };
+}
+
+/** verifyInbound: the documented behaviour is on verifyInboundUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifyInbound(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+  try {
+    return await verifyInboundUnsafe(input, opts);
+  } catch (e) {
+    return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: `The file cannot be checked: ${(e as Error).message}`, documents: [] };
+  }
+}
+
+/** verifySignedXml: the documented behaviour is on verifySignedXmlUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, opts: { fallbacks?: boolean } = {}): Promise<SignedXmlReport> {
+  try {
+    return await verifySignedXmlUnsafe(input, opts);
+  } catch (e) {
+    return { ok: false, root: null, failure: "XML_MALFORMED", message: `The file cannot be checked: ${(e as Error).message}`, signatures: [] };
+  }
 }

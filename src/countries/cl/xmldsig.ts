@@ -28,6 +28,8 @@ export const ALG = {
 
 /** What signing needs: SigningCredentials from certificate.ts satisfies it. */
 export interface XmlSigner {
+  /** Holder's RUT when known (SigningCredentials.rut); envelopes check RutEnvia against it. */
+  rut?: string | null;
   privateKey: CryptoKey;
   certificateBase64: string;
   modulus: Uint8Array;
@@ -81,7 +83,7 @@ export async function signXml(xml: string, referenceId: string, signer: XmlSigne
   // Canonicalise SignedInfo as it sits in the final document. Its only ancestors are the root and
   // the Signature, so the root's start tag (its namespace declarations) plus the Signature is all
   // the context that matters: parse just that instead of the whole (possibly large) document.
-  const rootStart = /^<[^>]*>/.exec(xml.trimStart());
+  const rootStart = /<(?![?!])[^>]*>/.exec(xml);
   if (!rootStart || rootStart[0].endsWith("/>")) throw new EngineError("INTERNAL", "Cannot read the root's start tag");
   const context = parseXml(`${rootStart[0]}${signature}${close}`, "The signature context");
   const si = firstChild(firstChild(context.documentElement as XElement, "Signature")!, "SignedInfo")!;
@@ -169,7 +171,7 @@ const certCache = new Map<string, CertificateInfo>();
  * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
  * every namespace stripped (sii-formats.md §3.3); without it only the strict in-context form counts.
  */
-export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
   const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
   const si = firstChild(sig, "SignedInfo");
   const sv = firstChild(sig, "SignatureValue");
@@ -277,4 +279,14 @@ export async function verifyChildSignature(doc: XDocument, parent: XElement, opt
   const sigs = childElements(parent, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
   if (sigs.length === 0) return { ok: false, failure: "SIGNATURE_MISSING", message: `<${parent.localName}> carries no Signature` };
   return verifySignatureElement(doc, sigs[sigs.length - 1]!, opts);
+}
+
+/** verifySignatureElement: the documented behaviour is on verifySignatureElementUnsafe above; this entry point guarantees that only
+ * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
+export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+  try {
+    return await verifySignatureElementUnsafe(doc, sig, opts);
+  } catch (e) {
+    return { ok: false, failure: "SIGNATURE_INVALID", message: `The signature cannot be checked: ${(e as Error).message}` };
+  }
 }

@@ -9,6 +9,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { buildSamples, type SampleSet } from "../../helpers/cl-samples";
+import { canonicalize } from "../../../src/countries/cl/c14n";
+import { decodeXmlBytes, parseXml } from "../../../src/countries/cl/xml";
 
 const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../../../../shared/sii-schemas");
 const NEEDED = ["DTE_v10.xsd", "SiiTypes_v10.xsd", "xmldsignature_v10.xsd", "EnvioDTE_v10.xsd", "EnvioBOLETA_v11.xsd", "RespuestaEnvioDTE_v10.xsd", "Recibos_v10.xsd", "EnvioRecibos_v10.xsd"];
@@ -80,4 +82,23 @@ describe("official SII schemas", () => {
       expect(s.xml.length, s.name).toBe(s.xmlString.length); // one byte per character: Latin-1
     }
   });
+});
+
+describe("the engine's C14N", () => {
+  async function libxml2C14n(xml: string | Uint8Array): Promise<string> {
+    const r = await validateXML({ xml: [{ fileName: "c.xml", contents: xml as unknown as string }], normalization: "c14n" });
+    return r.normalized;
+  }
+  it("equals libxml2's canonical XML 1.0 on tricky documents and on every produced file", async () => {
+    const tricky = [
+      `<?xml version="1.0" encoding="ISO-8859-1"?>\n<?pi data?>\n<r xmlns="urn:a" xmlns:b="urn:b" z="1" b:y="2" a="&lt;&amp;&quot;&#9;&#10;'&gt;"><b:c xmlns="urn:a" xmlns:b="urn:b">t &gt; &#13; x "q" 'a'</b:c><d xmlns=""><e xmlns="" a:x="1" xmlns:a="urn:z"/></d><f xmlns:c="urn:c" c:q="1" xml:lang="es" b:a="2" a="3"/>\n  <![CDATA[ <cdata> & ]]></r>\n<?after x?>`,
+      `<a><b xmlns="urn:x"><c xmlns="urn:x"/><d xmlns="urn:y"><e xmlns=""/></d></b></a>`,
+      `<a   b = 'x'\r\n c="y"  ><x:y xmlns:x="urn:1"   x:b="1" b="2">\r\nline\r\n</x:y></a>`,
+    ];
+    for (const t of tricky) expect(canonicalize(parseXml(t)), t).toBe((await libxml2C14n(t)).replace(/\n$/, ""));
+    for (const s of set.samples) {
+      const mine = canonicalize(parseXml(decodeXmlBytes(s.xml)));
+      expect(mine, s.name).toBe((await libxml2C14n(s.xml)).replace(/\n$/, ""));
+    }
+  }, 120_000);
 });

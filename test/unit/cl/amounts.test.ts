@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { computeDocument, type InvoiceInput } from "../../../src/countries/cl/invoice";
 import { divRound, formatScaled, numberToPlain, parseScaled } from "../../../src/countries/cl/decimal";
 import { DOCUMENT_TYPES, resolveDocumentType, resolveReasonCode } from "../../../src/countries/cl/document-types";
-import { EngineError } from "../../../src/countries/cl/errors";
+import { ENGINE_ERROR_CODES, EngineError } from "../../../src/countries/cl/errors";
 
 const issuer = {
   legal_name: "EMPRESA DE PRUEBA SPA",
@@ -60,6 +60,17 @@ describe("decimal", () => {
   });
 });
 
+describe("error table", () => {
+  it("codes are UPPER_SNAKE with a description; EngineError serialises", () => {
+    for (const [k, v] of Object.entries(ENGINE_ERROR_CODES)) {
+      expect(k).toMatch(/^[A-Z][A-Z0-9_]*$/);
+      expect(v.length).toBeGreaterThan(10);
+    }
+    const e = new EngineError("TOTALS_MISMATCH", "m", { field: "totals.total", expected: 10n });
+    expect(JSON.parse(JSON.stringify(e))).toEqual({ code: "TOTALS_MISMATCH", message: "m", field: "totals.total", expected: "10" });
+  });
+});
+
 describe("document types", () => {
   it("resolves codes and mnemonics", () => {
     expect(resolveDocumentType("33").mnemonic).toBe("FAC");
@@ -92,6 +103,9 @@ describe("computeDocument", () => {
     expect(computeDocument(inv({ items: [{ quantity: 1, unit_price: 150, description: "x" }] })).totals.iva).toBe(29n);
     // just below .5: net 52 -> 9.88 -> 10 ; net 2 -> 0.38 -> 0
     expect(computeDocument(inv({ items: [{ quantity: 1, unit_price: 2, description: "x" }] })).totals.iva).toBe(0n);
+    // 2.5 -> 3 and 4.5 -> 5 (not banker's rounding); IVA of 2.5 × 19 % = 0.475 -> 0
+    expect(computeDocument(inv({ items: [{ quantity: 5, unit_price: 0.5, description: "x" }] })).lines[0]!.amount).toBe(3n);
+    expect(computeDocument(inv({ items: [{ quantity: 9, unit_price: 0.5, description: "x" }] })).lines[0]!.amount).toBe(5n);
     // 0.1 + 0.2 style float traps: 3 × 0.1 = 0.3 exactly -> 0 ; 5 × 0.1 = 0.5 -> 1
     expect(computeDocument(inv({ items: [{ quantity: 5, unit_price: 0.1, description: "x" }] })).lines[0]!.amount).toBe(1n);
     expect(computeDocument(inv({ items: [{ quantity: 0.000001, unit_price: 500000, description: "x" }] })).lines[0]!.amount).toBe(1n);

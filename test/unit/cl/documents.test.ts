@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildDteXml } from "../../../src/countries/cl/dte";
 import { computeDocument } from "../../../src/countries/cl/invoice";
 import { stampTed } from "../../../src/countries/cl/ted";
-import { verifyInbound } from "../../../src/countries/cl/verify";
+import { verifyInbound, verifySignedXml } from "../../../src/countries/cl/verify";
 import { signXml, buildTokenRequest, verifyChildSignature } from "../../../src/countries/cl/xmldsig";
 import { parseXml, NS_DSIG, type XElement } from "../../../src/countries/cl/xml";
 import { loadSigningCredentials } from "../../../src/countries/cl/certificate";
@@ -108,6 +108,28 @@ describe("golden sections", () => {
     expect(x).toContain('<Reference URI="#F1T33">\n<Transforms>\n<Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"></Transform>\n</Transforms>');
   });
 
+  it("envelopes and acknowledgments: root, Caratula and placement of the signatures", () => {
+    const sii = set.samples.find((s) => s.name === "EnvioDTE to SII")!.xmlString;
+    expect(sii.startsWith(
+      '<?xml version="1.0" encoding="ISO-8859-1"?>\n<EnvioDTE xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioDTE_v10.xsd">\n' +
+        '<SetDTE ID="SetDoc">\n<Caratula version="1.0">\n<RutEmisor>76086428-5</RutEmisor>\n<RutEnvia>11111111-1</RutEnvia>\n<RutReceptor>60803000-K</RutReceptor>\n<FchResol>2026-01-15</FchResol>\n<NroResol>0</NroResol>\n<TmstFirmaEnv>2026-11-20T10:31:00</TmstFirmaEnv>\n' +
+        "<SubTotDTE>\n<TpoDTE>33</TpoDTE>\n<NroDTE>1</NroDTE>\n</SubTotDTE>\n<SubTotDTE>\n<TpoDTE>34</TpoDTE>\n<NroDTE>1</NroDTE>\n</SubTotDTE>\n",
+    )).toBe(true);
+    expect(sii).toContain("<SubTotDTE>\n<TpoDTE>61</TpoDTE>\n<NroDTE>3</NroDTE>\n</SubTotDTE>");
+    expect(sii).toMatch(/<\/Caratula>\n<DTE xmlns="http:\/\/www.sii.cl\/SiiDte" xmlns:xsi="http:\/\/www.w3.org\/2001\/XMLSchema-instance" version="1.0">\n<Documento ID="F1T33">/);
+    expect(sii).toMatch(/<\/DTE>\n<\/SetDTE>\n<Signature xmlns="http:\/\/www.w3.org\/2000\/09\/xmldsig#">\n<SignedInfo>[\s\S]*<Reference URI="#SetDoc">[\s\S]*<\/Signature>\n<\/EnvioDTE>\n$/);
+    expect(set.samples.find((s) => s.name === "EnvioDTE to recipient")!.xmlString).toContain("<RutReceptor>77879240-0</RutReceptor>");
+    const boleta = set.samples.find((s) => s.name === "EnvioBOLETA")!.xmlString;
+    expect(boleta).toContain('<EnvioBOLETA xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioBOLETA_v11.xsd">');
+    const resp = set.samples.find((s) => s.name === "RespuestaDTE RecepcionEnvio")!.xmlString;
+    expect(resp).toContain(
+      '<Resultado ID="R1">\n<Caratula version="1.0">\n<RutResponde>77879240-0</RutResponde>\n<RutRecibe>76086428-5</RutRecibe>\n<IdRespuesta>1</IdRespuesta>\n<NroDetalles>1</NroDetalles>\n<NmbContacto>Mesa de ayuda</NmbContacto>\n<MailContacto>dte@example.cl</MailContacto>\n<TmstFirmaResp>2026-11-20T11:00:00</TmstFirmaResp>\n</Caratula>\n<RecepcionEnvio>\n<NmbEnvio>envio-33.xml</NmbEnvio>',
+    );
+    expect(resp).toContain("<RecepcionDTE>\n<TipoDTE>33</TipoDTE>\n<Folio>1</Folio>\n<FchEmis>2026-11-20</FchEmis>\n<RUTEmisor>76086428-5</RUTEmisor>\n<RUTRecep>77879240-0</RUTRecep>\n<MntTotal>9926</MntTotal>\n<EstadoRecepDTE>0</EstadoRecepDTE>\n<RecepDTEGlosa>DTE Recibido OK</RecepDTEGlosa>\n</RecepcionDTE>");
+    const result = set.samples.find((s) => s.name === "RespuestaDTE ResultadoDTE")!.xmlString;
+    expect(result).toContain("<CodEnvio>1001</CodEnvio>\n<EstadoDTE>2</EstadoDTE>\n<EstadoDTEGlosa>DTE Rechazado: precio no corresponde</EstadoDTEGlosa>\n<CodRchDsc>-1</CodRchDsc>\n</ResultadoDTE>");
+  });
+
   it("notes, boletas and exports carry their specific fields", () => {
     expect(set.dtes["61"]!.xmlString).toContain("<Referencia>\n<NroLinRef>1</NroLinRef>\n<TpoDocRef>33</TpoDocRef>\n<FolioRef>1</FolioRef>\n<FchRef>2026-11-20</FchRef>\n<CodRef>1</CodRef>\n<RazonRef>ANULA DOCUMENTO DE REFERENCIA</RazonRef>\n</Referencia>");
     expect(set.dtes["61-COT"]!.xmlString).toContain("<Totales>\n<MntNeto>0</MntNeto>\n<TasaIVA>19</TasaIVA>\n<IVA>0</IVA>\n<MntTotal>0</MntTotal>\n</Totales>");
@@ -153,6 +175,14 @@ describe("inbound verification catches", () => {
     expect(r2).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID" });
     expect(r2.message).toMatch(/SignatureValue/);
 
+    // signature wrapping: a forged Documento first, the genuine one moved aside under the same ID
+    const genuine = /<Documento ID="F1T33">[\s\S]*<\/Documento>/.exec(dte)![0];
+    const forged = genuine.replace("<MntTotal>9926</MntTotal>", "<MntTotal>1</MntTotal>");
+    const wrappedDoc = dte.replace(genuine, `${forged}\n<Extra>${genuine}</Extra>`);
+    expect((await verifyInbound(wrappedDoc, { mode: "simulator" })).ok).toBe(false);
+    const reId = dte.replace(genuine, genuine.replace('ID="F1T33"', 'ID="X"')).replace('<Documento ID="X">', `${forged.replace('ID="F1T33"', 'ID="Y"')}\n<Documento ID="F1T33">`);
+    expect(await verifyInbound(reId, { mode: "simulator" })).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID" });
+
     const unsigned = dte.replace(/<Signature xmlns[\s\S]*<\/Signature>\n/, "");
     expect(await verifyInbound(unsigned, { mode: "simulator" })).toMatchObject({ ok: false, failure: "SIGNATURE_MISSING" });
     const envUnsigned = env.replace(/<\/SetDTE>\n<Signature xmlns[\s\S]*<\/Signature>\n/, "</SetDTE>\n");
@@ -197,8 +227,82 @@ describe("inbound verification catches", () => {
   });
 });
 
+describe("acknowledgments", () => {
+  it("RespuestaDTE and EnvioRecibos verify (every Recibo and the set), tampering is caught", async () => {
+    for (const name of ["RespuestaDTE RecepcionEnvio", "RespuestaDTE ResultadoDTE", "EnvioRecibos"]) {
+      const s = set.samples.find((x) => x.name === name)!;
+      const r = await verifySignedXml(s.xml, { fallbacks: false });
+      expect(r.ok, `${name}: ${r.message}`).toBe(true);
+      expect(r.signatures.length).toBe(name === "EnvioRecibos" ? 2 : 1);
+    }
+    const recibos = set.samples.find((x) => x.name === "EnvioRecibos")!.xmlString;
+    expect(recibos).toContain('<Recibo xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0">\n<DocumentoRecibo ID="T33F1">');
+    const r = await verifySignedXml(recibos.replace("Bodega central", "Bodega lateral"));
+    expect(r).toMatchObject({ ok: false, failure: "SIGNATURE_INVALID", root: "EnvioRecibos" });
+    expect(r.signatures[0]!.ok).toBe(false);
+    expect(await verifySignedXml("<RespuestaDTE/>")).toMatchObject({ ok: false, failure: "SIGNATURE_MISSING" });
+  });
+});
+
+describe("envelopes refuse", () => {
+  it("mixed families, another issuer, duplicates, a sender that is not the certificate holder, empty sets", async () => {
+    const { buildEnvioDte, buildEnvioBoleta } = await import("../../../src/countries/cl/envelopes");
+    const common = { issuerRut: "76086428-5", senderRut: "11111111-1", resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    const code = async (p: Promise<unknown>) => p.then(() => "none", (e: { code: string }) => e.code);
+    expect(await code(buildEnvioDte({ ...common, dtes: [set.dtes["39"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioBoleta({ ...common, dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, dtes: [set.dtes["33"]!, set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, dtes: [] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, issuerRut: "77879240-0", dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, senderRut: "12345678-5", dtes: [set.dtes["33"]!] }))).toBe("ENVELOPE_INVALID");
+    expect(await code(buildEnvioDte({ ...common, timestamp: "2026-11-20 10:31", dtes: [set.dtes["33"]!] }))).toBe("INVALID_DATE");
+  });
+});
+
 describe("token request", () => {
   it("rejects a seed that is not a number", async () => {
     await expect(buildTokenRequest("abc", set.signer)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+  });
+});
+
+describe("bad input never crashes", () => {
+  it("mutated CAFs, .pfx files, envelopes, receipts and stamps give typed errors or reports only", async () => {
+    const { parseCaf } = await import("../../../src/countries/cl/caf");
+    const { openPfx } = await import("../../../src/countries/cl/certificate");
+    const { verifyTed } = await import("../../../src/countries/cl/ted");
+    const { EngineError } = await import("../../../src/countries/cl/errors");
+    const { issueSimulatorCaf } = await import("../../../src/countries/cl/simulator/caf");
+    let seed = 12345;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const mutate = (s: string) => {
+      const i = Math.floor(rnd() * s.length);
+      const k = rnd();
+      if (k < 0.3) return s.slice(0, i);
+      if (k < 0.6) return s.slice(0, i) + s.slice(i + 1 + Math.floor(rnd() * 20));
+      const chars = "<>&\"'=/ aZ0+AQ-\n";
+      return s.slice(0, i) + chars[Math.floor(rnd() * chars.length)] + s.slice(i + 1);
+    };
+    const caf = (await issueSimulatorCaf({ rut: "76086428-5", legalName: "X", documentType: 33, from: 1, to: 10, authorizedOn: "2026-01-01" })).xmlString;
+    const pfx = makeFakePfx(set.cert, "x", "legacy");
+    const env = set.samples.find((s) => s.name === "EnvioDTE to recipient")!.xmlString;
+    const rec = set.samples.find((s) => s.name === "EnvioRecibos")!.xmlString;
+    const ted = set.dtes["33"]!.ted.xml;
+    const untyped: string[] = [];
+    for (let n = 0; n < 150; n++) {
+      await parseCaf(mutate(caf), { mode: "simulator" }).catch((e) => { if (!(e instanceof EngineError)) untyped.push(`parseCaf: ${e}`); });
+      const b = pfx.slice();
+      b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      try {
+        openPfx(rnd() < 0.3 ? b.slice(0, Math.floor(rnd() * b.length)) : b, "x");
+      } catch (e) {
+        if (!(e instanceof EngineError)) untyped.push(`openPfx: ${e}`);
+      }
+    }
+    for (let n = 0; n < 40; n++) {
+      expect(typeof (await verifyInbound(mutate(env), { mode: "simulator" })).ok).toBe("boolean");
+      expect(typeof (await verifySignedXml(mutate(rec))).ok).toBe("boolean");
+      expect(typeof (await verifyTed(mutate(ted), { mode: "simulator" })).ok).toBe("boolean");
+    }
+    expect(untyped).toEqual([]);
   });
 });
