@@ -5,9 +5,9 @@ import { isFinal } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "./authority";
 import { backoffSeconds, enqueueEnvelopePoll, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
-import { assignFolio, claimEnvelope, noteProblem, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
+import { allocateFolios, assignFolio, claimEnvelope, type Allocation, noteProblem, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
 import { transition } from "../domain/invoices/state";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { envelopes, invoices } from "../db/schema";
 
 /** Delay before the next status poll of an envelope: quick at first, then backing off to 5 minutes. */
@@ -47,18 +47,42 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     else pollMsgs.push({ msg, body: parsed.data });
   }
 
+  // Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type.
+  const rows = new Map<string, InvoiceRow>();
+  const allocations = new Map<string, Allocation>();
+  try {
+    for (let i = 0; i < invoiceMsgs.length; i += 90) {
+      const ids = invoiceMsgs.slice(i, i + 90).map((m) => m.body.invoice_id);
+      for (const r of await deps.db.select().from(invoices).where(inArray(invoices.id, ids))) rows.set(r.id, r);
+    }
+    const groups = new Map<string, InvoiceRow[]>();
+    for (const r of rows.values()) {
+      if (r.status !== "RECEIVED") continue;
+      const k = `${r.companyId}|${r.documentType}`;
+      groups.set(k, [...(groups.get(k) ?? []), r]);
+    }
+    await Promise.all(
+      [...groups.values()].map(async (g) => {
+        for (const [id, a] of await allocateFolios(deps, g[0]!.companyId, g[0]!.documentType, [...new Set(g.map((r) => r.id))])) allocations.set(id, a);
+      }),
+    );
+  } catch (e) {
+    // Fall back to one document at a time below (each step is idempotent).
+    log("warn", "batch folio allocation failed; continuing per document", { error: describe(e) });
+  }
+
   // Phase 1: folio, stamp and signature, per document.
   const ready = new Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>();
   await Promise.all(
     invoiceMsgs.map(async ({ msg, body }) => {
       let inv: InvoiceRow | undefined;
       try {
-        inv = await reload(deps, body.invoice_id);
+        inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
         if (isFinal(inv.status) || inv.status === "SENT") {
           msg.ack();
           return;
         }
-        inv = await assignFolio(deps, inv);
+        inv = await assignFolio(deps, inv, allocations.get(inv.id));
         inv = await signDocument(deps, inv);
         if (inv.status !== "SIGNED") {
           msg.ack();

@@ -100,9 +100,20 @@ export async function fail(deps: StepDeps, inv: InvoiceRow, reason: string): Pro
 // Step 1: RECEIVED -> GENERATED. The folio comes from the allocator keyed by the document id, so a
 // repeated or concurrent delivery gets the same folio and no folio is ever taken twice.
 
-export async function assignFolio(deps: StepDeps, inv: InvoiceRow): Promise<InvoiceRow> {
+export type Allocation = Awaited<ReturnType<ReturnType<typeof allocator>["allocate"]>>;
+
+/**
+ * Folios for several RECEIVED documents of one company and type in one call to their allocator
+ * (one critical section there; the same keyed-by-document semantics as `allocate`).
+ */
+export async function allocateFolios(deps: StepDeps, companyId: string, documentType: number, invoiceIds: string[]): Promise<Map<string, Allocation>> {
+  const results = await allocator(deps.env, companyId, documentType).allocateMany(invoiceIds);
+  return new Map(invoiceIds.map((id, i) => [id, results[i]! as Allocation]));
+}
+
+export async function assignFolio(deps: StepDeps, inv: InvoiceRow, preallocated?: Allocation): Promise<InvoiceRow> {
   if (inv.status !== "RECEIVED") return inv;
-  const result = await allocator(deps.env, inv.companyId, inv.documentType).allocate(inv.id, { now: deps.now().getTime() });
+  const result = preallocated ?? (await allocator(deps.env, inv.companyId, inv.documentType).allocate(inv.id));
   if (!result.ok) {
     const why =
       result.reason === "EXHAUSTED" || result.reason === "NO_RANGES"
