@@ -4,13 +4,20 @@
 // creates .dev.vars). With --remote it writes to the deployed D1 and reads API_KEY_PEPPER from the
 // environment (it must equal the deployed secret).
 import { parseArgs } from "node:util";
-import { applyLocalMigrations, ensureDevVars, wrangler } from "./local-env.mjs";
+import { ensureDevVars, wrangler } from "./local-env.mjs";
 import { generateApiKey, hashApiKey } from "../src/domain/access/api-keys";
 import { ROLES, type Role } from "../src/domain/access/roles";
 import { newId } from "../src/lib/ids";
 
 const { values } = parseArgs({
-  options: { client: { type: "string" }, role: { type: "string", default: "OWNER" }, name: { type: "string" }, remote: { type: "boolean", default: false } },
+  options: {
+    client: { type: "string" },
+    role: { type: "string", default: "OWNER" },
+    name: { type: "string" },
+    remote: { type: "boolean", default: false },
+    // Local state directory of a `wrangler dev --persist-to DIR` (benchmarks use a temporary one).
+    "persist-to": { type: "string" },
+  },
 });
 
 function fail(message: string): never {
@@ -23,7 +30,7 @@ if (!clientName) fail("--client NAME is required");
 const role = (values.role ?? "OWNER").toUpperCase() as Role;
 if (!ROLES.includes(role)) fail(`--role must be one of ${ROLES.join(", ")}`);
 
-const where = values.remote ? "--remote" : "--local";
+const where = values.remote ? ["--remote"] : ["--local", ...(values["persist-to"] ? ["--persist-to", values["persist-to"]] : [])];
 let pepper: string | undefined;
 if (values.remote) {
   pepper = process.env.API_KEY_PEPPER;
@@ -32,12 +39,12 @@ if (values.remote) {
 } else {
   pepper = ensureDevVars().API_KEY_PEPPER;
   if (!pepper) fail(".dev.vars has no API_KEY_PEPPER");
-  applyLocalMigrations();
+  wrangler(["d1", "migrations", "apply", "DB", ...where]);
 }
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 function query(sql: string): Record<string, unknown>[] {
-  const out = wrangler(["d1", "execute", "DB", where, "--json", "--command", sql]);
+  const out = wrangler(["d1", "execute", "DB", ...where, "--json", "--command", sql]);
   const parsed = JSON.parse(out.slice(out.indexOf("["))) as { results: Record<string, unknown>[] }[];
   return parsed.flatMap((p) => p.results ?? []);
 }

@@ -13,6 +13,7 @@ import { companiesRoutes } from "./http/routes/companies";
 import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
+import { invoicesRoutes } from "./http/routes/invoices";
 import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
 import { simulatorApp } from "./countries/cl/sii/simulator/app";
 import type { AppEnv } from "./http/types";
@@ -88,6 +89,7 @@ function buildApp() {
   app.route("/", usersRoutes);
   app.route("/", certificatesRoutes);
   app.route("/", enumerationRoutes);
+  app.route("/", invoicesRoutes);
   app.route("/", simulatorCafRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
   // kept out of the OpenAPI document (one catch-all route here, registered after the documented

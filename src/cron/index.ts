@@ -3,6 +3,9 @@ import { createDb } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
 import type { Env } from "../env";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
+import { and, inArray, eq } from "drizzle-orm";
+import { envelopes, invoices } from "../db/schema";
+import type { EnvelopePollMessage, InvoiceMessage } from "../pipeline/messages";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -16,12 +19,41 @@ const certificateExpiry: Job = async (env, at) => {
   await recordCertificateExpiryEvents(createDb(env.DB), at);
 };
 
+/** How long a non-final document may sit untouched before the sweep re-drives it. */
+export const STUCK_AFTER_MS = 15 * 60_000;
+
+/**
+ * Re-drives documents stuck in a non-final state (a lost queue message, a dead-lettered one, a
+ * crash between a D1 write and a queue send) and envelopes whose polling stopped. Every step is
+ * idempotent, so a document that was in fact moving is not harmed.
+ */
+export const sweepStuckDocuments: Job = async (env, at) => {
+  const db = createDb(env.DB);
+  const cutoff = new Date(at.getTime() - STUCK_AFTER_MS).toISOString();
+  const stuck = await db
+    .select({ id: invoices.id, companyId: invoices.companyId })
+    .from(invoices)
+    .where(and(inArray(invoices.status, ["RECEIVED", "GENERATED", "SIGNED"]), lt(invoices.updatedAt, cutoff)))
+    .limit(500);
+  const polls = await db
+    .select({ id: envelopes.id, companyId: envelopes.companyId })
+    .from(envelopes)
+    .where(and(eq(envelopes.status, "SENT"), lt(envelopes.updatedAt, cutoff)))
+    .limit(500);
+  const messages: { body: InvoiceMessage | EnvelopePollMessage }[] = [
+    ...stuck.map((r) => ({ body: { v: 1 as const, type: "invoice" as const, invoice_id: r.id, company_id: r.companyId } })),
+    ...polls.map((r) => ({ body: { v: 1 as const, type: "envelope.poll" as const, envelope_id: r.id, company_id: r.companyId } })),
+  ];
+  for (let i = 0; i < messages.length; i += 100) await env.ISSUANCE_QUEUE.sendBatch(messages.slice(i, i + 100));
+  if (messages.length > 0) console.log(JSON.stringify({ level: "info", msg: "sweep re-drove work", documents: stuck.length, envelopes: polls.length }));
+};
+
 /**
  * Cron expression -> jobs. Must match [triggers].crons in wrangler.toml (a test checks it). Jobs only
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

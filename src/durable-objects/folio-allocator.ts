@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import {
   availability,
+  cafExpiresAt,
   checkNewRange,
   defaultThreshold,
   INITIAL_ALERT_STATE,
@@ -57,6 +58,12 @@ export interface AllocateOptions {
   /** Clock override (epoch ms) for expiry decisions; defaults to Date.now(). */
   now?: number;
 }
+
+/**
+ * A CAF range to load. expiresAt: an ISO instant, null (never expires), or omitted to derive it from
+ * the document type (6 months after authorizedAt for 33, 43, 46, 56, 61; never for the others).
+ */
+export type AddRangeInput = Omit<RangeInput, "expiresAt"> & { expiresAt?: string | null };
 
 export type AddRangeResult =
   | { ok: true; cafId: string; created: boolean }
@@ -158,6 +165,7 @@ const SCHEMA = [
      reason TEXT,
      annulled_at TEXT NOT NULL
    )`,
+  `CREATE INDEX IF NOT EXISTS annulled_by_range ON annulled (caf_id, folio)`,
   `CREATE TABLE IF NOT EXISTS next_folio_moves (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      requested INTEGER NOT NULL,
@@ -186,6 +194,29 @@ interface RangeRow extends Record<string, SqlStorageValue> {
   authorized_at: string;
   expires_at: string | null;
   cursor: number;
+}
+
+/**
+ * Ranges and pending annulled folios of one critical section: loaded from storage on first use,
+ * then kept current in memory by allocateOne (changed cursors are written by writeCursors).
+ */
+class SectionState {
+  private rangesCache: FolioRange[] | null = null;
+  private annulledCache: Set<number> | null = null;
+  readonly dirty = new Set<string>();
+  constructor(
+    private readonly readRanges: () => FolioRange[],
+    private readonly readAnnulled: () => Set<number>,
+  ) {}
+  get loaded(): boolean {
+    return this.rangesCache !== null;
+  }
+  get ranges(): FolioRange[] {
+    return (this.rangesCache ??= this.readRanges());
+  }
+  get annulled(): Set<number> {
+    return (this.annulledCache ??= this.readAnnulled());
+  }
 }
 
 export function folioAllocatorName(companyId: string, documentType: string): string {
@@ -399,9 +430,12 @@ export class FolioAllocator extends DurableObject<Env> {
     const now = options.now ?? Date.now();
     let raised = 0;
     const result = this.ctx.storage.transactionSync(() => {
-      const r = this.allocateOne(documentId, now);
-      if (r.ok && !r.replay) raised = this.raiseAlerts(now);
-      else if (!r.ok && r.reason !== "INVALID_DOCUMENT_ID") raised = this.raiseAlerts(now);
+      const state = this.lazyState();
+      const r = this.allocateOne(documentId, now, state);
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
       return r;
     });
     if (raised > 0) await this.deliverAlerts();
@@ -419,41 +453,72 @@ export class FolioAllocator extends DurableObject<Env> {
     }
     let raised = 0;
     const results = this.ctx.storage.transactionSync(() => {
-      const out = documentIds.map((id) => this.allocateOne(id, now));
-      raised = this.raiseAlerts(now);
+      const state = this.lazyState();
+      const out = documentIds.map((id) => this.allocateOne(id, now, state));
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
       return out;
     });
     if (raised > 0) await this.deliverAlerts();
     return results;
   }
 
-  /** Must run inside a transaction. */
-  private allocateOne(documentId: string, now: number): AllocateResult {
+  /** Folio state of one critical section, read on first use (a replay reads nothing). */
+  private lazyState(): SectionState {
+    return new SectionState(
+      () => this.loadRanges(),
+      () => this.loadPendingAnnulled(),
+    );
+  }
+
+  private writeCursors(state: SectionState): void {
+    for (const r of state.ranges) {
+      if (state.dirty.has(r.id)) this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", r.cursor, r.id);
+    }
+    state.dirty.clear();
+  }
+
+  /** Must run inside a transaction; the caller writes the cursors (writeCursors) before it ends. */
+  private allocateOne(documentId: string, now: number, state: SectionState): AllocateResult {
     if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
     this.scope();
+    const plan = planAllocation(state.ranges, state.annulled, now);
+    if (plan.ok) {
+      // One statement for the common case: the insert succeeds unless the document already has a
+      // folio (then nothing is consumed). A clash on the folio itself would be a bug: the UNIQUE
+      // constraint throws and the whole transaction rolls back.
+      const inserted = this.sql
+        .exec(
+          `INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(document_id) DO NOTHING RETURNING folio`,
+          documentId,
+          plan.folio,
+          plan.rangeId,
+          new Date(now).toISOString(),
+        )
+        .toArray();
+      if (inserted.length === 1) {
+        const range = state.ranges.find((r) => r.id === plan.rangeId);
+        if (!range) throw new Error("planned range vanished");
+        range.cursor = plan.newCursor;
+        state.dirty.add(range.id);
+        return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+      }
+    }
     const existing = this.findAllocation(documentId);
     if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
-    const plan = planAllocation(this.loadRanges(), this.loadPendingAnnulled(), now);
-    if (!plan.ok) {
-      const message =
-        plan.reason === "NO_RANGES"
-          ? "the document type has no active folio ranges"
-          : plan.reason === "EXPIRED"
-            ? "the only folios left belong to expired ranges"
-            : "every active folio range is used up";
-      return { ok: false, reason: plan.reason, message };
-    }
-    this.sql.exec(
-      "INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)",
-      documentId,
-      plan.folio,
-      plan.rangeId,
-      new Date(now).toISOString(),
-    );
-    this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
-    return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+    if (plan.ok) throw new Error(`allocation of ${documentId} neither inserted nor found`);
+    const message =
+      plan.reason === "NO_RANGES"
+        ? "the document type has no active folio ranges"
+        : plan.reason === "EXPIRED"
+          ? "the only folios left belong to expired ranges"
+          : "every active folio range is used up";
+    return { ok: false, reason: plan.reason, message };
   }
 
   /** The folio already given to a document, if any (never allocates). */
@@ -466,11 +531,21 @@ export class FolioAllocator extends DurableObject<Env> {
    * Loads a CAF range. Rejects invalid bounds and overlap with any loaded range (active or not).
    * Repeating the same cafId with the same bounds is accepted and changes nothing (created: false).
    */
-  async addRange(input: RangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
+  async addRange(rangeInput: AddRangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
     const now = options.now ?? Date.now();
     let raised = 0;
+    if (typeof rangeInput !== "object" || rangeInput === null) {
+      return { ok: false, code: "FOLIO_RANGE_INVALID", message: "a range {cafId, from, to, authorizedAt, expiresAt} is required" };
+    }
     const result = this.ctx.storage.transactionSync((): AddRangeResult => {
-      this.scope();
+      const { documentType } = this.scope();
+      const input: RangeInput = {
+        ...rangeInput,
+        expiresAt:
+          rangeInput.expiresAt === undefined
+            ? (cafExpiresAt(documentType, String(rangeInput.authorizedAt)) ?? null)
+            : rangeInput.expiresAt,
+      };
       const ranges = this.loadRanges();
       const err = checkNewRange(ranges, input);
       if (err) {

@@ -49,3 +49,18 @@ export function canonicalLanguageTag(tag: string): string | null {
     return null;
   }
 }
+
+/**
+ * The last instant (ISO, UTC) of a local calendar day in a zone: "valid until 2026-05-31" in
+ * Santiago means until 23:59:59.999 there, whatever the offset (-03:00 or -04:00) is that day.
+ */
+export function endOfLocalDay(date: string, timeZone: string): string {
+  let best: number | null = null;
+  for (let offsetHours = -14; offsetHours <= 14; offsetHours++) {
+    const sign = offsetHours < 0 ? "-" : "+";
+    const abs = String(Math.abs(offsetHours)).padStart(2, "0");
+    const candidate = Date.parse(`${date}T23:59:59.999${sign}${abs}:00`);
+    if (toLocalDateTime(new Date(candidate), timeZone).slice(0, 10) === date && (best === null || candidate > best)) best = candidate;
+  }
+  return new Date(best ?? Date.parse(`${date}T23:59:59.999Z`)).toISOString();
+}

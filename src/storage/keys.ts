@@ -16,3 +16,12 @@ export function detectImage(bytes: Uint8Array): ImageKind | null {
   if (bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return { ext: "jpg", contentType: "image/jpeg" };
   return null;
 }
+
+export const documentKeys = {
+  /** The signed DTE, standalone, ISO-8859-1. */
+  invoiceXml: (companyId: string, invoiceId: string) => `companies/${companyId}/invoices/${invoiceId}/dte.xml`,
+  /** The envelope as uploaded to the tax authority. */
+  envelopeXml: (companyId: string, envelopeId: string) => `companies/${companyId}/envelopes/${envelopeId}.xml`,
+  /** A rendered PDF, per format and logo (a logo change makes new renders). */
+  invoicePdf: (companyId: string, invoiceId: string, format: string, logoTag: string) => `companies/${companyId}/invoices/${invoiceId}/pdf/${format}-${logoTag}.pdf`,
+};

@@ -1,3 +1,4 @@
+import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DAY, NOW, dumpStorage, freshAllocator, loadTwoRanges } from "./helpers";
 
@@ -116,6 +117,40 @@ describe("folio allocator: spec §3 folio rules with ranges 1-100 and 201-300", 
   });
 });
 
+describe("folio allocator: storage stays small and survives restarts", () => {
+  it("moving the next folio over 500,000 folios of a 1,000,000-folio CAF writes one cursor, not 500,000 rows", async () => {
+    const { stub } = freshAllocator();
+    await stub.addRange({ cafId: "HUGE", from: 1, to: 1_000_000, authorizedAt: "2026-11-01", expiresAt: null });
+    await stub.annul(400_000);
+    const r = await stub.setNextFolio(500_001, { now: NOW });
+    expect(r).toMatchObject({ ok: true, folios_updated: 499_999, next_number_to_use: 500_001 });
+    const dump = await dumpStorage(stub);
+    expect(dump.ranges).toHaveLength(1);
+    expect(dump.ranges[0]).toMatchObject({ caf_id: "HUGE", cursor: 500_001 });
+    expect(dump.annulled).toHaveLength(1);
+    expect(dump.next_folio_moves).toHaveLength(1);
+    expect(dump.allocations).toHaveLength(0);
+    expect(await stub.allocate("one", { now: NOW })).toMatchObject({ folio: 500_001 });
+    expect((await stub.status({ now: NOW })).total_available).toBe(499_999);
+  });
+
+  it("moves, annulments, deactivations and thresholds survive an eviction", async () => {
+    const { stub } = freshAllocator();
+    await loadTwoRanges(stub);
+    await stub.annul(60);
+    await stub.setNextFolio(50, { now: NOW });
+    await stub.setThreshold(7);
+    await stub.allocate("k1", { now: NOW });
+    const before = await stub.status({ now: NOW });
+    await evictDurableObject(stub);
+    expect(await stub.status({ now: NOW })).toEqual(before);
+    expect(await stub.allocate("k1", { now: NOW })).toMatchObject({ folio: 50, replay: true });
+    await stub.allocate("k2", { now: NOW });
+    expect(await stub.allocate("k3", { now: NOW })).toMatchObject({ folio: 52 });
+    expect(await stub.getAllocation("k2")).toMatchObject({ folio: 51 });
+  });
+});
+
 describe("folio allocator: ranges, annulment, expiry, exhaustion", () => {
   it("rejects overlapping, duplicate and invalid ranges; the same CAF twice is an idempotent repeat", async () => {
     const { stub } = freshAllocator();
@@ -170,6 +205,18 @@ describe("folio allocator: ranges, annulment, expiry, exhaustion", () => {
     expect(s.next_folio_to_use).toBe(202);
   });
 
+  it("expiry is derived from the document type when not given: 6 months for 33, never for 52", async () => {
+    const { stub } = freshAllocator("33");
+    expect(await stub.addRange({ cafId: "F", from: 1, to: 10, authorizedAt: "2026-01-15" })).toMatchObject({ ok: true });
+    expect((await stub.status({ now: NOW })).ranges[0]).toMatchObject({ expires_at: "2026-07-15T00:00:00.000Z", expired: true });
+    expect(await stub.allocate("late", { now: NOW })).toMatchObject({ ok: false, reason: "EXPIRED" });
+    expect(await stub.allocate("early", { now: Date.parse("2026-07-14T23:00:00Z") })).toMatchObject({ ok: true, folio: 1 });
+    const guide = freshAllocator("52");
+    await guide.stub.addRange({ cafId: "G", from: 1, to: 10, authorizedAt: "2020-01-15" });
+    expect((await guide.stub.status({ now: NOW })).ranges[0]).toMatchObject({ expires_at: null, expired: false });
+    expect(await guide.stub.allocate("g", { now: NOW })).toMatchObject({ ok: true, folio: 1 });
+  });
+
   it("exhaustion gives a typed result; a new CAF continues the numbering", async () => {
     const { stub } = freshAllocator("56");
     await stub.addRange({ cafId: "S", from: 10, to: 12, authorizedAt: "2026-11-01", expiresAt: null });
@@ -189,6 +236,15 @@ describe("folio allocator: ranges, annulment, expiry, exhaustion", () => {
     expect(await stub.allocate("x".repeat(201), { now: NOW })).toMatchObject({ ok: false, reason: "INVALID_DOCUMENT_ID" });
     expect(await stub.setThreshold(-1)).toMatchObject({ ok: false, code: "THRESHOLD_INVALID" });
     expect(await stub.setThreshold(1.5)).toMatchObject({ ok: false, code: "THRESHOLD_INVALID" });
+    // Untyped callers (JSON bodies) cannot crash the object either.
+    expect(await stub.addRange(null as never)).toMatchObject({ ok: false, code: "FOLIO_RANGE_INVALID" });
+    expect(await stub.addRange({ cafId: "Z", from: "1", to: 5, authorizedAt: "2026-11-01" } as never)).toMatchObject({
+      ok: false,
+      code: "FOLIO_RANGE_INVALID",
+    });
+    expect(await stub.setNextFolio("250" as never, { now: NOW })).toMatchObject({ ok: false, code: "FOLIO_NUMBER_INVALID" });
+    expect(await stub.annul("3" as never)).toMatchObject({ ok: false, code: "FOLIO_NUMBER_INVALID" });
+    expect(await stub.allocate(42 as never, { now: NOW })).toMatchObject({ ok: false, reason: "INVALID_DOCUMENT_ID" });
     expect(await stub.allocate("ok", { now: NOW })).toMatchObject({ ok: true, folio: 1 });
   });
 

@@ -22,12 +22,12 @@ export async function loadTwoRanges(stub: DurableObjectStub<FolioAllocator>): Pr
 }
 
 /** Every row of the allocator's own tables: proves "nothing modified". */
-export async function dumpStorage(stub: DurableObjectStub<FolioAllocator>): Promise<Record<string, unknown[]>> {
+const TABLES = ["meta", "ranges", "allocations", "annulled", "next_folio_moves", "alerts"] as const;
+export type StorageDump = Record<(typeof TABLES)[number], Record<string, unknown>[]>;
+
+export async function dumpStorage(stub: DurableObjectStub<FolioAllocator>): Promise<StorageDump> {
   return runInDurableObject(stub, (_instance: FolioAllocator, state: DurableObjectState) => {
-    const out: Record<string, unknown[]> = {};
-    for (const t of ["meta", "ranges", "allocations", "annulled", "next_folio_moves", "alerts"]) {
-      out[t] = state.storage.sql.exec(`SELECT * FROM ${t} ORDER BY 1`).toArray();
-    }
-    return out;
+    const read = (t: string) => state.storage.sql.exec(`SELECT * FROM ${t} ORDER BY 1`).toArray() as Record<string, unknown>[];
+    return Object.fromEntries(TABLES.map((t) => [t, read(t)])) as StorageDump;
   });
 }

@@ -8,7 +8,7 @@ import { cafs } from "../../db/schema";
 import { folioAllocatorFor, type FolioStatus } from "../../durable-objects/folio-allocator";
 import type { Env } from "../../env";
 import { newId } from "../../lib/ids";
-import { toLocalDateTime } from "../../lib/time";
+import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
 import { r2Keys } from "../../storage/keys";
 import type { CompanyRow } from "../companies/repository";
 import { DomainError } from "../errors";
@@ -80,7 +80,8 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
     from: caf.from,
     to: caf.to,
     authorizedAt: caf.authorizedOn,
-    expiresAt: caf.expiresOn,
+    // expiresOn is the last day the folios may be stamped, in Chilean time.
+    expiresAt: caf.expiresOn ? endOfLocalDay(caf.expiresOn, "America/Santiago") : null,
   });
   if (!added.ok) {
     await env.FILES.delete(fileKey);

@@ -121,6 +121,27 @@ export function remainingInRange(range: FolioRange, annulled: AnnulledSet): numb
   return range.to - range.cursor + 1 - countAnnulledBetween(range, annulled, range.cursor, range.to + 1);
 }
 
+/**
+ * HTTP status of every folio error code the allocator returns. The three ENUMERATION_* codes are
+ * the specification's (§4.7, §7); the others are ours for operations the spec does not detail.
+ */
+export const FOLIO_ERROR_STATUS = {
+  ENUMERATION_NOT_FOUND: 404,
+  ENUMERATION_OUT_OF_RANGE: 400,
+  ENUMERATION_NO_FOLIOS_AVAILABLE_FROM: 400,
+  FOLIO_NUMBER_INVALID: 400,
+  FOLIO_NOT_IN_RANGE: 400,
+  FOLIO_ALREADY_ANNULLED: 409,
+  FOLIO_ALREADY_USED: 409,
+  FOLIO_RANGE_INVALID: 400,
+  FOLIO_RANGE_OVERLAP: 409,
+  FOLIO_RANGE_DUPLICATE: 409,
+  FOLIO_RANGE_NOT_FOUND: 404,
+  THRESHOLD_INVALID: 400,
+} as const;
+
+export type FolioErrorCode = keyof typeof FOLIO_ERROR_STATUS;
+
 // ---------------------------------------------------------------------------------------------
 // Ranges
 

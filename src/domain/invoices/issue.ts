@@ -1,0 +1,173 @@
+import { and, eq } from "drizzle-orm";
+import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
+import { isEngineError } from "../../countries/cl/errors";
+import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
+import type { Db } from "../../db/client";
+import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
+import type { Env } from "../../env";
+import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../http/errors/codes";
+import { newId } from "../../lib/ids";
+import type { CompanyRow } from "../companies/repository";
+import { DomainError } from "../errors";
+import { allocator } from "../folios/cafs";
+import { validityOf } from "../certificates/certificates";
+import type { InvoiceRow } from "./state";
+import { enqueueInvoice } from "../../pipeline/messages";
+
+/** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
+export function computeOrThrow(body: InvoiceInput): ComputedDocument {
+  try {
+    return computeDocument(body);
+  } catch (e) {
+    if (isEngineError(e) && (INVOICE_INPUT_ENGINE_CODES as readonly string[]).includes(e.code)) {
+      const message = e.expected !== undefined ? `${e.message} (expected ${e.expected})` : e.message;
+      throw new DomainError(`INVOICE_${e.code}` as ErrorCode, message, [{ field: e.field ?? "(body)", message }]);
+    }
+    throw e;
+  }
+}
+
+/**
+ * §4.9: a credit note that cancels (ANU, CodRef 1) one of our own documents is checked: the
+ * document may not be cancelled twice, its type must be cancellable and the note must be the type
+ * that cancels it. References to documents issued elsewhere pass unchanged to the SII.
+ */
+async function cancellationTarget(db: Db, companyId: string, doc: ComputedDocument): Promise<InvoiceRow | null> {
+  if (!doc.type.note || doc.reason?.codRef !== 1) return null;
+  for (const [i, ref] of doc.references.entries()) {
+    if (ref.codRef !== undefined && ref.codRef !== 1) continue;
+    const refType = Number(ref.type);
+    if (!findDocumentType(refType) || !/^\d+$/.test(ref.folio)) continue;
+    const original = await db.query.invoices.findFirst({
+      where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, refType), eq(invoices.folio, Number(ref.folio))),
+    });
+    if (!original) continue; // not ours: the SII validates it
+    const field = `billing_reference[${i}]`;
+    if (refType === 52) {
+      throw new DomainError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
+    }
+    if (!doc.type.mayModify.includes(refType)) {
+      const right = Object.values(DOCUMENT_TYPES).filter((t) => t.note === doc.type.note && t.mayModify.includes(refType)).map((t) => `${t.code} (${t.mnemonic})`);
+      throw new DomainError(
+        "INVOICE_CANCELLATION_TYPE_MISMATCH",
+        `A ${doc.type.code} cannot cancel a ${refType}${right.length ? `; use ${right.join(" or ")}` : ""}.`,
+        [{ field: "invoice_type", message: `Cannot cancel type ${refType}` }],
+      );
+    }
+    if (original.status === "REJECTED" || original.status === "FAILED") {
+      throw new DomainError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} (${refType} N° ${original.folio}) was ${original.status.toLowerCase()}: there is nothing to cancel.`, [
+        { field, message: `Referenced document is ${original.status}` },
+      ]);
+    }
+    const existing = await db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, original.id) });
+    if (existing) {
+      throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
+        { field, message: "Already cancelled" },
+      ]);
+    }
+    return original;
+  }
+  return null;
+}
+
+async function requireCertificateOnRecord(db: Db, companyId: string, now: Date) {
+  const row = await db.query.certificates.findFirst({ where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")) });
+  if (!row) throw new DomainError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
+  const validity = validityOf(row, now);
+  if (validity !== "VALID") {
+    throw new DomainError("CERTIFICATE_REQUIRED", validity === "EXPIRED" ? `The active certificate expired on ${row.validTo}: upload a current one. No folio was used.` : `The active certificate is valid only from ${row.validFrom}.`);
+  }
+}
+
+async function requireFolios(db: Db, env: Env, companyId: string, type: number) {
+  const loaded = await db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1);
+  if (loaded.length === 0) {
+    throw new DomainError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
+  }
+  const status = await allocator(env, companyId, type).status();
+  if (status.total_available === 0) {
+    throw new DomainError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
+  }
+}
+
+export interface IssueResult {
+  row: InvoiceRow;
+}
+
+/**
+ * POST /invoices: validates everything that can be known now (body, amounts, issuer, certificate,
+ * folios, cancellation rules), stores the document as RECEIVED and enqueues it. Nothing is signed
+ * and no folio is taken here: the pipeline does that, exactly once.
+ */
+export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
+  const doc = computeOrThrow(body);
+  if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
+    throw new DomainError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
+      { field: "issuer.document_number", message: `Expected ${company.taxId}` },
+    ]);
+  }
+  if (body.external_reference) {
+    const dup = await db.query.invoices.findFirst({ where: and(eq(invoices.companyId, company.id), eq(invoices.externalReference, body.external_reference)) });
+    if (dup) {
+      throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already document ${dup.id}.`, [
+        { field: "external_reference", message: `Already used by ${dup.id}` },
+      ]);
+    }
+  }
+  await requireCertificateOnRecord(db, company.id, now);
+  const target = await cancellationTarget(db, company.id, doc);
+  await requireFolios(db, env, company.id, doc.type.code);
+
+  const id = newId("inv");
+  const eventId = newId("evt");
+  const at = now.toISOString();
+  const row: InvoiceRow = {
+    id,
+    companyId: company.id,
+    documentType: doc.type.code,
+    status: "RECEIVED",
+    fiscalStatus: null,
+    fiscalMessage: null,
+    folio: null,
+    cafId: null,
+    externalReference: body.external_reference ?? null,
+    issueDate: doc.issueDate,
+    recipientRut: doc.receiver.rut,
+    recipientName: doc.receiver.legalName,
+    currency: doc.currency.code,
+    total: formatAmount(doc, doc.totals.total),
+    body: JSON.stringify(body),
+    stampedAt: null,
+    xmlKey: null,
+    envelopeId: null,
+    trackId: null,
+    cancelsInvoiceId: target?.id ?? null,
+    lastError: null,
+    attempts: 0,
+    lastEventId: eventId,
+    requestId,
+    createdAt: at,
+    updatedAt: at,
+  };
+  try {
+    await db.batch([
+      db.insert(invoices).values(row),
+      db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: "Received; queued for folio assignment, signature and sending", createdAt: at }),
+      ...(target ? [db.insert(cancellations).values({ cancelledInvoiceId: target.id, creditNoteId: id, createdAt: at })] : []),
+    ]);
+  } catch (e) {
+    const msg = `${(e as Error).message} ${(e as { cause?: Error }).cause?.message ?? ""}`;
+    if (/UNIQUE constraint failed: cancellations/.test(msg)) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
+    if (/UNIQUE constraint failed: invoices\.company_id, invoices\.external_reference/.test(msg)) {
+      throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
+    }
+    throw e;
+  }
+  try {
+    await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
+  } catch (e) {
+    // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
+    console.error(JSON.stringify({ level: "error", request_id: requestId, msg: "enqueue failed; the sweep will re-drive", invoice_id: id, error: String(e) }));
+  }
+  return row;
+}

@@ -1,0 +1,109 @@
+import { eq } from "drizzle-orm";
+import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
+import { decodeLatin1, flatten } from "../../countries/cl/xml";
+import type { Db } from "../../db/client";
+import { companySettings } from "../../db/schema";
+import type { Env } from "../../env";
+import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { documentKeys } from "../../storage/keys";
+import { DomainError } from "../errors";
+import type { InvoiceRow } from "./state";
+
+export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
+
+export function parsePdfFormat(input: string): PdfFormat {
+  const format = PDF_FORMATS.find((f) => f.toLowerCase() === input.toLowerCase());
+  if (!format) throw new DomainError("INVOICE_PDF_FORMAT_UNKNOWN", `Unknown format ${input}; use one of ${PDF_FORMATS.join(", ")}.`, [{ field: "format", message: `One of ${PDF_FORMATS.join(", ")}` }]);
+  return format;
+}
+
+/** The TED as printed in the PDF417: flattened, without namespace, ISO-8859-1 characters. */
+export function tedFromSignedXml(xml: Uint8Array): string {
+  const text = decodeLatin1(xml);
+  const m = /<TED version="1\.0">[\s\S]*?<\/TED>/.exec(text);
+  if (!m) throw new Error("signed XML without TED");
+  return flatten(m[0]);
+}
+
+function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, logo?: Uint8Array): PrintableDocument {
+  const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
+  const body = JSON.parse(inv.body) as InvoiceInput;
+  return {
+    type: inv.documentType as DteTypeCode,
+    folio: inv.folio!,
+    issueDate: doc.issueDate,
+    dueDate: doc.dueDate,
+    paymentMethod: doc.paymentForm,
+    issuer: {
+      rut: doc.issuer.rut,
+      name: doc.issuer.legalName,
+      activity: doc.issuer.activity,
+      address: doc.issuer.address,
+      comuna: doc.issuer.commune,
+      city: doc.issuer.city,
+      branch: doc.branchOffice !== undefined ? String(doc.branchOffice) : undefined,
+    },
+    recipient: {
+      rut: doc.receiver.rut,
+      name: doc.receiver.legalName,
+      activity: doc.receiver.activity,
+      address: doc.receiver.address,
+      comuna: doc.receiver.commune,
+      city: doc.receiver.city,
+    },
+    lines: doc.lines.map((l) => ({
+      description: l.name,
+      quantity: l.qty,
+      unit: l.unit,
+      unitPrice: l.price,
+      discount: l.discount > 0n ? amt(l.discount) : undefined,
+      amount: amt(l.amount)!,
+      exempt: l.exempt,
+    })),
+    references: doc.references.map((r) => ({ typeCode: r.type, folio: r.folio, date: r.date, reasonCode: r.codRef, reason: r.reason })),
+    totals: {
+      net: amt(doc.totals.net),
+      exempt: amt(doc.totals.exempt),
+      ivaRate: doc.totals.ivaRate,
+      iva: amt(doc.totals.iva),
+      otherTaxes: doc.totals.additional.map((t) => ({ code: Number(t.type), name: `Impuesto ${t.type}`, rate: t.rate, amount: amt(t.amount)! })),
+      total: amt(doc.totals.total)!,
+      currency: doc.currency.code,
+    },
+    resolution: {
+      number: Number(body.issuer.tax_information?.resolution_number ?? 0),
+      date: body.issuer.tax_information?.resolution_date ?? doc.issueDate,
+    },
+    ted,
+    settings: settings
+      ? { decimal_places: settings.decimalPlaces, thousand_separator: settings.thousandSeparator, decimal_separator: settings.decimalSeparator, language: settings.language }
+      : undefined,
+    logo,
+  };
+}
+
+/**
+ * The printed representation, once the tax authority accepted the document. Rendered on first
+ * request and cached in R2 per format and logo, so it never slows issuance down; a new logo makes
+ * new renders.
+ */
+export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfFormat): Promise<{ bytes: Uint8Array; fileName: string }> {
+  if (inv.status !== "ACCEPTED" && inv.status !== "ACCEPTED_WITH_OBJECTIONS") {
+    throw new DomainError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
+  }
+  const settings = await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, inv.companyId) });
+  const logoTag = settings?.logoKey ? settings.logoKey.split("/").pop()!.replace(/\.\w+$/, "") : "nologo";
+  const key = documentKeys.invoicePdf(inv.companyId, inv.id, format, logoTag);
+  const doc = computeDocument(JSON.parse(inv.body) as InvoiceInput);
+  const fileName = pdfFileName({ issuer: { rut: doc.issuer.rut, name: doc.issuer.legalName }, type: inv.documentType as DteTypeCode, folio: inv.folio! }, format);
+  const cached = await env.FILES.get(key);
+  if (cached) return { bytes: new Uint8Array(await cached.arrayBuffer()), fileName };
+  const xml = await env.FILES.get(inv.xmlKey!);
+  if (!xml) throw new Error(`signed XML of ${inv.id} missing`);
+  const ted = tedFromSignedXml(new Uint8Array(await xml.arrayBuffer()));
+  const logoObject = settings?.logoKey ? await env.FILES.get(settings.logoKey) : null;
+  const logo = logoObject ? new Uint8Array(await logoObject.arrayBuffer()) : undefined;
+  const bytes = await renderPdf(toPrintable(inv, doc, ted, settings, logo), format);
+  await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/pdf" } });
+  return { bytes, fileName };
+}

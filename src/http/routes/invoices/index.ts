@@ -1,0 +1,250 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { DOCUMENT_TYPES, findDocumentType } from "../../../countries/cl/document-types";
+import { invoiceSchema } from "../../../countries/cl/invoice";
+import { createDb } from "../../../db/client";
+import { INVOICE_STATUSES } from "../../../db/schema";
+import { DomainError } from "../../../domain/errors";
+import { issueInvoice } from "../../../domain/invoices/issue";
+import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
+import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
+import type { InvoiceRow } from "../../../domain/invoices/state";
+import { ApiError } from "../../errors/api-error";
+import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../errors/codes";
+import { validationHook } from "../../errors/handler";
+import { idempotency } from "../../middleware/idempotency";
+import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { defineRoute } from "../../route";
+import type { AppEnv } from "../../types";
+import { isRealDate } from "../../../lib/time";
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const StatusSchema = z.enum(INVOICE_STATUSES).openapi({
+  description:
+    "Processing status (DECISIONS 17): RECEIVED → GENERATED (folio assigned) → SIGNED (stamped and signed) → SENT (at the SII) → ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED (we could not produce or deliver it; fiscal_message says why).",
+});
+
+const EventSchema = z
+  .object({
+    status: StatusSchema,
+    fiscal_status: z.string().nullable(),
+    message: z.string().nullable(),
+    at: z.string().openapi({ description: "ISO 8601, UTC." }),
+  })
+  .openapi("InvoiceEvent");
+
+const InvoiceSchema = z
+  .object({
+    id: z.string().openapi({ example: "inv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+    company_id: z.string(),
+    invoice_type: z.string().openapi({ example: "33", description: "SII document code." }),
+    invoice_type_name: z.string().openapi({ example: "FACTURA ELECTRÓNICA" }),
+    status: StatusSchema,
+    fiscal_status: z.string().nullable().openapi({ description: "The SII's own code for the document or its envelope (REC, SOK, EPR, RLV, RCH, RSC, ...); null before sending." }),
+    fiscal_message: z.string().nullable().openapi({ description: "What fiscal_status means, in words; or why the document FAILED." }),
+    folio: z.number().int().nullable().openapi({ description: "Assigned by the pipeline; null until then." }),
+    external_reference: z.string().nullable(),
+    issue_date: z.string().openapi({ format: "date" }),
+    total: z.string().openapi({ example: "119000", description: "MntTotal as a decimal string (CLP integers; foreign currency up to 4 decimals)." }),
+    currency: z.string().openapi({ example: "CLP" }),
+    recipient: z.object({ tax_id: z.string(), legal_name: z.string() }),
+    track_id: z.string().nullable().openapi({ description: "The SII's track id of the envelope that carried the document." }),
+    cancels_invoice_id: z.string().nullable().openapi({ description: "For a cancelling note: our document it cancels." }),
+    cancelled_by: z.string().nullable().openapi({ description: "The note that cancels this document, if any." }),
+    last_error: z.string().nullable().openapi({ description: "The latest problem while the document waits and retries (e.g. SII unreachable)." }),
+    attempts: z.number().int(),
+    history: z.array(EventSchema).openapi({ description: "Every transition with its time, oldest first." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Invoice");
+
+const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
+const InvoiceParams = Params.extend({ invoice_id: z.string().min(1).max(64).openapi({ param: { name: "invoice_id", in: "path" } }) });
+const FormatParams = InvoiceParams.extend({
+  format: z.string().max(10).openapi({ param: { name: "format", in: "path" }, example: "A4", description: `One of ${PDF_FORMATS.join(", ")}.` }),
+});
+
+const INPUT_ERRORS = INVOICE_INPUT_ENGINE_CODES.map((c) => `INVOICE_${c}` as ErrorCode);
+
+async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow) {
+  const { events, cancelledBy } = await invoiceDetail(createDb(c.env.DB), row);
+  return {
+    id: row.id,
+    company_id: row.companyId,
+    invoice_type: String(row.documentType),
+    invoice_type_name: DOCUMENT_TYPES[row.documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(row.documentType),
+    status: row.status,
+    fiscal_status: row.fiscalStatus,
+    fiscal_message: row.fiscalMessage,
+    folio: row.folio,
+    external_reference: row.externalReference,
+    issue_date: row.issueDate,
+    total: row.total,
+    currency: row.currency,
+    recipient: { tax_id: row.recipientRut, legal_name: row.recipientName },
+    track_id: row.trackId,
+    cancels_invoice_id: row.cancelsInvoiceId,
+    cancelled_by: cancelledBy,
+    last_error: row.lastError,
+    attempts: row.attempts,
+    history: events.map((e) => ({ status: e.status as InvoiceRow["status"], fiscal_status: e.fiscalStatus, message: e.message, at: e.createdAt })),
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+const issue = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/invoices",
+  tags: ["Invoices"],
+  summary: "Issue a document (also credit notes that cancel)",
+  description:
+    "Validates the whole document now (body, amounts and totals, limits, issuer = company, an active certificate, folios available, cancellation rules), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.\n\nCancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, and the note must be the type that cancels it. COT (text) and COM (amounts) corrections work the same way.\n\nAccepts `Idempotency-Key`; `external_reference` is also unique per company.",
+  permission: "document:issue",
+  middleware: [idempotency],
+  request: { params: Params, body: { required: true, ...json(invoiceSchema.openapi("InvoiceCreate")) } },
+  responses: { 202: { description: "Received; processing in the background", ...json(InvoiceSchema) } },
+  errors: [
+    "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", ...INPUT_ERRORS,
+    "INVOICE_ISSUER_MISMATCH", "INVOICE_NO_FOLIOS", "INVOICE_DUPLICATE_EXTERNAL_REFERENCE", "INVOICE_ALREADY_CANCELLED",
+    "INVOICE_NOT_CANCELLABLE", "INVOICE_CANCELLATION_TYPE_MISMATCH", "CERTIFICATE_REQUIRED",
+    "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE",
+  ],
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/invoices/{invoice_id}",
+  tags: ["Invoices"],
+  summary: "Get a document",
+  description: "The document with its folio, both statuses, the SII's message and the history of transitions.",
+  permission: "document:read",
+  request: { params: InvoiceParams },
+  responses: { 200: { description: "The document", ...json(InvoiceSchema) } },
+  errors: ["INVOICE_NOT_FOUND"],
+});
+
+const list = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/invoices",
+  tags: ["Invoices"],
+  summary: "List documents",
+  description: "Newest first. Filters: type, status, issue date range, external reference, folio.",
+  permission: "document:read",
+  request: {
+    params: Params,
+    query: PageQuerySchema.extend({
+      invoice_type: z.string().max(8).optional().openapi({ param: { name: "invoice_type", in: "query" }, description: "SII code or mnemonic." }),
+      status: StatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
+      from_date: z.string().refine(isRealDate, "YYYY-MM-DD").optional().openapi({ param: { name: "from_date", in: "query" }, description: "Issue date from (inclusive)." }),
+      to_date: z.string().refine(isRealDate, "YYYY-MM-DD").optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
+      external_reference: z.string().max(100).optional().openapi({ param: { name: "external_reference", in: "query" } }),
+      folio: z.string().regex(/^\d{1,10}$/).optional().openapi({ param: { name: "folio", in: "query" } }),
+    }),
+  },
+  responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage")) } },
+  errors: ["VALIDATION_FAILED"],
+});
+
+const xml = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/invoices/{invoice_id}/xml",
+  tags: ["Invoices"],
+  summary: "Download the signed XML",
+  description: "The signed DTE exactly as sent, ISO-8859-1. Available from status SIGNED on.",
+  permission: "document:read",
+  request: { params: InvoiceParams },
+  responses: { 200: { description: "The DTE", content: { "application/xml": { schema: z.string() } } } },
+  errors: ["INVOICE_NOT_FOUND", "INVOICE_XML_NOT_READY"],
+});
+
+const pdf = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}",
+  tags: ["Invoices"],
+  summary: "Download the PDF",
+  description: `The printed representation (with the PDF417 timbre and the company logo) in ${PDF_FORMATS.join(", ")}; only once the SII accepted the document.`,
+  permission: "document:read",
+  request: { params: FormatParams },
+  responses: { 200: { description: "The PDF", content: { "application/pdf": { schema: z.any().openapi({ type: "string", format: "binary" }) } } } },
+  errors: ["INVOICE_NOT_FOUND", "INVOICE_NOT_ACCEPTED", "INVOICE_PDF_FORMAT_UNKNOWN"],
+});
+
+const pdfBase64 = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}",
+  tags: ["Invoices"],
+  summary: "Download the PDF as Base64",
+  description: "Same document and rules as download-pdf, as JSON.",
+  permission: "document:read",
+  request: { params: FormatParams },
+  responses: {
+    200: {
+      description: "The PDF, Base64",
+      ...json(
+        z
+          .object({
+            file_name: z.string().openapi({ example: "76086428-5_T33_F123_A4.pdf" }),
+            content_type: z.literal("application/pdf"),
+            format: z.enum(PDF_FORMATS as unknown as [string, ...string[]]),
+            size: z.number().int().openapi({ description: "Bytes before encoding." }),
+            data: z.string().openapi({ description: "Base64 of the PDF." }),
+          })
+          .openapi("PdfBase64"),
+      ),
+    },
+  },
+  errors: ["INVOICE_NOT_FOUND", "INVOICE_NOT_ACCEPTED", "INVOICE_PDF_FORMAT_UNKNOWN"],
+});
+
+function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return btoa(s);
+}
+
+export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(issue, async (c) => {
+    const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"));
+    return c.json(await view(c, row), 202);
+  })
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const page = pageParams(q);
+    let type: number | undefined;
+    if (q.invoice_type) {
+      const t = findDocumentType(q.invoice_type);
+      if (!t) throw new ApiError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
+      type = t.code;
+    }
+    const db = createDb(c.env.DB);
+    const { rows, total } = await listInvoices(db, c.get("company").id, { ...q, invoice_type: type, folio: q.folio ? Number(q.folio) : undefined }, page);
+    return c.json(pageEnvelope(await Promise.all(rows.map((r) => view(c, r))), total, page), 200);
+  })
+  .openapi(get, async (c) => c.json(await view(c, await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id)), 200))
+  .openapi(xml, async (c) => {
+    const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
+    const object = row.xmlKey ? await c.env.FILES.get(row.xmlKey) : null;
+    if (!object) throw new DomainError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
+    return new Response(object.body, {
+      headers: {
+        "Content-Type": "application/xml; charset=ISO-8859-1",
+        "Content-Disposition": `attachment; filename="DTE_T${row.documentType}_F${row.folio}.xml"`,
+      },
+    }) as never;
+  })
+  .openapi(pdf, async (c) => {
+    const { invoice_id, format } = c.req.valid("param");
+    const f = parsePdfFormat(format);
+    const db = createDb(c.env.DB);
+    const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${fileName}"` } }) as never;
+  })
+  .openapi(pdfBase64, async (c) => {
+    const { invoice_id, format } = c.req.valid("param");
+    const f = parsePdfFormat(format);
+    const db = createDb(c.env.DB);
+    const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
+    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: base64(bytes) }, 200);
+  });

@@ -1,0 +1,42 @@
+import type { SigningCredentials } from "../countries/cl/certificate";
+
+/** A document inside an envelope, as the authority's per-document query needs it. */
+export interface DocumentKey {
+  invoiceId: string;
+  documentType: number;
+  folio: number;
+  issueDate: string;
+  total: string;
+  receiverRut: string;
+}
+
+export type DocumentOutcome = "ACCEPTED" | "ACCEPTED_WITH_OBJECTIONS" | "REJECTED";
+
+export interface DocumentVerdict {
+  outcome: DocumentOutcome;
+  /** The authority's own code for the document or its envelope (EPR, DOK, RLV, RCH, RSC...). */
+  fiscalStatus: string;
+  message: string;
+}
+
+export type EnvelopeVerdict =
+  | { final: false; fiscalStatus: string; message: string }
+  | { final: true; fiscalStatus: string; message: string; documents: Map<string, DocumentVerdict> };
+
+/** Failure talking to the authority. Retryable ones wait (never drop the document). */
+export class AuthorityError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly fiscalStatus?: string,
+  ) {
+    super(message);
+    this.name = "AuthorityError";
+  }
+}
+
+/** The country port of the issuance pipeline (DECISIONS 15). */
+export interface TaxAuthority {
+  upload(p: { kind: "EnvioDTE" | "EnvioBOLETA"; xml: Uint8Array; companyRut: string; signer: SigningCredentials; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
+  poll(p: { kind: "EnvioDTE" | "EnvioBOLETA"; trackId: string; companyRut: string; signer: SigningCredentials; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
+}

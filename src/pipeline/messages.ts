@@ -1,0 +1,42 @@
+import { z } from "zod";
+import type { Env } from "../env";
+
+/**
+ * Messages of the issuance queue. Bodies carry ids only (artifacts live in R2 and D1); `v` is the
+ * schema version. A message that does not parse goes to the dead-letter path.
+ */
+export const invoiceMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("invoice"),
+  invoice_id: z.string(),
+  company_id: z.string(),
+  request_id: z.string().optional(),
+});
+
+export const envelopePollMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("envelope.poll"),
+  envelope_id: z.string(),
+  company_id: z.string(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage]);
+export type PipelineMessage = z.infer<typeof pipelineMessage>;
+export type InvoiceMessage = z.infer<typeof invoiceMessage>;
+export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
+
+export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {
+  const body: InvoiceMessage = { v: 1, type: "invoice", invoice_id: m.invoiceId, company_id: m.companyId, request_id: m.requestId };
+  return env.ISSUANCE_QUEUE.send(body, delaySeconds ? { delaySeconds } : undefined);
+}
+
+export function enqueueEnvelopePoll(env: Env, envelopeId: string, companyId: string, delaySeconds: number) {
+  const body: EnvelopePollMessage = { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
+  return env.ISSUANCE_QUEUE.send(body, { delaySeconds });
+}
+
+/** Exponential backoff with full jitter, capped: 2, 4, 8 … seconds up to 15 minutes. */
+export function backoffSeconds(attempt: number, capSeconds = 900): number {
+  const ceiling = Math.min(capSeconds, 2 ** Math.min(attempt, 20));
+  return Math.max(1, Math.round(ceiling / 2 + Math.random() * (ceiling / 2)));
+}

@@ -1,0 +1,61 @@
+import { expect } from "vitest";
+import { SAMPLE_INPUTS } from "./cl-samples";
+import { call, newCompany, newOwner, nextRut, type Actor } from "./api";
+import { makeFakeCertificate, makeFakePfx } from "./fake-certificates";
+import { toLocalDateTime } from "../../src/lib/time";
+
+export interface Issuer {
+  owner: Actor;
+  companyId: string;
+  rut: string;
+  base: string;
+}
+
+/** A company ready to issue: an active certificate and CAFs from the simulated SII for `types`. */
+export async function readyIssuer(types: (string | number)[] = [33], quantity = 100): Promise<Issuer> {
+  const owner = await newOwner("Issuer");
+  const rut = nextRut();
+  const companyId = await newCompany(owner, { tax_identification_document_number: rut, legal_name: "EMPRESA DE PRUEBA SPA" });
+  const cert = await makeFakeCertificate({ rut: "11111111-1", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
+  const form = new FormData();
+  form.append("certificate", new File([makeFakePfx(cert, "pw", "modern") as Uint8Array<ArrayBuffer>], "firma.pfx"));
+  form.append("password", "pw");
+  const up = await call("POST", `/api/companies/${companyId}/certificates`, { key: owner.key, body: form });
+  expect(up.status, JSON.stringify(up.body)).toBe(201);
+  for (const t of types) {
+    const r = await call("POST", `/api/companies/${companyId}/enumeration/refetch`, { key: owner.key, json: { document_type: String(t), quantity } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  }
+  return { owner, companyId, rut, base: `/api/companies/${companyId}` };
+}
+
+export function nowLocal(): string {
+  return toLocalDateTime(new Date(), "America/Santiago").replace("T", " ");
+}
+
+/** A valid body of the sample `name` (see cl-samples) issued by `rut`, dated now. */
+export function invoiceBody(rut: string, name: string, overrides: Record<string, unknown> = {}): any {
+  const sample = structuredClone(SAMPLE_INPUTS[name]!) as any;
+  sample.issuer = { ...sample.issuer, document_number: rut };
+  sample.invoice_date = nowLocal();
+  if (sample.billing_reference) sample.billing_reference = sample.billing_reference.map((r: any) => ({ ...r, invoice_date: nowLocal().slice(0, 10) }));
+  return { ...sample, ...overrides };
+}
+
+const FINAL = ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"];
+
+/** Polls GET until the document reaches a final status (the real queue consumer does the work). */
+export async function untilFinal(issuer: Issuer, id: string, timeoutMs = 60_000): Promise<any> {
+  const start = Date.now();
+  for (;;) {
+    const res = await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key });
+    expect(res.status).toBe(200);
+    if (FINAL.includes(res.body.status)) return res.body;
+    if (Date.now() - start > timeoutMs) throw new Error(`document ${id} still ${res.body.status} after ${timeoutMs} ms: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function issue(issuer: Issuer, body: unknown, headers: Record<string, string> = {}) {
+  return call("POST", `${issuer.base}/invoices`, { key: issuer.owner.key, json: body, headers });
+}

@@ -1,0 +1,122 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call, expectError } from "../helpers/api";
+import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+
+/** §4.9: cancelling (and correcting) documents with notes through POST /invoices. */
+let issuer: Issuer;
+beforeAll(async () => {
+  issuer = await readyIssuer([33, 52, 56, 61, 110, 112], 100);
+});
+afterEach(async () => {
+  await call("DELETE", "/simulator/sii/scenario");
+});
+
+async function accepted(name: string) {
+  const res = await issue(issuer, invoiceBody(issuer.rut, name));
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const done = await untilFinal(issuer, res.body.id);
+  expect(done.status).toBe("ACCEPTED");
+  return done;
+}
+
+function note(type: string, reason: string, ref: { folio: number; type: string }, extra: Record<string, unknown> = {}) {
+  const base = invoiceBody(issuer.rut, type === "NCE" || type === "112" ? "112" : "61");
+  return {
+    ...base,
+    invoice_type: type,
+    reason_code: reason,
+    billing_reference: [{ number: ref.folio, invoice_type: ref.type, invoice_date: nowLocal().slice(0, 10), reason: "Anula documento" }],
+    ...extra,
+  };
+}
+
+describe("cancellation (NCV + ANU + billing_reference)", () => {
+  it("cancels our accepted factura once; a second cancellation is refused", async () => {
+    const original = await accepted("33");
+    const first = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body.cancels_invoice_id).toBe(original.id);
+    expect((await untilFinal(issuer, first.body.id)).status).toBe("ACCEPTED");
+    const after = (await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body;
+    expect(after.cancelled_by).toBe(first.body.id);
+    const again = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expectError(again, 409, "INVOICE_ALREADY_CANCELLED");
+    expect(again.body.error.message).toContain(first.body.id);
+    // the signed note carries the reference with CodRef 1
+    const xml = new TextDecoder("latin1").decode(await (await call("GET", `${issuer.base}/invoices/${first.body.id}/xml`, { key: issuer.owner.key })).raw.arrayBuffer());
+    expect(xml).toMatch(new RegExp(`<TpoDocRef>33</TpoDocRef>[\\s\\S]*<FolioRef>${original.folio}</FolioRef>[\\s\\S]*<CodRef>1</CodRef>`));
+  });
+
+  it("two concurrent cancellations of one document: exactly one is accepted", async () => {
+    const original = await accepted("33");
+    const [a, b] = await Promise.all([issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" })), issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }))]);
+    expect([a.status, b.status].sort()).toEqual([202, 409]);
+    await untilFinal(issuer, (a.status === 202 ? a : b).body.id);
+  });
+
+  it("a note of the wrong type is refused: export invoices are cancelled by 112, not 61", async () => {
+    const exportInvoice = await accepted("110");
+    const wrong = await issue(issuer, note("NCV", "ANU", { folio: exportInvoice.folio, type: "110" }));
+    expectError(wrong, 422, "INVOICE_CANCELLATION_TYPE_MISMATCH");
+    expect(wrong.body.error.message).toContain("112");
+    const right = await issue(issuer, note("NCE", "ANU", { folio: exportInvoice.folio, type: "110" }, { currency: { code: "USD" } }));
+    expect(right.status, JSON.stringify(right.body)).toBe(202);
+    expect((await untilFinal(issuer, right.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("a guía de despacho (52) is not cancellable", async () => {
+    const guia = await accepted("52");
+    const res = await issue(issuer, note("NCV", "ANU", { folio: guia.folio, type: "52" }));
+    expect(res.status).toBe(422);
+    expect(["INVOICE_NOT_CANCELLABLE", "INVOICE_CANCELLATION_TYPE_MISMATCH", "INVOICE_REFERENCE_INVALID"]).toContain(res.body.error.code);
+  });
+
+  it("a rejected document of ours is not cancellable", async () => {
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const res = await issue(issuer, invoiceBody(issuer.rut, "33"));
+    const rejected = await untilFinal(issuer, res.body.id);
+    expect(rejected.status).toBe("REJECTED");
+    expectError(await issue(issuer, note("NCV", "ANU", { folio: rejected.folio, type: "33" })), 422, "INVOICE_NOT_CANCELLABLE");
+  });
+
+  it("a document issued elsewhere passes unchanged to the SII", async () => {
+    const res = await issue(issuer, note("NCV", "ANU", { folio: 987654, type: "33" }));
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body.cancels_invoice_id).toBeNull();
+    const done = await untilFinal(issuer, res.body.id);
+    expect(done.status).toBe("ACCEPTED");
+    const xml = new TextDecoder("latin1").decode(await (await call("GET", `${issuer.base}/invoices/${done.id}/xml`, { key: issuer.owner.key })).raw.arrayBuffer());
+    expect(xml).toContain("<FolioRef>987654</FolioRef>");
+  });
+
+  it("when the cancelling note is rejected, the document can be cancelled again", async () => {
+    const original = await accepted("33");
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const first = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expect((await untilFinal(issuer, first.body.id)).status).toBe("REJECTED");
+    const second = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expect(second.status, JSON.stringify(second.body)).toBe(202);
+    expect((await untilFinal(issuer, second.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("text (COT) and amount (COM) corrections, and a debit note cancelling a credit note", async () => {
+    const original = await accepted("33");
+    const cot = await issue(issuer, {
+      ...note("NCV", "COT", { folio: original.folio, type: "33" }),
+      items: [{ quantity: 1, unit_price: 0, description: "Corrige giro del receptor" }],
+    });
+    expect(cot.status, JSON.stringify(cot.body)).toBe(202);
+    expect((await untilFinal(issuer, cot.body.id)).status).toBe("ACCEPTED");
+    const com = await issue(issuer, { ...note("NCV", "COM", { folio: original.folio, type: "33" }), items: [{ quantity: 1, unit_price: 500, description: "Descuento posterior" }] });
+    expect((await untilFinal(issuer, com.body.id)).status).toBe("ACCEPTED");
+    const credit = await untilFinal(issuer, com.body.id);
+    const debit = await issue(issuer, { ...note("NDV", "ANU", { folio: credit.folio, type: "61" }), items: [{ quantity: 1, unit_price: 500, description: "Anula nota de crédito" }] });
+    expect(debit.status, JSON.stringify(debit.body)).toBe(202);
+    expect((await untilFinal(issuer, debit.body.id)).status).toBe("ACCEPTED");
+    // corrections do not cancel: the original is still not cancelled
+    expect((await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body.cancelled_by).toBeNull();
+    const n = await env.DB.prepare("SELECT count(*) AS n FROM cancellations WHERE cancelled_invoice_id = ?").bind(original.id).first<{ n: number }>();
+    expect(n!.n).toBe(0);
+  });
+});

@@ -1,0 +1,162 @@
+import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { findCompanyForClient } from "../../src/domain/companies/repository";
+import { issueInvoice } from "../../src/domain/invoices/issue";
+import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { siiAuthority } from "../../src/pipeline/sii-authority";
+import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
+import type { TaxAuthority } from "../../src/pipeline/authority";
+import { call } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+
+let issuer: Issuer;
+beforeAll(async () => {
+  issuer = await readyIssuer([33, 39], 400);
+});
+afterEach(async () => {
+  await call("DELETE", "/simulator/sii/scenario");
+});
+
+const scenario = (body: Record<string, unknown>) => call("POST", "/simulator/sii/scenario", { json: { rut: issuer.rut, ...body } });
+
+async function events(id: string) {
+  return (await env.DB.prepare("SELECT status, fiscal_status FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").bind(id).all<{ status: string; fiscal_status: string | null }>()).results;
+}
+
+describe("the tax authority's verdicts", () => {
+  it("rejection: REJECTED with the SII's code and reason", async () => {
+    expect((await scenario({ mode: "reject", count: 1 })).status).toBeLessThan(300);
+    const res = await issue(issuer, invoiceBody(issuer.rut, "33"));
+    const done = await untilFinal(issuer, res.body.id);
+    expect(done.status).toBe("REJECTED");
+    expect(done.fiscal_status).toBe("RCH");
+    expect(done.fiscal_message).toMatch(/SIM-RECHAZO|reject/i);
+    expect(done.folio).toBeGreaterThan(0);
+  });
+
+  it("objections: ACCEPTED_WITH_OBJECTIONS (reparos)", async () => {
+    await scenario({ mode: "object", count: 1 });
+    const done = await untilFinal(issuer, (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id);
+    expect(done.status).toBe("ACCEPTED_WITH_OBJECTIONS");
+    expect(done.fiscal_status).toBe("RLV");
+  });
+
+  it("a slow authority: the document waits in SENT with the intermediate codes, then is accepted", async () => {
+    await scenario({ mode: "delay", count: 1, polls: 4 });
+    const id = (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id;
+    const done = await untilFinal(issuer, id);
+    expect(done.status).toBe("ACCEPTED");
+    const seen = (await events(id)).map((e) => e.fiscal_status).filter(Boolean);
+    expect(seen.some((s) => s === "REC" || s === "SOK" || s === "FOK")).toBe(true);
+    expect(seen.at(-1)).toMatch(/EPR|DOK/);
+  });
+
+  it("an outage: the document waits (never dropped, folio kept) and is accepted once the SII is back", async () => {
+    await scenario({ mode: "down", count: 4 });
+    const id = (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id;
+    // while the simulated SII is down the document stays SIGNED with the problem recorded
+    let row;
+    for (let i = 0; i < 100; i++) {
+      row = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
+      if (row.last_error) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(row.last_error).toBeTruthy();
+    expect(row.status).toBe("SIGNED");
+    const folio = row.folio;
+    const done = await untilFinal(issuer, id, 90_000);
+    expect(done.status).toBe("ACCEPTED");
+    expect(done.folio).toBe(folio);
+    expect(done.attempts).toBeGreaterThan(0);
+  });
+
+  it("boletas travel in EnvioBOLETA through the REST service", async () => {
+    const done = await untilFinal(issuer, (await issue(issuer, invoiceBody(issuer.rut, "39"))).body.id);
+    expect(done.status).toBe("ACCEPTED");
+    const env_ = await env.DB.prepare("SELECT kind FROM envelopes WHERE id = (SELECT envelope_id FROM invoices WHERE id = ?)").bind(done.id).first<{ kind: string }>();
+    expect(env_!.kind).toBe("EnvioBOLETA");
+  });
+});
+
+describe("exactly once", () => {
+  async function quietIssue(name = "33") {
+    // A document stored without its queue message, so the test drives every delivery itself.
+    const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
+    const silentEnv = { ...env, ISSUANCE_QUEUE: { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue };
+    return issueInvoice(createDb(env.DB), silentEnv, company, invoiceBody(issuer.rut, name), "req_test");
+  }
+  const msg = (id: string) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { v: 1, type: "invoice", invoice_id: id, company_id: issuer.companyId } });
+
+  async function deliver(messages: ReturnType<typeof msg>[], authority: TaxAuthority = siiAuthority(env)) {
+    const batch = createMessageBatch("dte-issuance", messages);
+    await handleIssuanceBatch(batch, env, authority);
+    return getQueueResult(batch, createExecutionContext());
+  }
+
+  it("duplicate deliveries of every step do nothing twice", async () => {
+    const row = await quietIssue();
+    // the same message delivered three times at once, then again after each step
+    await deliver([msg(row.id), msg(row.id), msg(row.id)]);
+    await deliver([msg(row.id), msg(row.id)]);
+    const done = await untilFinal(issuer, row.id);
+    expect(done.status).toBe("ACCEPTED");
+    await deliver([msg(row.id)]);
+    const ev = (await events(row.id)).map((e) => e.status);
+    for (const s of ["RECEIVED", "GENERATED", "SIGNED", "SENT", "ACCEPTED"]) expect(ev.filter((x) => x === s).length, s).toBe(1);
+    const stub = env.FOLIO_ALLOCATOR.get(env.FOLIO_ALLOCATOR.idFromName(`${issuer.companyId}:33`));
+    expect(await stub.getAllocation(row.id)).toMatchObject({ folio: done.folio });
+    const envelopesOf = await env.DB.prepare("SELECT count(DISTINCT envelope_id) AS n FROM invoices WHERE id = ?").bind(row.id).first<{ n: number }>();
+    expect(envelopesOf!.n).toBe(1);
+  });
+
+  it("a crash between steps: the next delivery continues where it stopped", async () => {
+    const row = await quietIssue();
+    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const generated = await assignFolio(deps, row); // ... crash here
+    expect(generated.status).toBe("GENERATED");
+    await deliver([msg(row.id)]);
+    const done = await untilFinal(issuer, row.id);
+    expect(done.folio).toBe(generated.folio);
+    expect(done.status).toBe("ACCEPTED");
+  });
+
+  it("a crash after the upload but before recording it: the re-upload gets the same track id", async () => {
+    const row = await quietIssue();
+    const real = siiAuthority(env);
+    const deps: StepDeps = { db: createDb(env.DB), env, authority: real, now: () => new Date() };
+    const signed = await signDocument(deps, await assignFolio(deps, row));
+    const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
+    let firstTrack = "";
+    const crashing: TaxAuthority = {
+      ...real,
+      upload: async (p) => {
+        firstTrack = (await real.upload(p)).trackId;
+        throw new Error("worker crashed after the upload");
+      },
+    };
+    await expect(sendEnvelope({ ...deps, authority: crashing }, issuer.companyId, envelopeId)).rejects.toThrow("crashed");
+    expect((await reload(deps, row.id)).status).toBe("SIGNED");
+    await deliver([msg(row.id)]);
+    const done = await untilFinal(issuer, row.id);
+    expect(done.status).toBe("ACCEPTED");
+    expect(done.track_id).toBe(firstTrack);
+  });
+
+  it("200 concurrent posts get 200 distinct consecutive folios and all reach a final state", async () => {
+    const fresh = await readyIssuer([33], 200);
+    const posts = await Promise.all(Array.from({ length: 200 }, () => issue(fresh, invoiceBody(fresh.rut, "33"))));
+    expect(posts.every((p) => p.status === 202)).toBe(true);
+    const finals = await Promise.all(posts.map((p) => untilFinal(fresh, p.body.id, 120_000)));
+    expect(finals.every((f) => f.status === "ACCEPTED")).toBe(true);
+    const folios = finals.map((f) => f.folio).sort((a, b) => a - b);
+    expect(folios).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    const list = (await call("GET", `${fresh.base}/enumeration/list`, { key: fresh.owner.key })).body.data[0];
+    expect(list.folios_available).toBe(0);
+    // exhausted: the next document is refused before anything is stored
+    const refused = await issue(fresh, invoiceBody(fresh.rut, "33"));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe("INVOICE_NO_FOLIOS");
+  });
+});
