@@ -5,19 +5,16 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { app } from "../../src/app";
-import { b64encode } from "../../src/countries/cl/asn1";
 import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import { buildDteXml, dteId, XML_DECL, type SignedDte } from "../../src/countries/cl/dte";
-import { computeDocument } from "../../src/countries/cl/invoice";
+import type { SignedDte } from "../../src/countries/cl/dte";
 import { siiClientFor } from "../../src/countries/cl/sii";
 import { clearSiiTokenCache, type SiiClient } from "../../src/countries/cl/sii/client";
 import { SiiError } from "../../src/countries/cl/sii/errors";
-import { buildRespuesta, parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
-import { stampTed } from "../../src/countries/cl/ted";
+import { parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
 import { encodeLatin1 } from "../../src/countries/cl/xml";
-import { buildTokenRequest, signXml } from "../../src/countries/cl/xmldsig";
-import { envelope, fakeCredentials, HOLDER_RUT, invoice, ISSUER_RUT, scenario, signedDte, simulatorCaf, TIMESTAMP, workerClient } from "./helpers";
+import { buildTokenRequest } from "../../src/countries/cl/xmldsig";
+import { unsafeDte, envelope, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";
 
@@ -57,17 +54,6 @@ async function pollStates(client: SiiClient, cert: SigningCredentials, trackId: 
 async function docReasons(trackId: string): Promise<string[]> {
   const r = await rows<{ errors: string }>("select errors from sim_documents where track_id = ?", Number(trackId));
   return r.flatMap((x) => JSON.parse(x.errors) as string[]);
-}
-
-/** A DTE stamped and signed without the engine's CAF checks (to build what the SII must refuse). */
-async function unsafeDte(caf: Caf, folio: number, signer: SigningCredentials): Promise<SignedDte> {
-  const d = computeDocument(invoice("33"));
-  const total = String(d.totals.total);
-  const ted = await stampTed({ issuerRut: ISSUER_RUT, documentType: 33, folio, issueDate: d.issueDate, receiverRut: d.receiver.rut, receiverName: d.receiver.legalName, total, firstItemName: d.lines[0]!.name, caf, timestamp: TIMESTAMP });
-  const id = dteId(33, folio);
-  const element = await signXml(buildDteXml(d, folio, ted, TIMESTAMP), id, signer);
-  const xmlString = XML_DECL + element + "\n";
-  return { id, documentType: 33, folio, issuerRut: ISSUER_RUT, receiverRut: d.receiver.rut, issueDate: d.issueDate, total, element, xmlString, xml: encodeLatin1(xmlString), ted, envelope: "EnvioDTE" };
 }
 
 let cert: SigningCredentials;
@@ -213,7 +199,6 @@ describe("what the simulated SII rejects", () => {
     expect(r.last).toMatchObject({ outcome: "REJECTED", counts: [{ type: 33, informed: 2, rejected: 2 }] });
     const reasons = await docReasons(r.up.trackId);
     expect(reasons.filter((x) => x.startsWith("CAF-FIRMA")).length).toBe(2);
-    void b64encode;
   });
 
   it("RutEnvia that is not the certificate holder: carátula rejected (RCT)", async () => {
@@ -386,6 +371,5 @@ describe("wiring", () => {
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("ROUTE_NOT_FOUND");
     expect(siiClientFor({ ...env, SII_MODE: "production" }).endpoints.soapBase).toBe("https://palena.sii.cl");
-    void buildRespuesta;
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * The SII client as the issuance pipeline's country port (src/pipeline/authority.ts TaxAuthority,
+ * DECISIONS 15). Returns a plain object (callers spread it to wrap one method).
+ *
+ * upload: EnvioDTE -> DTEUpload, EnvioBOLETA -> boleta REST. STATUS 99 is success (original track).
+ * poll:   EnvioDTE -> QueryEstUp; at EPR the per-type counts decide each type at once when they are
+ *         uniform (all accepted / all objected / all rejected); otherwise (mixed, or a type missing
+ *         from the counts) each document of that type is asked with QueryEstDte (DOK/… vs FAU/DNK).
+ *         EnvioBOLETA -> REST status; documents not listed in detalle_rep_rech are accepted.
+ * Envelope rejections (RSC, RFR, RCT, ...) reject every document. SiiError -> AuthorityError with the
+ * same `retryable` and the SII code as fiscalStatus.
+ */
+import type { SiiClient, SiiCertificate } from "./client";
+import { SiiError } from "./errors";
+import { explainSiiStatus, type EnvioTypeCounts } from "./status";
+
+// Structural mirror of src/pipeline/authority.ts (main): DocumentKey, DocumentVerdict, EnvelopeVerdict,
+// TaxAuthority. Kept local so this module does not depend on the pipeline; TypeScript matches them.
+export interface DocumentKey {
+  invoiceId: string;
+  documentType: number;
+  folio: number;
+  issueDate: string;
+  total: string;
+  receiverRut: string;
+}
+export type DocumentOutcome = "ACCEPTED" | "ACCEPTED_WITH_OBJECTIONS" | "REJECTED";
+export interface DocumentVerdict {
+  outcome: DocumentOutcome;
+  fiscalStatus: string;
+  message: string;
+}
+export type EnvelopeVerdict =
+  | { final: false; fiscalStatus: string; message: string }
+  | { final: true; fiscalStatus: string; message: string; documents: Map<string, DocumentVerdict> };
+export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
+export interface SiiTaxAuthority {
+  upload(p: { kind: EnvelopeKind; xml: Uint8Array; companyRut: string; signer: SiiCertificate; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
+  poll(p: { kind: EnvelopeKind; trackId: string; companyRut: string; signer: SiiCertificate; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
+}
+
+/** Turns a SiiError into the pipeline's error (main: `new AuthorityError(message, retryable, fiscalStatus)`). */
+export type AuthorityErrorFactory = (message: string, retryable: boolean, fiscalStatus?: string) => Error;
+
+const text = (code: string, kind: "envio" | "document" | "dte", extra?: string) => {
+  const i = explainSiiStatus(kind, code);
+  return `${code}: ${i.es} / ${i.en}${extra ? ` ${extra}` : ""}`;
+};
+
+async function perDocument(client: SiiClient, cert: SiiCertificate, companyRut: string, d: DocumentKey, typeCounts: EnvioTypeCounts | undefined): Promise<DocumentVerdict> {
+  const st = await client.queryEstDte({ cert, companyRut, receiverRut: d.receiverRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total });
+  if (st.outcome === "ACCEPTED") {
+    // DOK does not tell reparos apart: the type's counts do.
+    if (typeCounts && typeCounts.objected > 0) {
+      return { outcome: "ACCEPTED_WITH_OBJECTIONS", fiscalStatus: "RLV", message: text("RLV", "document", `(${typeCounts.objected} of ${typeCounts.accepted} accepted documents of type ${d.documentType} carry reparos; SII answered ${st.estado})`) };
+    }
+    return { outcome: "ACCEPTED", fiscalStatus: st.estado, message: text(st.estado, "dte") };
+  }
+  // After EPR, "not received" (FAU) means the SII rejected it in this envelope.
+  return { outcome: "REJECTED", fiscalStatus: st.estado === "FAU" ? "RCH" : st.estado, message: text(st.estado, "dte", st.glosaErr ? `(${st.glosaErr})` : undefined) };
+}
+
+/**
+ * The pipeline port over a SiiClient. On main: `siiTaxAuthority(siiClientFor(env, ctx), (m, r, f) =>
+ * new AuthorityError(m, r, f))`. Without a factory, SiiErrors pass through unchanged.
+ */
+export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFactory): SiiTaxAuthority {
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof SiiError && makeError) throw makeError(`${e.message}${e.es ? ` — ${e.es}` : ""}`, e.retryable, e.siiCode);
+      throw e;
+    }
+  };
+  return {
+    upload: (p) =>
+      guard(async () => {
+        const r = p.kind === "EnvioBOLETA" ? await client.uploadBoleta({ cert: p.signer, companyRut: p.companyRut, file: p.xml, fileName: p.fileName }) : await client.uploadEnvio({ cert: p.signer, companyRut: p.companyRut, file: p.xml, fileName: p.fileName });
+        return { trackId: r.trackId, duplicate: r.duplicate };
+      }),
+
+    poll: (p) =>
+      guard(async (): Promise<EnvelopeVerdict> => {
+        const st = p.kind === "EnvioBOLETA" ? await client.queryBoletaEnvio({ cert: p.signer, companyRut: p.companyRut, trackId: p.trackId }) : await client.queryEstUp({ cert: p.signer, companyRut: p.companyRut, trackId: p.trackId });
+        const message = `${st.estado}: ${st.es} / ${st.en}`;
+        if (st.outcome === "PENDING") return { final: false, fiscalStatus: st.estado, message };
+        const documents = new Map<string, DocumentVerdict>();
+        if (st.estado !== "EPR") {
+          // The whole envelope was refused (schema, signature, carátula).
+          for (const d of p.documents) documents.set(d.invoiceId, { outcome: "REJECTED", fiscalStatus: st.estado, message: st.glosa ? `${message} (${st.glosa})` : message });
+          return { final: true, fiscalStatus: st.estado, message, documents };
+        }
+        if (p.kind === "EnvioBOLETA") {
+          for (const d of p.documents) {
+            const det = st.details.find((x) => x.type === d.documentType && x.folio === d.folio);
+            if (!det) documents.set(d.invoiceId, { outcome: "ACCEPTED", fiscalStatus: "DOK", message: text("DOK", "document") });
+            else {
+              const outcome = det.outcome === "ACCEPTED_WITH_OBJECTIONS" ? "ACCEPTED_WITH_OBJECTIONS" : det.outcome === "ACCEPTED" ? "ACCEPTED" : "REJECTED";
+              documents.set(d.invoiceId, { outcome, fiscalStatus: det.estado, message: text(det.estado, "document", det.errors.length ? `(${det.errors.join("; ")})` : undefined) });
+            }
+          }
+          return { final: true, fiscalStatus: st.estado, message, documents };
+        }
+        for (const d of p.documents) {
+          const c = st.counts.find((x) => x.type === d.documentType);
+          if (c && c.informed > 0 && c.rejected === 0 && c.objected === 0) documents.set(d.invoiceId, { outcome: "ACCEPTED", fiscalStatus: "EPR", message: text("EPR", "envio", `(${c.accepted}/${c.informed} accepted)`) });
+          else if (c && c.informed > 0 && c.rejected === 0 && c.objected >= c.informed) documents.set(d.invoiceId, { outcome: "ACCEPTED_WITH_OBJECTIONS", fiscalStatus: "RLV", message: text("RLV", "document") });
+          else if (c && c.informed > 0 && c.rejected >= c.informed) documents.set(d.invoiceId, { outcome: "REJECTED", fiscalStatus: "RCH", message: text("RCH", "document", "(details in the SII's result e-mail or portal)") });
+          else documents.set(d.invoiceId, await perDocument(client, p.signer, p.companyRut, d, c));
+        }
+        return { final: true, fiscalStatus: st.estado, message, documents };
+      }),
+  };
+}
