@@ -10,9 +10,14 @@ import { transition } from "../domain/invoices/state";
 import { and, eq, inArray } from "drizzle-orm";
 import { envelopes, invoices } from "../db/schema";
 
-/** Delay before the next status poll of an envelope: quick at first, then backing off to 5 minutes. */
-export function pollDelaySeconds(polls: number): number {
-  return polls < 5 ? 1 : Math.min(300, 2 ** (polls - 4));
+/**
+ * Delay before the next status poll of an envelope, per authority: the simulator answers at once,
+ * so its first polls are immediate; the real SII takes seconds to minutes, so polls start at 2 s and
+ * back off to 5 minutes.
+ */
+export function pollDelaySeconds(polls: number, mode: string): number {
+  if (mode === "simulator" && polls < 8) return 0;
+  return polls < 3 ? 2 : Math.min(300, 2 ** (polls - 1));
 }
 
 function describe(e: unknown): string {
@@ -118,7 +123,7 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       for (const [envelopeId, msgs] of byEnvelope) {
         try {
           const sent = await sendEnvelope(deps, companyId, envelopeId);
-          if (sent) await enqueueEnvelopePoll(env, envelopeId, companyId, pollDelaySeconds(0));
+          if (sent) await enqueueEnvelopePoll(env, envelopeId, companyId, pollDelaySeconds(0, env.SII_MODE));
           for (const m of msgs) m.ack();
         } catch (e) {
           if (e instanceof AuthorityError && !e.retryable) {
@@ -143,7 +148,7 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
         const state = await pollEnvelope(deps, body.envelope_id);
         if (state === "PENDING") {
           const row = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, body.envelope_id) });
-          await enqueueEnvelopePoll(env, body.envelope_id, body.company_id, pollDelaySeconds(row?.polls ?? 0));
+          await enqueueEnvelopePoll(env, body.envelope_id, body.company_id, pollDelaySeconds(row?.polls ?? 0, env.SII_MODE));
         }
         msg.ack();
       } catch (e) {

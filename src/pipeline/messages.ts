@@ -32,7 +32,7 @@ export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: stri
 
 export function enqueueEnvelopePoll(env: Env, envelopeId: string, companyId: string, delaySeconds: number) {
   const body: EnvelopePollMessage = { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
-  return env.ISSUANCE_QUEUE.send(body, { delaySeconds });
+  return env.ISSUANCE_QUEUE.send(body, delaySeconds > 0 ? { delaySeconds } : undefined);
 }
 
 /** Exponential backoff with full jitter, capped: 2, 4, 8 … seconds up to 15 minutes. */

@@ -28,29 +28,31 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
 }
 
 /**
- * §4.9: a credit note that cancels (ANU, CodRef 1) one of our own documents is checked: the
- * document may not be cancelled twice, its type must be cancellable and the note must be the type
- * that cancels it. References to documents issued elsewhere pass unchanged to the SII.
+ * §4.9: a note that cancels (ANU, CodRef 1) one of our own documents is checked: the document may
+ * not be cancelled twice, its type must be cancellable and the note must be the type that cancels
+ * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
+ * before the engine's general reference rules, so our own documents get these precise answers.
  */
-async function cancellationTarget(db: Db, companyId: string, doc: ComputedDocument): Promise<InvoiceRow | null> {
-  if (!doc.type.note || doc.reason?.codRef !== 1) return null;
-  for (const [i, ref] of doc.references.entries()) {
-    if (ref.codRef !== undefined && ref.codRef !== 1) continue;
-    const refType = Number(ref.type);
-    if (!findDocumentType(refType) || !/^\d+$/.test(ref.folio)) continue;
+async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
+  const type = findDocumentType(body.invoice_type);
+  if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
+  for (const [i, ref] of (body.billing_reference ?? []).entries()) {
+    const refType = findDocumentType(ref.invoice_type)?.code;
+    const folio = String(ref.number);
+    if (!refType || !/^\d+$/.test(folio)) continue;
     const original = await db.query.invoices.findFirst({
-      where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, refType), eq(invoices.folio, Number(ref.folio))),
+      where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, refType), eq(invoices.folio, Number(folio))),
     });
     if (!original) continue; // not ours: the SII validates it
     const field = `billing_reference[${i}]`;
     if (refType === 52) {
       throw new DomainError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
     }
-    if (!doc.type.mayModify.includes(refType)) {
-      const right = Object.values(DOCUMENT_TYPES).filter((t) => t.note === doc.type.note && t.mayModify.includes(refType)).map((t) => `${t.code} (${t.mnemonic})`);
+    if (!type.mayModify.includes(refType)) {
+      const right = Object.values(DOCUMENT_TYPES).filter((t) => t.note === type.note && t.mayModify.includes(refType)).map((t) => `${t.code} (${t.mnemonic})`);
       throw new DomainError(
         "INVOICE_CANCELLATION_TYPE_MISMATCH",
-        `A ${doc.type.code} cannot cancel a ${refType}${right.length ? `; use ${right.join(" or ")}` : ""}.`,
+        `A ${type.code} (${type.mnemonic}) cannot cancel a ${refType}${right.length ? `; use ${right.join(" or ")}` : ""}.`,
         [{ field: "invoice_type", message: `Cannot cancel type ${refType}` }],
       );
     }
@@ -100,6 +102,7 @@ export interface IssueResult {
  * and no folio is taken here: the pipeline does that, exactly once.
  */
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
+  const target = await cancellationTarget(db, company.id, body);
   const doc = computeOrThrow(body);
   if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
     throw new DomainError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
@@ -115,7 +118,6 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     }
   }
   await requireCertificateOnRecord(db, company.id, now);
-  const target = await cancellationTarget(db, company.id, doc);
   await requireFolios(db, env, company.id, doc.type.code);
 
   const id = newId("inv");

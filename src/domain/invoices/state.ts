@@ -24,9 +24,19 @@ export async function transition(db: Db, invoiceId: string, from: readonly Invoi
       .set({ ...patch, updatedAt: now, lastEventId: eventId })
       .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...from])))
       .returning(),
-    db.run(sql`INSERT INTO invoice_events (id, invoice_id, status, fiscal_status, message, created_at)
-      SELECT ${eventId}, id, status, fiscal_status, ${message ?? patch.fiscalMessage ?? null}, ${now}
-      FROM invoices WHERE id = ${invoiceId} AND last_event_id = ${eventId}`),
+    db.insert(invoiceEvents).select(
+      db
+        .select({
+          id: sql<string>`${eventId}`.as("id"),
+          invoiceId: invoices.id,
+          status: invoices.status,
+          fiscalStatus: invoices.fiscalStatus,
+          message: sql<string | null>`${message ?? patch.fiscalMessage ?? null}`.as("message"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+        })
+        .from(invoices)
+        .where(and(eq(invoices.id, invoiceId), eq(invoices.lastEventId, eventId))),
+    ),
   ]);
   return updated[0] ?? null;
 }
