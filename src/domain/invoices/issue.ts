@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
 import { isEngineError } from "../../countries/cl/errors";
 import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
@@ -72,18 +72,29 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
   return null;
 }
 
-async function requireCertificateOnRecord(db: Db, companyId: string, now: Date) {
-  const row = await db.query.certificates.findFirst({ where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")) });
+/**
+ * The checks that need the database, in one round trip: the external reference is unused, an
+ * active certificate is on record and current, and a CAF is loaded for the type. The folio
+ * allocator then tells whether a folio is left. No folio is taken here.
+ */
+async function preflight(db: Db, env: Env, companyId: string, type: number, externalReference: string | undefined, now: Date) {
+  const [dup, cert, caf] = await db.batch([
+    db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), externalReference ? eq(invoices.externalReference, externalReference) : sql`0`)).limit(1),
+    db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
+    db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
+  ]);
+  if (externalReference && dup[0]) {
+    throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${externalReference} is already document ${dup[0].id}.`, [
+      { field: "external_reference", message: `Already used by ${dup[0].id}` },
+    ]);
+  }
+  const row = cert[0];
   if (!row) throw new DomainError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
     throw new DomainError("CERTIFICATE_REQUIRED", validity === "EXPIRED" ? `The active certificate expired on ${row.validTo}: upload a current one. No folio was used.` : `The active certificate is valid only from ${row.validFrom}.`);
   }
-}
-
-async function requireFolios(db: Db, env: Env, companyId: string, type: number) {
-  const loaded = await db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1);
-  if (loaded.length === 0) {
+  if (!caf[0]) {
     throw new DomainError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
   }
   const status = await allocator(env, companyId, type).status();
@@ -91,6 +102,8 @@ async function requireFolios(db: Db, env: Env, companyId: string, type: number) 
     throw new DomainError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
   }
 }
+
+export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
 
 export interface IssueResult {
   row: InvoiceRow;
@@ -109,16 +122,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  if (body.external_reference) {
-    const dup = await db.query.invoices.findFirst({ where: and(eq(invoices.companyId, company.id), eq(invoices.externalReference, body.external_reference)) });
-    if (dup) {
-      throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already document ${dup.id}.`, [
-        { field: "external_reference", message: `Already used by ${dup.id}` },
-      ]);
-    }
-  }
-  await requireCertificateOnRecord(db, company.id, now);
-  await requireFolios(db, env, company.id, doc.type.code);
+  await preflight(db, env, company.id, doc.type.code, body.external_reference, now);
 
   const id = newId("inv");
   const eventId = newId("evt");
@@ -154,7 +158,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   try {
     await db.batch([
       db.insert(invoices).values(row),
-      db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: "Received; queued for folio assignment, signature and sending", createdAt: at }),
+      db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at }),
       ...(target ? [db.insert(cancellations).values({ cancelledInvoiceId: target.id, creditNoteId: id, createdAt: at })] : []),
     ]);
   } catch (e) {

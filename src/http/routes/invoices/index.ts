@@ -4,7 +4,7 @@ import { invoiceSchema } from "../../../countries/cl/invoice";
 import { createDb } from "../../../db/client";
 import { INVOICE_STATUSES } from "../../../db/schema";
 import { DomainError } from "../../../domain/errors";
-import { issueInvoice } from "../../../domain/invoices/issue";
+import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
 import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
 import type { InvoiceRow } from "../../../domain/invoices/state";
@@ -67,8 +67,11 @@ const FormatParams = InvoiceParams.extend({
 
 const INPUT_ERRORS = INVOICE_INPUT_ENGINE_CODES.map((c) => `INVOICE_${c}` as ErrorCode);
 
-async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow) {
-  const { events, cancelledBy } = await invoiceDetail(createDb(c.env.DB), row);
+type Detail = Awaited<ReturnType<typeof invoiceDetail>>;
+
+/** The public shape; `known` skips the history queries when the caller already has them (POST). */
+async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: Detail) {
+  const { events, cancelledBy } = known ?? (await invoiceDetail(createDb(c.env.DB), row));
   return {
     id: row.id,
     company_id: row.companyId,
@@ -207,7 +210,8 @@ function base64(bytes: Uint8Array): string {
 export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(issue, async (c) => {
     const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"));
-    return c.json(await view(c, row), 202);
+    const received = { id: row.lastEventId!, invoiceId: row.id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: row.createdAt };
+    return c.json(await view(c, row, { events: [received], cancelledBy: null }), 202);
   })
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
