@@ -3,7 +3,7 @@ import { findDocumentType } from "../countries/cl/document-types";
 import type { InvoiceRow } from "../domain/invoices/state";
 import { isFinal } from "../domain/invoices/state";
 import type { Env } from "../env";
-import { AuthorityError, type TaxAuthority } from "./authority";
+import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { backoffSeconds, enqueueEnvelopePoll, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
 import { allocateFolios, assignFolio, claimEnvelope, type Allocation, noteProblem, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
 import { transition } from "../domain/invoices/state";

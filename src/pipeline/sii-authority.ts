@@ -1,7 +1,7 @@
 import { siiClientFor, type SiiClient } from "../countries/cl/sii";
 import { siiTaxAuthority } from "../countries/cl/sii/authority";
 import type { Env } from "../env";
-import { AuthorityError, type TaxAuthority } from "./authority";
+import { AuthorityError, type TaxAuthority } from "../countries/port";
 
 /** DTEUpload STATUS codes that mean the file itself is wrong: its documents are rejected. */
 const CONTENT_REFUSALS: Record<string, string> = { "7": "RSC", "8": "RFR" };

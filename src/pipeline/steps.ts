@@ -17,7 +17,7 @@ import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
 import { documentKeys } from "../storage/keys";
-import { AuthorityError, type DocumentKey, type TaxAuthority } from "./authority";
+import { AuthorityError, type DocumentKey, type TaxAuthority } from "../countries/port";
 
 export interface StepDeps {
   db: Db;

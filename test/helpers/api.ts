@@ -5,6 +5,7 @@ import { app } from "../../src/app";
 import { createDb } from "../../src/db/client";
 import { clients } from "../../src/db/schema";
 import { createApiKey } from "../../src/domain/access/api-keys";
+import { computeDv } from "../../src/countries/cl/rut";
 import type { Role } from "../../src/domain/access/roles";
 import { newId } from "../../src/lib/ids";
 import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
@@ -98,14 +99,7 @@ let rutSeq = 50_000_000;
 export function nextRut(): string {
   rutSeq += 1 + Math.floor(Math.random() * 1000);
   const body = String(rutSeq);
-  let sum = 0;
-  let w = 2;
-  for (let i = body.length - 1; i >= 0; i--) {
-    sum += Number(body[i]) * w;
-    w = w === 7 ? 2 : w + 1;
-  }
-  const r = 11 - (sum % 11);
-  return `${body}-${r === 11 ? "0" : r === 10 ? "K" : r}`;
+  return `${body}-${computeDv(body)}`;
 }
 
 export function companyBody(overrides: Record<string, unknown> = {}) {

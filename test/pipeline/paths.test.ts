@@ -7,7 +7,7 @@ import { issueInvoice } from "../../src/domain/invoices/issue";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { siiAuthority } from "../../src/pipeline/sii-authority";
 import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
-import type { TaxAuthority } from "../../src/pipeline/authority";
+import type { TaxAuthority } from "../../src/countries/port";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 

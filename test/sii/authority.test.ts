@@ -3,7 +3,8 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import type { SignedDte } from "../../src/countries/cl/dte";
-import { siiTaxAuthority, type DocumentKey, type EnvelopeVerdict, type SiiTaxAuthority } from "../../src/countries/cl/sii/authority";
+import { siiTaxAuthority } from "../../src/countries/cl/sii/authority";
+import type { DocumentKey, EnvelopeVerdict, TaxAuthority } from "../../src/countries/port";
 import { encodeLatin1 } from "../../src/countries/cl/xml";
 import { envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, unsafeDte, workerClient } from "./helpers";
 
@@ -20,7 +21,7 @@ class FakeAuthorityError extends Error {
 let cert: SigningCredentials;
 let caf33: Caf;
 let caf39: Caf;
-let authority: SiiTaxAuthority;
+let authority: TaxAuthority;
 
 beforeAll(async () => {
   cert = await fakeCredentials();

@@ -105,10 +105,6 @@ async function preflight(db: Db, env: Env, companyId: string, type: number, exte
 
 export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
 
-export interface IssueResult {
-  row: InvoiceRow;
-}
-
 /**
  * POST /invoices: validates everything that can be known now (body, amounts, issuer, certificate,
  * folios, cancellation rules), stores the document as RECEIVED and enqueues it. Nothing is signed

@@ -69,3 +69,8 @@ export function pageEnvelope<T>(data: T[], total: number, p: PageParams) {
     last_page: Math.max(1, Math.ceil(total / p.perPage)),
   };
 }
+
+/** A list that always fits one page (a company's certificates, its folio ranges per type). */
+export function singlePage<T>(data: T[]) {
+  return pageEnvelope(data, data.length, { page: 1, perPage: Math.min(100, Math.max(1, data.length)), offset: 0 });
+}

@@ -14,30 +14,7 @@ import type { SiiClient, SiiCertificate } from "./client";
 import { SiiError } from "./errors";
 import { explainSiiStatus, type EnvioTypeCounts } from "./status";
 
-// Structural mirror of src/pipeline/authority.ts (main): DocumentKey, DocumentVerdict, EnvelopeVerdict,
-// TaxAuthority. Kept local so this module does not depend on the pipeline; TypeScript matches them.
-export interface DocumentKey {
-  invoiceId: string;
-  documentType: number;
-  folio: number;
-  issueDate: string;
-  total: string;
-  receiverRut: string;
-}
-export type DocumentOutcome = "ACCEPTED" | "ACCEPTED_WITH_OBJECTIONS" | "REJECTED";
-export interface DocumentVerdict {
-  outcome: DocumentOutcome;
-  fiscalStatus: string;
-  message: string;
-}
-export type EnvelopeVerdict =
-  | { final: false; fiscalStatus: string; message: string }
-  | { final: true; fiscalStatus: string; message: string; documents: Map<string, DocumentVerdict> };
-export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
-export interface SiiTaxAuthority {
-  upload(p: { kind: EnvelopeKind; xml: Uint8Array; companyRut: string; signer: SiiCertificate; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
-  poll(p: { kind: EnvelopeKind; trackId: string; companyRut: string; signer: SiiCertificate; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
-}
+import type { DocumentKey, DocumentVerdict, EnvelopeVerdict, TaxAuthority } from "../../port";
 
 /** Turns a SiiError into the pipeline's error (main: `new AuthorityError(message, retryable, fiscalStatus)`). */
 export type AuthorityErrorFactory = (message: string, retryable: boolean, fiscalStatus?: string) => Error;
@@ -64,7 +41,7 @@ async function perDocument(client: SiiClient, cert: SiiCertificate, companyRut: 
  * The pipeline port over a SiiClient. On main: `siiTaxAuthority(siiClientFor(env, ctx), (m, r, f) =>
  * new AuthorityError(m, r, f))`. Without a factory, SiiErrors pass through unchanged.
  */
-export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFactory): SiiTaxAuthority {
+export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFactory): TaxAuthority {
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();

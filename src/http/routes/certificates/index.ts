@@ -6,6 +6,7 @@ import {
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
+import { pageSchema, singlePage } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
@@ -84,7 +85,7 @@ const list = defineRoute({
   responses: {
     200: {
       description: "All stored certificates (a company has few, so one page holds them all)",
-      ...json(z.object({ data: z.array(CertificateSchema), current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }).openapi("CertificatePage")),
+      ...json(pageSchema(CertificateSchema, "CertificatePage")),
     },
   },
 });
@@ -139,7 +140,7 @@ export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
   })
   .openapi(list, async (c) => {
     const rows = await listCertificates(createDb(c.env.DB), c.get("company").id);
-    return c.json({ data: rows.map(view), current_page: 1, per_page: Math.max(rows.length, 1), total: rows.length, last_page: 1 }, 200);
+    return c.json(singlePage(rows.map(view)), 200);
   })
   .openapi(get, async (c) => c.json(view(await getCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))
   .openapi(activate, async (c) => c.json(view(await activateCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))

@@ -4,6 +4,7 @@ import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThre
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
+import { pageSchema, singlePage } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
@@ -73,7 +74,7 @@ const list = defineRoute({
   responses: {
     200: {
       description: "Folio ranges",
-      ...json(z.object({ data: z.array(EnumerationSchema), current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }).openapi("EnumerationPage")),
+      ...json(pageSchema(EnumerationSchema, "EnumerationPage")),
     },
   },
 });
@@ -171,7 +172,7 @@ export const enumerationRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validati
   })
   .openapi(list, async (c) => {
     const data = await enumerationOverview(createDb(c.env.DB), c.env, c.get("company").id);
-    return c.json({ data, current_page: 1, per_page: Math.max(1, data.length), total: data.length, last_page: 1 }, 200);
+    return c.json(singlePage(data), 200);
   })
   .openapi(refetch, async (c) => {
     const row = await refetchCaf(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"));

@@ -16,6 +16,7 @@ import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../ope
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
+import { toBase64 } from "../../../lib/secrets";
 
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
@@ -201,12 +202,6 @@ const pdfBase64 = defineRoute({
   errors: ["INVOICE_NOT_FOUND", "INVOICE_NOT_ACCEPTED", "INVOICE_PDF_FORMAT_UNKNOWN"],
 });
 
-function base64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.subarray(i, i + 8192));
-  return btoa(s);
-}
-
 export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(issue, async (c) => {
     const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"));
@@ -250,5 +245,5 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const f = parsePdfFormat(format);
     const db = createDb(c.env.DB);
     const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
-    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: base64(bytes) }, 200);
+    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: toBase64(bytes) }, 200);
   });

@@ -506,6 +506,5 @@ simulatorApp.post("/scenario", async (c) => {
 
 simulatorApp.delete("/scenario", async (c) => c.json({ deleted: await clearScenarios(createDb(c.env.DB)) }));
 
-// >>> CAF grants (DECISIONS 18) are written by the lead in ./caf-route.ts and mounted here at merge:
-// simulatorApp.route("/", cafRoutes);
-// <<<
+// CAF grants (DECISIONS 18, POST /simulator/sii/caf) live in ./caf-route.ts: the main app mounts
+// that documented route before handing the rest of /simulator/sii/* to this sub-app.

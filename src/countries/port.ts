@@ -1,4 +1,4 @@
-import type { SigningCredentials } from "../countries/cl/certificate";
+import type { SigningCredentials } from "./cl/certificate";
 
 /** A document inside an envelope, as the authority's per-document query needs it. */
 export interface DocumentKey {
@@ -35,7 +35,10 @@ export class AuthorityError extends Error {
   }
 }
 
-/** The country port of the issuance pipeline (DECISIONS 15). */
+/**
+ * The country port of the issuance pipeline (DECISIONS 15): what the pipeline needs from a tax
+ * authority. Chile implements it in cl/sii/authority.ts over the SII client.
+ */
 export interface TaxAuthority {
   upload(p: { kind: "EnvioDTE" | "EnvioBOLETA"; xml: Uint8Array; companyRut: string; signer: SigningCredentials; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
   poll(p: { kind: "EnvioDTE" | "EnvioBOLETA"; trackId: string; companyRut: string; signer: SigningCredentials; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
