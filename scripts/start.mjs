@@ -9,5 +9,16 @@ console.log("Applying local D1 migrations…");
 applyLocalMigrations();
 console.log(`Starting the DTE API on http://127.0.0.1:${port} (docs: /docs). Ctrl+C stops it.`);
 const child = spawnWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false", "--log-level", process.env.LOG_LEVEL ?? "info"]);
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+// wrangler dev never fires cron triggers by itself; tick them like Cloudflare does, so the sweep
+// (stuck documents, certificate expiry) runs locally too. Every 5 minutes, as in wrangler.toml.
+const cron = "*/5 * * * *";
+const ticker = setInterval(() => {
+  fetch(`http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(cron)}`).catch(() => undefined);
+}, 5 * 60_000);
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    clearInterval(ticker);
+    child.kill(sig);
+  });
+}
 child.on("exit", (code) => process.exit(code ?? 0));

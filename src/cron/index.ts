@@ -20,7 +20,7 @@ const certificateExpiry: Job = async (env, at) => {
 };
 
 /** How long a non-final document may sit untouched before the sweep re-drives it. */
-export const STUCK_AFTER_MS = 15 * 60_000;
+export const STUCK_AFTER_MS = 10 * 60_000;
 
 /**
  * Re-drives documents stuck in a non-final state (a lost queue message, a dead-lettered one, a

@@ -8,7 +8,7 @@ import { computeDocument, type InvoiceInput } from "../countries/cl/invoice";
 import type { SigningCredentials } from "../countries/cl/certificate";
 import { decodeLatin1 } from "../countries/cl/xml";
 import type { Db } from "../db/client";
-import { cafs, cancellations, companies, companySettings, envelopes, invoices } from "../db/schema";
+import { cafs, cancellations, certificates, companies, companySettings, envelopes, invoices } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { DomainError } from "../domain/errors";
 import { allocator } from "../domain/folios/cafs";
@@ -34,29 +34,32 @@ export class RetryableStepError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Per-isolate caches of the expensive parses (the .pfx opening and the CAF key import).
 
-const credentialCache = new Map<string, { at: number; creds: Promise<SigningCredentials & { certificateId: string }> }>();
-const CREDENTIAL_TTL_MS = 5 * 60_000;
+const credentialCache = new Map<string, Promise<SigningCredentials & { certificateId: string }>>();
 
+/**
+ * The company's signing credentials. Opening a .pfx is slow, so credentials are cached per isolate
+ * by certificate id; the active certificate is looked up each time, so a newly uploaded or
+ * activated certificate is used at once.
+ */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
-  const hit = credentialCache.get(companyId);
-  const now = deps.now().getTime();
-  if (hit && now - hit.at < CREDENTIAL_TTL_MS) {
-    const creds = await hit.creds;
-    if (creds.notAfter.getTime() > now) return creds;
+  const active = await deps.db.query.certificates.findFirst({
+    columns: { id: true },
+    where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
+  });
+  const cached = active ? credentialCache.get(active.id) : undefined;
+  if (cached) {
+    const creds = await cached;
+    if (creds.notAfter.getTime() > deps.now().getTime()) return creds;
   }
-  const creds = requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
-  credentialCache.set(companyId, { at: now, creds });
+  const pending = requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
   try {
-    return await creds;
+    const creds = await pending;
+    credentialCache.set(creds.certificateId, pending);
+    return creds;
   } catch (e) {
-    credentialCache.delete(companyId);
     if (e instanceof DomainError) throw new RetryableStepError(e.message);
     throw e;
   }
-}
-
-export function forgetSigner(companyId: string) {
-  credentialCache.delete(companyId);
 }
 
 const cafCache = new Map<string, Promise<Caf>>();

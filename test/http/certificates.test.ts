@@ -79,12 +79,14 @@ describe("POST /api/companies/{company_id}/certificates", () => {
     expect(r2.objects).toHaveLength(0);
   });
 
-  it("a certificate without holder RUT is accepted in simulator mode (DECISIONS 19)", async () => {
+  it("a self-signed test certificate is accepted (DECISIONS 19) but one without holder RUT is refused", async () => {
     const c = await newCompany(owner);
     const norut = await makeFakeCertificate({ rut: null, notBefore: new Date(Date.now() - DAY) });
     const res = await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(norut, "pw", "modern"), "pw") });
-    expect(res.status).toBe(201);
-    expect(res.body.holder_rut).toBeNull();
+    expectError(res, 400, "CERTIFICATE_NO_RUT");
+    expect(res.body.error.message).toContain("1.3.6.1.4.1.8321.1");
+    const selfSigned = await makeFakeCertificate({ rut: "12345678-5", cn: "SELF SIGNED TEST", notBefore: new Date(Date.now() - DAY) });
+    expect((await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(selfSigned, "pw", "modern"), "pw") })).status).toBe(201);
   });
 
   it("the same certificate twice is 409; MEMBER keys may not upload", async () => {

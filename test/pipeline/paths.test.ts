@@ -1,10 +1,11 @@
-import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { findCompanyForClient } from "../../src/domain/companies/repository";
 import { issueInvoice } from "../../src/domain/invoices/issue";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleDeadLetters, handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { siiAuthority } from "../../src/pipeline/sii-authority";
 import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
 import type { TaxAuthority } from "../../src/countries/port";
@@ -146,6 +147,27 @@ describe("exactly once", () => {
     const done = await untilFinal(issuer, row.id);
     expect(done.status).toBe("ACCEPTED");
     expect(done.track_id).toBe(firstTrack);
+  });
+
+  it("a lost queue message: the cron sweep re-drives the document", async () => {
+    const row = await quietIssue();
+    const stale = new Date(Date.now() - 11 * 60_000).toISOString();
+    await env.DB.prepare("UPDATE invoices SET updated_at = ? WHERE id = ?").bind(stale, row.id).run();
+    const ctx = createExecutionContext();
+    worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await untilFinal(issuer, row.id)).status).toBe("ACCEPTED");
+  });
+
+  it("the dead-letter consumer records the failure and leaves the document as it was", async () => {
+    const row = await quietIssue();
+    const batch = createMessageBatch("dte-issuance-dlq", [{ ...msg(row.id), attempts: 100 }]);
+    await handleDeadLetters(batch, env);
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toHaveLength(1);
+    const after = (await call("GET", `${issuer.base}/invoices/${row.id}`, { key: issuer.owner.key })).body;
+    expect(after.status).toBe("RECEIVED");
+    expect(after.folio).toBeNull();
+    expect(after.last_error).toMatch(/Gave up after 100 delivery attempts/);
   });
 
   it("200 concurrent posts get 200 distinct consecutive folios and all reach a final state", async () => {

@@ -26,9 +26,9 @@ describe("time helpers", () => {
 });
 
 describe("retry schedules", () => {
-  it("backoff grows exponentially with jitter and is capped at 15 minutes", () => {
+  it("backoff grows exponentially with jitter and is capped at 5 minutes", () => {
     for (let attempt = 0; attempt < 30; attempt++) {
-      const ceiling = Math.min(900, 2 ** Math.min(attempt, 20));
+      const ceiling = Math.min(300, 2 ** Math.min(attempt, 20));
       for (let i = 0; i < 20; i++) {
         const d = backoffSeconds(attempt);
         expect(d).toBeGreaterThanOrEqual(Math.max(1, Math.floor(ceiling / 2)));

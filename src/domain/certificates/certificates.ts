@@ -32,7 +32,7 @@ export function validityOf(row: Pick<CertificateRow, "validFrom" | "validTo">, n
 
 /**
  * Stores a .pfx: opens it (legacy or modern encryption), picks the key matching the certificate,
- * checks its dates (and, outside simulator mode, that it carries the holder's RUT), then keeps the
+ * checks its dates and that it carries the holder's RUT, then keeps the
  * file and its password encrypted at rest. A valid new certificate becomes the active one.
  */
 export async function uploadCertificate(db: Db, env: Env, companyId: string, file: Uint8Array, password: string, now = new Date()): Promise<CertificateRow> {
@@ -52,8 +52,11 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
   if (validity === "NOT_YET_VALID") {
     throw new DomainError("CERTIFICATE_NOT_YET_VALID", `The certificate is valid only from ${opened.notBefore.toISOString()}.`, [{ field: "certificate", message: "Not valid yet" }]);
   }
-  if (!opened.rut && env.SII_MODE !== "simulator") {
-    throw new DomainError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII requires it to sign and send.", [
+  // The SII (and its simulator) authenticates the holder by this RUT and requires it as RutEnvia:
+  // a certificate without it could sign but never send. Test and self-signed issuers are fine
+  // in simulator mode (DECISIONS 19); the holder's RUT is needed everywhere.
+  if (!opened.rut) {
+    throw new DomainError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
       { field: "certificate", message: "No holder RUT" },
     ]);
   }

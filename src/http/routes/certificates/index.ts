@@ -63,7 +63,7 @@ const upload = defineRoute({
   tags: ["Certificates"],
   summary: "Upload a signing certificate (.pfx)",
   description:
-    "multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and, outside simulator mode, it must carry the holder's RUT. The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.",
+    "multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and it must carry the holder's RUT (the SII authenticates the sender by it; in simulator mode test and self-signed certificates are accepted, DECISIONS 19). The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.",
   permission: "company:configure",
   request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: CertificateUploadSchema } } } },
   responses: { 201: { description: "Stored and active", ...json(CertificateSchema) } },
