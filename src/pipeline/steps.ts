@@ -216,14 +216,16 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
   if (pending.length === 0) return null;
   const { company, timeZone } = await companyContext(deps, companyId);
   const signer = await signerFor(deps, companyId);
-  let envelope = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, envelopeId) });
+  const existing = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, envelopeId) });
   const kind = findDocumentType(pending[0]!.documentType)!.envelope;
-  let xml: Uint8Array;
-  if (envelope) {
-    const object = await deps.env.FILES.get(envelope.xmlKey);
-    if (!object) throw new TerminalStepError(`envelope file ${envelope.xmlKey} missing`);
-    xml = new Uint8Array(await object.arrayBuffer());
-  } else {
+  let xml: Uint8Array | null = null;
+  if (existing) {
+    // Re-upload the stored bytes (the SII answers a repeated file with its track id), unless the
+    // certificate changed since it was signed: RutEnvia and the signature must be the new holder's.
+    const object = await deps.env.FILES.get(existing.xmlKey);
+    if (object && object.customMetadata?.certificateId === signer.certificateId) xml = new Uint8Array(await object.arrayBuffer());
+  }
+  if (!xml) {
     const dtes: SignedDte[] = [];
     for (const m of pending) {
       const object = await deps.env.FILES.get(m.xmlKey!);
@@ -248,12 +250,14 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
     const built = kind === "EnvioBOLETA" ? await buildEnvioBoleta(params) : await buildEnvioDte(params);
     xml = built.xml;
     const xmlKey = documentKeys.envelopeXml(companyId, envelopeId);
-    await deps.env.FILES.put(xmlKey, xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+    await deps.env.FILES.put(xmlKey, xml, {
+      httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" },
+      customMetadata: { certificateId: signer.certificateId },
+    });
     await deps.db
       .insert(envelopes)
       .values({ id: envelopeId, companyId, kind, xmlKey, documentCount: pending.length, status: "PREPARED", createdAt: deps.now().toISOString(), updatedAt: deps.now().toISOString() })
       .onConflictDoNothing();
-    envelope = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, envelopeId) });
   }
   const result = await deps.authority.upload({ kind, xml, companyRut: company.taxId, signer, fileName: `${envelopeId}.xml` });
   await deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));

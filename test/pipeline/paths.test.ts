@@ -10,6 +10,7 @@ import { siiAuthority } from "../../src/pipeline/sii-authority";
 import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
 import type { TaxAuthority } from "../../src/countries/port";
 import { call } from "../helpers/api";
+import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
 let issuer: Issuer;
@@ -147,6 +148,25 @@ describe("exactly once", () => {
     const done = await untilFinal(issuer, row.id);
     expect(done.status).toBe("ACCEPTED");
     expect(done.track_id).toBe(firstTrack);
+  });
+
+  it("a certificate replaced while the SII was unreachable: the envelope is signed again by the new holder", async () => {
+    const row = await quietIssue();
+    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const signed = await signDocument(deps, await assignFolio(deps, row));
+    const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
+    const down: TaxAuthority = { ...deps.authority, upload: async () => Promise.reject(new Error("SII unreachable")) };
+    await expect(sendEnvelope({ ...deps, authority: down }, issuer.companyId, envelopeId)).rejects.toThrow("unreachable");
+    const newHolder = await makeFakeCertificate({ rut: "22222222-2", cn: "NEW HOLDER", notBefore: new Date(Date.now() - 86_400_000) });
+    const form = new FormData();
+    form.append("certificate", new File([makeFakePfx(newHolder, "pw", "modern") as Uint8Array<ArrayBuffer>], "new.pfx"));
+    form.append("password", "pw");
+    expect((await call("POST", `${issuer.base}/certificates`, { key: issuer.owner.key, body: form })).status).toBe(201);
+    await deliver([msg(row.id)]);
+    const done = await untilFinal(issuer, row.id);
+    expect(done.status, done.fiscal_message).toBe("ACCEPTED");
+    const stored = await env.FILES.get(`companies/${issuer.companyId}/envelopes/${envelopeId}.xml`);
+    expect(new TextDecoder("latin1").decode(await stored!.arrayBuffer())).toContain("<RutEnvia>22222222-2</RutEnvia>");
   });
 
   it("a lost queue message: the cron sweep re-drives the document", async () => {
