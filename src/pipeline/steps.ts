@@ -12,7 +12,7 @@ import { cafs, cancellations, certificates, companies, companySettings, envelope
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { DomainError } from "../domain/errors";
 import { allocator } from "../domain/folios/cafs";
-import { transition, noteProblem, type InvoiceRow } from "../domain/invoices/state";
+import { transition, transitionMany, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
@@ -79,7 +79,18 @@ async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   return p;
 }
 
-async function companyContext(deps: StepDeps, companyId: string) {
+const contexts = new WeakMap<StepDeps, Map<string, ReturnType<typeof loadCompanyContext>>>();
+
+/** Company and time zone, read once per consumer batch. */
+function companyContext(deps: StepDeps, companyId: string) {
+  let perBatch = contexts.get(deps);
+  if (!perBatch) contexts.set(deps, (perBatch = new Map()));
+  let ctx = perBatch.get(companyId);
+  if (!ctx) perBatch.set(companyId, (ctx = loadCompanyContext(deps, companyId)));
+  return ctx;
+}
+
+async function loadCompanyContext(deps: StepDeps, companyId: string) {
   const company = await deps.db.query.companies.findFirst({ where: eq(companies.id, companyId) });
   const settings = await deps.db.query.companySettings.findFirst({ where: eq(companySettings.companyId, companyId) });
   if (!company) throw new TerminalStepError(`company ${companyId} not found`);
@@ -262,7 +273,7 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
   const result = await deps.authority.upload({ kind, xml, companyRut: company.taxId, signer, fileName: `${envelopeId}.xml` });
   await deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));
   const note = `Sent to the SII in envelope ${envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
-  await Promise.all(pending.map((m) => transition(deps.db, m.id, ["SIGNED"], { status: "SENT", trackId: result.trackId, lastError: null }, note)));
+  await transitionMany(deps.db, pending.map((m) => m.id), ["SIGNED"], { status: "SENT", trackId: result.trackId, lastError: null }, note);
   return { trackId: result.trackId, documents: pending.length };
 }
 
@@ -295,17 +306,20 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     .set({ siiStatus: verdict.fiscalStatus, polls: envelope.polls + 1, updatedAt: deps.now().toISOString() })
     .where(eq(envelopes.id, envelopeId));
   if (!verdict.final) {
-    await Promise.all(
-      open
-        .filter((m) => m.fiscalStatus !== verdict.fiscalStatus)
-        .map((m) => transition(deps.db, m.id, ["SENT"], { fiscalStatus: verdict.fiscalStatus, fiscalMessage: verdict.message }, verdict.message)),
-    );
+    const changed = open.filter((m) => m.fiscalStatus !== verdict.fiscalStatus).map((m) => m.id);
+    await transitionMany(deps.db, changed, ["SENT"], { fiscalStatus: verdict.fiscalStatus, fiscalMessage: verdict.message }, verdict.message);
     return "PENDING";
   }
+  // Documents with the same verdict move together.
+  const groups = new Map<string, { v: { outcome: InvoiceRow["status"]; fiscalStatus: string; message: string }; rows: InvoiceRow[] }>();
   for (const m of open) {
     const v = verdict.documents.get(m.id) ?? { outcome: "REJECTED" as const, fiscalStatus: verdict.fiscalStatus, message: verdict.message };
-    const moved = await transition(deps.db, m.id, ["SENT"], { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message);
-    if (moved && v.outcome === "REJECTED") await releaseCancellation(deps, m);
+    const k = `${v.outcome}|${v.fiscalStatus}|${v.message}`;
+    groups.set(k, { v, rows: [...(groups.get(k)?.rows ?? []), m] });
+  }
+  for (const { v, rows } of groups.values()) {
+    const moved = new Set(await transitionMany(deps.db, rows.map((r) => r.id), ["SENT"], { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message));
+    if (v.outcome === "REJECTED") for (const r of rows) if (moved.has(r.id)) await releaseCancellation(deps, r);
   }
   await deps.db.update(envelopes).set({ status: "DONE", updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));
   return "DONE";

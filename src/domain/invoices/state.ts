@@ -41,6 +41,42 @@ export async function transition(db: Db, invoiceId: string, from: readonly Invoi
   return updated[0] ?? null;
 }
 
+/**
+ * The same transition for many documents at once (all the documents of an envelope): one UPDATE and
+ * one INSERT … SELECT of their history rows, tied together by a shared marker in last_event_id.
+ * Returns the ids that moved; documents not in an expected state are left alone.
+ */
+export async function transitionMany(db: Db, invoiceIds: string[], from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<string[]> {
+  const moved: string[] = [];
+  for (let i = 0; i < invoiceIds.length; i += 80) {
+    const chunk = invoiceIds.slice(i, i + 80);
+    const marker = newId("evt");
+    const now = new Date().toISOString();
+    const [updated] = await db.batch([
+      db
+        .update(invoices)
+        .set({ ...patch, updatedAt: now, lastEventId: marker })
+        .where(and(inArray(invoices.id, chunk), inArray(invoices.status, [...from])))
+        .returning({ id: invoices.id }),
+      db.insert(invoiceEvents).select(
+        db
+          .select({
+            id: sql<string>`${marker} || ':' || ${invoices.id}`.as("id"),
+            invoiceId: invoices.id,
+            status: invoices.status,
+            fiscalStatus: invoices.fiscalStatus,
+            message: sql<string | null>`${message ?? patch.fiscalMessage ?? null}`.as("message"),
+            createdAt: sql<string>`${now}`.as("created_at"),
+          })
+          .from(invoices)
+          .where(and(inArray(invoices.id, chunk), eq(invoices.lastEventId, marker))),
+      ),
+    ]);
+    moved.push(...updated.map((r) => r.id));
+  }
+  return moved;
+}
+
 /** Records a problem without changing the state (the document waits and retries). */
 export async function noteProblem(db: Db, invoiceId: string, error: string): Promise<void> {
   await db
