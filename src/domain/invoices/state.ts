@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
@@ -15,6 +15,27 @@ export type InvoicePatch = Partial<Omit<InvoiceRow, "id" | "companyId" | "create
  * UPDATE matched: a duplicate delivery or a concurrent step finds the state already moved and does
  * nothing. Returns the updated row, or null when the document was not in an expected state.
  */
+/**
+ * INSERT … SELECT of the history row of every document whose last_event_id is `marker` (set by the
+ * UPDATE in the same batch, so only documents that really moved get a row). With one document the
+ * marker is the event id; with many, each row's id is `marker:invoiceId`.
+ */
+function historyFor(db: Db, where: SQL | undefined, marker: string, many: boolean, message: string | null, now: string) {
+  return db.insert(invoiceEvents).select(
+    db
+      .select({
+        id: (many ? sql<string>`${marker} || ':' || ${invoices.id}` : sql<string>`${marker}`).as("id"),
+        invoiceId: invoices.id,
+        status: invoices.status,
+        fiscalStatus: invoices.fiscalStatus,
+        message: sql<string | null>`${message}`.as("message"),
+        createdAt: sql<string>`${now}`.as("created_at"),
+      })
+      .from(invoices)
+      .where(and(where, eq(invoices.lastEventId, marker))),
+  );
+}
+
 export async function transition(db: Db, invoiceId: string, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<InvoiceRow | null> {
   const eventId = newId("evt");
   const now = new Date().toISOString();
@@ -24,19 +45,7 @@ export async function transition(db: Db, invoiceId: string, from: readonly Invoi
       .set({ ...patch, updatedAt: now, lastEventId: eventId })
       .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...from])))
       .returning(),
-    db.insert(invoiceEvents).select(
-      db
-        .select({
-          id: sql<string>`${eventId}`.as("id"),
-          invoiceId: invoices.id,
-          status: invoices.status,
-          fiscalStatus: invoices.fiscalStatus,
-          message: sql<string | null>`${message ?? patch.fiscalMessage ?? null}`.as("message"),
-          createdAt: sql<string>`${now}`.as("created_at"),
-        })
-        .from(invoices)
-        .where(and(eq(invoices.id, invoiceId), eq(invoices.lastEventId, eventId))),
-    ),
+    historyFor(db, eq(invoices.id, invoiceId), eventId, false, message ?? patch.fiscalMessage ?? null, now),
   ]);
   return updated[0] ?? null;
 }
@@ -58,19 +67,7 @@ export async function transitionMany(db: Db, invoiceIds: string[], from: readonl
         .set({ ...patch, updatedAt: now, lastEventId: marker })
         .where(and(inArray(invoices.id, chunk), inArray(invoices.status, [...from])))
         .returning({ id: invoices.id }),
-      db.insert(invoiceEvents).select(
-        db
-          .select({
-            id: sql<string>`${marker} || ':' || ${invoices.id}`.as("id"),
-            invoiceId: invoices.id,
-            status: invoices.status,
-            fiscalStatus: invoices.fiscalStatus,
-            message: sql<string | null>`${message ?? patch.fiscalMessage ?? null}`.as("message"),
-            createdAt: sql<string>`${now}`.as("created_at"),
-          })
-          .from(invoices)
-          .where(and(inArray(invoices.id, chunk), eq(invoices.lastEventId, marker))),
-      ),
+      historyFor(db, inArray(invoices.id, chunk), marker, true, message ?? patch.fiscalMessage ?? null, now),
     ]);
     moved.push(...updated.map((r) => r.id));
   }
