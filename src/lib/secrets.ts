@@ -38,13 +38,3 @@ export async function open(masterKeyB64: string, sealed: Uint8Array, associatedD
   );
   return new Uint8Array(pt);
 }
-
-export function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.subarray(i, i + 8192));
-  return btoa(s);
-}
-
-export function fromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-}

@@ -1,12 +1,10 @@
 import { createDb } from "../db/client";
 import { findDocumentType } from "../countries/cl/document-types";
-import type { InvoiceRow } from "../domain/invoices/state";
-import { isFinal } from "../domain/invoices/state";
+import { isFinal, noteProblem, transition, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { backoffSeconds, enqueueEnvelopePoll, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
-import { allocateFolios, assignFolio, claimEnvelope, type Allocation, noteProblem, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
-import { transition } from "../domain/invoices/state";
+import { allocateFolios, assignFolio, claimEnvelope, type Allocation, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
 import { and, eq, inArray } from "drizzle-orm";
 import { envelopes, invoices } from "../db/schema";
 
@@ -174,7 +172,8 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
     msg.ack();
     return;
   }
-  const retryable = e instanceof RetryableStepError || (e instanceof AuthorityError && e.retryable) || !(e instanceof AuthorityError);
+  // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
+  const retryable = !(e instanceof AuthorityError && !e.retryable);
   await noteProblem(deps.db, invoiceId, describe(e)).catch(() => undefined);
   if (retryable) {
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describe(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });

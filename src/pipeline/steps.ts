@@ -12,12 +12,12 @@ import { cafs, cancellations, certificates, companies, companySettings, envelope
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { DomainError } from "../domain/errors";
 import { allocator } from "../domain/folios/cafs";
-import { transition, transitionMany, noteProblem, type InvoiceRow } from "../domain/invoices/state";
+import { transition, transitionMany, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
 import { documentKeys } from "../storage/keys";
-import { AuthorityError, type DocumentKey, type TaxAuthority } from "../countries/port";
+import type { DocumentKey, TaxAuthority } from "../countries/port";
 
 export interface StepDeps {
   db: Db;
@@ -331,4 +331,3 @@ export async function reload(deps: StepDeps, id: string): Promise<InvoiceRow> {
   return row;
 }
 
-export { noteProblem, AuthorityError };

@@ -14,13 +14,11 @@ function pfxForm(bytes: Uint8Array | null, password: string | null, name = "firm
 }
 
 let owner: Actor;
-let companyId: string;
 let fake: FakeCertificate;
 const DAY = 86_400_000;
 
 beforeAll(async () => {
   owner = await newOwner("Certificates");
-  companyId = await newCompany(owner);
   fake = await makeFakeCertificate({ rut: "11111111-1", cn: "ANA PEREZ", notBefore: new Date(Date.now() - DAY), notAfter: new Date(Date.now() + 365 * DAY) });
 });
 

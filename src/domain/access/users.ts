@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNull, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { uniqueViolation, type Db } from "../../db/client";
 import { apiKeyCompanies, apiKeys, companies, users } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { DomainError } from "../errors";
@@ -18,7 +18,7 @@ export async function createUser(db: Db, principal: Principal, input: { email: s
   try {
     await db.insert(users).values(row);
   } catch (e) {
-    if (/UNIQUE/.test(String((e as Error).message) + String((e as { cause?: Error }).cause?.message))) {
+    if (uniqueViolation(e)?.startsWith("users.")) {
       throw new DomainError("USER_EMAIL_TAKEN", `A user with e-mail ${row.email} already exists.`, [{ field: "email", message: "Already exists" }]);
     }
     throw e;

@@ -6,7 +6,8 @@ import { certificates, eventOutbox } from "../../db/schema";
 import type { Env } from "../../env";
 import type { ErrorCode } from "../../http/errors/codes";
 import { newId } from "../../lib/ids";
-import { fromBase64, open, seal, toBase64 } from "../../lib/secrets";
+import { open, seal } from "../../lib/secrets";
+import { b64decode, b64encode } from "../../countries/cl/asn1";
 import { r2Keys } from "../../storage/keys";
 import { DomainError } from "../errors";
 
@@ -79,7 +80,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     validFrom: opened.notBefore.toISOString(),
     validTo: opened.notAfter.toISOString(),
     pfxKey,
-    passwordEnc: toBase64(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
+    passwordEnc: b64encode(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
     active: true,
     status: "STORED",
     createdAt: now.toISOString(),
@@ -149,7 +150,7 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), `certificate:${row.id}:pfx`);
-  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, fromBase64(row.passwordEnc), `certificate:${row.id}:password`));
+  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, b64decode(row.passwordEnc), `certificate:${row.id}:password`));
   const opened = openPfx(pfx, password);
   return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
 }

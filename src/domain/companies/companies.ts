@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { uniqueViolation, type Db } from "../../db/client";
 import { apiKeyCompanies, companies, companySettings } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { toLocalDateTime } from "../../lib/time";
@@ -63,19 +63,13 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     updatedAt: now,
     deletedAt: null,
   };
-  const statements = [
-    db.insert(companies).values(row),
-    db.insert(companySettings).values({ id: newId("set"), companyId: row.id, ...DEFAULT_SETTINGS, updatedAt: now }),
-  ] as const;
   try {
-    if (principal.role === "MEMBER") {
-      // Not reachable through the API (MEMBER may not create), kept for completeness of the verb.
-      await db.batch([...statements, db.insert(apiKeyCompanies).values({ apiKeyId: principal.apiKeyId, companyId: row.id })]);
-    } else {
-      await db.batch(statements);
-    }
+    await db.batch([
+      db.insert(companies).values(row),
+      db.insert(companySettings).values({ id: newId("set"), companyId: row.id, ...DEFAULT_SETTINGS, updatedAt: now }),
+    ]);
   } catch (e) {
-    if (/UNIQUE constraint failed: companies\./.test(String((e as Error)?.message) + String((e as { cause?: Error })?.cause?.message))) {
+    if (uniqueViolation(e)?.startsWith("companies.")) {
       throw new DomainError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client.`, [
         { field: "tax_identification_document_number", message: "Already registered" },
       ]);

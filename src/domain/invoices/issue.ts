@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
 import { isEngineError } from "../../countries/cl/errors";
 import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
-import type { Db } from "../../db/client";
+import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
 import type { Env } from "../../env";
 import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../http/errors/codes";
@@ -158,9 +158,9 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       ...(target ? [db.insert(cancellations).values({ cancelledInvoiceId: target.id, creditNoteId: id, createdAt: at })] : []),
     ]);
   } catch (e) {
-    const msg = `${(e as Error).message} ${(e as { cause?: Error }).cause?.message ?? ""}`;
-    if (/UNIQUE constraint failed: cancellations/.test(msg)) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
-    if (/UNIQUE constraint failed: invoices\.company_id, invoices\.external_reference/.test(msg)) {
+    const columns = uniqueViolation(e) ?? "";
+    if (columns.startsWith("cancellations.")) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
+    if (columns === "invoices.company_id, invoices.external_reference") {
       throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
     }
     throw e;

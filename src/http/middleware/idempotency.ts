@@ -27,7 +27,11 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const url = new URL(c.req.url);
   const scope = `${c.req.method} ${url.pathname}`;
   const body = await c.req.raw.clone().arrayBuffer();
-  const fingerprint = await sha256Hex(new Uint8Array([...new TextEncoder().encode(`${scope}\n${c.req.header("content-type") ?? ""}\n`), ...new Uint8Array(body)]));
+  const head = new TextEncoder().encode(`${scope}\n${c.req.header("content-type") ?? ""}\n`);
+  const signed = new Uint8Array(head.length + body.byteLength);
+  signed.set(head);
+  signed.set(new Uint8Array(body), head.length);
+  const fingerprint = await sha256Hex(signed);
   const now = new Date();
 
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, now.toISOString())));

@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes";
 
+/** `{ content: { "application/json": { schema } } }`: a JSON request body or response in a route definition. */
+export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
 export const ErrorDetailSchema = z
   .object({
     field: z.string().openapi({ example: "legal_name" }),

@@ -6,10 +6,9 @@ import {
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
-import { pageSchema, singlePage } from "../../openapi/common";
+import { pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 export const MAX_PFX_BYTES = 64 * 1024;
 

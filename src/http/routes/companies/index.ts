@@ -7,7 +7,7 @@ import { detectImage, r2Keys } from "../../../storage/keys";
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
-import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 import {
@@ -17,7 +17,6 @@ import {
 
 export const MAX_LOGO_BYTES = 1024 * 1024;
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const createRouteDef = defineRoute({
   method: "post",

@@ -1,13 +1,12 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../../../db/client";
-import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator, listCafs } from "../../../domain/folios/cafs";
+import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator } from "../../../domain/folios/cafs";
 import { ApiError } from "../../errors/api-error";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
-import { pageSchema, singlePage } from "../../openapi/common";
+import { pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 export const MAX_CAF_BYTES = 64 * 1024;
 
 const RangeSchema = z
@@ -154,10 +153,8 @@ const threshold = defineRoute({
 });
 
 async function loadedView(c: { env: AppEnv["Bindings"] }, row: CafRow) {
-  const db = createDb(c.env.DB);
   const status = await allocator(c.env, row.companyId, row.documentType).status();
-  const rows = (await listCafs(db, row.companyId)).filter((r) => r.id === row.id);
-  const view = enumerationView(row.documentType, rows, status);
+  const view = enumerationView(row.documentType, [row], status);
   return { ...view.ranges[0]!, id_document_type: view.id_document_type, document_type_name: view.document_type_name };
 }
 

@@ -12,13 +12,12 @@ import { ApiError } from "../../errors/api-error";
 import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../errors/codes";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
-import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
-import { toBase64 } from "../../../lib/secrets";
+import { b64encode } from "../../../countries/cl/asn1";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const StatusSchema = z.enum(INVOICE_STATUSES).openapi({
   description:
@@ -245,5 +244,5 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const f = parsePdfFormat(format);
     const db = createDb(c.env.DB);
     const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
-    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: toBase64(bytes) }, 200);
+    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: b64encode(bytes) }, 200);
   });

@@ -6,11 +6,10 @@ import {
   type ApiKeyRow, type UserRow,
 } from "../../../domain/access/users";
 import { validationHook } from "../../errors/handler";
-import { PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const RoleSchema = z.enum(ROLES).openapi({ description: `Role of a key (DECISIONS 6).\n\n${ROLE_MATRIX_DOC}` });
 
