@@ -1,10 +1,21 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
-export type Db = ReturnType<typeof createDb>;
-
-export function createDb(d1: D1Database) {
+function open(d1: D1Database) {
   return drizzle(d1, { schema });
+}
+
+export type Db = ReturnType<typeof open>;
+
+/**
+ * The drizzle handle of a D1 binding. Building one walks the whole schema (relational config), so
+ * it is made once per binding object and reused by every request and batch of the isolate.
+ */
+const handles = new WeakMap<D1Database, Db>();
+export function createDb(d1: D1Database): Db {
+  let db = handles.get(d1);
+  if (!db) handles.set(d1, (db = open(d1)));
+  return db;
 }
 
 /**
