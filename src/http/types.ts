@@ -1,12 +1,15 @@
 import type { Env } from "../env";
 import type { Principal } from "../domain/access/principal";
 import type { CompanyRow } from "../domain/companies/repository";
+import type { CompanyAccess } from "../domain/access/api-keys";
 
 export interface AppVariables {
   requestId: string;
   principal: Principal;
   /** Set by the company-access guard on routes under a company. */
   company: CompanyRow;
+  /** The company of a /api/companies/{id}/… path, read together with the API key. */
+  companyAccess?: CompanyAccess;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

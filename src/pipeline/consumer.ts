@@ -1,12 +1,12 @@
 import { createDb } from "../db/client";
 import { findDocumentType } from "../countries/cl/document-types";
-import { isFinal, noteProblem, transition, type InvoiceRow } from "../domain/invoices/state";
+import { envelopeTransition, isFinal, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
-import { backoffSeconds, enqueueEnvelopePoll, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
-import { allocateFolios, assignFolio, claimEnvelope, type Allocation, pollEnvelope, reload, RetryableStepError, sendEnvelope, signDocument, TerminalStepError, type StepDeps } from "./steps";
-import { and, eq, inArray } from "drizzle-orm";
-import { envelopes, invoices } from "../db/schema";
+import { backoffSeconds, enqueueEnvelopePoll, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
+import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, reload, RetryableStepError, sendEnvelope, sendPrepared, TerminalStepError, type StepDeps } from "./steps";
+import { eq, inArray, sql } from "drizzle-orm";
+import { cancellations, invoices } from "../db/schema";
 
 /**
  * Delay before the next status poll of an envelope, per authority: the simulator answers at once,
@@ -74,34 +74,54 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     log("warn", "batch folio allocation failed; continuing per document", { error: describe(e) });
   }
 
-  // Phase 1: folio, stamp and signature, per document.
-  const ready = new Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>();
+  // Phase 1: folio, stamp and signature in memory (XML to R2), per document.
+  const prepared = new Map<string, { msg: Message<unknown>; p: Prepared }[]>();
+  const signed = new Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>();
+  const family = (inv: InvoiceRow) => `${inv.companyId}|${findDocumentType(inv.documentType)!.envelope}`;
   await Promise.all(
     invoiceMsgs.map(async ({ msg, body }) => {
-      let inv: InvoiceRow | undefined;
       try {
-        inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
+        const inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
         if (isFinal(inv.status) || inv.status === "SENT") {
           msg.ack();
           return;
         }
-        inv = await assignFolio(deps, inv, allocations.get(inv.id));
-        inv = await signDocument(deps, inv);
-        if (inv.status !== "SIGNED") {
-          msg.ack();
+        if (inv.status === "SIGNED") {
+          signed.set(family(inv), [...(signed.get(family(inv)) ?? []), { msg, inv }]);
           return;
         }
-        const key = `${inv.companyId}|${findDocumentType(inv.documentType)!.envelope}`;
-        ready.set(key, [...(ready.get(key) ?? []), { msg, inv }]);
+        const p = await prepareDocument(deps, inv, allocations.get(inv.id));
+        prepared.set(family(inv), [...(prepared.get(family(inv)) ?? []), { msg, p }]);
       } catch (e) {
         await onStepError(deps, msg, body.invoice_id, e);
       }
     }),
   );
 
-  // Phase 2: group ready documents into envelopes and send them.
+  // Phase 2: the documents prepared here move to SIGNED under one envelope per company and family
+  // (one D1 batch) and the envelope is built from memory and sent.
   await Promise.all(
-    [...ready.values()].map(async (group) => {
+    [...prepared.values()].map(async (group) => {
+      const companyId = group[0]!.p.inv.companyId;
+      let recorded: Awaited<ReturnType<typeof recordSigned>>;
+      try {
+        recorded = await recordSigned(deps, companyId, group.map((g) => g.p));
+      } catch (e) {
+        for (const g of group) await onStepError(deps, g.msg, g.p.inv.id, e);
+        return;
+      }
+      const movedIds = new Set(recorded.moved.map((p) => p.inv.id));
+      for (const g of group) if (!movedIds.has(g.p.inv.id)) g.msg.ack(); // a concurrent delivery moved it
+      const msgs = group.filter((g) => movedIds.has(g.p.inv.id)).map((g) => g.msg);
+      if (msgs.length === 0) return;
+      await send(deps, recorded.envelopeId, msgs, () => sendPrepared(deps, companyId, recorded.envelopeId, recorded.moved));
+    }),
+  );
+
+  // Phase 3: documents recorded SIGNED earlier (retries, a crash before the upload): claimed by an
+  // envelope when they have none, then sent from their stored XML.
+  await Promise.all(
+    [...signed.values()].map(async (group) => {
       const companyId = group[0]!.inv.companyId;
       try {
         await claimEnvelope(deps, companyId, group.filter((g) => !g.inv.envelopeId).map((g) => g.inv.id));
@@ -109,60 +129,89 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
         for (const g of group) await onStepError(deps, g.msg, g.inv.id, e);
         return;
       }
+      const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
+      const ids = group.map((g) => g.inv.id);
+      for (let i = 0; i < ids.length; i += 90) {
+        for (const r of await deps.db.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids.slice(i, i + 90)))) fresh.set(r.id, r);
+      }
       const byEnvelope = new Map<string, Message<unknown>[]>();
       for (const g of group) {
-        const fresh = await reload(deps, g.inv.id);
-        if (fresh.status !== "SIGNED" || !fresh.envelopeId) {
+        const f = fresh.get(g.inv.id);
+        if (!f || f.status !== "SIGNED" || !f.envelopeId) {
           g.msg.ack();
           continue;
         }
-        byEnvelope.set(fresh.envelopeId, [...(byEnvelope.get(fresh.envelopeId) ?? []), g.msg]);
+        byEnvelope.set(f.envelopeId, [...(byEnvelope.get(f.envelopeId) ?? []), g.msg]);
       }
-      for (const [envelopeId, msgs] of byEnvelope) {
-        try {
-          const sent = await sendEnvelope(deps, companyId, envelopeId);
-          if (sent) await enqueueEnvelopePoll(env, envelopeId, companyId, pollDelaySeconds(0, env.SII_MODE));
-          for (const m of msgs) m.ack();
-        } catch (e) {
-          if (e instanceof AuthorityError && !e.retryable) {
-            await rejectEnvelope(deps, envelopeId, e);
-            for (const m of msgs) m.ack();
-            continue;
-          }
-          const members = await deps.db.select({ id: invoices.id }).from(invoices).where(eq(invoices.envelopeId, envelopeId));
-          for (const m of members) await noteProblem(deps.db, m.id, `Sending failed, will retry: ${describe(e)}`);
-          const attempts = Math.max(...msgs.map((m) => m.attempts));
-          log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describe(e) });
-          for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
-        }
-      }
+      for (const [envelopeId, msgs] of byEnvelope) await send(deps, envelopeId, msgs, () => sendEnvelope(deps, companyId, envelopeId));
     }),
   );
 
-  // Polls.
+  // Polls; the next polls of envelopes still pending are queued together.
+  const next: { msg: Message<unknown>; poll: EnvelopePollMessage; delaySeconds: number }[] = [];
   await Promise.all(
     pollMsgs.map(async ({ msg, body }) => {
       try {
-        const state = await pollEnvelope(deps, body.envelope_id);
-        if (state === "PENDING") {
-          const row = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, body.envelope_id) });
-          await enqueueEnvelopePoll(env, body.envelope_id, body.company_id, pollDelaySeconds(row?.polls ?? 0, env.SII_MODE));
-        }
-        msg.ack();
+        const { state, polls } = await pollEnvelope(deps, body.envelope_id);
+        if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, env.SII_MODE) });
+        else msg.ack();
       } catch (e) {
         log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describe(e) });
         msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
       }
     }),
   );
+  if (next.length > 0) {
+    try {
+      await enqueueEnvelopePolls(env, next.map((n) => ({ envelopeId: n.poll.envelope_id, companyId: n.poll.company_id, delaySeconds: n.delaySeconds })));
+      for (const n of next) n.msg.ack();
+    } catch (e) {
+      log("warn", "queueing the next polls failed; retrying", { error: describe(e) });
+      for (const n of next) n.msg.retry({ delaySeconds: backoffSeconds(n.msg.attempts) });
+    }
+  }
+}
+
+/**
+ * Sends one envelope and settles its messages: acked once sent (a status poll follows); when the
+ * authority refused the file itself its documents are rejected; any other failure leaves them
+ * SIGNED in their envelope, notes the problem and retries with backoff.
+ */
+async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[], sending: () => Promise<unknown>) {
+  const { env } = deps;
+  try {
+    const sent = await sending();
+    if (sent) await enqueueEnvelopePoll(env, envelopeId, companyOf(msgs), pollDelaySeconds(0, env.SII_MODE));
+    for (const m of msgs) m.ack();
+  } catch (e) {
+    if (e instanceof AuthorityError && !e.retryable) {
+      await rejectEnvelope(deps, envelopeId, e);
+      for (const m of msgs) m.ack();
+      return;
+    }
+    await deps.db
+      .update(invoices)
+      .set({ lastError: `Sending failed, will retry: ${describe(e)}`.slice(0, 1000), attempts: sql`${invoices.attempts} + 1`, updatedAt: deps.now().toISOString() })
+      .where(eq(invoices.envelopeId, envelopeId))
+      .catch(() => undefined);
+    const attempts = Math.max(...msgs.map((m) => m.attempts));
+    log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describe(e) });
+    for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
+  }
+}
+
+function companyOf(msgs: Message<unknown>[]): string {
+  return (msgs[0]!.body as InvoiceMessage).company_id;
 }
 
 /** The authority refused the upload itself (schema, signature...): its documents are rejected. */
 async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityError) {
-  const members = await deps.db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.status, "SIGNED")));
-  for (const m of members) {
-    await transition(deps.db, m.id, ["SIGNED"], { status: "REJECTED", fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message);
-  }
+  const [moved] = await deps.db.batch([
+    ...envelopeTransition(deps.db, eq(invoices.envelopeId, envelopeId), ["SIGNED"], { status: "REJECTED", fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
+  ]);
+  // A rejected cancelling note no longer holds the document it meant to cancel.
+  const ids = moved.map((m) => m.id);
+  for (let i = 0; i < ids.length; i += 90) await deps.db.delete(cancellations).where(inArray(cancellations.creditNoteId, ids.slice(i, i + 90)));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 

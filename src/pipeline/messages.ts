@@ -35,6 +35,13 @@ export function enqueueEnvelopePoll(env: Env, envelopeId: string, companyId: str
   return env.ISSUANCE_QUEUE.send(body, delaySeconds > 0 ? { delaySeconds } : undefined);
 }
 
+/** Several next polls in one queue call. */
+export function enqueueEnvelopePolls(env: Env, polls: { envelopeId: string; companyId: string; delaySeconds: number }[]) {
+  return env.ISSUANCE_QUEUE.sendBatch(
+    polls.map((p) => ({ body: { v: 1, type: "envelope.poll", envelope_id: p.envelopeId, company_id: p.companyId } satisfies EnvelopePollMessage, ...(p.delaySeconds > 0 ? { delaySeconds: p.delaySeconds } : {}) })),
+  );
+}
+
 /**
  * Exponential backoff with jitter, capped: 2, 4, 8 … seconds up to 5 minutes. With max_retries 100
  * that is hours of retrying; past that the dead-letter consumer records it and the cron sweep

@@ -1,4 +1,5 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { parseCaf, type Caf } from "../countries/cl/caf";
 import { findDocumentType } from "../countries/cl/document-types";
 import { buildSignedDte, type SignedDte } from "../countries/cl/dte";
@@ -12,7 +13,7 @@ import { cafs, cancellations, certificates, companies, companySettings, envelope
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { DomainError } from "../domain/errors";
 import { allocator } from "../domain/folios/cafs";
-import { transition, transitionMany, type InvoiceRow } from "../domain/invoices/state";
+import { envelopeTransition, signedTransitions, transition, transitionMany, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
@@ -42,10 +43,12 @@ const credentialCache = new Map<string, Promise<SigningCredentials & { certifica
  * activated certificate is used at once.
  */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
-  const active = await deps.db.query.certificates.findFirst({
-    columns: { id: true },
-    where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
-  });
+  const active = await perBatch(deps, `certificate|${companyId}`, () =>
+    deps.db.query.certificates.findFirst({
+      columns: { id: true },
+      where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
+    }),
+  );
   const cached = active ? credentialCache.get(active.id) : undefined;
   if (cached) {
     const creds = await cached;
@@ -79,20 +82,30 @@ async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   return p;
 }
 
-const contexts = new WeakMap<StepDeps, Map<string, ReturnType<typeof loadCompanyContext>>>();
+const batchMemo = new WeakMap<StepDeps, Map<string, Promise<unknown>>>();
+
+/** A read done once per consumer batch (one StepDeps): company context, active certificate. */
+function perBatch<T>(deps: StepDeps, key: string, load: () => Promise<T>): Promise<T> {
+  let memo = batchMemo.get(deps);
+  if (!memo) batchMemo.set(deps, (memo = new Map()));
+  let p = memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    memo.set(key, (p = load()));
+    p.catch(() => memo.delete(key));
+  }
+  return p;
+}
 
 /** Company and time zone, read once per consumer batch. */
 function companyContext(deps: StepDeps, companyId: string) {
-  let perBatch = contexts.get(deps);
-  if (!perBatch) contexts.set(deps, (perBatch = new Map()));
-  let ctx = perBatch.get(companyId);
-  if (!ctx) perBatch.set(companyId, (ctx = loadCompanyContext(deps, companyId)));
-  return ctx;
+  return perBatch(deps, `company|${companyId}`, () => loadCompanyContext(deps, companyId));
 }
 
 async function loadCompanyContext(deps: StepDeps, companyId: string) {
-  const company = await deps.db.query.companies.findFirst({ where: eq(companies.id, companyId) });
-  const settings = await deps.db.query.companySettings.findFirst({ where: eq(companySettings.companyId, companyId) });
+  const [[company], [settings]] = await deps.db.batch([
+    deps.db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
+    deps.db.select({ timeZone: companySettings.timeZone }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+  ]);
   if (!company) throw new TerminalStepError(`company ${companyId} not found`);
   return { company, timeZone: settings?.timeZone ?? "America/Santiago" };
 }
@@ -125,19 +138,22 @@ export async function allocateFolios(deps: StepDeps, companyId: string, document
   return new Map(invoiceIds.map((id, i) => [id, results[i]! as Allocation]));
 }
 
+/** The allocator had no folio for the document: it ends FAILED with the reason. */
+async function refuseFolio(deps: StepDeps, inv: InvoiceRow, result: Extract<Allocation, { ok: false }>): Promise<never> {
+  const why =
+    result.reason === "EXHAUSTED" || result.reason === "NO_RANGES"
+      ? `No folio left for document type ${inv.documentType}: load a new CAF and issue the document again.`
+      : result.reason === "EXPIRED"
+        ? `The CAF folios of document type ${inv.documentType} expired: load a new CAF and issue the document again.`
+        : result.message;
+  await fail(deps, inv, why);
+  throw new TerminalStepError(why);
+}
+
 export async function assignFolio(deps: StepDeps, inv: InvoiceRow, preallocated?: Allocation): Promise<InvoiceRow> {
   if (inv.status !== "RECEIVED") return inv;
   const result = preallocated ?? (await allocator(deps.env, inv.companyId, inv.documentType).allocate(inv.id));
-  if (!result.ok) {
-    const why =
-      result.reason === "EXHAUSTED" || result.reason === "NO_RANGES"
-        ? `No folio left for document type ${inv.documentType}: load a new CAF and issue the document again.`
-        : result.reason === "EXPIRED"
-          ? `The CAF folios of document type ${inv.documentType} expired: load a new CAF and issue the document again.`
-          : result.message;
-    await fail(deps, inv, why);
-    throw new TerminalStepError(why);
-  }
+  if (!result.ok) return refuseFolio(deps, inv, result);
   const { timeZone } = await companyContext(deps, inv.companyId);
   const stampedAt = toLocalDateTime(deps.now(), timeZone);
   const moved = await transition(
@@ -157,26 +173,114 @@ export async function assignFolio(deps: StepDeps, inv: InvoiceRow, preallocated?
 
 export async function signDocument(deps: StepDeps, inv: InvoiceRow): Promise<InvoiceRow> {
   if (inv.status !== "GENERATED") return inv;
+  const { dte, xmlKey } = await buildAndStore(deps, inv, inv.folio!, inv.cafId!, inv.stampedAt!);
+  const moved = await transition(deps.db, inv.id, ["GENERATED"], { status: "SIGNED", xmlKey }, `Stamped and signed as ${dte.id}`);
+  return moved ?? (await reload(deps, inv.id));
+}
+
+/**
+ * Builds, stamps and signs the document with its folio and stores the XML in R2. An engine failure
+ * is final: the folio is annulled (the range's accounting stays exact) and the document ends FAILED.
+ */
+async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<{ dte: SignedDte; xmlKey: string }> {
   const signer = await signerFor(deps, inv.companyId);
-  const caf = await cafFor(deps, inv.cafId!);
+  const caf = await cafFor(deps, cafId);
   let dte: SignedDte;
   try {
     const doc = computeDocument(JSON.parse(inv.body) as InvoiceInput);
-    dte = await buildSignedDte({ document: doc, folio: inv.folio!, caf, signer, timestamp: inv.stampedAt! });
+    dte = await buildSignedDte({ document: doc, folio, caf, signer, timestamp: stampedAt });
   } catch (e) {
     if (isEngineError(e)) {
-      // The folio was assigned: record it as annulled so the range's accounting stays exact.
-      await allocator(deps.env, inv.companyId, inv.documentType).annul(inv.folio!, { reason: `document ${inv.id} could not be generated` });
-      const why = `The document could not be generated: ${e.message}. Folio ${inv.folio} was annulled.`;
-      await fail(deps, inv, why);
+      await allocator(deps.env, inv.companyId, inv.documentType).annul(folio, { reason: `document ${inv.id} could not be generated` });
+      const why = `The document could not be generated: ${e.message}. Folio ${folio} was annulled.`;
+      const done = await transition(deps.db, inv.id, ["RECEIVED", "GENERATED"], { status: "FAILED", folio, cafId, fiscalMessage: why, lastError: why }, why);
+      if (done) await releaseCancellation(deps, inv);
       throw new TerminalStepError(why);
     }
     throw e;
   }
-  const key = documentKeys.invoiceXml(inv.companyId, inv.id);
-  await deps.env.FILES.put(key, dte.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
-  const moved = await transition(deps.db, inv.id, ["GENERATED"], { status: "SIGNED", xmlKey: key }, `Stamped and signed as ${dte.id}`);
-  return moved ?? (await reload(deps, inv.id));
+  const xmlKey = documentKeys.invoiceXml(inv.companyId, inv.id);
+  await deps.env.FILES.put(xmlKey, dte.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  return { dte, xmlKey };
+}
+
+/** A document built, stamped and signed in memory, its XML already in R2, not yet recorded. */
+export interface Prepared {
+  inv: InvoiceRow;
+  dte: SignedDte;
+  folio: number;
+  cafId: string;
+  stampedAt: string;
+  xmlKey: string;
+}
+
+/**
+ * Steps 1 and 2 without a write in between: the folio (from the allocator, keyed by the document
+ * id, so a retry after a crash gets the same one), the stamp and signature, the XML in R2.
+ * `recordSigned` then moves the documents of a batch to SIGNED together.
+ */
+export async function prepareDocument(deps: StepDeps, inv: InvoiceRow, preallocated?: Allocation): Promise<Prepared> {
+  let folio: number, cafId: string, stampedAt: string;
+  if (inv.status === "GENERATED") {
+    [folio, cafId, stampedAt] = [inv.folio!, inv.cafId!, inv.stampedAt!];
+  } else {
+    const result = preallocated ?? (await allocator(deps.env, inv.companyId, inv.documentType).allocate(inv.id));
+    if (!result.ok) return refuseFolio(deps, inv, result);
+    const { timeZone } = await companyContext(deps, inv.companyId);
+    [folio, cafId, stampedAt] = [result.folio, result.cafId, toLocalDateTime(deps.now(), timeZone)];
+  }
+  const { dte, xmlKey } = await buildAndStore(deps, inv, folio, cafId, stampedAt);
+  return { inv, dte, folio, cafId, stampedAt, xmlKey };
+}
+
+/**
+ * Prepared documents of one company and envelope family move to SIGNED under a new envelope in
+ * one D1 batch: their rows (folio, CAF, stamp time, XML key, envelope), the history of both steps
+ * and the envelope row. Returns the envelope and the documents that moved (a concurrent duplicate
+ * delivery may have moved some already; those are left to it).
+ */
+export async function recordSigned(deps: StepDeps, companyId: string, prepared: Prepared[]): Promise<{ envelopeId: string; moved: Prepared[] }> {
+  const envelopeId = newId("env");
+  const kind = findDocumentType(prepared[0]!.inv.documentType)!.envelope;
+  const at = deps.now().toISOString();
+  const statements: BatchItem<"sqlite">[] = [
+    ...signedTransitions(
+      deps.db,
+      envelopeId,
+      prepared.map((p) => ({ id: p.inv.id, folio: p.folio, cafId: p.cafId, stampedAt: p.stampedAt, xmlKey: p.xmlKey })),
+    ),
+    deps.db.insert(envelopes).select(
+      deps.db
+        .select({
+          id: sql<string>`${envelopeId}`.as("id"),
+          companyId: sql<string>`${companyId}`.as("company_id"),
+          kind: sql<string>`${kind}`.as("kind"),
+          xmlKey: sql<string>`${documentKeys.envelopeXml(companyId, envelopeId)}`.as("xml_key"),
+          documentCount: sql<number>`count(*)`.as("document_count"),
+          status: sql<string>`'PREPARED'`.as("status"),
+          trackId: sql<null>`null`.as("track_id"),
+          siiStatus: sql<null>`null`.as("sii_status"),
+          polls: sql<number>`0`.as("polls"),
+          createdAt: sql<string>`${at}`.as("created_at"),
+          updatedAt: sql<string>`${at}`.as("updated_at"),
+        })
+        .from(invoices)
+        .where(eq(invoices.envelopeId, envelopeId))
+        .having(sql`count(*) > 0`),
+    ),
+  ];
+  const results = await deps.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const moved = prepared.filter((_, i) => (results[i] as unknown as { id: string }[]).length > 0);
+  return { envelopeId, moved };
+}
+
+/** Sends an envelope of documents prepared in this batch, from the signed DTEs in memory. */
+export async function sendPrepared(deps: StepDeps, companyId: string, envelopeId: string, moved: Prepared[]): Promise<{ trackId: string; documents: number }> {
+  const { company, timeZone } = await companyContext(deps, companyId);
+  const signer = await signerFor(deps, companyId);
+  const kind = findDocumentType(moved[0]!.inv.documentType)!.envelope;
+  const xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes: moved.map((p) => p.dte), firstBody: moved[0]!.inv.body });
+  return uploadAndRecord(deps, { company, signer, kind, envelopeId, xml, documents: moved.length });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,74 +325,103 @@ export async function claimEnvelope(deps: StepDeps, companyId: string, invoiceId
   return claimed.length > 0 ? envelopeId : null;
 }
 
+type CompanyContext = Awaited<ReturnType<typeof loadCompanyContext>>;
+type Signer = Awaited<ReturnType<typeof signerFor>>;
+
+/** Builds and signs the envelope of `dtes`, stores it in R2 (tagged with the certificate) and returns its bytes. */
+async function buildAndStoreEnvelope(
+  deps: StepDeps,
+  p: { company: CompanyContext["company"]; timeZone: string; signer: Signer; kind: "EnvioDTE" | "EnvioBOLETA"; envelopeId: string; dtes: SignedDte[]; firstBody: string },
+): Promise<Uint8Array> {
+  const body = JSON.parse(p.firstBody) as InvoiceInput;
+  const tax = body.issuer.tax_information;
+  const params = {
+    dtes: p.dtes,
+    issuerRut: p.company.taxId,
+    senderRut: p.signer.rut ?? p.company.taxId,
+    resolution: { date: tax?.resolution_date ?? p.company.startActivitiesDate ?? "2014-01-01", number: tax?.resolution_number ?? 0 },
+    timestamp: toLocalDateTime(deps.now(), p.timeZone),
+    signer: p.signer,
+    setId: `SetDoc`,
+  };
+  const built = p.kind === "EnvioBOLETA" ? await buildEnvioBoleta(params) : await buildEnvioDte(params);
+  await deps.env.FILES.put(documentKeys.envelopeXml(p.company.id, p.envelopeId), built.xml, {
+    httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" },
+    customMetadata: { certificateId: p.signer.certificateId },
+  });
+  return built.xml;
+}
+
+/** Uploads the envelope, then records its track id and moves its SIGNED documents to SENT, in one batch. */
+async function uploadAndRecord(
+  deps: StepDeps,
+  p: { company: CompanyContext["company"]; signer: Signer; kind: "EnvioDTE" | "EnvioBOLETA"; envelopeId: string; xml: Uint8Array; documents: number },
+): Promise<{ trackId: string; documents: number }> {
+  const result = await deps.authority.upload({ kind: p.kind, xml: p.xml, companyRut: p.company.taxId, signer: p.signer, fileName: `${p.envelopeId}.xml` });
+  const note = `Sent to the SII in envelope ${p.envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
+  await deps.db.batch([
+    deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, p.envelopeId)),
+    ...envelopeTransition(deps.db, and(eq(invoices.envelopeId, p.envelopeId), eq(invoices.companyId, p.company.id)), ["SIGNED"], { status: "SENT", trackId: result.trackId, lastError: null }, note),
+  ]);
+  return { trackId: result.trackId, documents: p.documents };
+}
+
+/**
+ * Sends (or re-sends) an envelope whose documents are recorded SIGNED: the retry path, and
+ * documents signed by an earlier delivery. The stored envelope is re-uploaded as is (the SII
+ * answers a repeated file with its track id) unless it is missing or the certificate changed
+ * since it was signed (RutEnvia and the signature must be the new holder's); then it is rebuilt
+ * from the documents' stored XML.
+ */
 export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId: string): Promise<{ trackId: string; documents: number } | null> {
-  const members = await deps.db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.companyId, companyId)));
+  const [members, [existing]] = await deps.db.batch([
+    deps.db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.companyId, companyId))),
+    deps.db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
+  ]);
   const pending = members.filter((m) => m.status === "SIGNED");
   if (pending.length === 0) return null;
   const { company, timeZone } = await companyContext(deps, companyId);
   const signer = await signerFor(deps, companyId);
-  const existing = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, envelopeId) });
   const kind = findDocumentType(pending[0]!.documentType)!.envelope;
   let xml: Uint8Array | null = null;
   if (existing) {
-    // Re-upload the stored bytes (the SII answers a repeated file with its track id), unless the
-    // certificate changed since it was signed: RutEnvia and the signature must be the new holder's.
     const object = await deps.env.FILES.get(existing.xmlKey);
     if (object && object.customMetadata?.certificateId === signer.certificateId) xml = new Uint8Array(await object.arrayBuffer());
   }
   if (!xml) {
-    const dtes: SignedDte[] = [];
-    for (const m of pending) {
-      const object = await deps.env.FILES.get(m.xmlKey!);
-      if (!object) throw new TerminalStepError(`signed XML of ${m.id} missing`);
-      dtes.push(storedDte(m, new Uint8Array(await object.arrayBuffer()), company.taxId));
-    }
-    const body = JSON.parse(pending[0]!.body) as InvoiceInput;
-    const tax = body.issuer.tax_information;
-    const resolution = {
-      date: tax?.resolution_date ?? company.startActivitiesDate ?? "2014-01-01",
-      number: tax?.resolution_number ?? 0,
-    };
-    const params = {
-      dtes,
-      issuerRut: company.taxId,
-      senderRut: signer.rut ?? company.taxId,
-      resolution,
-      timestamp: toLocalDateTime(deps.now(), timeZone),
-      signer,
-      setId: `SetDoc`,
-    };
-    const built = kind === "EnvioBOLETA" ? await buildEnvioBoleta(params) : await buildEnvioDte(params);
-    xml = built.xml;
-    const xmlKey = documentKeys.envelopeXml(companyId, envelopeId);
-    await deps.env.FILES.put(xmlKey, xml, {
-      httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" },
-      customMetadata: { certificateId: signer.certificateId },
-    });
+    const dtes = await Promise.all(
+      pending.map(async (m) => {
+        const object = await deps.env.FILES.get(m.xmlKey!);
+        if (!object) throw new TerminalStepError(`signed XML of ${m.id} missing`);
+        return storedDte(m, new Uint8Array(await object.arrayBuffer()), company.taxId);
+      }),
+    );
+    xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes, firstBody: pending[0]!.body });
     await deps.db
       .insert(envelopes)
-      .values({ id: envelopeId, companyId, kind, xmlKey, documentCount: pending.length, status: "PREPARED", createdAt: deps.now().toISOString(), updatedAt: deps.now().toISOString() })
+      .values({ id: envelopeId, companyId, kind, xmlKey: documentKeys.envelopeXml(companyId, envelopeId), documentCount: pending.length, status: "PREPARED", createdAt: deps.now().toISOString(), updatedAt: deps.now().toISOString() })
       .onConflictDoNothing();
   }
-  const result = await deps.authority.upload({ kind, xml, companyRut: company.taxId, signer, fileName: `${envelopeId}.xml` });
-  await deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));
-  const note = `Sent to the SII in envelope ${envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
-  await transitionMany(deps.db, pending.map((m) => m.id), ["SIGNED"], { status: "SENT", trackId: result.trackId, lastError: null }, note);
-  return { trackId: result.trackId, documents: pending.length };
+  return uploadAndRecord(deps, { company, signer, kind, envelopeId, xml, documents: pending.length });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Step 4: SENT -> final. Polls the envelope; a final verdict moves every document.
 
-export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<"PENDING" | "DONE" | "GONE"> {
-  const envelope = await deps.db.query.envelopes.findFirst({ where: eq(envelopes.id, envelopeId) });
-  if (!envelope || envelope.status === "DONE") return "GONE";
-  if (!envelope.trackId) return "GONE";
-  const members = await deps.db.select().from(invoices).where(eq(invoices.envelopeId, envelopeId));
-  const open = members.filter((m) => m.status === "SENT");
+/** Polls an envelope once; `polls` is the number of polls made so far, to space the next one. */
+export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<{ state: "PENDING" | "DONE" | "GONE"; polls: number }> {
+  const { db } = deps;
+  const [[envelope], members] = await db.batch([
+    db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
+    db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.status, "SENT"))),
+  ]);
+  if (!envelope || envelope.status === "DONE") return { state: "GONE", polls: envelope?.polls ?? 0 };
+  if (!envelope.trackId) return { state: "GONE", polls: envelope?.polls ?? 0 };
+  const at = () => deps.now().toISOString();
+  const open = members;
   if (open.length === 0) {
-    await deps.db.update(envelopes).set({ status: "DONE", updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));
-    return "DONE";
+    await db.update(envelopes).set({ status: "DONE", updatedAt: at() }).where(eq(envelopes.id, envelopeId));
+    return { state: "DONE", polls: envelope.polls + 1 };
   }
   const { company } = await companyContext(deps, envelope.companyId);
   const signer = await signerFor(deps, envelope.companyId);
@@ -301,28 +434,42 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     receiverRut: m.recipientRut,
   }));
   const verdict = await deps.authority.poll({ kind: envelope.kind, trackId: envelope.trackId, companyRut: company.taxId, signer, documents });
-  await deps.db
-    .update(envelopes)
-    .set({ siiStatus: verdict.fiscalStatus, polls: envelope.polls + 1, updatedAt: deps.now().toISOString() })
-    .where(eq(envelopes.id, envelopeId));
+  const mine = eq(invoices.envelopeId, envelopeId);
   if (!verdict.final) {
-    const changed = open.filter((m) => m.fiscalStatus !== verdict.fiscalStatus).map((m) => m.id);
-    await transitionMany(deps.db, changed, ["SENT"], { fiscalStatus: verdict.fiscalStatus, fiscalMessage: verdict.message }, verdict.message);
-    return "PENDING";
+    // The envelope's progress (REC, SOK, FOK…) and, when it changed, its documents' fiscal status.
+    await db.batch([
+      db.update(envelopes).set({ siiStatus: verdict.fiscalStatus, polls: envelope.polls + 1, updatedAt: at() }).where(eq(envelopes.id, envelopeId)),
+      ...envelopeTransition(db, mine, ["SENT"], { fiscalStatus: verdict.fiscalStatus, fiscalMessage: verdict.message }, verdict.message, sql`${invoices.fiscalStatus} IS NOT ${verdict.fiscalStatus}`),
+    ]);
+    return { state: "PENDING", polls: envelope.polls + 1 };
   }
-  // Documents with the same verdict move together.
+  // Documents with the same verdict move together, in one batch with the envelope's end.
   const groups = new Map<string, { v: { outcome: InvoiceRow["status"]; fiscalStatus: string; message: string }; rows: InvoiceRow[] }>();
   for (const m of open) {
     const v = verdict.documents.get(m.id) ?? { outcome: "REJECTED" as const, fiscalStatus: verdict.fiscalStatus, message: verdict.message };
     const k = `${v.outcome}|${v.fiscalStatus}|${v.message}`;
     groups.set(k, { v, rows: [...(groups.get(k)?.rows ?? []), m] });
   }
-  for (const { v, rows } of groups.values()) {
-    const moved = new Set(await transitionMany(deps.db, rows.map((r) => r.id), ["SENT"], { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message));
-    if (v.outcome === "REJECTED") for (const r of rows) if (moved.has(r.id)) await releaseCancellation(deps, r);
+  const verdicts = [...groups.values()];
+  const single = verdicts.length === 1;
+  const statements: BatchItem<"sqlite">[] = [
+    db.update(envelopes).set({ siiStatus: verdict.fiscalStatus, polls: envelope.polls + 1, status: "DONE", updatedAt: at() }).where(eq(envelopes.id, envelopeId)),
+  ];
+  for (const { v, rows } of verdicts) {
+    // One verdict for all (the usual case): select by envelope; otherwise by id, in chunks.
+    const chunks = single ? [undefined] : Array.from({ length: Math.ceil(rows.length / 80) }, (_, i) => rows.slice(i * 80, i * 80 + 80).map((r) => r.id));
+    for (const ids of chunks) {
+      statements.push(...envelopeTransition(db, ids ? and(mine, inArray(invoices.id, ids)) : mine, ["SENT"], { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message));
+    }
   }
-  await deps.db.update(envelopes).set({ status: "DONE", updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, envelopeId));
-  return "DONE";
+  const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  // A rejected cancelling note no longer holds the document it meant to cancel.
+  const rejected = new Set(verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.map((r) => r.id)));
+  if (rejected.size > 0) {
+    const moved = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { id?: string }[]).map((x) => x.id) : [])));
+    for (const r of open) if (rejected.has(r.id) && moved.has(r.id)) await releaseCancellation(deps, r);
+  }
+  return { state: "DONE", polls: envelope.polls + 1 };
 }
 
 export async function reload(deps: StepDeps, id: string): Promise<InvoiceRow> {

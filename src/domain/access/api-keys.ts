@@ -1,8 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { apiKeyCompanies, apiKeys, companies } from "../../db/schema";
 import { hmacSha256Hex, randomBase62 } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
+import type { CompanyRow } from "../companies/repository";
 import type { Principal } from "./principal";
 import { reachesAllCompanies, type Role } from "./roles";
 
@@ -45,31 +46,70 @@ export async function createApiKey(db: Db, pepper: string, input: NewKeyInput) {
 }
 
 export type AuthResult =
-  | { ok: true; principal: Principal; touch: (() => Promise<unknown>) | null }
+  | { ok: true; principal: Principal; touch: (() => Promise<unknown>) | null; company?: CompanyAccess }
   | { ok: false; reason: "MISSING" | "MALFORMED" | "UNKNOWN" | "REVOKED" };
 
-/** Resolves the X-Api-Key header to a principal (§2.5). */
-export async function authenticate(db: Db, pepper: string, header: string | undefined, now = new Date()): Promise<AuthResult> {
+/** A company looked up for a key: the row (undefined when there is none) and whether the key was granted it. */
+export interface CompanyAccess {
+  id: string;
+  row: CompanyRow | undefined;
+  granted: boolean;
+}
+
+/**
+ * Resolves the X-Api-Key header to a principal (§2.5). When the request names a company, that
+ * company and the key's grant on it are read in the same D1 round trip.
+ */
+export async function authenticate(db: Db, pepper: string, header: string | undefined, now = new Date(), companyId?: string): Promise<AuthResult> {
   if (header === undefined || header.trim() === "") return { ok: false, reason: "MISSING" };
   const key = header.trim();
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "MALFORMED" };
   const hash = await hashApiKey(pepper, key);
-  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.keyHash, hash) });
+  const keyQuery = db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1);
+  let row: typeof apiKeys.$inferSelect | undefined;
+  let company: CompanyAccess | undefined;
+  if (companyId) {
+    const [keys, found] = await db.batch([keyQuery, companyAccessQuery(db, companyId, eq(apiKeys.keyHash, hash))]);
+    row = keys[0];
+    company = { id: companyId, row: found[0]?.company, granted: !!found[0]?.granted };
+  } else {
+    row = (await keyQuery)[0];
+  }
   if (!row) return { ok: false, reason: "UNKNOWN" };
   if (row.revokedAt) return { ok: false, reason: "REVOKED" };
-  const accessibleCompanyIds = await accessibleCompanies(db, row.clientId, row.id, row.role);
   const stale = !row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
   const touch = stale
     ? () => db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, row.id))
     : null;
   return {
     ok: true,
-    principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role, accessibleCompanyIds },
+    principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role },
     touch,
+    company,
   };
 }
 
-async function accessibleCompanies(db: Db, clientId: string, apiKeyId: string, role: Role): Promise<string[]> {
+/** The company and whether the key matching `keyWhere` holds a MEMBER grant on it. */
+function companyAccessQuery(db: Db, companyId: string, keyWhere: SQL | undefined) {
+  return db
+    .select({
+      company: getTableColumns(companies),
+      granted: sql<number>`exists (select 1 from ${apiKeyCompanies} where ${apiKeyCompanies.companyId} = ${companies.id} and ${apiKeyCompanies.apiKeyId} = (select ${apiKeys.id} from ${apiKeys} where ${keyWhere}))`,
+    })
+    .from(companies)
+    .where(eq(companies.id, companyId))
+    .limit(1);
+}
+
+/** The same lookup for a principal already authenticated. */
+export async function companyAccess(db: Db, principal: Principal, companyId: string): Promise<CompanyAccess> {
+  const [found] = await companyAccessQuery(db, companyId, eq(apiKeys.id, principal.apiKeyId));
+  return { id: companyId, row: found?.company, granted: !!found?.granted };
+}
+
+/** The ids of the companies a key reaches (§2.5 `accessibleCompanyIds`), for GET /api/me. */
+export async function accessibleCompanies(db: Db, principal: Principal): Promise<string[]> {
+  const { clientId, apiKeyId, role } = principal;
   if (reachesAllCompanies(role)) {
     const rows = await db
       .select({ id: companies.id })

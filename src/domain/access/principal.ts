@@ -5,5 +5,4 @@ export interface Principal {
   apiKeyId: string;
   clientId: string;
   role: Role;
-  accessibleCompanyIds: string[];
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
 import { isEngineError } from "../../countries/cl/errors";
 import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
@@ -73,11 +73,10 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
 }
 
 /**
- * The checks that need the database, in one round trip: the external reference is unused, an
- * active certificate is on record and current, and a CAF is loaded for the type. The folio
- * allocator then tells whether a folio is left. No folio is taken here.
+ * Why a guarded insert (below) stored nothing, with the precise error: the external reference is
+ * taken, no active and current certificate, or no CAF loaded for the type. Runs only on that path.
  */
-async function preflight(db: Db, env: Env, companyId: string, type: number, externalReference: string | undefined, now: Date) {
+async function explainRefusal(db: Db, companyId: string, type: number, externalReference: string | undefined, now: Date) {
   const [dup, cert, caf] = await db.batch([
     db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), externalReference ? eq(invoices.externalReference, externalReference) : sql`0`)).limit(1),
     db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
@@ -97,10 +96,59 @@ async function preflight(db: Db, env: Env, companyId: string, type: number, exte
   if (!caf[0]) {
     throw new DomainError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
   }
+}
+
+/**
+ * Folios left per company and type, as last read from the allocator, and how many documents were
+ * accepted since. The allocator (a Durable Object) is asked again after 10 seconds, or as soon as
+ * the documents accepted since could have used half of what was left, so a type close to
+ * exhaustion is checked on every request while a large range costs no round trip.
+ */
+const availability = new Map<string, { available: number; readAt: number; since: number }>();
+const AVAILABILITY_TTL_MS = 10_000;
+
+async function assertFoliosLeft(env: Env, companyId: string, type: number, now: Date) {
+  const k = `${companyId}|${type}`;
+  const known = availability.get(k);
+  if (known && now.getTime() - known.readAt < AVAILABILITY_TTL_MS && known.since * 2 < known.available) {
+    known.since++;
+    return;
+  }
   const status = await allocator(env, companyId, type).status();
   if (status.total_available === 0) {
+    availability.delete(k);
     throw new DomainError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
   }
+  if (availability.size > 10_000) availability.clear();
+  availability.set(k, { available: status.total_available, readAt: now.getTime(), since: 1 });
+}
+
+/**
+ * The document row inserted only when the company has an active, current certificate and a CAF
+ * loaded for the type (INSERT … SELECT … WHERE EXISTS): the checks and the write are one statement.
+ */
+function guardedInsert(db: Db, row: InvoiceRow, now: string) {
+  const columns = getTableColumns(invoices);
+  const values = Object.fromEntries(Object.keys(columns).map((k) => [k, sql`${row[k as keyof InvoiceRow]}`.as(columns[k as keyof typeof columns].name)]));
+  return db
+    .insert(invoices)
+    .select(
+      db
+        .select(values as { [K in keyof typeof columns]: SQL.Aliased })
+        .from(certificates)
+        .where(
+          and(
+            eq(certificates.companyId, row.companyId),
+            eq(certificates.active, true),
+            eq(certificates.status, "STORED"),
+            lte(certificates.validFrom, now),
+            gte(certificates.validTo, now),
+            exists(db.select({ one: sql`1` }).from(cafs).where(and(eq(cafs.companyId, row.companyId), eq(cafs.documentType, row.documentType), eq(cafs.active, true)))),
+          ),
+        )
+        .limit(1),
+    )
+    .returning({ id: invoices.id });
 }
 
 export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
@@ -118,7 +166,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  await preflight(db, env, company.id, doc.type.code, body.external_reference, now);
+  await assertFoliosLeft(env, company.id, doc.type.code, now);
 
   const id = newId("inv");
   const eventId = newId("evt");
@@ -151,19 +199,36 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     createdAt: at,
     updatedAt: at,
   };
-  try {
-    await db.batch([
-      db.insert(invoices).values(row),
-      db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at }),
-      ...(target ? [db.insert(cancellations).values({ cancelledInvoiceId: target.id, creditNoteId: id, createdAt: at })] : []),
-    ]);
-  } catch (e) {
-    const columns = uniqueViolation(e) ?? "";
-    if (columns.startsWith("cancellations.")) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
-    if (columns === "invoices.company_id, invoices.external_reference") {
-      throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
+  for (let attempt = 0; ; attempt++) {
+    let stored: { id: string }[];
+    try {
+      // One round trip: the guarded document row, then its first history row and the cancellation
+      // it holds, both written only if the document row was.
+      [stored] = await db.batch([
+        guardedInsert(db, row, at),
+        db.insert(invoiceEvents).select(
+          db
+            .select({ id: sql<string>`${eventId}`.as("id"), invoiceId: invoices.id, status: invoices.status, fiscalStatus: invoices.fiscalStatus, message: sql<string>`${RECEIVED_MESSAGE}`.as("message"), createdAt: invoices.createdAt })
+            .from(invoices)
+            .where(eq(invoices.id, id)),
+        ),
+        ...(target
+          ? [db.insert(cancellations).select(db.select({ cancelledInvoiceId: sql<string>`${target.id}`.as("cancelled_invoice_id"), creditNoteId: invoices.id, createdAt: invoices.createdAt }).from(invoices).where(eq(invoices.id, id)))]
+          : []),
+      ]);
+    } catch (e) {
+      const columns = uniqueViolation(e) ?? "";
+      if (columns.startsWith("cancellations.")) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
+      if (columns === "invoices.company_id, invoices.external_reference") {
+        await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
+        throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
+      }
+      throw e;
     }
-    throw e;
+    if (stored.length === 1) break;
+    await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
+    // The refusal had no cause any more (a certificate or CAF arrived meanwhile): try once more.
+    if (attempt === 1) throw new DomainError("CERTIFICATE_REQUIRED", "The company's certificate or CAF changed while the document was being stored; send it again. No folio was used.");
   }
   try {
     await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });

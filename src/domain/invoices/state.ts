@@ -20,20 +20,63 @@ export type InvoicePatch = Partial<Omit<InvoiceRow, "id" | "companyId" | "create
  * UPDATE in the same batch, so only documents that really moved get a row). With one document the
  * marker is the event id; with many, each row's id is `marker:invoiceId`.
  */
-function historyFor(db: Db, where: SQL | undefined, marker: string, many: boolean, message: string | null, now: string) {
+function historyFor(db: Db, where: SQL | undefined, marker: string, many: boolean, message: string | SQL | null, now: string, opts: { status?: InvoiceStatus; suffix?: string } = {}) {
+  const id = many ? sql<string>`${marker} || ':' || ${invoices.id}` : sql<string>`${marker}`;
   return db.insert(invoiceEvents).select(
     db
       .select({
-        id: (many ? sql<string>`${marker} || ':' || ${invoices.id}` : sql<string>`${marker}`).as("id"),
+        id: (opts.suffix ? sql<string>`${id} || ${opts.suffix}` : id).as("id"),
         invoiceId: invoices.id,
-        status: invoices.status,
+        status: opts.status ? sql<string>`${opts.status}`.as("status") : invoices.status,
         fiscalStatus: invoices.fiscalStatus,
-        message: sql<string | null>`${message}`.as("message"),
+        message: (typeof message === "string" || message === null ? sql<string | null>`${message}` : message).as("message"),
         createdAt: sql<string>`${now}`.as("created_at"),
       })
       .from(invoices)
       .where(and(where, eq(invoices.lastEventId, marker))),
   );
+}
+
+/**
+ * The statements of a transition of every document of an envelope (`where` picks them, e.g. by
+ * envelope id), to run inside a larger batch: the conditional UPDATE (returning the ids that moved)
+ * and the INSERT … SELECT of their history rows. `only` narrows the UPDATE with a condition on the
+ * fields it changes (the history rows are found by the marker). Statement results: [moved ids, history].
+ */
+export function envelopeTransition(db: Db, where: SQL | undefined, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null, only?: SQL) {
+  const marker = newId("evt");
+  const now = new Date().toISOString();
+  return [
+    db
+      .update(invoices)
+      .set({ ...patch, updatedAt: now, lastEventId: marker })
+      .where(and(where, only, inArray(invoices.status, [...from])))
+      .returning({ id: invoices.id }),
+    historyFor(db, where, marker, true, message ?? patch.fiscalMessage ?? null, now),
+  ] as const;
+}
+
+/**
+ * RECEIVED/GENERATED documents built, stamped and signed in memory move to SIGNED in one batch:
+ * one conditional UPDATE each (folio, CAF, stamp time, XML key and the envelope that will carry
+ * them), then the history rows of both steps (folio assigned, stamped and signed) for those that
+ * moved (ids `marker:invoice` then `marker:invoice:s`, so they sort in that order). Statement results: one list of moved ids per document, then the two history inserts.
+ */
+export function signedTransitions(db: Db, envelopeId: string, docs: { id: string; folio: number; cafId: string; stampedAt: string; xmlKey: string }[]) {
+  const marker = newId("evt");
+  const now = new Date().toISOString();
+  const mine = eq(invoices.envelopeId, envelopeId);
+  return [
+    ...docs.map((d) =>
+      db
+        .update(invoices)
+        .set({ status: "SIGNED", folio: d.folio, cafId: d.cafId, stampedAt: d.stampedAt, xmlKey: d.xmlKey, envelopeId, updatedAt: now, lastEventId: marker })
+        .where(and(eq(invoices.id, d.id), inArray(invoices.status, ["RECEIVED", "GENERATED"])))
+        .returning({ id: invoices.id }),
+    ),
+    historyFor(db, mine, marker, true, sql<string>`'Folio ' || ${invoices.folio} || ' assigned'`, now, { status: "GENERATED" }),
+    historyFor(db, mine, marker, true, sql<string>`'Stamped and signed as F' || ${invoices.folio} || 'T' || ${invoices.documentType}`, now, { suffix: ":s" }),
+  ] as const;
 }
 
 export async function transition(db: Db, invoiceId: string, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<InvoiceRow | null> {

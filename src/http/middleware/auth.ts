@@ -1,11 +1,21 @@
 import type { MiddlewareHandler } from "hono";
 import { createDb } from "../../db/client";
-import { authenticate } from "../../domain/access/api-keys";
-import { can, type Permission } from "../../domain/access/roles";
-import { findCompanyForClient } from "../../domain/companies/repository";
+import { authenticate, companyAccess } from "../../domain/access/api-keys";
+import { can, reachesAllCompanies, type Permission } from "../../domain/access/roles";
 import { assertConfigured } from "../../env";
 import { ApiError } from "../errors/api-error";
 import type { AppEnv } from "../types";
+
+/** The company named by a /api/companies/{id}/… path, read with the key in one round trip. */
+function companyInPath(path: string): string | undefined {
+  const m = /^\/api\/companies\/([^/]+)/.exec(path);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * X-Api-Key -> principal (§2.5). Only the header counts: an `apiKey` query parameter or form field
@@ -13,13 +23,14 @@ import type { AppEnv } from "../types";
  */
 export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   assertConfigured(c.env);
-  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"));
+  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path));
   if (!result.ok) {
     if (result.reason === "MISSING") throw new ApiError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
     const why = result.reason === "REVOKED" ? "has been revoked" : result.reason === "MALFORMED" ? "is malformed" : "is not valid";
     throw new ApiError("AUTH_INVALID_API_KEY", `The API key ${why}.`);
   }
   c.set("principal", result.principal);
+  if (result.company) c.set("companyAccess", result.company);
   if (result.touch) c.executionCtx.waitUntil(result.touch());
   await next();
 };
@@ -44,13 +55,15 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
     const principal = c.get("principal");
     const companyId = c.req.param("idCompany") ?? c.req.param("company_id") ?? c.req.query("company_id");
     if (!companyId) throw new ApiError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required" }]);
-    const company = await findCompanyForClient(createDb(c.env.DB), companyId);
+    const prefetched = c.get("companyAccess");
+    const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
+    const company = access.row;
     if (!company) throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
     if (company.clientId !== principal.clientId) {
       throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
     }
     if (company.status === "DELETED") throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
-    if (!principal.accessibleCompanyIds.includes(company.id)) {
+    if (!reachesAllCompanies(principal.role) && !access.granted) {
       throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
     }
     if (!can(principal.role, permission)) {

@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../../../db/client";
 import { ROLE_MATRIX_DOC, ROLES } from "../../../domain/access/roles";
+import { accessibleCompanies } from "../../../domain/access/api-keys";
 import {
   createUser, createUserKey, getUser, grantsOf, listKeys, listUsers, revokeKey, revokeUser, setGrant,
   type ApiKeyRow, type UserRow,
@@ -157,7 +158,7 @@ const ungrantDef = defineRoute({
 });
 
 export const usersRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(me, (c) => c.json(c.get("principal"), 200))
+  .openapi(me, async (c) => c.json({ ...c.get("principal"), accessibleCompanyIds: await accessibleCompanies(createDb(c.env.DB), c.get("principal")) }, 200))
   .openapi(createUserDef, async (c) => c.json(userView(await createUser(createDb(c.env.DB), c.get("principal"), c.req.valid("json"))), 201))
   .openapi(listUsersDef, async (c) => {
     const page = pageParams(c.req.valid("query"));
