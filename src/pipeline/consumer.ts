@@ -4,7 +4,8 @@ import { envelopeTransition, isFinal, noteProblem, type InvoiceRow } from "../do
 import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { backoffSeconds, enqueueEnvelopePoll, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
-import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, reload, RetryableStepError, sendEnvelope, sendPrepared, TerminalStepError, type StepDeps } from "./steps";
+import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
+import { newId } from "../lib/ids";
 import { eq, inArray, sql } from "drizzle-orm";
 import { cancellations, invoices } from "../db/schema";
 
@@ -103,18 +104,21 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
   await Promise.all(
     [...prepared.values()].map(async (group) => {
       const companyId = group[0]!.p.inv.companyId;
-      let recorded: Awaited<ReturnType<typeof recordSigned>>;
+      const prepared = group.map((g) => g.p);
+      let stored: StoredEnvelope;
+      let moved: Prepared[];
       try {
-        recorded = await recordSigned(deps, companyId, group.map((g) => g.p));
+        stored = await storeEnvelope(deps, companyId, newId("env"), prepared);
+        moved = await recordSigned(deps, companyId, stored.envelopeId, prepared);
       } catch (e) {
         for (const g of group) await onStepError(deps, g.msg, g.p.inv.id, e);
         return;
       }
-      const movedIds = new Set(recorded.moved.map((p) => p.inv.id));
+      const movedIds = new Set(moved.map((p) => p.inv.id));
       for (const g of group) if (!movedIds.has(g.p.inv.id)) g.msg.ack(); // a concurrent delivery moved it
       const msgs = group.filter((g) => movedIds.has(g.p.inv.id)).map((g) => g.msg);
       if (msgs.length === 0) return;
-      await send(deps, recorded.envelopeId, msgs, () => sendPrepared(deps, companyId, recorded.envelopeId, recorded.moved));
+      await send(deps, stored.envelopeId, msgs, () => sendPrepared(deps, stored, prepared, moved));
     }),
   );
 

@@ -18,6 +18,7 @@ import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
 import { documentKeys } from "../storage/keys";
+import { dteFromEnvelope, inEnvelope } from "../storage/documents";
 import type { DocumentKey, TaxAuthority } from "../countries/port";
 
 export interface StepDeps {
@@ -183,6 +184,13 @@ export async function signDocument(deps: StepDeps, inv: InvoiceRow): Promise<Inv
  * is final: the folio is annulled (the range's accounting stays exact) and the document ends FAILED.
  */
 async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<{ dte: SignedDte; xmlKey: string }> {
+  const dte = await build(deps, inv, folio, cafId, stampedAt);
+  const xmlKey = documentKeys.invoiceXml(inv.companyId, inv.id);
+  await deps.env.FILES.put(xmlKey, dte.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  return { dte, xmlKey };
+}
+
+async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<SignedDte> {
   const signer = await signerFor(deps, inv.companyId);
   const caf = await cafFor(deps, cafId);
   let dte: SignedDte;
@@ -199,25 +207,22 @@ async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, caf
     }
     throw e;
   }
-  const xmlKey = documentKeys.invoiceXml(inv.companyId, inv.id);
-  await deps.env.FILES.put(xmlKey, dte.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
-  return { dte, xmlKey };
+  return dte;
 }
 
-/** A document built, stamped and signed in memory, its XML already in R2, not yet recorded. */
+/** A document built, stamped and signed in memory, not yet stored nor recorded. */
 export interface Prepared {
   inv: InvoiceRow;
   dte: SignedDte;
   folio: number;
   cafId: string;
   stampedAt: string;
-  xmlKey: string;
 }
 
 /**
- * Steps 1 and 2 without a write in between: the folio (from the allocator, keyed by the document
- * id, so a retry after a crash gets the same one), the stamp and signature, the XML in R2.
- * `recordSigned` then moves the documents of a batch to SIGNED together.
+ * Steps 1 and 2 without a write: the folio (from the allocator, keyed by the document id, so a
+ * retry after a crash gets the same one), the stamp and the signature. `sendPrepared` then stores
+ * the documents of a batch inside their envelope and records them SIGNED together.
  */
 export async function prepareDocument(deps: StepDeps, inv: InvoiceRow, preallocated?: Allocation): Promise<Prepared> {
   let folio: number, cafId: string, stampedAt: string;
@@ -229,25 +234,24 @@ export async function prepareDocument(deps: StepDeps, inv: InvoiceRow, prealloca
     const { timeZone } = await companyContext(deps, inv.companyId);
     [folio, cafId, stampedAt] = [result.folio, result.cafId, toLocalDateTime(deps.now(), timeZone)];
   }
-  const { dte, xmlKey } = await buildAndStore(deps, inv, folio, cafId, stampedAt);
-  return { inv, dte, folio, cafId, stampedAt, xmlKey };
+  return { inv, dte: await build(deps, inv, folio, cafId, stampedAt), folio, cafId, stampedAt };
 }
 
 /**
- * Prepared documents of one company and envelope family move to SIGNED under a new envelope in
- * one D1 batch: their rows (folio, CAF, stamp time, XML key, envelope), the history of both steps
- * and the envelope row. Returns the envelope and the documents that moved (a concurrent duplicate
- * delivery may have moved some already; those are left to it).
+ * Prepared documents of one company and envelope family, once their envelope is stored, move to
+ * SIGNED in one D1 batch: their rows (folio, CAF, stamp time, XML key inside the envelope, envelope
+ * id), the history of both steps and the envelope row. Returns the documents that moved (a
+ * concurrent duplicate delivery may have moved some already; those are left to it).
  */
-export async function recordSigned(deps: StepDeps, companyId: string, prepared: Prepared[]): Promise<{ envelopeId: string; moved: Prepared[] }> {
-  const envelopeId = newId("env");
+export async function recordSigned(deps: StepDeps, companyId: string, envelopeId: string, prepared: Prepared[]): Promise<Prepared[]> {
+  const envelopeKey = documentKeys.envelopeXml(companyId, envelopeId);
   const kind = findDocumentType(prepared[0]!.inv.documentType)!.envelope;
   const at = deps.now().toISOString();
   const statements: BatchItem<"sqlite">[] = [
     ...signedTransitions(
       deps.db,
       envelopeId,
-      prepared.map((p) => ({ id: p.inv.id, folio: p.folio, cafId: p.cafId, stampedAt: p.stampedAt, xmlKey: p.xmlKey })),
+      prepared.map((p) => ({ id: p.inv.id, folio: p.folio, cafId: p.cafId, stampedAt: p.stampedAt, xmlKey: inEnvelope(envelopeKey, p.dte.id) })),
     ),
     deps.db.insert(envelopes).select(
       deps.db
@@ -255,7 +259,7 @@ export async function recordSigned(deps: StepDeps, companyId: string, prepared: 
           id: sql<string>`${envelopeId}`.as("id"),
           companyId: sql<string>`${companyId}`.as("company_id"),
           kind: sql<string>`${kind}`.as("kind"),
-          xmlKey: sql<string>`${documentKeys.envelopeXml(companyId, envelopeId)}`.as("xml_key"),
+          xmlKey: sql<string>`${envelopeKey}`.as("xml_key"),
           documentCount: sql<number>`count(*)`.as("document_count"),
           status: sql<string>`'PREPARED'`.as("status"),
           trackId: sql<null>`null`.as("track_id"),
@@ -270,17 +274,41 @@ export async function recordSigned(deps: StepDeps, companyId: string, prepared: 
     ),
   ];
   const results = await deps.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const moved = prepared.filter((_, i) => (results[i] as unknown as { id: string }[]).length > 0);
-  return { envelopeId, moved };
+  return prepared.filter((_, i) => (results[i] as unknown as { id: string }[]).length > 0);
 }
 
-/** Sends an envelope of documents prepared in this batch, from the signed DTEs in memory. */
-export async function sendPrepared(deps: StepDeps, companyId: string, envelopeId: string, moved: Prepared[]): Promise<{ trackId: string; documents: number }> {
+/** An envelope built and stored for documents prepared in this batch, before they are recorded. */
+export interface StoredEnvelope {
+  envelopeId: string;
+  company: CompanyContext["company"];
+  timeZone: string;
+  signer: Signer;
+  kind: "EnvioDTE" | "EnvioBOLETA";
+  xml: Uint8Array;
+}
+
+/**
+ * Builds, signs and stores (R2) the envelope of documents prepared in this batch. It is also where
+ * their signed XML lives, so it is written before they are recorded SIGNED.
+ */
+export async function storeEnvelope(deps: StepDeps, companyId: string, envelopeId: string, prepared: Prepared[]): Promise<StoredEnvelope> {
   const { company, timeZone } = await companyContext(deps, companyId);
   const signer = await signerFor(deps, companyId);
-  const kind = findDocumentType(moved[0]!.inv.documentType)!.envelope;
-  const xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes: moved.map((p) => p.dte), firstBody: moved[0]!.inv.body });
-  return uploadAndRecord(deps, { company, signer, kind, envelopeId, xml, documents: moved.length });
+  const kind = findDocumentType(prepared[0]!.inv.documentType)!.envelope;
+  const xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes: prepared.map((p) => p.dte), firstBody: prepared[0]!.inv.body });
+  return { envelopeId, company, timeZone, signer, kind, xml };
+}
+
+/**
+ * Uploads a stored envelope. When a concurrent delivery took some of its documents, it is first
+ * rebuilt with only the documents recorded in it (theirs stay in their own envelope).
+ */
+export async function sendPrepared(deps: StepDeps, stored: StoredEnvelope, prepared: Prepared[], moved: Prepared[]): Promise<{ trackId: string; documents: number }> {
+  let xml = stored.xml;
+  if (moved.length < prepared.length) {
+    xml = await buildAndStoreEnvelope(deps, { ...stored, dtes: moved.map((p) => p.dte), firstBody: moved[0]!.inv.body });
+  }
+  return uploadAndRecord(deps, { company: stored.company, signer: stored.signer, kind: stored.kind, envelopeId: stored.envelopeId, xml, documents: moved.length });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,11 +417,18 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
     if (object && object.customMetadata?.certificateId === signer.certificateId) xml = new Uint8Array(await object.arrayBuffer());
   }
   if (!xml) {
+    // Documents stored inside this very envelope are read from it once, before it is rewritten.
+    const objects = new Map<string, Promise<Uint8Array | null>>();
     const dtes = await Promise.all(
       pending.map(async (m) => {
-        const object = await deps.env.FILES.get(m.xmlKey!);
-        if (!object) throw new TerminalStepError(`signed XML of ${m.id} missing`);
-        return storedDte(m, new Uint8Array(await object.arrayBuffer()), company.taxId);
+        const key = m.xmlKey ?? "";
+        const container = key.split("#")[0]!;
+        let whole = objects.get(container);
+        if (!whole) objects.set(container, (whole = deps.env.FILES.get(container).then(async (o) => (o ? new Uint8Array(await o.arrayBuffer()) : null))));
+        const bytes = await whole;
+        const xml = bytes && (key.includes("#") ? dteFromEnvelope(bytes, key.slice(key.indexOf("#") + 1)) : bytes);
+        if (!xml) throw new TerminalStepError(`signed XML of ${m.id} missing`);
+        return storedDte(m, xml, company.taxId);
       }),
     );
     xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes, firstBody: pending[0]!.body });

@@ -7,6 +7,7 @@ import type { Env } from "../../env";
 import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { DomainError } from "../errors";
+import { readDocumentXml } from "../../storage/documents";
 import type { InvoiceRow } from "./state";
 
 export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
@@ -98,9 +99,9 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
   const fileName = pdfFileName({ issuer: { rut: doc.issuer.rut, name: doc.issuer.legalName }, type: inv.documentType as DteTypeCode, folio: inv.folio! }, format);
   const cached = await env.FILES.get(key);
   if (cached) return { bytes: new Uint8Array(await cached.arrayBuffer()), fileName };
-  const xml = await env.FILES.get(inv.xmlKey!);
+  const xml = await readDocumentXml(env.FILES, inv.xmlKey);
   if (!xml) throw new Error(`signed XML of ${inv.id} missing`);
-  const ted = tedFromSignedXml(new Uint8Array(await xml.arrayBuffer()));
+  const ted = tedFromSignedXml(xml);
   const logoObject = settings?.logoKey ? await env.FILES.get(settings.logoKey) : null;
   const logo = logoObject ? new Uint8Array(await logoObject.arrayBuffer()) : undefined;
   const bytes = await renderPdf(toPrintable(inv, doc, ted, settings, logo), format);

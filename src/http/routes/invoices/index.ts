@@ -14,6 +14,7 @@ import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";
+import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
 import { b64encode } from "../../../countries/cl/asn1";
@@ -223,9 +224,9 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(get, async (c) => c.json(await view(c, await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id)), 200))
   .openapi(xml, async (c) => {
     const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
-    const object = row.xmlKey ? await c.env.FILES.get(row.xmlKey) : null;
+    const object = await readDocumentXml(c.env.FILES, row.xmlKey);
     if (!object) throw new DomainError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
-    return new Response(object.body, {
+    return new Response(object as Uint8Array<ArrayBuffer>, {
       headers: {
         "Content-Type": "application/xml; charset=ISO-8859-1",
         "Content-Disposition": `attachment; filename="DTE_T${row.documentType}_F${row.folio}.xml"`,
