@@ -47,8 +47,13 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       msg.ack();
       continue;
     }
-    if (parsed.data.type === "invoice") invoiceMsgs.push({ msg, body: parsed.data });
-    else pollMsgs.push({ msg, body: parsed.data });
+    const body = parsed.data;
+    if (body.type === "invoice") {
+      // The same document twice in one batch (a duplicate delivery): one message does the work.
+      if (invoiceMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
+      else invoiceMsgs.push({ msg, body });
+    } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
+    else pollMsgs.push({ msg, body });
   }
 
   // Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type.
