@@ -5,6 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "./errors";
+import { fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -65,8 +66,20 @@ export function escAttr(s: string): string {
   );
 }
 
-/** Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF. */
+/**
+ * Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF.
+ * The common subset goes through the fast parser of fastxml.ts (same tree values); anything else,
+ * malformed input included, through @xmldom/xmldom.
+ */
 export function parseXml(text: string, what = "XML"): XDocument {
+  const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
+  const fast = fastParse(normalized);
+  if (fast) return fast as unknown as XDocument;
+  return parseXmlDom(normalized, what);
+}
+
+/** parseXml with @xmldom/xmldom only (tests compare the fast parser with it). */
+export function parseXmlDom(text: string, what = "XML"): XDocument {
   let doc: XDocument;
   try {
     doc = new DOMParser({
