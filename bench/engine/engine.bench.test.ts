@@ -64,6 +64,8 @@ it("engine signing and simulator validation", async () => {
   // warm-up
   for (let i = 0; i < 50; i++) await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts });
 
+  const probe = new TextEncoder().encode("x".repeat(1200));
+  await time(`RSA sign alone (signer key, ${signer.modulus.length * 8 - (signer.modulus[0] === 0 ? 8 : 0)} bits)`, 200, () => crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, probe));
   await time("buildSignedDte (2-line factura)", 200, (i) => buildSignedDte({ document: docs[i % 50]!, folio: (i % 50) + 1, caf, signer, timestamp: ts }));
   const params = { dtes, issuerRut: ISSUER, senderRut: signer.rut!, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer };
   const env50 = await buildEnvioDte(params);
