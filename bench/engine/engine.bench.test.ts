@@ -71,7 +71,7 @@ it("engine signing and simulator validation", async () => {
   const env50 = await buildEnvioDte(params);
   await time("buildEnvioDte (50 DTEs)", 20, () => buildEnvioDte(params));
   const now = new Date("2026-11-20T13:31:00Z");
-  const ctx = { companyRut: ISSUER, now, isAccepted: async () => false };
+  const ctx = { companyRut: ISSUER, now, acceptedAmong: async () => new Set<string>() };
   let verdict;
   await time("simulator: precheck + validateEnvio (50 DTEs)", 10, async () => {
     const pre = precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE");
