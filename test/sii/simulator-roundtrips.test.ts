@@ -13,6 +13,7 @@ import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import type { SignedDte } from "../../src/countries/cl/dte";
 import { SiiClient, clearSiiTokenCache } from "../../src/countries/cl/sii/client";
 import { simulatorApp } from "../../src/countries/cl/sii/simulator/app";
+import { precheckUpload } from "../../src/countries/cl/sii/simulator/validate";
 import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "./helpers";
 
 /** A D1 binding that counts round trips (statement executions and batches) by request path. */
@@ -159,5 +160,16 @@ describe("simulator D1 round trips", () => {
     // the global "down" check of the middleware + the token/poll batch
     expect(roundTrips("/recursos/v1/boleta.electronica.envio/{id}")).toBe(2);
     expect((await poll(up.trackId, true)).counts).toEqual([{ type: 39, informed: 3, accepted: 3, rejected: 0, objected: 0 }]);
+  });
+});
+
+describe("upload precheck", () => {
+  it("refuses a line over 4096 characters (CRLF or LF ends), accepts 4096", () => {
+    const body = (n: number, eol: string) => `<?xml version="1.0"?>${eol}<EnvioDTE>${eol}<a>${"x".repeat(n - 7)}</a>${eol}</EnvioDTE>${eol}`;
+    expect(precheckUpload(body(4096, "\n"), "EnvioDTE").ok).toBe(true);
+    expect(precheckUpload(body(4096, "\r\n"), "EnvioDTE").ok).toBe(true);
+    expect(precheckUpload(body(4097, "\n"), "EnvioDTE")).toEqual({ ok: false, errors: ["CHR-00002: Line too long (line 3 exceeds 4096 characters)"] });
+    expect(precheckUpload(body(4097, "\r\n"), "EnvioDTE")).toEqual({ ok: false, errors: ["CHR-00002: Line too long (line 3 exceeds 4096 characters)"] });
+    expect(precheckUpload(`<EnvioDTE>${"y".repeat(5000)}</EnvioDTE>`, "EnvioDTE")).toMatchObject({ ok: false, errors: [expect.stringMatching(/line 1 exceeds/)] });
   });
 });

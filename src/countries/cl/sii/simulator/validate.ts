@@ -55,9 +55,21 @@ export const ENVIO_GLOSA: Record<string, string> = {
 const BOLETA_TYPES = new Set([39, 41]);
 const DTE_TYPES = new Set([33, 34, 43, 46, 52, 56, 61, 110, 111, 112]);
 
+/** Whether some stretch between line feeds is longer than `max` (a cheap pre-test of the line check). */
+function hasRunOver(text: string, max: number): boolean {
+  let from = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", from);
+    const end = nl < 0 ? text.length : nl;
+    if (end - from > max) return true;
+    if (nl < 0) return false;
+    from = nl + 1;
+  }
+}
+
 /** DTEUpload-time check (STATUS 7 on failure). Returns the parsed document or the error lines. */
 export function precheckUpload(text: string, expected: EnvelopeKind): { ok: true; doc: XDocument } | { ok: false; errors: string[] } {
-  const long = text.split(/\r?\n/).findIndex((l) => l.length > 4096);
+  const long = hasRunOver(text, 4096) ? text.split(/\r?\n/).findIndex((l) => l.length > 4096) : -1;
   if (long >= 0) return { ok: false, errors: [`CHR-00002: Line too long (line ${long + 1} exceeds 4096 characters)`] };
   let doc: XDocument;
   try {
