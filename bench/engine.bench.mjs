@@ -2,7 +2,8 @@
 // CPU micro-benchmark of the Chilean engine inside workerd (vitest + @cloudflare/vitest-plugin):
 // ms per buildSignedDte (2-line factura), per buildEnvioDte of 50 DTEs, and per simulator
 // validation of that 50-document EnvioDTE (bench/engine/engine.bench.test.ts). No targets: it
-// prints figures for before/after comparisons of the signing and validation code.
+// prints figures for before/after comparisons of the signing and validation code. A per-step
+// breakdown: ENGINE_BENCH_FILE=bench/engine/parts.bench.test.ts npm run bench -- engine
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 

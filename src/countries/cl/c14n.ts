@@ -89,6 +89,14 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
   const apex = parentScope === null;
   const a0 = el.attributes;
   const nAttrs = a0.length;
+  if (nAttrs === 0 && !apex && !opts.exclusive) {
+    // No attributes, no declarations, nothing inherited to add: the common element.
+    const name = opts.stripNamespaces ? (el.localName ?? el.nodeName) : el.nodeName;
+    out.push(`<${name}>`);
+    renderChildren(el, rendered, parentScope, opts, out);
+    out.push(`</${name}>`);
+    return;
+  }
   let own: [string, string][] | null = null;
   for (let i = 0; i < nAttrs; i++) {
     const a = a0.item(i)!;
@@ -173,6 +181,11 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
     for (const a of attrs) s += ` ${a.name}="${escAttr(a.value)}"`;
   }
   out.push(s + ">");
+  renderChildren(el, nextRendered, scope, opts, out);
+  out.push(`</${name}>`);
+}
+
+function renderChildren(el: XElement, nextRendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude) continue;
     switch (c.nodeType) {
@@ -192,7 +205,6 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
         break; // comments and others are not part of C14N without comments
     }
   }
-  out.push(`</${name}>`);
 }
 
 export { XMLNS };

@@ -228,10 +228,12 @@ function parse(text: string): FDocument {
     if (!sm) throw UNSUPPORTED;
     const qname = sm[1]!;
     let p = START.lastIndex;
-    const names: string[] = [];
-    const values: string[] = [];
+    let names: string[] | null = null;
+    let values: string[] | null = null;
     let own: Scope | null = null;
-    for (;;) {
+    // Attributes only when the name is not directly followed by ">" (most elements have none).
+    const after = text.charCodeAt(p);
+    for (; after !== 62 /* > */; ) {
       ATTR.lastIndex = p;
       const am = ATTR.exec(text);
       if (!am) break;
@@ -239,6 +241,8 @@ function parse(text: string): FDocument {
       const name = am[1]!;
       const rawValue = am[2] ?? am[3]!;
       const value = decode(rawValue);
+      names ??= [];
+      values ??= [];
       if (names.includes(name)) throw UNSUPPORTED;
       names.push(name);
       values.push(value);
@@ -250,10 +254,17 @@ function parse(text: string): FDocument {
         own.set(pre, value);
       }
     }
-    START_END.lastIndex = p;
-    const em = START_END.exec(text);
-    if (!em) throw UNSUPPORTED;
-    pos = START_END.lastIndex;
+    let selfClosing: boolean;
+    if (after === 62) {
+      selfClosing = false;
+      pos = p + 1;
+    } else {
+      START_END.lastIndex = p;
+      const em = START_END.exec(text);
+      if (!em) throw UNSUPPORTED;
+      pos = START_END.lastIndex;
+      selfClosing = em[1] === "/";
+    }
     const elScope = own ?? scope;
     const colon = qname.indexOf(":");
     const prefix = colon < 0 ? null : qname.slice(0, colon);
@@ -267,7 +278,7 @@ function parse(text: string): FDocument {
       ns = u;
     }
     const attrs: FAttr[] = [];
-    if (names.length) {
+    if (names !== null && values !== null) {
       const expanded = new Set<string>();
       for (let i = 0; i < names.length; i++) {
         const name = names[i]!;
@@ -297,7 +308,7 @@ function parse(text: string): FDocument {
     const el = new FElement(qname, prefix, local, ns, attrs);
     parent.appendChild(el);
     if (stack.length === 0) doc.documentElement = el;
-    if (em[1] === "/") {
+    if (selfClosing) {
       if (stack.length === 0) rootDone = true;
       continue;
     }

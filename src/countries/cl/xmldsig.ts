@@ -168,7 +168,15 @@ const certCache = new Map<string, CertificateInfo>();
 
 /** Imported verification keys, isolate-wide and bounded (the same signers sign document after document). */
 const verifyKeys = new Map<string, Promise<CryptoKey>>();
-function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "SHA-256"): Promise<CryptoKey> {
+const certKeys = new WeakMap<CertificateInfo, { "SHA-1"?: Promise<CryptoKey>; "SHA-256"?: Promise<CryptoKey> }>();
+function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "SHA-256", cert?: CertificateInfo): Promise<CryptoKey> {
+  if (cert) {
+    // The certificate's key (modulus and exponent are the certificate's own): kept with the certificate.
+    let perCert = certKeys.get(cert);
+    if (!perCert) certKeys.set(cert, (perCert = {}));
+    const k = (perCert[hash] ??= verifyKey(modulus, exponent, hash));
+    return k;
+  }
   const id = `${hash}|${b64encode(exponent)}|${b64encode(modulus)}`;
   let p = verifyKeys.get(id);
   if (!p) {
@@ -283,7 +291,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   // SignatureValue
   let key: CryptoKey;
   try {
-    key = await verifyKey(modulus, exponent, sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256");
+    key = await verifyKey(modulus, exponent, sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256", cert);
   } catch (e) {
     return fail("SIGNATURE_UNSUPPORTED", `The signer key cannot be used: ${(e as Error).message}`, { reference: uri });
   }
