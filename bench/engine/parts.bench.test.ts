@@ -59,6 +59,12 @@ it("parts", async () => {
     if (key) await ta("subtle.verify 2048", 300, () => crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, buf(sv), siC));
     const dc = new TextEncoder().encode(canonicalize(d));
     await ta("subtle.digest sha1 Documento", 300, () => crypto.subtle.digest("SHA-1", dc));
+    await ta("minimal verify sequence", 300, async () => {
+      const dg = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(canonicalize(d)));
+      b64encode(dg);
+      return crypto.subtle.verify("RSASSA-PKCS1-v1_5", key!, buf(b64decode(firstChild(sigEl, "SignatureValue")!.textContent!)), new TextEncoder().encode(canonicalize(si)));
+    });
+    await ta("verifyChildSignature no fallbacks", 300, () => verifyChildSignature(doc, dte));
     t("findById in DTE", 300, () => findById(dte, "F1T33"));
     t("b64encode modulus", 300, () => b64encode(signer.modulus));
     t("readCertificate", 50, () => readCertificate(b64decode(firstChild(firstChild(firstChild(sigEl, "KeyInfo")!, "X509Data")!, "X509Certificate")!.textContent!)));
