@@ -73,36 +73,63 @@ export function canonicalize(node: XElement | XDocument, opts: C14nOptions = {})
   return out.join("");
 }
 
+type Attr = { uri: string; local: string; name: string; value: string };
+
+function byUriLocal(a: Attr, b: Attr): number {
+  return a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.local < b.local ? -1 : a.local > b.local ? 1 : 0;
+}
+
+/**
+ * One element and its subtree. For inclusive C14N below the apex only the element's own namespace
+ * declarations can differ from what its output parent rendered (everything inherited was rendered
+ * there or is never rendered), so only those are considered; the apex and exclusive C14N look at
+ * the whole scope.
+ */
 function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions, out: string[]): void {
   const apex = parentScope === null;
+  const a0 = el.attributes;
+  const nAttrs = a0.length;
+  if (nAttrs === 0 && !apex && !opts.exclusive) {
+    // No attributes, no declarations, nothing inherited to add: the common element.
+    const name = opts.stripNamespaces ? (el.localName ?? el.nodeName) : el.nodeName;
+    out.push(`<${name}>`);
+    renderChildren(el, rendered, parentScope, opts, out);
+    out.push(`</${name}>`);
+    return;
+  }
+  let own: [string, string][] | null = null;
+  for (let i = 0; i < nAttrs; i++) {
+    const a = a0.item(i)!;
+    const n = a.name;
+    if (n === "xmlns") (own ??= []).push(["", a.value]);
+    else if (n.charCodeAt(0) === 120 /* x */ && n.startsWith("xmlns:")) (own ??= []).push([n.slice(6), a.value]);
+  }
   let scope: NsMap;
   if (apex) scope = inScope(el);
+  else if (own === null) scope = parentScope;
   else {
-    const own = ownNs(el);
-    if (own.length === 0) scope = parentScope;
-    else {
-      scope = new Map(parentScope);
-      for (const [p, u] of own) scope.set(p, u);
-    }
+    scope = new Map(parentScope);
+    for (const [p, u] of own) scope.set(p, u);
   }
 
   // Namespace declarations to render
-  const decls: [string, string][] = [];
-  const nextRendered: NsMap = new Map(rendered);
+  let decls: [string, string][] | null = null;
+  let nextRendered: NsMap = rendered;
   if (!opts.stripNamespaces) {
-    let candidates: [string, string][];
+    let candidates: Iterable<[string, string]>;
     if (opts.exclusive) {
       const used = new Set<string>([prefixOf(el.nodeName)]);
-      const attrs = el.attributes;
-      for (let i = 0; i < attrs.length; i++) {
-        const a = attrs.item(i)!;
+      for (let i = 0; i < nAttrs; i++) {
+        const a = a0.item(i)!;
         if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
         const p = prefixOf(a.name);
         if (p && p !== "xml") used.add(p);
       }
       candidates = [...used].map((p) => [p, scope.get(p) ?? ""] as [string, string]);
+    } else if (apex) {
+      candidates = scope.entries();
     } else {
-      candidates = [...scope.entries()];
+      candidates = own ?? [];
     }
     for (const [p, u] of candidates) {
       if (p === "xml") continue;
@@ -110,47 +137,55 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
       if (p === "") {
         if (u === prev) continue;
       } else if (u === "" || rendered.get(p) === u) continue;
-      decls.push([p, u]);
+      (decls ??= []).push([p, u]);
+      if (nextRendered === rendered) nextRendered = new Map(rendered);
       nextRendered.set(p, u);
     }
+    if (decls && decls.length > 1) decls.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   }
-  decls.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+
+  const name = opts.stripNamespaces ? (el.localName ?? el.nodeName) : el.nodeName;
+  let s = "<" + name;
+  if (decls) for (const [p, u] of decls) s += p ? ` xmlns:${p}="${escAttr(u)}"` : ` xmlns="${escAttr(u)}"`;
 
   // Attributes
-  const attrs: { uri: string; local: string; name: string; value: string }[] = [];
-  const seen = new Set<string>();
-  const a0 = el.attributes;
-  for (let i = 0; i < a0.length; i++) {
-    const a = a0.item(i)!;
-    if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
-    const uri = a.namespaceURI ?? "";
-    if (opts.stripNamespaces && uri && uri !== XML_NS) {
-      attrs.push({ uri: "", local: a.localName ?? a.name, name: a.localName ?? a.name, value: a.value });
-      continue;
+  const inherit = apex && !opts.exclusive;
+  if (nAttrs > (own?.length ?? 0) || inherit) {
+    const attrs: Attr[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < nAttrs; i++) {
+      const a = a0.item(i)!;
+      if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
+      const uri = a.namespaceURI ?? "";
+      if (opts.stripNamespaces && uri && uri !== XML_NS) {
+        attrs.push({ uri: "", local: a.localName ?? a.name, name: a.localName ?? a.name, value: a.value });
+        continue;
+      }
+      attrs.push({ uri, local: a.localName ?? a.name, name: a.name, value: a.value });
+      seen.add(a.name);
     }
-    attrs.push({ uri, local: a.localName ?? a.name, name: a.name, value: a.value });
-    seen.add(a.name);
-  }
-  if (apex && !opts.exclusive) {
-    // Inherited xml:* attributes (inclusive C14N of a document subset).
-    for (let p = el.parentNode; p && p.nodeType === 1; p = p.parentNode) {
-      const pa = (p as XElement).attributes;
-      for (let i = 0; i < pa.length; i++) {
-        const a = pa.item(i)!;
-        if (a.name.startsWith("xml:") && !a.name.startsWith("xmlns") && !seen.has(a.name)) {
-          seen.add(a.name);
-          attrs.push({ uri: XML_NS, local: a.localName ?? a.name.slice(4), name: a.name, value: a.value });
+    if (inherit) {
+      // Inherited xml:* attributes (inclusive C14N of a document subset).
+      for (let p = el.parentNode; p && p.nodeType === 1; p = p.parentNode) {
+        const pa = (p as XElement).attributes;
+        for (let i = 0; i < pa.length; i++) {
+          const a = pa.item(i)!;
+          if (a.name.startsWith("xml:") && !a.name.startsWith("xmlns") && !seen.has(a.name)) {
+            seen.add(a.name);
+            attrs.push({ uri: XML_NS, local: a.localName ?? a.name.slice(4), name: a.name, value: a.value });
+          }
         }
       }
     }
+    if (attrs.length > 1) attrs.sort(byUriLocal);
+    for (const a of attrs) s += ` ${a.name}="${escAttr(a.value)}"`;
   }
-  attrs.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.local < b.local ? -1 : a.local > b.local ? 1 : 0));
-
-  const name = opts.stripNamespaces ? (el.localName ?? el.nodeName) : el.nodeName;
-  let s = `<${name}`;
-  for (const [p, u] of decls) s += p ? ` xmlns:${p}="${escAttr(u)}"` : ` xmlns="${escAttr(u)}"`;
-  for (const a of attrs) s += ` ${a.name}="${escAttr(a.value)}"`;
   out.push(s + ">");
+  renderChildren(el, nextRendered, scope, opts, out);
+  out.push(`</${name}>`);
+}
+
+function renderChildren(el: XElement, nextRendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude) continue;
     switch (c.nodeType) {
@@ -170,7 +205,6 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
         break; // comments and others are not part of C14N without comments
     }
   }
-  out.push(`</${name}>`);
 }
 
 export { XMLNS };

@@ -57,22 +57,27 @@ function importSpki(spki: Uint8Array): Promise<CryptoKey> {
   let p = keyCache.get(k);
   if (!p) {
     p = crypto.subtle.importKey("spki", buf(spki), RSA_SHA1, true, ["verify"]);
+    if (keyCache.size >= 1024) keyCache.delete(keyCache.keys().next().value!);
     keyCache.set(k, p);
+    p.catch(() => keyCache.delete(k));
   }
   return p;
 }
+
+const SIMULATOR_SPKI = pemDecode(SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM, "PUBLIC KEY")!;
+const SII_SPKI: Record<number, Uint8Array> = Object.fromEntries(Object.entries(SII_CAF_KEYS).map(([k, v]) => [k, b64decode(v.spki)]));
 
 function trustedKey(idk: number, opts: CafTrustOptions): { spki: Uint8Array; env: Caf["environment"] } | undefined {
   const extra = opts.extraKeys?.[idk];
   if (extra) return { spki: extra, env: "custom" };
   const mode = opts.mode ?? "sii";
   if (mode === "simulator") {
-    if (idk === SIMULATOR_IDK) return { spki: pemDecode(SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM, "PUBLIC KEY")!, env: "simulator" };
-    if (idk === 100) return { spki: b64decode(SII_CAF_KEYS[100]!.spki), env: "certification" };
+    if (idk === SIMULATOR_IDK) return { spki: SIMULATOR_SPKI, env: "simulator" };
+    if (idk === 100) return { spki: SII_SPKI[100]!, env: "certification" };
     return undefined;
   }
   const k = SII_CAF_KEYS[idk];
-  return k ? { spki: b64decode(k.spki), env: k.environment } : undefined;
+  return k ? { spki: SII_SPKI[idk]!, env: k.environment } : undefined;
 }
 
 /** FA + 6 calendar months (day clamped to the month's end). */
@@ -254,11 +259,48 @@ export function assertCafUsable(caf: Pick<Caf, "documentType" | "issuerRut" | "f
   if (caf.expiresOn && day > caf.expiresOn) throw new EngineError("CAF_EXPIRED", `The CAF's folios expired on ${caf.expiresOn}`, { expected: `≤ ${caf.expiresOn}` });
 }
 
+export interface CafElementCheck {
+  publicKey: CryptoKey;
+  idk: number;
+  issuerRut: string;
+  documentType: number;
+  from: number;
+  to: number;
+  authorizedOn: string;
+  environment: Caf["environment"];
+}
+
+/**
+ * Verdicts of verifyCafElement per CAF, isolate-wide and bounded: every TED of a CAF carries the same
+ * <CAF> element, and the verdict (FRMA check, key, fields; or the CAF_* error) depends only on that
+ * element's content and the trust mode. Keyed by the element's canonical form without namespaces
+ * (every input of the verdict is read from it; namespaces are not looked at) and the mode; not used
+ * with caller-supplied extra keys.
+ */
+const cafVerdicts = new Map<string, Promise<CafElementCheck>>();
+const CAF_VERDICTS_MAX = 512;
+
 /**
  * Verifies the SII signature (FRMA) of a <CAF> element found inside a third party's TED (no RSASK
  * there). Returns the CAF public key (DA/RSAPK) and the DA fields. Throws CAF_* errors.
  */
-export async function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): Promise<{ publicKey: CryptoKey; idk: number; issuerRut: string; documentType: number; from: number; to: number; authorizedOn: string; environment: Caf["environment"] }> {
+export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): Promise<CafElementCheck> {
+  if (opts.extraKeys) return verifyCafElementUncached(cafEl, opts);
+  const key = `${opts.mode ?? "sii"}\n${canonicalize(cafEl, { stripNamespaces: true })}`;
+  let p = cafVerdicts.get(key);
+  if (!p) {
+    p = verifyCafElementUncached(cafEl, opts);
+    p.catch((e) => {
+      // Only the CAF's own verdicts are kept; anything unexpected is tried again next time.
+      if (!(e instanceof EngineError)) cafVerdicts.delete(key);
+    });
+    if (cafVerdicts.size >= CAF_VERDICTS_MAX) cafVerdicts.delete(cafVerdicts.keys().next().value!);
+    cafVerdicts.set(key, p);
+  }
+  return p;
+}
+
+async function verifyCafElementUncached(cafEl: XElement, opts: CafTrustOptions): Promise<CafElementCheck> {
   const da = firstChild(cafEl, "DA");
   if (!da) throw new EngineError("CAF_MALFORMED", "The CAF has no <DA>", { field: "DA" });
   const idkS = need(da, "IDK");

@@ -5,6 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "./errors";
+import { fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -14,8 +15,16 @@ export const NS_SII = "http://www.sii.cl/SiiDte";
 export const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
 export const NS_XSI = "http://www.w3.org/2001/XMLSchema-instance";
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ABOVE_FF = /[^\x00-\xff]/;
+const utf8Encoder = new TextEncoder();
+/** WHATWG "latin1" is windows-1252: equal to ISO-8859-1 unless a byte 0x80-0x9F maps above U+00FF. */
+const w1252Decoder = new TextDecoder("latin1");
+
 /** ISO-8859-1 bytes of a string; throws CHARACTER_NOT_LATIN1 for code points above U+00FF. */
 export function encodeLatin1(s: string, field = "xml"): Uint8Array {
+  // ASCII text (most XML): the native encoder gives the same bytes.
+  if (s.length > 64 && ASCII_ONLY.test(s)) return utf8Encoder.encode(s);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -26,8 +35,13 @@ export function encodeLatin1(s: string, field = "xml"): Uint8Array {
 }
 
 export function decodeLatin1(b: Uint8Array): string {
+  if (b.length > 64) {
+    // Native decoding; exact unless a byte 0x80-0x9F took a windows-1252 meaning (then a char > U+00FF shows).
+    const s = w1252Decoder.decode(b);
+    if (!ABOVE_FF.test(s)) return s;
+  }
   let s = "";
-  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode.apply(null, b.subarray(i, i + 8192) as unknown as number[]);
   return s;
 }
 
@@ -54,19 +68,35 @@ export function decodeXmlBytes(input: Uint8Array | ArrayBuffer | string, forceLa
 }
 
 /** C14N text escaping: & < > and CR. */
+const TEXT_SPECIAL = /[&<>\r]/;
+const ATTR_SPECIAL = /[&<"\t\n\r]/;
 export function escText(s: string): string {
+  if (!TEXT_SPECIAL.test(s)) return s;
   return s.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#xD;"));
 }
 
 /** C14N attribute escaping: & < " TAB LF CR. */
 export function escAttr(s: string): string {
+  if (!ATTR_SPECIAL.test(s)) return s;
   return s.replace(/[&<"\t\n\r]/g, (c) =>
     c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === '"' ? "&quot;" : c === "\t" ? "&#x9;" : c === "\n" ? "&#xA;" : "&#xD;",
   );
 }
 
-/** Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF. */
+/**
+ * Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF.
+ * The common subset goes through the fast parser of fastxml.ts (same tree values); anything else,
+ * malformed input included, through @xmldom/xmldom.
+ */
 export function parseXml(text: string, what = "XML"): XDocument {
+  const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
+  const fast = fastParse(normalized);
+  if (fast) return fast as unknown as XDocument;
+  return parseXmlDom(normalized, what);
+}
+
+/** parseXml with @xmldom/xmldom only (tests compare the fast parser with it). */
+export function parseXmlDom(text: string, what = "XML"): XDocument {
   let doc: XDocument;
   try {
     doc = new DOMParser({

@@ -166,6 +166,45 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
 
 const certCache = new Map<string, CertificateInfo>();
 
+/** Imported verification keys, isolate-wide and bounded (the same signers sign document after document). */
+const verifyKeys = new Map<string, Promise<CryptoKey>>();
+const certKeys = new WeakMap<CertificateInfo, { "SHA-1"?: Promise<CryptoKey>; "SHA-256"?: Promise<CryptoKey> }>();
+function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "SHA-256", cert?: CertificateInfo): Promise<CryptoKey> {
+  if (cert) {
+    // The certificate's key (modulus and exponent are the certificate's own): kept with the certificate.
+    let perCert = certKeys.get(cert);
+    if (!perCert) certKeys.set(cert, (perCert = {}));
+    const k = (perCert[hash] ??= verifyKey(modulus, exponent, hash));
+    return k;
+  }
+  const id = `${hash}|${b64encode(exponent)}|${b64encode(modulus)}`;
+  let p = verifyKeys.get(id);
+  if (!p) {
+    p = crypto.subtle.importKey("spki", buf(spkiFromRsa(modulus, exponent)), { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
+    if (verifyKeys.size >= 256) verifyKeys.delete(verifyKeys.keys().next().value!);
+    verifyKeys.set(id, p);
+    p.catch(() => verifyKeys.delete(id));
+  }
+  return p;
+}
+
+/** Whether an RSAKeyValue's Modulus/Exponent texts hold the certificate's key (memoised per certificate). */
+const keyValueMatches = new WeakMap<CertificateInfo, Map<string, boolean>>();
+function keyValueMatchesCert(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
+  let m = keyValueMatches.get(cert);
+  if (!m) keyValueMatches.set(cert, (m = new Map()));
+  const id = `${exponentText}|${modulusText}`;
+  let v = m.get(id);
+  if (v === undefined) {
+    const mod = uintValue(b64decode(modulusText));
+    const exp = uintValue(b64decode(exponentText));
+    v = bytesEqual(mod, cert.modulus) && bytesEqual(exp, cert.exponent);
+    if (m.size >= 16) m.clear();
+    m.set(id, v);
+  }
+  return v;
+}
+
 /**
  * Verifies one Signature element. With `fallbacks` (inbound documents) the digest and SignedInfo
  * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
@@ -212,9 +251,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     modulus = cert.modulus;
     exponent = cert.exponent;
     if (rsaKv) {
-      const m = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
-      const e = uintValue(b64decode(firstChild(rsaKv, "Exponent")?.textContent ?? ""));
-      if (!bytesEqual(m, modulus) || !bytesEqual(e, exponent)) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
+      if (!keyValueMatchesCert(cert, firstChild(rsaKv, "Modulus")?.textContent ?? "", firstChild(rsaKv, "Exponent")?.textContent ?? "")) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
     }
   } else if (rsaKv) {
     modulus = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
@@ -254,7 +291,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   // SignatureValue
   let key: CryptoKey;
   try {
-    key = await crypto.subtle.importKey("spki", buf(spkiFromRsa(modulus, exponent)), { name: "RSASSA-PKCS1-v1_5", hash: sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256" }, false, ["verify"]);
+    key = await verifyKey(modulus, exponent, sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256", cert);
   } catch (e) {
     return fail("SIGNATURE_UNSUPPORTED", `The signer key cannot be used: ${(e as Error).message}`, { reference: uri });
   }

@@ -172,6 +172,24 @@ describe("TED", () => {
     expect(await verifyTed(ted.xml)).toMatchObject({ ok: false, failure: "CAF_UNKNOWN_IDK" });
     expect(ted.bytes.length).toBe(ted.flattened.length);
   });
+
+  it("the per-CAF verdict cache never lets a tampered CAF through, before or after the genuine one was seen", async () => {
+    const caf = await parseCaf((await issueSimulatorCaf({ ...base, from: 1, to: 10 })).xml, { mode: "simulator" });
+    const ted = await stampTed({ issuerRut: caf.issuerRut, documentType: 33, folio: 3, issueDate: "2026-07-01", receiverRut: "77879240-0", receiverName: "X", total: "1", firstItemName: "Y", caf, timestamp: "2026-07-01T10:00:00" });
+    const widened = ted.xml.replace("<H>10</H>", "<H>99</H>");
+    const otherKey = ted.xml.replace(/<M>[^<]{8}/, "<M>AAAAAAAA");
+    expect(widened).not.toBe(ted.xml);
+    expect(otherKey).not.toBe(ted.xml);
+    for (let round = 0; round < 2; round++) {
+      expect(await verifyTed(widened, { mode: "simulator" })).toMatchObject({ ok: false, failure: "CAF_BAD_SIGNATURE" });
+      expect(await verifyTed(ted.xml, { mode: "simulator" })).toMatchObject({ ok: true });
+      expect(await verifyTed(otherKey, { mode: "simulator" })).toMatchObject({ ok: false, failure: "CAF_BAD_SIGNATURE" });
+      // The same CAF under another trust mode gets its own verdict.
+      expect(await verifyTed(ted.xml)).toMatchObject({ ok: false, failure: "CAF_UNKNOWN_IDK" });
+    }
+    // Namespaces around the same CAF do not change its verdict (they are not part of what FRMA signs).
+    expect(await verifyTed(ted.xml.replace("<TED ", '<TED xmlns="http://www.sii.cl/SiiDte" '), { mode: "simulator" })).toMatchObject({ ok: true });
+  });
 });
 
 describe("certificates", () => {

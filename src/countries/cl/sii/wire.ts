@@ -249,11 +249,13 @@ export interface ParsedPart {
 }
 
 function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0];
-  outer: for (let i = from; i <= hay.length - needle.length; i++) {
-    if (hay[i] !== first) continue;
-    for (let j = 1; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
-    return i;
+  const first = needle[0]!;
+  const last = hay.length - needle.length;
+  // The native search finds each candidate first byte; only those are compared further.
+  for (let i = hay.indexOf(first, from); i >= 0 && i <= last; i = hay.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
   }
   return -1;
 }

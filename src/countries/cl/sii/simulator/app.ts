@@ -41,22 +41,29 @@ import {
   clearScenarios,
   consumeSeed,
   envioDocuments,
-  findEnvioByFile,
   getEnvio,
-  isAccepted,
   issueToken,
   registeredDocument,
   listScenarios,
   newSeed,
-  pollEnvio,
   saveEnvio,
   takeScenario,
   visibleState,
+  scenarioQuery,
+  consumeScenario,
+  tokenQuery,
+  tokenVerdict,
+  envioByFileQuery,
+  acceptedQueries,
+  acceptedSet,
+  acceptedAmong,
+  pollIfAllowedQuery,
+  type TokenRow,
   type Channel,
   type EnvioRow,
   type ScenarioRow,
 } from "./store";
-import { ENVIO_GLOSA, precheckUpload, statsOf, validateEnvio, type EnvelopeKind, type TypeStats } from "./validate";
+import { documentKeyText, envelopeDocumentKeys, ENVIO_GLOSA, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind, type TypeStats } from "./validate";
 
 /** Paths of the simulator relative to its mount point, for the README and the docs. */
 export const SIMULATOR_PATHS = [
@@ -148,49 +155,121 @@ async function sha256Hex(b: Uint8Array): Promise<string> {
   return [...d].map((x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, now: Date): Promise<UploadAnswer> {
+type UploadGuard = (c: C) => Response | null;
+
+/**
+ * An upload, with as few D1 round trips as its checks allow: the request is read and checked in
+ * memory first (form, RUTs, file, XML precheck, hash, the documents' keys), then ONE batch reads
+ * everything the answer may depend on (global and company "down" scenarios, token, same file
+ * uploaded before, accept/reject/object/delay scenario, accepted folios among the envelope's), then
+ * ONE batch records the envelope and its documents. The checks are answered in the SII's order as
+ * before: a global "down" first, then `guard` (boleta REST: User-Agent), the token, the form, a
+ * company "down", the file, the duplicate file, the scenario, the validation. A scenario with a count
+ * is consumed when it applies (one more round trip then).
+ */
+async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, now: Date, opts: { guard?: UploadGuard; restAuth?: boolean } = {}): Promise<UploadAnswer | Response> {
   const timestamp = now.toISOString().slice(0, 19).replace("T", " ");
   const answer = (status: number, errors: string[], extra: Partial<UploadAnswer> = {}): UploadAnswer => ({ status, errors, timestamp, ...extra });
-  const tok = await checkToken(db, cookieToken(c), channel, now);
-  if (!tok.ok) return answer(5, [tok.problem === "expired" ? "Token vencido" : "No esta autenticado (TOKEN invalido)"]);
-  if (/chunked/i.test(c.req.header("transfer-encoding") ?? "")) return answer(3, ["LPX-00007: unexpected end-of-file (el envio debe llevar Content-Length, no chunked)"]);
+  const token = cookieToken(c);
+
+  // In memory: everything that needs no database, its first failure kept for its turn.
+  let early: UploadAnswer | null = null;
+  let company: string | null = null;
+  let sender: string | null = null;
+  let base: { rutSender: string; rutCompany: string; file: string } | null = null;
+  let file: Uint8Array | null = null;
+  let pre: ReturnType<typeof precheckUpload> | null = null;
+  let sha: string | null = null;
+  let keys: DocumentKey[] = [];
   const declared = c.req.header("content-length");
   const body = new Uint8Array(await c.req.arrayBuffer());
-  if (declared === undefined || !/^\d+$/.test(declared)) return answer(3, ["Falta Content-Length"]);
-  if (Number(declared) !== body.length) return answer(3, [`Archivo cortado: Content-Length ${declared}, recibidos ${body.length} bytes`]);
-  let parts: ParsedPart[];
-  try {
-    parts = parseMultipart(body, c.req.header("content-type") ?? "");
-  } catch (e) {
-    return answer(3, [`Formulario multipart invalido: ${(e as WireError).message}`]);
+  if (/chunked/i.test(c.req.header("transfer-encoding") ?? "")) early = answer(3, ["LPX-00007: unexpected end-of-file (el envio debe llevar Content-Length, no chunked)"]);
+  else if (declared === undefined || !/^\d+$/.test(declared)) early = answer(3, ["Falta Content-Length"]);
+  else if (Number(declared) !== body.length) early = answer(3, [`Archivo cortado: Content-Length ${declared}, recibidos ${body.length} bytes`]);
+  else {
+    let parts: ParsedPart[] | null = null;
+    try {
+      parts = parseMultipart(body, c.req.header("content-type") ?? "");
+    } catch (e) {
+      early = answer(3, [`Formulario multipart invalido: ${(e as WireError).message}`]);
+    }
+    const f = parts && fieldsInOrder(parts);
+    if (typeof f === "string") early = answer(7, [f]);
+    else if (f) {
+      try {
+        sender = normalizeRut(`${f.rutSender!.text.trim()}-${f.dvSender!.text.trim()}`);
+      } catch {
+        early = answer(1, ["rutSender/dvSender no es un RUT valido"]);
+      }
+      if (sender !== null) {
+        try {
+          company = normalizeRut(`${f.rutCompany!.text.trim()}-${f.dvCompany!.text.trim()}`);
+        } catch {
+          early = answer(6, ["rutCompany/dvCompany no es un RUT valido"], { rutSender: sender });
+        }
+      }
+      if (sender !== null && company !== null) {
+        base = { rutSender: sender, rutCompany: company, file: f.archivo!.filename ?? "archivo" };
+        file = f.archivo!.data;
+        if (file.length > 0 && file.length <= MAX_FILE_BYTES) {
+          pre = precheckUpload(decodeXmlBytes(file), kind);
+          if (pre.ok) {
+            sha = await sha256Hex(file);
+            keys = envelopeDocumentKeys(pre.doc);
+          }
+        }
+      }
+    }
   }
-  const f = fieldsInOrder(parts);
-  if (typeof f === "string") return answer(7, [f]);
-  let sender: string, company: string;
-  try {
-    sender = normalizeRut(`${f.rutSender!.text.trim()}-${f.dvSender!.text.trim()}`);
-  } catch {
-    return answer(1, ["rutSender/dvSender no es un RUT valido"]);
+
+  // One round trip for every read.
+  const globalDownQ = scenarioQuery(db, ["down"], null);
+  const tokenQ = token ? tokenQuery(db, token) : null;
+  const companyDownQ = company !== null ? scenarioQuery(db, ["down"], company, { exact: true }) : null;
+  const previousQ = company !== null && sha !== null ? envioByFileQuery(db, channel, company, sha) : null;
+  const scenarioQ = company !== null && sha !== null ? scenarioQuery(db, ["accept", "reject", "object", "delay"], company) : null;
+  const acceptedQs = sha !== null ? acceptedQueries(db, keys) : [];
+  const queries = [globalDownQ, tokenQ, companyDownQ, previousQ, scenarioQ, ...acceptedQs].filter((q) => q !== null);
+  const results = (await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]])) as unknown[][];
+  let at = 0;
+  const next = <T,>(q: unknown): T | undefined => (q === null ? undefined : (results[at++]![0] as T | undefined));
+  const globalDown = next<ScenarioRow>(globalDownQ);
+  const tokenRow = next<TokenRow>(tokenQ);
+  const companyDown = next<ScenarioRow>(companyDownQ);
+  const previous = next<EnvioRow>(previousQ);
+  const scenario = next<ScenarioRow>(scenarioQ);
+  const acceptedRows = results.slice(at) as { issuerRut: string; type: number; folio: number }[][];
+
+  if (globalDown) {
+    await consumeScenario(db, globalDown);
+    throw new SimulatedOutage(globalDown.failure);
   }
-  try {
-    company = normalizeRut(`${f.rutCompany!.text.trim()}-${f.dvCompany!.text.trim()}`);
-  } catch {
-    return answer(6, ["rutCompany/dvCompany no es un RUT valido"], { rutSender: sender });
+  const refused = opts.guard?.(c);
+  if (refused) return refused;
+  const tok = tokenVerdict(token, tokenRow, channel, now);
+  if (!tok.ok) {
+    if (opts.restAuth) return c.json({ error: "Unauthorized: token invalido" }, 401);
+    return answer(5, [tok.problem === "expired" ? "Token vencido" : "No esta autenticado (TOKEN invalido)"]);
   }
-  const base = { rutSender: sender, rutCompany: company, file: f.archivo!.filename ?? "archivo" };
+  if (early) return early;
+  if (!base || !file || sender === null || company === null) return answer(3, ["Formulario multipart invalido"]);
   if (sender !== tok.rut) return answer(1, [`El usuario autenticado (${tok.rut}) no corresponde a rutSender ${sender}`], base);
-  const down = await takeScenario(db, ["down"], company, { exact: true });
-  if (down) throw new SimulatedOutage(down.failure);
-  const file = f.archivo!.data;
+  if (companyDown) {
+    await consumeScenario(db, companyDown);
+    throw new SimulatedOutage(companyDown.failure);
+  }
   if (file.length === 0 || file.length > MAX_FILE_BYTES) return answer(2, [`Tamano de archivo invalido (${file.length} bytes)`], base);
-  const text = decodeXmlBytes(file);
-  const pre = precheckUpload(text, kind);
-  if (!pre.ok) return answer(7, pre.errors, base);
-  const sha = await sha256Hex(file);
-  const previous = await findEnvioByFile(db, channel, company, sha);
+  if (!pre || !pre.ok) return answer(7, pre && !pre.ok ? pre.errors : [], base);
   if (previous) return answer(99, [`Archivo ya fue enviado con Trackid ${previous.trackId}`], { ...base, trackId: previous.trackId, duplicate: true });
-  const scenario = await takeScenario(db, ["accept", "reject", "object", "delay"], company);
-  const verdict = await validateEnvio(pre.doc, kind, { companyRut: company, now, isAccepted: (r, t, n) => isAccepted(db, r, t, n) });
+  if (scenario) await consumeScenario(db, scenario);
+  const prefetched = acceptedSet(acceptedRows);
+  const prefetchedKeys = new Set(keys.map(documentKeyText));
+  const verdict = await validateEnvio(pre.doc, kind, {
+    companyRut: company,
+    now,
+    // The keys validateEnvio asks about are the prefetched ones; anything else is looked up.
+    acceptedAmong: async (asked) => (asked.every((k) => prefetchedKeys.has(documentKeyText(k))) ? prefetched : acceptedAmong(db, asked)),
+  });
   if (verdict.finalStatus === "EPR" && scenario) {
     for (const d of verdict.documents) {
       if (scenario.mode === "reject") {
@@ -203,7 +282,7 @@ async function handleUpload(c: C, db: Db, channel: Channel, kind: EnvelopeKind, 
     }
   }
   const stats = statsOf(verdict.documents);
-  const trackId = await saveEnvio(db, { channel, companyRut: company, senderRut: sender, fileName: base.file, sha256: sha, size: file.length, now, verdict, stats, scenario });
+  const trackId = await saveEnvio(db, { channel, companyRut: company, senderRut: sender, fileName: base.file, sha256: sha!, size: file.length, now, verdict, stats, scenario });
   return answer(0, [], { ...base, trackId });
 }
 
@@ -245,27 +324,50 @@ function tokenEstado(problem: "missing" | "unknown" | "expired"): [string, strin
   return problem === "expired" ? ["002", "TOKEN VENCIDO"] : ["001", "TOKEN NO EXISTE"];
 }
 
-async function estUp(db: Db, p: Record<string, string>, now: Date): Promise<string> {
-  const tok = await checkToken(db, p.Token?.trim(), "soap", now);
+/**
+ * QueryEstUp.getEstUp in one round trip: the global "down" scenario, the token and the poll count
+ * update (made only when the token is valid and no global "down" is set) go in one batch.
+ * `parsed` is the SOAP request, or the fault to answer when it could not be read (after "down").
+ */
+async function estUp(c: C, db: Db, parsed: { method: string; params: Record<string, string> } | { fault: string }, now: Date): Promise<Response> {
+  const p = "params" in parsed && parsed.method === "getEstUp" ? parsed.params : null;
+  const token = p?.Token?.trim();
+  let company: string | null = null;
+  try {
+    if (p) company = normalizeRut(`${(p.RutCompania ?? "").trim()}-${(p.DvCompania ?? "").trim()}`);
+  } catch {
+    company = null;
+  }
+  const trackId = Number((p?.TrackId ?? "").trim());
+  const globalDownQ = scenarioQuery(db, ["down"], null);
+  const tokenQ = token ? tokenQuery(db, token) : null;
+  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "soap", token, now }) : null;
+  const queries = [globalDownQ, tokenQ, pollQ].filter((q) => q !== null);
+  const results = (await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]])) as unknown[][];
+  const globalDown = results[0]![0] as ScenarioRow | undefined;
+  if (globalDown) {
+    await consumeScenario(db, globalDown);
+    return outage(c, globalDown.failure);
+  }
+  if ("fault" in parsed) return xml(c, soapFault(parsed.fault, "soapenv:Client"), 500);
+  if (!p) return xml(c, soapFault(`No such operation '${parsed.method}' in QueryEstUp`, "soapenv:Client"), 500);
+  const tokenRow = tokenQ ? (results[1]![0] as TokenRow | undefined) : undefined;
+  const e = pollQ ? (results[tokenQ ? 2 : 1]![0] as EnvioRow | undefined) : undefined;
+  const answer = (body: string) => xml(c, soapResponse(parsed.method, body));
+  const tok = tokenVerdict(token, tokenRow, "soap", now);
   if (!tok.ok) {
     const [estado, glosa] = tokenEstado(tok.problem);
-    return buildRespuesta([["ESTADO", estado], ["GLOSA", glosa]]);
+    return answer(buildRespuesta([["ESTADO", estado], ["GLOSA", glosa]]));
   }
-  let company: string;
-  try {
-    company = normalizeRut(`${(p.RutCompania ?? "").trim()}-${(p.DvCompania ?? "").trim()}`);
-  } catch {
-    return buildRespuesta([["ESTADO", "-10"], ["GLOSA", "ERROR: VALIDA RUT EMPRESA"]]);
+  if (company === null) return answer(buildRespuesta([["ESTADO", "-10"], ["GLOSA", "ERROR: VALIDA RUT EMPRESA"]]));
+  if (!e) {
+    return answer(buildRespuesta([["ESTADO", "-11"], ["GLOSA", "ERROR: TRACKID NO EXISTE PARA ESTA EMPRESA"], ["ERR_CODE", "1"], ["TRACKID", (p.TrackId ?? "").trim()]]));
   }
-  const trackId = Number((p.TrackId ?? "").trim());
-  const e = Number.isSafeInteger(trackId) ? await getEnvio(db, trackId) : undefined;
-  if (!e || e.companyRut !== company || e.channel !== "soap") {
-    return buildRespuesta([["ESTADO", "-11"], ["GLOSA", "ERROR: TRACKID NO EXISTE PARA ESTA EMPRESA"], ["ERR_CODE", "1"], ["TRACKID", (p.TrackId ?? "").trim()]]);
-  }
-  const state = await pollEnvio(db, e, now);
+  // The row carries the poll count this call made.
+  const state = visibleState(e, e.polls, now);
   const hdr: [string, string][] = [["TRACKID", String(e.trackId)], ["ESTADO", state], ["GLOSA", ENVIO_GLOSA[state] ?? state], ["NUM_ATENCION", numAtencion(now)]];
-  if (state !== "EPR") return buildRespuesta(hdr);
-  return buildRespuesta(hdr, countsBody(JSON.parse(e.stats) as TypeStats[]));
+  if (state !== "EPR") return answer(buildRespuesta(hdr));
+  return answer(buildRespuesta(hdr, countsBody(JSON.parse(e.stats) as TypeStats[])));
 }
 
 async function estDte(db: Db, p: Record<string, string>, now: Date): Promise<string> {
@@ -359,10 +461,12 @@ simulatorApp.use("*", async (c, next) => {
   await next();
 });
 
-// Scenario "down": every SII call fails with 503 (scenario control and CAF grants stay up).
+// Scenario "down": every SII call fails with 503 (scenario control and CAF grants stay up). The
+// uploads and QueryEstUp check it themselves, in the batch of their other reads (one round trip).
 simulatorApp.use("*", async (c, next) => {
   const path = new URL(c.req.url).pathname;
   if (/\/simulator\/sii\/(scenario|caf)\/?$/.test(path)) return next();
+  if (c.req.method === "POST" && /\/simulator\/sii\/(cgi_dte\/UPL\/DTEUpload|recursos\/v1\/boleta\.electronica\.envio|DTEWS\/QueryEstUp\.jws)$/.test(path)) return next();
   const down = await takeScenario(createDb(c.env.DB), ["down"], null);
   if (down) return outage(c, down.failure);
   await next();
@@ -402,13 +506,22 @@ simulatorApp.post("/DTEWS/GetTokenFromSeed.jws", (c) =>
   }),
 );
 
-simulatorApp.post("/DTEWS/QueryEstUp.jws", (c) => soapOp(c, "QueryEstUp", async (db, method, p, now) => (method === "getEstUp" ? estUp(db, p, now) : null)));
+simulatorApp.post("/DTEWS/QueryEstUp.jws", async (c) => {
+  let parsed: { method: string; params: Record<string, string> } | { fault: string };
+  try {
+    parsed = parseSoapRequest(await c.req.text());
+  } catch (e) {
+    parsed = { fault: `QueryEstUp: ${(e as Error).message}` };
+  }
+  return estUp(c, createDb(c.env.DB), parsed, new Date());
+});
 
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {
   const now = new Date();
   const a = await handleUpload(c, createDb(c.env.DB), "soap", "EnvioDTE", now);
+  if (a instanceof Response) return a;
   const body = buildRecepcionDte({
     ...(a.rutSender ? { rutSender: a.rutSender } : {}),
     ...(a.rutCompany ? { rutCompany: a.rutCompany } : {}),
@@ -439,12 +552,8 @@ simulatorApp.post("/recursos/v1/boleta.electronica.token", async (c) => {
 });
 
 simulatorApp.post("/recursos/v1/boleta.electronica.envio", async (c) => {
-  const refused = restGuard(c);
-  if (refused) return refused;
-  const db = createDb(c.env.DB);
-  const tok = await checkToken(db, cookieToken(c), "rest", new Date());
-  if (!tok.ok) return c.json({ error: "Unauthorized: token invalido" }, 401);
-  const a = await handleUpload(c, db, "rest", "EnvioBOLETA", new Date());
+  const a = await handleUpload(c, createDb(c.env.DB), "rest", "EnvioBOLETA", new Date(), { guard: restGuard, restAuth: true });
+  if (a instanceof Response) return a;
   if (a.status !== 0 && a.status !== 99) return c.json({ status: a.status, errors: a.errors }, 400);
   return c.json({ rut_emisor: a.rutCompany, rut_envia: a.rutSender, trackid: a.trackId, fecha_recepcion: a.timestamp, estado: "REC", file: a.file, ...(a.duplicate ? { duplicado: true } : {}) });
 });
@@ -454,19 +563,24 @@ simulatorApp.get("/recursos/v1/boleta.electronica.envio/:id", async (c) => {
   if (refused) return refused;
   const db = createDb(c.env.DB);
   const now = new Date();
-  const tok = await checkToken(db, cookieToken(c), "rest", now);
-  if (!tok.ok) return c.json({ error: "Unauthorized: token invalido" }, 401);
   const m = /^(\d{1,9})-([\dkK])-(\d{1,15})$/.exec(c.req.param("id"));
-  if (!m) return c.json({ error: "Formato esperado {rut}-{dv}-{trackid}" }, 400);
-  let company: string;
+  let company: string | null = null;
   try {
-    company = normalizeRut(`${m[1]}-${m[2]}`);
+    if (m) company = normalizeRut(`${m[1]}-${m[2]}`);
   } catch {
-    return c.json({ error: "RUT invalido" }, 400);
+    company = null;
   }
-  const e = await getEnvio(db, Number(m[3]));
-  if (!e || e.companyRut !== company || e.channel !== "rest") return c.json({ error: "Envio no encontrado" }, 404);
-  const state = await pollEnvio(db, e, now);
+  // Token check and poll count in one round trip (the count only moves with a valid token).
+  const token = cookieToken(c);
+  const trackId = Number(m?.[3]);
+  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "rest", token, now }) : null;
+  const [tokenRows, polled] = token ? await db.batch(pollQ ? [tokenQuery(db, token), pollQ] : [tokenQuery(db, token)]) : [[], undefined];
+  if (!tokenVerdict(token, tokenRows[0], "rest", now).ok) return c.json({ error: "Unauthorized: token invalido" }, 401);
+  if (!m) return c.json({ error: "Formato esperado {rut}-{dv}-{trackid}" }, 400);
+  if (company === null) return c.json({ error: "RUT invalido" }, 400);
+  const e = polled?.[0];
+  if (!e) return c.json({ error: "Envio no encontrado" }, 404);
+  const state = visibleState(e, e.polls, now);
   return c.json(boletaStatusJson(e, state, state === "EPR" ? await envioDocuments(db, e.trackId) : []));
 });
 

@@ -55,9 +55,21 @@ export const ENVIO_GLOSA: Record<string, string> = {
 const BOLETA_TYPES = new Set([39, 41]);
 const DTE_TYPES = new Set([33, 34, 43, 46, 52, 56, 61, 110, 111, 112]);
 
+/** Whether some stretch between line feeds is longer than `max` (a cheap pre-test of the line check). */
+function hasRunOver(text: string, max: number): boolean {
+  let from = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", from);
+    const end = nl < 0 ? text.length : nl;
+    if (end - from > max) return true;
+    if (nl < 0) return false;
+    from = nl + 1;
+  }
+}
+
 /** DTEUpload-time check (STATUS 7 on failure). Returns the parsed document or the error lines. */
 export function precheckUpload(text: string, expected: EnvelopeKind): { ok: true; doc: XDocument } | { ok: false; errors: string[] } {
-  const long = text.split(/\r?\n/).findIndex((l) => l.length > 4096);
+  const long = hasRunOver(text, 4096) ? text.split(/\r?\n/).findIndex((l) => l.length > 4096) : -1;
   if (long >= 0) return { ok: false, errors: [`CHR-00002: Line too long (line ${long + 1} exceeds 4096 characters)`] };
   let doc: XDocument;
   try {
@@ -144,12 +156,51 @@ function inForce(signer: { notBefore: Date; notAfter: Date } | undefined, now: D
   return !!signer && signer.notBefore.getTime() <= now.getTime() && now.getTime() <= signer.notAfter.getTime();
 }
 
+/** Issuer + type + folio of a document. */
+export interface DocumentKey {
+  issuerRut: string;
+  type: number;
+  folio: number;
+}
+
+export function documentKeyText(k: DocumentKey): string {
+  return `${k.issuerRut}|${k.type}|${k.folio}`;
+}
+
 export interface ValidateContext {
   /** The company given in the upload form (rutCompany-dvCompany), canonical. */
   companyRut: string;
   now: Date;
-  /** true when issuer+type+folio was already accepted (DOK/RLV) in an earlier envelope. */
-  isAccepted: (issuerRut: string, type: number, folio: number) => Promise<boolean>;
+  /**
+   * Which of these documents were already accepted (DOK/RLV) in an earlier envelope, as a set of
+   * documentKeyText. Called once per envelope with every document that reaches the document checks.
+   */
+  acceptedAmong: (keys: DocumentKey[]) => Promise<Set<string>>;
+}
+
+function keyOf(dte: XElement): DocumentKey {
+  const enc = firstChild(documentElement(dte)!, "Encabezado")!;
+  const id = firstChild(enc, "IdDoc")!;
+  return { issuerRut: normalizeRut(childText(firstChild(enc, "Emisor")!, "RUTEmisor")!), type: Number(childText(id, "TipoDTE")), folio: Number(childText(id, "Folio")) };
+}
+
+/**
+ * The (issuer, type, folio) of every DTE of a parsed envelope, read as validateEnvio reads them, for
+ * fetching the duplicate check ahead of the validation; DTEs too broken to have one are left out
+ * (validateEnvio rejects their envelope before the document checks anyway).
+ */
+export function envelopeDocumentKeys(doc: XDocument): DocumentKey[] {
+  const set = firstChild(doc.documentElement as XElement, "SetDTE");
+  if (!set) return [];
+  const out: DocumentKey[] = [];
+  for (const dte of childElements(set, "DTE")) {
+    try {
+      out.push(keyOf(dte));
+    } catch {
+      // missing structure or an invalid RUT: the schema checks reject the envelope
+    }
+  }
+  return out;
 }
 
 /** Full verdict of a parsed envelope (the upload precheck already passed). */
@@ -192,13 +243,13 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
   // Documents
   const documents: DocumentVerdict[] = [];
   const seen = new Set<string>();
-  for (const dte of dtes) {
+  const keys = dtes.map(keyOf);
+  const accepted = await ctx.acceptedAmong(keys);
+  for (const [i, dte] of dtes.entries()) {
     const d = documentElement(dte)!;
     const enc = firstChild(d, "Encabezado")!;
     const id = firstChild(enc, "IdDoc")!;
-    const type = Number(childText(id, "TipoDTE"));
-    const folio = Number(childText(id, "Folio"));
-    const issuerRut = normalizeRut(childText(firstChild(enc, "Emisor")!, "RUTEmisor")!);
+    const { type, folio, issuerRut } = keys[i]!;
     const receiverRut = normalizeRut(childText(firstChild(enc, "Receptor")!, "RUTRecep")!);
     const issueDate = childText(id, "FchEmis")!;
     const total = childText(firstChild(enc, "Totales")!, "MntTotal")!;
@@ -238,8 +289,8 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
       chk("MNT", total);
       if (mism.length) errors.push(`TED-DATOS Datos del timbre no coinciden con el documento: ${mism.join(", ")}`);
     }
-    const key = `${issuerRut}|${type}|${folio}`;
-    if (seen.has(key) || (await ctx.isAccepted(issuerRut, type, folio))) errors.push(`DTE-REPETIDO Folio ${folio} tipo ${type} ya fue recibido (documento repetido)`);
+    const key = documentKeyText(keys[i]!);
+    if (seen.has(key) || accepted.has(key)) errors.push(`DTE-REPETIDO Folio ${folio} tipo ${type} ya fue recibido (documento repetido)`);
     seen.add(key);
     documents.push({ type, folio, issuerRut, receiverRut, issueDate, total, status: errors.length ? "RCH" : "DOK", errors });
   }

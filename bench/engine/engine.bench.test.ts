@@ -1,0 +1,86 @@
+/**
+ * CPU cost of the engine's signing path and of the simulator's envelope validation, in workerd:
+ * - buildSignedDte of a typical 2-line factura (stamp + sign);
+ * - buildEnvioDte of 50 signed DTEs (envelope + its signature);
+ * - the simulator's check of that 50-document EnvioDTE (decode + upload precheck/parse +
+ *   validateEnvio with every signature, TED and CAF check; the duplicate lookup is a no-op here).
+ * Prints ms per operation (median of rounds). Knobs: ENGINE_BENCH_ROUNDS (default 5).
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { b64decode } from "../../src/countries/cl/asn1";
+import { parseCaf } from "../../src/countries/cl/caf";
+import { loadSigningCredentials } from "../../src/countries/cl/certificate";
+import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
+import { buildEnvioDte } from "../../src/countries/cl/envelopes";
+import { computeDocument } from "../../src/countries/cl/invoice";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
+import { precheckUpload, validateEnvio } from "../../src/countries/cl/sii/simulator/validate";
+import { decodeXmlBytes } from "../../src/countries/cl/xml";
+import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
+
+const ROUNDS = Number((env as unknown as Record<string, string>).ENGINE_BENCH_ROUNDS ?? 5);
+const ISSUER = "76086428-5";
+
+function invoice(i: number) {
+  return computeDocument({
+    invoice_type: "33",
+    invoice_date: "2026-11-20 10:30:00",
+    issuer: {
+      legal_name: "EMPRESA DE PRUEBA SPA",
+      document_type: "RUT",
+      document_number: ISSUER,
+      address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" },
+      tax_information: { activity: "Venta de software", activity_codes: [620200], resolution_date: "2026-01-15", resolution_number: "0" },
+    },
+    recipient: { legal_name: "CLIENTE LIMITADA", document_number: "77879240-0", address: { country: "CL", city: "Santiago", address: "Calle 2" }, tax_information: { activity: "Comercio" } },
+    items: [
+      { quantity: 2, unit_price: 1000 + i, description: "Servicio de prueba" },
+      { quantity: 1, unit_price: 4990, description: "Licencia mensual" },
+    ],
+  });
+}
+
+async function time(label: string, n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  const per: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await fn(i);
+    per.push((performance.now() - t0) / n);
+  }
+  per.sort((a, b) => a - b);
+  const med = per[Math.floor(per.length / 2)]!;
+  console.log(`${label.padEnd(48)} ${med.toFixed(3)} ms/op  (rounds: ${per.map((x) => x.toFixed(2)).join(" ")})`);
+  return med;
+}
+
+it("engine signing and simulator validation", async () => {
+  const signer = await loadSigningCredentials(b64decode(pfxB64), "test-only-1234");
+  const caf = await parseCaf((await issueSimulatorCaf({ rut: ISSUER, legalName: "EMPRESA DE PRUEBA SPA", documentType: 33, from: 1, to: 100_000, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
+  const docs = Array.from({ length: 50 }, (_, i) => invoice(i));
+  const ts = "2026-11-20T10:30:05";
+  const dtes: SignedDte[] = [];
+  for (let i = 0; i < 50; i++) dtes.push(await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts }));
+  // warm-up
+  for (let i = 0; i < 50; i++) await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts });
+
+  const probe = new TextEncoder().encode("x".repeat(1200));
+  await time(`RSA sign alone (signer key, ${signer.modulus.length * 8 - (signer.modulus[0] === 0 ? 8 : 0)} bits)`, 200, () => crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, probe));
+  await time("buildSignedDte (2-line factura)", 200, (i) => buildSignedDte({ document: docs[i % 50]!, folio: (i % 50) + 1, caf, signer, timestamp: ts }));
+  const params = { dtes, issuerRut: ISSUER, senderRut: signer.rut!, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer };
+  const env50 = await buildEnvioDte(params);
+  await time("buildEnvioDte (50 DTEs)", 20, () => buildEnvioDte(params));
+  const now = new Date("2026-11-20T13:31:00Z");
+  const ctx = { companyRut: ISSUER, now, acceptedAmong: async () => new Set<string>() };
+  let verdict;
+  await time("simulator: precheck + validateEnvio (50 DTEs)", 10, async () => {
+    const pre = precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE");
+    if (!pre.ok) throw new Error(pre.errors.join("; "));
+    verdict = await validateEnvio(pre.doc, "EnvioDTE", { ...ctx, now: new Date() });
+  });
+  const pre = precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE");
+  await time("simulator: precheck (decode + parse) only", 10, async () => precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE"));
+  expect(verdict!.finalStatus).toBe("EPR");
+  expect(verdict!.documents.filter((d: { status: string }) => d.status === "DOK").length).toBe(50);
+  expect(pre.ok).toBe(true);
+});

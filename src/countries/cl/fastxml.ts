@@ -1,0 +1,322 @@
+/**
+ * A fast, strict XML parser for the common subset of the XML the engine and the simulator read
+ * (what the engine itself writes, the SII's answers and most third-party DTEs): an optional XML
+ * declaration, elements with ASCII names and quoted attributes, namespace declarations, text with
+ * the predefined entities and character references, empty-element tags. It builds a small tree
+ * with the part of the DOM interface the engine uses (nodeType, firstChild, nextSibling,
+ * parentNode, localName, nodeName, namespaceURI, getAttribute, attributes.item(i), textContent,
+ * data, documentElement, lookupNamespaceURI) with the same values @xmldom/xmldom gives.
+ *
+ * It never guesses: anything outside the subset (DOCTYPE, comments, CDATA, processing
+ * instructions other than the declaration, non-ASCII names, unknown entities, raw tabs or line
+ * breaks in attribute values, which a parser normalises, undeclared prefixes, duplicate attributes,
+ * anything malformed) returns null, and the caller parses with @xmldom/xmldom as before, so errors
+ * and edge cases keep their former behaviour. Profiling showed @xmldom/xmldom parsing as the largest
+ * CPU cost of signing and of the simulator's validation; this parser is several times faster.
+ */
+
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+
+abstract class FNode {
+  abstract readonly nodeType: number;
+  parentNode: FNode | null = null;
+  firstChild: FNode | null = null;
+  lastChild: FNode | null = null;
+  nextSibling: FNode | null = null;
+  appendChild(c: FNode): void {
+    c.parentNode = this;
+    if (this.lastChild) this.lastChild.nextSibling = c;
+    else this.firstChild = c;
+    this.lastChild = c;
+  }
+}
+
+export class FText extends FNode {
+  readonly nodeType = 3;
+  readonly nodeName = "#text";
+  constructor(public data: string) {
+    super();
+  }
+  get textContent(): string {
+    return this.data;
+  }
+}
+
+export class FAttr {
+  constructor(
+    readonly name: string,
+    readonly value: string,
+    readonly prefix: string | null,
+    readonly localName: string,
+    readonly namespaceURI: string | null,
+  ) {}
+  get nodeValue(): string {
+    return this.value;
+  }
+}
+
+export class FAttrs {
+  constructor(private readonly list: FAttr[]) {}
+  get length(): number {
+    return this.list.length;
+  }
+  item(i: number): FAttr | null {
+    return this.list[i] ?? null;
+  }
+}
+
+const NO_ATTRS = new FAttrs([]);
+
+export class FElement extends FNode {
+  readonly nodeType = 1;
+  attributes: FAttrs = NO_ATTRS;
+  constructor(
+    readonly nodeName: string,
+    readonly prefix: string | null,
+    readonly localName: string,
+    readonly namespaceURI: string | null,
+    private readonly attrList: FAttr[],
+  ) {
+    super();
+    if (attrList.length) this.attributes = new FAttrs(attrList);
+  }
+  get tagName(): string {
+    return this.nodeName;
+  }
+  getAttribute(name: string): string | null {
+    const l = this.attrList;
+    for (let i = 0; i < l.length; i++) if (l[i]!.name === name) return l[i]!.value;
+    return null;
+  }
+  hasAttribute(name: string): boolean {
+    return this.getAttribute(name) !== null;
+  }
+  get textContent(): string {
+    const f = this.firstChild;
+    if (f === null) return "";
+    if (f.nodeType === 3 && f.nextSibling === null) return (f as FText).data;
+    let s = "";
+    const walk = (n: FNode) => {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) s += (c as FText).data;
+        else if (c.nodeType === 1) walk(c);
+      }
+    };
+    walk(this);
+    return s;
+  }
+  /**
+   * As @xmldom/xmldom 0.9 answers it: the nearest declaration of `prefix` ("" = default namespace).
+   * Like xmldom, a null prefix is looked up as the prefix "null" (so it finds nothing in practice).
+   */
+  lookupNamespaceURI(prefix: string | null): string | null {
+    const key = String(prefix);
+    const want = key === "" ? "xmlns" : `xmlns:${key}`;
+    for (let n: FNode | null = this; n && n.nodeType === 1; n = n.parentNode) {
+      const v = (n as FElement).getAttribute(want);
+      if (v !== null) return v;
+    }
+    return null;
+  }
+}
+
+export class FDocument extends FNode {
+  readonly nodeType = 9;
+  readonly nodeName = "#document";
+  documentElement: FElement | null = null;
+  get textContent(): null {
+    return null;
+  }
+}
+
+const NAME = "[A-Za-z_][A-Za-z0-9_.\\-]*(?::[A-Za-z_][A-Za-z0-9_.\\-]*)?";
+const START = new RegExp(`<(${NAME})`, "y");
+// Raw tabs and line breaks in attribute values are left out: a parser normalises them (xmldom does).
+const ATTR = new RegExp(`[ \\t\\n]+(${NAME})[ \\t\\n]*=[ \\t\\n]*(?:"([^"<\\t\\n]*)"|'([^'<\\t\\n]*)')`, "y");
+const START_END = /[ \t\n]*(\/?)>/y;
+const END = new RegExp(`</(${NAME})[ \\t\\n]*>`, "y");
+const DECL = /<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(["'])1\.0\1(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(["'])(?:yes|no)\3)?[ \t\n]*\?>/y;
+const WS_ONLY = /^[ \t\n]*$/;
+const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
+const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+/** Characters outside XML 1.0's Char production, and surrogates (left to @xmldom/xmldom). */
+const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
+class Unsupported extends Error {}
+const UNSUPPORTED = new Unsupported();
+
+function validCodePoint(c: number): boolean {
+  return c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
+function decode(s: string): string {
+  if (s.indexOf("&") < 0) return s;
+  let bad = false;
+  const out = s.replace(ENTITY, (_m, named: string | undefined, dec: string | undefined, hex: string | undefined) => {
+    if (named) return PREDEFINED[named]!;
+    const cp = dec !== undefined ? parseInt(dec, 10) : parseInt(hex!, 16);
+    if (!validCodePoint(cp)) {
+      bad = true;
+      return "";
+    }
+    return String.fromCodePoint(cp);
+  });
+  // A '&' left in the source that was not part of a reference is malformed (or an entity we do not define).
+  if (bad || s.replace(ENTITY, "").indexOf("&") >= 0) throw UNSUPPORTED;
+  return out;
+}
+
+type Scope = Map<string, string>;
+
+/**
+ * Parses `text` (line ends already normalised to LF) into the small tree above, or returns null
+ * when the text is outside the supported subset (then parse it with @xmldom/xmldom).
+ */
+export function fastParse(text: string): FDocument | null {
+  try {
+    return parse(text);
+  } catch (e) {
+    if (e === UNSUPPORTED) return null;
+    throw e;
+  }
+}
+
+function parse(text: string): FDocument {
+  if (NOT_CHAR.test(text)) throw UNSUPPORTED;
+  const doc = new FDocument();
+  let pos = 0;
+  DECL.lastIndex = 0;
+  if (DECL.test(text)) pos = DECL.lastIndex;
+  const rootScope: Scope = new Map([["xml", XML_NS]]);
+  const stack: FElement[] = [];
+  const scopes: Scope[] = [];
+  let parent: FNode = doc;
+  let scope = rootScope;
+  let rootDone = false;
+  const len = text.length;
+  while (pos < len) {
+    const lt = text.indexOf("<", pos);
+    const end = lt < 0 ? len : lt;
+    if (end > pos) {
+      const raw = text.slice(pos, end);
+      if (stack.length === 0) {
+        if (!WS_ONLY.test(raw)) throw UNSUPPORTED;
+      } else {
+        if (raw.indexOf("]]>") >= 0) throw UNSUPPORTED;
+        parent.appendChild(new FText(decode(raw)));
+      }
+    }
+    if (lt < 0) break;
+    pos = lt;
+    const next = text.charCodeAt(lt + 1);
+    if (next === 47 /* / */) {
+      END.lastIndex = lt;
+      const m = END.exec(text);
+      const open = stack.pop();
+      if (!m || !open || m[1] !== open.nodeName) throw UNSUPPORTED;
+      pos = END.lastIndex;
+      scope = scopes.pop()!;
+      parent = open.parentNode!;
+      if (stack.length === 0) rootDone = true;
+      continue;
+    }
+    if (next === 33 /* ! */ || next === 63 /* ? */) throw UNSUPPORTED;
+    if (rootDone) throw UNSUPPORTED;
+    START.lastIndex = lt;
+    const sm = START.exec(text);
+    if (!sm) throw UNSUPPORTED;
+    const qname = sm[1]!;
+    let p = START.lastIndex;
+    let names: string[] | null = null;
+    let values: string[] | null = null;
+    let own: Scope | null = null;
+    // Attributes only when the name is not directly followed by ">" (most elements have none).
+    const after = text.charCodeAt(p);
+    for (; after !== 62 /* > */; ) {
+      ATTR.lastIndex = p;
+      const am = ATTR.exec(text);
+      if (!am) break;
+      p = ATTR.lastIndex;
+      const name = am[1]!;
+      const rawValue = am[2] ?? am[3]!;
+      const value = decode(rawValue);
+      names ??= [];
+      values ??= [];
+      if (names.includes(name)) throw UNSUPPORTED;
+      names.push(name);
+      values.push(value);
+      if (name === "xmlns" || name.startsWith("xmlns:")) {
+        const pre = name === "xmlns" ? "" : name.slice(6);
+        if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
+        if (pre !== "" && value === "") throw UNSUPPORTED;
+        own ??= new Map(scope);
+        own.set(pre, value);
+      }
+    }
+    let selfClosing: boolean;
+    if (after === 62) {
+      selfClosing = false;
+      pos = p + 1;
+    } else {
+      START_END.lastIndex = p;
+      const em = START_END.exec(text);
+      if (!em) throw UNSUPPORTED;
+      pos = START_END.lastIndex;
+      selfClosing = em[1] === "/";
+    }
+    const elScope = own ?? scope;
+    const colon = qname.indexOf(":");
+    const prefix = colon < 0 ? null : qname.slice(0, colon);
+    const local = colon < 0 ? qname : qname.slice(colon + 1);
+    let ns: string | null;
+    if (prefix === null) ns = elScope.get("") || null;
+    else {
+      if (prefix === "xmlns") throw UNSUPPORTED;
+      const u = elScope.get(prefix);
+      if (u === undefined) throw UNSUPPORTED;
+      ns = u;
+    }
+    const attrs: FAttr[] = [];
+    if (names !== null && values !== null) {
+      const expanded = new Set<string>();
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        const c = name.indexOf(":");
+        let aPrefix: string | null = null;
+        let aLocal = name;
+        let aNs: string | null = null;
+        if (name === "xmlns") aNs = XMLNS_NS;
+        else if (c >= 0) {
+          aPrefix = name.slice(0, c);
+          aLocal = name.slice(c + 1);
+          if (aPrefix === "xmlns") aNs = XMLNS_NS;
+          else {
+            const u = elScope.get(aPrefix);
+            if (u === undefined) throw UNSUPPORTED;
+            aNs = u;
+          }
+        }
+        if (aNs !== null && aNs !== XMLNS_NS) {
+          const key = `${aNs}|${aLocal}`;
+          if (expanded.has(key)) throw UNSUPPORTED;
+          expanded.add(key);
+        }
+        attrs.push(new FAttr(name, values[i]!, aPrefix, aLocal, aNs));
+      }
+    }
+    const el = new FElement(qname, prefix, local, ns, attrs);
+    parent.appendChild(el);
+    if (stack.length === 0) doc.documentElement = el;
+    if (selfClosing) {
+      if (stack.length === 0) rootDone = true;
+      continue;
+    }
+    stack.push(el);
+    scopes.push(scope);
+    scope = elScope;
+    parent = el;
+  }
+  if (stack.length !== 0 || !doc.documentElement) throw UNSUPPORTED;
+  return doc;
+}
