@@ -12,9 +12,17 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
 }
 
+/** Imported HMAC keys per secret (the API-key pepper is the same on every request). */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
 export async function hmacSha256Hex(secret: string, data: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(data)));
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size > 16) hmacKeys.clear();
+    hmacKeys.set(secret, (key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])));
+    key.catch(() => hmacKeys.delete(secret));
+  }
+  return toHex(await crypto.subtle.sign("HMAC", await key, encoder.encode(data)));
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
