@@ -22,9 +22,9 @@
 // FOLIO_BENCH_MODES ("many,single"), FOLIO_BENCH_TARGET (2000 allocations/s).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort, sleep } from "./lib.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const TOTALS = {
@@ -37,20 +37,6 @@ const RPC_BATCH = Number(process.env.FOLIO_BENCH_RPC_BATCH ?? 10);
 const MODES = (process.env.FOLIO_BENCH_MODES ?? "many,single").split(",").filter((m) => m in TOTALS);
 const TARGET = Number(process.env.FOLIO_BENCH_TARGET ?? 2000);
 const DEADLINE_MS = 10 * 60_000;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function post(base, route, body) {
   const res = await fetch(`${base}${route}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });

@@ -6,31 +6,16 @@
 // - throughput: documents per second from the first POST to the last ACCEPTED (target >= 300/s);
 // - exactness: every document ACCEPTED, folios distinct and consecutive (1..N).
 // It starts and stops wrangler itself (SIGTERM to the CLI process only) and deletes its data.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import forge from "node-forge";
+import { pct, quietEnv as quiet, root, run, sleep, startWranglerDev, wranglerJs } from "./lib.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
 const TOTAL = Number(process.env.ISSUANCE_BENCH_TOTAL ?? 2000);
 const CLIENTS = Number(process.env.ISSUANCE_BENCH_CLIENTS ?? 64);
 const DEADLINE_MS = Number(process.env.ISSUANCE_BENCH_DEADLINE_MS ?? 8 * 60_000);
-const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" };
-const wranglerJs = path.join(root, "node_modules/wrangler/bin/wrangler.js");
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function fakePfx() {
   const keys = forge.pki.rsa.generateKeyPair(2048);
@@ -64,32 +49,11 @@ function rutDv(body) {
   return r === 11 ? "0" : r === 10 ? "K" : String(r);
 }
 
-function pct(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "dte-bench-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: quiet, stdio: "ignore" });
-  const dev = spawn(process.execPath, [wranglerJs, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir, "--log-level", "error", "--show-interactive-dev-session=false"], {
-    cwd: root,
-    env: quiet,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const stop = () => {
-    if (dev.exitCode === null) dev.kill("SIGTERM");
-  };
-  process.on("exit", stop);
+  const { base, stop } = await startWranglerDev({ args: ["--persist-to", dir], readyPath: "/health" });
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) break;
-      } catch {}
-      if (i > 120) throw new Error("wrangler dev did not start");
-      await sleep(500);
-    }
     const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd: root, env: quiet, encoding: "utf8" });
     if (made.status !== 0) throw new Error(`apikey:create failed: ${made.stderr}`);
     const key = JSON.parse(made.stdout).api_key;
@@ -182,7 +146,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+run(main);

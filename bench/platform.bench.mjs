@@ -5,16 +5,11 @@
 // process CPU, read from /proc, divided by the number of calls; all of it runs on one thread), and
 // the latency of a no-op HTTP route at 64 concurrent clients. These explain the issuance figures:
 // everything the service does per document is made of these calls.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pct, run, sleep, startWranglerDev } from "./lib.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
-const wranglerJs = path.join(root, "node_modules/wrangler/bin/wrangler.js");
-const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const N = Number(process.env.PLATFORM_BENCH_CALLS ?? 500);
 
 const WORKER = `
@@ -64,17 +59,6 @@ tag = "v1"
 new_sqlite_classes = ["Counter"]
 `;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 const workerdPids = () =>
   readdirSync("/proc")
     .filter((p) => /^\d+$/.test(p))
@@ -93,30 +77,13 @@ function cpuMs(pid) {
 }
 const totalCpu = (pids) => pids.reduce((s, p) => s + cpuMs(p), 0);
 
-function pct(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "dte-platform-bench-"));
   writeFileSync(path.join(dir, "index.js"), WORKER);
   writeFileSync(path.join(dir, "wrangler.toml"), CONFIG);
   const before = new Set(workerdPids());
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const dev = spawn(process.execPath, [wranglerJs, "dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "error", "--show-interactive-dev-session=false"], { cwd: dir, env: quiet, stdio: ["ignore", "ignore", "inherit"] });
-  const stop = () => {
-    if (dev.exitCode === null) dev.kill("SIGTERM");
-  };
-  process.on("exit", stop);
+  const { base, stop } = await startWranglerDev({ cwd: dir });
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/`)).ok) break;
-      } catch {}
-      if (i > 120) throw new Error("wrangler dev did not start");
-      await sleep(500);
-    }
     const pids = workerdPids().filter((p) => !before.has(p));
     const ops = ["d1-read", "d1-write", "d1-batch-of-50", "r2-put-5kb", "r2-get-5kb", "queue-send", "queue-sendBatch-of-50", "durable-object-rpc", "rsa2048-sha1-sign"];
     const result = { calls_per_operation: N, cpu_ms_per_call: {}, noop_route_64_clients: {} };
@@ -157,7 +124,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+run(main);
