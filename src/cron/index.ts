@@ -5,7 +5,7 @@ import type { Env } from "../env";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
 import { and, inArray, eq } from "drizzle-orm";
 import { envelopes, invoices } from "../db/schema";
-import type { EnvelopePollMessage, InvoiceMessage } from "../pipeline/messages";
+import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../pipeline/messages";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -41,8 +41,8 @@ export const sweepStuckDocuments: Job = async (env, at) => {
     .where(and(eq(envelopes.status, "SENT"), lt(envelopes.updatedAt, cutoff)))
     .limit(500);
   const messages: { body: InvoiceMessage | EnvelopePollMessage }[] = [
-    ...stuck.map((r) => ({ body: { v: 1 as const, type: "invoice" as const, invoice_id: r.id, company_id: r.companyId } })),
-    ...polls.map((r) => ({ body: { v: 1 as const, type: "envelope.poll" as const, envelope_id: r.id, company_id: r.companyId } })),
+    ...stuck.map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
+    ...polls.map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
   ];
   for (let i = 0; i < messages.length; i += 100) await env.ISSUANCE_QUEUE.sendBatch(messages.slice(i, i + 100));
   if (messages.length > 0) console.log(JSON.stringify({ level: "info", msg: "sweep re-drove work", documents: stuck.length, envelopes: polls.length }));

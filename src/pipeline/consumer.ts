@@ -3,11 +3,11 @@ import { findDocumentType } from "../countries/cl/document-types";
 import { envelopeTransition, isFinal, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
-import { backoffSeconds, enqueueEnvelopePoll, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
-import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
+import { backoffSeconds, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
+import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { newId } from "../lib/ids";
-import { eq, inArray, sql } from "drizzle-orm";
-import { cancellations, invoices } from "../db/schema";
+import { eq, inArray } from "drizzle-orm";
+import { invoices } from "../db/schema";
 
 /**
  * Delay before the next status poll of an envelope, per authority: the simulator answers at once,
@@ -190,7 +190,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
   const { env } = deps;
   try {
     const sent = await sending();
-    if (sent) await enqueueEnvelopePoll(env, envelopeId, companyOf(msgs), pollDelaySeconds(0, env.SII_MODE));
+    if (sent) await enqueueEnvelopePolls(env, [{ envelopeId, companyId: companyOf(msgs), delaySeconds: pollDelaySeconds(0, env.SII_MODE) }]);
     for (const m of msgs) m.ack();
   } catch (e) {
     if (e instanceof AuthorityError && !e.retryable) {
@@ -198,11 +198,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
       for (const m of msgs) m.ack();
       return;
     }
-    await deps.db
-      .update(invoices)
-      .set({ lastError: `Sending failed, will retry: ${describe(e)}`.slice(0, 1000), attempts: sql`${invoices.attempts} + 1`, updatedAt: deps.now().toISOString() })
-      .where(eq(invoices.envelopeId, envelopeId))
-      .catch(() => undefined);
+    await noteProblem(deps.db, { envelopeId }, `Sending failed, will retry: ${describe(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describe(e) });
     for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
@@ -218,9 +214,7 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
   const [moved] = await deps.db.batch([
     ...envelopeTransition(deps.db, eq(invoices.envelopeId, envelopeId), ["SIGNED"], { status: "REJECTED", fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
   ]);
-  // A rejected cancelling note no longer holds the document it meant to cancel.
-  const ids = moved.map((m) => m.id);
-  for (let i = 0; i < ids.length; i += 90) await deps.db.delete(cancellations).where(inArray(cancellations.creditNoteId, ids.slice(i, i + 90)));
+  await releaseCancellations(deps, moved.map((m) => m.id));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 
@@ -232,7 +226,7 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  await noteProblem(deps.db, invoiceId, describe(e)).catch(() => undefined);
+  await noteProblem(deps.db, { invoiceId }, describe(e)).catch(() => undefined);
   if (retryable) {
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describe(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
     msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
@@ -250,7 +244,7 @@ export async function handleDeadLetters(batch: MessageBatch<unknown>, env: Env):
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (parsed.success && parsed.data.type === "invoice") {
-      await noteProblem(db, parsed.data.invoice_id, `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`);
+      await noteProblem(db, { invoiceId: parsed.data.invoice_id }, `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`);
     }
     log("error", "dead-lettered pipeline message", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 500), attempts: msg.attempts });
     msg.ack();

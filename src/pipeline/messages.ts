@@ -25,21 +25,21 @@ export type PipelineMessage = z.infer<typeof pipelineMessage>;
 export type InvoiceMessage = z.infer<typeof invoiceMessage>;
 export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
 
+export function invoiceBody(invoiceId: string, companyId: string, requestId?: string): InvoiceMessage {
+  return { v: 1, type: "invoice", invoice_id: invoiceId, company_id: companyId, request_id: requestId };
+}
+
+export function envelopePollBody(envelopeId: string, companyId: string): EnvelopePollMessage {
+  return { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
+}
+
 export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {
-  const body: InvoiceMessage = { v: 1, type: "invoice", invoice_id: m.invoiceId, company_id: m.companyId, request_id: m.requestId };
-  return env.ISSUANCE_QUEUE.send(body, delaySeconds ? { delaySeconds } : undefined);
+  return env.ISSUANCE_QUEUE.send(invoiceBody(m.invoiceId, m.companyId, m.requestId), delaySeconds ? { delaySeconds } : undefined);
 }
 
-export function enqueueEnvelopePoll(env: Env, envelopeId: string, companyId: string, delaySeconds: number) {
-  const body: EnvelopePollMessage = { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
-  return env.ISSUANCE_QUEUE.send(body, delaySeconds > 0 ? { delaySeconds } : undefined);
-}
-
-/** Several next polls in one queue call. */
+/** Status polls of envelopes, in one queue call. */
 export function enqueueEnvelopePolls(env: Env, polls: { envelopeId: string; companyId: string; delaySeconds: number }[]) {
-  return env.ISSUANCE_QUEUE.sendBatch(
-    polls.map((p) => ({ body: { v: 1, type: "envelope.poll", envelope_id: p.envelopeId, company_id: p.companyId } satisfies EnvelopePollMessage, ...(p.delaySeconds > 0 ? { delaySeconds: p.delaySeconds } : {}) })),
-  );
+  return env.ISSUANCE_QUEUE.sendBatch(polls.map((p) => ({ body: envelopePollBody(p.envelopeId, p.companyId), ...(p.delaySeconds > 0 ? { delaySeconds: p.delaySeconds } : {}) })));
 }
 
 /**

@@ -13,12 +13,12 @@ import { cafs, cancellations, certificates, companies, companySettings, envelope
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { DomainError } from "../domain/errors";
 import { allocator } from "../domain/folios/cafs";
-import { envelopeTransition, signedTransitions, transition, transitionMany, type InvoiceRow } from "../domain/invoices/state";
+import { envelopeTransition, signedTransitions, transition, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
 import { documentKeys } from "../storage/keys";
-import { dteFromEnvelope, inEnvelope } from "../storage/documents";
+import { inEnvelope, readDocumentXml } from "../storage/documents";
 import type { DocumentKey, TaxAuthority } from "../countries/port";
 
 export interface StepDeps {
@@ -111,10 +111,18 @@ async function loadCompanyContext(deps: StepDeps, companyId: string) {
   return { company, timeZone: settings?.timeZone ?? "America/Santiago" };
 }
 
-async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
-  if (inv.cancelsInvoiceId) {
-    await deps.db.delete(cancellations).where(and(eq(cancellations.cancelledInvoiceId, inv.cancelsInvoiceId), eq(cancellations.creditNoteId, inv.id)));
+/**
+ * Notes that ended FAILED or REJECTED no longer hold the documents they meant to cancel (a note
+ * holds at most one, keyed by the note's id), so those can be cancelled again.
+ */
+export async function releaseCancellations(deps: StepDeps, creditNoteIds: string[]) {
+  for (let i = 0; i < creditNoteIds.length; i += 90) {
+    await deps.db.delete(cancellations).where(inArray(cancellations.creditNoteId, creditNoteIds.slice(i, i + 90)));
   }
+}
+
+async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
+  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv.id]);
 }
 
 /** Ends a document FAILED (terminal); a cancellation it held is released. */
@@ -421,12 +429,7 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
     const objects = new Map<string, Promise<Uint8Array | null>>();
     const dtes = await Promise.all(
       pending.map(async (m) => {
-        const key = m.xmlKey ?? "";
-        const container = key.split("#")[0]!;
-        let whole = objects.get(container);
-        if (!whole) objects.set(container, (whole = deps.env.FILES.get(container).then(async (o) => (o ? new Uint8Array(await o.arrayBuffer()) : null))));
-        const bytes = await whole;
-        const xml = bytes && (key.includes("#") ? dteFromEnvelope(bytes, key.slice(key.indexOf("#") + 1)) : bytes);
+        const xml = await readDocumentXml(deps.env.FILES, m.xmlKey, objects);
         if (!xml) throw new TerminalStepError(`signed XML of ${m.id} missing`);
         return storedDte(m, xml, company.taxId);
       }),
@@ -446,14 +449,14 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
 /** Polls an envelope once; `polls` is the number of polls made so far, to space the next one. */
 export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<{ state: "PENDING" | "DONE" | "GONE"; polls: number }> {
   const { db } = deps;
-  const [[envelope], members] = await db.batch([
+  // The envelope and its documents still SENT.
+  const [[envelope], open] = await db.batch([
     db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
     db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.status, "SENT"))),
   ]);
   if (!envelope || envelope.status === "DONE") return { state: "GONE", polls: envelope?.polls ?? 0 };
   if (!envelope.trackId) return { state: "GONE", polls: envelope?.polls ?? 0 };
   const at = () => deps.now().toISOString();
-  const open = members;
   if (open.length === 0) {
     await db.update(envelopes).set({ status: "DONE", updatedAt: at() }).where(eq(envelopes.id, envelopeId));
     return { state: "DONE", polls: envelope.polls + 1 };
@@ -499,11 +502,9 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
   }
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   // A rejected cancelling note no longer holds the document it meant to cancel.
-  const rejected = new Set(verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.map((r) => r.id)));
-  if (rejected.size > 0) {
-    const moved = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { id?: string }[]).map((x) => x.id) : [])));
-    for (const r of open) if (rejected.has(r.id) && moved.has(r.id)) await releaseCancellation(deps, r);
-  }
+  const moved = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { id?: string }[]).map((x) => x.id) : [])));
+  const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)).map((r) => r.id));
+  await releaseCancellations(deps, rejectedNotes);
   return { state: "DONE", polls: envelope.polls + 1 };
 }
 

@@ -26,12 +26,17 @@ export function dteFromEnvelope(envelope: Uint8Array, documentId: string): Uint8
   return encodeLatin1(XML_DECL + text.slice(start, end + "</DTE>".length) + "\n");
 }
 
-/** The signed XML of a document, from either kind of key; null when it is not (yet) stored. */
-export async function readDocumentXml(files: R2Bucket, xmlKey: string | null): Promise<Uint8Array | null> {
+/**
+ * The signed XML of a document, from either kind of key; null when it is not (yet) stored. Pass
+ * `objects` to read each R2 object once when reading several documents of one envelope.
+ */
+export async function readDocumentXml(files: R2Bucket, xmlKey: string | null, objects = new Map<string, Promise<Uint8Array | null>>()): Promise<Uint8Array | null> {
   if (!xmlKey) return null;
   const hash = xmlKey.indexOf("#");
-  const object = await files.get(hash < 0 ? xmlKey : xmlKey.slice(0, hash));
-  if (!object) return null;
-  const bytes = new Uint8Array(await object.arrayBuffer());
-  return hash < 0 ? bytes : dteFromEnvelope(bytes, xmlKey.slice(hash + 1));
+  const objectKey = hash < 0 ? xmlKey : xmlKey.slice(0, hash);
+  let bytes = objects.get(objectKey);
+  if (!bytes) objects.set(objectKey, (bytes = files.get(objectKey).then(async (o) => (o ? new Uint8Array(await o.arrayBuffer()) : null))));
+  const whole = await bytes;
+  if (!whole) return null;
+  return hash < 0 ? whole : dteFromEnvelope(whole, xmlKey.slice(hash + 1));
 }

@@ -94,35 +94,14 @@ export async function transition(db: Db, invoiceId: string, from: readonly Invoi
 }
 
 /**
- * The same transition for many documents at once (all the documents of an envelope): one UPDATE and
- * one INSERT … SELECT of their history rows, tied together by a shared marker in last_event_id.
- * Returns the ids that moved; documents not in an expected state are left alone.
+ * Records a problem without changing the state (the document waits and retries): on one document,
+ * or on every document of an envelope.
  */
-export async function transitionMany(db: Db, invoiceIds: string[], from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<string[]> {
-  const moved: string[] = [];
-  for (let i = 0; i < invoiceIds.length; i += 80) {
-    const chunk = invoiceIds.slice(i, i + 80);
-    const marker = newId("evt");
-    const now = new Date().toISOString();
-    const [updated] = await db.batch([
-      db
-        .update(invoices)
-        .set({ ...patch, updatedAt: now, lastEventId: marker })
-        .where(and(inArray(invoices.id, chunk), inArray(invoices.status, [...from])))
-        .returning({ id: invoices.id }),
-      historyFor(db, inArray(invoices.id, chunk), marker, true, message ?? patch.fiscalMessage ?? null, now),
-    ]);
-    moved.push(...updated.map((r) => r.id));
-  }
-  return moved;
-}
-
-/** Records a problem without changing the state (the document waits and retries). */
-export async function noteProblem(db: Db, invoiceId: string, error: string): Promise<void> {
+export async function noteProblem(db: Db, target: { invoiceId: string } | { envelopeId: string }, error: string): Promise<void> {
   await db
     .update(invoices)
     .set({ lastError: error.slice(0, 1000), attempts: sql`${invoices.attempts} + 1`, updatedAt: new Date().toISOString() })
-    .where(eq(invoices.id, invoiceId));
+    .where("invoiceId" in target ? eq(invoices.id, target.invoiceId) : eq(invoices.envelopeId, target.envelopeId));
 }
 
 export async function history(db: Db, invoiceId: string) {
