@@ -102,12 +102,16 @@ describe("validation before anything is used", () => {
 
   it("without a certificate or without folios, nothing is issued and no folio is used", async () => {
     const bare = await readyIssuer([], 10);
-    expectError(await issue(bare, invoiceBody(bare.rut, "33")), 422, "INVOICE_NO_FOLIOS");
+    const noCaf = await issue(bare, invoiceBody(bare.rut, "33"));
+    expectError(noCaf, 422, "INVOICE_NO_FOLIOS");
+    expect(noCaf.body.error.message).toContain("No CAF is loaded for document type 33");
     const certs = (await call("GET", `${bare.base}/certificates`, { key: bare.owner.key })).body.data;
     await call("DELETE", `${bare.base}/certificates/${certs[0].id}`, { key: bare.owner.key });
     await call("POST", `${bare.base}/enumeration/refetch`, { key: bare.owner.key, json: { document_type: "33", quantity: 5 } });
     const noCert = await issue(bare, invoiceBody(bare.rut, "33"));
     expectError(noCert, 422, "CERTIFICATE_REQUIRED");
+    // neither a certificate nor a CAF: the certificate is named first
+    expectError(await issue(bare, invoiceBody(bare.rut, "34")), 422, "CERTIFICATE_REQUIRED");
     const list = (await call("GET", `${bare.base}/enumeration/list`, { key: bare.owner.key })).body.data[0];
     expect(list).toMatchObject({ folios_available: 5, next_folio: 1 });
   });

@@ -107,7 +107,7 @@ async function explainRefusal(db: Db, companyId: string, type: number, externalR
 const availability = new Map<string, { available: number; readAt: number; since: number }>();
 const AVAILABILITY_TTL_MS = 10_000;
 
-async function assertFoliosLeft(env: Env, companyId: string, type: number, now: Date) {
+async function assertFoliosLeft(db: Db, env: Env, companyId: string, type: number, externalReference: string | undefined, now: Date) {
   const k = `${companyId}|${type}`;
   const known = availability.get(k);
   if (known && now.getTime() - known.readAt < AVAILABILITY_TTL_MS && known.since * 2 < known.available) {
@@ -117,6 +117,8 @@ async function assertFoliosLeft(env: Env, companyId: string, type: number, now: 
   const status = await allocator(env, companyId, type).status();
   if (status.total_available === 0) {
     availability.delete(k);
+    // A missing certificate or CAF is the more useful answer than "every folio is used".
+    await explainRefusal(db, companyId, type, externalReference, now);
     throw new DomainError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
   }
   if (availability.size > 10_000) availability.clear();
@@ -166,7 +168,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  await assertFoliosLeft(env, company.id, doc.type.code, now);
+  await assertFoliosLeft(db, env, company.id, doc.type.code, body.external_reference, now);
 
   const id = newId("inv");
   const eventId = newId("evt");
