@@ -2,7 +2,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Env } from "./env";
-import { ApiError } from "./http/errors/api-error";
+import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
@@ -70,7 +70,7 @@ function buildApp() {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+        throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
       },
     }),
   );
@@ -80,7 +80,7 @@ function buildApp() {
   app.openapi(logoFile, async (c) => {
     const { company_id, file } = c.req.valid("param");
     const object = await c.env.FILES.get(`companies/${company_id}/logos/${file}`);
-    if (!object) throw new ApiError("LOGO_NOT_FOUND", "No such logo.");
+    if (!object) throw new AppError("LOGO_NOT_FOUND", "No such logo.");
     return new Response(object.body, {
       headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable", ETag: object.httpEtag },
     }) as never;

@@ -11,7 +11,7 @@ import { decodeLatin1 } from "../countries/cl/xml";
 import type { Db } from "../db/client";
 import { cafs, cancellations, certificates, companies, companySettings, envelopes, invoices } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
-import { DomainError } from "../domain/errors";
+import { AppError } from "../errors";
 import { allocator } from "../domain/folios/cafs";
 import { envelopeTransition, signedTransitions, transition, type InvoiceRow } from "../domain/invoices/state";
 import type { Env } from "../env";
@@ -61,7 +61,7 @@ export async function signerFor(deps: StepDeps, companyId: string): Promise<Sign
     credentialCache.set(creds.certificateId, pending);
     return creds;
   } catch (e) {
-    if (e instanceof DomainError) throw new RetryableStepError(e.message);
+    if (e instanceof AppError) throw new RetryableStepError(e.message);
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { recordCertificateExpiryEvents, requireSigningCredentials } from "../../src/domain/certificates/certificates";
-import { DomainError } from "../../src/domain/errors";
+import { AppError } from "../../src/errors";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "../helpers/fake-certificates";
 
@@ -131,7 +131,7 @@ describe("listing, activation and deletion", () => {
     await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(soon, "pw", "modern"), "pw") });
     const later = new Date(Date.now() + 3 * DAY);
     const err = await requireSigningCredentials(createDb(env.DB), env, c, later).catch((e) => e);
-    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe("CERTIFICATE_REQUIRED");
     expect(err.message).toContain("expired");
     const none = await requireSigningCredentials(createDb(env.DB), env, await newCompany(owner)).catch((e) => e);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { app } from "../../src/app";
 import { CRON_JOBS } from "../../src/cron";
-import { ERROR_CODES } from "../../src/http/errors/codes";
+import { ERROR_CODES } from "../../src/errors";
 import { TAGS } from "../../src/http/openapi/document";
 import { ROUTE_REGISTRY } from "../../src/http/route";
 import { call, companyBody, expectError, newOwner } from "../helpers/api";

@@ -4,12 +4,12 @@ import { isEngineError, type EngineErrorCode } from "../../countries/cl/errors";
 import type { Db } from "../../db/client";
 import { certificates, eventOutbox } from "../../db/schema";
 import type { Env } from "../../env";
-import type { ErrorCode } from "../../http/errors/codes";
+import type { ErrorCode } from "../../errors";
 import { newId } from "../../lib/ids";
 import { open, seal } from "../../lib/secrets";
 import { b64decode, b64encode } from "../../countries/cl/asn1";
 import { r2Keys } from "../../storage/keys";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
@@ -42,29 +42,29 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     opened = openPfx(file, password);
   } catch (e) {
     if (isEngineError(e)) {
-      throw new DomainError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
+      throw new AppError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
     }
     throw e;
   }
   const validity = validityOf({ validFrom: opened.notBefore.toISOString(), validTo: opened.notAfter.toISOString() }, now);
   if (validity === "EXPIRED") {
-    throw new DomainError("CERTIFICATE_EXPIRED", `The certificate expired on ${opened.notAfter.toISOString()}.`, [{ field: "certificate", message: "Expired" }]);
+    throw new AppError("CERTIFICATE_EXPIRED", `The certificate expired on ${opened.notAfter.toISOString()}.`, [{ field: "certificate", message: "Expired" }]);
   }
   if (validity === "NOT_YET_VALID") {
-    throw new DomainError("CERTIFICATE_NOT_YET_VALID", `The certificate is valid only from ${opened.notBefore.toISOString()}.`, [{ field: "certificate", message: "Not valid yet" }]);
+    throw new AppError("CERTIFICATE_NOT_YET_VALID", `The certificate is valid only from ${opened.notBefore.toISOString()}.`, [{ field: "certificate", message: "Not valid yet" }]);
   }
   // The SII (and its simulator) authenticates the holder by this RUT and requires it as RutEnvia:
   // a certificate without it could sign but never send. Test and self-signed issuers are fine
   // in simulator mode (DECISIONS 19); the holder's RUT is needed everywhere.
   if (!opened.rut) {
-    throw new DomainError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
+    throw new AppError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
       { field: "certificate", message: "No holder RUT" },
     ]);
   }
   const existing = await db.query.certificates.findFirst({
     where: and(eq(certificates.companyId, companyId), eq(certificates.fingerprintSha1, opened.fingerprintSha1), eq(certificates.status, "STORED")),
   });
-  if (existing) throw new DomainError("CERTIFICATE_DUPLICATE", `This certificate is already stored as ${existing.id}.`);
+  if (existing) throw new AppError("CERTIFICATE_DUPLICATE", `This certificate is already stored as ${existing.id}.`);
 
   const id = newId("cer");
   const pfxKey = r2Keys.certificate(companyId, id);
@@ -105,15 +105,15 @@ export async function getCertificate(db: Db, companyId: string, id: string): Pro
   const row = await db.query.certificates.findFirst({
     where: and(eq(certificates.id, id), eq(certificates.companyId, companyId), eq(certificates.status, "STORED")),
   });
-  if (!row) throw new DomainError("CERTIFICATE_NOT_FOUND", `Certificate ${id} does not exist for this company.`);
+  if (!row) throw new AppError("CERTIFICATE_NOT_FOUND", `Certificate ${id} does not exist for this company.`);
   return row;
 }
 
 export async function activateCertificate(db: Db, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
   const validity = validityOf(row, now);
-  if (validity === "EXPIRED") throw new DomainError("CERTIFICATE_EXPIRED", `Certificate ${id} expired on ${row.validTo}; it cannot be the active one.`);
-  if (validity === "NOT_YET_VALID") throw new DomainError("CERTIFICATE_NOT_YET_VALID", `Certificate ${id} is valid only from ${row.validFrom}.`);
+  if (validity === "EXPIRED") throw new AppError("CERTIFICATE_EXPIRED", `Certificate ${id} expired on ${row.validTo}; it cannot be the active one.`);
+  if (validity === "NOT_YET_VALID") throw new AppError("CERTIFICATE_NOT_YET_VALID", `Certificate ${id} is valid only from ${row.validFrom}.`);
   await db.batch([
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), ne(certificates.id, id))),
     db.update(certificates).set({ active: true }).where(eq(certificates.id, id)),
@@ -137,10 +137,10 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   const row = await db.query.certificates.findFirst({
     where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
   });
-  if (!row) throw new DomainError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
+  if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
-    throw new DomainError(
+    throw new AppError(
       "CERTIFICATE_REQUIRED",
       validity === "EXPIRED"
         ? `The active certificate ${row.id} expired on ${row.validTo}: upload a current one.`

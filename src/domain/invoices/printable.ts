@@ -6,7 +6,7 @@ import { companySettings } from "../../db/schema";
 import type { Env } from "../../env";
 import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import { readDocumentXml } from "../../storage/documents";
 import type { InvoiceRow } from "./state";
 
@@ -14,7 +14,7 @@ export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
 
 export function parsePdfFormat(input: string): PdfFormat {
   const format = PDF_FORMATS.find((f) => f.toLowerCase() === input.toLowerCase());
-  if (!format) throw new DomainError("INVOICE_PDF_FORMAT_UNKNOWN", `Unknown format ${input}; use one of ${PDF_FORMATS.join(", ")}.`, [{ field: "format", message: `One of ${PDF_FORMATS.join(", ")}` }]);
+  if (!format) throw new AppError("INVOICE_PDF_FORMAT_UNKNOWN", `Unknown format ${input}; use one of ${PDF_FORMATS.join(", ")}.`, [{ field: "format", message: `One of ${PDF_FORMATS.join(", ")}` }]);
   return format;
 }
 
@@ -90,7 +90,7 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
  */
 export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfFormat): Promise<{ bytes: Uint8Array; fileName: string }> {
   if (inv.status !== "ACCEPTED" && inv.status !== "ACCEPTED_WITH_OBJECTIONS") {
-    throw new DomainError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
+    throw new AppError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
   }
   const settings = await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, inv.companyId) });
   const logoTag = settings?.logoKey ? settings.logoKey.split("/").pop()!.replace(/\.\w+$/, "") : "nologo";

@@ -1,10 +1,9 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { ApiError, errorBody, type ErrorDetail } from "./api-error";
-import { ERROR_CODES, type ErrorCode } from "./codes";
+import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
+import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../env";
-import { DomainError } from "../../domain/errors";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";
@@ -43,8 +42,7 @@ export function validationHook(result: { success: boolean; error?: unknown; targ
 }
 
 export function onError(err: Error, c: Context) {
-  if (err instanceof ApiError) return respondError(c, err.code, err.message, err.details, err.headers);
-  if (err instanceof DomainError) return respondError(c, err.code, err.message, err.details);
+  if (err instanceof AppError) return respondError(c, err.code, err.message, err.details, err.headers);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) return respondError(c, "MALFORMED_JSON", "The request body is not valid JSON.");
     if (err.status === 400 && /formdata/i.test(err.message)) return respondError(c, "VALIDATION_FAILED", "The multipart/form-data body could not be read.");

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../errors/codes";
+import { ERROR_CODES } from "../../errors";
 
 /** The specification's functional areas (§1), in its order. */
 export const TAGS = [

@@ -3,13 +3,12 @@ import { DOCUMENT_TYPES, findDocumentType } from "../../../countries/cl/document
 import { invoiceSchema } from "../../../countries/cl/invoice";
 import { createDb } from "../../../db/client";
 import { INVOICE_STATUSES } from "../../../db/schema";
-import { DomainError } from "../../../domain/errors";
+import { AppError } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
 import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
 import type { InvoiceRow } from "../../../domain/invoices/state";
-import { ApiError } from "../../errors/api-error";
-import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../errors/codes";
+import { INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
@@ -66,7 +65,7 @@ const FormatParams = InvoiceParams.extend({
   format: z.string().max(10).openapi({ param: { name: "format", in: "path" }, example: "A4", description: `One of ${PDF_FORMATS.join(", ")}.` }),
 });
 
-const INPUT_ERRORS = INVOICE_INPUT_ENGINE_CODES.map((c) => `INVOICE_${c}` as ErrorCode);
+const INPUT_ERRORS = Object.keys(INVOICE_INPUT_CODES).map((c) => `INVOICE_${c}` as ErrorCode);
 
 type Detail = Awaited<ReturnType<typeof invoiceDetail>>;
 
@@ -214,7 +213,7 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     let type: number | undefined;
     if (q.invoice_type) {
       const t = findDocumentType(q.invoice_type);
-      if (!t) throw new ApiError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
+      if (!t) throw new AppError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
       type = t.code;
     }
     const db = createDb(c.env.DB);
@@ -225,7 +224,7 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(xml, async (c) => {
     const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
     const object = await readDocumentXml(c.env.FILES, row.xmlKey);
-    if (!object) throw new DomainError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
+    if (!object) throw new AppError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
     return new Response(object as Uint8Array<ArrayBuffer>, {
       headers: {
         "Content-Type": "application/xml; charset=ISO-8859-1",

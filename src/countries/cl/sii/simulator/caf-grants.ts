@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lte } from "drizzle-orm";
 import type { Db } from "../../../../db/client";
 import { simCafGrants } from "../../../../db/schema";
-import { DomainError } from "../../../../domain/errors";
+import { AppError } from "../../../../errors";
 import { newId } from "../../../../lib/ids";
 import { toLocalDateTime } from "../../../../lib/time";
 import { normalizeRut } from "../../rut";
@@ -42,7 +42,7 @@ export async function grantSimulatorCaf(db: Db, req: GrantRequest, now = new Dat
     .where(and(eq(simCafGrants.rut, rut), eq(simCafGrants.documentType, req.documentType), lte(simCafGrants.folioFrom, to), gte(simCafGrants.folioTo, from)))
     .limit(1);
   if (overlapping[0]) {
-    throw new DomainError(
+    throw new AppError(
       "SIMULATOR_CAF_OVERLAP",
       `Folios ${overlapping[0].from}-${overlapping[0].to} of type ${req.documentType} were already granted to ${rut}; ask for a range after ${overlapping[0].to}.`,
     );

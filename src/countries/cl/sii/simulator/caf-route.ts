@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { createDb } from "../../../../db/client";
-import { ApiError } from "../../../../http/errors/api-error";
+import { AppError } from "../../../../errors";
 import { validationHook } from "../../../../http/errors/handler";
 import { defineRoute } from "../../../../http/route";
 import type { AppEnv } from "../../../../http/types";
@@ -12,7 +12,7 @@ import { grantSimulatorCaf } from "./caf-grants";
 /** The simulated SII exists only when SII_MODE is `simulator`; otherwise its paths are unknown. */
 export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.env.SII_MODE !== "simulator") {
-    throw new ApiError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator runs only with SII_MODE=simulator.`);
+    throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator runs only with SII_MODE=simulator.`);
   }
   await next();
 };

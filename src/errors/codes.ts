@@ -1,19 +1,38 @@
-import { ENGINE_ERROR_CODES } from "../../countries/cl/errors";
-
-/** Engine codes that describe a bad invoice body; each is exposed as `INVOICE_<code>` (400). */
-export const INVOICE_INPUT_ENGINE_CODES = [
-  "DOCUMENT_TYPE_UNKNOWN", "INVALID_INPUT", "INVALID_NUMBER", "INVALID_DATE", "INVALID_RUT", "TOO_MANY_LINES",
-  "FIELD_TOO_LONG", "CHARACTER_NOT_LATIN1", "TAX_NOT_ALLOWED", "TAX_RATE_MISMATCH", "TOTALS_MISMATCH",
-  "AMOUNT_OUT_OF_RANGE", "CURRENCY_NOT_SUPPORTED", "REFERENCE_REQUIRED", "REFERENCE_INVALID", "REASON_CODE_UNKNOWN",
-] as const satisfies readonly (keyof typeof ENGINE_ERROR_CODES)[];
-type InvoiceInputCode = `INVOICE_${(typeof INVOICE_INPUT_ENGINE_CODES)[number]}`;
+/**
+ * Codes of a bad invoice body. The country engines raise them by these names (without the
+ * `INVOICE_` prefix, e.g. the Chilean EngineError code `TOTALS_MISMATCH`); the API answers
+ * `INVOICE_<code>` (400).
+ */
+export const INVOICE_INPUT_CODES = {
+  DOCUMENT_TYPE_UNKNOWN: "invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...).",
+  INVALID_INPUT: "The invoice body does not match the schema (a required field is missing or has the wrong type).",
+  INVALID_NUMBER: "A number is not a plain decimal, is negative where it must not be, or has too many decimals.",
+  INVALID_DATE: "A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31).",
+  INVALID_RUT: "A RUT is malformed or its check digit is wrong.",
+  TOO_MANY_LINES: "More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas).",
+  FIELD_TOO_LONG: "A text field is longer than the SII allows for it.",
+  CHARACTER_NOT_LATIN1: "A text field holds a character outside ISO-8859-1, which the SII files cannot carry.",
+  TAX_NOT_ALLOWED: "A tax type is unknown or not allowed on this line or document type.",
+  TAX_RATE_MISMATCH: "A tax rate differs from the rate the SII fixes for that tax.",
+  TOTALS_MISMATCH: "An amount sent by the client differs from the amount the engine computed; `expected` holds it.",
+  AMOUNT_OUT_OF_RANGE: "An amount is negative or exceeds 18 digits.",
+  CURRENCY_NOT_SUPPORTED: "The currency is not allowed for this document type or has no SII customs name.",
+  REFERENCE_REQUIRED: "The document type needs a reference (notes and cancellations).",
+  REFERENCE_INVALID: "A billing reference is malformed, or names a document type this note cannot modify.",
+  REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
+} as const;
+export type InvoiceInputCode = keyof typeof INVOICE_INPUT_CODES;
 
 const INVOICE_INPUT_ERRORS = Object.fromEntries(
-  INVOICE_INPUT_ENGINE_CODES.map((c) => [`INVOICE_${c}`, { status: 400, description: ENGINE_ERROR_CODES[c] }]),
-) as Record<InvoiceInputCode, { status: 400; description: string }>;
+  Object.entries(INVOICE_INPUT_CODES).map(([c, description]) => [`INVOICE_${c}`, { status: 400, description }]),
+) as Record<`INVOICE_${InvoiceInputCode}`, { status: 400; description: string }>;
+
+export function isInvoiceInputCode(code: string): code is InvoiceInputCode {
+  return Object.hasOwn(INVOICE_INPUT_CODES, code);
+}
 
 /**
- * The one list of error codes. The runtime (ApiError, onError) and the OpenAPI document both read
+ * The one list of error codes. The runtime (AppError, onError) and the OpenAPI document both read
  * it, so a code cannot be documented without being sendable or sent without being documented.
  * Codes from the specification are spelled exactly as written there (ENUMERATION_*).
  */
