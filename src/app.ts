@@ -1,7 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Env } from "./env";
 import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
@@ -14,8 +13,8 @@ import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
-import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
-import { simulatorApp } from "./countries/cl/sii/simulator/app";
+import { simulatorCafRoutes } from "./simulator/caf-route";
+import { simulatorApp } from "./simulator/app";
 import type { AppEnv } from "./http/types";
 
 /** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
@@ -106,4 +105,3 @@ function buildApp() {
 
 export const app = buildApp();
 export type App = typeof app;
-export type { Env };

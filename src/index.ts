@@ -1,8 +1,7 @@
 import { app } from "./app";
 import { runScheduled } from "./cron";
-import type { Env } from "./env";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
-import { siiAuthority } from "./pipeline/sii-authority";
+import { siiAuthority } from "./countries/cl";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 

@@ -1,10 +1,7 @@
-import { lt } from "drizzle-orm";
+import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { idempotencyKeys } from "../db/schema";
-import type { Env } from "../env";
+import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
-import { and, inArray, eq } from "drizzle-orm";
-import { envelopes, invoices } from "../db/schema";
 import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../pipeline/messages";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;

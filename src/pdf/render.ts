@@ -11,7 +11,7 @@
 import { deflateSync } from "node:zlib";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, StandardFonts, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from "pdf-lib";
 import { ImageFormatError, prepareImage, sniffImage, type ImageStream } from "./image";
-import { formatRutWithDots, parseRut, RutError } from "../countries/cl/rut";
+import { formatRutWithDots, parseRut, RutError } from "../countries/cl";
 import {
   dateYear,
   formatAmount,

@@ -1,7 +1,6 @@
 import { createDb } from "../db/client";
-import { findDocumentType } from "../countries/cl/document-types";
+import { findDocumentType } from "../countries/cl";
 import { envelopeTransition, isFinal, noteProblem, type InvoiceRow } from "../domain/invoices/state";
-import type { Env } from "../env";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { backoffSeconds, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";

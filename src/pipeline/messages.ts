@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Env } from "../env";
 
 /**
  * Messages of the issuance queue. Bodies carry ids only (artifacts live in R2 and D1); `v` is the

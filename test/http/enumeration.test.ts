@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
 import { createDb } from "../../src/db/client";
 import { refetchCaf } from "../../src/domain/folios/cafs";
 import { findCompanyForClient } from "../../src/domain/companies/repository";

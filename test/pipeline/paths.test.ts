@@ -6,7 +6,7 @@ import { createDb } from "../../src/db/client";
 import { findCompanyForClient } from "../../src/domain/companies/repository";
 import { issueInvoice } from "../../src/domain/invoices/issue";
 import { handleDeadLetters, handleIssuanceBatch } from "../../src/pipeline/consumer";
-import { siiAuthority } from "../../src/pipeline/sii-authority";
+import { siiAuthority } from "../../src/countries/cl";
 import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
 import type { TaxAuthority } from "../../src/countries/port";
 import { call } from "../helpers/api";

@@ -12,8 +12,8 @@ import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import type { SignedDte } from "../../src/countries/cl/dte";
 import { SiiClient, clearSiiTokenCache } from "../../src/countries/cl/sii/client";
-import { simulatorApp } from "../../src/countries/cl/sii/simulator/app";
-import { precheckUpload } from "../../src/countries/cl/sii/simulator/validate";
+import { simulatorApp } from "../../src/simulator/app";
+import { precheckUpload } from "../../src/simulator/validate";
 import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "./helpers";
 
 /** A D1 binding that counts round trips (statement executions and batches) by request path. */

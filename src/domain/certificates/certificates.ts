@@ -1,13 +1,11 @@
 import { and, desc, eq, ne } from "drizzle-orm";
-import { credentialsFromParts, openPfx, type SigningCredentials } from "../../countries/cl/certificate";
-import { isEngineError, type EngineErrorCode } from "../../countries/cl/errors";
+import { credentialsFromParts, openPfx, type SigningCredentials, isEngineError, type EngineErrorCode } from "../../countries/cl";
+import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
 import type { Db } from "../../db/client";
 import { certificates, eventOutbox } from "../../db/schema";
-import type { Env } from "../../env";
 import type { ErrorCode } from "../../errors";
 import { newId } from "../../lib/ids";
 import { open, seal } from "../../lib/secrets";
-import { b64decode, b64encode } from "../../countries/cl/asn1";
 import { r2Keys } from "../../storage/keys";
 import { AppError } from "../../errors";
 
@@ -80,7 +78,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     validFrom: opened.notBefore.toISOString(),
     validTo: opened.notAfter.toISOString(),
     pfxKey,
-    passwordEnc: b64encode(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
+    passwordEnc: bytesToBase64(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
     active: true,
     status: "STORED",
     createdAt: now.toISOString(),
@@ -150,7 +148,7 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), `certificate:${row.id}:pfx`);
-  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, b64decode(row.passwordEnc), `certificate:${row.id}:password`));
+  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), `certificate:${row.id}:password`));
   const opened = openPfx(pfx, password);
   return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
 }

@@ -1,12 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
-import { parseCaf, type Caf } from "../../countries/cl/caf";
-import { DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo } from "../../countries/cl/document-types";
-import { isEngineError } from "../../countries/cl/errors";
-import { grantSimulatorCaf } from "../../countries/cl/sii/simulator/caf-grants";
+import { parseCaf, siiAuthority, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { cafs } from "../../db/schema";
-import { folioAllocatorFor, type FolioStatus } from "../../durable-objects/folio-allocator";
-import type { Env } from "../../env";
+import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
+import { AuthorityError, type TaxAuthority } from "../../countries/port";
 import { newId } from "../../lib/ids";
 import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
 import { r2Keys } from "../../storage/keys";
@@ -124,8 +121,21 @@ export async function refetchCaf(db: Db, env: Env, company: CompanyRow, input: {
   if (company.country !== "CHL") throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
   const loaded = await db.select({ to: cafs.folioTo }).from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, type.code)));
   const after = Math.max(0, ...loaded.map((r) => r.to));
-  const granted = await grantSimulatorCaf(db, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity }, now);
-  return loadCaf(db, env, company, granted.xml, "AUTHORITY", now);
+  const xml = await requestCafFromAuthority(env, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity });
+  return loadCaf(db, env, company, xml, "AUTHORITY", now);
+}
+
+/** The CAF request goes to the tax authority like any other call to it (the simulated SII's portal). */
+async function requestCafFromAuthority(env: Env, request: Parameters<TaxAuthority["requestCaf"]>[0]): Promise<Uint8Array> {
+  try {
+    return await siiAuthority(env).requestCaf(request);
+  } catch (e) {
+    if (!(e instanceof AuthorityError)) throw e;
+    if (e.fiscalStatus === "409") {
+      throw new AppError("SIMULATOR_CAF_OVERLAP", `The simulated SII already granted folios ${request.from}-${request.to} of type ${request.documentType} to ${request.rut} (for another company with this RUT); load that CAF or upload one for a later range.`);
+    }
+    throw new AppError("ENUMERATION_AUTHORITY_UNAVAILABLE", `The tax authority did not grant the CAF: ${e.message}`);
+  }
 }
 
 export async function listCafs(db: Db, companyId: string): Promise<CafRow[]> {

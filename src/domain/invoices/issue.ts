@@ -1,10 +1,7 @@
 import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
-import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
-import { isEngineError } from "../../countries/cl/errors";
-import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
+import { DOCUMENT_TYPES, findDocumentType, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
-import type { Env } from "../../env";
 import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";

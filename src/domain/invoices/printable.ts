@@ -1,9 +1,7 @@
 import { eq } from "drizzle-orm";
-import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
-import { decodeLatin1, flatten } from "../../countries/cl/xml";
+import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { companySettings } from "../../db/schema";
-import type { Env } from "../../env";
 import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";

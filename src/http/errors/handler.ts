@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
 import { errorBody } from "./envelope";
-import { ConfigurationError } from "../../env";
+import { ConfigurationError } from "../../config";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";

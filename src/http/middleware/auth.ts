@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { createDb } from "../../db/client";
 import { authenticate, companyAccess } from "../../domain/access/api-keys";
 import { can, reachesAllCompanies, type Permission } from "../../domain/access/roles";
-import { assertConfigured } from "../../env";
+import { assertConfigured } from "../../config";
 import { AppError } from "../../errors";
 import type { AppEnv } from "../types";
 

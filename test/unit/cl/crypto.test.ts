@@ -5,7 +5,7 @@ import { b64decode, pemDecode, spkiFromCertificate, b64encode } from "../../../s
 import { assertCafUsable, parseCaf, addSixMonths } from "../../../src/countries/cl/caf";
 import { EngineError } from "../../../src/countries/cl/errors";
 import { SII_CAF_KEYS } from "../../../src/countries/cl/sii-keys";
-import { issueSimulatorCaf } from "../../../src/countries/cl/simulator/caf";
+import { issueSimulatorCaf } from "../../../src/simulator/caf";
 import { stampTed, verifyTed } from "../../../src/countries/cl/ted";
 import { decodeLatin1 } from "../../../src/countries/cl/xml";
 import { loadSigningCredentials, openPfx, readCertificate } from "../../../src/countries/cl/certificate";

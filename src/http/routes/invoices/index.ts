@@ -1,14 +1,13 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { DOCUMENT_TYPES, findDocumentType } from "../../../countries/cl/document-types";
-import { invoiceSchema } from "../../../countries/cl/invoice";
+import { DOCUMENT_TYPES, findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
+import { bytesToBase64 } from "../../../lib/base64";
 import { createDb } from "../../../db/client";
 import { INVOICE_STATUSES } from "../../../db/schema";
-import { AppError } from "../../../errors";
+import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
 import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
 import type { InvoiceRow } from "../../../domain/invoices/state";
-import { INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
@@ -16,7 +15,6 @@ import { defineRoute } from "../../route";
 import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
-import { b64encode } from "../../../countries/cl/asn1";
 
 
 const StatusSchema = z.enum(INVOICE_STATUSES).openapi({
@@ -244,5 +242,5 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const f = parsePdfFormat(format);
     const db = createDb(c.env.DB);
     const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
-    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: b64encode(bytes) }, 200);
+    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: bytesToBase64(bytes) }, 200);
   });

@@ -15,10 +15,10 @@
  * DTE-EMISOR, DTE-FIRMA, DTE-CERT, TED-FALTA, CAF-FIRMA, TED-FRMT, TED-DATOS, CAF-RANGO,
  * CAF-EMISOR, DTE-REPETIDO; scenarios add SIM-RECHAZO and SIM-REPARO.
  */
-import { normalizeRut, SII_RUT } from "../../rut";
-import { verifyTed } from "../../ted";
-import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../../xml";
-import { verifyChildSignature } from "../../xmldsig";
+import { normalizeRut, SII_RUT } from "../countries/cl/rut";
+import { verifyTed } from "../countries/cl/ted";
+import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml";
+import { verifyChildSignature } from "../countries/cl/xmldsig";
 
 export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
 

@@ -1,16 +1,8 @@
-/** Bindings and variables of the Worker, as declared in wrangler.toml and .dev.vars. */
-export interface Env {
-  DB: D1Database;
-  FILES: R2Bucket;
-  ISSUANCE_QUEUE: Queue;
-  WEBHOOK_QUEUE: Queue;
-  FOLIO_ALLOCATOR: DurableObjectNamespace<import("./durable-objects/folio-allocator").FolioAllocator>;
-  ENVIRONMENT: string;
-  SII_MODE: string;
-  MASTER_KEY?: string;
-  API_KEY_PEPPER?: string;
-}
-
+/**
+ * Configuration checks of the Worker. The bindings and variables themselves are typed by
+ * `wrangler types` from wrangler.toml (worker-configuration.d.ts, global `Env`; `npm run types`
+ * regenerates it and `npm test` checks it is current).
+ */
 const LOCAL_ENVIRONMENTS = new Set(["development", "test"]);
 const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
 

@@ -3,8 +3,8 @@
  * their documents, scenarios; and the rule that reveals an envelope's verdict over polls or time.
  */
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import type { Db } from "../../../../db/client";
-import { simDocuments, simEnvios, simScenarios, simSeeds, simTokens } from "../../../../db/schema/simulator";
+import type { Db } from "../db/client";
+import { simDocuments, simEnvios, simScenarios, simSeeds, simTokens } from "../db/schema/simulator";
 import { documentKeyText, type DocumentKey, type DocumentVerdict, type EnvioVerdict, type TypeStats } from "./validate";
 
 export type Channel = "soap" | "rest";

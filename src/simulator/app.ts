@@ -26,15 +26,16 @@
  *   The newest matching scenario applies. GET lists them; DELETE removes them all.
  * No API key: these pages exist only in simulator mode and hold only simulated data.
  */
+import { sha256Hex } from "../lib/crypto";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { createDb, type Db } from "../../../../db/client";
-import { respondError } from "../../../../http/errors/handler";
-import type { AppEnv } from "../../../../http/types";
-import { normalizeRut, parseRut } from "../../rut";
-import { decodeXmlBytes, firstChild, parseXml, type XElement } from "../../xml";
-import { verifyChildSignature } from "../../xmldsig";
-import { buildRecepcionDte, buildRespuesta, parseMultipart, parseSoapRequest, soapFault, soapResponse, WireError, type ParsedPart } from "../wire";
+import { createDb, type Db } from "../db/client";
+import { respondError } from "../http/errors/handler";
+import type { AppEnv } from "../http/types";
+import { normalizeRut, parseRut } from "../countries/cl/rut";
+import { decodeXmlBytes, firstChild, parseXml, type XElement } from "../countries/cl/xml";
+import { verifyChildSignature } from "../countries/cl/xmldsig";
+import { buildRecepcionDte, buildRespuesta, parseMultipart, parseSoapRequest, soapFault, soapResponse, WireError, type ParsedPart } from "../countries/cl/sii/wire";
 import {
   addScenario,
   checkToken,
@@ -148,11 +149,6 @@ function fieldsInOrder(parts: ParsedPart[]): Record<string, ParsedPart> | string
   const names = parts.map((p) => p.name);
   if (names.length !== want.length || names.some((n, i) => n !== want[i])) return `Campos del formulario deben ser ${want.join(", ")} en ese orden (recibidos: ${names.join(", ") || "ninguno"})`;
   return Object.fromEntries(parts.map((p) => [p.name, p]));
-}
-
-async function sha256Hex(b: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(b)));
-  return [...d].map((x) => x.toString(16).padStart(2, "0")).join("");
 }
 
 type UploadGuard = (c: C) => Response | null;

@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
-import { newId } from "../lib/ids";
+import { newId } from "../../lib/ids";
 import {
   availability,
   cafExpiresAt,
@@ -20,7 +19,22 @@ import {
   type FolioRange,
   type RangeInput,
   type SetNextFolioError,
-} from "../domain/folios/rules";
+} from "../../domain/folios/rules";
+import type {
+  AddRangeInput,
+  AddRangeResult,
+  AllocateOptions,
+  AllocateResult,
+  AllocationRecord,
+  AnnulResult,
+  DeactivateRangeResult,
+  EnuPayload,
+  FolioStatus,
+  RangeStatus,
+  SetNextFolioResult,
+  SetThresholdResult,
+} from "../../domain/folios/allocator-api";
+import { MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SCHEMA, SectionState, type RangeRow } from "./storage";
 
 /**
  * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
@@ -40,198 +54,6 @@ import {
  * a retry when D1 failed or the object was evicted in between. The alarm also wakes the object
  * when an expiry warning window opens or a range expires.
  */
-
-export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID";
-
-export type AllocateResult =
-  | {
-      ok: true;
-      folio: number;
-      cafId: string;
-      documentId: string;
-      /** true when this document already had its folio (repeat or redelivery): nothing new consumed. */
-      replay: boolean;
-    }
-  | { ok: false; reason: AllocateFailureReason; message: string };
-
-export interface AllocateOptions {
-  /** Clock override (epoch ms) for expiry decisions; defaults to Date.now(). */
-  now?: number;
-}
-
-/**
- * A CAF range to load. expiresAt: an ISO instant, null (never expires), or omitted to derive it from
- * the document type (6 months after authorizedAt for 33, 43, 46, 56, 61; never for the others).
- */
-export type AddRangeInput = Omit<RangeInput, "expiresAt"> & { expiresAt?: string | null };
-
-export type AddRangeResult =
-  | { ok: true; cafId: string; created: boolean }
-  | { ok: false; code: "FOLIO_RANGE_INVALID" | "FOLIO_RANGE_DUPLICATE"; message: string }
-  | { ok: false; code: "FOLIO_RANGE_OVERLAP"; message: string; conflictingCafId: string };
-
-export type DeactivateRangeResult =
-  | { ok: true; cafId: string; changed: boolean }
-  | { ok: false; code: "FOLIO_RANGE_NOT_FOUND"; message: string };
-
-/** The §4.7 response body on success. */
-export interface SetNextFolioResponse {
-  id_document_type: string;
-  folios_updated: number;
-  next_number_to_use: number;
-  message: string;
-}
-
-export type SetNextFolioResult = ({ ok: true } & SetNextFolioResponse) | ({ ok: false } & SetNextFolioError);
-
-export type AnnulResult = { ok: true; folio: number; cafId: string } | ({ ok: false } & AnnulError);
-
-export type SetThresholdResult =
-  | { ok: true; threshold: number; is_default: boolean }
-  | { ok: false; code: "THRESHOLD_INVALID"; message: string };
-
-export interface RangeStatus {
-  caf_id: string;
-  from: number;
-  to: number;
-  active: boolean;
-  authorized_at: string;
-  expires_at: string | null;
-  expired: boolean;
-  /** Unused folios left in this range (also for inactive or expired ranges). */
-  available: number;
-  /** The range's lowest unused folio, or null when it is used up. */
-  next_folio: number | null;
-  annulled: number;
-}
-
-export interface FolioStatus {
-  company_id: string;
-  document_type: string;
-  ranges: RangeStatus[];
-  /** Folios that allocation can still hand out (active, non-expired ranges). */
-  total_available: number;
-  /** Unused folios of active ranges that expired: never consumed, reported here. */
-  expired_unused: number;
-  next_folio_to_use: number | null;
-  threshold: number;
-  threshold_is_default: boolean;
-  allocated: number;
-}
-
-export interface AllocationRecord {
-  documentId: string;
-  folio: number;
-  cafId: string;
-  allocatedAt: string;
-}
-
-/** ENU event payload (also the event_outbox.payload JSON). */
-export interface EnuPayload {
-  event: "ENU";
-  company_id: string;
-  document_type: string;
-  reason: AlertEvent["reason"];
-  available: number;
-  threshold: number;
-  caf_id?: string;
-  expires_at?: string;
-  range_available?: number;
-  detected_at: string;
-}
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ranges (
-     caf_id TEXT PRIMARY KEY,
-     from_folio INTEGER NOT NULL,
-     to_folio INTEGER NOT NULL,
-     active INTEGER NOT NULL,
-     authorized_at TEXT NOT NULL,
-     expires_at TEXT,
-     cursor INTEGER NOT NULL,
-     created_at TEXT NOT NULL,
-     deactivated_at TEXT
-   )`,
-  `CREATE TABLE IF NOT EXISTS allocations (
-     document_id TEXT PRIMARY KEY,
-     folio INTEGER NOT NULL UNIQUE,
-     caf_id TEXT NOT NULL,
-     allocated_at TEXT NOT NULL
-   )`,
-  `CREATE TABLE IF NOT EXISTS annulled (
-     folio INTEGER PRIMARY KEY,
-     caf_id TEXT NOT NULL,
-     reason TEXT,
-     annulled_at TEXT NOT NULL
-   )`,
-  `CREATE INDEX IF NOT EXISTS annulled_by_range ON annulled (caf_id, folio)`,
-  `CREATE TABLE IF NOT EXISTS next_folio_moves (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     requested INTEGER NOT NULL,
-     next_number_to_use INTEGER NOT NULL,
-     folios_updated INTEGER NOT NULL,
-     moved_at TEXT NOT NULL
-   )`,
-  `CREATE TABLE IF NOT EXISTS alerts (
-     dedupe_key TEXT PRIMARY KEY,
-     payload TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     sent_at TEXT
-   )`,
-];
-
-/** Alarm retry delay when the D1 outbox could not be written. */
-const OUTBOX_RETRY_MS = 30_000;
-const MAX_DOCUMENT_ID_LENGTH = 200;
-const MAX_BATCH = 1000;
-
-interface RangeRow extends Record<string, SqlStorageValue> {
-  caf_id: string;
-  from_folio: number;
-  to_folio: number;
-  active: number;
-  authorized_at: string;
-  expires_at: string | null;
-  cursor: number;
-}
-
-/**
- * Ranges and pending annulled folios of one critical section: loaded from storage on first use,
- * then kept current in memory by allocateOne (changed cursors are written by writeCursors).
- */
-class SectionState {
-  private rangesCache: FolioRange[] | null = null;
-  private annulledCache: Set<number> | null = null;
-  readonly dirty = new Set<string>();
-  constructor(
-    private readonly readRanges: () => FolioRange[],
-    private readonly readAnnulled: () => Set<number>,
-  ) {}
-  get loaded(): boolean {
-    return this.rangesCache !== null;
-  }
-  get ranges(): FolioRange[] {
-    return (this.rangesCache ??= this.readRanges());
-  }
-  get annulled(): Set<number> {
-    return (this.annulledCache ??= this.readAnnulled());
-  }
-}
-
-export function folioAllocatorName(companyId: string, documentType: string): string {
-  return `${companyId}:${documentType}`;
-}
-
-/** The stub of the allocator of one company and document type. */
-export function folioAllocatorFor(
-  ns: DurableObjectNamespace<FolioAllocator>,
-  companyId: string,
-  documentType: string,
-): DurableObjectStub<FolioAllocator> {
-  return ns.get(ns.idFromName(folioAllocatorName(companyId, documentType)));
-}
-
 export class FolioAllocator extends DurableObject<Env> {
   private readonly sql: SqlStorage;
 
@@ -748,3 +570,4 @@ export class FolioAllocator extends DurableObject<Env> {
     }
   }
 }
+

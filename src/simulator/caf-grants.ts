@@ -1,11 +1,11 @@
 import { and, desc, eq, gte, lte } from "drizzle-orm";
-import type { Db } from "../../../../db/client";
-import { simCafGrants } from "../../../../db/schema";
-import { AppError } from "../../../../errors";
-import { newId } from "../../../../lib/ids";
-import { toLocalDateTime } from "../../../../lib/time";
-import { normalizeRut } from "../../rut";
-import { issueSimulatorCaf } from "../../simulator/caf";
+import type { Db } from "../db/client";
+import { simCafGrants } from "../db/schema";
+import { AppError } from "../errors";
+import { newId } from "../lib/ids";
+import { toLocalDateTime } from "../lib/time";
+import { normalizeRut } from "../countries/cl/rut";
+import { issueSimulatorCaf } from "./caf";
 
 export interface GrantRequest {
   rut: string;

@@ -1,12 +1,12 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { createDb } from "../../../../db/client";
-import { AppError } from "../../../../errors";
-import { validationHook } from "../../../../http/errors/handler";
-import { defineRoute } from "../../../../http/route";
-import type { AppEnv } from "../../../../http/types";
-import { isValidRut } from "../../rut";
-import { DOCUMENT_TYPES } from "../../document-types";
+import { createDb } from "../db/client";
+import { AppError } from "../errors";
+import { validationHook } from "../http/errors/handler";
+import { defineRoute } from "../http/route";
+import type { AppEnv } from "../http/types";
+import { isValidRut } from "../countries/cl/rut";
+import { DOCUMENT_TYPES } from "../countries/cl/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
 
 /** The simulated SII exists only when SII_MODE is `simulator`; otherwise its paths are unknown. */
