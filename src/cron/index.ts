@@ -2,7 +2,7 @@ import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
-import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../pipeline/messages";
+import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 

@@ -8,7 +8,7 @@ import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
 import { validityOf } from "../certificates/certificates";
 import type { InvoiceRow } from "./state";
-import { enqueueInvoice } from "../../pipeline/messages";
+import { enqueueInvoice } from "../../queues/issuance";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
 export function computeOrThrow(body: InvoiceInput): ComputedDocument {

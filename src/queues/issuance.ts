@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Messages of the issuance queue. Bodies carry ids only (artifacts live in R2 and D1); `v` is the
+ * Messages of the issuance queue (producers: the issuance POST, the consumer itself, the cron sweep). Bodies carry ids only (artifacts live in R2 and D1); `v` is the
  * schema version. A message that does not parse goes to the dead-letter path.
  */
 export const invoiceMessage = z.object({
@@ -39,14 +39,4 @@ export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: stri
 /** Status polls of envelopes, in one queue call. */
 export function enqueueEnvelopePolls(env: Env, polls: { envelopeId: string; companyId: string; delaySeconds: number }[]) {
   return env.ISSUANCE_QUEUE.sendBatch(polls.map((p) => ({ body: envelopePollBody(p.envelopeId, p.companyId), ...(p.delaySeconds > 0 ? { delaySeconds: p.delaySeconds } : {}) })));
-}
-
-/**
- * Exponential backoff with jitter, capped: 2, 4, 8 … seconds up to 5 minutes. With max_retries 100
- * that is hours of retrying; past that the dead-letter consumer records it and the cron sweep
- * (documents untouched for 10 minutes) keeps re-driving, so nothing is ever dropped.
- */
-export function backoffSeconds(attempt: number, capSeconds = 300): number {
-  const ceiling = Math.min(capSeconds, 2 ** Math.min(attempt, 20));
-  return Math.max(1, Math.round(ceiling / 2 + Math.random() * (ceiling / 2)));
 }
