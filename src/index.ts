@@ -2,6 +2,7 @@ import { app } from "./app";
 import { runScheduled } from "./cron";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
 import { siiAuthority } from "./countries/cl";
+import { log } from "./lib/log";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 
@@ -11,7 +12,7 @@ export default {
     // Queue names may carry an environment suffix in deployments; the dead-letter queues end in -dlq.
     if (batch.queue.endsWith("-dlq")) return handleDeadLetters(batch, env);
     if (batch.queue.startsWith("dte-issuance")) return handleIssuanceBatch(batch, env, siiAuthority(env, ctx));
-    console.error(JSON.stringify({ level: "error", msg: "no consumer for this queue yet; messages kept for retry", queue: batch.queue, count: batch.messages.length }));
+    log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
     batch.retryAll({ delaySeconds: 300 });
   },
   scheduled: (controller, env, ctx) => {

@@ -2,7 +2,10 @@ import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
+import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
 import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { chunked } from "../lib/chunked";
+import { log } from "../lib/log";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -30,7 +33,7 @@ export const sweepStuckDocuments: Job = async (env, at) => {
   const stuck = await db
     .select({ id: invoices.id, companyId: invoices.companyId })
     .from(invoices)
-    .where(and(inArray(invoices.status, ["RECEIVED", "GENERATED", "SIGNED"]), lt(invoices.updatedAt, cutoff)))
+    .where(and(inArray(invoices.status, [...IN_PROGRESS_STATUSES]), lt(invoices.updatedAt, cutoff)))
     .limit(500);
   const polls = await db
     .select({ id: envelopes.id, companyId: envelopes.companyId })
@@ -41,8 +44,8 @@ export const sweepStuckDocuments: Job = async (env, at) => {
     ...stuck.map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
     ...polls.map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
   ];
-  for (let i = 0; i < messages.length; i += 100) await env.ISSUANCE_QUEUE.sendBatch(messages.slice(i, i + 100));
-  if (messages.length > 0) console.log(JSON.stringify({ level: "info", msg: "sweep re-drove work", documents: stuck.length, envelopes: polls.length }));
+  for (const chunk of chunked(messages, 100)) await env.ISSUANCE_QUEUE.sendBatch(chunk);
+  if (messages.length > 0) log("info", "sweep re-drove work", { documents: stuck.length, envelopes: polls.length });
 };
 
 /**
@@ -58,6 +61,6 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
   const at = new Date(controller.scheduledTime);
   const results = await Promise.allSettled(jobs.map((job) => job(env, at)));
   for (const r of results) {
-    if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron job failed", cron: controller.cron, error: String(r.reason) }));
+    if (r.status === "rejected") log("error", "cron job failed", { cron: controller.cron, error: String(r.reason) });
   }
 }

@@ -65,6 +65,7 @@ import {
   type ScenarioRow,
 } from "./store";
 import { documentKeyText, envelopeDocumentKeys, ENVIO_GLOSA, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind, type TypeStats } from "./validate";
+import { log } from "../lib/log";
 
 /** Paths of the simulator relative to its mount point, for the README and the docs. */
 export const SIMULATOR_PATHS = [
@@ -470,7 +471,7 @@ simulatorApp.use("*", async (c, next) => {
 
 simulatorApp.onError((err, c) => {
   if (err instanceof SimulatedOutage) return outage(c, err.failure);
-  console.error(JSON.stringify({ level: "error", msg: "SII simulator failure", error: String(err?.message), stack: err?.stack }));
+  log("error", "SII simulator failure", { error: String(err?.message), stack: err?.stack });
   // What the SII's gateway does on an internal failure.
   return c.text("Error 500: internal error of the SII simulator", 500);
 });

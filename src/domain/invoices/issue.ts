@@ -9,6 +9,7 @@ import { allocator } from "../folios/cafs";
 import { validityOf } from "../certificates/certificates";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
+import { log } from "../../lib/log";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
 export function computeOrThrow(body: InvoiceInput): ComputedDocument {
@@ -232,7 +233,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
   } catch (e) {
     // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
-    console.error(JSON.stringify({ level: "error", request_id: requestId, msg: "enqueue failed; the sweep will re-drive", invoice_id: id, error: String(e) }));
+    log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(e) });
   }
   return row;
 }

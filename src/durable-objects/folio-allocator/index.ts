@@ -12,13 +12,9 @@ import {
   planAllocation,
   planAnnul,
   planSetNextFolio,
-  type AlertEvent,
   type AlertState,
-  type AllocationFailure,
-  type AnnulError,
   type FolioRange,
   type RangeInput,
-  type SetNextFolioError,
 } from "../../domain/folios/rules";
 import type {
   AddRangeInput,
@@ -30,11 +26,11 @@ import type {
   DeactivateRangeResult,
   EnuPayload,
   FolioStatus,
-  RangeStatus,
   SetNextFolioResult,
   SetThresholdResult,
 } from "../../domain/folios/allocator-api";
 import { MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SCHEMA, SectionState, type RangeRow } from "./storage";
+import { describeError, log } from "../../lib/log";
 
 /**
  * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
@@ -221,7 +217,7 @@ export class FolioAllocator extends DurableObject<Env> {
     try {
       await this.flushAlerts();
     } catch (err) {
-      console.warn("folio allocator: ENU outbox write failed, the alarm will retry", err);
+      log("warn", "folio allocator: ENU outbox write failed, the alarm will retry", { error: describeError(err) });
     }
   }
 

@@ -4,6 +4,7 @@ import type { ZodError } from "zod";
 import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
 import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../config";
+import { log } from "../../lib/log";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";
@@ -52,10 +53,10 @@ export function onError(err: Error, c: Context) {
     if (err.status === 413) return respondError(c, "PAYLOAD_TOO_LARGE", "The request body is too large.");
   }
   if (err instanceof ConfigurationError) {
-    console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "configuration error", error: err.message }));
+    log("error", "configuration error", { request_id: requestIdOf(c), error: err.message });
     return respondError(c, "INTERNAL", "The service is misconfigured. Quote the request_id to support.");
   }
-  console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "unhandled error", error: String(err?.message), stack: err?.stack }));
+  log("error", "unhandled error", { request_id: requestIdOf(c), error: String(err?.message), stack: err?.stack });
   return respondError(c, "INTERNAL", "An unexpected error occurred. Quote the request_id to support.");
 }
 
