@@ -2,13 +2,13 @@ import { eq } from "drizzle-orm";
 import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { companySettings } from "../../db/schema";
-import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { readDocumentXml } from "../../storage/documents";
 import type { InvoiceRow } from "./state";
 
-export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
+export { PDF_FORMATS };
 
 export function parsePdfFormat(input: string): PdfFormat {
   const format = PDF_FORMATS.find((f) => f.toLowerCase() === input.toLowerCase());
