@@ -4,15 +4,12 @@ import {
   availability,
   cafExpiresAt,
   checkNewRange,
-  defaultThreshold,
-  INITIAL_ALERT_STATE,
   isExpired,
   nextExpiryCheck,
   planAlerts,
   planAllocation,
   planAnnul,
   planSetNextFolio,
-  type AlertState,
   type FolioRange,
   type RangeInput,
 } from "../../domain/folios/rules";
@@ -29,7 +26,7 @@ import type {
   SetNextFolioResult,
   SetThresholdResult,
 } from "../../domain/folios/allocator-api";
-import { MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SCHEMA, SectionState, type RangeRow } from "./storage";
+import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SectionState } from "./storage";
 import { describeError, log } from "../../lib/log";
 
 /**
@@ -52,11 +49,12 @@ import { describeError, log } from "../../lib/log";
  */
 export class FolioAllocator extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly store: FolioStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    for (const stmt of SCHEMA) this.sql.exec(stmt);
+    this.store = new FolioStore(this.sql);
     this.rememberScope();
   }
 
@@ -67,8 +65,8 @@ export class FolioAllocator extends DurableObject<Env> {
   private scopeCache: { companyId: string; documentType: string } | null = null;
 
   private rememberScope(): void {
-    const stored = this.getMeta("company_id");
-    const storedType = this.getMeta("document_type");
+    const stored = this.store.getMeta("company_id");
+    const storedType = this.store.getMeta("document_type");
     if (stored !== null && storedType !== null) {
       this.scopeCache = { companyId: stored, documentType: storedType };
       return;
@@ -79,8 +77,8 @@ export class FolioAllocator extends DurableObject<Env> {
     if (i <= 0 || i === name.length - 1) return;
     const companyId = name.slice(0, i);
     const documentType = name.slice(i + 1);
-    this.setMeta("company_id", companyId);
-    this.setMeta("document_type", documentType);
+    this.store.setMeta("company_id", companyId);
+    this.store.setMeta("document_type", documentType);
     this.scopeCache = { companyId, documentType };
   }
 
@@ -92,73 +90,15 @@ export class FolioAllocator extends DurableObject<Env> {
     return this.scopeCache;
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Storage helpers (all synchronous)
-
-  private getMeta(key: string): string | null {
-    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray();
-    return rows[0]?.value ?? null;
-  }
-
-  private setMeta(key: string, value: string): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
-  }
-
-  private loadRanges(): FolioRange[] {
-    return this.sql
-      .exec<RangeRow>("SELECT caf_id, from_folio, to_folio, active, authorized_at, expires_at, cursor FROM ranges ORDER BY from_folio")
-      .toArray()
-      .map((r) => ({
-        id: r.caf_id,
-        from: r.from_folio,
-        to: r.to_folio,
-        active: r.active === 1,
-        authorizedAt: r.authorized_at,
-        expiresAt: r.expires_at,
-        cursor: r.cursor,
-      }));
-  }
-
-  /** Annulled folios not yet passed by their range's cursor (the only ones planning looks at). */
-  private loadPendingAnnulled(): Set<number> {
-    const rows = this.sql
-      .exec<{ folio: number }>(
-        "SELECT a.folio AS folio FROM annulled a JOIN ranges r ON r.caf_id = a.caf_id WHERE a.folio >= r.cursor",
-      )
-      .toArray();
-    return new Set(rows.map((r) => r.folio));
-  }
-
-  private threshold(loadedActive: number): { value: number; isDefault: boolean } {
-    const v = this.getMeta("threshold");
-    if (v === null) return { value: defaultThreshold(loadedActive), isDefault: true };
-    return { value: Number(v), isDefault: false };
-  }
-
-  private alertState(): AlertState {
-    const v = this.getMeta("alert_state");
-    return v === null ? INITIAL_ALERT_STATE : (JSON.parse(v) as AlertState);
-  }
-
-  private findAllocation(documentId: string): AllocationRecord | null {
-    const row = this.sql
-      .exec<{ folio: number; caf_id: string; allocated_at: string }>(
-        "SELECT folio, caf_id, allocated_at FROM allocations WHERE document_id = ?",
-        documentId,
-      )
-      .toArray()[0];
-    return row ? { documentId, folio: row.folio, cafId: row.caf_id, allocatedAt: row.allocated_at } : null;
-  }
-
   /**
    * Re-evaluates ENU conditions on the current (already updated) state and records new alerts in
    * the local table. Must run inside the caller's transaction. Returns how many were raised.
    */
   private raiseAlerts(now: number, ranges?: FolioRange[], annulled?: Set<number>): number {
     const { companyId, documentType } = this.scope();
-    const avail = availability(ranges ?? this.loadRanges(), annulled ?? this.loadPendingAnnulled(), now);
-    const threshold = this.threshold(avail.loadedActive).value;
-    const before = this.alertState();
+    const avail = availability(ranges ?? this.store.loadRanges(), annulled ?? this.store.loadPendingAnnulled(), now);
+    const threshold = this.store.threshold(avail.loadedActive).value;
+    const before = this.store.alertState();
     const { state, events } = planAlerts(documentType, avail, threshold, before, now);
     if (events.length === 0 && JSON.stringify(state) === JSON.stringify(before)) return 0;
     const detectedAt = new Date(now).toISOString();
@@ -182,7 +122,7 @@ export class FolioAllocator extends DurableObject<Env> {
         new Date().toISOString(),
       );
     }
-    this.setMeta("alert_state", JSON.stringify(state));
+    this.store.setMeta("alert_state", JSON.stringify(state));
     return events.length;
   }
 
@@ -223,7 +163,7 @@ export class FolioAllocator extends DurableObject<Env> {
 
   /** Keeps the alarm at the next instant something must happen (retry or expiry), if any. */
   private async scheduleAlarm(now: number = Date.now()): Promise<void> {
-    const avail = availability(this.loadRanges(), this.loadPendingAnnulled(), now);
+    const avail = availability(this.store.loadRanges(), this.store.loadPendingAnnulled(), now);
     let when = nextExpiryCheck(avail, now);
     if (this.hasUnsentAlerts()) {
       const retry = now + OUTBOX_RETRY_MS;
@@ -286,8 +226,8 @@ export class FolioAllocator extends DurableObject<Env> {
   /** Folio state of one critical section, read on first use (a replay reads nothing). */
   private lazyState(): SectionState {
     return new SectionState(
-      () => this.loadRanges(),
-      () => this.loadPendingAnnulled(),
+      () => this.store.loadRanges(),
+      () => this.store.loadPendingAnnulled(),
     );
   }
 
@@ -327,7 +267,7 @@ export class FolioAllocator extends DurableObject<Env> {
         return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
       }
     }
-    const existing = this.findAllocation(documentId);
+    const existing = this.store.findAllocation(documentId);
     if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
     if (plan.ok) throw new Error(`allocation of ${documentId} neither inserted nor found`);
     const message =
@@ -342,7 +282,7 @@ export class FolioAllocator extends DurableObject<Env> {
   /** The folio already given to a document, if any (never allocates). */
   async getAllocation(documentId: string): Promise<AllocationRecord | null> {
     if (typeof documentId !== "string") return null;
-    return this.findAllocation(documentId);
+    return this.store.findAllocation(documentId);
   }
 
   /**
@@ -364,7 +304,7 @@ export class FolioAllocator extends DurableObject<Env> {
             ? (cafExpiresAt(documentType, String(rangeInput.authorizedAt)) ?? null)
             : rangeInput.expiresAt,
       };
-      const ranges = this.loadRanges();
+      const ranges = this.store.loadRanges();
       const err = checkNewRange(ranges, input);
       if (err) {
         const same = ranges.find((r) => r.id === input.cafId);
@@ -419,8 +359,8 @@ export class FolioAllocator extends DurableObject<Env> {
     let raised = 0;
     const result = this.ctx.storage.transactionSync((): SetNextFolioResult => {
       const { documentType } = this.scope();
-      const ranges = this.loadRanges();
-      const annulled = this.loadPendingAnnulled();
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
       const plan = planSetNextFolio(ranges, annulled, n, now);
       if (!plan.ok) {
         const { ok: _ok, ...err } = plan;
@@ -459,8 +399,8 @@ export class FolioAllocator extends DurableObject<Env> {
     let raised = 0;
     const result = this.ctx.storage.transactionSync((): AnnulResult => {
       this.scope();
-      const ranges = this.loadRanges();
-      const annulled = this.loadPendingAnnulled();
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
       if (typeof folio === "number" && Number.isSafeInteger(folio)) {
         const before = this.sql.exec("SELECT 1 FROM annulled WHERE folio = ?", folio).toArray();
         if (before.length > 0) annulled.add(folio);
@@ -495,11 +435,11 @@ export class FolioAllocator extends DurableObject<Env> {
     const result = this.ctx.storage.transactionSync((): SetThresholdResult => {
       this.scope();
       if (threshold === null) this.sql.exec("DELETE FROM meta WHERE key = 'threshold'");
-      else this.setMeta("threshold", String(threshold));
-      const ranges = this.loadRanges();
-      const annulled = this.loadPendingAnnulled();
+      else this.store.setMeta("threshold", String(threshold));
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
       raised = this.raiseAlerts(now, ranges, annulled);
-      const t = this.threshold(availability(ranges, annulled, now).loadedActive);
+      const t = this.store.threshold(availability(ranges, annulled, now).loadedActive);
       return { ok: true, threshold: t.value, is_default: t.isDefault };
     });
     if (raised > 0) await this.deliverAlerts();
@@ -509,10 +449,10 @@ export class FolioAllocator extends DurableObject<Env> {
   async status(options: AllocateOptions = {}): Promise<FolioStatus> {
     const now = options.now ?? Date.now();
     const { companyId, documentType } = this.scope();
-    const ranges = this.loadRanges();
-    const annulled = this.loadPendingAnnulled();
+    const ranges = this.store.loadRanges();
+    const annulled = this.store.loadPendingAnnulled();
     const avail = availability(ranges, annulled, now);
-    const t = this.threshold(avail.loadedActive);
+    const t = this.store.threshold(avail.loadedActive);
     const annulledPerRange = new Map(
       this.sql
         .exec<{ caf_id: string; n: number }>("SELECT caf_id, COUNT(*) AS n FROM annulled GROUP BY caf_id")
