@@ -1,4 +1,7 @@
 /**
+ * (One class of about 600 lines: the SOAP and REST channels share its token cache, transport and
+ * error mapping, and each operation is a short method.)
+ *
  * The SII client: the real wire protocol over `fetch` (sii-formats.md §4), with an injectable
  * fetcher and hosts chosen by mode:
  * - simulator (default): our own simulator, base `http://sii.simulator/simulator/sii`, served
