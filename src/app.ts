@@ -9,6 +9,7 @@ import { DOCS_HTML } from "./http/openapi/docs-page";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
+import { filesRoutes } from "./http/routes/files";
 import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
@@ -28,28 +29,6 @@ const health = defineRoute({
   description: "Answers without an API key.",
   public: true,
   responses: { 200: { description: "Service is up", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
-});
-
-const logoFile = defineRoute({
-  method: "get",
-  path: "/files/logos/{company_id}/{file}",
-  tags: ["Companies"],
-  summary: "Download a company logo",
-  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable.",
-  public: true,
-  request: {
-    params: z.object({
-      company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }),
-      file: z.string().regex(/^lgo_[0-9A-Z]{26}\.(png|jpg)$/, "A logo file name").openapi({ param: { name: "file", in: "path" } }),
-    }),
-  },
-  responses: {
-    200: {
-      description: "The image",
-      content: { "image/png": { schema: z.any().openapi({ type: "string", format: "binary" }) }, "image/jpeg": { schema: z.any().openapi({ type: "string", format: "binary" }) } },
-    },
-  },
-  errors: ["VALIDATION_FAILED", "LOGO_NOT_FOUND"],
 });
 
 function executionCtxOf(c: Context) {
@@ -76,14 +55,7 @@ function buildApp() {
   app.use("/api/*", apiKeyAuth);
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
-  app.openapi(logoFile, async (c) => {
-    const { company_id, file } = c.req.valid("param");
-    const object = await c.env.FILES.get(`companies/${company_id}/logos/${file}`);
-    if (!object) throw new AppError("LOGO_NOT_FOUND", "No such logo.");
-    return new Response(object.body, {
-      headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable", ETag: object.httpEtag },
-    }) as never;
-  });
+  app.route("/", filesRoutes);
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
   app.route("/", certificatesRoutes);
