@@ -29,9 +29,10 @@ function readSiiKeys(): Record<string, string> {
 }
 
 /**
- * Two projects: "workers" runs every test inside workerd (the default); "node" runs test/node/**,
- * the tests that need Node-only tools (xmllint-wasm needs a Worker thread for the official XSD
- * validation of the Chilean XML). `vitest run` runs both.
+ * Two projects: "workers" runs every test inside workerd (the default); "node" runs the
+ * `*.node.test.ts` files, the tests that need Node-only tools (xmllint-wasm needs a Worker thread for
+ * the official XSD validation of the Chilean XML; the import-graph test reads the sources). Both kinds
+ * live beside the feature they test. `vitest run` runs both.
  */
 export default defineConfig({
   test: {
@@ -56,7 +57,7 @@ export default defineConfig({
           name: "workers",
           setupFiles: ["./test/setup/apply-migrations.ts"],
           include: ["test/**/*.test.ts"],
-          exclude: ["test/node/**", "**/node_modules/**"],
+          exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -65,7 +66,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/node/**/*.test.ts"],
+          include: ["test/**/*.node.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

@@ -153,7 +153,7 @@ describe("simulator D1 round trips", () => {
     counts.clear();
     const env3 = await envelope(await dtes(caf39, 1, 3, "39"), cert);
     const up = await client.uploadBoleta({ cert, companyRut: ISSUER_RUT, file: env3.xml, fileName: "b3.xml" });
-    expect(up.trackId).toBeTruthy();
+    expect(String(up.trackId)).toMatch(/^[1-9][0-9]*$/);
     expect(roundTrips("/recursos/v1/boleta.electronica.envio")).toBe(2);
     const first = await client.queryBoletaEnvio({ cert, companyRut: ISSUER_RUT, trackId: up.trackId });
     expect(first.estado).toBe("REC");

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-const SRC = path.resolve(import.meta.dirname, "../../src");
+const SRC = path.resolve(import.meta.dirname, "../src");
 
 interface Edge {
   from: string;

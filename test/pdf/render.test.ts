@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatAmount, formatQuantity, resolveSettings } from "../../../src/pdf/format";
-import { DTE_TYPE_NAMES, isCedible, siiOfficeForComuna, type DteTypeCode, type PrintableDocument } from "../../../src/pdf/model";
-import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../../src/pdf/render";
+import { formatAmount, formatQuantity, resolveSettings } from "../../src/pdf/format";
+import { DTE_TYPE_NAMES, isCedible, siiOfficeForComuna, type DteTypeCode, type PrintableDocument } from "../../src/pdf/model";
+import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../src/pdf/render";
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { decodeBarcodesInContent, latin1, loadPdf } from "./helpers";
 import { sampleDocument, sampleJpegHeader, samplePixels, samplePng } from "./samples";

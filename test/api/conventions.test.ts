@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
+import worker from "../../src";
 import { app } from "../../src/app";
 import { CRON_JOBS } from "../../src/cron";
 import { ERROR_CODES } from "../../src/errors";

@@ -8,11 +8,11 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
-import { buildSamples, type SampleSet } from "../../helpers/cl-samples";
-import { canonicalize } from "../../../src/countries/cl/c14n";
-import { decodeXmlBytes, parseXml } from "../../../src/countries/cl/xml";
+import { buildSamples, type SampleSet } from "../helpers/cl-samples";
+import { canonicalize } from "../../src/countries/cl/c14n";
+import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml";
 
-const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../../../../shared/sii-schemas");
+const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../../../shared/sii-schemas");
 const NEEDED = ["DTE_v10.xsd", "SiiTypes_v10.xsd", "xmldsignature_v10.xsd", "EnvioDTE_v10.xsd", "EnvioBOLETA_v11.xsd", "RespuestaEnvioDTE_v10.xsd", "Recibos_v10.xsd", "EnvioRecibos_v10.xsd"];
 /** Files each root schema includes or imports (EnvioBOLETA is self-contained apart from xmldsig). */
 const SETS: Record<string, string[]> = {

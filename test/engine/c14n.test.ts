@@ -4,9 +4,9 @@
  * the enveloped-signature exclusion, over trees from both parsers.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalize, type C14nOptions } from "../../../src/countries/cl/c14n";
-import { decodeLatin1, encodeLatin1, parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../../src/countries/cl/xml";
-import goldenText from "../../fixtures/cl/signing-golden.json?raw";
+import { canonicalize, type C14nOptions } from "../../src/countries/cl/c14n";
+import { decodeLatin1, encodeLatin1, parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
+import goldenText from "../fixtures/cl/signing-golden.json?raw";
 import { canonicalizeReference } from "./c14n-reference";
 
 const golden = JSON.parse(goldenText) as { cafs: Record<string, string>; outputs: Record<string, string> };

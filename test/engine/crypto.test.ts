@@ -1,17 +1,17 @@
 import { env } from "cloudflare:workers";
 import forge from "node-forge";
 import { describe, expect, it } from "vitest";
-import { b64decode, pemDecode, spkiFromCertificate, b64encode } from "../../../src/countries/cl/asn1";
-import { assertCafUsable, parseCaf, addSixMonths } from "../../../src/countries/cl/caf";
-import { EngineError } from "../../../src/countries/cl/errors";
-import { SII_CAF_KEYS } from "../../../src/countries/cl/sii-keys";
-import { issueSimulatorCaf } from "../../../src/simulator/caf";
-import { stampTed, verifyTed } from "../../../src/countries/cl/ted";
-import { decodeLatin1 } from "../../../src/countries/cl/xml";
-import { loadSigningCredentials, openPfx, readCertificate } from "../../../src/countries/cl/certificate";
-import { makeFakeCertificate, makeFakePfx } from "../../helpers/fake-certificates";
-import legacyPfxB64 from "../../fixtures/cl/fake-legacy-rc2.pfx.b64?raw";
-import modernPfxB64 from "../../fixtures/cl/fake-modern-aes.pfx.b64?raw";
+import { b64decode, pemDecode, spkiFromCertificate, b64encode } from "../../src/countries/cl/asn1";
+import { assertCafUsable, parseCaf, addSixMonths } from "../../src/countries/cl/caf";
+import { EngineError } from "../../src/countries/cl/errors";
+import { SII_CAF_KEYS } from "../../src/countries/cl/sii-keys";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { stampTed, verifyTed } from "../../src/countries/cl/ted";
+import { decodeLatin1 } from "../../src/countries/cl/xml";
+import { loadSigningCredentials, openPfx, readCertificate } from "../../src/countries/cl/certificate";
+import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
+import legacyPfxB64 from "../fixtures/cl/fake-legacy-rc2.pfx.b64?raw";
+import modernPfxB64 from "../fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
 async function rejects(p: Promise<unknown>): Promise<EngineError> {
   try {

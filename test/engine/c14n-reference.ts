@@ -11,7 +11,7 @@
  * prefixes) and "no namespaces" (every xmlns declaration dropped), and an excluded node (the
  * enveloped-signature transform).
  */
-import { escAttr, escText, type XDocument, type XElement, type XNode } from "../../../src/countries/cl/xml";
+import { escAttr, escText, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
