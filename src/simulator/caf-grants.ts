@@ -6,16 +6,10 @@ import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
 import { normalizeRut } from "../countries/cl/rut";
 import { issueSimulatorCaf } from "./caf";
+import type { CafRequest } from "../countries/cl/sii/client";
 
-export interface GrantRequest {
-  rut: string;
-  documentType: number;
-  /** Explicit range, as DECISIONS 18 describes; or `quantity` for "the next N folios". */
-  from?: number;
-  to?: number;
-  quantity?: number;
-  legalName?: string;
-}
+/** What a CAF request names: the SII client sends exactly this (see CafRequest). */
+export type GrantRequest = CafRequest;
 
 /**
  * The simulated SII hands out a CAF the way a taxpayer downloads one from the SII portal: a range
