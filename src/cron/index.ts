@@ -3,6 +3,9 @@ import { createDb } from "../db/client";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
 import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
+import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
+import { companiesWithStaleEvents } from "../webhooks/fanout";
+import { overdueDeliveries } from "../webhooks/deliveries";
 import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
@@ -14,9 +17,10 @@ const purgeIdempotencyKeys: Job = async (env, at) => {
   await createDb(env.DB).delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, at.toISOString()));
 };
 
-/** CERTIFICATE_EXPIRING events at 30, 15 and 7 days before the active certificate expires. */
+/** `certificate.expiring` events at 30, 15 and 7 days before the active certificate expires. */
 const certificateExpiry: Job = async (env, at) => {
-  await recordCertificateExpiryEvents(createDb(env.DB), at);
+  const companies = await recordCertificateExpiryEvents(createDb(env.DB), at);
+  await notifyEvents(env, companies);
 };
 
 /** How long a non-final document may sit untouched before the sweep re-drives it. */
@@ -48,12 +52,29 @@ export const sweepStuckDocuments: Job = async (env, at) => {
   if (messages.length > 0) log("info", "sweep re-drove work", { documents: stuck.length, envelopes: polls.length });
 };
 
+/** How long an event may wait for its fan-out, or a pending delivery past its time, before the sweep steps in. */
+export const WEBHOOK_STALE_MS = 2 * 60_000;
+
+/**
+ * Webhooks are never lost between the outbox and the queue: events left undispatched (a lost fan-out
+ * notice, a worker that died after the move's batch) are fanned out again, and pending deliveries past
+ * their attempt time (a lost queue message) are queued again. Both are idempotent.
+ */
+export const redriveWebhooks: Job = async (env, at) => {
+  const db = createDb(env.DB);
+  const cutoff = new Date(at.getTime() - WEBHOOK_STALE_MS).toISOString();
+  await notifyEvents(env, await companiesWithStaleEvents(db, cutoff));
+  const overdue = await overdueDeliveries(db, cutoff);
+  for (const chunk of chunked(overdue, 100)) await enqueueDeliveries(env, chunk);
+  if (overdue.length > 0) log("info", "sweep re-queued webhook deliveries", { deliveries: overdue.length });
+};
+
 /**
  * Cron expression -> jobs. Must match [triggers].crons in wrangler.toml (a test checks it). Jobs only
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -109,6 +109,12 @@ export const ERROR_CODES = {
   INVOICE_XML_NOT_READY: { status: 409, description: "The signed XML does not exist yet (the document is still being generated); retry shortly." },
   INVOICE_NOT_ACCEPTED: { status: 409, description: "The printed representation exists only once the tax authority accepted the document." },
   INVOICE_PDF_FORMAT_UNKNOWN: { status: 400, description: "Unknown PDF format; use A4, 80mm or 58mm." },
+  // webhooks
+  WEBHOOK_NOT_FOUND: { status: 404, description: "No such webhook endpoint for this company." },
+  WEBHOOK_URL_INVALID: { status: 400, description: "The URL cannot receive webhooks (not https in production, a private or reserved host, credentials in it...); the message says why." },
+  WEBHOOK_EVENT_UNKNOWN: { status: 400, description: "An event type of the filter is not in the catalogue (the OpenAPI document's webhooks section); \"*\" means all." },
+  WEBHOOK_LIMIT_REACHED: { status: 409, description: "The company already has the most webhook endpoints allowed (20)." },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, description: "No such webhook delivery or event for this company." },
   // simulator
   SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },
 } as const satisfies Record<string, { status: number; description: string }>;

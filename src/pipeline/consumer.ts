@@ -4,6 +4,7 @@ import { envelopeTransition, isFinal, MOVES, noteProblem, type InvoiceRow } from
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { backoffSeconds } from "./retry";
+import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { newId } from "../lib/ids";
 import { chunked } from "../lib/chunked";
@@ -40,6 +41,16 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
   await sendPreparedGroups(deps, prepared);
   await sendSignedGroups(deps, signed);
   await pollEnvelopes(deps, pollMsgs);
+  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+}
+
+/** The moves of this batch recorded their events; the webhook fan-out picks them up (the cron re-drives on failure). */
+async function announceEvents(env: Env, companyIds: string[]) {
+  try {
+    await notifyEvents(env, companyIds);
+  } catch (e) {
+    log("warn", "webhook fan-out notice failed; the sweep re-drives it", { error: describeError(e) });
+  }
 }
 
 /** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */

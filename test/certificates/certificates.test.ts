@@ -138,14 +138,14 @@ describe("listing, activation and deletion", () => {
     expect(none.code).toBe("CERTIFICATE_REQUIRED");
   });
 
-  it("records CERTIFICATE_EXPIRING at 30, 15 and 7 days, once each", async () => {
+  it("records certificate.expiring at 30, 15 and 7 days, once each", async () => {
     const c = await newCompany(owner);
     const cert = await makeFakeCertificate({ notBefore: new Date(Date.now() - DAY), notAfter: new Date(Date.now() + 40 * DAY) });
     const id = (await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(cert, "pw", "modern"), "pw") })).body.id;
     const db = createDb(env.DB);
     const at = (days: number) => new Date(Date.now() + days * DAY);
     const events = async () =>
-      (await env.DB.prepare("SELECT dedupe_key FROM event_outbox WHERE company_id = ? AND type = 'CERTIFICATE_EXPIRING' ORDER BY created_at").bind(c).all<{ dedupe_key: string }>()).results.map((r) => r.dedupe_key);
+      (await env.DB.prepare("SELECT dedupe_key FROM event_outbox WHERE company_id = ? AND type = 'certificate.expiring' ORDER BY created_at").bind(c).all<{ dedupe_key: string }>()).results.map((r) => r.dedupe_key);
     await recordCertificateExpiryEvents(db, at(5)); // 35 days left: nothing
     expect(await events()).toEqual([]);
     await recordCertificateExpiryEvents(db, at(11)); // 29 days left
@@ -156,6 +156,6 @@ describe("listing, activation and deletion", () => {
     await recordCertificateExpiryEvents(db, at(35));
     expect(await events()).toEqual([`CERTIFICATE_EXPIRING:${id}:30`, `CERTIFICATE_EXPIRING:${id}:15`, `CERTIFICATE_EXPIRING:${id}:7`]);
     const payload = JSON.parse((await env.DB.prepare("SELECT payload FROM event_outbox WHERE dedupe_key = ?").bind(`CERTIFICATE_EXPIRING:${id}:7`).first<{ payload: string }>())!.payload);
-    expect(payload).toMatchObject({ event: "CERTIFICATE_EXPIRING", certificate_id: id, threshold_days: 7, days_left: 5 });
+    expect(payload).toMatchObject({ certificate_id: id, threshold_days: 7, days_left: 5 });
   });
 });

@@ -156,12 +156,12 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
 export const EXPIRY_WARNING_DAYS = [30, 15, 7] as const;
 
 /**
- * Records a CERTIFICATE_EXPIRING event (once per threshold) for active certificates that expire
- * within 30, 15 or 7 days. Run by the cron trigger.
+ * Records a `certificate.expiring` event (once per threshold) for active certificates that expire
+ * within 30, 15 or 7 days. Run by the cron trigger. Returns the companies that got a new event.
  */
-export async function recordCertificateExpiryEvents(db: Db, now = new Date()): Promise<number> {
+export async function recordCertificateExpiryEvents(db: Db, now = new Date()): Promise<string[]> {
   const active = await db.select().from(certificates).where(and(eq(certificates.active, true), eq(certificates.status, "STORED")));
-  let recorded = 0;
+  const recorded: string[] = [];
   for (const row of active) {
     const daysLeft = (Date.parse(row.validTo) - now.getTime()) / 86_400_000;
     const threshold = [...EXPIRY_WARNING_DAYS].reverse().find((d) => daysLeft <= d);
@@ -171,11 +171,9 @@ export async function recordCertificateExpiryEvents(db: Db, now = new Date()): P
       .values({
         id: newId("evt"),
         companyId: row.companyId,
-        type: "CERTIFICATE_EXPIRING",
+        type: "certificate.expiring",
         dedupeKey: `CERTIFICATE_EXPIRING:${row.id}:${threshold}`,
         payload: JSON.stringify({
-          event: "CERTIFICATE_EXPIRING",
-          company_id: row.companyId,
           certificate_id: row.id,
           valid_to: row.validTo,
           days_left: Math.floor(daysLeft),
@@ -185,7 +183,7 @@ export async function recordCertificateExpiryEvents(db: Db, now = new Date()): P
       })
       .onConflictDoNothing()
       .returning({ id: eventOutbox.id });
-    recorded += inserted.length;
+    if (inserted.length > 0) recorded.push(row.companyId);
   }
   return recorded;
 }

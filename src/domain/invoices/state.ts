@@ -11,6 +11,8 @@ export interface Move {
   readonly from: readonly InvoiceStatus[];
   /** Allowed target statuses; the first is the default. `from` itself for an update in place. */
   readonly to: readonly InvoiceStatus[];
+  /** Records an `invoice.<status>` event (webhooks) in the same batch as the move. */
+  readonly emits?: true;
 }
 
 /**
@@ -25,17 +27,17 @@ export const MOVES = {
   /** Folio, stamp and signature recorded together for a batch built in memory. */
   signInBatch: { from: ["RECEIVED", "GENERATED"], to: ["SIGNED"] },
   /** The engine could not build it: final, its folio annulled. */
-  failBuild: { from: ["RECEIVED", "GENERATED"], to: ["FAILED"] },
+  failBuild: { from: ["RECEIVED", "GENERATED"], to: ["FAILED"], emits: true },
   /** Could not be produced or delivered (no folio, no certificate for good...). */
-  fail: { from: ["RECEIVED", "GENERATED", "SIGNED"], to: ["FAILED"] },
+  fail: { from: ["RECEIVED", "GENERATED", "SIGNED"], to: ["FAILED"], emits: true },
   /** Its envelope was uploaded. */
-  send: { from: ["SIGNED"], to: ["SENT"] },
+  send: { from: ["SIGNED"], to: ["SENT"], emits: true },
   /** The authority refused the upload itself. */
-  rejectUpload: { from: ["SIGNED"], to: ["REJECTED"] },
+  rejectUpload: { from: ["SIGNED"], to: ["REJECTED"], emits: true },
   /** A poll changed the authority's code but gave no verdict yet. */
   pollProgress: { from: ["SENT"], to: ["SENT"] },
   /** The authority's verdict. */
-  verdict: { from: ["SENT"], to: ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED"] },
+  verdict: { from: ["SENT"], to: ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED"], emits: true },
 } as const satisfies Record<string, Move>;
 
 /** Statuses a document waits in between steps (the cron sweep re-drives those left untouched). */
@@ -79,6 +81,29 @@ function historyFor(db: Db, where: SQL | undefined, marker: string, many: boolea
   );
 }
 
+/** Columns of the document snapshot an `invoice.*` event carries (every column but the request body). */
+const SNAPSHOT = sql.raw(
+  [
+    "id", "company_id", "document_type", "status", "fiscal_status", "fiscal_message", "folio", "external_reference", "issue_date",
+    "recipient_rut", "recipient_name", "currency", "total", "track_id", "cancels_invoice_id", "last_error", "attempts", "created_at", "updated_at",
+  ].map((c) => `'${c}', invoices.${c}`).join(", "),
+);
+
+/**
+ * INSERT … SELECT of the `invoice.<status>` event of every document that really moved (found by the
+ * marker, like its history row): a snapshot of the document as it is after the move, and the note
+ * that cancels it. One event per document and status (dedupe key), so a replayed move records none.
+ */
+function eventsFor(db: Db, where: SQL | undefined, marker: string, now: string) {
+  return db.run(sql`INSERT OR IGNORE INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at)
+    SELECT 'evt_' || lower(hex(randomblob(16))), invoices.company_id, 'invoice.' || lower(invoices.status),
+           'invoice:' || invoices.id || ':' || invoices.status,
+           json_object('invoice', json_object(${SNAPSHOT}),
+                       'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = invoices.id)),
+           ${now}
+    FROM invoices WHERE ${and(where, eq(invoices.lastEventId, marker))}`);
+}
+
 /**
  * The statements of a transition of every document of an envelope (`where` picks them, e.g. by
  * envelope id), to run inside a larger batch: the conditional UPDATE (returning the ids that moved)
@@ -95,6 +120,7 @@ export function envelopeTransition(db: Db, where: SQL | undefined, move: Move, p
       .where(and(where, only, inArray(invoices.status, [...move.from])))
       .returning({ id: invoices.id }),
     historyFor(db, where, marker, true, message ?? patch.fiscalMessage ?? null, now),
+    ...(move.emits ? [eventsFor(db, where, marker, now)] : []),
   ] as const;
 }
 
@@ -131,6 +157,7 @@ export async function transition(db: Db, invoiceId: string, move: Move, patch: I
       .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...move.from])))
       .returning(),
     historyFor(db, eq(invoices.id, invoiceId), eventId, false, message ?? patch.fiscalMessage ?? null, now),
+    ...(move.emits ? [eventsFor(db, eq(invoices.id, invoiceId), eventId, now)] : []),
   ]);
   return updated[0] ?? null;
 }

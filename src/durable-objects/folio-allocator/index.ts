@@ -26,6 +26,7 @@ import type {
   SetNextFolioResult,
   SetThresholdResult,
 } from "../../domain/folios/allocator-api";
+import { notifyEvents } from "../../queues/webhooks";
 import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SectionState } from "./storage";
 import { describeError, log } from "../../lib/log";
 
@@ -155,7 +156,7 @@ export class FolioAllocator extends DurableObject<Env> {
   private async deliverAlerts(): Promise<void> {
     await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     try {
-      await this.flushAlerts();
+      if ((await this.flushAlerts()) > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
     } catch (err) {
       log("warn", "folio allocator: ENU outbox write failed, the alarm will retry", { error: describeError(err) });
     }
@@ -493,6 +494,7 @@ export class FolioAllocator extends DurableObject<Env> {
     const now = options.now ?? Date.now();
     const raised = this.ctx.storage.transactionSync(() => this.raiseAlerts(now));
     const delivered = await this.flushAlerts();
+    if (delivered > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
     return { raised, delivered };
   }
 

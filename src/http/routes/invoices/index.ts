@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { DOCUMENT_TYPES, findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
+import { findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
+import { InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../domain/invoices/view";
 import { bytesToBase64 } from "../../../lib/base64";
 import { createDb } from "../../../db/client";
-import { INVOICE_STATUSES } from "../../../db/schema";
 import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
@@ -17,46 +17,6 @@ import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
 
 
-const StatusSchema = z.enum(INVOICE_STATUSES).openapi({
-  description:
-    "Processing status (DECISIONS 17): RECEIVED → GENERATED (folio assigned) → SIGNED (stamped and signed) → SENT (at the SII) → ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED (we could not produce or deliver it; fiscal_message says why).",
-});
-
-const EventSchema = z
-  .object({
-    status: StatusSchema,
-    fiscal_status: z.string().nullable(),
-    message: z.string().nullable(),
-    at: z.string().openapi({ description: "ISO 8601, UTC." }),
-  })
-  .openapi("InvoiceEvent");
-
-const InvoiceSchema = z
-  .object({
-    id: z.string().openapi({ example: "inv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
-    company_id: z.string(),
-    invoice_type: z.string().openapi({ example: "33", description: "SII document code." }),
-    invoice_type_name: z.string().openapi({ example: "FACTURA ELECTRÓNICA" }),
-    status: StatusSchema,
-    fiscal_status: z.string().nullable().openapi({ description: "The SII's own code for the document or its envelope (REC, SOK, EPR, RLV, RCH, RSC, ...); null before sending." }),
-    fiscal_message: z.string().nullable().openapi({ description: "What fiscal_status means, in words; or why the document FAILED." }),
-    folio: z.number().int().nullable().openapi({ description: "Assigned by the pipeline; null until then." }),
-    external_reference: z.string().nullable(),
-    issue_date: z.string().openapi({ format: "date" }),
-    total: z.string().openapi({ example: "119000", description: "MntTotal as a decimal string (CLP integers; foreign currency up to 4 decimals)." }),
-    currency: z.string().openapi({ example: "CLP" }),
-    recipient: z.object({ tax_id: z.string(), legal_name: z.string() }),
-    track_id: z.string().nullable().openapi({ description: "The SII's track id of the envelope that carried the document." }),
-    cancels_invoice_id: z.string().nullable().openapi({ description: "For a cancelling note: our document it cancels." }),
-    cancelled_by: z.string().nullable().openapi({ description: "The note that cancels this document, if any." }),
-    last_error: z.string().nullable().openapi({ description: "The latest problem while the document waits and retries (e.g. SII unreachable)." }),
-    attempts: z.number().int(),
-    history: z.array(EventSchema).openapi({ description: "Every transition with its time, oldest first." }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("Invoice");
-
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
 const InvoiceParams = Params.extend({ invoice_id: z.string().min(1).max(64).openapi({ param: { name: "invoice_id", in: "path" } }) });
 const FormatParams = InvoiceParams.extend({
@@ -65,34 +25,9 @@ const FormatParams = InvoiceParams.extend({
 
 const INPUT_ERRORS = Object.keys(INVOICE_INPUT_CODES).map((c) => `INVOICE_${c}` as ErrorCode);
 
-type Detail = Awaited<ReturnType<typeof invoiceDetail>>;
-
 /** The public shape; `known` skips the history queries when the caller already has them (POST). */
-async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: Detail) {
-  const { events, cancelledBy } = known ?? (await invoiceDetail(createDb(c.env.DB), row));
-  return {
-    id: row.id,
-    company_id: row.companyId,
-    invoice_type: String(row.documentType),
-    invoice_type_name: DOCUMENT_TYPES[row.documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(row.documentType),
-    status: row.status,
-    fiscal_status: row.fiscalStatus,
-    fiscal_message: row.fiscalMessage,
-    folio: row.folio,
-    external_reference: row.externalReference,
-    issue_date: row.issueDate,
-    total: row.total,
-    currency: row.currency,
-    recipient: { tax_id: row.recipientRut, legal_name: row.recipientName },
-    track_id: row.trackId,
-    cancels_invoice_id: row.cancelsInvoiceId,
-    cancelled_by: cancelledBy,
-    last_error: row.lastError,
-    attempts: row.attempts,
-    history: events.map((e) => ({ status: e.status as InvoiceRow["status"], fiscal_status: e.fiscalStatus, message: e.message, at: e.createdAt })),
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
+async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: InvoiceDetail) {
+  return invoiceView(row, known ?? (await invoiceDetail(createDb(c.env.DB), row)));
 }
 
 const issue = defineRoute({
