@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
+import { webhookReceiver } from "./test/webhooks/receiver.node";
 
 /**
  * The official SII schemas are read from ../shared/sii-schemas (present in CI) or from the folder
@@ -49,7 +50,12 @@ export default defineConfig({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 SII_SCHEMAS: readSchemas(),
                 SII_KEYS: readSiiKeys(),
+                // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
+                WEBHOOK_TIMEOUT_MS: "1500",
+                WEBHOOK_RETRY_SCHEDULE: "1,1,1",
               },
+              // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
+              outboundService: webhookReceiver,
             },
           })),
         ],

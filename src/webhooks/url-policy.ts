@@ -25,8 +25,14 @@ function privateIpv6(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   if (h === "::" || h === "::1") return true;
   if (/^(fc|fd)/.test(h) || /^fe[89ab]/.test(h) || /^ff/.test(h)) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  return mapped ? privateIpv4(ipv4(mapped[1]!)!) : false;
+  // IPv4-mapped (::ffff:a.b.c.d, which URL normalises to ::ffff:XXXX:XXXX) and NAT64 forms.
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(h);
+  if (mapped) {
+    const hi = parseInt(mapped[1]!, 16);
+    const lo = parseInt(mapped[2]!, 16);
+    return privateIpv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  }
+  return h.startsWith("::ffff:") || h.startsWith("64:ff9b:");
 }
 
 /** Why a URL may not receive webhooks, or null when it may. */

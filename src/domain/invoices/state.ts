@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
+import { eventOutbox, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
 
 export const FINAL_STATUSES: readonly InvoiceStatus[] = ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"];
@@ -95,13 +95,23 @@ const SNAPSHOT = sql.raw(
  * that cancels it. One event per document and status (dedupe key), so a replayed move records none.
  */
 function eventsFor(db: Db, where: SQL | undefined, marker: string, now: string) {
-  return db.run(sql`INSERT OR IGNORE INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at)
-    SELECT 'evt_' || lower(hex(randomblob(16))), invoices.company_id, 'invoice.' || lower(invoices.status),
-           'invoice:' || invoices.id || ':' || invoices.status,
-           json_object('invoice', json_object(${SNAPSHOT}),
-                       'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = invoices.id)),
-           ${now}
-    FROM invoices WHERE ${and(where, eq(invoices.lastEventId, marker))}`);
+  return db
+    .insert(eventOutbox)
+    .select(
+      db
+        .select({
+          id: sql<string>`'evt_' || lower(hex(randomblob(16)))`.as("id"),
+          companyId: invoices.companyId,
+          type: sql<string>`'invoice.' || lower(${invoices.status})`.as("type"),
+          dedupeKey: sql<string>`'invoice:' || ${invoices.id} || ':' || ${invoices.status}`.as("dedupe_key"),
+          payload: sql<string>`json_object('invoice', json_object(${SNAPSHOT}), 'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = ${invoices.id}))`.as("payload"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+          dispatchedAt: sql<string | null>`NULL`.as("dispatched_at"),
+        })
+        .from(invoices)
+        .where(and(where, eq(invoices.lastEventId, marker))),
+    )
+    .onConflictDoNothing();
 }
 
 /**
