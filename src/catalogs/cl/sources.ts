@@ -22,7 +22,7 @@ export const SRC = {
     date: "2024-01-01",
     complete: false,
     note:
-      "343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, spelled as the SII writes them (at most 20 characters, e.g. ALTO BÍO for Alto Biobío). The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border.",
+      "343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, in capitals as the SII lists them. The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border.",
   } as CatalogSource,
   reasons: { document: `${FORMATO_DTE}, campo CodRef (1 anula, 2 corrige texto, 3 corrige montos)`, date: "2019-11-15", complete: true } as CatalogSource,
   ours: (what: string): CatalogSource => ({ document: `dte-api: ${what}`, date: "2026-11-23", complete: true }),
