@@ -27,6 +27,7 @@
  */
 import { z } from "zod";
 import { divRound, formatScaled, parseScaled, pow10 } from "./decimal";
+import { checkInvoiceCodes } from "./catalog-checks";
 import { type DocumentTypeInfo, resolveDocumentType, resolveReasonCode, resolveReferenceType } from "./document-types";
 import { EngineError } from "./errors";
 import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, parseRut, formatRut, RutError } from "./rut";
@@ -414,6 +415,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const input = parseInvoice(raw);
   checkLatin1(input, "");
   const type = typeInfo ?? resolveDocumentType(input.invoice_type);
+  checkInvoiceCodes(input, type);
   if (input.items.length > type.maxLines) {
     throw new EngineError("TOO_MANY_LINES", `${input.items.length} lines; ${type.name} allows at most ${type.maxLines}`, { field: "items", expected: `≤ ${type.maxLines}` });
   }
@@ -476,7 +478,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
         if (additional.includes(tt)) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax ${tt} listed twice`, { field: `${tp}.type` });
         additional.push(tt);
       } else {
-        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: unknown tax type "${t.type}"; use IVA, EXE or one of ${Object.keys(ADDITIONAL_TAXES).join(", ")}`, { field: `${tp}.type` });
+        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service yet; use IVA, EXE or one of ${Object.keys(ADDITIONAL_TAXES).join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
       }
     });
     if (exempt && (sawIva || additional.length > 0)) {
