@@ -25,3 +25,11 @@ export function allCatalogSlugs(): Catalog[] {
   for (const c of COUNTRY_CATALOGS) for (const k of c.catalogs) if (!seen.has(k.slug)) seen.set(k.slug, k);
   return [...seen.values()];
 }
+
+/**
+ * The tables other modules already read, re-exported so the catalog is their one entry point
+ * (their files stay where they are while other work restructures those folders).
+ */
+export { COUNTRIES } from "../domain/catalogs/countries";
+export { TAX_ID_DOCUMENTS, taxIdDocumentsFor } from "../domain/catalogs/tax-id-documents";
+export { DOCUMENT_TYPES, REASON_CODES } from "../countries/cl/document-types";
