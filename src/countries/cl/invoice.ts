@@ -27,7 +27,6 @@
  */
 import { z } from "zod";
 import { divRound, formatScaled, parseScaled, pow10 } from "./decimal";
-import { checkInvoiceCodes } from "./catalog-checks";
 import { type DocumentTypeInfo, resolveDocumentType, resolveReasonCode, resolveReferenceType } from "./document-types";
 import { EngineError } from "./errors";
 import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, parseRut, formatRut, RutError } from "./rut";
@@ -415,7 +414,6 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const input = parseInvoice(raw);
   checkLatin1(input, "");
   const type = typeInfo ?? resolveDocumentType(input.invoice_type);
-  checkInvoiceCodes(input, type);
   if (input.items.length > type.maxLines) {
     throw new EngineError("TOO_MANY_LINES", `${input.items.length} lines; ${type.name} allows at most ${type.maxLines}`, { field: "items", expected: `≤ ${type.maxLines}` });
   }

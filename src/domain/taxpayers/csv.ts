@@ -1,4 +1,4 @@
-import { parseRut } from "../../countries/cl/rut";
+import { parseRut } from "../../countries/cl";
 
 /**
  * One row of the SII's list of authorised electronic taxpayers (sii-formats.md §5):

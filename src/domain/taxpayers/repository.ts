@@ -1,4 +1,15 @@
+import { parseRut } from "../../countries/cl";
 import type { TaxpayerRow } from "./csv";
+
+/** The canonical form (76086428-5) of a RUT typed in any usual form, or null when it is not one. */
+export function canonicalRut(input: string): string | null {
+  try {
+    const r = parseRut(input);
+    return `${r.body}-${r.dv}`;
+  } catch {
+    return null;
+  }
+}
 
 /** Rows per INSERT statement (D1 allows 100 bound parameters per statement: 14 rows × 7). */
 export const ROWS_PER_INSERT = 14;

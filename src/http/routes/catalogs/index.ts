@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { allCatalogSlugs, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../catalogs";
+import { allCatalogSlugs, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../domain/catalogs";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { pageEnvelope, pageParams } from "../../openapi/common";

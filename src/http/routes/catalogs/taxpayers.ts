@@ -1,9 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseRut } from "../../../countries/cl/rut";
-import { findTaxpayer } from "../../../domain/taxpayers/repository";
+import { canonicalRut, findTaxpayer } from "../../../domain/taxpayers/repository";
 import type { TaxpayerRow } from "../../../domain/taxpayers/csv";
+import { SIMULATOR_TAXPAYERS } from "../../../domain/taxpayers/simulator-companies";
 import { AppError } from "../../../errors";
-import { SIMULATOR_TAXPAYERS } from "../../../simulator/taxpayers";
 import { validationHook } from "../../errors/handler";
 import { json } from "../../openapi/common";
 import { defineRoute } from "../../route";
@@ -53,13 +52,8 @@ export const taxpayerRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
 taxpayerRoutes.openapi(route, async (c) => {
   const { country, tax_id } = c.req.valid("param");
   if (!["CL", "CHL"].includes(country.toUpperCase())) throw new AppError("CATALOG_COUNTRY_NOT_SUPPORTED", `No taxpayer directory for country "${country}"; supported: CL (CHL).`);
-  let rut: string;
-  try {
-    const r = parseRut(tax_id);
-    rut = `${r.body}-${r.dv}`;
-  } catch (e) {
-    throw new AppError("COMPANY_TAX_ID_INVALID", `"${tax_id}" is not a valid RUT: ${(e as Error).message}`, [{ field: "tax_id", message: "RUT with a valid check digit" }]);
-  }
+  const rut = canonicalRut(tax_id);
+  if (!rut) throw new AppError("COMPANY_TAX_ID_INVALID", `"${tax_id}" is not a valid RUT (digits and a check digit, e.g. 76086428-5)`, [{ field: "tax_id", message: "RUT with a valid check digit" }]);
   const found = await findTaxpayer(c.env.DB, rut);
   if (found) return c.json(view(found, "SII_DIRECTORY"), 200);
   const sim = c.env.SII_MODE === "simulator" ? SIMULATOR_TAXPAYERS.find((t) => t.rut === rut) : undefined;

@@ -30,6 +30,6 @@ export function allCatalogSlugs(): Catalog[] {
  * The tables other modules already read, re-exported so the catalog is their one entry point
  * (their files stay where they are while other work restructures those folders).
  */
-export { COUNTRIES } from "../domain/catalogs/countries";
-export { TAX_ID_DOCUMENTS, taxIdDocumentsFor } from "../domain/catalogs/tax-id-documents";
-export { DOCUMENT_TYPES, REASON_CODES } from "../countries/cl/document-types";
+export { COUNTRIES } from "./countries";
+export { TAX_ID_DOCUMENTS, taxIdDocumentsFor } from "./tax-id-documents";
+export { DOCUMENT_TYPES, REASON_CODES } from "../../countries/cl";

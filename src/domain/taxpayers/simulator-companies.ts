@@ -1,4 +1,4 @@
-import type { TaxpayerRow } from "../domain/taxpayers/csv";
+import type { TaxpayerRow } from "./csv";
 
 /**
  * The simulated SII's own small directory of authorised taxpayers (fictitious companies, the RUTs

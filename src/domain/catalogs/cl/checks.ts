@@ -1,11 +1,9 @@
-import additionalTaxes from "../../catalogs/cl/data/additional-taxes.json";
-import currencies from "../../catalogs/cl/data/customs-currencies.json";
-import units from "../../catalogs/cl/data/customs-units.json";
-import { REGIONS } from "../../catalogs/cl/legal";
-import { fold } from "../../catalogs/query";
-import type { DocumentTypeInfo } from "./document-types";
-import { EngineError } from "./errors";
-import type { InvoiceInput } from "./invoice";
+import { EngineError, type DocumentTypeInfo, type InvoiceInput } from "../../../countries/cl";
+import { fold } from "../query";
+import additionalTaxes from "./data/additional-taxes.json";
+import currencies from "./data/customs-currencies.json";
+import units from "./data/customs-units.json";
+import { REGIONS } from "./legal";
 
 /**
  * Checks every coded field of an invoice body against Chile's catalogs, before any computation, so

@@ -1,7 +1,6 @@
-import { DOCUMENT_TYPES, REASON_CODES } from "../../countries/cl/document-types";
-import { ADDITIONAL_TAXES } from "../../countries/cl/invoice";
-import { COUNTRIES } from "../../domain/catalogs/countries";
-import { TAX_ID_DOCUMENTS } from "../../domain/catalogs/tax-id-documents";
+import { ADDITIONAL_TAXES, DOCUMENT_TYPES, REASON_CODES } from "../../../countries/cl";
+import { COUNTRIES } from "../countries";
+import { TAX_ID_DOCUMENTS } from "../tax-id-documents";
 import { entriesOf, entry, type Catalog, type CatalogEntry, type CountryCatalogs } from "../types";
 import additionalTaxes from "./data/additional-taxes.json";
 import communes from "./data/communes.json";
