@@ -20,6 +20,7 @@ export const INVOICE_INPUT_CODES = {
   REFERENCE_REQUIRED: "The document type needs a reference (notes and cancellations).",
   REFERENCE_INVALID: "A billing reference is malformed, or names a document type this note cannot modify.",
   REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
+  CATALOG_CODE_UNKNOWN: "A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values.",
 } as const;
 export type InvoiceInputCode = keyof typeof INVOICE_INPUT_CODES;
 
@@ -61,6 +62,9 @@ export const ERROR_CODES = {
   API_KEY_NOT_FOUND: { status: 404, description: "No such API key for this client." },
   API_KEY_LAST_OWNER: { status: 409, description: "The operation would leave the client without an active OWNER key." },
   API_KEY_GRANT_NOT_APPLICABLE: { status: 400, description: "Company grants apply to MEMBER keys only; OWNER and ADMIN keys reach every company." },
+  // catalogs and taxpayers
+  CATALOG_COUNTRY_NOT_SUPPORTED: { status: 404, description: "No reference catalogs for this country (only CL / CHL today)." },
+  TAXPAYER_NOT_FOUND: { status: 404, description: "The RUT is not in the directory of authorised electronic taxpayers." },
   // companies
   COMPANY_NOT_FOUND: { status: 404, description: "No such company (or it was deleted)." },
   COMPANY_TAX_ID_INVALID: { status: 400, description: "The tax identification number is malformed or its check digit is wrong." },

@@ -476,7 +476,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
         if (additional.includes(tt)) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax ${tt} listed twice`, { field: `${tp}.type` });
         additional.push(tt);
       } else {
-        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: unknown tax type "${t.type}"; use IVA, EXE or one of ${Object.keys(ADDITIONAL_TAXES).join(", ")}`, { field: `${tp}.type` });
+        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service yet; use IVA, EXE or one of ${Object.keys(ADDITIONAL_TAXES).join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
       }
     });
     if (exempt && (sawIva || additional.length > 0)) {

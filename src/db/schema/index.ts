@@ -301,3 +301,6 @@ export * from "./simulator";
 
 /** Webhook endpoints, deliveries and attempts. */
 export * from "./webhooks";
+
+/** Directory of authorised DTE taxpayers (versioned loads). */
+export * from "./taxpayers";

@@ -1,5 +1,6 @@
 import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
-import { DOCUMENT_TYPES, findDocumentType, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
+import { DOCUMENT_TYPES, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
+import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
 import { newId } from "../../lib/ids";
@@ -14,6 +15,11 @@ import { log } from "../../lib/log";
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
 export function computeOrThrow(body: InvoiceInput): ComputedDocument {
   try {
+    // Coded fields against the country's catalogs first (the error names the listing endpoint);
+    // a body that does not even match the schema is left to the engine's own message.
+    const parsed = invoiceSchema.safeParse(body);
+    const type = parsed.success ? findDocumentType(parsed.data.invoice_type) : undefined;
+    if (parsed.success && type) checkInvoiceCodes(parsed.data, type);
     return computeDocument(body);
   } catch (e) {
     if (isEngineError(e) && isInvoiceInputCode(e.code)) {

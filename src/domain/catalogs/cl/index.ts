@@ -1,0 +1,92 @@
+import { ADDITIONAL_TAXES, DOCUMENT_TYPES, REASON_CODES } from "../../../countries/cl";
+import { COUNTRIES } from "../countries";
+import { TAX_ID_DOCUMENTS } from "../tax-id-documents";
+import { entriesOf, entry, type Catalog, type CatalogEntry, type CountryCatalogs } from "../types";
+import additionalTaxes from "./data/additional-taxes.json";
+import communes from "./data/communes.json";
+import customsCountries from "./data/customs-countries.json";
+import customsCurrencies from "./data/customs-currencies.json";
+import packageTypes from "./data/customs-package-types.json";
+import customsPaymentForms from "./data/customs-payment-forms.json";
+import ports from "./data/customs-ports.json";
+import saleClauses from "./data/customs-sale-clauses.json";
+import saleModalities from "./data/customs-sale-modalities.json";
+import transportModes from "./data/customs-transport-modes.json";
+import units from "./data/customs-units.json";
+import paymentMeans from "./data/payment-means.json";
+import { ACTIVITIES_PARTIAL, ITEM_CODE_TYPES, LEGAL_FORMS, REGIONS, TAX_PROFILE_FIELDS } from "./legal";
+import { SRC } from "./sources";
+
+/** Documents the SII's accept/claim service (Ley 19.983, 8 days) covers (sii-formats.md §1). */
+const EIGHT_DAY_ACCEPTANCE = new Set([33, 34, 43]);
+
+function documentTypes(): CatalogEntry[] {
+  const all = Object.values(DOCUMENT_TYPES);
+  return all.map((t) => {
+    const cancelledBy = all.filter((n) => n.note === "credit" && n.mayModify.includes(t.code)).map((n) => n.code);
+    return entry(t.code, t.name, {
+      mnemonic: t.mnemonic, export: t.export, boleta: t.boleta, exempt: t.exempt, note: t.note,
+      cancellable: cancelledBy.length > 0, cancelled_by: cancelledBy, eight_day_acceptance: EIGHT_DAY_ACCEPTANCE.has(t.code),
+      max_lines: t.maxLines,
+    });
+  });
+}
+
+function taxTypes(): CatalogEntry[] {
+  return [
+    entry("IVA", "Impuesto al Valor Agregado", { rate: "19", retention: false, supported: true }),
+    entry("EXE", "Exento o no afecto (línea sin IVA)", { rate: "0", retention: false, supported: true }),
+    ...additionalTaxes.map((t) => entry(t.code, t.name, { rate: t.rate, retention: t.retention, supported: t.code in ADDITIONAL_TAXES })),
+  ];
+}
+
+const REASON_NAMES = { ANU: "Anula documento de referencia", COT: "Corrige texto del documento de referencia", COM: "Corrige montos" } as const;
+
+const SII_OFFICES = [...new Set(communes.map((c) => c.sii_office))].sort((a, b) => a.localeCompare(b, "es"));
+
+const cat = (slug: string, tag: string, title: string, description: string, source: Catalog["source"], entries: readonly CatalogEntry[]): Catalog => ({
+  slug, tag, title, description, source, entries,
+});
+
+const EXPORT = "Additional Export Info";
+
+export const CHILE: CountryCatalogs = {
+  alpha2: "CL",
+  alpha3: "CHL",
+  catalogs: [
+    cat("countries", "Countries", "Countries", "ISO 3166-1 countries; `code` is alpha-3 (what companies store), `alpha2` the 2-letter code.", SRC.iso3166,
+      COUNTRIES.map(([a2, a3, name]) => entry(a3, name, { alpha2: a2 }))),
+    cat("regions", "Countries", "Regions", "Chile's 16 regions; `code` is the official number used in `address.region`.", SRC.regions, REGIONS),
+    cat("communes", "Countries", "Communes", "Communes as the SII writes them (CmnaOrigen / CmnaRecep), with the SII unit for each and the region.", SRC.communes,
+      communes.map((c) => entry(c.name, c.name, { sii_office: c.sii_office, region_code: c.region_code }))),
+    cat("document-types", "Document Types", "Document types", "DTE types this service issues: which note cancels each, and which are under the 8-day acceptance (Ley 19.983).", SRC.formatoDte("tabla de tipos de documento (TipoDTE)"), documentTypes()),
+    cat("tax-identification-documents", "Tax Identification Documents", "Tax identification documents", "Identification documents accepted for companies of this country.", SRC.ours("Chile uses the RUT (Rol Único Tributario, DL 3 of 1969)"),
+      (TAX_ID_DOCUMENTS.CHL ?? []).map((d) => entry(d.code, d.name, {}))),
+    cat("currencies", "Currencies", "Currencies", "Currencies with their customs code and name (TpoMoneda in export documents). Domestic documents are in CLP.", SRC.aduana("tabla de monedas"),
+      customsCurrencies.map((c) => entry(c.code, c.name, { customs_code: c.customs_code }))),
+    cat("measurement-units", "Measurement Units", "Measurement units", "Customs units of measure (export documents: UnmdItem and the customs quantity fields). Domestic documents accept any unit text of up to 4 characters (UnmdItem is free text in the SII schema).", SRC.aduana("tabla de unidades de medida"),
+      entriesOf(units).map((u) => entry(u.name, u.name, { customs_code: Number(u.code) }))),
+    cat("tax-types", "Tax Types", "Tax types", "IVA, exempt lines, and every additional tax and retention code of the SII with its rate; `supported` says whether this service issues it yet.", SRC.formatoDte("tabla de impuestos adicionales y retenciones"), taxTypes()),
+    cat("payment-types", "Payment Types", "Payment types", "FmaPago: 1 contado, 2 crédito, 3 sin costo (also accepted as CONTADO/CASH, CREDITO/CREDIT, SIN_COSTO/FREE).", SRC.formatoDte("campo FmaPago"),
+      [entry("1", "Contado", { aliases: ["CONTADO", "CASH"] }), entry("2", "Crédito", { aliases: ["CREDITO", "CREDIT"] }), entry("3", "Sin costo (entrega gratuita)", { aliases: ["SIN_COSTO", "FREE"] })]),
+    cat("payment-means", "Payment Types", "Payment means", "MedioPago: how a payment is made.", SRC.formatoDte("campo MedioPago"), entriesOf(paymentMeans)),
+    cat("document-cancellation-reasons", "Document Cancellation Reasons", "Cancellation reasons", "`reason_code` of a note and the CodRef it sets.", SRC.reasons,
+      (Object.keys(REASON_CODES) as (keyof typeof REASON_CODES)[]).map((k) => entry(k, REASON_NAMES[k], { cod_ref: REASON_CODES[k] }))),
+    cat("legal-activities", "Legal Activities", "Economic activities (Acteco)", "SII economic activity codes. PARTIAL: see `source.note`.",
+      { document: "SII, Códigos de actividad económica (clasificación 2018, CIIU4.CL)", date: "2018-11-01", complete: false, note: "Only a handful of codes confirmed in public sources; the complete SII table (about 700 codes) is not yet loaded, so activity codes are checked for form (1 to 6 digits) but not against this list." },
+      ACTIVITIES_PARTIAL),
+    cat("item-code-types", "Item Code Types", "Item code types", "TpoCodigo: the standard codings. The SII accepts any coding name of up to 10 characters.", SRC.formatoDte("campo TpoCodigo (CdgItem)"), ITEM_CODE_TYPES),
+    cat("additional-export-info/ports", EXPORT, "Customs ports", "Ports of shipment and landing (CodPtoEmbarque, CodPtoDesemb).", SRC.aduana("tabla de puertos"), entriesOf(ports)),
+    cat("additional-export-info/transport-modes", EXPORT, "Transport modes", "CodViaTransp.", SRC.aduana("tabla de vías de transporte"), entriesOf(transportModes)),
+    cat("additional-export-info/sale-clauses", EXPORT, "Sale clauses", "CodClauVenta (Incoterms as customs codes).", SRC.aduana("tabla de cláusulas de compraventa"), entriesOf(saleClauses)),
+    cat("additional-export-info/sale-modalities", EXPORT, "Sale modalities", "CodModVenta.", SRC.aduana("tabla de modalidades de venta"), entriesOf(saleModalities)),
+    cat("additional-export-info/package-types", EXPORT, "Package types", "CodTpoBultos.", SRC.aduana("tabla de tipos de bultos"), entriesOf(packageTypes)),
+    cat("additional-export-info/countries", EXPORT, "Customs countries", "CodPaisRecep / CodPaisDestin: customs country codes.", SRC.aduana("tabla de países"), entriesOf(customsCountries)),
+    cat("additional-export-info/payment-forms", EXPORT, "Export payment forms", "FmaPagExp.", SRC.aduana("tabla de formas de pago"),
+      customsPaymentForms.map((f) => entry(f.code, f.name, { description: f.description }))),
+    cat("legal-entities", "Legal Entities", "Legal forms", "Legal forms of a Chilean company.", SRC.ours("legal forms from the Chilean laws cited in `law`"), LEGAL_FORMS),
+    cat("tax-information", "Tax Information", "Tax profile fields", "What a company's tax profile holds and the DTE field each fills.", SRC.formatoDte("Encabezado / Emisor"), TAX_PROFILE_FIELDS),
+    cat("sii-offices", "Tax Information", "SII units", "SII regional directorates and units; the communes catalog names the unit of each commune.", SRC.communes,
+      SII_OFFICES.map((o) => entry(o, o, { communes: communes.filter((c) => c.sii_office === o).map((c) => c.name) }))),
+  ],
+};

@@ -1,0 +1,43 @@
+import type { Catalog, CatalogEntry } from "./types";
+
+/** Lower case without accents: "Ñuñoa" and "NUNOA" compare equal. */
+export function fold(s: string): string {
+  return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+}
+
+export interface CatalogFilter {
+  /** Exact code, case-insensitive. */
+  code?: string;
+  /** Text contained in the name or the code, accent- and case-insensitive. */
+  q?: string;
+}
+
+const folded = new WeakMap<CatalogEntry, string>();
+function haystack(e: CatalogEntry): string {
+  let h = folded.get(e);
+  if (h === undefined) {
+    const texts = [e.code, e.name, ...Object.values(e.attributes).filter((v): v is string => typeof v === "string")];
+    h = fold(texts.join("\u0000"));
+    folded.set(e, h);
+  }
+  return h;
+}
+
+export function filterEntries(catalog: Catalog, f: CatalogFilter): CatalogEntry[] {
+  let rows = catalog.entries as CatalogEntry[];
+  if (f.code !== undefined) {
+    const c = fold(f.code);
+    rows = rows.filter((e) => fold(e.code) === c);
+  }
+  if (f.q !== undefined && f.q.trim() !== "") {
+    const words = fold(f.q).split(/\s+/);
+    rows = rows.filter((e) => words.every((w) => haystack(e).includes(w)));
+  }
+  return rows;
+}
+
+/** Finds an entry by code (case-insensitive) or, when `byName`, by its name (accent-insensitive). */
+export function findEntry(catalog: Catalog, code: string, byName = false): CatalogEntry | undefined {
+  const c = fold(code);
+  return catalog.entries.find((e) => fold(e.code) === c || (byName && fold(e.name) === c));
+}

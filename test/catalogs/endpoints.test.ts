@@ -1,0 +1,112 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHILE } from "../../src/domain/catalogs/cl";
+import { call, expectError, newKey, newOwner, type Actor } from "../helpers/api";
+
+let owner: Actor;
+let member: Actor;
+beforeAll(async () => {
+  owner = await newOwner("Catalogs");
+  member = await newKey(owner.clientId, "MEMBER");
+});
+
+const get = (path: string, key = owner.key, headers: Record<string, string> = {}) => call("GET", path, { key, headers });
+
+describe("every catalog endpoint", () => {
+  it.each(CHILE.catalogs.map((c) => [c.slug, c.entries.length] as const))("GET /api/catalogs/CL/%s lists all %i entries over its pages", async (slug, count) => {
+    const seen: string[] = [];
+    for (let page = 1; ; page++) {
+      const res = await get(`/api/catalogs/CL/${slug}?per_page=100&page=${page}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.total).toBe(count);
+      expect(res.body.catalog.country).toBe("CHL");
+      seen.push(...res.body.data.map((e: { code: string }) => e.code));
+      if (page >= res.body.last_page) break;
+    }
+    expect(seen.length).toBe(count);
+    expect(new Set(seen).size).toBe(count);
+  });
+});
+
+describe("GET /api/catalogs/{country}/…", () => {
+  it("pages with the list envelope", async () => {
+    const res = await get("/api/catalogs/CHL/additional-export-info/ports?per_page=7&page=2");
+    expect(res.body.per_page).toBe(7);
+    expect(res.body.current_page).toBe(2);
+    expect(res.body.data).toHaveLength(7);
+    expect(res.body.last_page).toBe(Math.ceil(res.body.total / 7));
+    const past = await get(`/api/catalogs/CHL/additional-export-info/ports?per_page=7&page=${res.body.last_page + 1}`);
+    expect(past.body.data).toEqual([]);
+  });
+
+  it("filters by exact code, case-insensitively", async () => {
+    const res = await get("/api/catalogs/cl/measurement-units?code=kn");
+    expect(res.body.data).toEqual([{ code: "KN", name: "KN", attributes: { customs_code: 6 } }]);
+    const tax = await get("/api/catalogs/CL/tax-types?code=271");
+    expect(tax.body.data[0]).toMatchObject({ code: "271", attributes: { rate: "18", retention: false, supported: true } });
+    const ret = await get("/api/catalogs/CL/tax-types?code=15");
+    expect(ret.body.data[0].attributes).toMatchObject({ rate: "19", retention: true });
+  });
+
+  it("filters by text without regard to accents or case", async () => {
+    const a = await get("/api/catalogs/CL/communes?code=nunoa");
+    expect(a.body.data.map((e: { code: string }) => e.code)).toEqual(["ÑUÑOA"]);
+    const served = await get("/api/catalogs/CL/communes?q=NUNOA");
+    expect(served.body.data.map((e: { code: string }) => e.code)).toEqual(["LA REINA", "MACUL", "ÑUÑOA", "PEÑALOLÉN"]); // by name or SII unit
+    expect(a.body.data[0].attributes).toEqual({ sii_office: "ÑUÑOA", region_code: "13" });
+    const b = await get(`/api/catalogs/CL/communes?q=${encodeURIComponent("VALPARAÍSO")}`);
+    const c = await get("/api/catalogs/CL/communes?q=valparaiso");
+    expect(b.body.data).toEqual(c.body.data);
+    expect(c.body.total).toBeGreaterThanOrEqual(4); // the communes the Valparaíso unit serves
+    const words = await get("/api/catalogs/CL/legal-activities?q=consultoria%20informatica");
+    expect(words.body.data.map((e: { code: string }) => e.code)).toEqual(["620200"]);
+    const none = await get("/api/catalogs/CL/currencies?q=zzzz");
+    expect(none.body).toMatchObject({ data: [], total: 0, last_page: 1 });
+  });
+
+  it("carries the document types' cancellation and acceptance facts", async () => {
+    const res = await get("/api/catalogs/CL/document-types?code=33");
+    expect(res.body.data[0].attributes).toMatchObject({ mnemonic: "FAC", cancellable: true, cancelled_by: [61], eight_day_acceptance: true });
+    const fee = await get("/api/catalogs/CL/document-types?code=110");
+    expect(fee.body.data[0].attributes).toMatchObject({ cancelled_by: [112], eight_day_acceptance: false });
+    const reasons = await get("/api/catalogs/CL/document-cancellation-reasons");
+    expect(reasons.body.data.map((e: any) => [e.code, e.attributes.cod_ref])).toEqual([["ANU", 1], ["COT", 2], ["COM", 3]]);
+  });
+
+  it("says which tables are partial", async () => {
+    const acts = await get("/api/catalogs/CL/legal-activities");
+    expect(acts.body.catalog.source.complete).toBe(false);
+    expect(acts.body.catalog.source.note).toMatch(/not yet loaded/);
+    const ports = await get("/api/catalogs/CL/additional-export-info/ports");
+    expect(ports.body.catalog.source.complete).toBe(true);
+  });
+
+  it("answers ETag and Cache-Control, and 304 to a matching If-None-Match", async () => {
+    const first = await get("/api/catalogs/CL/currencies?code=USD");
+    const etag = first.headers.get("ETag")!;
+    expect(etag).toMatch(/^"[0-9a-f]{24}"$/);
+    expect(first.headers.get("Cache-Control")).toBe("public, max-age=3600, stale-while-revalidate=86400");
+    expect(first.body.data[0]).toEqual({ code: "USD", name: "DOLAR USA", attributes: { customs_code: "13" } });
+    const again = await get("/api/catalogs/CL/currencies?code=USD", owner.key, { "If-None-Match": etag });
+    expect(again.status).toBe(304);
+    expect(again.body).toBe("");
+    expect(again.headers.get("ETag")).toBe(etag);
+    const weakList = await get("/api/catalogs/CL/currencies?code=USD", owner.key, { "If-None-Match": `"other", W/${etag}` });
+    expect(weakList.status).toBe(304);
+    const otherPage = await get("/api/catalogs/CL/currencies?code=EUR", owner.key, { "If-None-Match": etag });
+    expect(otherPage.status).toBe(200);
+    expect(otherPage.headers.get("ETag")).not.toBe(etag);
+  });
+
+  it("is readable by every role", async () => {
+    const res = await get("/api/catalogs/CL/regions", member.key);
+    expect(res.status).toBe(200);
+    expect(res.body.data[0]).toEqual({ code: "1", name: "Tarapacá", attributes: { roman: "I" } });
+  });
+
+  it("refuses bad input with our envelope", async () => {
+    expectError(await get("/api/catalogs/PE/currencies"), 404, "CATALOG_COUNTRY_NOT_SUPPORTED");
+    expectError(await get("/api/catalogs/CL/currencies?per_page=101"), 400, "VALIDATION_FAILED");
+    expectError(await get("/api/catalogs/CL/currencies?page=0"), 400, "VALIDATION_FAILED");
+    expectError(await call("GET", "/api/catalogs/CL/currencies"), 401, "AUTH_MISSING_API_KEY");
+  });
+});

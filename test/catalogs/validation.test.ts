@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADDITIONAL_TAXES } from "../../src/countries/cl/invoice";
+import { CHILE } from "../../src/domain/catalogs/cl";
+import { expectError } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";
+
+let issuer: Issuer;
+beforeAll(async () => {
+  issuer = await readyIssuer([33, 110]);
+});
+
+function expectCatalogError(res: Awaited<ReturnType<typeof issue>>, code: string, field: string, endpoint: string) {
+  expectError(res, 400, code);
+  expect(res.body.error.details).toEqual([expect.objectContaining({ field })]);
+  expect(res.body.error.message).toContain(`GET /api/catalogs/CL/${endpoint}`);
+}
+
+describe("coded fields of an invoice body are checked against the catalogs", () => {
+  it("currency", async () => {
+    const body = invoiceBody(issuer.rut, "110", { currency: { code: "XYZ", exchange_rate: 900 } });
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "currency.code", "currencies");
+  });
+
+  it("unit of measure on an export document (customs table)", async () => {
+    const body = invoiceBody(issuer.rut, "110");
+    body.items[0].code_unit_of_measure = "CAJA";
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "items[0].code_unit_of_measure", "measurement-units");
+    body.items[0].code_unit_of_measure = "kn"; // customs KN, any case
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
+
+  it("unit of measure on a domestic document stays free text, as the SII accepts (UN, KG, ...)", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.items[0].code_unit_of_measure = "CAJA";
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
+
+  it("tax type", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.items[0].taxes = [{ type: "IVA" }, { type: "999" }];
+    expectCatalogError(await issue(issuer, body), "INVOICE_TAX_NOT_ALLOWED", "items[0].taxes[1].type", "tax-types");
+  });
+
+  it("payment type", async () => {
+    const body = invoiceBody(issuer.rut, "33", { payment_method: { code: "CHEQUE" } });
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "payment_method.code", "payment-types");
+  });
+
+  it("region of a Chilean address (code, roman numeral or name accepted)", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.issuer = { ...body.issuer, address: { ...body.issuer.address, region: "17" } };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "issuer.address.region", "regions");
+    body.recipient = { ...body.recipient, address: { ...body.recipient.address, region: "Narnia" } };
+    body.issuer.address.region = "RM";
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "recipient.address.region", "regions");
+    body.recipient.address.region = "valparaiso";
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
+});
+
+describe("the catalog is the one home of the engine's codes", () => {
+  it("every additional tax the engine issues is in the tax-types catalog with the same rate and kind", () => {
+    const taxTypes = CHILE.catalogs.find((c) => c.slug === "tax-types")!;
+    for (const [code, t] of Object.entries(ADDITIONAL_TAXES)) {
+      const e = taxTypes.entries.find((x) => x.code === code);
+      expect(e, code).toBeDefined();
+      expect(e!.attributes).toMatchObject({ rate: t.rate, retention: t.kind === "R", supported: true });
+    }
+  });
+});
