@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Env } from "./env";
+import { assertConfigured, type Env } from "./env";
 import { ApiError } from "./http/errors/api-error";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
@@ -65,6 +65,12 @@ function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
   app.use("*", requestId);
+  // Refuse to serve anything (the simulator included) while misconfigured, e.g. production in
+  // simulator mode or without its secrets: every request answers 500 INTERNAL and logs why.
+  app.use("*", async (c, next) => {
+    assertConfigured(c.env);
+    await next();
+  });
   app.use(
     "*",
     bodyLimit({

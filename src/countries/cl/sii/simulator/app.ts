@@ -35,6 +35,7 @@ import { normalizeRut, parseRut } from "../../rut";
 import { decodeXmlBytes, firstChild, parseXml, type XElement } from "../../xml";
 import { verifyChildSignature } from "../../xmldsig";
 import { buildRecepcionDte, buildRespuesta, parseMultipart, parseSoapRequest, soapFault, soapResponse, WireError, type ParsedPart } from "../wire";
+import { simulatorEnabled } from "../../../../env";
 import {
   addScenario,
   checkToken,
@@ -455,7 +456,7 @@ simulatorApp.notFound((c) => respondError(c, "ROUTE_NOT_FOUND", `No simulated SI
 
 // Only in simulator mode; everywhere else these paths do not exist.
 simulatorApp.use("*", async (c, next) => {
-  if (c.env.SII_MODE !== "simulator") {
+  if (!simulatorEnabled(c.env)) {
     return respondError(c, "ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}. The API is described at /openapi.json and /docs.`);
   }
   await next();
