@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   // certificates (§4.6)
   CERTIFICATE_NOT_PFX: { status: 400, description: "The uploaded file is not a PKCS#12 (.pfx/.p12) archive." },
   CERTIFICATE_WRONG_PASSWORD: { status: 400, description: "The password does not open the .pfx." },
+  CERTIFICATE_PFX_TOO_COSTLY: { status: 400, description: "The .pfx asks for more than 200,000 key-derivation iterations (MAC or encryption); refused before deriving anything. Export it again with default settings." },
   CERTIFICATE_NO_PRIVATE_KEY: { status: 400, description: "The .pfx holds no (RSA) private key." },
   CERTIFICATE_NO_CERTIFICATE: { status: 400, description: "The .pfx holds no certificate." },
   CERTIFICATE_KEY_MISMATCH: { status: 400, description: "No certificate in the .pfx matches its private key." },
