@@ -36,7 +36,7 @@ const logoFile = defineRoute({
   path: "/files/logos/{company_id}/{file}",
   tags: ["Companies"],
   summary: "Download a company logo",
-  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable.",
+  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable. No longer served once the company is deleted.",
   public: true,
   request: {
     params: z.object({
@@ -65,6 +65,11 @@ function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
   app.use("*", requestId);
+  // Browsers must never sniff a served file (logos, PDFs, XML) into another type: on every response.
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
   // Refuse to serve anything (the simulator included) while misconfigured, e.g. production in
   // simulator mode or without its secrets: every request answers 500 INTERNAL and logs why.
   app.use("*", async (c, next) => {
@@ -85,10 +90,19 @@ function buildApp() {
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
   app.openapi(logoFile, async (c) => {
     const { company_id, file } = c.req.valid("param");
+    // A deleted company's logo is no longer public (the object is kept with the company's data).
+    const live = await c.env.DB.prepare("SELECT 1 FROM companies WHERE id = ? AND status = 'ACTIVE'").bind(company_id).first();
+    if (!live) throw new ApiError("LOGO_NOT_FOUND", "No such logo.");
     const object = await c.env.FILES.get(`companies/${company_id}/logos/${file}`);
     if (!object) throw new ApiError("LOGO_NOT_FOUND", "No such logo.");
     return new Response(object.body, {
-      headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable", ETag: object.httpEtag },
+      headers: {
+        "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream",
+        // Not immutable: the file stops being served when the company is deleted.
+        "Cache-Control": "public, max-age=3600",
+        ETag: object.httpEtag,
+        "X-Content-Type-Options": "nosniff",
+      },
     }) as never;
   });
   app.route("/", companiesRoutes);

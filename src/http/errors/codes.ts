@@ -48,7 +48,7 @@ export const ERROR_CODES = {
   COMPANY_TAX_ID_TAKEN: { status: 409, description: "This client already has an active company with this tax identification number." },
   COMPANY_COUNTRY_UNKNOWN: { status: 400, description: "The country is not a known ISO 3166 alpha-2 or alpha-3 code." },
   COMPANY_DOCUMENT_CODE_UNKNOWN: { status: 400, description: "The tax identification document code is not in the catalog of the company's country." },
-  LOGO_INVALID_FORMAT: { status: 400, description: "The logo is not a PNG or JPEG image (detected from its bytes)." },
+  LOGO_INVALID_FORMAT: { status: 400, description: "The logo is not a PNG or JPEG image (detected from its bytes), cannot be parsed completely, or is larger than 4096 x 4096 pixels." },
   LOGO_TOO_LARGE: { status: 413, description: "The logo is larger than 1 MiB." },
   LOGO_NOT_FOUND: { status: 404, description: "The company has no logo." },
   // certificates (§4.6)
