@@ -274,12 +274,12 @@ describe("DELETE /api/companies/{idCompany} (soft delete)", () => {
     expect(settings!.n).toBe(1);
   });
 
-  it("only OWNER keys delete; an unknown id is 404; someone else's is 403", async () => {
+  it("only OWNER keys delete; an unknown id and someone else's answer the same 403", async () => {
     const actor = await newOwner();
     const id = await newCompany(actor);
     const admin = await newKey(actor.clientId, "ADMIN");
     expectError(await call("DELETE", `/api/companies/${id}`, { key: admin.key }), 403, "AUTH_ROLE_FORBIDDEN");
-    expectError(await call("DELETE", `/api/companies/cmp_01J00000000000000000000000`, { key: actor.key }), 404, "COMPANY_NOT_FOUND");
+    expectError(await call("DELETE", `/api/companies/cmp_01J00000000000000000000000`, { key: actor.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
     expectError(await call("DELETE", `/api/companies/${id}`, { key: (await newOwner()).key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
     expect((await call("GET", `/api/companies/${id}`, { key: actor.key })).body.status).toBe("ACTIVE");
   });
