@@ -71,6 +71,7 @@ export const ERROR_CODES = {
   ENUMERATION_CAF_WRONG_ENVIRONMENT: { status: 400, description: "The CAF was signed by the SII key of another environment than the one configured (certification vs production)." },
   ENUMERATION_CAF_DUPLICATE: { status: 409, description: "This CAF range is already loaded." },
   ENUMERATION_CAF_OVERLAP: { status: 409, description: "The CAF range overlaps a range already loaded for the document type." },
+  ENUMERATION_CAF_HELD_ELSEWHERE: { status: 409, description: "Another account of this service already loaded an overlapping range of this type for the same RUT: the SII authorises each folio once, so it can be issued from one account only." },
   ENUMERATION_DOCUMENT_TYPE_UNKNOWN: { status: 400, description: "The document type is neither an SII code (33, 61, ...) nor a known mnemonic (FAC, NCV, ...)." },
   ENUMERATION_REFETCH_NOT_SUPPORTED: { status: 501, description: "Requesting CAFs from the real SII is not possible from this service (the SII hands them out only in its certificate-authenticated portal); download the CAF there and upload it." },
   ENUMERATION_AUTHORITY_UNAVAILABLE: { status: 503, description: "The tax authority did not answer the CAF request; retry later." },
