@@ -12,7 +12,7 @@ export interface Env {
 }
 
 const LOCAL_ENVIRONMENTS = new Set(["development", "test"]);
-const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
+export const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
 
 export class ConfigurationError extends Error {}
 
