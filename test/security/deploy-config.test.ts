@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "smol-toml";
-import { REQUIRED_SECRETS } from "../../src/env";
+import { REQUIRED_SECRETS } from "../../src/config";
 import readme from "../../README.md?raw";
 import wranglerToml from "../../wrangler.toml?raw";
 

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { checkImage, MAX_LOGO_SIDE } from "../../src/pdf/image";
 import { renderPdf } from "../../src/pdf/render";
 import { call, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
-import { loadPdf } from "../unit/pdf/helpers";
-import { sampleDocument, samplePng } from "../unit/pdf/samples";
+import { loadPdf } from "../pdf/helpers";
+import { sampleDocument, samplePng } from "../pdf/samples";
 
 /** Starts like a PNG (signature and a plausible IHDR) and then is garbage. */
 function pngLookalike(): Uint8Array {

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "smol-toml";
 import { app } from "../../src/app";
-import { assertConfigured, ConfigurationError, simulatorEnabled, type Env } from "../../src/env";
+import { assertConfigured, ConfigurationError, simulatorEnabled } from "../../src/config";
 import wranglerToml from "../../wrangler.toml?raw";
 
 type Toml = Record<string, any>;
@@ -20,7 +20,7 @@ const cafRequest = { method: "POST", headers: { "Content-Type": "application/jso
 
 describe("production never runs the SII simulator", () => {
   it("wrangler.toml: the top level is development with the simulator; [env.production] has neither", () => {
-    expect(config.vars).toEqual({ ENVIRONMENT: "development", SII_MODE: "simulator" });
+    expect(config.vars).toMatchObject({ ENVIRONMENT: "development", SII_MODE: "simulator" });
     const production = config.env.production as Toml;
     expect(production.vars.ENVIRONMENT).toBe("production");
     expect(["certification", "production"]).toContain(production.vars.SII_MODE);

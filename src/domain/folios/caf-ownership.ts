@@ -14,7 +14,7 @@
 import { and, eq, gte, inArray, lte, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { cafs, companies } from "../../db/schema";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 
 export interface RangeClaim {
   companyId: string;
@@ -45,8 +45,8 @@ async function rivals(db: Db, claim: RangeClaim) {
   return rows.sort((a, b) => (a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt.localeCompare(b.createdAt)));
 }
 
-function heldElsewhere(claim: RangeClaim): DomainError {
-  return new DomainError(
+function heldElsewhere(claim: RangeClaim): AppError {
+  return new AppError(
     "ENUMERATION_CAF_HELD_ELSEWHERE",
     `Folios ${claim.from}-${claim.to} of type ${claim.documentType} for RUT ${claim.rut} overlap a range already loaded in another account of this service; the SII authorises each folio once, so they can be issued from one account only.`,
     [{ field: "file", message: "Range loaded in another account" }],
@@ -62,7 +62,7 @@ export async function assertRangeFree(db: Db, claim: RangeClaim): Promise<void> 
  * After recording our row (id, createdAt): two concurrent uploads may both have passed the check;
  * the older row (createdAt, then id) wins, and the loser must roll back. Returns the error to throw.
  */
-export async function loserOfRace(db: Db, claim: RangeClaim, ours: { id: string; createdAt: string }): Promise<DomainError | undefined> {
+export async function loserOfRace(db: Db, claim: RangeClaim, ours: { id: string; createdAt: string }): Promise<AppError | undefined> {
   const older = (await rivals(db, claim)).find((r) => r.createdAt < ours.createdAt || (r.createdAt === ours.createdAt && r.id < ours.id));
   return older ? heldElsewhere(claim) : undefined;
 }
