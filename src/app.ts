@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { assertConfigured } from "./config";
 import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
@@ -45,6 +46,17 @@ function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
   app.use("*", requestId);
+  // Browsers must never sniff a served file (logos, PDFs, XML) into another type: on every response.
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
+  // Refuse to serve anything (the simulator included) while misconfigured, e.g. production in
+  // simulator mode or without its secrets: every request answers 500 INTERNAL and logs why.
+  app.use("*", async (c, next) => {
+    assertConfigured(c.env);
+    await next();
+  });
   app.use(
     "*",
     bodyLimit({

@@ -4,7 +4,7 @@
  * regenerates it and `npm test` checks it is current).
  */
 const LOCAL_ENVIRONMENTS = new Set(["development", "test"]);
-const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
+export const REQUIRED_SECRETS = ["MASTER_KEY", "API_KEY_PEPPER"] as const;
 
 export class ConfigurationError extends Error {}
 
@@ -27,6 +27,17 @@ export function assertConfigured(env: Env): void {
   if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
     throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
   }
+  if (env.ENVIRONMENT === "production" && env.SII_MODE === "simulator") {
+    throw new ConfigurationError("ENVIRONMENT=production refuses SII_MODE=simulator: deploy with `--env production` (wrangler.toml sets SII_MODE there)");
+  }
+}
+
+/**
+ * The built-in SII simulator (its SOAP/REST pages, scenario control and CAF grants) answers only
+ * when SII_MODE is `simulator` and never in production, whatever SII_MODE says.
+ */
+export function simulatorEnabled(env: Pick<Env, "ENVIRONMENT" | "SII_MODE">): boolean {
+  return env.SII_MODE === "simulator" && env.ENVIRONMENT !== "production";
 }
 
 function base64Length(value: string): number {

@@ -1,5 +1,6 @@
 import { app } from "./app";
 import { runScheduled } from "./cron";
+import { assertConfigured } from "./config";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
 import { siiAuthority } from "./countries/cl";
 import { log } from "./lib/log";
@@ -10,6 +11,7 @@ export { FolioAllocator } from "./durable-objects/folio-allocator";
 export default {
   fetch: app.fetch,
   async queue(batch, env, ctx) {
+    assertConfigured(env); // throws: the batch is retried once the configuration is fixed
     // Queue names may carry an environment suffix in deployments; the dead-letter queues end in -dlq.
     if (batch.queue.startsWith("dte-webhooks")) {
       // Dead-lettered webhook messages need nothing more: the cron sweep re-drives what they carried.
@@ -22,6 +24,7 @@ export default {
     batch.retryAll({ delaySeconds: 300 });
   },
   scheduled: (controller, env, ctx) => {
+    assertConfigured(env);
     ctx.waitUntil(runScheduled(controller, env));
   },
 } satisfies ExportedHandler<Env>;

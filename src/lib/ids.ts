@@ -1,6 +1,9 @@
 /**
- * Opaque, time-sortable identifiers: `<prefix>_<ULID>` (48-bit millisecond time + 80 random bits,
- * Crockford base32). Ids made in the same millisecond by one isolate stay ordered (monotonic).
+ * Opaque identifiers: `<prefix>_<ULID>` (48-bit millisecond time + 80 random bits, Crockford base32).
+ * Every id visible outside gets 80 fresh random bits, so ids minted in the same millisecond are not
+ * neighbours (+1) of each other and cannot be guessed from one another. Only the internal,
+ * order-sensitive records listed in MONOTONIC (event log rows, simulator rows) keep the monotonic
+ * variant, where same-millisecond ids increment so that ordering by id stays the insert order.
  */
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -41,6 +44,12 @@ function increment(bytes: Uint8Array): Uint8Array {
   return copy;
 }
 
+/** Fully random ULID: time prefix plus 80 fresh random bits, never derived from a previous id. */
+export function randomUlid(now: number = Date.now()): string {
+  return encodeTime(now) + encodeRandom(crypto.getRandomValues(new Uint8Array(10)));
+}
+
+/** Monotonic ULID (same-millisecond ids increment): only for internal, order-sensitive rows. */
 export function ulid(now: number = Date.now()): string {
   if (now <= lastTime) {
     lastRandom = increment(lastRandom);
@@ -55,6 +64,8 @@ export function ulid(now: number = Date.now()): string {
 export type IdPrefix =
   | "att" | "cli" | "env" | "lgo" | "sim" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv";
 
+const MONOTONIC: ReadonlySet<IdPrefix> = new Set(["evt", "sim"]);
+
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${ulid()}`;
+  return `${prefix}_${MONOTONIC.has(prefix) ? ulid() : randomUlid()}`;
 }

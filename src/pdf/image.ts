@@ -218,6 +218,50 @@ function prepareJpeg(bytes: Uint8Array): PreparedImage {
   throw new ImageFormatError("JPEG without a frame header");
 }
 
+/** Largest logo side accepted, in pixels (a logo prints at most 120 x 66 points). */
+export const MAX_LOGO_SIDE = 4096;
+
+export interface ImageCheck {
+  kind: ImageKind;
+  width: number;
+  height: number;
+}
+
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * Parses a logo completely and bounds it before anything decodes it: dimensions at most
+ * MAX_LOGO_SIDE, a PNG's colour type and depth valid, its image data inflating (with a bounded
+ * output, so a decompression bomb stops early) to at least the rows its header announces; a JPEG
+ * with a frame header. Throws ImageFormatError. Used at upload and before every render.
+ */
+export function checkImage(bytes: Uint8Array): ImageCheck {
+  const kind = sniffImage(bytes);
+  if (!kind) throw new ImageFormatError("The image must be a PNG or JPEG");
+  const { width, height } = kind === "png" ? readPng(bytes) : prepareJpeg(bytes);
+  if (width > MAX_LOGO_SIDE || height > MAX_LOGO_SIDE) {
+    throw new ImageFormatError(`The image is ${width} x ${height} pixels; at most ${MAX_LOGO_SIDE} x ${MAX_LOGO_SIDE}`);
+  }
+  if (kind === "png") checkPngData(readPng(bytes));
+  return { kind, width, height };
+}
+
+function checkPngData(png: PngInfo): void {
+  const channels = PNG_CHANNELS[png.colorType];
+  if (!channels || ![1, 2, 4, 8, 16].includes(png.depth)) throw new ImageFormatError(`PNG colour type ${png.colorType} with depth ${png.depth} is invalid`);
+  if (png.colorType === 3 && (!png.palette || png.palette.length % 3 !== 0)) throw new ImageFormatError("Palette PNG without a valid PLTE");
+  const rowBytes = Math.ceil((png.width * channels * png.depth) / 8);
+  const expected = png.height * (rowBytes + 1);
+  let raw: Uint8Array;
+  try {
+    // Interlaced images carry a few more filter bytes; twice the plain size bounds both.
+    raw = inflateSync(png.idat, { maxOutputLength: expected * 2 + 1024 });
+  } catch (e) {
+    throw new ImageFormatError(`PNG image data does not inflate within its announced size: ${(e as Error).message}`);
+  }
+  if (png.interlace === 0 && raw.length < expected) throw new ImageFormatError("PNG image data is truncated");
+}
+
 const cache: { key: Uint8Array; value: PreparedImage }[] = [];
 const CACHE_SIZE = 8;
 

@@ -39,6 +39,7 @@ import { tokenAnswer } from "./auth";
 import { SimulatedOutage, handleUpload, outage } from "./upload";
 import { boletaStatusJson, estDte, estUp } from "./status";
 import { scenarioJson, scenarioSchema } from "./scenario";
+import { simulatorEnabled } from "../config";
 
 // ---- the app ---------------------------------------------------------------------------------------
 
@@ -51,7 +52,7 @@ simulatorApp.notFound((c) => respondError(c, "ROUTE_NOT_FOUND", `No simulated SI
 
 // Only in simulator mode; everywhere else these paths do not exist.
 simulatorApp.use("*", async (c, next) => {
-  if (c.env.SII_MODE !== "simulator") {
+  if (!simulatorEnabled(c.env)) {
     return respondError(c, "ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}. The API is described at /openapi.json and /docs.`);
   }
   await next();

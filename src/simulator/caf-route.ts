@@ -8,10 +8,11 @@ import type { AppEnv } from "../http/types";
 import { isValidRut } from "../countries/cl/rut";
 import { DOCUMENT_TYPES } from "../countries/cl/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
+import { simulatorEnabled } from "../config";
 
 /** The simulated SII exists only when SII_MODE is `simulator`; otherwise its paths are unknown. */
 export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.env.SII_MODE !== "simulator") {
+  if (!simulatorEnabled(c.env)) {
     throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator runs only with SII_MODE=simulator.`);
   }
   await next();

@@ -274,12 +274,12 @@ describe("DELETE /api/companies/{idCompany} (soft delete)", () => {
     expect(settings!.n).toBe(1);
   });
 
-  it("only OWNER keys delete; an unknown id is 404; someone else's is 403", async () => {
+  it("only OWNER keys delete; an unknown id and someone else's answer the same 403", async () => {
     const actor = await newOwner();
     const id = await newCompany(actor);
     const admin = await newKey(actor.clientId, "ADMIN");
     expectError(await call("DELETE", `/api/companies/${id}`, { key: admin.key }), 403, "AUTH_ROLE_FORBIDDEN");
-    expectError(await call("DELETE", `/api/companies/cmp_01J00000000000000000000000`, { key: actor.key }), 404, "COMPANY_NOT_FOUND");
+    expectError(await call("DELETE", `/api/companies/cmp_01J00000000000000000000000`, { key: actor.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
     expectError(await call("DELETE", `/api/companies/${id}`, { key: (await newOwner()).key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
     expect((await call("GET", `/api/companies/${id}`, { key: actor.key })).body.status).toBe("ACTIVE");
   });
@@ -351,7 +351,11 @@ describe("company settings", () => {
 });
 
 const PNG_1x1 = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
-const JPEG_HEAD = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]);
+/** A real 2 x 2 baseline JPEG (made with sharp). */
+const JPEG_HEAD = Uint8Array.from(
+  atob("/9j/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCUoKSj/2wBDAQcHBwoIChMKChMoGhYaKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCj/wAARCAACAAIDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAf/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABgf/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCTADC6v//Z"),
+  (c) => c.charCodeAt(0),
+);
 
 function logoForm(bytes: Uint8Array, name: string, type: string, extra: Record<string, string> = {}) {
   const form = new FormData();

@@ -256,7 +256,6 @@ describe("input validation and helpers", () => {
       ["lines[0].amount", (d) => (d.lines[0]!.amount = "12,5")],
       ["issueDate", (d) => (d.issueDate = "20/11/2026")],
       ["type", (d) => (d.type = 99 as DteTypeCode)],
-      ["logo", (d) => (d.logo = new Uint8Array([1, 2, 3, 4, 5]))],
       ["settings.decimal_places", (d) => (d.settings = { decimal_places: 7 })],
       ["ted", (d) => (d.ted = "x".repeat(1500))],
     ];

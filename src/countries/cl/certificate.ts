@@ -89,6 +89,38 @@ export function rutFromSanDer(der: Uint8Array): string | null {
   return null;
 }
 
+/**
+ * Largest PBKDF2 / PKCS#12-KDF iteration count accepted inside an uploaded .pfx (MAC and every
+ * encrypted bag). Real exports use 2,048 (legacy) to 10,000 (OpenSSL 3); a crafted file with a
+ * count in the billions would otherwise hold the worker for minutes, password right or wrong.
+ */
+export const MAX_PFX_ITERATIONS = 200_000;
+
+class PfxTooCostly extends Error {}
+
+/**
+ * node-forge derives every PKCS#12 key through forge.pkcs12.generateKey (MAC, PBES1) or
+ * forge.pkcs5.pbkdf2 (PBES2), looked up on the module object at call time: wrapping both once
+ * checks the count before any derivation, including bags nested inside encrypted content.
+ */
+function capForgeIterations(): void {
+  const p12 = forge.pkcs12 as unknown as { generateKey: (...a: unknown[]) => unknown; __capped?: boolean };
+  if (p12.__capped) return;
+  const generateKey = p12.generateKey;
+  p12.generateKey = (...args: unknown[]) => {
+    if (!(Number(args[3]) <= MAX_PFX_ITERATIONS)) throw new PfxTooCostly(`MAC/PBE iteration count ${String(args[3])}`);
+    return generateKey.apply(forge.pkcs12, args);
+  };
+  const pkcs5 = forge.pkcs5 as unknown as { pbkdf2: (...a: unknown[]) => unknown };
+  const pbkdf2 = pkcs5.pbkdf2;
+  pkcs5.pbkdf2 = (...args: unknown[]) => {
+    if (!(Number(args[2]) <= MAX_PFX_ITERATIONS)) throw new PfxTooCostly(`PBKDF2 iteration count ${String(args[2])}`);
+    return pbkdf2.apply(forge.pkcs5, args);
+  };
+  p12.__capped = true;
+}
+capForgeIterations();
+
 /** Certificate details from a forge certificate. */
 function describe(cert: forge.pki.Certificate): CertificateInfo {
   const der = bytes(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
@@ -142,6 +174,9 @@ function openPfxUnsafe(pfx: Uint8Array | ArrayBuffer, password: string): OpenedP
   try {
     p12 = forge.pkcs12.pkcs12FromAsn1(asn, false, password);
   } catch (e) {
+    if (e instanceof PfxTooCostly) {
+      throw new EngineError("CERT_PFX_TOO_COSTLY", `The .pfx asks for too many key-derivation iterations (${e.message}; at most ${MAX_PFX_ITERATIONS}). Export it again with default settings.`, { cause: e });
+    }
     const msg = (e as Error).message ?? String(e);
     if (/MAC could not be verified|Invalid password|decrypt/i.test(msg)) {
       throw new EngineError("CERT_WRONG_PASSWORD", "The password of the .pfx is wrong", { cause: e });

@@ -23,6 +23,7 @@ export const ENGINE_ERROR_CODES = {
   // certificates
   CERT_NOT_PFX: "The file is not a PKCS#12 (.pfx/.p12) archive.",
   CERT_WRONG_PASSWORD: "The .pfx password is wrong (MAC or decryption failed).",
+  CERT_PFX_TOO_COSTLY: "The .pfx asks for more key-derivation iterations than accepted (MAC or PBE).",
   CERT_NO_PRIVATE_KEY: "The .pfx holds no private key.",
   CERT_NO_CERTIFICATE: "The .pfx holds no certificate.",
   CERT_KEY_MISMATCH: "No certificate in the .pfx matches its private key.",

@@ -125,8 +125,9 @@ export async function setGrant(db: Db, principal: Principal, keyId: string, comp
   }
   if (key.revokedAt) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} is revoked.`);
   const company = await db.query.companies.findFirst({ where: eq(companies.id, companyId) });
-  if (!company || company.status !== "ACTIVE") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
-  if (company.clientId !== principal.clientId) throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+  // Missing and another client's company answer alike (403); only the client's own deleted one is 404.
+  if (!company || company.clientId !== principal.clientId) throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+  if (company.status !== "ACTIVE") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
   if (granted) {
     await db.insert(apiKeyCompanies).values({ apiKeyId: key.id, companyId }).onConflictDoNothing();
   } else {

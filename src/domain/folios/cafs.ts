@@ -9,6 +9,7 @@ import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
 import { r2Keys } from "../../storage/keys";
 import type { CompanyRow } from "../companies/repository";
 import { AppError } from "../../errors";
+import { assertRangeFree, loserOfRace, type RangeClaim } from "./caf-ownership";
 
 export type CafRow = typeof cafs.$inferSelect;
 
@@ -68,6 +69,8 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
   if (overlap) {
     throw new AppError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
   }
+  const claim: RangeClaim = { companyId: company.id, rut: caf.issuerRut, documentType: caf.documentType, from: caf.from, to: caf.to };
+  await assertRangeFree(db, claim);
 
   const id = newId("caf");
   const fileKey = r2Keys.caf(company.id, caf.documentType, id);
@@ -105,6 +108,14 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
     // Keep the allocator and the read model in step: a range the list cannot show is not used.
     await allocator(env, company.id, caf.documentType).deactivateRange(id);
     throw e;
+  }
+  const lost = await loserOfRace(db, claim, row);
+  if (lost) {
+    // A concurrent upload of the same range in another account recorded its row first.
+    await allocator(env, company.id, caf.documentType).deactivateRange(id);
+    await db.delete(cafs).where(eq(cafs.id, id));
+    await env.FILES.delete(fileKey);
+    throw lost;
   }
   return row;
 }

@@ -45,10 +45,17 @@ export function requirePermission(permission: Permission): MiddlewareHandler<App
   };
 }
 
+/** The one answer for a company the key cannot reach, whether it exists or not. */
+export function companyAccessDenied(): AppError {
+  return new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+}
+
 /**
  * Loads the company named in the path (`idCompany` or `company_id`) and checks the key reaches it:
- * 404 when it does not exist or was deleted (for its own client), 403 when it belongs to another
- * client or a MEMBER key was not granted it (DECISIONS 7: never 404 for someone else's company).
+ * 403 AUTH_COMPANY_ACCESS_DENIED, with one message, when it does not exist, belongs to another client
+ * or a MEMBER key was not granted it (DECISIONS 7: never 404 for someone else's company; and a
+ * missing id answers exactly like someone else's, so probing tells nothing); 404 only for the
+ * client's own deleted company (DECISIONS 13).
  */
 export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -58,14 +65,9 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
     const prefetched = c.get("companyAccess");
     const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
     const company = access.row;
-    if (!company) throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
-    if (company.clientId !== principal.clientId) {
-      throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
-    }
+    if (!company || company.clientId !== principal.clientId) throw companyAccessDenied();
     if (company.status === "DELETED") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
-    if (!reachesAllCompanies(principal.role) && !access.granted) {
-      throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
-    }
+    if (!reachesAllCompanies(principal.role) && !access.granted) throw companyAccessDenied();
     if (!can(principal.role, permission)) {
       throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not perform this operation.`);
     }

@@ -13,7 +13,8 @@
  */
 import { deflateSync } from "node:zlib";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, StandardFonts, type PDFContext, type PDFObject, type PDFRef } from "pdf-lib";
-import { ImageFormatError, prepareImage, sniffImage, type ImageStream } from "../image";
+import { checkImage, ImageFormatError, prepareImage, sniffImage, type ImageStream } from "../image";
+import { log } from "../../lib/log";
 import { parseRut } from "../../countries/cl";
 import { PdfInputError } from "../format";
 import { type PrintableDocument } from "../model";
@@ -83,6 +84,7 @@ async function embedLogo(pdf: PDFDocument, bytes: Uint8Array): Promise<{ ref: PD
   const kind = sniffImage(bytes);
   if (!kind) throw new PdfInputError("logo", "The logo must be a PNG or JPEG image");
   try {
+    checkImage(bytes);
     const prepared = prepareImage(bytes);
     if (prepared) {
       const smask = prepared.smask ? registerImageStream(pdf.context, prepared.smask) : undefined;
@@ -98,6 +100,30 @@ async function embedLogo(pdf: PDFDocument, bytes: Uint8Array): Promise<{ ref: PD
 }
 
 /**
+ * Why a logo cannot be drawn, or undefined when it can: the very routine renderPdf uses, on a
+ * scratch document. The logo upload refuses what this refuses.
+ */
+export async function logoProblem(bytes: Uint8Array): Promise<string | undefined> {
+  try {
+    await embedLogo(await PDFDocument.create({ updateMetadata: false }), bytes);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/** The logo, or none when it cannot be drawn (stored before upload checks, or corrupted): never a failure. */
+async function embedLogoOrNone(pdf: PDFDocument, bytes: Uint8Array | undefined) {
+  if (!bytes || bytes.length === 0) return undefined;
+  try {
+    return await embedLogo(pdf, bytes);
+  } catch (e) {
+    log("warn", "logo cannot be drawn; rendering without it", { error: (e as Error).message });
+    return undefined;
+  }
+}
+
+/**
  * Renders the printed representation. Throws PdfInputError (with the offending `field`) on invalid input:
  * bad RUT, non-Latin-1 TED, malformed amount or date, unsupported logo, TED too large for the timbre.
  */
@@ -109,7 +135,7 @@ export async function renderPdf(doc: PrintableDocument, format: PdfFormat, opts:
   const bold = pdf.embedStandardFont(StandardFonts.HelveticaBold);
   loadWidthTables(regular, bold);
 
-  const image = doc.logo && doc.logo.length > 0 ? await embedLogo(pdf, doc.logo) : undefined;
+  const image = await embedLogoOrNone(pdf, doc.logo);
 
   const mode = opts.copies ?? "auto";
   const copies: boolean[] = mode === "original" ? [false] : mode === "cedible" ? [true] : p.cedible ? [false, true] : [false];

@@ -67,7 +67,7 @@ const upload = defineRoute({
   request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: CertificateUploadSchema } } } },
   responses: { 201: { description: "Stored and active", ...json(CertificateSchema) } },
   errors: [
-    "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "CERTIFICATE_NOT_PFX", "CERTIFICATE_WRONG_PASSWORD",
+    "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "CERTIFICATE_NOT_PFX", "CERTIFICATE_WRONG_PASSWORD", "CERTIFICATE_PFX_TOO_COSTLY",
     "CERTIFICATE_NO_PRIVATE_KEY", "CERTIFICATE_NO_CERTIFICATE", "CERTIFICATE_KEY_MISMATCH", "CERTIFICATE_NO_RUT",
     "CERTIFICATE_EXPIRED", "CERTIFICATE_NOT_YET_VALID", "CERTIFICATE_DUPLICATE",
   ],

@@ -4,6 +4,7 @@ import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZ
 import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
 import { newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
+import { logoProblem } from "../../../pdf/render";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
@@ -99,7 +100,7 @@ const uploadLogoDef = defineRoute({
   tags: ["Companies"],
   summary: "Upload the company logo",
   description:
-    "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB. The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
+    "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB and 4096 x 4096 pixels, parsed completely by the routine that draws it on the PDFs (a file that only starts like an image is refused). The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
   permission: "company:configure",
   request: { params: CompanyIdParam, body: { required: true, content: { "multipart/form-data": { schema: LogoUploadSchema } } } },
   responses: { 201: { description: "Stored", ...json(LogoResultSchema) } },
@@ -154,6 +155,8 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         { field: "logo", message: "Not a PNG or JPEG image" },
       ]);
     }
+    const problem = await logoProblem(bytes);
+    if (problem) throw new AppError("LOGO_INVALID_FORMAT", `The logo cannot be drawn: ${problem}`, [{ field: "logo", message: problem }]);
     const logoId = newId("lgo");
     const key = r2Keys.logo(company.id, logoId, kind.ext);
     await c.env.FILES.put(key, bytes, { httpMetadata: { contentType: kind.contentType, cacheControl: "public, max-age=31536000, immutable" } });

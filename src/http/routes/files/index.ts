@@ -11,7 +11,7 @@ const logoFile = defineRoute({
   path: "/files/logos/{company_id}/{file}",
   tags: ["Companies"],
   summary: "Download a company logo",
-  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable.",
+  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable. No longer served once the company is deleted.",
   public: true,
   request: {
     params: z.object({
@@ -30,9 +30,18 @@ const logoFile = defineRoute({
 
 export const filesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(logoFile, async (c) => {
   const { company_id, file } = c.req.valid("param");
+  // A deleted company's logo is no longer public (the object is kept with the company's data).
+  const live = await c.env.DB.prepare("SELECT 1 FROM companies WHERE id = ? AND status = 'ACTIVE'").bind(company_id).first();
+  if (!live) throw new AppError("LOGO_NOT_FOUND", "No such logo.");
   const object = await c.env.FILES.get(r2Keys.logoFile(company_id, file));
   if (!object) throw new AppError("LOGO_NOT_FOUND", "No such logo.");
   return new Response(object.body, {
-    headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable", ETag: object.httpEtag },
+    headers: {
+      "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream",
+      // Not immutable: the file stops being served when the company is deleted.
+      "Cache-Control": "public, max-age=3600",
+      ETag: object.httpEtag,
+      "X-Content-Type-Options": "nosniff",
+    },
   }) as never;
 });
