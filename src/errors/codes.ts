@@ -76,6 +76,7 @@ export const ERROR_CODES = {
   CERTIFICATE_NO_PRIVATE_KEY: { status: 400, description: "The .pfx holds no (RSA) private key." },
   CERTIFICATE_NO_CERTIFICATE: { status: 400, description: "The .pfx holds no certificate." },
   CERTIFICATE_KEY_MISMATCH: { status: 400, description: "No certificate in the .pfx matches its private key." },
+  CERTIFICATE_RUT_INVALID: { status: 400, description: "The certificate's holder RUT (SAN 1.3.6.1.4.1.8321.1) is present but not a valid RUT (check digit or form)." },
   CERTIFICATE_NO_RUT: { status: 400, description: "The certificate carries no RUT of its holder (SAN 1.3.6.1.4.1.8321.1): the SII authenticates the sender by it." },
   CERTIFICATE_EXPIRED: { status: 400, description: "The certificate has expired." },
   CERTIFICATE_NOT_YET_VALID: { status: 400, description: "The certificate is not valid yet." },
