@@ -107,6 +107,7 @@ export const ERROR_CODES = {
   INVOICE_ALREADY_CANCELLED: { status: 409, description: "The referenced document is already cancelled (or a cancelling note for it is in progress)." },
   INVOICE_NOT_CANCELLABLE: { status: 422, description: "The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued." },
   INVOICE_CANCELLATION_TYPE_MISMATCH: { status: 422, description: "This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61)." },
+  INVOICE_XML_UNAVAILABLE: { status: 410, description: "The document FAILED before it was signed: its XML will never exist (final; do not retry). The document's `message` says why." },
   INVOICE_XML_NOT_READY: { status: 409, description: "The signed XML does not exist yet (the document is still being generated); retry shortly." },
   INVOICE_NOT_ACCEPTED: { status: 409, description: "The printed representation exists only once the tax authority accepted the document." },
   INVOICE_PDF_FORMAT_UNKNOWN: { status: 400, description: "Unknown PDF format; use A4, 80mm or 58mm." },
