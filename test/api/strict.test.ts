@@ -31,13 +31,15 @@ describe("every operation in the registry", () => {
     expect(ROUTE_REGISTRY.filter((r) => bodyTypes(r).includes("multipart/form-data")).length).toBeGreaterThanOrEqual(3);
   });
 
-  it("refuses an unknown query parameter with a named 400", async () => {
+  it("refuses an unknown query parameter with a named 400, ignoring apiKey", async () => {
     for (const r of ROUTE_REGISTRY) {
-      const path = `${concretePath(r)}?bogus_param=1`;
+      const path = `${concretePath(r)}?apiKey=ignored&bogus_param=1`;
       const res = await call(r.route.method.toUpperCase(), path, { key: owner.key });
       expect(res.status, `${r.route.method} ${r.route.path}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
       expect(res.body.error.details, `${r.route.method} ${r.route.path}`).toContainEqual({ field: "bogus_param", message: "Unknown field." });
+      // apiKey is ignored on every operation, never named (DECISIONS 4)
+      expect(res.body.error.details.map((d: { field: string }) => d.field), `${r.route.method} ${r.route.path}`).not.toContain("apiKey");
     }
   });
 
