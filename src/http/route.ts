@@ -4,6 +4,7 @@ import { can, ROLES, type Permission } from "../domain/access/roles";
 import { ERROR_CODES, type ErrorCode } from "../errors";
 import { requireCompany, requirePermission } from "./middleware/auth";
 import { errorSchema } from "./openapi/common";
+import { deepStrict, withIgnoredApiKey } from "./strict";
 
 /** Codes every authenticated route can answer. */
 const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "INTERNAL"];
@@ -44,7 +45,7 @@ export function defineRoute<const C extends Config>(config: C) {
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
   const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
   const codes = [
-    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), ...errors]),
+    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), "VALIDATION_FAILED", ...errors]),
   ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -62,6 +63,7 @@ export function defineRoute<const C extends Config>(config: C) {
   const description = [rest.description, permission ? `Roles: ${roles.join(", ")}.` : "No API key needed."].filter(Boolean).join("\n\n");
   const route = createRoute({
     ...rest,
+    request: strictRequest(rest.request),
     description,
     middleware: [...guard, ...middleware],
     security: isPublic ? [] : [{ ApiKey: [] }],
@@ -69,4 +71,18 @@ export function defineRoute<const C extends Config>(config: C) {
   } as RouteConfig);
   ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany });
   return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware"> & { middleware: MiddlewareHandler[] };
+}
+
+/** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */
+function strictRequest(request: RouteConfig["request"]): RouteConfig["request"] {
+  const out = { ...request, query: deepStrict(withIgnoredApiKey(request?.query as never)) as never };
+  const content = request?.body?.content;
+  if (!content) return out;
+  const strictContent: typeof content = {};
+  for (const [type, media] of Object.entries(content)) {
+    const schema = (media as { schema?: unknown } | undefined)?.schema as never;
+    const form = type === "multipart/form-data" || type === "application/x-www-form-urlencoded";
+    strictContent[type] = { ...(media as object), schema: deepStrict(form ? withIgnoredApiKey(schema) : schema) as never };
+  }
+  return { ...out, body: { ...request!.body!, content: strictContent } };
 }

@@ -87,6 +87,15 @@ describe("POST /api/companies/{company_id}/certificates", () => {
     expect((await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(selfSigned, "pw", "modern"), "pw") })).status).toBe(201);
   });
 
+  it("a holder RUT with a wrong check digit is reported as such, not as no RUT (issue 18)", async () => {
+    const c = await newCompany(owner);
+    const bad = await makeFakeCertificate({ rut: "11111111-2", notBefore: new Date(Date.now() - DAY) });
+    const res = await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(bad, "pw", "modern"), "pw") });
+    expectError(res, 400, "CERTIFICATE_RUT_INVALID");
+    expect(res.body.error.message).toContain('"11111111-2" is not a valid RUT');
+    expect((await call("GET", `/api/companies/${c}/certificates`, { key: owner.key })).body.total).toBe(0);
+  });
+
   it("the same certificate twice is 409; MEMBER keys may not upload", async () => {
     const c = await newCompany(owner);
     const form = () => pfxForm(makeFakePfx(fake, "pw", "modern"), "pw");

@@ -40,10 +40,15 @@ export async function webhookReceiver(req: Request): Promise<Response> {
   const url = new URL(req.url);
   if (url.hostname === "receiver.control") return control(req, url);
   const body = await req.text();
-  const headers: Record<string, string> = {};
-  req.headers.forEach((value, name) => void (headers[name] = value));
-  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers, body, at: Date.now() });
+  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers: headersOf(req.headers), body, at: Date.now() });
   const b = behaviours.get(url.pathname) ?? { status: 200, delayMs: 0, body: "ok" };
   if (b.delayMs > 0) await new Promise((r) => setTimeout(r, b.delayMs));
   return new Response(b.status === 204 || b.status === 304 ? null : b.body, { status: b.status });
+}
+
+/** A plain object of the headers (Headers' iterator is not in every type set the tests compile with). */
+function headersOf(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  h.forEach((v, k) => (out[k] = v));
+  return out;
 }

@@ -15,6 +15,8 @@ export const OID_RUT = "1.3.6.1.4.1.8321.1";
 export interface CertificateInfo {
   /** Holder's RUT (canonical) from SAN otherName 1.3.6.1.4.1.8321.1; null when absent. */
   rut: string | null;
+  /** The RUT otherName as written (also when it is not a valid RUT, e.g. a wrong check digit); null when absent. */
+  rutText: string | null;
   subjectCN: string | null;
   /** Subject and issuer as RFC 4514-like strings (CN=..., O=..., C=...). */
   subject: string;
@@ -65,8 +67,8 @@ function dn(attrs: forge.pki.CertificateField[]): string {
     .join(", ");
 }
 
-/** Reads the RUT from a subjectAltName extension value (DER). */
-export function rutFromSanDer(der: Uint8Array): string | null {
+/** The text of the RUT otherName in a subjectAltName extension value (DER), as written; null when absent. */
+export function rutTextFromSanDer(der: Uint8Array): string | null {
   try {
     const top = readTlv(der, 0);
     for (const gn of children(der, top)) {
@@ -76,12 +78,7 @@ export function rutFromSanDer(der: Uint8Array): string | null {
       const oidStr = forge.asn1.derToOid(bin(value(der, oid)));
       if (oidStr !== OID_RUT) continue;
       const inner = readTlv(der, explicit.valueStart);
-      const text = new TextDecoder().decode(value(der, inner)).trim();
-      try {
-        return normalizeRut(text);
-      } catch {
-        return null;
-      }
+      return new TextDecoder().decode(value(der, inner)).trim();
     }
   } catch {
     return null;
@@ -120,6 +117,16 @@ function capForgeIterations(): void {
   p12.__capped = true;
 }
 capForgeIterations();
+/** Reads the RUT from a subjectAltName extension value (DER); null when absent or not a valid RUT. */
+export function rutFromSanDer(der: Uint8Array): string | null {
+  const text = rutTextFromSanDer(der);
+  if (text === null) return null;
+  try {
+    return normalizeRut(text);
+  } catch {
+    return null;
+  }
+}
 
 /** Certificate details from a forge certificate. */
 function describe(cert: forge.pki.Certificate): CertificateInfo {
@@ -131,6 +138,7 @@ function describe(cert: forge.pki.Certificate): CertificateInfo {
   md.update(bin(der), "raw");
   return {
     rut: san?.value ? rutFromSanDer(bytes(san.value)) : null,
+    rutText: san?.value ? rutTextFromSanDer(bytes(san.value)) : null,
     subjectCN: (cert.subject.getField("CN")?.value as string | undefined) ?? null,
     subject: dn(cert.subject.attributes),
     issuer: dn(cert.issuer.attributes),

@@ -100,7 +100,7 @@ export const totalsSchema = z
 
 export const billingReferenceSchema = z
   .object({
-    branch_office: z.number().int().nonnegative().optional(),
+    branch_office: z.number().int().nonnegative().max(999_999_999).optional(),
     number: z.union([z.number().int().nonnegative(), z.string().min(1).max(18)]).describe("Folio of the referenced document (FolioRef)."),
     invoice_type: z.string().min(1).max(3).describe("Referenced document type: SII code, mnemonic, paper code or 8xx."),
     invoice_date: z.string().describe("Date of the referenced document, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS."),
@@ -110,7 +110,7 @@ export const billingReferenceSchema = z
 
 export const invoiceSchema = z
   .object({
-    branch_office: z.number().int().nonnegative().optional().describe("Issuing branch number (printed as Sucursal)."),
+    branch_office: z.number().int().nonnegative().max(999_999_999).optional().describe("Issuing branch number (printed as Sucursal), at most 9 digits like the SII's branch codes."),
     invoice_type: z.string().min(1).max(3).describe("SII code (33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, FCO, GDE, NDV, NCV, FEE, NDE, NCE)."),
     invoice_date: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).describe("Issue date-time YYYY-MM-DD HH:MM:SS, company time zone."),
     payment_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("FchVenc, YYYY-MM-DD."),
@@ -420,6 +420,9 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
 
   const { date: issueDate, dateTime: issueDateTime } = checkDateTime(input.invoice_date, "invoice_date");
   const dueDate = input.payment_due_date ? checkDate(input.payment_due_date, "payment_due_date") : undefined;
+  if (dueDate !== undefined && dueDate < issueDate) {
+    throw new EngineError("INVALID_DATE", `payment_due_date ${dueDate} is before the issue date ${issueDate}`, { field: "payment_due_date", expected: `≥ ${issueDate}` });
+  }
 
   // Currency
   const code = (input.currency?.code ?? "CLP").toUpperCase();

@@ -55,6 +55,11 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
   // The SII (and its simulator) authenticates the holder by this RUT and requires it as RutEnvia:
   // a certificate without it could sign but never send. Test and self-signed issuers are fine
   // in simulator mode (DECISIONS 19); the holder's RUT is needed everywhere.
+  if (!opened.rut && opened.rutText) {
+    throw new AppError("CERTIFICATE_RUT_INVALID", `The certificate's holder RUT "${opened.rutText}" is not a valid RUT (wrong check digit or form); the SII would refuse it as sender.`, [
+      { field: "certificate", message: `Invalid holder RUT ${opened.rutText}` },
+    ]);
+  }
   if (!opened.rut) {
     throw new AppError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
       { field: "certificate", message: "No holder RUT" },

@@ -156,6 +156,18 @@ function guardedInsert(db: Db, row: InvoiceRow, now: string) {
     .returning({ id: invoices.id });
 }
 
+/**
+ * An issue date after tomorrow in every time zone (UTC today + 1 day) is refused: a document dated in
+ * the future cannot be issued now (issue 18). A day of slack covers every company time zone.
+ */
+function assertNotFuture(issueDate: string, now: Date) {
+  const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
+  if (issueDate > latest) {
+    const message = `invoice_date ${issueDate} is in the future (latest accepted: ${latest})`;
+    throw new AppError("INVOICE_INVALID_DATE", message, [{ field: "invoice_date", message }]);
+  }
+}
+
 export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
 
 /**
@@ -166,6 +178,7 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
   const target = await cancellationTarget(db, company.id, body);
   const doc = computeOrThrow(body);
+  assertNotFuture(doc.issueDate, now);
   if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
     throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },

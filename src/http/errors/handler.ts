@@ -5,6 +5,7 @@ import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../e
 import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../config";
 import { log } from "../../lib/log";
+import { suggestion, type UnknownKeysIssue } from "../strict";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";
@@ -28,8 +29,16 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   return out || "(body)";
 }
 
+/** One detail per issue; an unknown-keys issue gives one per key, with a close known name when there is one. */
 export function zodDetails(error: ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({ field: fieldPath(issue.path), message: issue.message }));
+  return error.issues.flatMap((issue) => {
+    if (issue.code !== "unrecognized_keys") return [{ field: fieldPath(issue.path), message: issue.message }];
+    const known = (issue as unknown as UnknownKeysIssue).known ?? [];
+    return issue.keys.map((key) => {
+      const close = suggestion(key, known);
+      return { field: fieldPath([...issue.path, key]), message: `Unknown field${close ? ` (did you mean \`${close}\`?)` : ""}.` };
+    });
+  });
 }
 
 /** defaultHook of every OpenAPIHono: validation failures use the envelope with per-field details. */

@@ -22,6 +22,8 @@ A missing or invalid key answers 401; a valid key without access to the company 
 **Errors.** Every error has the same body: \`{"error": {"code", "message", "request_id", "details": [{"field", "message"}]}}\`.
 Every response carries \`X-Request-Id\`.
 
+**Strict input.** An unknown query parameter, JSON field (at any depth) or multipart part is a 400 \`VALIDATION_FAILED\` naming each one in \`details[].field\` (e.g. \`items[0].discount_amout\`), with a close known name when there is one ("did you mean \`discount_amount\`?"). Nothing is silently dropped. The \`apiKey\` query parameter or form field is the exception: accepted and ignored.
+
 | Status | Code | Meaning |
 |---|---|---|
 ${ERROR_TABLE}

@@ -92,7 +92,7 @@ const xml = defineRoute({
   permission: "document:read",
   request: { params: InvoiceParams },
   responses: { 200: { description: "The DTE", content: { "application/xml": { schema: z.string() } } } },
-  errors: ["INVOICE_NOT_FOUND", "INVOICE_XML_NOT_READY"],
+  errors: ["INVOICE_NOT_FOUND", "INVOICE_XML_NOT_READY", "INVOICE_XML_UNAVAILABLE"],
 });
 
 const pdf = defineRoute({
@@ -157,6 +157,9 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(xml, async (c) => {
     const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
     const object = await readDocumentXml(c.env.FILES, row.xmlKey);
+    if (!object && row.status === "FAILED") {
+      throw new AppError("INVOICE_XML_UNAVAILABLE", `${row.id} FAILED before it was signed, so its XML will never exist${row.lastError ? `: ${row.lastError.replace(/\.$/, "")}` : ""}. Issue a new document.`);
+    }
     if (!object) throw new AppError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
     return new Response(object as Uint8Array<ArrayBuffer>, {
       headers: {

@@ -1,0 +1,136 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
+import { suggestion } from "../../src/http/strict";
+import { call, companyBody, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
+
+/**
+ * Strict input (issue 18): every operation refuses an unknown query parameter, JSON field (at any
+ * depth) or multipart part with a 400 naming it; `apiKey` in a query or form is ignored (DECISIONS 4).
+ */
+let owner: Actor;
+let companyId: string;
+
+beforeAll(async () => {
+  owner = await newOwner("Strict");
+  companyId = await newCompany(owner);
+});
+
+const ID = "00000000-0000-4000-8000-000000000000";
+function concretePath(r: RegisteredRoute): string {
+  return r.route.path.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{format\}/g, "A4").replace(/\{document_type_id\}/g, "33").replace(/\{[^}]+\}/g, ID);
+}
+
+function bodyTypes(r: RegisteredRoute): string[] {
+  return Object.keys((r.route.request?.body?.content ?? {}) as object);
+}
+
+describe("every operation in the registry", () => {
+  it("covers operations with and without bodies", () => {
+    expect(ROUTE_REGISTRY.length).toBeGreaterThan(20);
+    expect(ROUTE_REGISTRY.filter((r) => bodyTypes(r).includes("application/json")).length).toBeGreaterThan(5);
+    expect(ROUTE_REGISTRY.filter((r) => bodyTypes(r).includes("multipart/form-data")).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("refuses an unknown query parameter with a named 400, ignoring apiKey", async () => {
+    for (const r of ROUTE_REGISTRY) {
+      const path = `${concretePath(r)}?apiKey=ignored&bogus_param=1`;
+      const res = await call(r.route.method.toUpperCase(), path, { key: owner.key });
+      expect(res.status, `${r.route.method} ${r.route.path}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_FAILED");
+      expect(res.body.error.details, `${r.route.method} ${r.route.path}`).toContainEqual({ field: "bogus_param", message: "Unknown field." });
+      // apiKey is ignored on every operation, never named (DECISIONS 4)
+      expect(res.body.error.details.map((d: { field: string }) => d.field), `${r.route.method} ${r.route.path}`).not.toContain("apiKey");
+    }
+  });
+
+  it("refuses an unknown JSON field or multipart part with a named 400", async () => {
+    let checked = 0;
+    for (const r of ROUTE_REGISTRY) {
+      for (const type of bodyTypes(r)) {
+        const opts =
+          type === "application/json" ? { json: { bogus_field: 1 } } : (() => {
+            const form = new FormData();
+            form.append("bogus_field", "1");
+            return { body: form };
+          })();
+        const res = await call(r.route.method.toUpperCase(), concretePath(r), { key: owner.key, ...opts });
+        expect(res.status, `${r.route.method} ${r.route.path} ${type}: ${JSON.stringify(res.body)}`).toBe(400);
+        expect(res.body.error.code).toBe("VALIDATION_FAILED");
+        expect(res.body.error.details, `${r.route.method} ${r.route.path} ${type}`).toContainEqual({ field: "bogus_field", message: "Unknown field." });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(8);
+  });
+
+  it("documents every request body object as additionalProperties: false", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const resolve = (s: any): any => (s?.$ref ? doc.components.schemas[s.$ref.split("/").pop()] : s);
+    let objects = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) {
+          const schema = resolve(media.schema);
+          if (schema?.type !== "object") continue;
+          expect(schema.additionalProperties, `${method} ${path} ${type}`).toBe(false);
+          objects++;
+        }
+      }
+    }
+    expect(objects).toBeGreaterThan(8);
+  });
+});
+
+describe("unknown fields at depth, with suggestions", () => {
+  it("names a misspelt nested field with its path and the close known name", async () => {
+    const res = await call("POST", `/api/companies/${companyId}/invoices`, {
+      key: owner.key,
+      json: { invoice_type: "33", items: [{ description: "x", quantity: 1, unit_price: 100, discount_amout: 10 }], percent_discount: 5 },
+    });
+    expectError(res, 400, "VALIDATION_FAILED");
+    expect(res.body.error.details).toContainEqual({ field: "items[0].discount_amout", message: "Unknown field (did you mean `discount_amount`?)." });
+    expect(res.body.error.details).toContainEqual({ field: "percent_discount", message: "Unknown field." });
+  });
+
+  it("names unknown fields of a company body and suggests close names", async () => {
+    const res = await call("POST", "/api/companies", { key: owner.key, json: { ...companyBody(), legal_nme: "X", colour: "red" } });
+    expectError(res, 400, "VALIDATION_FAILED");
+    expect(res.body.error.details).toEqual([
+      { field: "legal_nme", message: "Unknown field (did you mean `legal_name`?)." },
+      { field: "colour", message: "Unknown field." },
+    ]);
+    expect(res.body.error.message).toContain("legal_nme");
+  });
+
+  it("suggests only close names", () => {
+    expect(suggestion("discount_amout", ["discount_amount", "quantity"])).toBe("discount_amount");
+    expect(suggestion("Quantity", ["quantity"])).toBe("quantity");
+    expect(suggestion("colour", ["legal_name", "email"])).toBeUndefined();
+    expect(suggestion("x", [])).toBeUndefined();
+  });
+});
+
+describe("apiKey is ignored, never refused (DECISIONS 4)", () => {
+  it("in a query string", async () => {
+    const res = await call("GET", `/api/companies/${companyId}?apiKey=${encodeURIComponent(JSON.stringify({ role: "OWNER" }))}`, { key: owner.key });
+    expect(res.status).toBe(200);
+    expect(res.body.id ?? res.body.company_id ?? companyId).toBe(companyId);
+    const noKey = await call("GET", `/api/companies/${companyId}?apiKey=${owner.key}`, {});
+    expectError(noKey, 401, "AUTH_MISSING_API_KEY");
+  });
+
+  it("in a multipart form", async () => {
+    const form = new FormData();
+    form.append("apiKey", JSON.stringify({ role: "OWNER" }));
+    form.append("logo", new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "logo.png"));
+    const res = await call("POST", `/api/companies/${companyId}/logo`, { key: owner.key, body: form });
+    // the apiKey part is not what fails: the (truncated) image is
+    expect(res.body.error?.details ?? []).not.toContainEqual(expect.objectContaining({ field: "apiKey" }));
+  });
+
+  it("but a JSON body has no apiKey field", async () => {
+    const res = await call("POST", "/api/companies", { key: owner.key, json: { ...companyBody(), apiKey: "x" } });
+    expectError(res, 400, "VALIDATION_FAILED");
+    expect(res.body.error.details).toContainEqual({ field: "apiKey", message: "Unknown field." });
+  });
+});
