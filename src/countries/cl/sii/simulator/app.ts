@@ -63,6 +63,7 @@ import {
   type EnvioRow,
   type ScenarioRow,
 } from "./store";
+import { reclamoService, receptionRegister } from "./reception";
 import { documentKeyText, envelopeDocumentKeys, ENVIO_GLOSA, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind, type TypeStats } from "./validate";
 
 /** Paths of the simulator relative to its mount point, for the README and the docs. */
@@ -516,6 +517,8 @@ simulatorApp.post("/DTEWS/QueryEstUp.jws", async (c) => {
   return estUp(c, createDb(c.env.DB), parsed, new Date());
 });
 
+simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoService);
+simulatorApp.get("/reception/register", receptionRegister);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {
