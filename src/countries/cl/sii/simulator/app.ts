@@ -64,6 +64,7 @@ import {
   type ScenarioRow,
 } from "./store";
 import { reclamoService, receptionRegister } from "./reception";
+import { injectEnvio } from "./inject";
 import { documentKeyText, envelopeDocumentKeys, ENVIO_GLOSA, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind, type TypeStats } from "./validate";
 
 /** Paths of the simulator relative to its mount point, for the README and the docs. */
@@ -519,6 +520,7 @@ simulatorApp.post("/DTEWS/QueryEstUp.jws", async (c) => {
 
 simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoService);
 simulatorApp.get("/reception/register", receptionRegister);
+simulatorApp.post("/reception/inject", injectEnvio);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {
