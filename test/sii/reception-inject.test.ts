@@ -16,8 +16,8 @@ let cert: SigningCredentials;
 let caf33: Caf;
 let sii: ReceptionAuthority;
 
-function inject(body: BodyInit, query = ""): Promise<Response> {
-  return exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${query}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body }));
+function inject(body: string | Uint8Array, query = ""): Promise<Response> {
+  return exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${query}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: body as BodyInit }));
 }
 const doc = (folio: number) => ({ companyRut: RECIPIENT, signer: cert, issuerRut: ISSUER_RUT, documentType: 33, folio });
 
@@ -54,7 +54,7 @@ describe("inject", () => {
   });
 
   it("hostile or wrong bodies: clear errors in the envelope, never a 500", async () => {
-    const cases: [BodyInit, string, number, RegExp][] = [
+    const cases: [string | Uint8Array, string, number, RegExp][] = [
       ["not xml at all", "", 400, /not an EnvioDTE/],
       [`<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><EnvioDTE>&e;</EnvioDTE>`, "", 400, /DOCTYPE|DTD|entit/i],
       ["", "", 400, /empty/],

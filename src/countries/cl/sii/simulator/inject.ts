@@ -5,7 +5,7 @@
  * Query: `received_at` (ISO 8601, optional): the SII reception time to record (deadline tests).
  * The envelope goes through exactly the checks DTEUpload makes (schema, signatures of the envelope
  * and each DTE, TED against its CAF, CAF against the key of its IDK as the simulator trusts them,
- * Carátula, repeated folios); a refusal answers 422 with the SII's own error lines. The XML itself
+ * Carátula, repeated folios), except that production CAFs (SII key IDK 300) are trusted too; a refusal answers 422 with the SII's own error lines. The XML itself
  * is not kept (the simulator stores no envelope bytes): the register hands out no XML.
  */
 import type { Context } from "hono";
@@ -14,10 +14,13 @@ import { respondError } from "../../../../http/errors/handler";
 import type { AppEnv } from "../../../../http/types";
 import { childText, decodeXmlBytes, firstChild, type XElement } from "../../xml";
 import { isValidRut, normalizeRut } from "../../rut";
+import { SII_CAF_KEYS } from "../../sii-keys";
 import { acceptedAmong, saveEnvio } from "./store";
 import { precheckUpload, statsOf, validateEnvio } from "./validate";
 
 const MAX_INJECT_BYTES = 2 * 1024 * 1024;
+/** A supplier's real documents carry production CAFs (IDK 300): trusted here besides the simulator's 999 and 100. */
+const INJECT_TRUST = { mode: "simulator" as const, extraKeys: { 300: Uint8Array.from(atob(SII_CAF_KEYS[300]!.spki), (ch) => ch.charCodeAt(0)) } };
 
 async function sha256Hex(b: Uint8Array<ArrayBuffer>): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
@@ -48,7 +51,7 @@ export async function injectEnvio(c: Context<AppEnv>): Promise<Response> {
   const db = createDb(c.env.DB);
   const now = receivedAtParam ? new Date(receivedAtParam) : new Date();
   const companyRut = isValidRut(emisor) ? normalizeRut(emisor) : emisor;
-  const verdict = await validateEnvio(pre.doc, "EnvioDTE", { companyRut, now, acceptedAmong: (keys) => acceptedAmong(db, keys) });
+  const verdict = await validateEnvio(pre.doc, "EnvioDTE", { companyRut, now, acceptedAmong: (keys) => acceptedAmong(db, keys), cafTrust: INJECT_TRUST });
   if (verdict.finalStatus !== "EPR") {
     return respondError(c, "VALIDATION_FAILED", `The SII would refuse this envelope (${verdict.finalStatus}: ${verdict.glosa}): ${verdict.errors.join("; ")}`);
   }
