@@ -19,6 +19,8 @@ type Config = Omit<RouteConfig, "responses" | "middleware"> & {
   permission?: Permission;
   /** Public operations (no X-Api-Key). */
   public?: boolean;
+  /** The company comes from a required `company_id` query parameter (the §4.10 reception paths). */
+  companyInQuery?: boolean;
 };
 
 export interface RegisteredRoute {
@@ -26,6 +28,8 @@ export interface RegisteredRoute {
   permission?: Permission;
   public: boolean;
   underCompany: boolean;
+  /** The company is named by the `company_id` query parameter instead of the path. */
+  companyInQuery: boolean;
 }
 
 /** Every route definition: the contract and security tests walk this list. */
@@ -39,12 +43,12 @@ export const ROUTE_REGISTRY: RegisteredRoute[] = [];
  *   exactly the codes the runtime can send.
  */
 export function defineRoute<const C extends Config>(config: C) {
-  const { errors = [], public: isPublic = false, permission, middleware = [], ...rest } = config;
-  const underCompany = COMPANY_PARAM.test(rest.path);
+  const { errors = [], public: isPublic = false, permission, middleware = [], companyInQuery = false, ...rest } = config;
+  const underCompany = COMPANY_PARAM.test(rest.path) || companyInQuery;
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
   const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
   const codes = [
-    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), ...errors]),
+    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), ...(companyInQuery ? ["VALIDATION_FAILED" as const] : []), ...errors]),
   ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -67,6 +71,6 @@ export function defineRoute<const C extends Config>(config: C) {
     security: isPublic ? [] : [{ ApiKey: [] }],
     responses,
   } as RouteConfig);
-  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany });
-  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware"> & { middleware: MiddlewareHandler[] };
+  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery });
+  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery"> & { middleware: MiddlewareHandler[] };
 }

@@ -295,3 +295,4 @@ export const envelopes = sqliteTable(
 
 /** Tables of the built-in SII simulator (sim_*). */
 export * from "./simulator";
+export * from "./reception";
