@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
+import { webhookReceiver } from "./test/webhooks/receiver.node";
 
 /**
  * The official SII schemas are read from ../shared/sii-schemas (present in CI) or from the folder
@@ -29,9 +30,10 @@ function readSiiKeys(): Record<string, string> {
 }
 
 /**
- * Two projects: "workers" runs every test inside workerd (the default); "node" runs test/node/**,
- * the tests that need Node-only tools (xmllint-wasm needs a Worker thread for the official XSD
- * validation of the Chilean XML). `vitest run` runs both.
+ * Two projects: "workers" runs every test inside workerd (the default); "node" runs the
+ * `*.node.test.ts` files, the tests that need Node-only tools (xmllint-wasm needs a Worker thread for
+ * the official XSD validation of the Chilean XML; the import-graph test reads the sources). Both kinds
+ * live beside the feature they test. `vitest run` runs both.
  */
 export default defineConfig({
   test: {
@@ -48,7 +50,12 @@ export default defineConfig({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 SII_SCHEMAS: readSchemas(),
                 SII_KEYS: readSiiKeys(),
+                // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
+                WEBHOOK_TIMEOUT_MS: "1500",
+                WEBHOOK_RETRY_SCHEDULE: "1,1,1",
               },
+              // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
+              outboundService: webhookReceiver,
             },
           })),
         ],
@@ -56,7 +63,7 @@ export default defineConfig({
           name: "workers",
           setupFiles: ["./test/setup/apply-migrations.ts"],
           include: ["test/**/*.test.ts"],
-          exclude: ["test/node/**", "**/node_modules/**"],
+          exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -65,7 +72,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/node/**/*.test.ts"],
+          include: ["test/**/*.node.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

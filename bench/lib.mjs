@@ -1,7 +1,10 @@
 // Shared by the benchmarks that run the service (or a probe worker) under `wrangler dev`.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
+import forge from "node-forge";
 
 export const root = path.resolve(import.meta.dirname, "..");
 export const wranglerJs = path.join(root, "node_modules/wrangler/bin/wrangler.js");
@@ -62,4 +65,127 @@ export function run(main) {
     console.error(e);
     process.exitCode = 1;
   });
+}
+
+/** A throwaway signing certificate (.pfx, password "bench") carrying the holder RUT 11111111-1. */
+export function fakePfx() {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = "01";
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
+  const attrs = [{ name: "commonName", value: "BENCH FAKE SIGNER" }, { name: "countryName", value: "CL" }];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  const a = forge.asn1;
+  const otherName = a.create(a.Class.CONTEXT_SPECIFIC, 0, true, [
+    a.create(a.Class.UNIVERSAL, a.Type.OID, false, a.oidToDer("1.3.6.1.4.1.8321.1").getBytes()),
+    a.create(a.Class.CONTEXT_SPECIFIC, 0, true, [a.create(a.Class.UNIVERSAL, a.Type.IA5STRING, false, "11111111-1")]),
+  ]);
+  cert.setExtensions([{ id: "2.5.29.17", critical: false, value: a.create(a.Class.UNIVERSAL, a.Type.SEQUENCE, true, [otherName]) }]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  const p12 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [cert], "bench", { algorithm: "aes256" });
+  return Buffer.from(forge.asn1.toDer(p12).getBytes(), "binary");
+}
+
+export function rutDv(body) {
+  let sum = 0;
+  let w = 2;
+  for (let i = body.length - 1; i >= 0; i--) {
+    sum += Number(body[i]) * w;
+    w = w === 7 ? 2 : w + 1;
+  }
+  const r = 11 - (sum % 11);
+  return r === 11 ? "0" : r === 10 ? "K" : String(r);
+}
+
+/**
+ * A company ready to issue facturas (33): created, with a throwaway certificate and `quantity` folios
+ * from the simulated SII. Returns the headers, the company id and a body maker for factura `i`.
+ */
+export async function readyCompany(base, key, quantity) {
+  const H = { "X-Api-Key": key, "Content-Type": "application/json" };
+  const body = String(70_000_000 + Math.floor(Math.random() * 9_000_000));
+  const rut = `${body}-${rutDv(body)}`;
+  const company = await (await fetch(`${base}/api/companies`, { method: "POST", headers: H, body: JSON.stringify({ legal_name: "BENCH SPA", tax_identification_document_code: "RUT", tax_identification_document_number: rut, country: "CL", start_activities_date: "2020-01-01" }) })).json();
+  const cid = company.id_company;
+  const form = new FormData();
+  form.append("certificate", new Blob([fakePfx()]), "bench.pfx");
+  form.append("password", "bench");
+  const cert = await fetch(`${base}/api/companies/${cid}/certificates`, { method: "POST", headers: { "X-Api-Key": key }, body: form });
+  if (cert.status !== 201) throw new Error(`certificate upload: ${cert.status} ${await cert.text()}`);
+  const caf = await fetch(`${base}/api/companies/${cid}/enumeration/refetch`, { method: "POST", headers: H, body: JSON.stringify({ document_type: "33", quantity }) });
+  if (caf.status !== 201) throw new Error(`CAF: ${caf.status} ${await caf.text()}`);
+
+  const now = new Date().toLocaleString("sv-SE", { timeZone: "America/Santiago" });
+  const invoice = (i) => ({
+    invoice_type: "33",
+    invoice_date: now,
+    external_reference: `bench-${i}`,
+    issuer: { legal_name: "BENCH SPA", document_type: "RUT", document_number: rut, address: { country: "CL", city: "Santiago", address: "Calle 1" }, tax_information: { activity: "Servicios", activity_codes: [620200] } },
+    recipient: { legal_name: "CLIENTE DE PRUEBA LTDA", document_type: "RUT", document_number: "77879240-0", address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" } },
+    items: [
+      { quantity: 2, unit_price: 15000, description: "Servicio mensual", code_unit_of_measure: "UN" },
+      { quantity: 1, unit_price: 4990, description: "Despacho" },
+    ],
+  });
+  return { H, cid, rut, invoice };
+}
+
+/**
+ * The service as `npm start` runs it, in a temporary state directory: migrations applied, wrangler dev
+ * started (extra `vars` as --var), one OWNER key. `stop()` stops wrangler and deletes the data.
+ */
+export async function startService({ vars = {} } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), "dte-bench-"));
+  spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: quietEnv, stdio: "ignore" });
+  const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const { base, stop } = await startWranglerDev({ args: ["--persist-to", dir, ...varArgs], readyPath: "/health" });
+  const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd: root, env: quietEnv, encoding: "utf8" });
+  if (made.status !== 0) {
+    stop();
+    throw new Error(`apikey:create failed: ${made.stderr}`);
+  }
+  return {
+    base,
+    key: JSON.parse(made.stdout).api_key,
+    async stop() {
+      stop();
+      await sleep(1500);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Posts `count` facturas from `clients` concurrent clients; returns the POST latencies (ms). */
+export async function postInvoices(base, H, cid, invoice, count, clients, prefix = "") {
+  const latencies = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t0 = performance.now();
+        const res = await fetch(`${base}/api/companies/${cid}/invoices`, { method: "POST", headers: H, body: JSON.stringify(invoice(`${prefix}${i}`)) });
+        latencies.push(performance.now() - t0);
+        if (res.status !== 202) throw new Error(`POST ${i}: ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  return latencies;
+}
+
+/** Waits until `count` documents of the company are ACCEPTED (none FAILED or REJECTED). */
+export async function untilAccepted(base, H, cid, count, deadlineMs) {
+  const started = performance.now();
+  const total = async (status) => (await (await fetch(`${base}/api/companies/${cid}/invoices?status=${status}&per_page=1`, { headers: H })).json()).total;
+  for (;;) {
+    const [accepted, failed, rejected] = await Promise.all([total("ACCEPTED"), total("FAILED"), total("REJECTED")]);
+    if (failed || rejected) throw new Error(`${failed} failed, ${rejected} rejected`);
+    if (accepted >= count) return;
+    if (performance.now() - started > deadlineMs) throw new Error(`only ${accepted}/${count} accepted after ${deadlineMs} ms`);
+    await sleep(250);
+  }
 }

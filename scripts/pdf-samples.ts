@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PDF_FORMATS, pdfFileName, renderPdf, type DteTypeCode } from "../src/pdf/index";
-import { sampleDocument, samplePng } from "../test/unit/pdf/samples";
+import { sampleDocument, samplePng } from "../test/pdf/samples";
 
 const out = process.argv[2] ?? "/tmp/pdf-samples";
 mkdirSync(out, { recursive: true });

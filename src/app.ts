@@ -1,8 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Env } from "./env";
-import { ApiError } from "./http/errors/api-error";
+import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
@@ -10,12 +9,14 @@ import { DOCS_HTML } from "./http/openapi/docs-page";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
+import { filesRoutes } from "./http/routes/files";
 import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
-import { simulatorCafRoutes } from "./countries/cl/sii/simulator/caf-route";
-import { simulatorApp } from "./countries/cl/sii/simulator/app";
+import { webhooksRoutes } from "./http/routes/webhooks";
+import { simulatorCafRoutes } from "./simulator/caf-route";
+import { simulatorApp } from "./simulator/app";
 import type { AppEnv } from "./http/types";
 
 /** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
@@ -29,28 +30,6 @@ const health = defineRoute({
   description: "Answers without an API key.",
   public: true,
   responses: { 200: { description: "Service is up", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
-});
-
-const logoFile = defineRoute({
-  method: "get",
-  path: "/files/logos/{company_id}/{file}",
-  tags: ["Companies"],
-  summary: "Download a company logo",
-  description: "The `file_url` returned by the logo upload. Public (no key): the URL is unguessable.",
-  public: true,
-  request: {
-    params: z.object({
-      company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }),
-      file: z.string().regex(/^lgo_[0-9A-Z]{26}\.(png|jpg)$/, "A logo file name").openapi({ param: { name: "file", in: "path" } }),
-    }),
-  },
-  responses: {
-    200: {
-      description: "The image",
-      content: { "image/png": { schema: z.any().openapi({ type: "string", format: "binary" }) }, "image/jpeg": { schema: z.any().openapi({ type: "string", format: "binary" }) } },
-    },
-  },
-  errors: ["VALIDATION_FAILED", "LOGO_NOT_FOUND"],
 });
 
 function executionCtxOf(c: Context) {
@@ -70,26 +49,20 @@ function buildApp() {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+        throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
       },
     }),
   );
   app.use("/api/*", apiKeyAuth);
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
-  app.openapi(logoFile, async (c) => {
-    const { company_id, file } = c.req.valid("param");
-    const object = await c.env.FILES.get(`companies/${company_id}/logos/${file}`);
-    if (!object) throw new ApiError("LOGO_NOT_FOUND", "No such logo.");
-    return new Response(object.body, {
-      headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable", ETag: object.httpEtag },
-    }) as never;
-  });
+  app.route("/", filesRoutes);
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
   app.route("/", certificatesRoutes);
   app.route("/", enumerationRoutes);
   app.route("/", invoicesRoutes);
+  app.route("/", webhooksRoutes);
   app.route("/", simulatorCafRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
   // kept out of the OpenAPI document (one catch-all route here, registered after the documented
@@ -106,4 +79,3 @@ function buildApp() {
 
 export const app = buildApp();
 export type App = typeof app;
-export type { Env };

@@ -1,8 +1,9 @@
 import { app } from "./app";
 import { runScheduled } from "./cron";
-import type { Env } from "./env";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
-import { siiAuthority } from "./pipeline/sii-authority";
+import { siiAuthority } from "./countries/cl";
+import { log } from "./lib/log";
+import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 
@@ -10,9 +11,14 @@ export default {
   fetch: app.fetch,
   async queue(batch, env, ctx) {
     // Queue names may carry an environment suffix in deployments; the dead-letter queues end in -dlq.
+    if (batch.queue.startsWith("dte-webhooks")) {
+      // Dead-lettered webhook messages need nothing more: the cron sweep re-drives what they carried.
+      if (batch.queue.endsWith("-dlq")) return ackDeadWebhookMessages(batch);
+      return handleWebhookBatch(batch, env);
+    }
     if (batch.queue.endsWith("-dlq")) return handleDeadLetters(batch, env);
     if (batch.queue.startsWith("dte-issuance")) return handleIssuanceBatch(batch, env, siiAuthority(env, ctx));
-    console.error(JSON.stringify({ level: "error", msg: "no consumer for this queue yet; messages kept for retry", queue: batch.queue, count: batch.messages.length }));
+    log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
     batch.retryAll({ delaySeconds: 300 });
   },
   scheduled: (controller, env, ctx) => {

@@ -1,12 +1,7 @@
-import type { Env as AppEnv } from "../src/env";
-
 declare global {
   namespace Cloudflare {
-    interface GlobalProps {
-      mainModule: typeof import("../src/index");
-      durableNamespaces: "FolioAllocator";
-    }
-    interface Env extends AppEnv {
+    /** Bindings the test configuration (vitest.config.ts) adds to the Worker's own (worker-configuration.d.ts). */
+    interface Env {
       TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
       /** Official SII XSD files by name, read by vitest.config.ts from ../shared/sii-schemas or SII_SCHEMAS_DIR. */
       SII_SCHEMAS: Record<string, string>;

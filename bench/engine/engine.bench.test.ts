@@ -14,8 +14,8 @@ import { loadSigningCredentials } from "../../src/countries/cl/certificate";
 import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
 import { buildEnvioDte } from "../../src/countries/cl/envelopes";
 import { computeDocument } from "../../src/countries/cl/invoice";
-import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
-import { precheckUpload, validateEnvio } from "../../src/countries/cl/sii/simulator/validate";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { precheckUpload, validateEnvio } from "../../src/simulator/validate";
 import { decodeXmlBytes } from "../../src/countries/cl/xml";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 

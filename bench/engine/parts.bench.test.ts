@@ -12,7 +12,7 @@ import { loadSigningCredentials } from "../../src/countries/cl/certificate";
 import { buildDteXml, buildSignedDte } from "../../src/countries/cl/dte";
 import { buildEnvioDte } from "../../src/countries/cl/envelopes";
 import { computeDocument } from "../../src/countries/cl/invoice";
-import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
 import { stampTed, verifyTed } from "../../src/countries/cl/ted";
 import { childElements, decodeXmlBytes, findById, firstChild, parseXml, type XElement } from "../../src/countries/cl/xml";
 import { signXml, verifyChildSignature } from "../../src/countries/cl/xmldsig";

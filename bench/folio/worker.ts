@@ -3,8 +3,8 @@
  * exposes a few loopback routes; each /alloc request triggers a batch of allocations through the
  * Durable Object stub.
  */
-import type { Env } from "../../src/env";
-import { FolioAllocator, folioAllocatorFor, type AllocateResult } from "../../src/durable-objects/folio-allocator";
+import { FolioAllocator } from "../../src/durable-objects/folio-allocator";
+import { folioAllocatorFor, type AllocateResult } from "../../src/domain/folios/allocator-api";
 
 export { FolioAllocator };
 

@@ -37,11 +37,13 @@ export class AuthorityError extends Error {
 
 /**
  * The country port of the issuance pipeline (DECISIONS 15): what the pipeline needs from a tax
- * authority. Chile implements it in cl/sii/authority.ts over the SII client.
+ * authority. Chile implements it in cl/sii/authority.ts over the SII client (`siiAuthority(env)`).
  */
 export interface TaxAuthority {
   upload(p: { kind: "EnvioDTE" | "EnvioBOLETA"; xml: Uint8Array; companyRut: string; signer: SigningCredentials; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
   poll(p: { kind: "EnvioDTE" | "EnvioBOLETA"; trackId: string; companyRut: string; signer: SigningCredentials; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
+  /** A CAF file for the range (or the next `quantity` folios), where the authority hands them out as a service. */
+  requestCaf(p: { rut: string; documentType: number; from?: number; to?: number; quantity?: number; legalName?: string }): Promise<Uint8Array>;
 }
 
 // ---- reception (issue 12): the authority's side of documents a company receives ------------------

@@ -1,11 +1,14 @@
-import { lt } from "drizzle-orm";
+import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { idempotencyKeys } from "../db/schema";
-import type { Env } from "../env";
+import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
-import { and, inArray, eq } from "drizzle-orm";
-import { envelopes, invoices } from "../db/schema";
-import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../pipeline/messages";
+import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
+import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
+import { companiesWithStaleEvents } from "../webhooks/fanout";
+import { overdueDeliveries } from "../webhooks/deliveries";
+import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { chunked } from "../lib/chunked";
+import { log } from "../lib/log";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -14,9 +17,10 @@ const purgeIdempotencyKeys: Job = async (env, at) => {
   await createDb(env.DB).delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, at.toISOString()));
 };
 
-/** CERTIFICATE_EXPIRING events at 30, 15 and 7 days before the active certificate expires. */
+/** `certificate.expiring` events at 30, 15 and 7 days before the active certificate expires. */
 const certificateExpiry: Job = async (env, at) => {
-  await recordCertificateExpiryEvents(createDb(env.DB), at);
+  const companies = await recordCertificateExpiryEvents(createDb(env.DB), at);
+  await notifyEvents(env, companies);
 };
 
 /** How long a non-final document may sit untouched before the sweep re-drives it. */
@@ -33,7 +37,7 @@ export const sweepStuckDocuments: Job = async (env, at) => {
   const stuck = await db
     .select({ id: invoices.id, companyId: invoices.companyId })
     .from(invoices)
-    .where(and(inArray(invoices.status, ["RECEIVED", "GENERATED", "SIGNED"]), lt(invoices.updatedAt, cutoff)))
+    .where(and(inArray(invoices.status, [...IN_PROGRESS_STATUSES]), lt(invoices.updatedAt, cutoff)))
     .limit(500);
   const polls = await db
     .select({ id: envelopes.id, companyId: envelopes.companyId })
@@ -44,8 +48,25 @@ export const sweepStuckDocuments: Job = async (env, at) => {
     ...stuck.map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
     ...polls.map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
   ];
-  for (let i = 0; i < messages.length; i += 100) await env.ISSUANCE_QUEUE.sendBatch(messages.slice(i, i + 100));
-  if (messages.length > 0) console.log(JSON.stringify({ level: "info", msg: "sweep re-drove work", documents: stuck.length, envelopes: polls.length }));
+  for (const chunk of chunked(messages, 100)) await env.ISSUANCE_QUEUE.sendBatch(chunk);
+  if (messages.length > 0) log("info", "sweep re-drove work", { documents: stuck.length, envelopes: polls.length });
+};
+
+/** How long an event may wait for its fan-out, or a pending delivery past its time, before the sweep steps in. */
+export const WEBHOOK_STALE_MS = 2 * 60_000;
+
+/**
+ * Webhooks are never lost between the outbox and the queue: events left undispatched (a lost fan-out
+ * notice, a worker that died after the move's batch) are fanned out again, and pending deliveries past
+ * their attempt time (a lost queue message) are queued again. Both are idempotent.
+ */
+export const redriveWebhooks: Job = async (env, at) => {
+  const db = createDb(env.DB);
+  const cutoff = new Date(at.getTime() - WEBHOOK_STALE_MS).toISOString();
+  await notifyEvents(env, await companiesWithStaleEvents(db, cutoff));
+  const overdue = await overdueDeliveries(db, cutoff);
+  for (const chunk of chunked(overdue, 100)) await enqueueDeliveries(env, chunk);
+  if (overdue.length > 0) log("info", "sweep re-queued webhook deliveries", { deliveries: overdue.length });
 };
 
 /**
@@ -53,7 +74,7 @@ export const sweepStuckDocuments: Job = async (env, at) => {
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
@@ -61,6 +82,6 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
   const at = new Date(controller.scheduledTime);
   const results = await Promise.allSettled(jobs.map((job) => job(env, at)));
   for (const r of results) {
-    if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron job failed", cron: controller.cron, error: String(r.reason) }));
+    if (r.status === "rejected") log("error", "cron job failed", { cron: controller.cron, error: String(r.reason) });
   }
 }

@@ -1,7 +1,7 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { can, ROLES, type Permission } from "../domain/access/roles";
-import { ERROR_CODES, type ErrorCode } from "./errors/codes";
+import { ERROR_CODES, type ErrorCode } from "../errors";
 import { requireCompany, requirePermission } from "./middleware/auth";
 import { errorSchema } from "./openapi/common";
 

@@ -1,4 +1,3 @@
-import type { Env } from "../env";
 import type { Principal } from "../domain/access/principal";
 import type { CompanyRow } from "../domain/companies/repository";
 import type { CompanyAccess } from "../domain/access/api-keys";

@@ -1,3 +1,4 @@
+import { base64ToBytes } from "./base64";
 /**
  * Encryption at rest with AES-256-GCM under MASTER_KEY (base64 of 32 bytes). Output layout:
  * version byte (1) || 12-byte IV || ciphertext+tag. The associated data binds a ciphertext to its
@@ -9,7 +10,7 @@ const keyCache = new Map<string, Promise<CryptoKey>>();
 function masterKey(masterKeyB64: string): Promise<CryptoKey> {
   let key = keyCache.get(masterKeyB64);
   if (!key) {
-    const raw = Uint8Array.from(atob(masterKeyB64), (c) => c.charCodeAt(0));
+    const raw = base64ToBytes(masterKeyB64);
     if (raw.length !== 32) throw new Error("MASTER_KEY must be the base64 of exactly 32 bytes");
     key = crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
     keyCache.set(masterKeyB64, key);

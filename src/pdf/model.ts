@@ -8,24 +8,14 @@
  * may carry decimals.
  */
 
-export type DteTypeCode = 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
+import { DOCUMENT_TYPE_CODES, DOCUMENT_TYPES, type SiiDocumentCode } from "../countries/cl";
 
-export const DTE_TYPE_CODES: readonly DteTypeCode[] = [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112];
+export type DteTypeCode = SiiDocumentCode;
 
-/** Printed document names (capitals, as on the red box). */
-export const DTE_TYPE_NAMES: Readonly<Record<DteTypeCode, string>> = {
-  33: "FACTURA ELECTRÓNICA",
-  34: "FACTURA NO AFECTA O EXENTA ELECTRÓNICA",
-  39: "BOLETA ELECTRÓNICA",
-  41: "BOLETA NO AFECTA O EXENTA ELECTRÓNICA",
-  46: "FACTURA DE COMPRA ELECTRÓNICA",
-  52: "GUÍA DE DESPACHO ELECTRÓNICA",
-  56: "NOTA DE DÉBITO ELECTRÓNICA",
-  61: "NOTA DE CRÉDITO ELECTRÓNICA",
-  110: "FACTURA DE EXPORTACIÓN ELECTRÓNICA",
-  111: "NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA",
-  112: "NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA",
-};
+export const DTE_TYPE_CODES: readonly DteTypeCode[] = DOCUMENT_TYPE_CODES;
+
+/** Printed document names (capitals, as on the red box): the document-type table's names. */
+export const DTE_TYPE_NAMES: Readonly<Record<DteTypeCode, string>> = Object.fromEntries(DOCUMENT_TYPE_CODES.map((c) => [c, DOCUMENT_TYPES[c].name])) as Record<DteTypeCode, string>;
 
 /**
  * Names of reference document types (TpoDocRef) in words: DTE codes, paper documents and the 8xx

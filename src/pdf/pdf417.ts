@@ -136,7 +136,10 @@ function defaultColumns(totalCodewords: number, rowHeight: number): number {
   return best;
 }
 
-/** Encodes bytes as a PDF417 symbol (byte compaction, EC level 5 unless told otherwise). */
+/**
+ * Encodes bytes as a PDF417 symbol (byte compaction, EC level 5 unless told otherwise). One function:
+ * the steps (compaction, error correction, row layout) share their intermediate arrays.
+ */
 export function encodePdf417(data: Uint8Array, options: Pdf417Options = {}): Pdf417Symbol {
   const ecLevel = options.ecLevel ?? 5;
   if (!Number.isInteger(ecLevel) || ecLevel < 0 || ecLevel > 8) throw new Pdf417Error(`Error-correction level must be 0..8, got ${ecLevel}`);

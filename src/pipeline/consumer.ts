@@ -1,11 +1,14 @@
 import { createDb } from "../db/client";
-import { findDocumentType } from "../countries/cl/document-types";
-import { envelopeTransition, isFinal, noteProblem, type InvoiceRow } from "../domain/invoices/state";
-import type { Env } from "../env";
+import { findDocumentType } from "../countries/cl";
+import { envelopeTransition, isFinal, MOVES, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
-import { backoffSeconds, enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "./messages";
+import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { backoffSeconds } from "./retry";
+import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { newId } from "../lib/ids";
+import { chunked } from "../lib/chunked";
+import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
 import { invoices } from "../db/schema";
 
@@ -19,16 +22,10 @@ export function pollDelaySeconds(polls: number, mode: string): number {
   return polls < 3 ? 2 : Math.min(300, 2 ** (polls - 1));
 }
 
-function describe(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function log(level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) {
-  const line = JSON.stringify({ level, msg, ...fields });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.log(line);
-}
+type InvoiceWork = { msg: Message<unknown>; body: InvoiceMessage };
+type PollWork = { msg: Message<unknown>; body: EnvelopePollMessage };
+type PreparedGroups = Map<string, { msg: Message<unknown>; p: Prepared }[]>;
+type SignedGroups = Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>;
 
 /**
  * The issuance queue consumer. Each invoice message runs the steps that are due (folio, stamp and
@@ -38,8 +35,28 @@ function log(level: "info" | "warn" | "error", msg: string, fields: Record<strin
  */
 export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority): Promise<void> {
   const deps: StepDeps = { db: createDb(env.DB), env, authority, now: () => new Date() };
-  const invoiceMsgs: { msg: Message<unknown>; body: InvoiceMessage }[] = [];
-  const pollMsgs: { msg: Message<unknown>; body: EnvelopePollMessage }[] = [];
+  const { invoiceMsgs, pollMsgs } = sortMessages(batch);
+  const { rows, allocations } = await preallocateFolios(deps, invoiceMsgs);
+  const { prepared, signed } = await prepareDocuments(deps, invoiceMsgs, rows, allocations);
+  await sendPreparedGroups(deps, prepared);
+  await sendSignedGroups(deps, signed);
+  await pollEnvelopes(deps, pollMsgs);
+  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+}
+
+/** The moves of this batch recorded their events; the webhook fan-out picks them up (the cron re-drives on failure). */
+async function announceEvents(env: Env, companyIds: string[]) {
+  try {
+    await notifyEvents(env, companyIds);
+  } catch (e) {
+    log("warn", "webhook fan-out notice failed; the sweep re-drives it", { error: describeError(e) });
+  }
+}
+
+/** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */
+function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] } {
+  const invoiceMsgs: InvoiceWork[] = [];
+  const pollMsgs: PollWork[] = [];
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (!parsed.success) {
@@ -55,13 +72,16 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
     else pollMsgs.push({ msg, body });
   }
+  return { invoiceMsgs, pollMsgs };
+}
 
-  // Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type.
+/** Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type. */
+async function preallocateFolios(deps: StepDeps, invoiceMsgs: InvoiceWork[]) {
   const rows = new Map<string, InvoiceRow>();
   const allocations = new Map<string, Allocation>();
   try {
-    for (let i = 0; i < invoiceMsgs.length; i += 90) {
-      const ids = invoiceMsgs.slice(i, i + 90).map((m) => m.body.invoice_id);
+    for (const chunk of chunked(invoiceMsgs, 90)) {
+      const ids = chunk.map((m) => m.body.invoice_id);
       for (const r of await deps.db.select().from(invoices).where(inArray(invoices.id, ids))) rows.set(r.id, r);
     }
     const groups = new Map<string, InvoiceRow[]>();
@@ -77,12 +97,15 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     );
   } catch (e) {
     // Fall back to one document at a time below (each step is idempotent).
-    log("warn", "batch folio allocation failed; continuing per document", { error: describe(e) });
+    log("warn", "batch folio allocation failed; continuing per document", { error: describeError(e) });
   }
+  return { rows, allocations };
+}
 
-  // Phase 1: folio, stamp and signature in memory (XML to R2), per document.
-  const prepared = new Map<string, { msg: Message<unknown>; p: Prepared }[]>();
-  const signed = new Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>();
+/** Phase 1: folio, stamp and signature in memory, per document; documents already SIGNED are set aside. */
+async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows: Map<string, InvoiceRow>, allocations: Map<string, Allocation>) {
+  const prepared: PreparedGroups = new Map();
+  const signed: SignedGroups = new Map();
   const family = (inv: InvoiceRow) => `${inv.companyId}|${findDocumentType(inv.documentType)!.envelope}`;
   await Promise.all(
     invoiceMsgs.map(async ({ msg, body }) => {
@@ -103,11 +126,16 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       }
     }),
   );
+  return { prepared, signed };
+}
 
-  // Phase 2: the documents prepared here move to SIGNED under one envelope per company and family
-  // (one D1 batch) and the envelope is built from memory and sent.
+/**
+ * Phase 2: the documents prepared here move to SIGNED under one envelope per company and family
+ * (one D1 batch) and the envelope is built from memory and sent.
+ */
+async function sendPreparedGroups(deps: StepDeps, groups: PreparedGroups) {
   await Promise.all(
-    [...prepared.values()].map(async (group) => {
+    [...groups.values()].map(async (group) => {
       const companyId = group[0]!.p.inv.companyId;
       const prepared = group.map((g) => g.p);
       let stored: StoredEnvelope;
@@ -126,11 +154,15 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       await send(deps, stored.envelopeId, msgs, () => sendPrepared(deps, stored, prepared, moved));
     }),
   );
+}
 
-  // Phase 3: documents recorded SIGNED earlier (retries, a crash before the upload): claimed by an
-  // envelope when they have none, then sent from their stored XML.
+/**
+ * Phase 3: documents recorded SIGNED earlier (retries, a crash before the upload): claimed by an
+ * envelope when they have none, then sent from their stored XML.
+ */
+async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
   await Promise.all(
-    [...signed.values()].map(async (group) => {
+    [...groups.values()].map(async (group) => {
       const companyId = group[0]!.inv.companyId;
       try {
         await claimEnvelope(deps, companyId, group.filter((g) => !g.inv.envelopeId).map((g) => g.inv.id));
@@ -139,9 +171,8 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
         return;
       }
       const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
-      const ids = group.map((g) => g.inv.id);
-      for (let i = 0; i < ids.length; i += 90) {
-        for (const r of await deps.db.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids.slice(i, i + 90)))) fresh.set(r.id, r);
+      for (const ids of chunked(group.map((g) => g.inv.id), 90)) {
+        for (const r of await deps.db.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids))) fresh.set(r.id, r);
       }
       const byEnvelope = new Map<string, Message<unknown>[]>();
       for (const g of group) {
@@ -155,8 +186,11 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       for (const [envelopeId, msgs] of byEnvelope) await send(deps, envelopeId, msgs, () => sendEnvelope(deps, companyId, envelopeId));
     }),
   );
+}
 
-  // Polls; the next polls of envelopes still pending are queued together.
+/** Polls; the next polls of envelopes still pending are queued together. */
+async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
+  const { env } = deps;
   const next: { msg: Message<unknown>; poll: EnvelopePollMessage; delaySeconds: number }[] = [];
   await Promise.all(
     pollMsgs.map(async ({ msg, body }) => {
@@ -165,19 +199,18 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
         if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, env.SII_MODE) });
         else msg.ack();
       } catch (e) {
-        log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describe(e) });
+        log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
         msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
       }
     }),
   );
-  if (next.length > 0) {
-    try {
-      await enqueueEnvelopePolls(env, next.map((n) => ({ envelopeId: n.poll.envelope_id, companyId: n.poll.company_id, delaySeconds: n.delaySeconds })));
-      for (const n of next) n.msg.ack();
-    } catch (e) {
-      log("warn", "queueing the next polls failed; retrying", { error: describe(e) });
-      for (const n of next) n.msg.retry({ delaySeconds: backoffSeconds(n.msg.attempts) });
-    }
+  if (next.length === 0) return;
+  try {
+    await enqueueEnvelopePolls(env, next.map((n) => ({ envelopeId: n.poll.envelope_id, companyId: n.poll.company_id, delaySeconds: n.delaySeconds })));
+    for (const n of next) n.msg.ack();
+  } catch (e) {
+    log("warn", "queueing the next polls failed; retrying", { error: describeError(e) });
+    for (const n of next) n.msg.retry({ delaySeconds: backoffSeconds(n.msg.attempts) });
   }
 }
 
@@ -198,9 +231,9 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
       for (const m of msgs) m.ack();
       return;
     }
-    await noteProblem(deps.db, { envelopeId }, `Sending failed, will retry: ${describe(e)}`).catch(() => undefined);
+    await noteProblem(deps.db, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
-    log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describe(e) });
+    log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
     for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
   }
 }
@@ -212,7 +245,7 @@ function companyOf(msgs: Message<unknown>[]): string {
 /** The authority refused the upload itself (schema, signature...): its documents are rejected. */
 async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityError) {
   const [moved] = await deps.db.batch([
-    ...envelopeTransition(deps.db, eq(invoices.envelopeId, envelopeId), ["SIGNED"], { status: "REJECTED", fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
+    ...envelopeTransition(deps.db, eq(invoices.envelopeId, envelopeId), MOVES.rejectUpload, { fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
   ]);
   await releaseCancellations(deps, moved.map((m) => m.id));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
@@ -226,9 +259,9 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  await noteProblem(deps.db, { invoiceId }, describe(e)).catch(() => undefined);
+  await noteProblem(deps.db, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
-    log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describe(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
+    log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
     msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
   } else {
     msg.ack();

@@ -12,7 +12,6 @@ import { normalizeRut, isValidRut } from "../countries/cl/rut";
 import { createDb } from "../db/client";
 import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
-import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { judge, receptionTrust } from "./checks";

@@ -1,5 +1,4 @@
-import { XML_DECL } from "../countries/cl/dte";
-import { decodeLatin1, encodeLatin1 } from "../countries/cl/xml";
+import { XML_DECL, decodeLatin1, encodeLatin1 } from "../countries/cl";
 
 /**
  * Where a signed document's XML lives. Documents signed together are stored once, inside the

@@ -1,6 +1,13 @@
 /** R2 object keys: the only place that knows bucket paths. Keys are immutable once written. */
-export const r2Keys = {
-  logo: (companyId: string, logoId: string, ext: "png" | "jpg") => `companies/${companyId}/logos/${logoId}.${ext}`,
+export const r2Keys: {
+  logo: (companyId: string, logoId: string, ext: "png" | "jpg") => string;
+  logoFile: (companyId: string, fileName: string) => string;
+  certificate: (companyId: string, certificateId: string) => string;
+  caf: (companyId: string, documentType: number, cafId: string) => string;
+} = {
+  logo: (companyId: string, logoId: string, ext: "png" | "jpg") => r2Keys.logoFile(companyId, `${logoId}.${ext}`),
+  /** A logo by its public file name (`lgo_….png`, validated by the route). */
+  logoFile: (companyId: string, fileName: string) => `companies/${companyId}/logos/${fileName}`,
   /** AES-GCM sealed .pfx. */
   certificate: (companyId: string, certificateId: string) => `companies/${companyId}/certificates/${certificateId}.pfx.sealed`,
   /** The CAF file exactly as received (ISO-8859-1). */

@@ -9,7 +9,7 @@ import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/envelopes";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/responses";
-import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
 import { buildTokenRequest } from "../../src/countries/cl/xmldsig";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "./fake-certificates";
 

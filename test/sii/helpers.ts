@@ -11,7 +11,7 @@ import { encodeLatin1 } from "../../src/countries/cl/xml";
 import { signXml } from "../../src/countries/cl/xmldsig";
 import { buildEnvioBoleta, buildEnvioDte, type SignedEnvelope } from "../../src/countries/cl/envelopes";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
-import { issueSimulatorCaf, type IssueCafParams } from "../../src/countries/cl/simulator/caf";
+import { issueSimulatorCaf, type IssueCafParams } from "../../src/simulator/caf";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
 

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { normalizeRut } from "../../src/countries/cl/rut";
-import { siiReception } from "../../src/pipeline/sii-authority";
+import { siiReception } from "../../src/countries/cl/sii/authority";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { fakeCredentials } from "./helpers";
 

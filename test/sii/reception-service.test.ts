@@ -9,7 +9,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import { SiiClient } from "../../src/countries/cl/sii/client";
-import { actionCode } from "../../src/countries/cl/sii/simulator/reception";
+import { actionCode } from "../../src/simulator/reception";
 import { chileLocalToIso, isoToChileLocal, reclamoRequest, reclamoUrl, siiReceptionAuthority } from "../../src/countries/cl/sii/reception";
 import { AuthorityError, type ReceptionAction, type ReceptionAuthority } from "../../src/countries/port";
 import { envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";

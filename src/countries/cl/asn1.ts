@@ -2,6 +2,8 @@
  * Small DER helpers for RSA keys: WebCrypto imports only pkcs8/spki, while the SII CAF carries its
  * stamping key as PKCS#1 ("BEGIN RSA PRIVATE KEY") and publishes modulus/exponent in base64.
  */
+import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
+
 export interface Tlv {
   tag: number;
   /** Offset of the whole TLV. */
@@ -158,24 +160,14 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Decodes base64 (whitespace ignored). Throws Asn1Error (never a DOMException) on bad input. */
 export function b64decode(s: string): Uint8Array {
-  const clean = s.replace(/\s+/g, "");
-  let bin: string;
   try {
-    bin = atob(clean);
+    return base64ToBytes(s);
   } catch {
     throw new Asn1Error("invalid base64");
   }
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }
 
-export function b64encode(b: Uint8Array | ArrayBuffer): string {
-  const u = b instanceof Uint8Array ? b : new Uint8Array(b);
-  let s = "";
-  for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
-  return btoa(s);
-}
+export const b64encode = bytesToBase64;
 
 /** Wraps base64 at `width` columns with LF. */
 export function wrap64(b64: string, width = 76): string {

@@ -8,7 +8,7 @@ import { EXPIRING_CAF_TYPES } from "./document-types";
 import { EngineError } from "./errors";
 import { normalizeRut } from "./rut";
 import { SII_CAF_KEYS } from "./sii-keys";
-import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./simulator/sii-simulator-key";
+import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./sii-simulator-key";
 import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, type XElement } from "./xml";
 
 export const RSA_SHA1 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" } as const;

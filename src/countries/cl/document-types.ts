@@ -69,8 +69,11 @@ export const DOCUMENT_TYPE_CODES = Object.keys(DOCUMENT_TYPES).map(Number) as Si
 
 const BY_MNEMONIC = new Map(Object.values(DOCUMENT_TYPES).map((t) => [t.mnemonic, t] as const));
 
-/** CAF folios of these SII codes expire 180 days (6 months) after FA; 43 is listed for CAF parsing only. */
-export const EXPIRING_CAF_TYPES: readonly number[] = [33, 43, 46, 56, 61];
+/**
+ * CAF folios of these SII codes expire 6 calendar months after FA (the one list; the table's
+ * `cafExpires` follows it): the issued types with cafExpires, and 43, listed for CAF parsing only.
+ */
+export const EXPIRING_CAF_TYPES: readonly number[] = [...DOCUMENT_TYPE_CODES.filter((c) => DOCUMENT_TYPES[c].cafExpires), 43].sort((a, b) => a - b);
 
 /**
  * Resolves `invoice_type`: an SII code ("33", 33) or a mnemonic ("FAC", "ncv"; case-insensitive).

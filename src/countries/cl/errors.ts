@@ -1,3 +1,5 @@
+import { INVOICE_INPUT_CODES } from "../../errors/codes";
+
 /**
  * Typed errors of the Chilean DTE engine. Every failure of the engine is an EngineError with one of
  * the codes below; the HTTP layer maps them onto its own error enum (all are client errors unless
@@ -5,23 +7,8 @@
  * the engine computed or requires, when there is one.
  */
 export const ENGINE_ERROR_CODES = {
-  // input / document model
-  DOCUMENT_TYPE_UNKNOWN: "invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...).",
-  INVALID_INPUT: "The invoice body does not match the schema (a required field is missing or has the wrong type).",
-  INVALID_NUMBER: "A number is not a plain decimal, is negative where it must not be, or has too many decimals.",
-  INVALID_DATE: "A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31).",
-  INVALID_RUT: "A RUT is malformed or its check digit is wrong.",
-  TOO_MANY_LINES: "More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas).",
-  FIELD_TOO_LONG: "A text field is longer than the SII allows for it.",
-  CHARACTER_NOT_LATIN1: "A text field holds a character outside ISO-8859-1, which the SII files cannot carry.",
-  TAX_NOT_ALLOWED: "A tax type is unknown or not allowed on this line or document type.",
-  TAX_RATE_MISMATCH: "A tax rate differs from the rate the SII fixes for that tax.",
-  TOTALS_MISMATCH: "An amount sent by the client differs from the amount the engine computed; `expected` holds it.",
-  AMOUNT_OUT_OF_RANGE: "An amount is negative or exceeds 18 digits.",
-  CURRENCY_NOT_SUPPORTED: "The currency is not allowed for this document type or has no SII customs name.",
-  REFERENCE_REQUIRED: "The document type needs a reference (notes and cancellations).",
-  REFERENCE_INVALID: "A billing reference is malformed, or names a document type this note cannot modify.",
-  REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
+  // input / document model: the service-wide invoice input codes
+  ...INVOICE_INPUT_CODES,
   // CAF
   CAF_NOT_XML: "The CAF file is not well-formed XML or lacks the AUTORIZACION/CAF/DA structure.",
   CAF_MALFORMED: "A CAF field is missing or malformed (RE, RS, TD, RNG, FA, RSAPK, IDK, FRMA, RSASK, RSAPUBK).",

@@ -26,7 +26,7 @@
  * (verifyInbound, verifyTed, verifySignatureElement) never throw for bad input: they report.
  *
  * Modules: document-types (table, resolver, reason codes) · invoice (schema, computeDocument) ·
- * caf (parse/verify/checks) · simulator/caf (issueSimulatorCaf, fake SII key IDK 999) · ted ·
+ * caf (parse/verify/checks) · sii-simulator-key (the simulated SII's public key, IDK 999) · ted ·
  * certificate (.pfx) · xmldsig (sign/verify, token request) · dte · envelopes · responses · verify ·
  * c14n / xml / asn1 / decimal (building blocks).
  *
@@ -71,8 +71,7 @@ export {
 export { divRound, formatScaled, parseScaled } from "./decimal";
 export { addSixMonths, assertCafUsable, cafSignedBytes, parseCaf, verifyCafElement, type Caf, type CafTrustOptions } from "./caf";
 export { SII_CAF_KEYS } from "./sii-keys";
-export { issueSimulatorCaf, simulatorSiiPrivateKey, type IssueCafParams, type IssuedCaf } from "./simulator/caf";
-export { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./simulator/sii-simulator-key";
+export { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./sii-simulator-key";
 export { buildDd, stampTed, tedText, verifyTed, type Ted, type TedCheck, type TedParams } from "./ted";
 export {
   OID_RUT,
@@ -107,3 +106,6 @@ export { verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport
 export { canonicalize, type C14nOptions } from "./c14n";
 export { decodeLatin1, decodeXmlBytes, encodeLatin1, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI } from "./xml";
 export * from "./rut";
+export { b64decode, b64encode } from "./asn1";
+export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";
+export { siiClientFor, siiModeOf } from "./sii";

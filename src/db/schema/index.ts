@@ -110,8 +110,10 @@ export const idempotencyKeys = sqliteTable(
 );
 
 /**
- * Transactional outbox of events (e.g. `ENU`) to be delivered by webhooks. Writers insert here in
- * the same batch as the state change that caused the event; the webhook dispatcher drains it.
+ * The events of a company (`ENU`, `invoice.accepted`, `certificate.expiring`…; catalogue in
+ * src/webhooks/catalog.ts): a transactional outbox. Writers insert here in the same batch as the state
+ * change that caused the event; the webhook fan-out turns each row into one delivery per subscribed
+ * endpoint and stamps `dispatched_at`. `payload` is the event's `data` source (a snapshot).
  */
 export const eventOutbox = sqliteTable(
   "event_outbox",
@@ -127,6 +129,7 @@ export const eventOutbox = sqliteTable(
   },
   (t) => [
     index("event_outbox_pending_idx").on(t.dispatchedAt, t.createdAt),
+    index("event_outbox_company_pending_idx").on(t.companyId, t.dispatchedAt, t.createdAt),
     uniqueIndex("event_outbox_dedupe_uq").on(t.companyId, t.dedupeKey),
   ],
 );
@@ -296,3 +299,6 @@ export const envelopes = sqliteTable(
 /** Tables of the built-in SII simulator (sim_*). */
 export * from "./simulator";
 export * from "./reception";
+
+/** Webhook endpoints, deliveries and attempts. */
+export * from "./webhooks";

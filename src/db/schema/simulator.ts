@@ -1,5 +1,5 @@
 /**
- * State of the built-in SII simulator (SII_MODE=simulator only; see src/countries/cl/sii/simulator).
+ * State of the built-in SII simulator (SII_MODE=simulator only; see src/simulator).
  * Every table is prefixed `sim_` and holds nothing a real deployment needs. Times are ISO 8601 UTC.
  */
 import { sql } from "drizzle-orm";

@@ -2,7 +2,7 @@ import { and, asc, count, eq, isNull, type SQL } from "drizzle-orm";
 import { uniqueViolation, type Db } from "../../db/client";
 import { apiKeyCompanies, apiKeys, companies, users } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import { createApiKey } from "./api-keys";
 import type { Principal } from "./principal";
 import { canManageKeyOfRole, type Role } from "./roles";
@@ -19,7 +19,7 @@ export async function createUser(db: Db, principal: Principal, input: { email: s
     await db.insert(users).values(row);
   } catch (e) {
     if (uniqueViolation(e)?.startsWith("users.")) {
-      throw new DomainError("USER_EMAIL_TAKEN", `A user with e-mail ${row.email} already exists.`, [{ field: "email", message: "Already exists" }]);
+      throw new AppError("USER_EMAIL_TAKEN", `A user with e-mail ${row.email} already exists.`, [{ field: "email", message: "Already exists" }]);
     }
     throw e;
   }
@@ -28,7 +28,7 @@ export async function createUser(db: Db, principal: Principal, input: { email: s
 
 export async function getUser(db: Db, principal: Principal, userId: string): Promise<UserRow> {
   const row = await db.query.users.findFirst({ where: and(eq(users.id, userId), eq(users.clientId, principal.clientId)) });
-  if (!row) throw new DomainError("USER_NOT_FOUND", `User ${userId} does not exist.`);
+  if (!row) throw new AppError("USER_NOT_FOUND", `User ${userId} does not exist.`);
   return row;
 }
 
@@ -50,11 +50,11 @@ export async function revokeUser(db: Db, principal: Principal, userId: string): 
   const user = await getUser(db, principal, userId);
   const keys = await db.select().from(apiKeys).where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt)));
   if (keys.some((k) => !canManageKeyOfRole(principal.role, k.role))) {
-    throw new DomainError("AUTH_ROLE_FORBIDDEN", "Only an OWNER key may revoke a user who holds OWNER keys.");
+    throw new AppError("AUTH_ROLE_FORBIDDEN", "Only an OWNER key may revoke a user who holds OWNER keys.");
   }
   const owners = await activeOwnerKeys(db, principal.clientId);
   if (owners.length > 0 && owners.every((k) => k.userId === user.id)) {
-    throw new DomainError("API_KEY_LAST_OWNER", "This would revoke the client's last OWNER key; create another OWNER key first.");
+    throw new AppError("API_KEY_LAST_OWNER", "This would revoke the client's last OWNER key; create another OWNER key first.");
   }
   const now = new Date().toISOString();
   await db.batch([
@@ -66,16 +66,16 @@ export async function revokeUser(db: Db, principal: Principal, userId: string): 
 
 export async function createUserKey(db: Db, pepper: string, principal: Principal, userId: string, input: { name: string; role: Role }) {
   const user = await getUser(db, principal, userId);
-  if (user.status !== "ACTIVE") throw new DomainError("USER_REVOKED", `User ${user.id} is revoked; keys cannot be created for it.`);
+  if (user.status !== "ACTIVE") throw new AppError("USER_REVOKED", `User ${user.id} is revoked; keys cannot be created for it.`);
   if (!canManageKeyOfRole(principal.role, input.role)) {
-    throw new DomainError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not create ${input.role} keys.`);
+    throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not create ${input.role} keys.`);
   }
   return createApiKey(db, pepper, { clientId: principal.clientId, userId: user.id, name: input.name.trim(), role: input.role });
 }
 
 export async function getKey(db: Db, principal: Principal, keyId: string): Promise<ApiKeyRow> {
   const row = await db.query.apiKeys.findFirst({ where: and(eq(apiKeys.id, keyId), eq(apiKeys.clientId, principal.clientId)) });
-  if (!row) throw new DomainError("API_KEY_NOT_FOUND", `API key ${keyId} does not exist.`);
+  if (!row) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} does not exist.`);
   return row;
 }
 
@@ -103,13 +103,13 @@ export async function grantsOf(db: Db, keyIds: string[]): Promise<Map<string, st
 export async function revokeKey(db: Db, principal: Principal, keyId: string): Promise<ApiKeyRow> {
   const key = await getKey(db, principal, keyId);
   if (!canManageKeyOfRole(principal.role, key.role)) {
-    throw new DomainError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not revoke ${key.role} keys.`);
+    throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not revoke ${key.role} keys.`);
   }
   if (key.revokedAt) return key;
   if (key.role === "OWNER") {
     const owners = await activeOwnerKeys(db, principal.clientId);
     if (owners.length === 1 && owners[0]!.id === key.id) {
-      throw new DomainError("API_KEY_LAST_OWNER", "This is the client's last active OWNER key; create another OWNER key before revoking it.");
+      throw new AppError("API_KEY_LAST_OWNER", "This is the client's last active OWNER key; create another OWNER key before revoking it.");
     }
   }
   const now = new Date().toISOString();
@@ -121,12 +121,12 @@ export async function revokeKey(db: Db, principal: Principal, keyId: string): Pr
 export async function setGrant(db: Db, principal: Principal, keyId: string, companyId: string, granted: boolean) {
   const key = await getKey(db, principal, keyId);
   if (key.role !== "MEMBER") {
-    throw new DomainError("API_KEY_GRANT_NOT_APPLICABLE", `${key.role} keys reach every company of the client; grants apply to MEMBER keys only.`);
+    throw new AppError("API_KEY_GRANT_NOT_APPLICABLE", `${key.role} keys reach every company of the client; grants apply to MEMBER keys only.`);
   }
-  if (key.revokedAt) throw new DomainError("API_KEY_NOT_FOUND", `API key ${keyId} is revoked.`);
+  if (key.revokedAt) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} is revoked.`);
   const company = await db.query.companies.findFirst({ where: eq(companies.id, companyId) });
-  if (!company || company.status !== "ACTIVE") throw new DomainError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
-  if (company.clientId !== principal.clientId) throw new DomainError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+  if (!company || company.status !== "ACTIVE") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
+  if (company.clientId !== principal.clientId) throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
   if (granted) {
     await db.insert(apiKeyCompanies).values({ apiKeyId: key.id, companyId }).onConflictDoNothing();
   } else {

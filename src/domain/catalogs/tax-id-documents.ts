@@ -1,4 +1,4 @@
-import { computeDv, parseRut, RutError } from "../../countries/cl/rut";
+import { computeDv, parseRut, RutError } from "../../countries/cl";
 
 /**
  * Tax identification document types per country (catalog "Tax Identification Documents").

@@ -1,15 +1,13 @@
 import { and, desc, eq, ne } from "drizzle-orm";
-import { credentialsFromParts, openPfx, type SigningCredentials } from "../../countries/cl/certificate";
-import { isEngineError, type EngineErrorCode } from "../../countries/cl/errors";
+import { credentialsFromParts, openPfx, type SigningCredentials, isEngineError, type EngineErrorCode } from "../../countries/cl";
+import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
 import type { Db } from "../../db/client";
 import { certificates, eventOutbox } from "../../db/schema";
-import type { Env } from "../../env";
-import type { ErrorCode } from "../../http/errors/codes";
+import type { ErrorCode } from "../../errors";
 import { newId } from "../../lib/ids";
 import { open, seal } from "../../lib/secrets";
-import { b64decode, b64encode } from "../../countries/cl/asn1";
 import { r2Keys } from "../../storage/keys";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
@@ -42,29 +40,29 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     opened = openPfx(file, password);
   } catch (e) {
     if (isEngineError(e)) {
-      throw new DomainError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
+      throw new AppError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
     }
     throw e;
   }
   const validity = validityOf({ validFrom: opened.notBefore.toISOString(), validTo: opened.notAfter.toISOString() }, now);
   if (validity === "EXPIRED") {
-    throw new DomainError("CERTIFICATE_EXPIRED", `The certificate expired on ${opened.notAfter.toISOString()}.`, [{ field: "certificate", message: "Expired" }]);
+    throw new AppError("CERTIFICATE_EXPIRED", `The certificate expired on ${opened.notAfter.toISOString()}.`, [{ field: "certificate", message: "Expired" }]);
   }
   if (validity === "NOT_YET_VALID") {
-    throw new DomainError("CERTIFICATE_NOT_YET_VALID", `The certificate is valid only from ${opened.notBefore.toISOString()}.`, [{ field: "certificate", message: "Not valid yet" }]);
+    throw new AppError("CERTIFICATE_NOT_YET_VALID", `The certificate is valid only from ${opened.notBefore.toISOString()}.`, [{ field: "certificate", message: "Not valid yet" }]);
   }
   // The SII (and its simulator) authenticates the holder by this RUT and requires it as RutEnvia:
   // a certificate without it could sign but never send. Test and self-signed issuers are fine
   // in simulator mode (DECISIONS 19); the holder's RUT is needed everywhere.
   if (!opened.rut) {
-    throw new DomainError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
+    throw new AppError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
       { field: "certificate", message: "No holder RUT" },
     ]);
   }
   const existing = await db.query.certificates.findFirst({
     where: and(eq(certificates.companyId, companyId), eq(certificates.fingerprintSha1, opened.fingerprintSha1), eq(certificates.status, "STORED")),
   });
-  if (existing) throw new DomainError("CERTIFICATE_DUPLICATE", `This certificate is already stored as ${existing.id}.`);
+  if (existing) throw new AppError("CERTIFICATE_DUPLICATE", `This certificate is already stored as ${existing.id}.`);
 
   const id = newId("cer");
   const pfxKey = r2Keys.certificate(companyId, id);
@@ -80,7 +78,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     validFrom: opened.notBefore.toISOString(),
     validTo: opened.notAfter.toISOString(),
     pfxKey,
-    passwordEnc: b64encode(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
+    passwordEnc: bytesToBase64(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
     active: true,
     status: "STORED",
     createdAt: now.toISOString(),
@@ -105,15 +103,15 @@ export async function getCertificate(db: Db, companyId: string, id: string): Pro
   const row = await db.query.certificates.findFirst({
     where: and(eq(certificates.id, id), eq(certificates.companyId, companyId), eq(certificates.status, "STORED")),
   });
-  if (!row) throw new DomainError("CERTIFICATE_NOT_FOUND", `Certificate ${id} does not exist for this company.`);
+  if (!row) throw new AppError("CERTIFICATE_NOT_FOUND", `Certificate ${id} does not exist for this company.`);
   return row;
 }
 
 export async function activateCertificate(db: Db, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
   const validity = validityOf(row, now);
-  if (validity === "EXPIRED") throw new DomainError("CERTIFICATE_EXPIRED", `Certificate ${id} expired on ${row.validTo}; it cannot be the active one.`);
-  if (validity === "NOT_YET_VALID") throw new DomainError("CERTIFICATE_NOT_YET_VALID", `Certificate ${id} is valid only from ${row.validFrom}.`);
+  if (validity === "EXPIRED") throw new AppError("CERTIFICATE_EXPIRED", `Certificate ${id} expired on ${row.validTo}; it cannot be the active one.`);
+  if (validity === "NOT_YET_VALID") throw new AppError("CERTIFICATE_NOT_YET_VALID", `Certificate ${id} is valid only from ${row.validFrom}.`);
   await db.batch([
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), ne(certificates.id, id))),
     db.update(certificates).set({ active: true }).where(eq(certificates.id, id)),
@@ -137,10 +135,10 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   const row = await db.query.certificates.findFirst({
     where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
   });
-  if (!row) throw new DomainError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
+  if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
-    throw new DomainError(
+    throw new AppError(
       "CERTIFICATE_REQUIRED",
       validity === "EXPIRED"
         ? `The active certificate ${row.id} expired on ${row.validTo}: upload a current one.`
@@ -150,7 +148,7 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), `certificate:${row.id}:pfx`);
-  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, b64decode(row.passwordEnc), `certificate:${row.id}:password`));
+  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), `certificate:${row.id}:password`));
   const opened = openPfx(pfx, password);
   return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
 }
@@ -158,12 +156,12 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
 export const EXPIRY_WARNING_DAYS = [30, 15, 7] as const;
 
 /**
- * Records a CERTIFICATE_EXPIRING event (once per threshold) for active certificates that expire
- * within 30, 15 or 7 days. Run by the cron trigger.
+ * Records a `certificate.expiring` event (once per threshold) for active certificates that expire
+ * within 30, 15 or 7 days. Run by the cron trigger. Returns the companies that got a new event.
  */
-export async function recordCertificateExpiryEvents(db: Db, now = new Date()): Promise<number> {
+export async function recordCertificateExpiryEvents(db: Db, now = new Date()): Promise<string[]> {
   const active = await db.select().from(certificates).where(and(eq(certificates.active, true), eq(certificates.status, "STORED")));
-  let recorded = 0;
+  const recorded: string[] = [];
   for (const row of active) {
     const daysLeft = (Date.parse(row.validTo) - now.getTime()) / 86_400_000;
     const threshold = [...EXPIRY_WARNING_DAYS].reverse().find((d) => daysLeft <= d);
@@ -173,11 +171,9 @@ export async function recordCertificateExpiryEvents(db: Db, now = new Date()): P
       .values({
         id: newId("evt"),
         companyId: row.companyId,
-        type: "CERTIFICATE_EXPIRING",
+        type: "certificate.expiring",
         dedupeKey: `CERTIFICATE_EXPIRING:${row.id}:${threshold}`,
         payload: JSON.stringify({
-          event: "CERTIFICATE_EXPIRING",
-          company_id: row.companyId,
           certificate_id: row.id,
           valid_to: row.validTo,
           days_left: Math.floor(daysLeft),
@@ -187,7 +183,7 @@ export async function recordCertificateExpiryEvents(db: Db, now = new Date()): P
       })
       .onConflictDoNothing()
       .returning({ id: eventOutbox.id });
-    recorded += inserted.length;
+    if (inserted.length > 0) recorded.push(row.companyId);
   }
   return recorded;
 }

@@ -7,7 +7,7 @@ import type { Principal } from "../access/principal";
 import { reachesAllCompanies } from "../access/roles";
 import { findCountry } from "../catalogs/countries";
 import { normalizeTaxId, taxIdDocumentsFor, taxIdFilterForms } from "../catalogs/tax-id-documents";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import type { CompanyRow } from "./repository";
 
 export interface CreateCompanyInput {
@@ -29,14 +29,14 @@ export const DEFAULT_SETTINGS = {
 export async function createCompany(db: Db, principal: Principal, input: CreateCompanyInput): Promise<CompanyRow> {
   const country = findCountry(input.country);
   if (!country) {
-    throw new DomainError("COMPANY_COUNTRY_UNKNOWN", `Unknown country ${input.country}: use ISO 3166 alpha-3 (CHL) or alpha-2 (CL).`, [
+    throw new AppError("COMPANY_COUNTRY_UNKNOWN", `Unknown country ${input.country}: use ISO 3166 alpha-3 (CHL) or alpha-2 (CL).`, [
       { field: "country", message: "Not an ISO 3166 alpha-2 or alpha-3 code" },
     ]);
   }
   const code = input.tax_identification_document_code.trim().toUpperCase();
   const documents = taxIdDocumentsFor(country.alpha3);
   if (!documents.some((d) => d.code === code)) {
-    throw new DomainError(
+    throw new AppError(
       "COMPANY_DOCUMENT_CODE_UNKNOWN",
       `${code} is not a tax identification document of ${country.name}; use ${documents.map((d) => d.code).join(" or ")}.`,
       [{ field: "tax_identification_document_code", message: `Expected ${documents.map((d) => d.code).join(" or ")}` }],
@@ -44,7 +44,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
   }
   const taxId = normalizeTaxId(country.alpha3, input.tax_identification_document_number);
   if (!taxId.ok) {
-    throw new DomainError("COMPANY_TAX_ID_INVALID", `Invalid tax identification number: ${taxId.message}.`, [
+    throw new AppError("COMPANY_TAX_ID_INVALID", `Invalid tax identification number: ${taxId.message}.`, [
       { field: "tax_identification_document_number", message: taxId.message },
     ]);
   }
@@ -70,7 +70,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     ]);
   } catch (e) {
     if (uniqueViolation(e)?.startsWith("companies.")) {
-      throw new DomainError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client.`, [
+      throw new AppError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client.`, [
         { field: "tax_identification_document_number", message: "Already registered" },
       ]);
     }

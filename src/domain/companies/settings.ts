@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { companySettings } from "../../db/schema";
 import { canonicalLanguageTag, isValidTimeZone } from "../../lib/time";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import { DEFAULT_SETTINGS } from "./companies";
 import { newId } from "../../lib/ids";
 
@@ -52,7 +52,7 @@ export async function updateSettings(db: Db, companyId: string, patch: SettingsP
     });
   }
   if (details.length > 0) {
-    throw new DomainError("VALIDATION_FAILED", `Invalid settings: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`, details);
+    throw new AppError("VALIDATION_FAILED", `Invalid settings: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`, details);
   }
   const [row] = await db
     .update(companySettings)

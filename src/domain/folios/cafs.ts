@@ -1,24 +1,21 @@
 import { and, asc, eq } from "drizzle-orm";
-import { parseCaf, type Caf } from "../../countries/cl/caf";
-import { DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo } from "../../countries/cl/document-types";
-import { isEngineError } from "../../countries/cl/errors";
-import { grantSimulatorCaf } from "../../countries/cl/sii/simulator/caf-grants";
+import { parseCaf, siiAuthority, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { cafs } from "../../db/schema";
-import { folioAllocatorFor, type FolioStatus } from "../../durable-objects/folio-allocator";
-import type { Env } from "../../env";
+import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
+import { AuthorityError, type TaxAuthority } from "../../countries/port";
 import { newId } from "../../lib/ids";
 import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
 import { r2Keys } from "../../storage/keys";
 import type { CompanyRow } from "../companies/repository";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 
 export type CafRow = typeof cafs.$inferSelect;
 
 export function resolveEnumerationType(input: string): DocumentTypeInfo {
   const type = findDocumentType(input);
   if (!type) {
-    throw new DomainError("ENUMERATION_DOCUMENT_TYPE_UNKNOWN", `Unknown document type ${input}: use an SII code (${Object.keys(DOCUMENT_TYPES).join(", ")}) or its mnemonic.`, [
+    throw new AppError("ENUMERATION_DOCUMENT_TYPE_UNKNOWN", `Unknown document type ${input}: use an SII code (${Object.keys(DOCUMENT_TYPES).join(", ")}) or its mnemonic.`, [
       { field: "document_type_id", message: "Unknown document type" },
     ]);
   }
@@ -40,36 +37,36 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
   try {
     caf = await parseCaf(file, { mode: env.SII_MODE === "simulator" ? "simulator" : "sii" });
   } catch (e) {
-    if (isEngineError(e)) throw new DomainError("ENUMERATION_CAF_INVALID", `Not a valid CAF: ${e.message}`, [{ field: "file", message: e.code }]);
+    if (isEngineError(e)) throw new AppError("ENUMERATION_CAF_INVALID", `Not a valid CAF: ${e.message}`, [{ field: "file", message: e.code }]);
     throw e;
   }
   if (env.SII_MODE !== "simulator" && caf.environment !== env.SII_MODE) {
-    throw new DomainError(
+    throw new AppError(
       "ENUMERATION_CAF_WRONG_ENVIRONMENT",
       `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.idk}); the service is configured for ${env.SII_MODE}.`,
     );
   }
   if (company.country !== "CHL" || caf.issuerRut !== company.taxId) {
-    throw new DomainError("ENUMERATION_CAF_WRONG_COMPANY", `The CAF authorises folios of RUT ${caf.issuerRut}, not of this company (${company.taxId}).`, [
+    throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", `The CAF authorises folios of RUT ${caf.issuerRut}, not of this company (${company.taxId}).`, [
       { field: "file", message: "Another issuer's CAF" },
     ]);
   }
   const type = findDocumentType(caf.documentType);
   if (!type) {
-    throw new DomainError("ENUMERATION_CAF_UNKNOWN_TYPE", `The CAF is for document type ${caf.documentType}, which this service does not issue.`);
+    throw new AppError("ENUMERATION_CAF_UNKNOWN_TYPE", `The CAF is for document type ${caf.documentType}, which this service does not issue.`);
   }
   const today = toLocalDateTime(now, "America/Santiago").slice(0, 10);
   if (caf.expiresOn && caf.expiresOn < today) {
-    throw new DomainError("ENUMERATION_CAF_INVALID", `Not a valid CAF: its folios expired on ${caf.expiresOn} (6 months after authorisation on ${caf.authorizedOn}).`, [
+    throw new AppError("ENUMERATION_CAF_INVALID", `Not a valid CAF: its folios expired on ${caf.expiresOn} (6 months after authorisation on ${caf.authorizedOn}).`, [
       { field: "file", message: "CAF_EXPIRED" },
     ]);
   }
   const loaded = await db.select().from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, caf.documentType)));
   const same = loaded.find((r) => r.folioFrom === caf.from && r.folioTo === caf.to);
-  if (same) throw new DomainError("ENUMERATION_CAF_DUPLICATE", `Folios ${caf.from}-${caf.to} of type ${caf.documentType} are already loaded (${same.id}).`);
+  if (same) throw new AppError("ENUMERATION_CAF_DUPLICATE", `Folios ${caf.from}-${caf.to} of type ${caf.documentType} are already loaded (${same.id}).`);
   const overlap = loaded.find((r) => r.folioFrom <= caf.to && r.folioTo >= caf.from);
   if (overlap) {
-    throw new DomainError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
+    throw new AppError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
   }
 
   const id = newId("caf");
@@ -85,7 +82,7 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
   });
   if (!added.ok) {
     await env.FILES.delete(fileKey);
-    throw new DomainError(added.code === "FOLIO_RANGE_OVERLAP" ? "ENUMERATION_CAF_OVERLAP" : added.code === "FOLIO_RANGE_DUPLICATE" ? "ENUMERATION_CAF_DUPLICATE" : "ENUMERATION_CAF_INVALID", added.message);
+    throw new AppError(added.code === "FOLIO_RANGE_OVERLAP" ? "ENUMERATION_CAF_OVERLAP" : added.code === "FOLIO_RANGE_DUPLICATE" ? "ENUMERATION_CAF_DUPLICATE" : "ENUMERATION_CAF_INVALID", added.message);
   }
   const row: CafRow = {
     id,
@@ -116,16 +113,29 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
 export async function refetchCaf(db: Db, env: Env, company: CompanyRow, input: { document_type: string; quantity: number }, now = new Date()): Promise<CafRow> {
   const type = resolveEnumerationType(input.document_type);
   if (env.SII_MODE !== "simulator") {
-    throw new DomainError(
+    throw new AppError(
       "ENUMERATION_REFETCH_NOT_SUPPORTED",
       "The SII hands out CAF files only in its web portal, behind a session authenticated with the taxpayer's certificate (mutual TLS); a Worker cannot present a per-company client certificate. Download the CAF at sii.cl and upload it to /enumeration/upload.",
     );
   }
-  if (company.country !== "CHL") throw new DomainError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
+  if (company.country !== "CHL") throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
   const loaded = await db.select({ to: cafs.folioTo }).from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, type.code)));
   const after = Math.max(0, ...loaded.map((r) => r.to));
-  const granted = await grantSimulatorCaf(db, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity }, now);
-  return loadCaf(db, env, company, granted.xml, "AUTHORITY", now);
+  const xml = await requestCafFromAuthority(env, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity });
+  return loadCaf(db, env, company, xml, "AUTHORITY", now);
+}
+
+/** The CAF request goes to the tax authority like any other call to it (the simulated SII's portal). */
+async function requestCafFromAuthority(env: Env, request: Parameters<TaxAuthority["requestCaf"]>[0]): Promise<Uint8Array> {
+  try {
+    return await siiAuthority(env).requestCaf(request);
+  } catch (e) {
+    if (!(e instanceof AuthorityError)) throw e;
+    if (e.fiscalStatus === "409") {
+      throw new AppError("SIMULATOR_CAF_OVERLAP", `The simulated SII already granted folios ${request.from}-${request.to} of type ${request.documentType} to ${request.rut} (for another company with this RUT); load that CAF or upload one for a later range.`);
+    }
+    throw new AppError("ENUMERATION_AUTHORITY_UNAVAILABLE", `The tax authority did not grant the CAF: ${e.message}`);
+  }
 }
 
 export async function listCafs(db: Db, companyId: string): Promise<CafRow[]> {
@@ -175,7 +185,7 @@ export async function setNextFolio(env: Env, companyId: string, documentTypeId: 
   const result = await allocator(env, companyId, type.code).setNextFolio(n);
   if (!result.ok) {
     const code = result.code === "FOLIO_NUMBER_INVALID" ? "VALIDATION_FAILED" : result.code;
-    throw new DomainError(code, result.message, code === "VALIDATION_FAILED" ? [{ field: "next_folio_number", message: result.message }] : []);
+    throw new AppError(code, result.message, code === "VALIDATION_FAILED" ? [{ field: "next_folio_number", message: result.message }] : []);
   }
   const { ok: _ok, ...body } = result;
   return body;
@@ -184,6 +194,6 @@ export async function setNextFolio(env: Env, companyId: string, documentTypeId: 
 export async function setAlertThreshold(env: Env, companyId: string, documentTypeId: string, threshold: number | null) {
   const type = resolveEnumerationType(documentTypeId);
   const result = await allocator(env, companyId, type.code).setThreshold(threshold);
-  if (!result.ok) throw new DomainError("ENUMERATION_THRESHOLD_INVALID", result.message, [{ field: "alert_threshold", message: result.message }]);
+  if (!result.ok) throw new AppError("ENUMERATION_THRESHOLD_INVALID", result.message, [{ field: "alert_threshold", message: result.message }]);
   return { id_document_type: String(type.code), alert_threshold: result.threshold, alert_threshold_is_default: result.is_default };
 }

@@ -13,6 +13,7 @@
  *
  * Specification: service-interface §2.6, §3 (folio rules 1-4), §4.7 (set next folio), §7.
  */
+import { addSixMonths, EXPIRING_CAF_TYPES } from "../../countries/cl";
 
 export interface FolioRange {
   /** CAF id (the range's identifier). */
@@ -38,34 +39,25 @@ export const MAX_FOLIO = 9_999_999_999;
 /** Days before a range's expiry at which an ENU "EXPIRING" alert is raised. */
 export const EXPIRY_WARNING_DAYS = 30;
 
-/** Document types whose CAF expires (6 months after authorisation); others never expire. */
-export const EXPIRING_DOCUMENT_TYPES: ReadonlySet<string> = new Set(["33", "43", "46", "56", "61"]);
-
 export function isValidFolio(n: unknown): n is number {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 1 && n <= MAX_FOLIO;
 }
 
 /**
  * Expiry of a CAF authorised on `authorizedAt` (FA, `YYYY-MM-DD` or an ISO instant) for a document
- * type: 6 calendar months later for 33, 43, 46, 56 and 61, null (never) for the others.
- * The result is 00:00 UTC of that day, i.e. a few hours before midnight in Chile: deliberately
- * on the safe side (a folio is never stamped on the last hours of a doubtful day).
- * Returns undefined when `authorizedAt` is not a date.
+ * type: 6 calendar months later for the types whose CAF expires (the engine's EXPIRING_CAF_TYPES and
+ * addSixMonths), null (never) for the others. The result is 00:00 UTC of that day, i.e. a few hours
+ * before midnight in Chile: deliberately on the safe side (a folio is never stamped on the last hours
+ * of a doubtful day). Returns undefined when `authorizedAt` is not a date.
  */
 export function cafExpiresAt(documentType: string, authorizedAt: string): string | null | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(authorizedAt);
   if (!m) return undefined;
-  const y = Number(m[1]);
   const mo = Number(m[2]);
   const d = Number(m[3]);
   if (mo < 1 || mo > 12 || d < 1 || d > 31) return undefined;
-  if (!EXPIRING_DOCUMENT_TYPES.has(documentType)) return null;
-  const targetMonth = mo - 1 + 6; // 0-based
-  const ty = y + Math.floor(targetMonth / 12);
-  const tm = targetMonth % 12;
-  // Clamp to the last day of the target month (e.g. 31 Aug + 6 months -> 28/29 Feb).
-  const lastDay = new Date(Date.UTC(ty, tm + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(ty, tm, Math.min(d, lastDay))).toISOString();
+  if (!EXPIRING_CAF_TYPES.includes(Number(documentType))) return null;
+  return `${addSixMonths(m[0])}T00:00:00.000Z`;
 }
 
 export function expiresAtMs(range: Pick<FolioRange, "expiresAt">): number | null {

@@ -1,27 +1,24 @@
 import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
-import { DOCUMENT_TYPES, findDocumentType } from "../../countries/cl/document-types";
-import { isEngineError } from "../../countries/cl/errors";
-import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
+import { DOCUMENT_TYPES, findDocumentType, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
-import type { Env } from "../../env";
-import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../http/errors/codes";
 import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
-import { DomainError } from "../errors";
+import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
 import { validityOf } from "../certificates/certificates";
 import type { InvoiceRow } from "./state";
-import { enqueueInvoice } from "../../pipeline/messages";
+import { enqueueInvoice } from "../../queues/issuance";
+import { log } from "../../lib/log";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
 export function computeOrThrow(body: InvoiceInput): ComputedDocument {
   try {
     return computeDocument(body);
   } catch (e) {
-    if (isEngineError(e) && (INVOICE_INPUT_ENGINE_CODES as readonly string[]).includes(e.code)) {
+    if (isEngineError(e) && isInvoiceInputCode(e.code)) {
       const message = e.expected !== undefined ? `${e.message} (expected ${e.expected})` : e.message;
-      throw new DomainError(`INVOICE_${e.code}` as ErrorCode, message, [{ field: e.field ?? "(body)", message }]);
+      throw new AppError(`INVOICE_${e.code}`, message, [{ field: e.field ?? "(body)", message }]);
     }
     throw e;
   }
@@ -46,24 +43,24 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
     if (!original) continue; // not ours: the SII validates it
     const field = `billing_reference[${i}]`;
     if (refType === 52) {
-      throw new DomainError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
+      throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
     }
     if (!type.mayModify.includes(refType)) {
       const right = Object.values(DOCUMENT_TYPES).filter((t) => t.note === type.note && t.mayModify.includes(refType)).map((t) => `${t.code} (${t.mnemonic})`);
-      throw new DomainError(
+      throw new AppError(
         "INVOICE_CANCELLATION_TYPE_MISMATCH",
         `A ${type.code} (${type.mnemonic}) cannot cancel a ${refType}${right.length ? `; use ${right.join(" or ")}` : ""}.`,
         [{ field: "invoice_type", message: `Cannot cancel type ${refType}` }],
       );
     }
     if (original.status === "REJECTED" || original.status === "FAILED") {
-      throw new DomainError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} (${refType} N° ${original.folio}) was ${original.status.toLowerCase()}: there is nothing to cancel.`, [
+      throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} (${refType} N° ${original.folio}) was ${original.status.toLowerCase()}: there is nothing to cancel.`, [
         { field, message: `Referenced document is ${original.status}` },
       ]);
     }
     const existing = await db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, original.id) });
     if (existing) {
-      throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
+      throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
         { field, message: "Already cancelled" },
       ]);
     }
@@ -83,18 +80,18 @@ async function explainRefusal(db: Db, companyId: string, type: number, externalR
     db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
   ]);
   if (externalReference && dup[0]) {
-    throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${externalReference} is already document ${dup[0].id}.`, [
+    throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${externalReference} is already document ${dup[0].id}.`, [
       { field: "external_reference", message: `Already used by ${dup[0].id}` },
     ]);
   }
   const row = cert[0];
-  if (!row) throw new DomainError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
+  if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
-    throw new DomainError("CERTIFICATE_REQUIRED", validity === "EXPIRED" ? `The active certificate expired on ${row.validTo}: upload a current one. No folio was used.` : `The active certificate is valid only from ${row.validFrom}.`);
+    throw new AppError("CERTIFICATE_REQUIRED", validity === "EXPIRED" ? `The active certificate expired on ${row.validTo}: upload a current one. No folio was used.` : `The active certificate is valid only from ${row.validFrom}.`);
   }
   if (!caf[0]) {
-    throw new DomainError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
+    throw new AppError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
   }
 }
 
@@ -119,7 +116,7 @@ async function assertFoliosLeft(db: Db, env: Env, companyId: string, type: numbe
     availability.delete(k);
     // A missing certificate or CAF is the more useful answer than "every folio is used".
     await explainRefusal(db, companyId, type, externalReference, now);
-    throw new DomainError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
+    throw new AppError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
   }
   if (availability.size > 10_000) availability.clear();
   availability.set(k, { available: status.total_available, readAt: now.getTime(), since: 1 });
@@ -164,7 +161,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   const target = await cancellationTarget(db, company.id, body);
   const doc = computeOrThrow(body);
   if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
-    throw new DomainError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
+    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
@@ -220,23 +217,23 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       ]);
     } catch (e) {
       const columns = uniqueViolation(e) ?? "";
-      if (columns.startsWith("cancellations.")) throw new DomainError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
+      if (columns.startsWith("cancellations.")) throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
       if (columns === "invoices.company_id, invoices.external_reference") {
         await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
-        throw new DomainError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
+        throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
       }
       throw e;
     }
     if (stored.length === 1) break;
     await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
     // The refusal had no cause any more (a certificate or CAF arrived meanwhile): try once more.
-    if (attempt === 1) throw new DomainError("CERTIFICATE_REQUIRED", "The company's certificate or CAF changed while the document was being stored; send it again. No folio was used.");
+    if (attempt === 1) throw new AppError("CERTIFICATE_REQUIRED", "The company's certificate or CAF changed while the document was being stored; send it again. No folio was used.");
   }
   try {
     await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
   } catch (e) {
     // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
-    console.error(JSON.stringify({ level: "error", request_id: requestId, msg: "enqueue failed; the sweep will re-drive", invoice_id: id, error: String(e) }));
+    log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(e) });
   }
   return row;
 }

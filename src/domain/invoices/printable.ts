@@ -1,20 +1,18 @@
 import { eq } from "drizzle-orm";
-import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl/invoice";
-import { decodeLatin1, flatten } from "../../countries/cl/xml";
+import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { companySettings } from "../../db/schema";
-import type { Env } from "../../env";
-import { pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import { readDocumentXml } from "../../storage/documents";
 import type { InvoiceRow } from "./state";
 
-export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
+export { PDF_FORMATS };
 
 export function parsePdfFormat(input: string): PdfFormat {
   const format = PDF_FORMATS.find((f) => f.toLowerCase() === input.toLowerCase());
-  if (!format) throw new DomainError("INVOICE_PDF_FORMAT_UNKNOWN", `Unknown format ${input}; use one of ${PDF_FORMATS.join(", ")}.`, [{ field: "format", message: `One of ${PDF_FORMATS.join(", ")}` }]);
+  if (!format) throw new AppError("INVOICE_PDF_FORMAT_UNKNOWN", `Unknown format ${input}; use one of ${PDF_FORMATS.join(", ")}.`, [{ field: "format", message: `One of ${PDF_FORMATS.join(", ")}` }]);
   return format;
 }
 
@@ -90,7 +88,7 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
  */
 export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfFormat): Promise<{ bytes: Uint8Array; fileName: string }> {
   if (inv.status !== "ACCEPTED" && inv.status !== "ACCEPTED_WITH_OBJECTIONS") {
-    throw new DomainError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
+    throw new AppError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
   }
   const settings = await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, inv.companyId) });
   const logoTag = settings?.logoKey ? settings.logoKey.split("/").pop()!.replace(/\.\w+$/, "") : "nologo";

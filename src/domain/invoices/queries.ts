@@ -1,12 +1,12 @@
 import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { cancellations, invoices, type InvoiceStatus } from "../../db/schema";
-import { DomainError } from "../errors";
+import { AppError } from "../../errors";
 import { history, type InvoiceRow } from "./state";
 
 export async function getInvoice(db: Db, companyId: string, id: string): Promise<InvoiceRow> {
   const row = await db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) });
-  if (!row) throw new DomainError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
+  if (!row) throw new AppError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
   return row;
 }
 

@@ -1,10 +1,54 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
+import { eventOutbox, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
 
 export const FINAL_STATUSES: readonly InvoiceStatus[] = ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"];
 export const isFinal = (s: InvoiceStatus) => FINAL_STATUSES.includes(s);
+
+/** A move of a document: the statuses it may start from and the ones it may end in. */
+export interface Move {
+  readonly from: readonly InvoiceStatus[];
+  /** Allowed target statuses; the first is the default. `from` itself for an update in place. */
+  readonly to: readonly InvoiceStatus[];
+  /** Records an `invoice.<status>` event (webhooks) in the same batch as the move. */
+  readonly emits?: true;
+}
+
+/**
+ * Every move a document can make (DECISIONS 17), one entry per pipeline step. Each step names its
+ * move; the conditional UPDATE checks `from`, and a target outside `to` is a bug caught at once.
+ */
+export const MOVES = {
+  /** The allocator gave it its folio. */
+  assignFolio: { from: ["RECEIVED"], to: ["GENERATED"] },
+  /** Stamped and signed after its folio was recorded. */
+  sign: { from: ["GENERATED"], to: ["SIGNED"] },
+  /** Folio, stamp and signature recorded together for a batch built in memory. */
+  signInBatch: { from: ["RECEIVED", "GENERATED"], to: ["SIGNED"] },
+  /** The engine could not build it: final, its folio annulled. */
+  failBuild: { from: ["RECEIVED", "GENERATED"], to: ["FAILED"], emits: true },
+  /** Could not be produced or delivered (no folio, no certificate for good...). */
+  fail: { from: ["RECEIVED", "GENERATED", "SIGNED"], to: ["FAILED"], emits: true },
+  /** Its envelope was uploaded. */
+  send: { from: ["SIGNED"], to: ["SENT"], emits: true },
+  /** The authority refused the upload itself. */
+  rejectUpload: { from: ["SIGNED"], to: ["REJECTED"], emits: true },
+  /** A poll changed the authority's code but gave no verdict yet. */
+  pollProgress: { from: ["SENT"], to: ["SENT"] },
+  /** The authority's verdict. */
+  verdict: { from: ["SENT"], to: ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED"], emits: true },
+} as const satisfies Record<string, Move>;
+
+/** Statuses a document waits in between steps (the cron sweep re-drives those left untouched). */
+export const IN_PROGRESS_STATUSES: readonly InvoiceStatus[] = ["RECEIVED", "GENERATED", "SIGNED"];
+
+/** The patch of a move: its target status (the first, or the one asked for if the move allows it). */
+function movePatch(move: Move, patch: InvoicePatch): InvoicePatch {
+  const status = patch.status ?? move.to[0]!;
+  if (!move.to.includes(status)) throw new Error(`A move from ${move.from.join("/")} cannot end in ${status}`);
+  return { ...patch, status };
+}
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type InvoicePatch = Partial<Omit<InvoiceRow, "id" | "companyId" | "createdAt" | "lastEventId">>;
@@ -37,22 +81,56 @@ function historyFor(db: Db, where: SQL | undefined, marker: string, many: boolea
   );
 }
 
+/** Columns of the document snapshot an `invoice.*` event carries (every column but the request body). */
+const SNAPSHOT = sql.raw(
+  [
+    "id", "company_id", "document_type", "status", "fiscal_status", "fiscal_message", "folio", "external_reference", "issue_date",
+    "recipient_rut", "recipient_name", "currency", "total", "track_id", "cancels_invoice_id", "last_error", "attempts", "created_at", "updated_at",
+  ].map((c) => `'${c}', invoices.${c}`).join(", "),
+);
+
+/**
+ * INSERT … SELECT of the `invoice.<status>` event of every document that really moved (found by the
+ * marker, like its history row): a snapshot of the document as it is after the move, and the note
+ * that cancels it. One event per document and status (dedupe key), so a replayed move records none.
+ */
+function eventsFor(db: Db, where: SQL | undefined, marker: string, now: string) {
+  return db
+    .insert(eventOutbox)
+    .select(
+      db
+        .select({
+          id: sql<string>`'evt_' || lower(hex(randomblob(16)))`.as("id"),
+          companyId: invoices.companyId,
+          type: sql<string>`'invoice.' || lower(${invoices.status})`.as("type"),
+          dedupeKey: sql<string>`'invoice:' || ${invoices.id} || ':' || ${invoices.status}`.as("dedupe_key"),
+          payload: sql<string>`json_object('invoice', json_object(${SNAPSHOT}), 'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = ${invoices.id}))`.as("payload"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+          dispatchedAt: sql<string | null>`NULL`.as("dispatched_at"),
+        })
+        .from(invoices)
+        .where(and(where, eq(invoices.lastEventId, marker))),
+    )
+    .onConflictDoNothing();
+}
+
 /**
  * The statements of a transition of every document of an envelope (`where` picks them, e.g. by
  * envelope id), to run inside a larger batch: the conditional UPDATE (returning the ids that moved)
  * and the INSERT … SELECT of their history rows. `only` narrows the UPDATE with a condition on the
  * fields it changes (the history rows are found by the marker). Statement results: [moved ids, history].
  */
-export function envelopeTransition(db: Db, where: SQL | undefined, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null, only?: SQL) {
+export function envelopeTransition(db: Db, where: SQL | undefined, move: Move, patch: InvoicePatch, message?: string | null, only?: SQL) {
   const marker = newId("evt");
   const now = new Date().toISOString();
   return [
     db
       .update(invoices)
-      .set({ ...patch, updatedAt: now, lastEventId: marker })
-      .where(and(where, only, inArray(invoices.status, [...from])))
+      .set({ ...movePatch(move, patch), updatedAt: now, lastEventId: marker })
+      .where(and(where, only, inArray(invoices.status, [...move.from])))
       .returning({ id: invoices.id }),
     historyFor(db, where, marker, true, message ?? patch.fiscalMessage ?? null, now),
+    ...(move.emits ? [eventsFor(db, where, marker, now)] : []),
   ] as const;
 }
 
@@ -71,7 +149,7 @@ export function signedTransitions(db: Db, envelopeId: string, docs: { id: string
       db
         .update(invoices)
         .set({ status: "SIGNED", folio: d.folio, cafId: d.cafId, stampedAt: d.stampedAt, xmlKey: d.xmlKey, envelopeId, updatedAt: now, lastEventId: marker })
-        .where(and(eq(invoices.id, d.id), inArray(invoices.status, ["RECEIVED", "GENERATED"])))
+        .where(and(eq(invoices.id, d.id), inArray(invoices.status, [...MOVES.signInBatch.from])))
         .returning({ id: invoices.id }),
     ),
     historyFor(db, mine, marker, true, sql<string>`'Folio ' || ${invoices.folio} || ' assigned'`, now, { status: "GENERATED" }),
@@ -79,16 +157,17 @@ export function signedTransitions(db: Db, envelopeId: string, docs: { id: string
   ] as const;
 }
 
-export async function transition(db: Db, invoiceId: string, from: readonly InvoiceStatus[], patch: InvoicePatch, message?: string | null): Promise<InvoiceRow | null> {
+export async function transition(db: Db, invoiceId: string, move: Move, patch: InvoicePatch, message?: string | null): Promise<InvoiceRow | null> {
   const eventId = newId("evt");
   const now = new Date().toISOString();
   const [updated] = await db.batch([
     db
       .update(invoices)
-      .set({ ...patch, updatedAt: now, lastEventId: eventId })
-      .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...from])))
+      .set({ ...movePatch(move, patch), updatedAt: now, lastEventId: eventId })
+      .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...move.from])))
       .returning(),
     historyFor(db, eq(invoices.id, invoiceId), eventId, false, message ?? patch.fiscalMessage ?? null, now),
+    ...(move.emits ? [eventsFor(db, eq(invoices.id, invoiceId), eventId, now)] : []),
   ]);
   return updated[0] ?? null;
 }

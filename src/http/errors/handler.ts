@@ -1,10 +1,10 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { ApiError, errorBody, type ErrorDetail } from "./api-error";
-import { ERROR_CODES, type ErrorCode } from "./codes";
-import { ConfigurationError } from "../../env";
-import { DomainError } from "../../domain/errors";
+import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
+import { errorBody } from "./envelope";
+import { ConfigurationError } from "../../config";
+import { log } from "../../lib/log";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";
@@ -43,8 +43,7 @@ export function validationHook(result: { success: boolean; error?: unknown; targ
 }
 
 export function onError(err: Error, c: Context) {
-  if (err instanceof ApiError) return respondError(c, err.code, err.message, err.details, err.headers);
-  if (err instanceof DomainError) return respondError(c, err.code, err.message, err.details);
+  if (err instanceof AppError) return respondError(c, err.code, err.message, err.details, err.headers);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) return respondError(c, "MALFORMED_JSON", "The request body is not valid JSON.");
     if (err.status === 400 && /formdata/i.test(err.message)) return respondError(c, "VALIDATION_FAILED", "The multipart/form-data body could not be read.");
@@ -54,10 +53,10 @@ export function onError(err: Error, c: Context) {
     if (err.status === 413) return respondError(c, "PAYLOAD_TOO_LARGE", "The request body is too large.");
   }
   if (err instanceof ConfigurationError) {
-    console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "configuration error", error: err.message }));
+    log("error", "configuration error", { request_id: requestIdOf(c), error: err.message });
     return respondError(c, "INTERNAL", "The service is misconfigured. Quote the request_id to support.");
   }
-  console.error(JSON.stringify({ level: "error", request_id: requestIdOf(c), msg: "unhandled error", error: String(err?.message), stack: err?.stack }));
+  log("error", "unhandled error", { request_id: requestIdOf(c), error: String(err?.message), stack: err?.stack });
   return respondError(c, "INTERNAL", "An unexpected error occurred. Quote the request_id to support.");
 }
 

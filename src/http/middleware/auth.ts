@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import { createDb } from "../../db/client";
 import { authenticate, companyAccess } from "../../domain/access/api-keys";
 import { can, reachesAllCompanies, type Permission } from "../../domain/access/roles";
-import { assertConfigured } from "../../env";
-import { ApiError } from "../errors/api-error";
+import { assertConfigured } from "../../config";
+import { AppError } from "../../errors";
 import type { AppEnv } from "../types";
 
 /** The company named by a /api/companies/{id}/… path (or the company_id query of /api/reception/…), read with the key in one round trip. */
@@ -26,9 +26,9 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   assertConfigured(c.env);
   const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path, () => c.req.query("company_id")));
   if (!result.ok) {
-    if (result.reason === "MISSING") throw new ApiError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
+    if (result.reason === "MISSING") throw new AppError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
     const why = result.reason === "REVOKED" ? "has been revoked" : result.reason === "MALFORMED" ? "is malformed" : "is not valid";
-    throw new ApiError("AUTH_INVALID_API_KEY", `The API key ${why}.`);
+    throw new AppError("AUTH_INVALID_API_KEY", `The API key ${why}.`);
   }
   c.set("principal", result.principal);
   if (result.company) c.set("companyAccess", result.company);
@@ -40,7 +40,7 @@ export function requirePermission(permission: Permission): MiddlewareHandler<App
   return async (c, next) => {
     const { role } = c.get("principal");
     if (!can(role, permission)) {
-      throw new ApiError("AUTH_ROLE_FORBIDDEN", `A ${role} key may not perform this operation.`);
+      throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${role} key may not perform this operation.`);
     }
     await next();
   };
@@ -55,20 +55,20 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
   return async (c, next) => {
     const principal = c.get("principal");
     const companyId = c.req.param("idCompany") ?? c.req.param("company_id") ?? c.req.query("company_id");
-    if (!companyId) throw new ApiError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required" }]);
+    if (!companyId) throw new AppError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required" }]);
     const prefetched = c.get("companyAccess");
     const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
     const company = access.row;
-    if (!company) throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
+    if (!company) throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} does not exist.`);
     if (company.clientId !== principal.clientId) {
-      throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+      throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
     }
-    if (company.status === "DELETED") throw new ApiError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
+    if (company.status === "DELETED") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
     if (!reachesAllCompanies(principal.role) && !access.granted) {
-      throw new ApiError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+      throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
     }
     if (!can(principal.role, permission)) {
-      throw new ApiError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not perform this operation.`);
+      throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not perform this operation.`);
     }
     c.set("company", company);
     await next();

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../../db/client";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { ApiError } from "../errors/api-error";
+import { AppError } from "../../errors";
 import type { AppEnv } from "../types";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -20,7 +20,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
   if (!KEY_PATTERN.test(key)) {
-    throw new ApiError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.");
+    throw new AppError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.");
   }
   const { clientId } = c.get("principal");
   const db = createDb(c.env.DB);
@@ -43,12 +43,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   if (claimed.length === 0) {
     const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)) });
-    if (!existing) throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
+    if (!existing) throw new AppError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
     if (existing.fingerprint !== fingerprint) {
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
+      throw new AppError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
     }
     if (existing.state === "IN_PROGRESS") {
-      throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
+      throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
     }
     const replay = new Response(existing.responseBody, {
       status: existing.responseStatus ?? 200,

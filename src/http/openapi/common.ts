@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "../errors/codes";
+import { ERROR_CODES, type ErrorCode } from "../../errors";
 
 /** `{ content: { "application/json": { schema } } }`: a JSON request body or response in a route definition. */
 export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });

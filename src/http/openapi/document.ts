@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../errors/codes";
+import { ERROR_CODES } from "../../errors";
+import { openApiWebhooks } from "../../webhooks/catalog";
 
 /** The specification's functional areas (§1), in its order. */
 export const TAGS = [
@@ -32,6 +33,7 @@ ${ERROR_TABLE}
 **Dates** without offset are in the company's time zone (default America/Santiago).`;
 
 export function registerDocument(app: OpenAPIHono<any, any, any>) {
+  openApiWebhooks(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
     in: "header",

@@ -10,11 +10,12 @@
  * Envelope rejections (RSC, RFR, RCT, ...) reject every document. SiiError -> AuthorityError with the
  * same `retryable` and the SII code as fiscalStatus.
  */
+import { AuthorityError, type DocumentKey, type DocumentVerdict, type EnvelopeVerdict, type ReceptionAuthority, type TaxAuthority } from "../../port";
+import { siiReceptionAuthority } from "./reception";
 import type { SiiClient, SiiCertificate } from "./client";
 import { SiiError } from "./errors";
+import { siiClientFor } from "./index";
 import { explainSiiStatus, type EnvioTypeCounts } from "./status";
-
-import type { DocumentKey, DocumentVerdict, EnvelopeVerdict, TaxAuthority } from "../../port";
 
 /** Turns a SiiError into the pipeline's error (main: `new AuthorityError(message, retryable, fiscalStatus)`). */
 export type AuthorityErrorFactory = (message: string, retryable: boolean, fiscalStatus?: string) => Error;
@@ -88,5 +89,39 @@ export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFac
         }
         return { final: true, fiscalStatus: st.estado, message, documents };
       }),
+  
+    // Not an issuance step: the caller needs the error's own retryability (a refused range stays refused).
+    requestCaf: async (p) => {
+      try {
+        return await client.requestCaf(p);
+      } catch (e) {
+        if (e instanceof SiiError) throw new AuthorityError(e.message, e.retryable, e.siiCode);
+        throw e;
+      }
+    },
   };
+}
+
+/** DTEUpload STATUS codes that mean the file itself is wrong: its documents are rejected. */
+const CONTENT_REFUSALS: Record<string, string> = { "7": "RSC", "8": "RFR" };
+
+/**
+ * Only a refusal of the file's content rejects its documents. Every other failure (the SII down,
+ * token or authorisation trouble that a new certificate fixes) keeps the documents waiting and
+ * retrying, so no folio is burnt for a problem that is not the document's.
+ */
+export function toAuthorityError(message: string, retryable: boolean, siiCode?: string): AuthorityError {
+  const refusal = siiCode ? CONTENT_REFUSALS[siiCode] : undefined;
+  if (!retryable && refusal) return new AuthorityError(`The SII refused the file: ${message}`, false, refusal);
+  return new AuthorityError(message, true, siiCode);
+}
+
+/** The Chilean SII (or its simulator, by SII_MODE) behind the country port. */
+export function siiAuthority(env: Env, ctx?: ExecutionContext, client: SiiClient = siiClientFor(env, ctx)): TaxAuthority {
+  return siiTaxAuthority(client, toAuthorityError);
+}
+
+/** The SII's reception side (accept/claim WS, reception time, register) for this Worker's SII mode. */
+export function siiReception(env: Env, ctx?: ExecutionContext, client: SiiClient = siiClientFor(env, ctx)): ReceptionAuthority {
+  return siiReceptionAuthority(client, (m, r, f) => new AuthorityError(m, r, f));
 }

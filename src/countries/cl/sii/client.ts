@@ -1,4 +1,7 @@
 /**
+ * (One class of about 600 lines: the SOAP and REST channels share its token cache, transport and
+ * error mapping, and each operation is a short method.)
+ *
  * The SII client: the real wire protocol over `fetch` (sii-formats.md §4), with an injectable
  * fetcher and hosts chosen by mode:
  * - simulator (default): our own simulator, base `http://sii.simulator/simulator/sii`, served
@@ -564,6 +567,29 @@ export class SiiClient {
 
   // ---- boleta REST --------------------------------------------------------------------------------
 
+  /**
+   * A CAF file from the authority's folio portal. Only the simulator offers it as a service
+   * (`POST /caf`): the real SII hands CAFs out only in its web portal behind a mutual-TLS session
+   * with the taxpayer's certificate, so in certification and production this is refused
+   * (`INVALID_ARGUMENT`, not retryable). A 409 from the simulator (overlapping range) is not retryable.
+   */
+  async requestCaf(p: CafRequest): Promise<Uint8Array> {
+    if (this.mode !== "simulator") {
+      throw new SiiError("INVALID_ARGUMENT", "The SII hands out CAF files only in its certificate-authenticated web portal", { retryable: false, operation: "CAF" });
+    }
+    const body = { rut: p.rut, document_type: p.documentType, from: p.from, to: p.to, quantity: p.quantity, legal_name: p.legalName };
+    const req = new Request(`${this.endpoints.soapBase}/caf`, { method: "POST", headers: { "Content-Type": "application/json", "User-Agent": this.userAgent }, body: JSON.stringify(body) });
+    let res: Response;
+    try {
+      res = await this.fetcher(req);
+    } catch (e) {
+      throw new SiiError("NETWORK", `CAF: the SII could not be reached: ${(e as Error).message}`, { retryable: true, operation: "CAF", cause: e });
+    }
+    if (res.status >= 500) throw new SiiError("HTTP_ERROR", `CAF: the SII answered HTTP ${res.status}`, { retryable: true, operation: "CAF", httpStatus: res.status, siiCode: String(res.status) });
+    if (res.status !== 200) throw this.httpError("CAF", res.status, await res.text());
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
   /** POST {restUpload}/boleta.electronica.envio: sends a signed EnvioBOLETA (39/41). */
   async uploadBoleta(p: UploadParams): Promise<UploadResult> {
     const operation = "boleta.electronica.envio";
@@ -623,6 +649,16 @@ export class SiiClient {
       return { trackId: String(j.trackid ?? trackId), estado, counts, details, outcome: envioOutcome(estado, counts), es: info.es, en: info.en };
     });
   }
+}
+
+/** A CAF request (§4.7 refetch): the range, or the next `quantity` folios when `from`/`to` are absent. */
+export interface CafRequest {
+  rut: string;
+  documentType: number;
+  from?: number;
+  to?: number;
+  quantity?: number;
+  legalName?: string;
 }
 
 export function createSiiClient(opts: SiiClientOptions = {}): SiiClient {

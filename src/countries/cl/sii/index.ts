@@ -3,7 +3,6 @@
  * mode the fetcher is the Worker's own app (`app.fetch(req, env, ctx)`), so requests never leave the
  * isolate but go through the full HTTP wire format (SOAP, multipart, cookies, headers).
  */
-import type { Env } from "../../../env";
 import { SiiClient, type SiiClientOptions, type SiiMode } from "./client";
 
 export * from "./client";

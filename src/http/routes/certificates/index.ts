@@ -3,7 +3,7 @@ import { createDb } from "../../../db/client";
 import {
   activateCertificate, deleteCertificate, getCertificate, listCertificates, uploadCertificate, validityOf, type CertificateRow,
 } from "../../../domain/certificates/certificates";
-import { ApiError } from "../../errors/api-error";
+import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
 import { pageSchema, singlePage, json } from "../../openapi/common";
@@ -131,9 +131,9 @@ export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     const details = [];
     if (!(file instanceof File)) details.push({ field: "certificate", message: "Required: the .pfx file" });
     if (typeof password !== "string") details.push({ field: "password", message: "Required: the .pfx password as a text part" });
-    if (details.length > 0) throw new ApiError("VALIDATION_FAILED", "Send the parts `certificate` (file) and `password` (text).", details);
+    if (details.length > 0) throw new AppError("VALIDATION_FAILED", "Send the parts `certificate` (file) and `password` (text).", details);
     const pfx = file as File;
-    if (pfx.size > MAX_PFX_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `The certificate file is ${pfx.size} bytes; at most ${MAX_PFX_BYTES} are accepted.`);
+    if (pfx.size > MAX_PFX_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The certificate file is ${pfx.size} bytes; at most ${MAX_PFX_BYTES} are accepted.`);
     const row = await uploadCertificate(createDb(c.env.DB), c.env, c.get("company").id, new Uint8Array(await pfx.arrayBuffer()), password as string);
     return c.json(view(row), 201);
   })

@@ -4,7 +4,7 @@ import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZ
 import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
 import { newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
-import { ApiError } from "../../errors/api-error";
+import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
@@ -142,15 +142,15 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const form = c.req.valid("form") as Record<string, unknown>;
     const part = form.logo;
     if (!(part instanceof File)) {
-      throw new ApiError("VALIDATION_FAILED", "Send the image as a file in the multipart part `logo`.", [{ field: "logo", message: "Required file" }]);
+      throw new AppError("VALIDATION_FAILED", "Send the image as a file in the multipart part `logo`.", [{ field: "logo", message: "Required file" }]);
     }
     if (part.size > MAX_LOGO_BYTES) {
-      throw new ApiError("LOGO_TOO_LARGE", `The logo is ${part.size} bytes; at most ${MAX_LOGO_BYTES} bytes (1 MiB) are accepted.`, [{ field: "logo", message: "At most 1 MiB" }]);
+      throw new AppError("LOGO_TOO_LARGE", `The logo is ${part.size} bytes; at most ${MAX_LOGO_BYTES} bytes (1 MiB) are accepted.`, [{ field: "logo", message: "At most 1 MiB" }]);
     }
     const bytes = new Uint8Array(await part.arrayBuffer());
     const kind = detectImage(bytes);
     if (!kind) {
-      throw new ApiError("LOGO_INVALID_FORMAT", "The logo must be a PNG or JPEG image; the file's content is neither, whatever its name or declared type.", [
+      throw new AppError("LOGO_INVALID_FORMAT", "The logo must be a PNG or JPEG image; the file's content is neither, whatever its name or declared type.", [
         { field: "logo", message: "Not a PNG or JPEG image" },
       ]);
     }

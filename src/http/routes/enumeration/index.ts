@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../../../db/client";
 import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator } from "../../../domain/folios/cafs";
-import { ApiError } from "../../errors/api-error";
+import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";
 import { pageSchema, singlePage, json } from "../../openapi/common";
@@ -103,7 +103,7 @@ const refetch = defineRoute({
   responses: { 201: { description: "Granted and loaded", ...json(UploadedSchema) } },
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ENUMERATION_DOCUMENT_TYPE_UNKNOWN", "ENUMERATION_REFETCH_NOT_SUPPORTED",
-    "ENUMERATION_CAF_WRONG_COMPANY", "ENUMERATION_CAF_OVERLAP", "ENUMERATION_CAF_INVALID", "SIMULATOR_CAF_OVERLAP",
+    "ENUMERATION_CAF_WRONG_COMPANY", "ENUMERATION_CAF_OVERLAP", "ENUMERATION_CAF_INVALID", "SIMULATOR_CAF_OVERLAP", "ENUMERATION_AUTHORITY_UNAVAILABLE",
   ],
 });
 
@@ -162,8 +162,8 @@ export const enumerationRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validati
   .openapi(upload, async (c) => {
     const form = c.req.valid("form") as Record<string, unknown>;
     const file = form.file;
-    if (!(file instanceof File)) throw new ApiError("VALIDATION_FAILED", "Send the CAF XML as a file in the multipart part `file`.", [{ field: "file", message: "Required file" }]);
-    if (file.size > MAX_CAF_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `The CAF file is ${file.size} bytes; at most ${MAX_CAF_BYTES} are accepted.`);
+    if (!(file instanceof File)) throw new AppError("VALIDATION_FAILED", "Send the CAF XML as a file in the multipart part `file`.", [{ field: "file", message: "Required file" }]);
+    if (file.size > MAX_CAF_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The CAF file is ${file.size} bytes; at most ${MAX_CAF_BYTES} are accepted.`);
     const row = await loadCaf(createDb(c.env.DB), c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()), "UPLOAD");
     return c.json(await loadedView(c, row), 201);
   })

@@ -1,15 +1,13 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { DOCUMENT_TYPES, findDocumentType } from "../../../countries/cl/document-types";
-import { invoiceSchema } from "../../../countries/cl/invoice";
+import { findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
+import { InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../domain/invoices/view";
+import { bytesToBase64 } from "../../../lib/base64";
 import { createDb } from "../../../db/client";
-import { INVOICE_STATUSES } from "../../../db/schema";
-import { DomainError } from "../../../domain/errors";
+import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
 import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
 import type { InvoiceRow } from "../../../domain/invoices/state";
-import { ApiError } from "../../errors/api-error";
-import { INVOICE_INPUT_ENGINE_CODES, type ErrorCode } from "../../errors/codes";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
@@ -17,48 +15,7 @@ import { defineRoute } from "../../route";
 import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
-import { b64encode } from "../../../countries/cl/asn1";
 
-
-const StatusSchema = z.enum(INVOICE_STATUSES).openapi({
-  description:
-    "Processing status (DECISIONS 17): RECEIVED → GENERATED (folio assigned) → SIGNED (stamped and signed) → SENT (at the SII) → ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED (we could not produce or deliver it; fiscal_message says why).",
-});
-
-const EventSchema = z
-  .object({
-    status: StatusSchema,
-    fiscal_status: z.string().nullable(),
-    message: z.string().nullable(),
-    at: z.string().openapi({ description: "ISO 8601, UTC." }),
-  })
-  .openapi("InvoiceEvent");
-
-const InvoiceSchema = z
-  .object({
-    id: z.string().openapi({ example: "inv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
-    company_id: z.string(),
-    invoice_type: z.string().openapi({ example: "33", description: "SII document code." }),
-    invoice_type_name: z.string().openapi({ example: "FACTURA ELECTRÓNICA" }),
-    status: StatusSchema,
-    fiscal_status: z.string().nullable().openapi({ description: "The SII's own code for the document or its envelope (REC, SOK, EPR, RLV, RCH, RSC, ...); null before sending." }),
-    fiscal_message: z.string().nullable().openapi({ description: "What fiscal_status means, in words; or why the document FAILED." }),
-    folio: z.number().int().nullable().openapi({ description: "Assigned by the pipeline; null until then." }),
-    external_reference: z.string().nullable(),
-    issue_date: z.string().openapi({ format: "date" }),
-    total: z.string().openapi({ example: "119000", description: "MntTotal as a decimal string (CLP integers; foreign currency up to 4 decimals)." }),
-    currency: z.string().openapi({ example: "CLP" }),
-    recipient: z.object({ tax_id: z.string(), legal_name: z.string() }),
-    track_id: z.string().nullable().openapi({ description: "The SII's track id of the envelope that carried the document." }),
-    cancels_invoice_id: z.string().nullable().openapi({ description: "For a cancelling note: our document it cancels." }),
-    cancelled_by: z.string().nullable().openapi({ description: "The note that cancels this document, if any." }),
-    last_error: z.string().nullable().openapi({ description: "The latest problem while the document waits and retries (e.g. SII unreachable)." }),
-    attempts: z.number().int(),
-    history: z.array(EventSchema).openapi({ description: "Every transition with its time, oldest first." }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("Invoice");
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
 const InvoiceParams = Params.extend({ invoice_id: z.string().min(1).max(64).openapi({ param: { name: "invoice_id", in: "path" } }) });
@@ -66,36 +23,11 @@ const FormatParams = InvoiceParams.extend({
   format: z.string().max(10).openapi({ param: { name: "format", in: "path" }, example: "A4", description: `One of ${PDF_FORMATS.join(", ")}.` }),
 });
 
-const INPUT_ERRORS = INVOICE_INPUT_ENGINE_CODES.map((c) => `INVOICE_${c}` as ErrorCode);
-
-type Detail = Awaited<ReturnType<typeof invoiceDetail>>;
+const INPUT_ERRORS = Object.keys(INVOICE_INPUT_CODES).map((c) => `INVOICE_${c}` as ErrorCode);
 
 /** The public shape; `known` skips the history queries when the caller already has them (POST). */
-async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: Detail) {
-  const { events, cancelledBy } = known ?? (await invoiceDetail(createDb(c.env.DB), row));
-  return {
-    id: row.id,
-    company_id: row.companyId,
-    invoice_type: String(row.documentType),
-    invoice_type_name: DOCUMENT_TYPES[row.documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(row.documentType),
-    status: row.status,
-    fiscal_status: row.fiscalStatus,
-    fiscal_message: row.fiscalMessage,
-    folio: row.folio,
-    external_reference: row.externalReference,
-    issue_date: row.issueDate,
-    total: row.total,
-    currency: row.currency,
-    recipient: { tax_id: row.recipientRut, legal_name: row.recipientName },
-    track_id: row.trackId,
-    cancels_invoice_id: row.cancelsInvoiceId,
-    cancelled_by: cancelledBy,
-    last_error: row.lastError,
-    attempts: row.attempts,
-    history: events.map((e) => ({ status: e.status as InvoiceRow["status"], fiscal_status: e.fiscalStatus, message: e.message, at: e.createdAt })),
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
+async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: InvoiceDetail) {
+  return invoiceView(row, known ?? (await invoiceDetail(createDb(c.env.DB), row)));
 }
 
 const issue = defineRoute({
@@ -214,7 +146,7 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     let type: number | undefined;
     if (q.invoice_type) {
       const t = findDocumentType(q.invoice_type);
-      if (!t) throw new ApiError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
+      if (!t) throw new AppError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
       type = t.code;
     }
     const db = createDb(c.env.DB);
@@ -225,7 +157,7 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(xml, async (c) => {
     const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
     const object = await readDocumentXml(c.env.FILES, row.xmlKey);
-    if (!object) throw new DomainError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
+    if (!object) throw new AppError("INVOICE_XML_NOT_READY", `The signed XML of ${row.id} does not exist yet (status ${row.status}); retry shortly.`);
     return new Response(object as Uint8Array<ArrayBuffer>, {
       headers: {
         "Content-Type": "application/xml; charset=ISO-8859-1",
@@ -245,5 +177,5 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const f = parsePdfFormat(format);
     const db = createDb(c.env.DB);
     const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
-    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: b64encode(bytes) }, 200);
+    return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: bytesToBase64(bytes) }, 200);
   });

@@ -1,0 +1,511 @@
+import { DurableObject } from "cloudflare:workers";
+import { newId } from "../../lib/ids";
+import {
+  availability,
+  cafExpiresAt,
+  checkNewRange,
+  isExpired,
+  nextExpiryCheck,
+  planAlerts,
+  planAllocation,
+  planAnnul,
+  planSetNextFolio,
+  type FolioRange,
+  type RangeInput,
+} from "../../domain/folios/rules";
+import type {
+  AddRangeInput,
+  AddRangeResult,
+  AllocateOptions,
+  AllocateResult,
+  AllocationRecord,
+  AnnulResult,
+  DeactivateRangeResult,
+  EnuPayload,
+  FolioStatus,
+  SetNextFolioResult,
+  SetThresholdResult,
+} from "../../domain/folios/allocator-api";
+import { notifyEvents } from "../../queues/webhooks";
+import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SectionState } from "./storage";
+import { describeError, log } from "../../lib/log";
+
+/**
+ * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
+ * (use `folioAllocatorFor`). It is the only writer of folio state, kept in its own SQLite storage.
+ *
+ * Exactly-once allocation: every method's read-plan-write runs synchronously (ctx.storage.sql is
+ * synchronous, and each mutation is one `transactionSync`), so no other call can interleave inside
+ * it, and the allocation row (document_id primary key, folio unique) commits atomically with the
+ * range cursor. The only awaits (D1 outbox flush, alarm scheduling) come after the commit and never
+ * touch folio state, so a failure there cannot lose, duplicate or re-assign a folio. Output gates
+ * hold each RPC's reply until its writes are durable, so a caller never sees a folio that a crash
+ * could take back.
+ *
+ * ENU alerts: the condition is detected inside the same transaction (row in the local `alerts` table,
+ * deduplicated by key), then copied to D1 `event_outbox` with INSERT OR IGNORE on
+ * (company_id, dedupe_key): inline right after the operation that raised it, and by the alarm as
+ * a retry when D1 failed or the object was evicted in between. The alarm also wakes the object
+ * when an expiry warning window opens or a range expires.
+ */
+export class FolioAllocator extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private readonly store: FolioStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.store = new FolioStore(this.sql);
+    this.rememberScope();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Scope (company id and document type come from the object's name and are stored on first use:
+  // alarms and some runtimes do not carry the name).
+
+  private scopeCache: { companyId: string; documentType: string } | null = null;
+
+  private rememberScope(): void {
+    const stored = this.store.getMeta("company_id");
+    const storedType = this.store.getMeta("document_type");
+    if (stored !== null && storedType !== null) {
+      this.scopeCache = { companyId: stored, documentType: storedType };
+      return;
+    }
+    const name = this.ctx.id.name;
+    if (!name) return;
+    const i = name.lastIndexOf(":");
+    if (i <= 0 || i === name.length - 1) return;
+    const companyId = name.slice(0, i);
+    const documentType = name.slice(i + 1);
+    this.store.setMeta("company_id", companyId);
+    this.store.setMeta("document_type", documentType);
+    this.scopeCache = { companyId, documentType };
+  }
+
+  private scope(): { companyId: string; documentType: string } {
+    if (!this.scopeCache) this.rememberScope();
+    if (!this.scopeCache) {
+      throw new Error('FolioAllocator must be addressed by idFromName("<companyId>:<documentType>")');
+    }
+    return this.scopeCache;
+  }
+
+  /**
+   * Re-evaluates ENU conditions on the current (already updated) state and records new alerts in
+   * the local table. Must run inside the caller's transaction. Returns how many were raised.
+   */
+  private raiseAlerts(now: number, ranges?: FolioRange[], annulled?: Set<number>): number {
+    const { companyId, documentType } = this.scope();
+    const avail = availability(ranges ?? this.store.loadRanges(), annulled ?? this.store.loadPendingAnnulled(), now);
+    const threshold = this.store.threshold(avail.loadedActive).value;
+    const before = this.store.alertState();
+    const { state, events } = planAlerts(documentType, avail, threshold, before, now);
+    if (events.length === 0 && JSON.stringify(state) === JSON.stringify(before)) return 0;
+    const detectedAt = new Date(now).toISOString();
+    for (const e of events) {
+      const payload: EnuPayload = {
+        event: "ENU",
+        company_id: companyId,
+        document_type: documentType,
+        reason: e.reason,
+        available: e.available,
+        threshold: e.threshold,
+        ...(e.cafId !== undefined ? { caf_id: e.cafId } : {}),
+        ...(e.expiresAt !== undefined ? { expires_at: e.expiresAt } : {}),
+        ...(e.rangeAvailable !== undefined ? { range_available: e.rangeAvailable } : {}),
+        detected_at: detectedAt,
+      };
+      this.sql.exec(
+        "INSERT OR IGNORE INTO alerts (dedupe_key, payload, created_at) VALUES (?, ?, ?)",
+        e.dedupeKey,
+        JSON.stringify(payload),
+        new Date().toISOString(),
+      );
+    }
+    this.store.setMeta("alert_state", JSON.stringify(state));
+    return events.length;
+  }
+
+  private hasUnsentAlerts(): boolean {
+    return this.sql.exec("SELECT 1 FROM alerts WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  /**
+   * Copies unsent alerts to D1 event_outbox (INSERT OR IGNORE: a repeat after a crash between the
+   * D1 write and the local mark is harmless). Throws when D1 fails.
+   */
+  private async flushAlerts(): Promise<number> {
+    const { companyId } = this.scope();
+    const pending = this.sql
+      .exec<{ dedupe_key: string; payload: string; created_at: string }>(
+        "SELECT dedupe_key, payload, created_at FROM alerts WHERE sent_at IS NULL ORDER BY created_at",
+      )
+      .toArray();
+    if (pending.length === 0) return 0;
+    const stmt = this.env.DB.prepare(
+      "INSERT OR IGNORE INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, 'ENU', ?, ?, ?)",
+    );
+    await this.env.DB.batch(pending.map((p) => stmt.bind(newId("evt"), companyId, p.dedupe_key, p.payload, p.created_at)));
+    const sentAt = new Date().toISOString();
+    for (const p of pending) this.sql.exec("UPDATE alerts SET sent_at = ? WHERE dedupe_key = ?", sentAt, p.dedupe_key);
+    return pending.length;
+  }
+
+  /** After an operation that raised alerts: arm the alarm as a safety net, then try D1 at once. */
+  private async deliverAlerts(): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+    try {
+      if ((await this.flushAlerts()) > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
+    } catch (err) {
+      log("warn", "folio allocator: ENU outbox write failed, the alarm will retry", { error: describeError(err) });
+    }
+  }
+
+  /** Keeps the alarm at the next instant something must happen (retry or expiry), if any. */
+  private async scheduleAlarm(now: number = Date.now()): Promise<void> {
+    const avail = availability(this.store.loadRanges(), this.store.loadPendingAnnulled(), now);
+    let when = nextExpiryCheck(avail, now);
+    if (this.hasUnsentAlerts()) {
+      const retry = now + OUTBOX_RETRY_MS;
+      when = when === null ? retry : Math.min(when, retry);
+    }
+    const current = await this.ctx.storage.getAlarm();
+    if (when === null) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    if (current === null || current > when || current < Date.now()) await this.ctx.storage.setAlarm(when);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // RPC
+
+  /**
+   * The folio of a document: the same documentId always gets the same folio; a folio is never
+   * handed to two documents; folios are taken in order (the lowest available of the usable ranges).
+   */
+  async allocate(documentId: string, options: AllocateOptions = {}): Promise<AllocateResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync(() => {
+      const state = this.lazyState();
+      const r = this.allocateOne(documentId, now, state);
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
+      return r;
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /**
+   * Several documents in one critical section (e.g. a queue batch). Results are in input order;
+   * each one is exactly what allocate() would have answered for that document at that point.
+   */
+  async allocateMany(documentIds: string[], options: AllocateOptions = {}): Promise<AllocateResult[]> {
+    const now = options.now ?? Date.now();
+    if (!Array.isArray(documentIds) || documentIds.length > MAX_BATCH) {
+      throw new RangeError(`allocateMany takes an array of at most ${MAX_BATCH} document ids`);
+    }
+    let raised = 0;
+    const results = this.ctx.storage.transactionSync(() => {
+      const state = this.lazyState();
+      const out = documentIds.map((id) => this.allocateOne(id, now, state));
+      if (state.loaded) {
+        this.writeCursors(state);
+        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+      }
+      return out;
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return results;
+  }
+
+  /** Folio state of one critical section, read on first use (a replay reads nothing). */
+  private lazyState(): SectionState {
+    return new SectionState(
+      () => this.store.loadRanges(),
+      () => this.store.loadPendingAnnulled(),
+    );
+  }
+
+  private writeCursors(state: SectionState): void {
+    for (const r of state.ranges) {
+      if (state.dirty.has(r.id)) this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", r.cursor, r.id);
+    }
+    state.dirty.clear();
+  }
+
+  /** Must run inside a transaction; the caller writes the cursors (writeCursors) before it ends. */
+  private allocateOne(documentId: string, now: number, state: SectionState): AllocateResult {
+    if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
+      return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
+    }
+    this.scope();
+    const plan = planAllocation(state.ranges, state.annulled, now);
+    if (plan.ok) {
+      // One statement for the common case: the insert succeeds unless the document already has a
+      // folio (then nothing is consumed). A clash on the folio itself would be a bug: the UNIQUE
+      // constraint throws and the whole transaction rolls back.
+      const inserted = this.sql
+        .exec(
+          `INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(document_id) DO NOTHING RETURNING folio`,
+          documentId,
+          plan.folio,
+          plan.rangeId,
+          new Date(now).toISOString(),
+        )
+        .toArray();
+      if (inserted.length === 1) {
+        const range = state.ranges.find((r) => r.id === plan.rangeId);
+        if (!range) throw new Error("planned range vanished");
+        range.cursor = plan.newCursor;
+        state.dirty.add(range.id);
+        return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
+      }
+    }
+    const existing = this.store.findAllocation(documentId);
+    if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
+    if (plan.ok) throw new Error(`allocation of ${documentId} neither inserted nor found`);
+    const message =
+      plan.reason === "NO_RANGES"
+        ? "the document type has no active folio ranges"
+        : plan.reason === "EXPIRED"
+          ? "the only folios left belong to expired ranges"
+          : "every active folio range is used up";
+    return { ok: false, reason: plan.reason, message };
+  }
+
+  /** The folio already given to a document, if any (never allocates). */
+  async getAllocation(documentId: string): Promise<AllocationRecord | null> {
+    if (typeof documentId !== "string") return null;
+    return this.store.findAllocation(documentId);
+  }
+
+  /**
+   * Loads a CAF range. Rejects invalid bounds and overlap with any loaded range (active or not).
+   * Repeating the same cafId with the same bounds is accepted and changes nothing (created: false).
+   */
+  async addRange(rangeInput: AddRangeInput, options: AllocateOptions = {}): Promise<AddRangeResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    if (typeof rangeInput !== "object" || rangeInput === null) {
+      return { ok: false, code: "FOLIO_RANGE_INVALID", message: "a range {cafId, from, to, authorizedAt, expiresAt} is required" };
+    }
+    const result = this.ctx.storage.transactionSync((): AddRangeResult => {
+      const { documentType } = this.scope();
+      const input: RangeInput = {
+        ...rangeInput,
+        expiresAt:
+          rangeInput.expiresAt === undefined
+            ? (cafExpiresAt(documentType, String(rangeInput.authorizedAt)) ?? null)
+            : rangeInput.expiresAt,
+      };
+      const ranges = this.store.loadRanges();
+      const err = checkNewRange(ranges, input);
+      if (err) {
+        const same = ranges.find((r) => r.id === input.cafId);
+        if (err.code === "FOLIO_RANGE_DUPLICATE" && same && same.from === input.from && same.to === input.to) {
+          return { ok: true, cafId: input.cafId, created: false };
+        }
+        return { ok: false, ...err };
+      }
+      this.sql.exec(
+        `INSERT INTO ranges (caf_id, from_folio, to_folio, active, authorized_at, expires_at, cursor, created_at)
+         VALUES (?, ?, ?, 1, ?, ?, ?, ?)`,
+        input.cafId,
+        input.from,
+        input.to,
+        input.authorizedAt,
+        input.expiresAt,
+        input.from,
+        new Date().toISOString(),
+      );
+      // Annulled folios can only exist inside loaded ranges, so the new cursor needs no skipping.
+      raised = this.raiseAlerts(now);
+      return { ok: true, cafId: input.cafId, created: true };
+    });
+    if (result.ok && result.created) await this.scheduleAlarm();
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Takes a range out of use. Its unused folios are never handed out again by this range. */
+  async deactivateRange(cafId: string, options: AllocateOptions = {}): Promise<DeactivateRangeResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): DeactivateRangeResult => {
+      this.scope();
+      const row = this.sql.exec<{ active: number }>("SELECT active FROM ranges WHERE caf_id = ?", String(cafId)).toArray()[0];
+      if (!row) return { ok: false, code: "FOLIO_RANGE_NOT_FOUND", message: `no loaded range with CAF id ${String(cafId)}` };
+      if (row.active === 0) return { ok: true, cafId, changed: false };
+      this.sql.exec("UPDATE ranges SET active = 0, deactivated_at = ? WHERE caf_id = ?", new Date().toISOString(), cafId);
+      raised = this.raiseAlerts(now);
+      return { ok: true, cafId, changed: true };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /**
+   * §4.7 set next folio. On error nothing is modified. On success every folio below N in every
+   * active range is marked used and the next allocation gets next_number_to_use.
+   */
+  async setNextFolio(n: number, options: AllocateOptions = {}): Promise<SetNextFolioResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): SetNextFolioResult => {
+      const { documentType } = this.scope();
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
+      const plan = planSetNextFolio(ranges, annulled, n, now);
+      if (!plan.ok) {
+        const { ok: _ok, ...err } = plan;
+        return { ok: false, ...err };
+      }
+      for (const u of plan.updates) {
+        this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", u.cursor, u.rangeId);
+      }
+      this.sql.exec(
+        "INSERT INTO next_folio_moves (requested, next_number_to_use, folios_updated, moved_at) VALUES (?, ?, ?, ?)",
+        n,
+        plan.nextNumberToUse,
+        plan.foliosUpdated,
+        new Date(now).toISOString(),
+      );
+      raised = this.raiseAlerts(now);
+      const message =
+        plan.nextNumberToUse === n
+          ? `next folio set to ${n}; ${plan.foliosUpdated} lower folios marked as used`
+          : `folio ${n} is not available; the next folio to use is ${plan.nextNumberToUse}; ${plan.foliosUpdated} lower folios marked as used`;
+      return {
+        ok: true,
+        id_document_type: documentType,
+        folios_updated: plan.foliosUpdated,
+        next_number_to_use: plan.nextNumberToUse,
+        message,
+      };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Annuls one unused folio of a loaded range: it will never be issued. */
+  async annul(folio: number, options: AllocateOptions & { reason?: string } = {}): Promise<AnnulResult> {
+    const now = options.now ?? Date.now();
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): AnnulResult => {
+      this.scope();
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
+      if (typeof folio === "number" && Number.isSafeInteger(folio)) {
+        const before = this.sql.exec("SELECT 1 FROM annulled WHERE folio = ?", folio).toArray();
+        if (before.length > 0) annulled.add(folio);
+      }
+      const plan = planAnnul(ranges, annulled, folio);
+      if (!plan.ok) {
+        const { ok: _ok, ...err } = plan;
+        return { ok: false, ...err };
+      }
+      this.sql.exec(
+        "INSERT INTO annulled (folio, caf_id, reason, annulled_at) VALUES (?, ?, ?, ?)",
+        folio,
+        plan.rangeId,
+        typeof options.reason === "string" ? options.reason.slice(0, 500) : null,
+        new Date(now).toISOString(),
+      );
+      this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
+      raised = this.raiseAlerts(now);
+      return { ok: true, folio, cafId: plan.rangeId };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  /** Alert threshold of this document type; null returns to the default (10 % of active folios). */
+  async setThreshold(threshold: number | null, options: AllocateOptions = {}): Promise<SetThresholdResult> {
+    const now = options.now ?? Date.now();
+    if (threshold !== null && !(typeof threshold === "number" && Number.isSafeInteger(threshold) && threshold >= 0)) {
+      return { ok: false, code: "THRESHOLD_INVALID", message: "threshold must be a non-negative integer or null" };
+    }
+    let raised = 0;
+    const result = this.ctx.storage.transactionSync((): SetThresholdResult => {
+      this.scope();
+      if (threshold === null) this.sql.exec("DELETE FROM meta WHERE key = 'threshold'");
+      else this.store.setMeta("threshold", String(threshold));
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
+      raised = this.raiseAlerts(now, ranges, annulled);
+      const t = this.store.threshold(availability(ranges, annulled, now).loadedActive);
+      return { ok: true, threshold: t.value, is_default: t.isDefault };
+    });
+    if (raised > 0) await this.deliverAlerts();
+    return result;
+  }
+
+  async status(options: AllocateOptions = {}): Promise<FolioStatus> {
+    const now = options.now ?? Date.now();
+    const { companyId, documentType } = this.scope();
+    const ranges = this.store.loadRanges();
+    const annulled = this.store.loadPendingAnnulled();
+    const avail = availability(ranges, annulled, now);
+    const t = this.store.threshold(avail.loadedActive);
+    const annulledPerRange = new Map(
+      this.sql
+        .exec<{ caf_id: string; n: number }>("SELECT caf_id, COUNT(*) AS n FROM annulled GROUP BY caf_id")
+        .toArray()
+        .map((r) => [r.caf_id, r.n] as const),
+    );
+    const next = planAllocation(ranges, annulled, now);
+    const allocated = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM allocations").one().n;
+    return {
+      company_id: companyId,
+      document_type: documentType,
+      ranges: avail.ranges.map((ra) => ({
+        caf_id: ra.range.id,
+        from: ra.range.from,
+        to: ra.range.to,
+        active: ra.range.active,
+        authorized_at: ra.range.authorizedAt,
+        expires_at: ra.range.expiresAt,
+        expired: isExpired(ra.range, now),
+        available: ra.remaining,
+        next_folio: ra.remaining > 0 ? ra.range.cursor : null,
+        annulled: annulledPerRange.get(ra.range.id) ?? 0,
+      })),
+      total_available: avail.totalAvailable,
+      expired_unused: avail.expiredUnused,
+      next_folio_to_use: next.ok ? next.folio : null,
+      threshold: t.value,
+      threshold_is_default: t.isDefault,
+      allocated,
+    };
+  }
+
+  /**
+   * Re-checks the clock-driven alerts (expiry windows, expired ranges) and delivers pending ENU
+   * rows to D1. Called by the alarm; a cron may call it too. Throws when D1 is unavailable.
+   */
+  async checkAlerts(options: AllocateOptions = {}): Promise<{ raised: number; delivered: number }> {
+    const now = options.now ?? Date.now();
+    const raised = this.ctx.storage.transactionSync(() => this.raiseAlerts(now));
+    const delivered = await this.flushAlerts();
+    if (delivered > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
+    return { raised, delivered };
+  }
+
+  override async alarm(): Promise<void> {
+    if (!this.scopeCache) this.rememberScope();
+    if (!this.scopeCache) return;
+    try {
+      await this.checkAlerts();
+    } finally {
+      await this.scheduleAlarm();
+    }
+  }
+}
+

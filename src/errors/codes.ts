@@ -1,0 +1,126 @@
+/**
+ * Codes of a bad invoice body. The country engines raise them by these names (without the
+ * `INVOICE_` prefix, e.g. the Chilean EngineError code `TOTALS_MISMATCH`); the API answers
+ * `INVOICE_<code>` (400).
+ */
+export const INVOICE_INPUT_CODES = {
+  DOCUMENT_TYPE_UNKNOWN: "invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...).",
+  INVALID_INPUT: "The invoice body does not match the schema (a required field is missing or has the wrong type).",
+  INVALID_NUMBER: "A number is not a plain decimal, is negative where it must not be, or has too many decimals.",
+  INVALID_DATE: "A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31).",
+  INVALID_RUT: "A RUT is malformed or its check digit is wrong.",
+  TOO_MANY_LINES: "More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas).",
+  FIELD_TOO_LONG: "A text field is longer than the SII allows for it.",
+  CHARACTER_NOT_LATIN1: "A text field holds a character outside ISO-8859-1, which the SII files cannot carry.",
+  TAX_NOT_ALLOWED: "A tax type is unknown or not allowed on this line or document type.",
+  TAX_RATE_MISMATCH: "A tax rate differs from the rate the SII fixes for that tax.",
+  TOTALS_MISMATCH: "An amount sent by the client differs from the amount the engine computed; `expected` holds it.",
+  AMOUNT_OUT_OF_RANGE: "An amount is negative or exceeds 18 digits.",
+  CURRENCY_NOT_SUPPORTED: "The currency is not allowed for this document type or has no SII customs name.",
+  REFERENCE_REQUIRED: "The document type needs a reference (notes and cancellations).",
+  REFERENCE_INVALID: "A billing reference is malformed, or names a document type this note cannot modify.",
+  REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
+} as const;
+export type InvoiceInputCode = keyof typeof INVOICE_INPUT_CODES;
+
+const INVOICE_INPUT_ERRORS = Object.fromEntries(
+  Object.entries(INVOICE_INPUT_CODES).map(([c, description]) => [`INVOICE_${c}`, { status: 400, description }]),
+) as Record<`INVOICE_${InvoiceInputCode}`, { status: 400; description: string }>;
+
+export function isInvoiceInputCode(code: string): code is InvoiceInputCode {
+  return Object.hasOwn(INVOICE_INPUT_CODES, code);
+}
+
+/**
+ * The one list of error codes. The runtime (AppError, onError) and the OpenAPI document both read
+ * it, so a code cannot be documented without being sendable or sent without being documented.
+ * Codes from the specification are spelled exactly as written there (ENUMERATION_*).
+ */
+export const ERROR_CODES = {
+  // generic request errors
+  VALIDATION_FAILED: { status: 400, description: "The request failed validation; `details` names each field." },
+  MALFORMED_JSON: { status: 400, description: "The body is not valid JSON." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The Content-Type is not the one this operation accepts." },
+  PAYLOAD_TOO_LARGE: { status: 413, description: "The body is larger than this operation accepts." },
+  ROUTE_NOT_FOUND: { status: 404, description: "No operation exists at this path." },
+  METHOD_NOT_ALLOWED: { status: 405, description: "The path exists but not with this HTTP method; see the Allow header." },
+  INTERNAL: { status: 500, description: "Unexpected server error. The message is generic; quote the request_id to support." },
+  // authentication and authorisation
+  AUTH_MISSING_API_KEY: { status: 401, description: "No X-Api-Key header was sent." },
+  AUTH_INVALID_API_KEY: { status: 401, description: "The X-Api-Key is malformed, unknown or revoked." },
+  AUTH_COMPANY_ACCESS_DENIED: { status: 403, description: "The key is valid but has no access to this company." },
+  AUTH_ROLE_FORBIDDEN: { status: 403, description: "The key's role may not perform this operation." },
+  // idempotency
+  IDEMPOTENCY_KEY_REUSED: { status: 409, description: "The Idempotency-Key was already used with a different request body." },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, description: "A request with this Idempotency-Key is still being processed; retry later." },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, description: "The Idempotency-Key header must be 1 to 255 printable ASCII characters." },
+  // users and keys
+  USER_NOT_FOUND: { status: 404, description: "No such user for this client." },
+  USER_EMAIL_TAKEN: { status: 409, description: "A user with this e-mail already exists for this client." },
+  USER_REVOKED: { status: 409, description: "The user is revoked; no keys can be created for it." },
+  API_KEY_NOT_FOUND: { status: 404, description: "No such API key for this client." },
+  API_KEY_LAST_OWNER: { status: 409, description: "The operation would leave the client without an active OWNER key." },
+  API_KEY_GRANT_NOT_APPLICABLE: { status: 400, description: "Company grants apply to MEMBER keys only; OWNER and ADMIN keys reach every company." },
+  // companies
+  COMPANY_NOT_FOUND: { status: 404, description: "No such company (or it was deleted)." },
+  COMPANY_TAX_ID_INVALID: { status: 400, description: "The tax identification number is malformed or its check digit is wrong." },
+  COMPANY_TAX_ID_TAKEN: { status: 409, description: "This client already has an active company with this tax identification number." },
+  COMPANY_COUNTRY_UNKNOWN: { status: 400, description: "The country is not a known ISO 3166 alpha-2 or alpha-3 code." },
+  COMPANY_DOCUMENT_CODE_UNKNOWN: { status: 400, description: "The tax identification document code is not in the catalog of the company's country." },
+  LOGO_INVALID_FORMAT: { status: 400, description: "The logo is not a PNG or JPEG image (detected from its bytes)." },
+  LOGO_TOO_LARGE: { status: 413, description: "The logo is larger than 1 MiB." },
+  LOGO_NOT_FOUND: { status: 404, description: "The company has no logo." },
+  // certificates (§4.6)
+  CERTIFICATE_NOT_PFX: { status: 400, description: "The uploaded file is not a PKCS#12 (.pfx/.p12) archive." },
+  CERTIFICATE_WRONG_PASSWORD: { status: 400, description: "The password does not open the .pfx." },
+  CERTIFICATE_NO_PRIVATE_KEY: { status: 400, description: "The .pfx holds no (RSA) private key." },
+  CERTIFICATE_NO_CERTIFICATE: { status: 400, description: "The .pfx holds no certificate." },
+  CERTIFICATE_KEY_MISMATCH: { status: 400, description: "No certificate in the .pfx matches its private key." },
+  CERTIFICATE_NO_RUT: { status: 400, description: "The certificate carries no RUT of its holder (SAN 1.3.6.1.4.1.8321.1): the SII authenticates the sender by it." },
+  CERTIFICATE_EXPIRED: { status: 400, description: "The certificate has expired." },
+  CERTIFICATE_NOT_YET_VALID: { status: 400, description: "The certificate is not valid yet." },
+  CERTIFICATE_DUPLICATE: { status: 409, description: "This certificate is already stored for the company." },
+  CERTIFICATE_NOT_FOUND: { status: 404, description: "No such certificate for this company." },
+  CERTIFICATE_REQUIRED: { status: 422, description: "The company has no valid, current active certificate: nothing can be signed or issued." },
+  // folio ranges (CAF)
+  ENUMERATION_CAF_INVALID: { status: 400, description: "The CAF file is not a valid CAF (not XML, malformed, bad SII signature, untrusted key or key pair mismatch); the message says which." },
+  ENUMERATION_CAF_WRONG_COMPANY: { status: 400, description: "The CAF authorises folios of another RUT than the company's." },
+  ENUMERATION_CAF_UNKNOWN_TYPE: { status: 400, description: "The CAF is for a document type this service does not issue." },
+  ENUMERATION_CAF_WRONG_ENVIRONMENT: { status: 400, description: "The CAF was signed by the SII key of another environment than the one configured (certification vs production)." },
+  ENUMERATION_CAF_DUPLICATE: { status: 409, description: "This CAF range is already loaded." },
+  ENUMERATION_CAF_OVERLAP: { status: 409, description: "The CAF range overlaps a range already loaded for the document type." },
+  ENUMERATION_DOCUMENT_TYPE_UNKNOWN: { status: 400, description: "The document type is neither an SII code (33, 61, ...) nor a known mnemonic (FAC, NCV, ...)." },
+  ENUMERATION_REFETCH_NOT_SUPPORTED: { status: 501, description: "Requesting CAFs from the real SII is not possible from this service (the SII hands them out only in its certificate-authenticated portal); download the CAF there and upload it." },
+  ENUMERATION_AUTHORITY_UNAVAILABLE: { status: 503, description: "The tax authority did not answer the CAF request; retry later." },
+  // folios (specification §4.7, §7)
+  ENUMERATION_OUT_OF_RANGE: { status: 400, description: "next_folio_number is outside every loaded range or in a gap between CAFs." },
+  ENUMERATION_NO_FOLIOS_AVAILABLE_FROM: { status: 400, description: "next_folio_number is inside a loaded range but no folio at or above it is available; nothing was modified." },
+  ENUMERATION_NOT_FOUND: { status: 404, description: "The document type has no active folio ranges (CAF)." },
+  ENUMERATION_THRESHOLD_INVALID: { status: 400, description: "The alert threshold must be a whole number from 0 to 1,000,000, or null for the default." },
+  // invoices (§4.8, §4.9)
+  ...INVOICE_INPUT_ERRORS,
+  INVOICE_NOT_FOUND: { status: 404, description: "No such document for this company." },
+  INVOICE_ISSUER_MISMATCH: { status: 400, description: "issuer.document_number is not the company's tax id." },
+  INVOICE_NO_FOLIOS: { status: 422, description: "No folio can be assigned for this document type: no CAF loaded, or every range is used up or expired. Load a CAF (/enumeration/upload or /enumeration/refetch)." },
+  INVOICE_DUPLICATE_EXTERNAL_REFERENCE: { status: 409, description: "A document with this external_reference already exists for the company; its id is in the message." },
+  INVOICE_ALREADY_CANCELLED: { status: 409, description: "The referenced document is already cancelled (or a cancelling note for it is in progress)." },
+  INVOICE_NOT_CANCELLABLE: { status: 422, description: "The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued." },
+  INVOICE_CANCELLATION_TYPE_MISMATCH: { status: 422, description: "This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61)." },
+  INVOICE_XML_NOT_READY: { status: 409, description: "The signed XML does not exist yet (the document is still being generated); retry shortly." },
+  INVOICE_NOT_ACCEPTED: { status: 409, description: "The printed representation exists only once the tax authority accepted the document." },
+  INVOICE_PDF_FORMAT_UNKNOWN: { status: 400, description: "Unknown PDF format; use A4, 80mm or 58mm." },
+  // webhooks
+  WEBHOOK_NOT_FOUND: { status: 404, description: "No such webhook endpoint for this company." },
+  WEBHOOK_URL_INVALID: { status: 400, description: "The URL cannot receive webhooks (not https in production, a private or reserved host, credentials in it...); the message says why." },
+  WEBHOOK_EVENT_UNKNOWN: { status: 400, description: "An event type of the filter is not in the catalogue (the OpenAPI document's webhooks section); \"*\" means all." },
+  WEBHOOK_LIMIT_REACHED: { status: 409, description: "The company already has the most webhook endpoints allowed (20)." },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, description: "No such webhook delivery or event for this company." },
+  // simulator
+  SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

@@ -1,0 +1,21 @@
+/** Base64 for bytes (standard alphabet, padded). The one implementation; the engine wraps it. */
+
+/** Decodes base64, whitespace ignored. Throws a TypeError on anything else. */
+export function base64ToBytes(s: string): Uint8Array<ArrayBuffer> {
+  let bin: string;
+  try {
+    bin = atob(s.replace(/\s+/g, ""));
+  } catch {
+    throw new TypeError("invalid base64");
+  }
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+export function bytesToBase64(b: Uint8Array | ArrayBuffer): string {
+  const u = b instanceof Uint8Array ? b : new Uint8Array(b);
+  let s = "";
+  for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
+  return btoa(s);
+}

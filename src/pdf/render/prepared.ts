@@ -1,0 +1,144 @@
+/** The document's data validated and formatted once, shared by every layout. */
+import { formatRutWithDots, parseRut, RutError } from "../../countries/cl";
+import { dateYear, formatAmount, formatDate, formatQuantity, formatRate, labelsFor, PdfInputError, resolveSettings, toDecimal, type Labels } from "../format";
+import { DTE_TYPE_CODES, documentName, isCedible, issuerSiiOffice, referenceTypeName, REFERENCE_REASON_NAMES, TRANSFER_TYPE_NAMES, type Amount, type PrintableDocument, type PrintableSettings } from "../model";
+import { latin1Bytes, Pdf417Error } from "../pdf417";
+
+// ---------------------------------------------------------------------------------------------------
+// Prepared data (validated and formatted once, shared by every layout)
+
+export interface Row {
+  code: string;
+  description: string;
+  detail: string;
+  quantity: string;
+  unit: string;
+  unitPrice: string;
+  discount: string;
+  amount: string;
+  exempt: boolean;
+}
+
+export interface Prepared {
+  doc: PrintableDocument;
+  s: PrintableSettings;
+  L: Labels;
+  name: string;
+  issuerRut: string;
+  recipientRut: string;
+  office: string | undefined;
+  issueDate: string;
+  dueDate: string | undefined;
+  rows: Row[];
+  refs: { type: string; folio: string; date: string; reason: string }[];
+  totals: [string, string][];
+  total: [string, string];
+  /** "$ " for CLP, "USD " etc. otherwise. */
+  money: string;
+  transfer: string | undefined;
+  resolution: string;
+  verify: string;
+  ted: Uint8Array;
+  cedible: boolean;
+}
+
+function printedRut(rut: string, field: string): string {
+  try {
+    return formatRutWithDots(parseRut(rut));
+  } catch (e) {
+    if (e instanceof RutError) throw new PdfInputError(field, `${field}: ${e.message}`);
+    throw e;
+  }
+}
+
+function requireText(v: unknown, field: string): string {
+  if (typeof v !== "string" || v.trim() === "") throw new PdfInputError(field, `${field} is required`);
+  return v;
+}
+
+export function prepare(doc: PrintableDocument): Prepared {
+  if (!doc || typeof doc !== "object") throw new PdfInputError("document", "The document must be an object");
+  if (!DTE_TYPE_CODES.includes(doc.type)) throw new PdfInputError("type", `Unsupported document type ${String(doc.type)}`);
+  if (!Number.isSafeInteger(doc.folio) || doc.folio <= 0) throw new PdfInputError("folio", "folio must be a positive integer");
+  if (!doc.issuer || !doc.recipient) throw new PdfInputError(doc.issuer ? "recipient" : "issuer", "issuer and recipient are required");
+  requireText(doc.issuer.name, "issuer.name");
+  requireText(doc.recipient.name, "recipient.name");
+  if (!Array.isArray(doc.lines)) throw new PdfInputError("lines", "lines must be an array");
+  if (!doc.totals) throw new PdfInputError("totals", "totals are required");
+  if (!doc.resolution || !Number.isInteger(doc.resolution.number) || doc.resolution.number < 0) {
+    throw new PdfInputError("resolution.number", "resolution.number must be a non-negative integer");
+  }
+  const s = resolveSettings(doc.settings);
+  const L = labelsFor(s.language);
+  const cur = doc.totals.currency;
+  let ted: Uint8Array;
+  try {
+    ted = latin1Bytes(requireText(doc.ted, "ted"));
+  } catch (e) {
+    if (e instanceof Pdf417Error) throw new PdfInputError("ted", `ted: ${e.message}`);
+    throw e;
+  }
+  const amt = (v: Amount, f: string) => formatAmount(v, s, f, cur);
+  // Mark exempt lines only when the document mixes exempt and taxable lines.
+  const markExempt = doc.lines.some((l) => l?.exempt === true) && doc.lines.some((l) => l?.exempt !== true);
+  const rows: Row[] = doc.lines.map((l, i) => {
+    const f = `lines[${i}]`;
+    requireText(l?.description, `${f}.description`);
+    const d = l.discount !== undefined ? toDecimal(l.discount, `${f}.discount`) : undefined;
+    const hasDiscount = d !== undefined && (d.int !== "0" || d.frac !== "");
+    const discount = hasDiscount
+      ? (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
+      : "";
+    return {
+      code: l.code ?? "",
+      description: l.description,
+      detail: l.detail ?? "",
+      quantity: l.quantity !== undefined ? formatQuantity(l.quantity, s, `${f}.quantity`) : "",
+      unit: l.unit ?? "",
+      unitPrice: l.unitPrice !== undefined ? formatQuantity(l.unitPrice, s, `${f}.unitPrice`) : "",
+      discount,
+      amount: amt(l.amount, `${f}.amount`),
+      exempt: markExempt && l.exempt === true,
+    };
+  });
+  const refs = (doc.references ?? []).map((r, i) => ({
+    type: referenceTypeName(r.typeCode),
+    folio: String(r.folio),
+    date: r.date ? formatDate(r.date, s.language, `references[${i}].date`) : "",
+    reason: r.reason?.trim() || (r.reasonCode ? REFERENCE_REASON_NAMES[r.reasonCode] ?? "" : ""),
+  }));
+  const t = doc.totals;
+  const totals: [string, string][] = [];
+  if (t.net !== undefined) totals.push([L.net, amt(t.net, "totals.net")]);
+  if (t.exempt !== undefined) totals.push([L.exempt, amt(t.exempt, "totals.exempt")]);
+  if (t.iva !== undefined) {
+    const rate = t.ivaRate !== undefined ? ` ${formatRate(t.ivaRate, s, "totals.ivaRate")}` : "";
+    totals.push([`${L.iva}${rate}`, amt(t.iva, "totals.iva")]);
+  }
+  (t.otherTaxes ?? []).forEach((o, i) => {
+    const rate = o.rate !== undefined ? ` ${formatRate(o.rate, s, `totals.otherTaxes[${i}].rate`)}` : "";
+    totals.push([`${o.name}${rate}`, amt(o.amount, `totals.otherTaxes[${i}].amount`)]);
+  });
+  const total: [string, string] = [L.total, amt(t.total, "totals.total")];
+  return {
+    doc,
+    s,
+    L,
+    name: documentName(doc),
+    issuerRut: printedRut(doc.issuer.rut, "issuer.rut"),
+    recipientRut: printedRut(doc.recipient.rut, "recipient.rut"),
+    office: issuerSiiOffice(doc.issuer),
+    issueDate: formatDate(doc.issueDate, s.language, "issueDate"),
+    dueDate: doc.dueDate ? formatDate(doc.dueDate, s.language, "dueDate") : undefined,
+    rows,
+    refs,
+    totals,
+    total,
+    money: cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ",
+    transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
+    resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),
+    verify: L.verify(doc.verificationUrl ?? "www.sii.cl"),
+    ted,
+    cedible: isCedible(doc),
+  };
+}

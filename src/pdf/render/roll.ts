@@ -1,0 +1,185 @@
+/** The 80 mm and 58 mm thermal roll layouts. */
+import { FontId, widthOf, winAnsi, wrap, wrapEnc } from "./text";
+import { Canvas } from "./canvas";
+import { Prepared } from "./prepared";
+import { LogoBox, TimbreFit, headerBox, receiptBox, timbre } from "./blocks";
+import { BLACK, GREY, MM } from "./canvas";
+
+// ---------------------------------------------------------------------------------------------------
+// Thermal rolls
+
+interface RollGeom {
+  w: number;
+  m: number;
+  size: number;
+  timbreMaxW: number;
+}
+
+export const ROLLS: Record<"80mm" | "58mm", RollGeom> = {
+  "80mm": { w: 80 * MM, m: 4 * MM, size: 7.5, timbreMaxW: 70 * MM },
+  "58mm": { w: 58 * MM, m: 2.5 * MM, size: 6.5, timbreMaxW: 52 * MM },
+};
+
+/** A roll being written: the canvas, the prepared data, the geometry and the running y. */
+interface Roll {
+  c: Canvas;
+  p: Prepared;
+  m: number;
+  size: number;
+  /** Printable width, centre and line height. */
+  W: number;
+  cx: number;
+  lh: number;
+  y: number;
+}
+
+export function layoutRoll(c: Canvas, p: Prepared, g: RollGeom, logo: LogoBox | undefined, t: TimbreFit, y0: number, copy: boolean): number {
+  const r: Roll = { c, p, m: g.m, size: g.size, W: g.w - 2 * g.m, cx: g.w / 2, lh: g.size * 1.3, y: y0 };
+  rollIssuer(r, logo);
+  rollParties(r);
+  rollLines(r);
+  rollTotals(r);
+  rollFooter(r, t, copy);
+  return r.y;
+}
+
+function centered(r: Roll, text: string, font: FontId, sz: number, maxLines = Infinity) {
+  for (const l of wrap(text, font, sz, r.W, maxLines)) {
+    r.c.textCenterEnc(r.cx, r.y + sz, l, { font, size: sz });
+    r.y += sz * 1.3;
+  }
+}
+
+function dashedRule(r: Roll, before: number) {
+  r.y += before;
+  r.c.line(r.m, r.y, r.m + r.W, r.y, { lineWidth: 0.4, dash: 2 });
+  r.y += 3;
+}
+
+/** Logo, issuer, the red box and the SII office. */
+function rollIssuer(r: Roll, logo: LogoBox | undefined) {
+  const { c, p, size } = r;
+  if (logo) {
+    c.image(r.cx - logo.w / 2, r.y, logo.w, logo.h);
+    r.y += logo.h + 4;
+  }
+  const iss = p.doc.issuer;
+  centered(r, iss.name, 1, size + 1.5, 3);
+  if (iss.activity) centered(r, iss.activity, 0, size, 3);
+  if (iss.address) centered(r, iss.address, 0, size, 2);
+  const place = [iss.comuna, iss.city].filter(Boolean).join(", ");
+  if (place) centered(r, place, 0, size, 1);
+  if (iss.branch) centered(r, iss.branch, 0, size, 1);
+  r.y += 3;
+  r.y += headerBox(c, p, r.m, r.y, r.W, { big: size + 2.5, name: size + 1.5 }, BLACK) + 2;
+  if (p.office) centered(r, p.office, 1, size);
+  dashedRule(r, 3);
+}
+
+function rollField(r: Roll, label: string, value: string) {
+  const lab = winAnsi(`${label}: `);
+  const lw = widthOf(lab, 1, r.size);
+  const vals = wrapEnc(winAnsi(value), 0, r.size, r.W - lw);
+  r.c.textEnc(r.m, r.y + r.size, lab, { font: 1, size: r.size });
+  for (const v of vals) {
+    r.c.textEnc(r.m + lw, r.y + r.size, v, { size: r.size });
+    r.y += r.lh;
+  }
+}
+
+/** Dates, recipient, payment, transfer and references. */
+function rollParties(r: Roll) {
+  const { c, p, m, size, W, lh } = r;
+  const L = p.L;
+  const rc = p.doc.recipient;
+  rollField(r, L.issueDate, p.issueDate);
+  if (p.dueDate) rollField(r, L.dueDate, p.dueDate);
+  rollField(r, L.recipient, rc.name);
+  rollField(r, L.rutShort, p.recipientRut);
+  if (rc.activity) rollField(r, L.activity, rc.activity);
+  if (rc.address) rollField(r, L.address, [rc.address, rc.comuna, rc.city].filter(Boolean).join(", "));
+  else if (rc.comuna || rc.city) rollField(r, L.comuna, [rc.comuna, rc.city].filter(Boolean).join(", "));
+  if (p.doc.paymentMethod) rollField(r, L.payment, L.paymentMethods[p.doc.paymentMethod]);
+  if (p.transfer) rollField(r, L.transfer, p.transfer);
+  if (p.refs.length) {
+    r.y += 2;
+    c.text(m, r.y + size, `${L.references}:`, { font: 1, size });
+    r.y += lh;
+    for (const ref of p.refs) {
+      const text = `${ref.type} ${L.folio} ${ref.folio}${ref.date ? ` (${ref.date})` : ""}${ref.reason ? ` - ${ref.reason}` : ""}`;
+      for (const l of wrap(text, 0, size, W)) {
+        c.textEnc(m, r.y + size, l, { size });
+        r.y += lh;
+      }
+    }
+  }
+  dashedRule(r, 2);
+}
+
+/** The detail lines: description (and detail), quantity × price, discount, amount. */
+function rollLines(r: Roll) {
+  const { c, p, m, size, W, lh } = r;
+  const L = p.L;
+  c.text(m, r.y + size, L.description, { font: 1, size });
+  c.textRight(m + W, r.y + size, L.lineTotal, { font: 1, size });
+  r.y += lh + 1;
+  for (const row of p.rows) {
+    const desc = row.exempt ? `${row.description} ${L.exemptMark}` : row.description;
+    for (const l of wrap(desc, 0, size, W)) {
+      c.textEnc(m, r.y + size, l, { size });
+      r.y += lh;
+    }
+    if (row.detail) {
+      for (const l of wrap(row.detail, 0, size - 1, W)) {
+        c.textEnc(m, r.y + size - 1, l, { size: size - 1, color: GREY });
+        r.y += (size - 1) * 1.3;
+      }
+    }
+    const qty = [row.quantity && `${row.quantity}${row.unit ? ` ${row.unit}` : ""}`, row.unitPrice && `x ${row.unitPrice}`].filter(Boolean).join(" ");
+    const disc = row.discount ? `  ${L.discount} ${row.discount}` : "";
+    const amount = row.amount;
+    const aw = widthOf(winAnsi(amount), 0, size);
+    const left = wrap(qty + disc, 0, size, W - aw - 6);
+    left.forEach((l, i) => {
+      c.textEnc(m + 6, r.y + size, l, { size });
+      if (i < left.length - 1) r.y += lh;
+    });
+    c.textRight(m + W, r.y + size, amount, { size });
+    r.y += lh + 1;
+  }
+  dashedRule(r, 1);
+}
+
+/** Totals, the grand total and the notes. */
+function rollTotals(r: Roll) {
+  const { c, p, m, size, W, lh } = r;
+  for (const [label, value] of p.totals) {
+    c.textRight(m + W * 0.62, r.y + size, `${label}:`, { size });
+    c.textRight(m + W, r.y + size, `${p.money}${value}`, { size });
+    r.y += lh;
+  }
+  c.textRight(m + W * 0.62, r.y + size + 1.5, `${p.total[0]}:`, { font: 1, size: size + 1.5 });
+  c.textRight(m + W, r.y + size + 1.5, `${p.money}${p.total[1]}`, { font: 1, size: size + 1.5 });
+  r.y += lh + 6;
+  if (p.doc.notes) {
+    for (const l of wrap(`${p.L.notes}: ${p.doc.notes}`, 0, size, W)) {
+      c.textEnc(m, r.y + size, l, { size });
+      r.y += lh;
+    }
+    r.y += 4;
+  }
+  r.y += 4;
+}
+
+/** The timbre, and on cedible copies the receipt box and the CEDIBLE legend. */
+function rollFooter(r: Roll, t: TimbreFit, copy: boolean) {
+  const { c, p, m, size, W, cx } = r;
+  r.y += timbre(c, p, t, cx, r.y, Math.max(size - 1, 5.5)) + 6;
+  if (!p.cedible) return;
+  r.y += receiptBox(c, p, m, r.y, W, size - 0.5, false) + 4;
+  if (copy) {
+    const legend = p.doc.type === 52 ? p.L.cedibleGuia : p.L.cedible;
+    c.textCenter(cx, r.y + size + 6, legend, { font: 1, size: size + 6 });
+    r.y += size + 10;
+  }
+}

@@ -1,0 +1,129 @@
+/** What every pipeline step shares: its dependencies, error kinds, per-batch and per-isolate caches, the FAILED ending. */
+import { and, eq, inArray } from "drizzle-orm";
+import { parseCaf, type Caf } from "../../countries/cl";
+import type { SigningCredentials } from "../../countries/cl";
+import type { Db } from "../../db/client";
+import { cafs, cancellations, certificates, companies, companySettings, invoices } from "../../db/schema";
+import { requireSigningCredentials } from "../../domain/certificates/certificates";
+import { AppError } from "../../errors";
+import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state";
+import type { TaxAuthority } from "../../countries/port";
+import { chunked } from "../../lib/chunked";
+
+export interface StepDeps {
+  db: Db;
+  env: Env;
+  authority: TaxAuthority;
+  now: () => Date;
+}
+
+/** A problem that will not go away by retrying: the document ends FAILED with the reason. */
+export class TerminalStepError extends Error {}
+/** A problem worth waiting for (tax authority down, certificate being replaced...). */
+export class RetryableStepError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Per-isolate caches of the expensive parses (the .pfx opening and the CAF key import).
+
+const credentialCache = new Map<string, Promise<SigningCredentials & { certificateId: string }>>();
+
+/**
+ * The company's signing credentials. Opening a .pfx is slow, so credentials are cached per isolate
+ * by certificate id; the active certificate is looked up each time, so a newly uploaded or
+ * activated certificate is used at once.
+ */
+export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
+  const active = await perBatch(deps, `certificate|${companyId}`, () =>
+    deps.db.query.certificates.findFirst({
+      columns: { id: true },
+      where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
+    }),
+  );
+  const cached = active ? credentialCache.get(active.id) : undefined;
+  if (cached) {
+    const creds = await cached;
+    if (creds.notAfter.getTime() > deps.now().getTime()) return creds;
+  }
+  const pending = requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
+  try {
+    const creds = await pending;
+    credentialCache.set(creds.certificateId, pending);
+    return creds;
+  } catch (e) {
+    if (e instanceof AppError) throw new RetryableStepError(e.message);
+    throw e;
+  }
+}
+
+const cafCache = new Map<string, Promise<Caf>>();
+export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
+  let p = cafCache.get(cafId);
+  if (!p) {
+    p = (async () => {
+      const row = await deps.db.query.cafs.findFirst({ where: eq(cafs.id, cafId) });
+      if (!row) throw new TerminalStepError(`CAF ${cafId} is not on record`);
+      const object = await deps.env.FILES.get(row.fileKey);
+      if (!object) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
+      return parseCaf(new Uint8Array(await object.arrayBuffer()), { mode: deps.env.SII_MODE === "simulator" ? "simulator" : "sii" });
+    })();
+    cafCache.set(cafId, p);
+    p.catch(() => cafCache.delete(cafId));
+  }
+  return p;
+}
+
+const batchMemo = new WeakMap<StepDeps, Map<string, Promise<unknown>>>();
+
+/** A read done once per consumer batch (one StepDeps): company context, active certificate. */
+export function perBatch<T>(deps: StepDeps, key: string, load: () => Promise<T>): Promise<T> {
+  let memo = batchMemo.get(deps);
+  if (!memo) batchMemo.set(deps, (memo = new Map()));
+  let p = memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    memo.set(key, (p = load()));
+    p.catch(() => memo.delete(key));
+  }
+  return p;
+}
+
+/** Company and time zone, read once per consumer batch. */
+export function companyContext(deps: StepDeps, companyId: string) {
+  return perBatch(deps, `company|${companyId}`, () => loadCompanyContext(deps, companyId));
+}
+
+export async function loadCompanyContext(deps: StepDeps, companyId: string) {
+  const [[company], [settings]] = await deps.db.batch([
+    deps.db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
+    deps.db.select({ timeZone: companySettings.timeZone }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+  ]);
+  if (!company) throw new TerminalStepError(`company ${companyId} not found`);
+  return { company, timeZone: settings?.timeZone ?? "America/Santiago" };
+}
+
+/**
+ * Notes that ended FAILED or REJECTED no longer hold the documents they meant to cancel (a note
+ * holds at most one, keyed by the note's id), so those can be cancelled again.
+ */
+export async function releaseCancellations(deps: StepDeps, creditNoteIds: string[]) {
+  for (const chunk of chunked(creditNoteIds, 90)) await deps.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+}
+
+export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
+  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv.id]);
+}
+
+/** Ends a document FAILED (terminal); a cancellation it held is released. */
+export async function fail(deps: StepDeps, inv: InvoiceRow, reason: string): Promise<InvoiceRow | null> {
+  const done = await transition(deps.db, inv.id, MOVES.fail, { fiscalMessage: reason, lastError: reason }, reason);
+  if (done) await releaseCancellation(deps, inv);
+  return done;
+}
+
+export async function reload(deps: StepDeps, id: string): Promise<InvoiceRow> {
+  const row = await deps.db.query.invoices.findFirst({ where: eq(invoices.id, id) });
+  if (!row) throw new TerminalStepError(`invoice ${id} not found`);
+  return row;
+}
+
+export type CompanyContext = Awaited<ReturnType<typeof loadCompanyContext>>;
+export type Signer = Awaited<ReturnType<typeof signerFor>>;

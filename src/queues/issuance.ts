@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/**
+ * Messages of the issuance queue (producers: the issuance POST, the consumer itself, the cron sweep). Bodies carry ids only (artifacts live in R2 and D1); `v` is the
+ * schema version. A message that does not parse goes to the dead-letter path.
+ */
+export const invoiceMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("invoice"),
+  invoice_id: z.string(),
+  company_id: z.string(),
+  request_id: z.string().optional(),
+});
+
+export const envelopePollMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("envelope.poll"),
+  envelope_id: z.string(),
+  company_id: z.string(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage]);
+export type PipelineMessage = z.infer<typeof pipelineMessage>;
+export type InvoiceMessage = z.infer<typeof invoiceMessage>;
+export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
+
+export function invoiceBody(invoiceId: string, companyId: string, requestId?: string): InvoiceMessage {
+  return { v: 1, type: "invoice", invoice_id: invoiceId, company_id: companyId, request_id: requestId };
+}
+
+export function envelopePollBody(envelopeId: string, companyId: string): EnvelopePollMessage {
+  return { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
+}
+
+export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {
+  return env.ISSUANCE_QUEUE.send(invoiceBody(m.invoiceId, m.companyId, m.requestId), delaySeconds ? { delaySeconds } : undefined);
+}
+
+/** Status polls of envelopes, in one queue call. */
+export function enqueueEnvelopePolls(env: Env, polls: { envelopeId: string; companyId: string; delaySeconds: number }[]) {
+  return env.ISSUANCE_QUEUE.sendBatch(polls.map((p) => ({ body: envelopePollBody(p.envelopeId, p.companyId), ...(p.delaySeconds > 0 ? { delaySeconds: p.delaySeconds } : {}) })));
+}

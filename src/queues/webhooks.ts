@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { chunked } from "../lib/chunked";
+
+/**
+ * Messages of the webhook queue. `fanout`: turn a company's undispatched events into deliveries;
+ * `deliver`: make one attempt of one delivery. Bodies carry ids only; `v` is the schema version.
+ */
+export const fanoutMessage = z.object({ v: z.literal(1), type: z.literal("fanout"), company_id: z.string() });
+export const deliverMessage = z.object({ v: z.literal(1), type: z.literal("deliver"), delivery_id: z.string(), company_id: z.string() });
+export const webhookMessage = z.discriminatedUnion("type", [fanoutMessage, deliverMessage]);
+export type WebhookMessage = z.infer<typeof webhookMessage>;
+
+/** Asks the webhook consumer to fan out the new events of these companies (best effort: the cron re-drives). */
+export async function notifyEvents(env: Env, companyIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(companyIds)];
+  for (const chunk of chunked(ids, 100)) {
+    await env.WEBHOOK_QUEUE.sendBatch(chunk.map((company_id) => ({ body: { v: 1, type: "fanout", company_id } satisfies WebhookMessage })));
+  }
+}
+
+export function enqueueDeliveries(env: Env, deliveries: { id: string; companyId: string; delaySeconds?: number }[]) {
+  if (deliveries.length === 0) return Promise.resolve();
+  return env.WEBHOOK_QUEUE.sendBatch(
+    deliveries.map((d) => ({ body: { v: 1, type: "deliver", delivery_id: d.id, company_id: d.companyId } satisfies WebhookMessage, ...(d.delaySeconds ? { delaySeconds: d.delaySeconds } : {}) })),
+  );
+}

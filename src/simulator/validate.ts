@@ -1,0 +1,323 @@
+/**
+ * What the simulated SII checks on an uploaded envelope, in the SII's order:
+ * 1. upload time (DTEUpload STATUS 7): well-formed XML, the right root, no line over 4096 chars;
+ * 2. schema-level structure (RSC): namespace, version, SetDTE ID, Carátula fields and formats,
+ *    1..2000 DTEs (500 on boletas), each with Documento ID, IdDoc, Emisor, Receptor, Totales, TED
+ *    and Signature, types allowed in that envelope;
+ * 3. envelope signature (RFR): XMLDSig over SetDTE, signer certificate in force;
+ * 4. Carátula (RCT): RutEnvia = certificate holder (DECISIONS 19: any well-formed certificate is
+ *    accepted), RutEmisor = the uploading company, RutReceptor = SII, SubTotDTE = actual counts;
+ * 5. each document (RCH with reasons): issuer, DTE signature and certificate dates, CAF signed by a
+ *    trusted SII key (simulator key IDK 999 or certification IDK 100), TED signature (FRMT), TED
+ *    data = document data, folio inside the CAF range, folio not already accepted (repeated).
+ *
+ * Reason codes of rejected documents (simulator's own, shown in the REST detail and DB):
+ * DTE-EMISOR, DTE-FIRMA, DTE-CERT, TED-FALTA, CAF-FIRMA, TED-FRMT, TED-DATOS, CAF-RANGO,
+ * CAF-EMISOR, DTE-REPETIDO; scenarios add SIM-RECHAZO and SIM-REPARO.
+ */
+import type { CafTrustOptions } from "../countries/cl/caf";
+import { normalizeRut, SII_RUT } from "../countries/cl/rut";
+import { verifyTed } from "../countries/cl/ted";
+import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml";
+import { verifyChildSignature } from "../countries/cl/xmldsig";
+
+export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
+
+export interface DocumentVerdict {
+  type: number;
+  folio: number;
+  issuerRut: string;
+  receiverRut: string;
+  issueDate: string;
+  total: string;
+  status: "DOK" | "RLV" | "RCH";
+  errors: string[];
+}
+
+export interface EnvioVerdict {
+  kind: EnvelopeKind;
+  /** EPR (processed: read the documents) or an envelope rejection. */
+  finalStatus: "EPR" | "RSC" | "RFR" | "RCT";
+  glosa: string;
+  errors: string[];
+  documents: DocumentVerdict[];
+}
+
+export const ENVIO_GLOSA: Record<string, string> = {
+  REC: "Envio Recibido",
+  SOK: "Schema Validado",
+  FOK: "Firma de Envio Validada",
+  EPR: "Envio Procesado",
+  RSC: "Rechazado por Error en Schema",
+  RFR: "Rechazado por Error en Firma",
+  RCT: "Rechazado por Error en Caratula",
+};
+
+const BOLETA_TYPES = new Set([39, 41]);
+const DTE_TYPES = new Set([33, 34, 43, 46, 52, 56, 61, 110, 111, 112]);
+
+/** Whether some stretch between line feeds is longer than `max` (a cheap pre-test of the line check). */
+function hasRunOver(text: string, max: number): boolean {
+  let from = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", from);
+    const end = nl < 0 ? text.length : nl;
+    if (end - from > max) return true;
+    if (nl < 0) return false;
+    from = nl + 1;
+  }
+}
+
+/** DTEUpload-time check (STATUS 7 on failure). Returns the parsed document or the error lines. */
+export function precheckUpload(text: string, expected: EnvelopeKind): { ok: true; doc: XDocument } | { ok: false; errors: string[] } {
+  const long = hasRunOver(text, 4096) ? text.split(/\r?\n/).findIndex((l) => l.length > 4096) : -1;
+  if (long >= 0) return { ok: false, errors: [`CHR-00002: Line too long (line ${long + 1} exceeds 4096 characters)`] };
+  let doc: XDocument;
+  try {
+    doc = parseXml(text, "The uploaded file");
+  } catch (e) {
+    return { ok: false, errors: [`LPX-00000: ${(e as Error).message}`] };
+  }
+  const root = doc.documentElement as XElement;
+  if (root.localName !== expected) {
+    const hint = root.localName === "EnvioBOLETA" ? " (boletas go through the boleta REST API)" : root.localName === "EnvioDTE" && expected === "EnvioBOLETA" ? " (this API takes EnvioBOLETA only)" : "";
+    return { ok: false, errors: [`Raiz del documento <${root.localName}> no corresponde; se esperaba <${expected}>${hint}`] };
+  }
+  return { ok: true, doc };
+}
+
+function rutOk(s: string | undefined): string | null {
+  if (!s) return null;
+  try {
+    const n = normalizeRut(s);
+    return n === s.trim().toUpperCase() ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+
+function documentElement(dte: XElement): XElement | undefined {
+  return childElements(dte).find((c) => c.localName === "Documento" || c.localName === "Exportaciones" || c.localName === "Liquidacion");
+}
+
+/** Structural (schema-level) checks; returns RSC error lines. */
+function schemaErrors(root: XElement, kind: EnvelopeKind): string[] {
+  const errs: string[] = [];
+  if (root.namespaceURI !== NS_SII) errs.push(`<${kind}> debe estar en el namespace ${NS_SII}`);
+  if (root.getAttribute("version") !== "1.0") errs.push(`<${kind}> version debe ser 1.0`);
+  const set = firstChild(root, "SetDTE");
+  if (!set) return [...errs, "Falta SetDTE"];
+  if (!set.getAttribute("ID")) errs.push("SetDTE sin atributo ID");
+  const sigs = childElements(root, "Signature");
+  if (sigs.length !== 1) errs.push(`<${kind}> debe tener exactamente una Signature (tiene ${sigs.length})`);
+  const car = firstChild(set, "Caratula");
+  if (!car) return [...errs, "Falta Caratula"];
+  for (const f of ["RutEmisor", "RutEnvia", "RutReceptor"]) if (!rutOk(childText(car, f))) errs.push(`Caratula/${f} no es un RUT valido`);
+  if (!DATE.test(childText(car, "FchResol") ?? "")) errs.push("Caratula/FchResol debe ser AAAA-MM-DD");
+  if (!/^\d{1,6}$/.test(childText(car, "NroResol") ?? "")) errs.push("Caratula/NroResol debe ser numerico");
+  if (!DATETIME.test(childText(car, "TmstFirmaEnv") ?? "")) errs.push("Caratula/TmstFirmaEnv debe ser AAAA-MM-DDTHH:MM:SS");
+  const subs = childElements(car, "SubTotDTE");
+  if (subs.length < 1 || subs.length > (kind === "EnvioDTE" ? 20 : 2)) errs.push("Caratula/SubTotDTE fuera de cardinalidad");
+  for (const s of subs) if (!/^\d+$/.test(childText(s, "TpoDTE") ?? "") || !/^\d+$/.test(childText(s, "NroDTE") ?? "")) errs.push("SubTotDTE con TpoDTE/NroDTE no numericos");
+  const dtes = childElements(set, "DTE");
+  const max = kind === "EnvioDTE" ? 2000 : 500;
+  if (dtes.length < 1 || dtes.length > max) errs.push(`SetDTE debe tener entre 1 y ${max} DTE (tiene ${dtes.length})`);
+  dtes.forEach((dte, i) => {
+    const where = `DTE[${i + 1}]`;
+    if (dte.getAttribute("version") !== "1.0") errs.push(`${where} version debe ser 1.0`);
+    const d = documentElement(dte);
+    if (!d) return void errs.push(`${where} sin Documento`);
+    if (!d.getAttribute("ID")) errs.push(`${where}/Documento sin ID`);
+    if (childElements(dte, "Signature").length !== 1) errs.push(`${where} debe tener una Signature`);
+    const enc = firstChild(d, "Encabezado");
+    const id = enc && firstChild(enc, "IdDoc");
+    if (!enc || !id) return void errs.push(`${where} sin Encabezado/IdDoc`);
+    const tipo = Number(childText(id, "TipoDTE"));
+    if (!/^\d+$/.test(childText(id, "TipoDTE") ?? "")) errs.push(`${where} TipoDTE no numerico`);
+    else if (kind === "EnvioDTE" ? !DTE_TYPES.has(tipo) : !BOLETA_TYPES.has(tipo)) errs.push(`${where} TipoDTE ${tipo} no permitido en ${kind}`);
+    if (!/^[1-9]\d{0,9}$/.test(childText(id, "Folio") ?? "")) errs.push(`${where} Folio invalido`);
+    if (!DATE.test(childText(id, "FchEmis") ?? "")) errs.push(`${where} FchEmis debe ser AAAA-MM-DD`);
+    if (kind === "EnvioBOLETA" && !/^[1-4]$/.test(childText(id, "IndServicio") ?? "")) errs.push(`${where} IndServicio obligatorio (1-4) en boletas`);
+    const em = firstChild(enc, "Emisor");
+    if (!em || !rutOk(childText(em, "RUTEmisor"))) errs.push(`${where} Emisor/RUTEmisor invalido`);
+    const re = firstChild(enc, "Receptor");
+    if (!re || !rutOk(childText(re, "RUTRecep"))) errs.push(`${where} Receptor/RUTRecep invalido`);
+    const tot = firstChild(enc, "Totales");
+    if (!tot || !/^-?\d+(\.\d{1,4})?$/.test(childText(tot, "MntTotal") ?? "")) errs.push(`${where} Totales/MntTotal invalido`);
+    if (!firstChild(d, "TED")) errs.push(`${where} sin TED`);
+    if (childElements(d, "Detalle").length < 1 && kind === "EnvioDTE" && tipo !== 56 && tipo !== 61) errs.push(`${where} sin Detalle`);
+  });
+  return errs;
+}
+
+function inForce(signer: { notBefore: Date; notAfter: Date } | undefined, now: Date): boolean {
+  return !!signer && signer.notBefore.getTime() <= now.getTime() && now.getTime() <= signer.notAfter.getTime();
+}
+
+/** Issuer + type + folio of a document. */
+export interface DocumentKey {
+  issuerRut: string;
+  type: number;
+  folio: number;
+}
+
+export function documentKeyText(k: DocumentKey): string {
+  return `${k.issuerRut}|${k.type}|${k.folio}`;
+}
+
+export interface ValidateContext {
+  /** The company given in the upload form (rutCompany-dvCompany), canonical. */
+  companyRut: string;
+  now: Date;
+  /**
+   * Which of these documents were already accepted (DOK/RLV) in an earlier envelope, as a set of
+   * documentKeyText. Called once per envelope with every document that reaches the document checks.
+   */
+  acceptedAmong: (keys: DocumentKey[]) => Promise<Set<string>>;
+  /** Which SII keys sign acceptable CAFs; default the simulator's (999 and 100). */
+  cafTrust?: CafTrustOptions;
+}
+
+function keyOf(dte: XElement): DocumentKey {
+  const enc = firstChild(documentElement(dte)!, "Encabezado")!;
+  const id = firstChild(enc, "IdDoc")!;
+  return { issuerRut: normalizeRut(childText(firstChild(enc, "Emisor")!, "RUTEmisor")!), type: Number(childText(id, "TipoDTE")), folio: Number(childText(id, "Folio")) };
+}
+
+/**
+ * The (issuer, type, folio) of every DTE of a parsed envelope, read as validateEnvio reads them, for
+ * fetching the duplicate check ahead of the validation; DTEs too broken to have one are left out
+ * (validateEnvio rejects their envelope before the document checks anyway).
+ */
+export function envelopeDocumentKeys(doc: XDocument): DocumentKey[] {
+  const set = firstChild(doc.documentElement as XElement, "SetDTE");
+  if (!set) return [];
+  const out: DocumentKey[] = [];
+  for (const dte of childElements(set, "DTE")) {
+    try {
+      out.push(keyOf(dte));
+    } catch {
+      // missing structure or an invalid RUT: the schema checks reject the envelope
+    }
+  }
+  return out;
+}
+
+/** Full verdict of a parsed envelope (the upload precheck already passed). */
+export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: ValidateContext): Promise<EnvioVerdict> {
+  const root = doc.documentElement as XElement;
+  const reject = (finalStatus: "RSC" | "RFR" | "RCT", errors: string[]): EnvioVerdict => ({ kind, finalStatus, glosa: ENVIO_GLOSA[finalStatus]!, errors, documents: [] });
+
+  const schema = schemaErrors(root, kind);
+  if (schema.length) return reject("RSC", schema);
+  const set = firstChild(root, "SetDTE")!;
+  const car = firstChild(set, "Caratula")!;
+
+  // Envelope signature
+  const envSig = await verifyChildSignature(doc, root, { fallbacks: true });
+  if (!envSig.ok) return reject("RFR", [`Firma del envio: ${envSig.message ?? envSig.failure}`]);
+  if (envSig.reference !== `#${set.getAttribute("ID")}`) return reject("RFR", [`La firma del envio referencia ${envSig.reference}, no el SetDTE`]);
+  if (!envSig.signer) return reject("RFR", ["La firma del envio no trae certificado X509"]);
+  if (!inForce(envSig.signer, ctx.now)) return reject("RFR", ["Certificado de la firma del envio no vigente"]);
+
+  // Carátula
+  const rutEnvia = normalizeRut(childText(car, "RutEnvia")!);
+  const rutEmisor = normalizeRut(childText(car, "RutEmisor")!);
+  const carErr: string[] = [];
+  if (!envSig.signer.rut) carErr.push("El certificado no trae el RUT del titular");
+  else if (envSig.signer.rut !== rutEnvia) carErr.push(`RUT no autorizado a firmar: RutEnvia ${rutEnvia} no es el titular del certificado (${envSig.signer.rut})`);
+  if (rutEmisor !== ctx.companyRut) carErr.push(`RutEmisor ${rutEmisor} distinto de la empresa del envio (${ctx.companyRut})`);
+  if (normalizeRut(childText(car, "RutReceptor")!) !== SII_RUT) carErr.push(`RutReceptor debe ser el SII (${SII_RUT})`);
+  const dtes = childElements(set, "DTE");
+  const actual = new Map<number, number>();
+  for (const dte of dtes) {
+    const t = Number(childText(firstChild(firstChild(documentElement(dte)!, "Encabezado")!, "IdDoc")!, "TipoDTE"));
+    actual.set(t, (actual.get(t) ?? 0) + 1);
+  }
+  const declared = new Map<number, number>();
+  for (const s of childElements(car, "SubTotDTE")) declared.set(Number(childText(s, "TpoDTE")), Number(childText(s, "NroDTE")));
+  const same = actual.size === declared.size && [...actual].every(([t, n]) => declared.get(t) === n);
+  if (!same) carErr.push("SubTotDTE no coincide con los DTE del envio");
+  if (carErr.length) return reject("RCT", carErr);
+
+  // Documents
+  const documents: DocumentVerdict[] = [];
+  const seen = new Set<string>();
+  const keys = dtes.map(keyOf);
+  const accepted = await ctx.acceptedAmong(keys);
+  for (const [i, dte] of dtes.entries()) {
+    const d = documentElement(dte)!;
+    const enc = firstChild(d, "Encabezado")!;
+    const id = firstChild(enc, "IdDoc")!;
+    const { type, folio, issuerRut } = keys[i]!;
+    const receiverRut = normalizeRut(childText(firstChild(enc, "Receptor")!, "RUTRecep")!);
+    const issueDate = childText(id, "FchEmis")!;
+    const total = childText(firstChild(enc, "Totales")!, "MntTotal")!;
+    const errors: string[] = [];
+    if (issuerRut !== rutEmisor) errors.push(`DTE-EMISOR RUTEmisor ${issuerRut} distinto de la Caratula (${rutEmisor})`);
+    const sig = await verifyChildSignature(doc, dte, { fallbacks: true });
+    if (!sig.ok) errors.push(`DTE-FIRMA Firma del DTE incorrecta: ${sig.message ?? sig.failure}`);
+    else if (sig.reference !== `#${d.getAttribute("ID")}`) errors.push(`DTE-FIRMA La firma referencia ${sig.reference}, no el Documento`);
+    else if (!inForce(sig.signer, ctx.now)) errors.push("DTE-CERT Certificado de la firma del DTE no vigente");
+    const tedEl = firstChild(d, "TED")!;
+    const ted = await verifyTed(tedEl, ctx.cafTrust ?? { mode: "simulator" });
+    if (!ted.ok) {
+      if (ted.failure === "CAF_BAD_SIGNATURE" || ted.failure === "CAF_UNKNOWN_IDK") errors.push(`CAF-FIRMA CAF no autorizado por el SII: ${ted.message}`);
+      else if (ted.failure === "TED_INVALID" && /not covered/.test(ted.message ?? "")) {
+        /* range/issuer reported below with specific codes */
+      } else errors.push(`TED-FRMT Timbre electronico invalido: ${ted.message}`);
+    }
+    const dd = firstChild(tedEl, "DD");
+    const da = dd && firstChild(firstChild(dd, "CAF") ?? dd, "DA");
+    const rng = da && firstChild(da, "RNG");
+    if (da && rng) {
+      const from = Number(childText(rng, "D"));
+      const to = Number(childText(rng, "H"));
+      if (!(folio >= from && folio <= to)) errors.push(`CAF-RANGO Folio ${folio} fuera del rango autorizado ${from}-${to}`);
+      if (childText(da, "RE") !== issuerRut || Number(childText(da, "TD")) !== type) errors.push(`CAF-EMISOR El CAF autoriza ${childText(da, "RE")} tipo ${childText(da, "TD")}, no ${issuerRut} tipo ${type}`);
+    }
+    if (dd) {
+      const mism: string[] = [];
+      const chk = (k: string, v: string) => {
+        if ((childText(dd, k) ?? "") !== v) mism.push(`${k}=${childText(dd, k)} (documento: ${v})`);
+      };
+      chk("RE", issuerRut);
+      chk("TD", String(type));
+      chk("F", String(folio));
+      chk("FE", issueDate);
+      chk("RR", receiverRut);
+      chk("MNT", total);
+      if (mism.length) errors.push(`TED-DATOS Datos del timbre no coinciden con el documento: ${mism.join(", ")}`);
+    }
+    const key = documentKeyText(keys[i]!);
+    if (seen.has(key) || accepted.has(key)) errors.push(`DTE-REPETIDO Folio ${folio} tipo ${type} ya fue recibido (documento repetido)`);
+    seen.add(key);
+    documents.push({ type, folio, issuerRut, receiverRut, issueDate, total, status: errors.length ? "RCH" : "DOK", errors });
+  }
+  return { kind, finalStatus: "EPR", glosa: ENVIO_GLOSA.EPR!, errors: [], documents };
+}
+
+export interface TypeStats {
+  type: number;
+  informed: number;
+  accepted: number;
+  rejected: number;
+  objected: number;
+}
+
+/** Per-type counts: accepted includes documents with objections (reparos), as the SII counts them. */
+export function statsOf(docs: DocumentVerdict[]): TypeStats[] {
+  const m = new Map<number, TypeStats>();
+  for (const d of docs) {
+    const s = m.get(d.type) ?? { type: d.type, informed: 0, accepted: 0, rejected: 0, objected: 0 };
+    s.informed++;
+    if (d.status === "RCH") s.rejected++;
+    else s.accepted++;
+    if (d.status === "RLV") s.objected++;
+    m.set(d.type, s);
+  }
+  return [...m.values()].sort((a, b) => a.type - b.type);
+}

@@ -1,0 +1,153 @@
+/**
+ * The event catalogue: every event type a webhook endpoint can subscribe to, with its description,
+ * the schema of its `data` and an example. The OpenAPI document's `webhooks` section, the validation
+ * of an endpoint's `events` filter and the rendering of each delivery all read this one table; a new
+ * event type is one entry here (plus the writer that records it in event_outbox).
+ */
+import { z } from "@hono/zod-openapi";
+import { InvoiceSummarySchema } from "../domain/invoices/view";
+
+export const API_VERSION = "1.0.0";
+
+const EnuData = z
+  .object({
+    reason: z.enum(["LOW_AVAILABILITY", "EXHAUSTED", "EXPIRING"]).openapi({ description: "Folios below the alert threshold, none left, or a CAF range that expires within 30 days." }),
+    document_type: z.string().openapi({ example: "33" }),
+    available: z.number().int().openapi({ description: "Folios left for the document type." }),
+    threshold: z.number().int().openapi({ description: "The alert threshold in force." }),
+    caf_id: z.string().optional().openapi({ description: "The CAF range concerned (EXPIRING)." }),
+    expires_at: z.string().optional().openapi({ description: "When that range expires (EXPIRING), ISO 8601." }),
+    range_available: z.number().int().optional().openapi({ description: "Folios left in that range (EXPIRING)." }),
+    detected_at: z.string().openapi({ description: "ISO 8601, UTC." }),
+  })
+  .openapi("EnuEventData");
+
+const CertificateExpiringData = z
+  .object({
+    certificate_id: z.string(),
+    valid_to: z.string().openapi({ description: "ISO 8601, UTC." }),
+    days_left: z.number().int(),
+    threshold_days: z.union([z.literal(30), z.literal(15), z.literal(7)]),
+  })
+  .openapi("CertificateExpiringEventData");
+
+const EndpointDisabledData = z
+  .object({
+    endpoint_id: z.string(),
+    url: z.string(),
+    failing_since: z.string().openapi({ description: "First failure of the run that disabled it, ISO 8601." }),
+    reason: z.string(),
+  })
+  .openapi("WebhookEndpointDisabledEventData");
+
+const TestData = z.object({ message: z.string() }).openapi("TestEventData");
+
+export interface EventDefinition {
+  description: string;
+  data: z.ZodTypeAny;
+  example: Record<string, unknown>;
+}
+
+const invoiceExample = (status: string, fiscal: string | null) => ({
+  id: "inv_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+  company_id: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+  invoice_type: "33",
+  invoice_type_name: "FACTURA ELECTRÓNICA",
+  status,
+  fiscal_status: fiscal,
+  fiscal_message: null,
+  folio: 1042,
+  external_reference: "ERP-1001",
+  issue_date: "2026-11-23",
+  total: "35700",
+  currency: "CLP",
+  recipient: { tax_id: "77879240-0", legal_name: "Cliente Ltda" },
+  track_id: "4509812",
+  cancels_invoice_id: null,
+  cancelled_by: null,
+  last_error: null,
+  attempts: 0,
+  created_at: "2026-11-23T13:00:00.000Z",
+  updated_at: "2026-11-23T13:00:04.000Z",
+});
+
+const invoiceEvent = (what: string, status: string, fiscal: string | null): EventDefinition => ({
+  description: `A document ${what}. \`data\` is the document as \`GET …/invoices/{id}\` answers it, without \`history\`.`,
+  data: InvoiceSummarySchema,
+  example: invoiceExample(status, fiscal),
+});
+
+/** Every event type, by name. Names are stable: dotted, lower case (ENU as the specification names it). */
+export const EVENT_CATALOG = {
+  ENU: {
+    description: "Folio availability (§6): the folios of a document type fell below the alert threshold, ran out, or a CAF range expires within 30 days.",
+    data: EnuData,
+    example: { reason: "LOW_AVAILABILITY", document_type: "33", available: 9, threshold: 10, detected_at: "2026-11-23T13:00:00.000Z" },
+  },
+  "invoice.sent": invoiceEvent("was uploaded to the tax authority (status SENT)", "SENT", "REC"),
+  "invoice.accepted": invoiceEvent("was accepted by the tax authority", "ACCEPTED", "EPR"),
+  "invoice.accepted_with_objections": invoiceEvent("was accepted with objections (reparos)", "ACCEPTED_WITH_OBJECTIONS", "RLV"),
+  "invoice.rejected": invoiceEvent("was rejected by the tax authority; `fiscal_message` says why", "REJECTED", "RCH"),
+  "invoice.failed": invoiceEvent("could not be produced or delivered (FAILED); `fiscal_message` says why", "FAILED", null),
+  "certificate.expiring": {
+    description: "The company's active signing certificate expires in 30, 15 or 7 days.",
+    data: CertificateExpiringData,
+    example: { certificate_id: "cer_2M4Q7TXW1B5N9C3D6F0HJ8ZK", valid_to: "2026-12-23T00:00:00.000Z", days_left: 30, threshold_days: 30 },
+  },
+  "webhook_endpoint.disabled": {
+    description: "Another endpoint of the company failed every delivery for 5 days and was disabled; sent to the company's other endpoints.",
+    data: EndpointDisabledData,
+    example: { endpoint_id: "whk_9C3D6F0HJ8ZK2M4Q7TXW1B5N", url: "https://erp.example.com/hooks/dte", failing_since: "2026-11-18T09:00:00.000Z", reason: "Every delivery failed for 5 days" },
+  },
+  "webhook.test": {
+    description: "Sent on request (`POST …/webhooks/{id}/test`) to check an endpoint; only to that endpoint.",
+    data: TestData,
+    example: { message: "Test event from the DTE API" },
+  },
+} as const satisfies Record<string, EventDefinition>;
+
+export type EventType = keyof typeof EVENT_CATALOG;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as EventType[];
+
+export function isEventType(t: string): t is EventType {
+  return Object.hasOwn(EVENT_CATALOG, t);
+}
+
+/** The envelope every delivery carries. */
+export function eventEnvelopeSchema(type: EventType) {
+  return z
+    .object({
+      id: z.string().openapi({ description: "The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it)." }),
+      type: z.literal(type),
+      created_at: z.string().openapi({ description: "When the event happened, ISO 8601 UTC." }),
+      company_id: z.string(),
+      api_version: z.literal(API_VERSION),
+      data: EVENT_CATALOG[type].data,
+    })
+    .openapi(`Event_${type.replace(/\W/g, "_")}`);
+}
+
+/** The `webhooks` section of the OpenAPI 3.1 document (path items keyed by event type). */
+export function openApiWebhooks(registry: { registerWebhook: (route: any) => void }) {
+  for (const type of EVENT_TYPES) {
+    const def: EventDefinition = EVENT_CATALOG[type];
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      tags: ["Webhooks"],
+      summary: type,
+      description: `${def.description}\n\nSigned as the Standard Webhooks specification says (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried.`,
+      request: {
+        body: {
+          content: {
+            "application/json": {
+              schema: eventEnvelopeSchema(type),
+              example: { id: "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B", type, created_at: "2026-11-23T13:00:04.000Z", company_id: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M", api_version: API_VERSION, data: def.example },
+            },
+          },
+        },
+      },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+    });
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Webhook endpoints of a company: register, list, read, change, delete, rotate the secret. The secret
+ * is shown once (on creation and rotation) and kept sealed with MASTER_KEY, bound to the endpoint id.
+ * After a rotation the previous secret keeps signing beside the new one for 24 hours.
+ */
+import { and, asc, count, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { webhookEndpoints } from "../db/schema";
+import { AppError } from "../errors";
+import { base64ToBytes, bytesToBase64 } from "../lib/base64";
+import { newId } from "../lib/ids";
+import { open, seal } from "../lib/secrets";
+import { isEventType } from "./catalog";
+import { newWebhookSecret } from "./signing";
+import { webhookUrlProblem } from "./url-policy";
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+export const MAX_ENDPOINTS_PER_COMPANY = 20;
+
+export interface EndpointInput {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+function checkUrl(env: Env, url: string) {
+  const problem = webhookUrlProblem(url, env.ENVIRONMENT === "production");
+  if (problem) throw new AppError("WEBHOOK_URL_INVALID", `This URL cannot receive webhooks: ${problem}.`, [{ field: "url", message: problem }]);
+}
+
+function checkEvents(events: string[]): string[] {
+  const unknown = events.filter((e) => e !== "*" && !isEventType(e));
+  if (unknown.length > 0) {
+    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all.`, unknown.map((e) => ({ field: "events", message: `unknown event type ${e}` })));
+  }
+  return events.includes("*") ? ["*"] : [...new Set(events)];
+}
+
+const sealSecret = async (env: Env, endpointId: string, secret: string) => bytesToBase64(await seal(env.MASTER_KEY, new TextEncoder().encode(secret), `webhook:${endpointId}`));
+const openSecret = async (env: Env, endpointId: string, sealed: string) => new TextDecoder().decode(await open(env.MASTER_KEY, base64ToBytes(sealed), `webhook:${endpointId}`));
+
+/** The secrets that sign a delivery now: the current one, and the previous one while it overlaps. */
+export async function signingSecrets(env: Env, row: EndpointRow, now = new Date()): Promise<string[]> {
+  const secrets = [await openSecret(env, row.id, row.secretEnc)];
+  if (row.previousSecretEnc && row.previousUntil && Date.parse(row.previousUntil) > now.getTime()) secrets.push(await openSecret(env, row.id, row.previousSecretEnc));
+  return secrets;
+}
+
+export async function createEndpoint(db: Db, env: Env, companyId: string, input: Required<Pick<EndpointInput, "url" | "events">> & EndpointInput) {
+  checkUrl(env, input.url);
+  const events = checkEvents(input.events);
+  const [{ n }] = (await db.select({ n: count() }).from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE")))) as [{ n: number }];
+  if (n >= MAX_ENDPOINTS_PER_COMPANY) throw new AppError("WEBHOOK_LIMIT_REACHED", `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints; delete one first.`);
+  const id = newId("whk");
+  const secret = newWebhookSecret();
+  const now = new Date().toISOString();
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ id, companyId, url: input.url, description: input.description ?? null, events: JSON.stringify(events), enabled: input.enabled ?? true, secretEnc: await sealSecret(env, id, secret), createdAt: now, updatedAt: now })
+    .returning();
+  return { row: row!, secret };
+}
+
+export async function getEndpoint(db: Db, companyId: string, id: string): Promise<EndpointRow> {
+  const row = await db.query.webhookEndpoints.findFirst({ where: and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE")) });
+  if (!row) throw new AppError("WEBHOOK_NOT_FOUND", `Webhook endpoint ${id} does not exist for this company.`);
+  return row;
+}
+
+export function listEndpoints(db: Db, companyId: string): Promise<EndpointRow[]> {
+  return db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"))).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+export async function updateEndpoint(db: Db, env: Env, companyId: string, id: string, input: EndpointInput): Promise<EndpointRow> {
+  await getEndpoint(db, companyId, id);
+  if (input.url !== undefined) checkUrl(env, input.url);
+  const patch: Partial<EndpointRow> = { updatedAt: new Date().toISOString() };
+  if (input.url !== undefined) patch.url = input.url;
+  if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events));
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.enabled !== undefined) {
+    patch.enabled = input.enabled;
+    patch.disabledReason = input.enabled ? null : "Disabled by the client";
+    if (input.enabled) patch.failingSince = null;
+  }
+  const [row] = await db.update(webhookEndpoints).set(patch).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId))).returning();
+  return row!;
+}
+
+/** Deleted endpoints stop receiving at once; their delivery log is kept. */
+export async function deleteEndpoint(db: Db, companyId: string, id: string): Promise<void> {
+  await getEndpoint(db, companyId, id);
+  await db.update(webhookEndpoints).set({ status: "DELETED", enabled: false, updatedAt: new Date().toISOString() }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)));
+}
+
+export async function rotateSecret(db: Db, env: Env, companyId: string, id: string, now = new Date()) {
+  const current = await getEndpoint(db, companyId, id);
+  const secret = newWebhookSecret();
+  const previousUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString();
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ secretEnc: await sealSecret(env, id, secret), previousSecretEnc: current.secretEnc, previousUntil, updatedAt: now.toISOString() })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)))
+    .returning();
+  return { row: row!, secret, previousUntil };
+}
+
+/** Whether an endpoint's filter takes an event type. */
+export function subscribes(row: Pick<EndpointRow, "events">, type: string): boolean {
+  const events = JSON.parse(row.events) as string[];
+  return events.includes("*") ? type !== "webhook.test" : events.includes(type);
+}

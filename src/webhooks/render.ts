@@ -1,0 +1,30 @@
+/**
+ * The body of a delivery: `{id, type, created_at, company_id, api_version, data}` from an event_outbox
+ * row. `invoice.*` rows hold a snapshot of the document's columns taken in the same batch as the move
+ * (so `data` shows the document as it was then); other rows hold their `data` (older rows may also
+ * carry `event` and `company_id` keys, which the envelope already says).
+ */
+import { eventOutbox } from "../db/schema";
+import { invoiceSummary } from "../domain/invoices/view";
+import type { InvoiceRow } from "../domain/invoices/state";
+import { API_VERSION } from "./catalog";
+
+type EventRow = typeof eventOutbox.$inferSelect;
+
+const camel = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function invoiceData(payload: { invoice: Record<string, unknown>; cancelled_by: string | null }) {
+  const row = Object.fromEntries(Object.entries(payload.invoice).map(([k, v]) => [camel(k), v])) as unknown as InvoiceRow;
+  return invoiceSummary(row, payload.cancelled_by ?? null);
+}
+
+export function eventData(type: string, payloadJson: string): Record<string, unknown> {
+  const payload = JSON.parse(payloadJson) as Record<string, unknown>;
+  if (type.startsWith("invoice.")) return invoiceData(payload as Parameters<typeof invoiceData>[0]);
+  const { event: _event, company_id: _company, ...data } = payload;
+  return data;
+}
+
+export function renderEvent(e: EventRow) {
+  return { id: e.id, type: e.type, created_at: e.createdAt, company_id: e.companyId, api_version: API_VERSION, data: eventData(e.type, e.payload) };
+}

@@ -1,0 +1,150 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src";
+import { app } from "../../src/app";
+import { CRON_JOBS } from "../../src/cron";
+import { ERROR_CODES } from "../../src/errors";
+import { TAGS } from "../../src/http/openapi/document";
+import { ROUTE_REGISTRY } from "../../src/http/route";
+import { call, companyBody, expectError, newOwner } from "../helpers/api";
+import wranglerToml from "../../wrangler.toml?raw";
+
+describe("errors and conventions", () => {
+  it("malformed JSON -> 400 MALFORMED_JSON", async () => {
+    const owner = await newOwner();
+    const res = await call("POST", "/api/companies", { key: owner.key, body: '{"legal_name": ', headers: { "Content-Type": "application/json" } });
+    expectError(res, 400, "MALFORMED_JSON");
+  });
+
+  it("wrong content type -> 415", async () => {
+    const owner = await newOwner();
+    const res = await call("POST", "/api/companies", { key: owner.key, body: "legal_name=x", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await call("POST", "/api/companies", { key: owner.key, body: "x", headers: { "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("a body over 2 MiB -> 413", async () => {
+    const owner = await newOwner();
+    const res = await call("POST", "/api/companies", { key: owner.key, json: companyBody({ legal_name: "x".repeat(2 * 1024 * 1024 + 10) }) });
+    expectError(res, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("unknown route -> 404 ROUTE_NOT_FOUND; wrong method -> 405 with Allow", async () => {
+    const owner = await newOwner();
+    expectError(await call("GET", "/api/nothing-here", { key: owner.key }), 404, "ROUTE_NOT_FOUND");
+    expectError(await call("GET", "/nothing"), 404, "ROUTE_NOT_FOUND");
+    const res = await call("PUT", "/api/companies", { key: owner.key, json: {} });
+    expectError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.get("Allow")).toBe("POST, GET");
+    const del = await call("POST", "/api/companies/cmp_x/settings", { key: owner.key, json: {} });
+    expectError(del, 405, "METHOD_NOT_ALLOWED");
+    expect(del.headers.get("Allow")).toContain("PATCH");
+  });
+
+  it("X-Request-Id: generated, or the caller's own when sane", async () => {
+    const own = await call("GET", "/health", { headers: { "X-Request-Id": "trace-abc-12345" } });
+    expect(own.headers.get("X-Request-Id")).toBe("trace-abc-12345");
+    const bad = await call("GET", "/health", { headers: { "X-Request-Id": "<script>" } });
+    expect(bad.headers.get("X-Request-Id")).toMatch(/^req_[0-9A-Z]{26}$/);
+  });
+
+  it("an unexpected failure is a generic 500 in the envelope, without internals", async () => {
+    const owner = await newOwner();
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args.join(" "));
+    try {
+      await env.DB.exec("ALTER TABLE company_settings RENAME TO company_settings_gone");
+      const res = await call("POST", "/api/companies", { key: owner.key, json: companyBody() });
+      expectError(res, 500, "INTERNAL");
+      expect(res.body.error.message).toBe("An unexpected error occurred. Quote the request_id to support.");
+      expect(JSON.stringify(res.body)).not.toMatch(/company_settings|SQLITE|stack|at /i);
+      expect(errors.some((e) => e.includes(res.body.error.request_id))).toBe(true);
+      // nothing half-written: the company insert was in the same batch as the failed settings insert
+      const n = await env.DB.prepare("SELECT count(*) AS n FROM companies WHERE client_id = ?").bind(owner.clientId).first<{ n: number }>();
+      expect(n!.n).toBe(0);
+    } finally {
+      console.error = original;
+      await env.DB.exec("ALTER TABLE company_settings_gone RENAME TO company_settings");
+    }
+  });
+
+  it("health answers without a key", async () => {
+    const res = await call("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("is OpenAPI 3.1, version 1.0.0, with the spec's tags and the X-Api-Key scheme", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("1.0.0");
+    expect(doc.tags.map((t: { name: string }) => t.name)).toEqual([...TAGS]);
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-Api-Key" });
+    for (const item of Object.values(doc.paths) as Record<string, { tags: string[] }>[]) {
+      for (const op of Object.values(item)) for (const tag of op.tags) expect(TAGS).toContain(tag);
+    }
+    for (const code of Object.keys(ERROR_CODES)) expect(doc.info.description).toContain(code);
+  });
+
+  it("documents every route the app serves, and nothing it does not", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, object>)) {
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`);
+    }
+    const served = new Set(
+      app.routes
+        .filter((r) => r.method !== "ALL" && !["/openapi.json", "/docs"].includes(r.path))
+        .map((r) => `${r.method} ${r.path}`),
+    );
+    expect([...served].sort()).toEqual([...documented].sort());
+    expect(ROUTE_REGISTRY.length).toBe(documented.size);
+  });
+
+  it("every documented error response names only codes of the enum, with their real status", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    for (const item of Object.values(doc.paths) as Record<string, { responses: Record<string, { content?: Record<string, { schema: any }> }> }>[]) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          const schema = response.content!["application/json"]!.schema;
+          const codes: string[] = schema.properties.error.properties.code.enum;
+          for (const code of codes) expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status).toBe(Number(status));
+        }
+      }
+    }
+  });
+
+  it("/docs is a self-contained page (no CDN)", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toContain("text/html");
+    expect(res.body).toContain("/openapi.json");
+    expect(res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.w3)/);
+  });
+});
+
+describe("cron", () => {
+  it("the job table matches wrangler.toml", () => {
+    const crons = /crons\s*=\s*\[([^\]]*)\]/.exec(wranglerToml)![1]!.match(/"([^"]+)"/g)!.map((s) => s.slice(1, -1));
+    expect(Object.keys(CRON_JOBS).sort()).toEqual(crons.sort());
+  });
+
+  it("purges expired idempotency records and keeps live ones", async () => {
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO idempotency_keys (client_id, key, scope, fingerprint, state, expires_at) VALUES ('c', 'old', 's', 'f', 'COMPLETED', '2000-01-01T00:00:00.000Z')"),
+      env.DB.prepare("INSERT INTO idempotency_keys (client_id, key, scope, fingerprint, state, expires_at) VALUES ('c', 'new', 's', 'f', 'COMPLETED', '2999-01-01T00:00:00.000Z')"),
+    ]);
+    const ctx = createExecutionContext();
+    worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const rows = await env.DB.prepare("SELECT key FROM idempotency_keys WHERE client_id = 'c'").all<{ key: string }>();
+    expect(rows.results.map((r) => r.key)).toEqual(["new"]);
+  });
+});

@@ -1,0 +1,128 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { revokeKey } from "../../src/domain/access/users";
+import { can } from "../../src/domain/access/roles";
+import { ROUTE_REGISTRY } from "../../src/http/route";
+import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
+
+/**
+ * The shared security suite: every authenticated route in the registry (so every route added later
+ * too) must answer 401 without a valid key, 403 for another client's company and 403 for a role that
+ * may not perform it.
+ */
+let owner: Actor;
+let revoked: Actor;
+let member: Actor;
+let stranger: Actor;
+let companyId: string;
+
+beforeAll(async () => {
+  owner = await newOwner("Security A");
+  companyId = await newCompany(owner);
+  revoked = await newKey(owner.clientId, "ADMIN");
+  await revokeKey(createDb(env.DB), { apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: "OWNER" }, revoked.apiKeyId);
+  member = await newKey(owner.clientId, "MEMBER");
+  const grant = await call("PUT", `/api/api-keys/${member.apiKeyId}/companies/${companyId}`, { key: owner.key });
+  expect(grant.status).toBe(200);
+  stranger = await newOwner("Security B");
+});
+
+const routes = ROUTE_REGISTRY.filter((r) => !r.public);
+
+/**
+ * The authenticated operations this suite covers, by name. A route added without an entry here (or
+ * removed while still listed) fails the first test, so no operation escapes the checks below.
+ */
+const COVERED = [
+  "DELETE /api/api-keys/{api_key_id}",
+  "DELETE /api/api-keys/{api_key_id}/companies/{company_id}",
+  "DELETE /api/companies/{company_id}/certificates/{certificate_id}",
+  "DELETE /api/companies/{company_id}/webhooks/{webhook_id}",
+  "DELETE /api/companies/{idCompany}",
+  "DELETE /api/users/{user_id}",
+  "GET /api/api-keys",
+  "GET /api/companies",
+  "GET /api/companies/{company_id}/certificates",
+  "GET /api/companies/{company_id}/certificates/{certificate_id}",
+  "GET /api/companies/{company_id}/invoices",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}/xml",
+  "GET /api/companies/{company_id}/webhook-deliveries",
+  "GET /api/companies/{company_id}/webhook-deliveries/{delivery_id}",
+  "GET /api/companies/{company_id}/webhooks",
+  "GET /api/companies/{company_id}/webhooks/{webhook_id}",
+  "GET /api/companies/{company_id}/webhooks/{webhook_id}/deliveries",
+  "GET /api/companies/{idCompany}",
+  "GET /api/companies/{idCompany}/enumeration/list",
+  "GET /api/companies/{idCompany}/settings",
+  "GET /api/me",
+  "GET /api/users",
+  "GET /api/users/{user_id}",
+  "PATCH /api/companies/{company_id}/webhooks/{webhook_id}",
+  "PATCH /api/companies/{idCompany}/settings",
+  "POST /api/companies",
+  "POST /api/companies/{company_id}/certificates",
+  "POST /api/companies/{company_id}/certificates/{certificate_id}/activate",
+  "POST /api/companies/{company_id}/invoices",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}",
+  "POST /api/companies/{company_id}/webhooks",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/redeliver",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/rotate-secret",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/test",
+  "POST /api/companies/{idCompany}/enumeration/refetch",
+  "POST /api/companies/{idCompany}/enumeration/upload",
+  "POST /api/companies/{idCompany}/logo",
+  "POST /api/users",
+  "POST /api/users/{user_id}/api-keys",
+  "PUT /api/api-keys/{api_key_id}/companies/{company_id}",
+  "PUT /api/companies/{idCompany}/enumeration/document-type/{document_type_id}/alert-threshold",
+  "PUT /api/companies/{idCompany}/enumeration/document-type/{document_type_id}/next-folio",
+];
+
+function pathFor(template: string): string {
+  return template.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{[^}]+\}/g, "x_missing_0000");
+}
+
+function init(method: string) {
+  return ["POST", "PUT", "PATCH"].includes(method.toUpperCase()) ? { json: {} } : {};
+}
+
+describe("every authenticated route", () => {
+  it("covers exactly the authenticated operations of the registry", () => {
+    expect(routes.map((r) => `${r.route.method.toUpperCase()} ${r.route.path}`).sort()).toEqual(COVERED);
+  });
+
+  for (const r of routes) {
+    const method = r.route.method.toUpperCase();
+    const name = `${method} ${r.route.path}`;
+
+    it(`${name}: no key -> 401`, async () => {
+      expectError(await call(method, pathFor(r.route.path), { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
+    });
+
+    it(`${name}: malformed, unknown and revoked keys -> 401`, async () => {
+      expectError(await call(method, pathFor(r.route.path), { key: "not-a-key", ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path), { key: `dte_sk_${"A".repeat(40)}`, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path), { key: revoked.key, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+    });
+
+    it(`${name}: the apiKey query parameter never authenticates`, async () => {
+      const sep = r.route.path.includes("?") ? "&" : "?";
+      expectError(await call(method, `${pathFor(r.route.path)}${sep}apiKey=${encodeURIComponent(owner.key)}`, { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
+    });
+
+    if (r.underCompany) {
+      it(`${name}: another client's company -> 403`, async () => {
+        expectError(await call(method, pathFor(r.route.path), { key: stranger.key, ...init(method) }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+      });
+    }
+
+    if (r.permission && !can("MEMBER", r.permission)) {
+      it(`${name}: a MEMBER key -> 403`, async () => {
+        expectError(await call(method, pathFor(r.route.path), { key: member.key, ...init(method) }), 403, "AUTH_ROLE_FORBIDDEN");
+      });
+    }
+  }
+});

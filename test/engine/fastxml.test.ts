@@ -1,0 +1,161 @@
+/**
+ * The fast parser (src/countries/cl/fastxml.ts) must give the same tree values as @xmldom/xmldom on
+ * everything it accepts, and must refuse (return null, so xmldom decides) everything outside its
+ * subset. Checked on every signed output of the golden set, CAF files, hand-written edge cases and
+ * random mutations of a signed DTE.
+ */
+import { describe, expect, it } from "vitest";
+import { canonicalize } from "../../src/countries/cl/c14n";
+import { fastParse } from "../../src/countries/cl/fastxml";
+import { parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
+import goldenText from "../fixtures/cl/signing-golden.json?raw";
+
+const golden = JSON.parse(goldenText) as { cafs: Record<string, string>; outputs: Record<string, string> };
+
+interface Shape {
+  name: string;
+  local: string | null;
+  ns: string | null;
+  attrs: [string, string, string | null, string | null][];
+  kids: (Shape | string)[];
+}
+
+function shape(e: XElement): Shape {
+  const attrs: Shape["attrs"] = [];
+  for (let i = 0; i < e.attributes.length; i++) {
+    const a = e.attributes.item(i)!;
+    attrs.push([a.name, a.value, a.localName ?? null, a.namespaceURI ?? null]);
+    expect(e.getAttribute(a.name)).toBe(a.value);
+  }
+  const kids: (Shape | string)[] = [];
+  for (let c: XNode | null = e.firstChild; c; c = c.nextSibling) {
+    if (c.nodeType === 1) kids.push(shape(c as XElement));
+    else if (c.nodeType === 3) {
+      const t = (c as unknown as { data: string }).data;
+      if (typeof kids[kids.length - 1] === "string") kids[kids.length - 1] += t;
+      else kids.push(t);
+    } else throw new Error(`unexpected node type ${c.nodeType}`);
+    expect(c.parentNode).toBe(e);
+  }
+  return { name: e.nodeName, local: e.localName ?? null, ns: e.namespaceURI ?? null, attrs, kids };
+}
+
+function deepest(e: XElement): XElement {
+  let last: XElement | null = null;
+  for (let c: XNode | null = e.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) last = c as XElement;
+  return last ? deepest(last) : e;
+}
+
+function views(doc: XDocument) {
+  const root = doc.documentElement as XElement;
+  return {
+    shape: shape(root),
+    text: root.textContent,
+    c14n: canonicalize(doc),
+    exclusive: canonicalize(root, { exclusive: true }),
+    stripped: canonicalize(root, { stripNamespaces: true }),
+    defaultNs: [null, "", "xsi", "p", "xml", "null"].map((p) => root.lookupNamespaceURI(p)),
+    deepestDefaultNs: [null, "", "xsi", "p"].map((p) => deepest(root).lookupNamespaceURI(p)),
+    missing: root.getAttribute("no-such-attribute"),
+  };
+}
+
+/** fastParse(text) is null or equal to xmldom's tree; returns whether it parsed. */
+function same(text: string): boolean {
+  const fast = fastParse(text);
+  if (!fast) return false;
+  let dom: XDocument;
+  try {
+    dom = parseXmlDom(text);
+  } catch (e) {
+    throw new Error(`fast parser accepted what xmldom refuses: ${JSON.stringify(text.slice(0, 300))}: ${(e as Error).message}`);
+  }
+  expect(views(fast as unknown as XDocument)).toEqual(views(dom));
+  return true;
+}
+
+describe("fast XML parser", () => {
+  it("equals xmldom on every golden output and CAF file", () => {
+    for (const [name, text] of [...Object.entries(golden.outputs), ...Object.entries(golden.cafs)]) expect(same(text), name).toBe(true);
+  });
+
+  it("accepts the common subset and equals xmldom on it", () => {
+    const ok = [
+      "<a/>",
+      "<a></a>",
+      '<?xml version="1.0"?><a b="1"/>',
+      "<?xml version='1.0' encoding='ISO-8859-1' standalone='yes'?>\n<a/>\n",
+      '<a  b = "x&amp;y&lt;&gt;&quot;&apos;"   c=\'q"r\' >t &#65;&#x42; &#9;&#xA;&#xD; x</a>',
+      '<p:a xmlns:p="urn:p" xmlns="urn:d" p:x="1" y="2"><b xmlns=""><c/></b><p:d/></p:a>',
+      '<a xml:lang="es"><b xml:space="preserve"> </b></a>',
+      '<a xmlns="urn:a"><b xmlns="urn:b"/><c/></a>',
+      "<a>ñ á ü ½ &#241; é</a>",
+      "<a>x > y</a>",
+      "<a>\n  <b>1</b>\n  <b>2</b>\n</a>",
+    ];
+    for (const t of ok) expect(same(t), t).toBe(true);
+  });
+
+  it("leaves everything outside the subset to xmldom (null), including malformed input", () => {
+    const refused = [
+      "<!DOCTYPE a><a/>",
+      "<a><!-- c --></a>",
+      "<a><![CDATA[x]]></a>",
+      "<a><?pi x?></a>",
+      "<a>&nbsp;</a>",
+      "<a>&amp</a>",
+      "<a>a & b</a>",
+      "<a>]]></a>",
+      '<a b="x\ty"/>',
+      '<a b="x\ny"/>',
+      '<a b="1" b="2"/>',
+      '<a xmlns:p="u" xmlns:q="u" p:x="1" q:x="2"/>',
+      "<p:a/>",
+      '<a p:b="1"/>',
+      '<a b="1"c="2"/>',
+      "<a><b></a></b>",
+      "<a>",
+      "<a/><b/>",
+      "<a/>x",
+      "x<a/>",
+      " <?xml version=\"1.0\"?><a/>",
+      "<?xml version=\"1.1\"?><a/>",
+      "<ñ/>",
+      "<a>\u0001</a>",
+      "<a>&#0;</a>",
+      "<a>&#xD800;</a>",
+      '<a xmlns:p=""/>',
+      "<a b=\"<\"/>",
+      "\uFEFF<a/>",
+      "",
+    ];
+    for (const t of refused) expect(fastParse(t), JSON.stringify(t)).toBeNull();
+    // parseXml still gives xmldom's verdict on them: malformed input is an XML_MALFORMED error.
+    expect(() => parseXml("<a><b></a></b>")).toThrow(/not well-formed/);
+    expect(parseXml("<a><!-- c -->x</a>").documentElement?.textContent).toBe("x");
+  });
+
+  it("random mutations of a signed DTE: whatever the fast parser accepts, xmldom parses to the same tree", () => {
+    const base = golden.outputs["DTE 33-escapes"]!.slice(0, 3000).replace(/<TED[\s\S]*$/, "</Documento></DTE>");
+    expect(same(base)).toBe(true);
+    const alphabet = ["<", ">", "&", '"', "'", "=", "/", ":", " ", "\t", "\n", ";", "#", "x", "a", "!", "?", "]", "amp;", "&lt;", "<b>", "</b>", 'c="1"', "xmlns:q=\"u\"", "q:"];
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let accepted = 0;
+    for (let i = 0; i < 1500; i++) {
+      let t = base;
+      for (let k = 1 + rnd(3); k > 0; k--) {
+        const at = rnd(t.length);
+        const op = rnd(3);
+        if (op === 0) t = t.slice(0, at) + t.slice(at + 1 + rnd(4));
+        else if (op === 1) t = t.slice(0, at) + alphabet[rnd(alphabet.length)] + t.slice(at);
+        else t = t.slice(0, at) + alphabet[rnd(alphabet.length)] + t.slice(at + 1);
+      }
+      if (same(t)) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(100);
+  });
+});
