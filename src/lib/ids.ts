@@ -53,7 +53,7 @@ export function ulid(now: number = Date.now()): string {
 }
 
 export type IdPrefix =
-  | "att" | "cli" | "env" | "lgo" | "sim" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv";
+  | "att" | "cli" | "env" | "lgo" | "sim" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv" | "inm";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;

@@ -3,11 +3,7 @@
  * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/verify.ts); this module
  * only orders and names the results.
  */
-import type { InboundDteReport, InboundReport } from "../countries/cl/verify";
-import { DTE_RECEPTION_STATUS } from "../countries/cl/responses";
-import { SII_CAF_KEYS } from "../countries/cl/sii-keys";
-import { isValidRut, normalizeRut } from "../countries/cl/rut";
-import type { CafTrustOptions } from "../countries/cl/caf";
+import { DTE_RECEPTION_STATUS, isValidRut, normalizeRut, type InboundDteReport, type InboundReport } from "../countries/cl";
 
 export type CheckName = "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate";
 export interface Check {
@@ -15,16 +11,6 @@ export interface Check {
   /** PASSED, FAILED, or NOT_APPLICABLE (a standalone DTE has no envelope) / NOT_CHECKED (an earlier failure hides it). */
   result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED";
   message: string | null;
-}
-
-/**
- * CAF trust for received documents: the real SII keys (IDK 100 certification, 300 production) are
- * trusted in every mode, since real suppliers' documents carry them; the simulator's key only when
- * SII_MODE is simulator.
- */
-export function receptionTrust(siiMode: string): CafTrustOptions {
-  if (siiMode !== "simulator") return { mode: "sii" };
-  return { mode: "simulator", extraKeys: { 300: Uint8Array.from(atob(SII_CAF_KEYS[300]!.spki), (ch) => ch.charCodeAt(0)) } };
 }
 
 const pass = (name: CheckName): Check => ({ name, result: "PASSED", message: null });

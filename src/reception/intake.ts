@@ -7,14 +7,13 @@
  * never blocks intake.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import { verifyInbound, type InboundReport } from "../countries/cl/verify";
-import { normalizeRut, isValidRut } from "../countries/cl/rut";
+import { isValidRut, normalizeRut, receptionCafTrust, verifyInbound, type InboundReport } from "../countries/cl";
 import { createDb } from "../db/client";
 import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { judge, receptionTrust } from "./checks";
+import { judge } from "./checks";
 import { readSummary } from "./summary";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 
@@ -56,7 +55,7 @@ type Row = typeof receivedDocuments.$inferInsert;
 export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId">, bytes: Uint8Array, channel: Channel, messageId: string | null): Promise<IntakeResult> {
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
-  const report = await verifyInbound(bytes, receptionTrust(env.SII_MODE));
+  const report = await verifyInbound(bytes, receptionCafTrust(env.SII_MODE));
   if (report.kind === "unknown") return { problem: report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
   const ranges = dteRanges(bytes);
@@ -90,8 +89,9 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
     const dedupe = `${k.issuerRut}/${k.d.documentType}/${k.d.folio}/${sha}`;
     const base = { issuer_rut: k.issuerRut, document_type: k.d.documentType!, folio: k.d.folio! };
     const identical = same.find((e) => e.xmlSha256 === sha);
-    if (identical || seen.has(dedupe)) {
-      result.documents.push({ id: identical?.id ?? "", ...base, reception_status: 0, outcome: "ALREADY_RECEIVED" });
+    if (seen.has(dedupe)) continue;
+    if (identical) {
+      result.documents.push({ id: identical.id, ...base, reception_status: 0, outcome: "ALREADY_RECEIVED" });
       continue;
     }
     seen.add(dedupe);

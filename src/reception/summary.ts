@@ -1,5 +1,5 @@
 /** What the API shows of a received DTE's content (names, amounts, lines), read from its own bytes. */
-import { childElements, childText, decodeXmlBytes, firstChild, parseXml, type XElement } from "../countries/cl/xml";
+import { childElements, childText, decodeXmlBytes, firstChild, parseXml, type XElement } from "../countries/cl";
 
 export interface Summary {
   issuer_name: string | null;

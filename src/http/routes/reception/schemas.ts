@@ -1,0 +1,92 @@
+import { z } from "@hono/zod-openapi";
+import { pageSchema } from "../../openapi/common";
+
+export const CompanyQuery = z.object({
+  company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "query" }, description: "The receiving company (its id)." }),
+});
+export const Params = z.object({ purchase_id: z.string().min(1).max(64).openapi({ param: { name: "purchase_id", in: "path" }, description: "Id of the received document (`rcv_…`)." }) });
+
+const CheckSchema = z.object({
+  name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate"]),
+  result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED"]),
+  message: z.string().nullable(),
+});
+
+const ResponseEntrySchema = z.object({
+  action: z.enum(["ACD", "ERM", "RCD", "RFP", "RFT", "ACCEPTED_BY_LAW"]),
+  reason: z.string().nullable(),
+  at: z.string(),
+  sii_code: z.number().int().nullable().openapi({ description: "The SII's codResp (0 OK, 7 already recorded)." }),
+  sii_message: z.string().nullable(),
+  files: z.array(z.string()).openapi({ description: "Exchange files produced for it (download types)." }),
+});
+
+export const ReceivedDocumentSchema = z
+  .object({
+    id: z.string().openapi({ example: "rcv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+    id_company: z.string(),
+    issuer: z.object({ tax_id: z.string(), legal_name: z.string().nullable(), activity: z.string().nullable() }),
+    recipient: z.object({ tax_id: z.string().nullable(), legal_name: z.string().nullable() }),
+    document_type: z.string().openapi({ example: "33" }),
+    folio: z.number().int(),
+    issue_date: z.string().nullable(),
+    totals: z.object({ net: z.string().nullable(), exempt: z.string().nullable(), vat: z.string().nullable(), total: z.string().nullable() }),
+    lines: z.array(z.object({ line: z.number(), name: z.string(), quantity: z.string().nullable(), unit_price: z.string().nullable(), amount: z.string().nullable() })),
+    channel: z.enum(["UPLOAD", "EMAIL", "SII"]).openapi({ description: "How it first arrived: upload, e-mail, or the SII's register (cron polling)." }),
+    xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
+    verification: z.object({
+      status: z.enum(["VERIFIED", "FAILED", "PENDING"]),
+      reception_status: z.number().int().nullable().openapi({ description: "EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other." }),
+      reception_status_text: z.string().nullable(),
+      duplicate: z.boolean(),
+      checks: z.array(CheckSchema),
+    }),
+    sii_received_at: z.string().nullable().openapi({ description: "When the SII received it (the start of the 8-day window); null until known." }),
+    response_deadline: z.string().nullable().openapi({ description: "sii_received_at + 8 calendar days (33, 34, 43 only)." }),
+    seconds_left: z.number().int().nullable().openapi({ description: "Until response_deadline while the response is pending." }),
+    response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]),
+    responses: z.array(ResponseEntrySchema),
+    downloads: z.array(z.string()).openapi({ description: "The `type` values download accepts now." }),
+    received_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("ReceivedDocument");
+
+export const ReceivedPageSchema = pageSchema(ReceivedDocumentSchema, "ReceivedDocumentPage");
+
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
+export const ListQuery = CompanyQuery.extend({
+  issuer_tax_id: z.string().max(20).optional().openapi({ param: { name: "issuer_tax_id", in: "query" }, description: "Issuer RUT in any usual form." }),
+  document_type: z.enum(["33", "34", "43", "46", "52", "56", "61", "110", "111", "112"]).optional().openapi({ param: { name: "document_type", in: "query" } }),
+  folio: z.string().regex(/^[1-9]\d{0,9}$/, "a positive whole number").optional().openapi({ param: { name: "folio", in: "query" } }),
+  issue_date_from: date.optional().openapi({ param: { name: "issue_date_from", in: "query" } }),
+  issue_date_to: date.optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
+  received_from: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
+  received_to: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_to", in: "query" } }),
+  verification: z.enum(["VERIFIED", "FAILED", "PENDING"]).optional().openapi({ param: { name: "verification", in: "query" } }),
+  response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]).optional().openapi({ param: { name: "response_state", in: "query" } }),
+  deadline_before: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "deadline_before", in: "query" }, description: "Response deadline at or before (ISO 8601)." }),
+});
+
+export const UploadSchema = z
+  .object({ file: z.any().openapi({ type: "string", format: "binary", description: "An EnvioDTE or a single DTE (XML, ISO-8859-1 or UTF-8), at most 2 MiB." }) })
+  .openapi("ReceptionUpload");
+
+export const UploadResultSchema = z
+  .object({
+    kind: z.enum(["EnvioDTE", "DTE"]),
+    file_sha256: z.string(),
+    documents: z.array(ReceivedDocumentSchema.extend({ outcome: z.enum(["NEW", "ALREADY_RECEIVED", "DUPLICATE"]) })),
+  })
+  .openapi("ReceptionUploadResult");
+
+export const DownloadParams = Params.extend({
+  type: z.enum(["xml", "recepcion_envio", "resultado_dte", "envio_recibos"]).openapi({ param: { name: "type", in: "path" }, description: "xml: the DTE byte for byte as received; recepcion_envio / resultado_dte / envio_recibos: the signed exchange replies once produced." }),
+});
+
+export const SendResponseBody = z
+  .object({
+    action: z.enum(["ACD", "ERM", "RCD", "RFP", "RFT"]).openapi({ description: "ACD accept the content; ERM acknowledge goods/services received (Ley 19.983); RCD claim the content; RFP claim partial lack of goods; RFT claim total lack of goods." }),
+    reason: z.string().min(1).max(256).optional().openapi({ description: "Free text for the issuer (in the reply's glosa)." }),
+  })
+  .openapi("ReceptionResponse");
