@@ -6,6 +6,9 @@
  */
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, type SigningCredentials } from "../countries/cl";
 import type { ReceptionAction } from "../countries/port";
+import { and, eq } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { inboundMessages } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import type { ReceivedRow } from "./view";
@@ -61,15 +64,22 @@ export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row:
   return file;
 }
 
+/** Where the issuer gets replies: the sender of the e-mail that brought the document (null for other channels). */
+async function replyAddress(env: Env, row: ReceivedRow): Promise<string | null> {
+  if (row.channel !== "EMAIL" || !row.messageId) return null;
+  const m = await createDb(env.DB).select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get();
+  return m?.sender && /^[^\s@<>]+@[^\s@<>]+$/.test(m.sender) ? m.sender : null;
+}
+
 /**
- * Mails the replies to the issuer through the SEND_EMAIL binding (wrangler records them locally).
- * The issuer's exchange address is not in the DTE, so the reply goes to RECEPTION_REPLY_TO when
- * configured; without a binding or address nothing is sent and the replies stay downloadable.
+ * Mails the replies to the issuer through the SEND_EMAIL binding (wrangler records them locally),
+ * to the address the document came from; documents that came by upload or from the SII's register
+ * have no known exchange address, so their replies are only downloadable.
  */
 export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[]): Promise<boolean> {
-  const binding = (env as unknown as { SEND_EMAIL?: SendEmail }).SEND_EMAIL;
-  const to = (env as unknown as { RECEPTION_REPLY_TO?: string }).RECEPTION_REPLY_TO;
-  const domain = (env as unknown as { RECEPTION_DOMAIN?: string }).RECEPTION_DOMAIN;
+  const binding = env.SEND_EMAIL as SendEmail | undefined;
+  const domain = env.RECEPTION_DOMAIN;
+  const to = await replyAddress(env, row);
   if (!binding || !to || !domain || files.length === 0) return false;
   const { EmailMessage } = await import("cloudflare:email");
   const boundary = `b${row.id}`;
