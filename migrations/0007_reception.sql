@@ -47,6 +47,7 @@ CREATE INDEX `inbound_messages_company_idx` ON `inbound_messages` (`company_id`,
 
 CREATE TABLE `reception_addresses` (
   `company_id` text PRIMARY KEY NOT NULL,
-  `token` text NOT NULL
+  `token` text NOT NULL,
+  `polled_at` text
 );
 CREATE UNIQUE INDEX `reception_addresses_token_uq` ON `reception_addresses` (`token`);

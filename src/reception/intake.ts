@@ -16,6 +16,7 @@ import { newId } from "../lib/ids";
 import { judge } from "./checks";
 import { readSummary } from "./summary";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
+import { receivedView, type ReceivedRow } from "./view";
 
 /** Limits of one received file (DECISIONS-style, documented in the README). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -123,9 +124,10 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
       responseState: (ACTIONABLE_TYPES.has(k.d.documentType!) ? "PENDING" : "NOT_APPLICABLE") as ResponseState,
       updatedAt: new Date().toISOString(),
     };
-    writes.push(placeholder ? db.update(receivedDocuments).set({ ...row, channel: undefined, id: undefined }).where(and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.id, placeholder.id))) : db.insert(receivedDocuments).values(row));
+    writes.push(placeholder ? db.update(receivedDocuments).set({ ...row, channel: undefined, id: undefined, responseState: undefined }).where(and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.id, placeholder.id))) : db.insert(receivedDocuments).values(row));
     const type = verdict.status === 0 ? "received_document.received" : "received_document.verification_failed";
-    writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: company.id, type, dedupeKey: `${type}:${row.id}`, payload: JSON.stringify({ received_document_id: row.id }) }).onConflictDoNothing());
+    const view = receivedView({ createdAt: row.updatedAt!, responses: "[]", ...row, ...(placeholder ? { channel: "SII" as const } : {}) } as ReceivedRow);
+    writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: company.id, type, dedupeKey: `${type}:${row.id}:${sha}`, payload: JSON.stringify(view) }).onConflictDoNothing());
     result.documents.push({ id: row.id!, ...base, reception_status: verdict.status, outcome: duplicate ? "DUPLICATE" : "NEW" });
     stored = true;
   }

@@ -69,9 +69,14 @@ export const inboundMessages = sqliteTable(
   (t) => [index("inbound_messages_company_idx").on(t.companyId, t.createdAt)],
 );
 
-/** The per-company token of its reception e-mail address dte+<token>@<RECEPTION_DOMAIN>. */
+/** The per-company token of its reception e-mail address dte+<token>@<RECEPTION_DOMAIN>, and its register polling mark. */
 export const receptionAddresses = sqliteTable(
   "reception_addresses",
-  { companyId: text("company_id").primaryKey(), token: text("token").notNull() },
+  {
+    companyId: text("company_id").primaryKey(),
+    token: text("token").notNull(),
+    /** Last time the cron asked the SII's register for this company's received documents. */
+    polledAt: text("polled_at"),
+  },
   (t) => [uniqueIndex("reception_addresses_token_uq").on(t.token)],
 );
