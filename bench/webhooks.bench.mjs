@@ -51,7 +51,10 @@ async function issueAll(base, company, count, already, prefix) {
 
 async function main() {
   const rx = await receiver();
-  const svc = await startService();
+  const svc = await startService().catch((e) => {
+    rx.close();
+    throw e;
+  });
   try {
     const plain = await readyCompany(svc.base, svc.key, DOCS + 10);
     const hooked = await readyCompany(svc.base, svc.key, DOCS + 10);
@@ -65,7 +68,11 @@ async function main() {
     const b = await issueAll(svc.base, hooked, DOCS, 0, "b-");
     const expected = DOCS * 2;
     for (let waited = 0; [1, 2, 3].some((n) => (rx.got.get(`/hook-${n}`)?.size ?? 0) < expected); waited += 250) {
-      if (waited > DEADLINE_MS) throw new Error(`deliveries: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0)} of ${expected} each`);
+      if (waited > DEADLINE_MS) {
+        const count = async (status) => (await (await fetch(`${svc.base}/api/companies/${hooked.cid}/webhook-deliveries?status=${status}&per_page=1`, { headers: hooked.H })).json()).total;
+        const log = { PENDING: await count("PENDING"), SUCCEEDED: await count("SUCCEEDED"), FAILED: await count("FAILED") };
+        throw new Error(`deliveries received: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0)} of ${expected} each; delivery log: ${JSON.stringify(log)}`);
+      }
       await sleep(250);
     }
     const { bad, duplicates, last } = rx.stats();
