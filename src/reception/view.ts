@@ -23,7 +23,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
   const summary = row.summary ? (JSON.parse(row.summary) as Summary) : null;
   const checks = row.checks ? (JSON.parse(row.checks) as Check[]) : [];
   const responses = JSON.parse(row.responses) as ResponseEntry[];
-  const files = ["xml", ...(row.xmlKey ? ["recepcion_envio"] : []), ...new Set(responses.flatMap((r) => r.files))];
+  const files = ["xml", ...(row.xmlKey ? ["pdf", "recepcion_envio"] : []), ...new Set(responses.flatMap((r) => r.files))];
   return {
     id: row.id,
     id_company: row.companyId,

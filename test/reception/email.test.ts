@@ -40,7 +40,7 @@ async function deliver(raw: string | Uint8Array, to = address) {
     raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
     setReject() {}, forward: async () => ({}), reply: async () => ({}),
   } as unknown as ForwardableEmailMessage;
-  await worker.email!(message, env, {} as ExecutionContext);
+  await worker.email!(message, env);
   return env.DB.prepare("SELECT outcome, documents, company_id, detail FROM inbound_messages WHERE recipient = ? ORDER BY created_at DESC, id DESC LIMIT 1").bind(to).first<{ outcome: string; documents: number; company_id: string | null; detail: string | null }>();
 }
 

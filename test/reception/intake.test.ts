@@ -38,6 +38,12 @@ describe("upload intake", () => {
     const xml = await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key });
     expect(xml.status).toBe(200);
     expect(new Uint8Array(await xml.raw.arrayBuffer())).toEqual(encodeLatin1(d1.element));
+    const pdf = await call("POST", `/api/reception/invoices/${doc.id}/download/pdf?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("Content-Type")).toBe("application/pdf");
+    const bytes = new Uint8Array(await pdf.raw.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe("%PDF-");
+    expect(bytes.length).toBeGreaterThan(2000);
   });
 
   it("the same bytes again change nothing; a single DTE file is taken too", async () => {

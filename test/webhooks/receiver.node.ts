@@ -40,7 +40,7 @@ export async function webhookReceiver(req: Request): Promise<Response> {
   const url = new URL(req.url);
   if (url.hostname === "receiver.control") return control(req, url);
   const body = await req.text();
-  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers: Object.fromEntries(req.headers), body, at: Date.now() });
+  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers: Object.fromEntries(req.headers as unknown as Iterable<[string, string]>), body, at: Date.now() });
   const b = behaviours.get(url.pathname) ?? { status: 200, delayMs: 0, body: "ok" };
   if (b.delayMs > 0) await new Promise((r) => setTimeout(r, b.delayMs));
   return new Response(b.status === 204 || b.status === 304 ? null : b.body, { status: b.status });

@@ -49,14 +49,14 @@ const download = defineRoute({
   path: "/api/reception/invoices/{purchase_id}/download/{type}",
   tags: TAGS,
   summary: "Download a received document or its replies",
-  description: "`xml`: the DTE byte for byte as received (ISO-8859-1 as sent). `recepcion_envio`, `resultado_dte`, `envio_recibos`: the signed exchange replies, once produced.",
+  description: "`xml`: the DTE byte for byte as received (ISO-8859-1 as sent). `pdf`: our A4 printed layout with the PDF417 of its TED (the issuer's resolution is not in a DTE and prints as 0). `recepcion_envio`, `resultado_dte`, `envio_recibos`: the signed exchange replies, once produced.",
   permission: "document:read",
   companyInQuery: true,
   request: { params: DownloadParams, query: CompanyQuery },
   responses: {
     200: {
       description: "The file",
-      content: { "application/xml": { schema: z.string() } },
+      content: { "application/xml": { schema: z.string() }, "application/pdf": { schema: z.any().openapi({ type: "string", format: "binary" }) } },
     },
   },
   errors: ["RECEIVED_DOCUMENT_NOT_FOUND", "RECEPTION_FILE_NOT_AVAILABLE", "CERTIFICATE_REQUIRED"],

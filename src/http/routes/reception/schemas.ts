@@ -39,7 +39,7 @@ export const UploadResultSchema = z
   .openapi("ReceptionUploadResult");
 
 export const DownloadParams = Params.extend({
-  type: z.enum(["xml", "recepcion_envio", "resultado_dte", "envio_recibos"]).openapi({ param: { name: "type", in: "path" }, description: "xml: the DTE byte for byte as received; recepcion_envio / resultado_dte / envio_recibos: the signed exchange replies once produced." }),
+  type: z.enum(["xml", "pdf", "recepcion_envio", "resultado_dte", "envio_recibos"]).openapi({ param: { name: "type", in: "path" }, description: "xml: the DTE byte for byte as received; pdf: our A4 printed layout with the PDF417 of its TED; recepcion_envio / resultado_dte / envio_recibos: the signed exchange replies once produced." }),
 });
 
 export const SendResponseBody = z
