@@ -19,7 +19,10 @@ export async function recordMessage(env: Env, m: { companyId: string | null; cha
 
 export async function viewsOf(env: Env, companyId: string, result: IntakeResult) {
   const ids = result.documents.map((d) => d.id);
-  const rows = ids.length ? await createDb(env.DB).select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, ids.slice(0, 90)))) : [];
+  const db = createDb(env.DB);
+  const rows = [];
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < ids.length; i += 90) rows.push(...(await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, ids.slice(i, i + 90))))));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return result.documents.filter((d) => byId.has(d.id)).map((d) => ({ ...receivedView(byId.get(d.id)!), outcome: d.outcome }));
 }
