@@ -16,7 +16,7 @@ import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 import { CompanyQuery, DownloadParams, ListQuery, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
 
-const TAGS = ["Reception"];
+const TAGS = ["Purchases (Receptions)"];
 
 const list = defineRoute({
   method: "get",
