@@ -17,6 +17,7 @@ import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { catalogsRoutes } from "./http/routes/catalogs";
+import { receptionRoutes } from "./http/routes/reception";
 import { simulatorCafRoutes } from "./simulator/caf-route";
 import { simulatorApp } from "./simulator/app";
 import type { AppEnv } from "./http/types";
@@ -77,6 +78,7 @@ function buildApp() {
   app.route("/", invoicesRoutes);
   app.route("/", webhooksRoutes);
   app.route("/", catalogsRoutes);
+  app.route("/", receptionRoutes);
   app.route("/", simulatorCafRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
   // kept out of the OpenAPI document (one catch-all route here, registered after the documented

@@ -4,6 +4,7 @@ import { assertConfigured } from "./config";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
 import { siiAuthority } from "./countries/cl";
 import { log } from "./lib/log";
+import { handleEmail } from "./reception/email";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
@@ -23,6 +24,8 @@ export default {
     log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
     batch.retryAll({ delaySeconds: 300 });
   },
+  /** Suppliers' mail to dte+<token>@<RECEPTION_DOMAIN> (Cloudflare Email Routing): reception intake. */
+  email: (message, env) => handleEmail(message, env),
   scheduled: (controller, env, ctx) => {
     assertConfigured(env);
     ctx.waitUntil(runScheduled(controller, env));

@@ -45,3 +45,42 @@ export interface TaxAuthority {
   /** A CAF file for the range (or the next `quantity` folios), where the authority hands them out as a service. */
   requestCaf(p: { rut: string; documentType: number; from?: number; to?: number; quantity?: number; legalName?: string }): Promise<Uint8Array>;
 }
+
+// ---- reception (issue 12): the authority's side of documents a company receives ------------------
+
+export type ReceptionAction = "ACD" | "ERM" | "RCD" | "RFP" | "RFT";
+
+export interface AuthorityEvent {
+  action: string;
+  description: string;
+  responsibleRut: string;
+  /** ISO 8601 with offset. */
+  at: string;
+}
+
+export interface RegisteredDocument {
+  issuerRut: string;
+  documentType: number;
+  folio: number;
+  issueDate: string;
+  total: string;
+  /** ISO 8601, the SII reception time. */
+  receivedAt: string;
+  /** The EnvioDTE as the issuer sent it, when the authority hands it out (simulator only). */
+  xml?: Uint8Array;
+}
+
+/**
+ * The country port of reception: the authority's accept/claim register. Network failures and the
+ * authority's internal errors throw AuthorityError(retryable: true); refusals come back as codes.
+ */
+export interface ReceptionAuthority {
+  /** ingresarAceptacionReclamoDoc: the SII's codResp/descResp as they came (0 = OK). */
+  recordAction(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number; action: ReceptionAction }): Promise<{ code: number; message: string }>;
+  /** listarEventosHistDoc */
+  listEvents(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<AuthorityEvent[]>;
+  /** consultarFechaRecepcionSii, as ISO 8601 (Chile time with its offset), or null when the SII has not received it. */
+  receptionTime(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<string | null>;
+  /** Documents the authority holds with companyRut as recipient, received after `since`. */
+  listReceived(p: { companyRut: string; signer: SigningCredentials; since?: string }): Promise<{ supported: boolean; documents: RegisteredDocument[] }>;
+}

@@ -9,6 +9,7 @@ import { overdueDeliveries } from "../webhooks/deliveries";
 import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
+import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -74,7 +75,7 @@ export const redriveWebhooks: Job = async (env, at) => {
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

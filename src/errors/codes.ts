@@ -106,6 +106,18 @@ export const ERROR_CODES = {
   ENUMERATION_THRESHOLD_INVALID: { status: 400, description: "The alert threshold must be a whole number from 0 to 1,000,000, or null for the default." },
   // invoices (§4.8, §4.9)
   ...INVOICE_INPUT_ERRORS,
+  // reception (§4.10, issue 12)
+  RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, description: "No such received document for this company." },
+  RECEPTION_FILE_INVALID: { status: 422, description: "The uploaded file is not an EnvioDTE or a DTE (or breaks a reception limit); nothing was stored." },
+  RECEPTION_FILE_NOT_AVAILABLE: { status: 404, description: "That file does not exist (yet) for this received document: its XML has not arrived, or the response was not produced." },
+  RECEPTION_ACTION_TYPE: { status: 422, description: "Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed." },
+  RECEPTION_ACTION_NO_XML: { status: 422, description: "The document is known from the SII's register only; its XML has not arrived, so it cannot be checked or acknowledged yet." },
+  RECEPTION_ACTION_UNVERIFIED: { status: 422, description: "The document failed verification: it cannot be accepted or acknowledged (only claimed)." },
+  RECEPTION_DEADLINE_PASSED: { status: 422, description: "The 8 calendar days from the SII reception time have passed: the document is accepted by law and cannot be answered." },
+  RECEPTION_ACTION_CONFLICT: { status: 409, description: "The action contradicts one already recorded: an acceptance (ACD/ERM) excludes a claim (RCD/RFP/RFT) and vice versa." },
+  RECEPTION_NOT_AT_AUTHORITY: { status: 422, description: "The SII has no record of this document (it was not declared to the SII, or not yet): nothing can be recorded." },
+  RECEPTION_AUTHORITY_REFUSED: { status: 422, description: "The SII refused the action; its code and reason are in the message." },
+  RECEPTION_AUTHORITY_UNAVAILABLE: { status: 503, description: "The SII did not answer; nothing was recorded. Retry later." },
   INVOICE_NOT_FOUND: { status: 404, description: "No such document for this company." },
   INVOICE_ISSUER_MISMATCH: { status: 400, description: "issuer.document_number is not the company's tax id." },
   INVOICE_NO_FOLIOS: { status: 422, description: "No folio can be assigned for this document type: no CAF loaded, or every range is used up or expired. Load a CAF (/enumeration/upload or /enumeration/refetch)." },

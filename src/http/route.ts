@@ -20,6 +20,8 @@ type Config = Omit<RouteConfig, "responses" | "middleware"> & {
   permission?: Permission;
   /** Public operations (no X-Api-Key). */
   public?: boolean;
+  /** The company comes from a required `company_id` query parameter (the §4.10 reception paths). */
+  companyInQuery?: boolean;
 };
 
 export interface RegisteredRoute {
@@ -27,6 +29,8 @@ export interface RegisteredRoute {
   permission?: Permission;
   public: boolean;
   underCompany: boolean;
+  /** The company is named by the `company_id` query parameter instead of the path. */
+  companyInQuery: boolean;
 }
 
 /** Every route definition: the contract and security tests walk this list. */
@@ -40,8 +44,8 @@ export const ROUTE_REGISTRY: RegisteredRoute[] = [];
  *   exactly the codes the runtime can send.
  */
 export function defineRoute<const C extends Config>(config: C) {
-  const { errors = [], public: isPublic = false, permission, middleware = [], ...rest } = config;
-  const underCompany = COMPANY_PARAM.test(rest.path);
+  const { errors = [], public: isPublic = false, permission, middleware = [], companyInQuery = false, ...rest } = config;
+  const underCompany = COMPANY_PARAM.test(rest.path) || companyInQuery;
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
   const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
   const codes = [
@@ -69,8 +73,8 @@ export function defineRoute<const C extends Config>(config: C) {
     security: isPublic ? [] : [{ ApiKey: [] }],
     responses,
   } as RouteConfig);
-  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany });
-  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware"> & { middleware: MiddlewareHandler[] };
+  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery });
+  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery"> & { middleware: MiddlewareHandler[] };
 }
 
 /** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */

@@ -40,6 +40,8 @@ import { SimulatedOutage, handleUpload, outage } from "./upload";
 import { boletaStatusJson, estDte, estUp } from "./status";
 import { scenarioJson, scenarioSchema } from "./scenario";
 import { simulatorEnabled } from "../config";
+import { reclamoService, receptionRegister } from "./reception";
+import { injectEnvio } from "./inject";
 
 // ---- the app ---------------------------------------------------------------------------------------
 
@@ -113,6 +115,9 @@ simulatorApp.post("/DTEWS/QueryEstUp.jws", async (c) => {
   return estUp(c, createDb(c.env.DB), parsed, new Date());
 });
 
+simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoService);
+simulatorApp.get("/reception/register", receptionRegister);
+simulatorApp.post("/reception/inject", injectEnvio);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {

@@ -15,6 +15,7 @@
  * DTE-EMISOR, DTE-FIRMA, DTE-CERT, TED-FALTA, CAF-FIRMA, TED-FRMT, TED-DATOS, CAF-RANGO,
  * CAF-EMISOR, DTE-REPETIDO; scenarios add SIM-RECHAZO and SIM-REPARO.
  */
+import type { CafTrustOptions } from "../countries/cl/caf";
 import { normalizeRut, SII_RUT } from "../countries/cl/rut";
 import { verifyTed } from "../countries/cl/ted";
 import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml";
@@ -176,6 +177,8 @@ export interface ValidateContext {
    * documentKeyText. Called once per envelope with every document that reaches the document checks.
    */
   acceptedAmong: (keys: DocumentKey[]) => Promise<Set<string>>;
+  /** Which SII keys sign acceptable CAFs; default the simulator's (999 and 100). */
+  cafTrust?: CafTrustOptions;
 }
 
 function keyOf(dte: XElement): DocumentKey {
@@ -260,7 +263,7 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
     else if (sig.reference !== `#${d.getAttribute("ID")}`) errors.push(`DTE-FIRMA La firma referencia ${sig.reference}, no el Documento`);
     else if (!inForce(sig.signer, ctx.now)) errors.push("DTE-CERT Certificado de la firma del DTE no vigente");
     const tedEl = firstChild(d, "TED")!;
-    const ted = await verifyTed(tedEl, { mode: "simulator" });
+    const ted = await verifyTed(tedEl, ctx.cafTrust ?? { mode: "simulator" });
     if (!ted.ok) {
       if (ted.failure === "CAF_BAD_SIGNATURE" || ted.failure === "CAF_UNKNOWN_IDK") errors.push(`CAF-FIRMA CAF no autorizado por el SII: ${ted.message}`);
       else if (ted.failure === "TED_INVALID" && /not covered/.test(ted.message ?? "")) {

@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
+import { ReceivedDocumentSchema } from "../reception/schema";
 
 export const API_VERSION = "1.0.0";
 
@@ -77,6 +78,17 @@ const invoiceEvent = (what: string, status: string, fiscal: string | null): Even
   example: invoiceExample(status, fiscal),
 });
 
+const receivedExample = {
+  id: "rcv_01JD3Q4M6YV8T1N5B2K7C9XW3E", id_company: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+  issuer: { tax_id: "76086428-5", legal_name: "Proveedor SpA", activity: "Venta de software" }, recipient: { tax_id: "77879240-0", legal_name: "Cliente Ltda" },
+  document_type: "33", folio: 1042, issue_date: "2026-11-23", totals: { net: "30000", exempt: null, vat: "5700", total: "35700" },
+  lines: [{ line: 1, name: "Servicio", quantity: "1", unit_price: "30000", amount: "30000" }], channel: "EMAIL", xml_status: "RECEIVED",
+  verification: { status: "VERIFIED", reception_status: 0, reception_status_text: "DTE Recibido OK", duplicate: false, checks: [{ name: "dte_signature", result: "PASSED", message: null }] },
+  sii_received_at: "2026-11-23T10:00:00-03:00", response_deadline: "2026-12-01T13:00:00.000Z", seconds_left: 691200, response_state: "PENDING", responses: [],
+  downloads: ["xml", "recepcion_envio"], received_at: "2026-11-23T13:00:05.000Z", updated_at: "2026-11-23T13:00:05.000Z",
+};
+const receivedEvent = (description: string): EventDefinition => ({ description: `${description} \`data\` is the received document as \`GET /api/reception/invoices/{id}\` answers it.`, data: ReceivedDocumentSchema, example: receivedExample });
+
 /** Every event type, by name. Names are stable: dotted, lower case (ENU as the specification names it). */
 export const EVENT_CATALOG = {
   ENU: {
@@ -89,6 +101,12 @@ export const EVENT_CATALOG = {
   "invoice.accepted_with_objections": invoiceEvent("was accepted with objections (reparos)", "ACCEPTED_WITH_OBJECTIONS", "RLV"),
   "invoice.rejected": invoiceEvent("was rejected by the tax authority; `fiscal_message` says why", "REJECTED", "RCH"),
   "invoice.failed": invoiceEvent("could not be produced or delivered (FAILED); `fiscal_message` says why", "FAILED", null),
+  "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
+  "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),
+  "received_document.deadline_approaching": receivedEvent("Two days or less are left to accept or claim a received factura (8 days from the SII reception time)."),
+  "received_document.deadline_passed": receivedEvent("The 8 days passed without a response: the document is accepted by law (`response_state` ACCEPTED_BY_LAW)."),
+  "received_document.response_recorded": receivedEvent("An acceptance or claim was recorded at the SII and the signed replies produced."),
+  "received_document.response_refused": receivedEvent("The SII refused an acceptance or claim; the document is unchanged."),
   "certificate.expiring": {
     description: "The company's active signing certificate expires in 30, 15 or 7 days.",
     data: CertificateExpiringData,

@@ -81,6 +81,8 @@ const COVERED = [
   "GET /api/companies/{idCompany}/enumeration/list",
   "GET /api/companies/{idCompany}/settings",
   "GET /api/me",
+  "GET /api/reception/invoices/list",
+  "GET /api/reception/invoices/{purchase_id}",
   "GET /api/users",
   "GET /api/users/{user_id}",
   "PATCH /api/companies/{company_id}/webhooks/{webhook_id}",
@@ -98,6 +100,9 @@ const COVERED = [
   "POST /api/companies/{idCompany}/enumeration/refetch",
   "POST /api/companies/{idCompany}/enumeration/upload",
   "POST /api/companies/{idCompany}/logo",
+  "POST /api/reception/invoices/upload",
+  "POST /api/reception/invoices/{purchase_id}/download/{type}",
+  "POST /api/reception/invoices/{purchase_id}/send_response",
   "POST /api/users",
   "POST /api/users/{user_id}/api-keys",
   "PUT /api/api-keys/{api_key_id}/companies/{company_id}",
@@ -105,8 +110,9 @@ const COVERED = [
   "PUT /api/companies/{idCompany}/enumeration/document-type/{document_type_id}/next-folio",
 ];
 
-function pathFor(template: string): string {
-  return template.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{[^}]+\}/g, "x_missing_0000");
+function pathFor(template: string, companyInQuery = false): string {
+  const path = template.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{[^}]+\}/g, "x_missing_0000");
+  return companyInQuery ? `${path}?company_id=${companyId}` : path;
 }
 
 function init(method: string) {
@@ -123,29 +129,36 @@ describe("every authenticated route", () => {
     const name = `${method} ${r.route.path}`;
 
     it(`${name}: no key -> 401`, async () => {
-      expectError(await call(method, pathFor(r.route.path), { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
+      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
     });
 
     it(`${name}: malformed, unknown and revoked keys -> 401`, async () => {
-      expectError(await call(method, pathFor(r.route.path), { key: "not-a-key", ...init(method) }), 401, "AUTH_INVALID_API_KEY");
-      expectError(await call(method, pathFor(r.route.path), { key: `dte_sk_${"A".repeat(40)}`, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
-      expectError(await call(method, pathFor(r.route.path), { key: revoked.key, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: "not-a-key", ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: `dte_sk_${"A".repeat(40)}`, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: revoked.key, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
     });
 
     it(`${name}: the apiKey query parameter never authenticates`, async () => {
-      const sep = r.route.path.includes("?") ? "&" : "?";
-      expectError(await call(method, `${pathFor(r.route.path)}${sep}apiKey=${encodeURIComponent(owner.key)}`, { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
+      const sep = pathFor(r.route.path, r.companyInQuery).includes("?") ? "&" : "?";
+      expectError(await call(method, `${pathFor(r.route.path, r.companyInQuery)}${sep}apiKey=${encodeURIComponent(owner.key)}`, { ...init(method) }), 401, "AUTH_MISSING_API_KEY");
     });
 
     if (r.underCompany) {
       it(`${name}: another client's company -> 403`, async () => {
-        expectError(await call(method, pathFor(r.route.path), { key: stranger.key, ...init(method) }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+        expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: stranger.key, ...init(method) }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+      });
+    }
+
+    if (r.companyInQuery) {
+      it(`${name}: without company_id -> 400, another client's company_id -> 403`, async () => {
+        expectError(await call(method, pathFor(r.route.path), { key: owner.key, ...init(method) }), 400, "VALIDATION_FAILED");
+        expectError(await call(method, pathFor(r.route.path, true), { key: stranger.key, ...init(method) }), 403, "AUTH_COMPANY_ACCESS_DENIED");
       });
     }
 
     if (r.permission && !can("MEMBER", r.permission)) {
       it(`${name}: a MEMBER key -> 403`, async () => {
-        expectError(await call(method, pathFor(r.route.path), { key: member.key, ...init(method) }), 403, "AUTH_ROLE_FORBIDDEN");
+        expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: member.key, ...init(method) }), 403, "AUTH_ROLE_FORBIDDEN");
       });
     }
   }

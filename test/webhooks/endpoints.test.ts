@@ -107,7 +107,8 @@ describe("webhook endpoints", () => {
   it("the OpenAPI document lists every event of the catalogue under webhooks", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual(
-      ["ENU", "certificate.expiring", "invoice.accepted", "invoice.accepted_with_objections", "invoice.failed", "invoice.rejected", "invoice.sent", "webhook.test", "webhook_endpoint.disabled"].sort(),
+      ["ENU", "certificate.expiring", "invoice.accepted", "invoice.accepted_with_objections", "invoice.failed", "invoice.rejected", "invoice.sent", "webhook.test", "webhook_endpoint.disabled",
+        "received_document.received", "received_document.verification_failed", "received_document.deadline_approaching", "received_document.deadline_passed", "received_document.response_recorded", "received_document.response_refused"].sort(),
     );
     expect(doc.webhooks["invoice.accepted"].post.tags).toEqual(["Webhooks"]);
   });

@@ -102,10 +102,10 @@ export {
   type ResponseHeader,
   type SignedResponse,
 } from "./responses";
-export { verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./verify";
+export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./verify";
 export { canonicalize, type C14nOptions } from "./c14n";
-export { decodeLatin1, decodeXmlBytes, encodeLatin1, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI } from "./xml";
+export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, type XElement } from "./xml";
 export * from "./rut";
 export { b64decode, b64encode } from "./asn1";
-export { siiAuthority, siiTaxAuthority, toAuthorityError } from "./sii/authority";
+export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";
 export { siiClientFor, siiModeOf } from "./sii";

@@ -5,7 +5,9 @@
  * against the document's own fields. Reports which check failed; never throws for bad input.
  */
 import type { CafTrustOptions } from "./caf";
+import { b64decode } from "./asn1";
 import { EngineError } from "./errors";
+import { SII_CAF_KEYS } from "./sii-keys";
 import { tedText, verifyTed, type TedCheck } from "./ted";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "./xmldsig";
@@ -233,4 +235,14 @@ export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, 
   } catch (e) {
     return { ok: false, root: null, failure: "XML_MALFORMED", message: `The file cannot be checked: ${(e as Error).message}`, signatures: [] };
   }
+}
+
+/**
+ * CAF trust for documents a company receives (issue 12): the real SII keys (IDK 100 certification,
+ * 300 production) are trusted in every mode, since real suppliers' documents carry them; the
+ * simulator's key only when the SII mode is the simulator.
+ */
+export function receptionCafTrust(siiMode: string): InboundOptions {
+  if (siiMode !== "simulator") return { mode: "sii" };
+  return { mode: "simulator", extraKeys: { 300: b64decode(SII_CAF_KEYS[300]!.spki) } };
 }

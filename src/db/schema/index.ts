@@ -298,6 +298,7 @@ export const envelopes = sqliteTable(
 
 /** Tables of the built-in SII simulator (sim_*). */
 export * from "./simulator";
+export * from "./reception";
 
 /** Webhook endpoints, deliveries and attempts. */
 export * from "./webhooks";

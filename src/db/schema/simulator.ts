@@ -94,3 +94,20 @@ export const simScenarios = sqliteTable("sim_scenarios", {
   failure: text("failure", { enum: ["http503", "error500", "reset"] }),
   createdAt: text("created_at").notNull().default(now),
 });
+
+/** Accept/claim events recorded through the simulated RegistroReclamoDteService (reception, issue 12). */
+export const simReceptionEvents = sqliteTable(
+  "sim_reception_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    issuerRut: text("issuer_rut").notNull(),
+    documentType: integer("document_type").notNull(),
+    folio: integer("folio").notNull(),
+    /** ACD, ERM, RCD, RFP, RFT. */
+    action: text("action").notNull(),
+    /** The authenticated person (certificate holder) who recorded it. */
+    responsibleRut: text("responsible_rut").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("sim_reception_events_doc_idx").on(t.issuerRut, t.documentType, t.folio)],
+);

@@ -6,8 +6,9 @@ import { assertConfigured } from "../../config";
 import { AppError } from "../../errors";
 import type { AppEnv } from "../types";
 
-/** The company named by a /api/companies/{id}/… path, read with the key in one round trip. */
-function companyInPath(path: string): string | undefined {
+/** The company named by a /api/companies/{id}/… path (or the company_id query of /api/reception/…), read with the key in one round trip. */
+function companyInPath(path: string, query: () => string | undefined): string | undefined {
+  if (path.startsWith("/api/reception/")) return query();
   const m = /^\/api\/companies\/([^/]+)/.exec(path);
   if (!m) return undefined;
   try {
@@ -23,7 +24,7 @@ function companyInPath(path: string): string | undefined {
  */
 export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   assertConfigured(c.env);
-  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path));
+  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path, () => c.req.query("company_id")));
   if (!result.ok) {
     if (result.reason === "MISSING") throw new AppError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
     const why = result.reason === "REVOKED" ? "has been revoked" : result.reason === "MALFORMED" ? "is malformed" : "is not valid";

@@ -10,7 +10,8 @@
  * Envelope rejections (RSC, RFR, RCT, ...) reject every document. SiiError -> AuthorityError with the
  * same `retryable` and the SII code as fiscalStatus.
  */
-import { AuthorityError, type DocumentKey, type DocumentVerdict, type EnvelopeVerdict, type TaxAuthority } from "../../port";
+import { AuthorityError, type DocumentKey, type DocumentVerdict, type EnvelopeVerdict, type ReceptionAuthority, type TaxAuthority } from "../../port";
+import { siiReceptionAuthority } from "./reception";
 import type { SiiClient, SiiCertificate } from "./client";
 import { SiiError } from "./errors";
 import { siiClientFor } from "./index";
@@ -118,4 +119,9 @@ export function toAuthorityError(message: string, retryable: boolean, siiCode?: 
 /** The Chilean SII (or its simulator, by SII_MODE) behind the country port. */
 export function siiAuthority(env: Env, ctx?: ExecutionContext, client: SiiClient = siiClientFor(env, ctx)): TaxAuthority {
   return siiTaxAuthority(client, toAuthorityError);
+}
+
+/** The SII's reception side (accept/claim WS, reception time, register) for this Worker's SII mode. */
+export function siiReception(env: Env, ctx?: ExecutionContext, client: SiiClient = siiClientFor(env, ctx)): ReceptionAuthority {
+  return siiReceptionAuthority(client, (m, r, f) => new AuthorityError(m, r, f));
 }

@@ -373,6 +373,39 @@ export class SiiClient {
     }
   }
 
+  /**
+   * A document/literal SOAP call to a token-authenticated WS (token as the TOKEN cookie; reception's
+   * RegistroReclamoDteService). Returns the response text; a fault naming the token or HTTP 401
+   * re-authenticates once. `extraHeaders` go on the request as they are.
+   */
+  async soapWithToken(p: { url: string; body: string; cert: SiiCertificate; companyRut: string; operation: string; extraHeaders?: Record<string, string> }): Promise<string> {
+    return this.withToken(p.cert, p.companyRut, "soap", async (token) => {
+      const req = new Request(p.url, {
+        method: "POST",
+        headers: { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '""', "User-Agent": this.userAgent, Accept: "text/xml", Cookie: `TOKEN=${token}`, ...(p.extraHeaders ?? {}) },
+        body: p.body,
+      });
+      const { status, text } = await this.send(p.operation, req, { tokenAware: true });
+      if (status >= 400 && /token/i.test(text)) throw new TokenRejected(p.operation, String(status));
+      if (status >= 400 && !text.includes("Envelope")) throw this.httpError(p.operation, status, text);
+      return text;
+    });
+  }
+
+  /** A token-authenticated JSON GET (the simulator's reception register). */
+  async getJsonWithToken(p: { url: string; cert: SiiCertificate; companyRut: string; operation: string; extraHeaders?: Record<string, string> }): Promise<unknown> {
+    return this.withToken(p.cert, p.companyRut, "soap", async (token) => {
+      const req = new Request(p.url, { headers: { Accept: "application/json", "User-Agent": this.userAgent, Cookie: `TOKEN=${token}`, ...(p.extraHeaders ?? {}) } });
+      const { status, text } = await this.send(p.operation, req, { tokenAware: true });
+      if (status >= 400) throw this.httpError(p.operation, status, text);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (e) {
+        throw this.bad(p.operation, e);
+      }
+    });
+  }
+
   // ---- DTEUpload ----------------------------------------------------------------------------------
 
   private uploadRequest(url: string, p: UploadParams, token: string, accept: string, operation: string): Request {

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { createDb } from "../../../db/client";
 import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../domain/companies/companies";
 import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
+import { receptionEmail, receptionToken } from "../../../domain/companies/reception-address";
 import { newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
 import { logoProblem } from "../../../pdf/render";
@@ -133,10 +134,14 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     return c.json({ id: company.id, status: "DELETED" as const, message: "Company deleted" }, 200);
   })
   .openapi(getSettingsDef, async (c) => {
-    return c.json(settingsView(await getSettings(createDb(c.env.DB), c.get("company").id)), 200);
+    const db = createDb(c.env.DB);
+    const id = c.get("company").id;
+    return c.json({ ...settingsView(await getSettings(db, id)), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
   })
   .openapi(patchSettingsDef, async (c) => {
-    return c.json(settingsView(await updateSettings(createDb(c.env.DB), c.get("company").id, c.req.valid("json"))), 200);
+    const db = createDb(c.env.DB);
+    const id = c.get("company").id;
+    return c.json({ ...settingsView(await updateSettings(db, id, c.req.valid("json"))), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
   })
   .openapi(uploadLogoDef, async (c) => {
     const company = c.get("company");

@@ -84,6 +84,7 @@ export const SettingsSchema = z
     language: z.string().openapi({ example: "es-CL" }),
     time_zone: z.string().openapi({ example: "America/Santiago" }),
     logo: z.string().nullable().openapi({ description: "URL of the company logo, served by this service; null until uploaded." }),
+    reception_email: z.string().nullable().openapi({ example: "dte+k3q9x2m8v7c4b1n6@dte.example.cl", description: "Where suppliers send their EnvioDTE (register it at the SII as the company's exchange address); null when RECEPTION_DOMAIN is not configured." }),
   })
   .openapi("CompanySettings");
 

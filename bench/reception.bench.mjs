@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Reception benchmark inside workerd (vitest + @cloudflare/vitest-plugin, real D1 and R2): received
+// DTEs verified and stored per second from e-mails of 1, 50 and 500 DTEs through the Worker's email()
+// handler, and the verification CPU per DTE against the crypto floor (one RSA-SHA1 verify) measured
+// in the same run. See bench/reception/reception.bench.test.ts.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const vitest = path.join(root, "node_modules/vitest/vitest.mjs");
+const r = spawnSync(process.execPath, [vitest, "run", "--config", "bench/reception/vitest.config.ts", "--silent=false", "--reporter=dot"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+});
+process.exit(r.status ?? 1);

@@ -1,0 +1,84 @@
+/**
+ * Reception throughput and verification cost, in workerd:
+ * - e-mails of 1, 50 and 500 DTEs (one EnvioDTE attached) through the Worker's email() handler:
+ *   received DTEs verified and stored per second (MIME parse, R2 write, checks, D1 rows, events);
+ * - verifyInbound of the 50- and 500-DTE envelopes: ms per DTE (linearity), and its ratio to the
+ *   crypto floor, one RSASSA-PKCS1-v1_5/SHA-1 verify of a DTE-sized message, timed in the same run.
+ * A DTE needs at least two RSA verifies (its XMLDSig and the TED's FRMT; the CAF's FRMA is cached).
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import worker from "../../src/index";
+import { b64decode } from "../../src/countries/cl/asn1";
+import { parseCaf } from "../../src/countries/cl/caf";
+import { loadSigningCredentials } from "../../src/countries/cl/certificate";
+import { buildSignedDte } from "../../src/countries/cl/dte";
+import { buildEnvioDte } from "../../src/countries/cl/envelopes";
+import { computeDocument } from "../../src/countries/cl/invoice";
+import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/verify";
+import { issueSimulatorCaf } from "../../src/simulator/caf";
+import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
+
+const ISSUER = "76086428-5";
+const RECIPIENT = "77879240-0";
+
+const doc = (i: number) => computeDocument({
+  invoice_type: "33", invoice_date: "2026-11-20 10:30:00",
+  issuer: { legal_name: "EMPRESA DE PRUEBA SPA", document_type: "RUT", document_number: ISSUER, address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" }, tax_information: { activity: "Venta de software", activity_codes: [620200], resolution_date: "2026-01-15", resolution_number: "0" } },
+  recipient: { legal_name: "CLIENTE LIMITADA", document_number: RECIPIENT, address: { country: "CL", city: "Santiago", address: "Calle 2" }, tax_information: { activity: "Comercio" } },
+  items: [{ quantity: 2, unit_price: 1000 + i, description: "Servicio de prueba" }, { quantity: 1, unit_price: 4990, description: "Licencia mensual" }],
+});
+
+const b64 = (b: Uint8Array) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s).replace(/.{76}/g, "$&\r\n"); };
+const mime = (to: string, xml: Uint8Array) => new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
+
+async function deliver(to: string, raw: Uint8Array) {
+  const message = { from: "p@proveedor.cl", to, rawSize: raw.length, headers: new Headers(), raw: new ReadableStream({ start(c) { c.enqueue(raw); c.close(); } }), setReject() {}, forward: async () => ({}), reply: async () => ({}) } as unknown as ForwardableEmailMessage;
+  await worker.email!(message, env);
+}
+
+it("reception throughput and verification cost", async () => {
+  const signer = await loadSigningCredentials(b64decode(pfxB64), "test-only-1234");
+  const caf = await parseCaf((await issueSimulatorCaf({ rut: ISSUER, legalName: "EMPRESA DE PRUEBA SPA", documentType: 33, from: 1, to: 100_000, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
+  let folio = 1;
+  const envelopeOf = async (n: number) => {
+    const dtes = [];
+    for (let i = 0; i < n; i++) dtes.push(await buildSignedDte({ document: doc(i), folio: folio++, caf, signer, timestamp: "2026-11-20T10:30:00" }));
+    return (await buildEnvioDte({ dtes, issuerRut: ISSUER, senderRut: signer.rut ?? ISSUER, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:30:00", signer })).xml;
+  };
+  await env.DB.prepare("INSERT INTO clients (id, name) VALUES ('cli_bench', 'bench')").run();
+  await env.DB.prepare("INSERT INTO companies (id, client_id, legal_name, tax_id_code, tax_id, country) VALUES ('cmp_bench', 'cli_bench', 'CLIENTE LIMITADA', 'RUT', ?, 'CHL')").bind(RECIPIENT).run();
+  await env.DB.prepare("INSERT INTO reception_addresses (company_id, token) VALUES ('cmp_bench', 'benchtoken')").run();
+  const to = `dte+benchtoken@${env.RECEPTION_DOMAIN}`;
+
+  // Crypto floor: one RSA-SHA1 verify of a DTE-sized message with the signer's key.
+  const message = new Uint8Array(2500).fill(65);
+  const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signer.privateKey, message);
+  const b64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const pub = await crypto.subtle.importKey("jwk", { kty: "RSA", n: b64url(signer.modulus), e: b64url(signer.exponent), ext: true }, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]);
+  for (let i = 0; i < 50; i++) expect(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message)).toBe(true);
+  const t0 = performance.now();
+  for (let i = 0; i < 500; i++) await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message);
+  const floorMs = (performance.now() - t0) / 500;
+  console.log(`crypto floor: one RSA-SHA1 verify                ${floorMs.toFixed(3)} ms`);
+
+  const trust = receptionCafTrust("simulator");
+  for (const n of [50, 500]) {
+    const xml = await envelopeOf(n);
+    await verifyInbound(xml, trust);
+    const t0 = performance.now();
+    const report = await verifyInbound(xml, trust);
+    const per = (performance.now() - t0) / n;
+    expect(report.ok).toBe(true);
+    console.log(`verifyInbound, envelope of ${String(n).padEnd(3)} DTEs               ${per.toFixed(3)} ms/DTE = ${(per / floorMs).toFixed(2)}× the floor`);
+  }
+  for (const n of [1, 50, 500]) {
+    const raw = mime(to, await envelopeOf(n));
+    const t0 = performance.now();
+    await deliver(to, raw);
+    const ms = performance.now() - t0;
+    const row = await env.DB.prepare("SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1").first<{ outcome: string; documents: number }>();
+    expect(row).toEqual({ outcome: "STORED", documents: n });
+    console.log(`e-mail of ${String(n).padEnd(3)} DTEs through email()             ${ms.toFixed(0)} ms = ${((n * 1000) / ms).toFixed(0)} DTEs/s`);
+  }
+});

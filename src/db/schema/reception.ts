@@ -1,0 +1,82 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+export const RESPONSE_STATES = ["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"] as const;
+export type ResponseState = (typeof RESPONSE_STATES)[number];
+
+/**
+ * Documents received from suppliers (issue 12), keyed by company (never joined across companies).
+ * The DTE bytes live in R2 inside the message that brought them (`xml_key`, byte range
+ * `xml_start`..`xml_end`); a row without `xml_key` is known from the SII's register only.
+ */
+export const receivedDocuments = sqliteTable(
+  "received_documents",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issuerRut: text("issuer_rut").notNull(),
+    documentType: integer("document_type").notNull(),
+    folio: integer("folio").notNull(),
+    issueDate: text("issue_date"),
+    total: text("total"),
+    recipientRut: text("recipient_rut"),
+    channel: text("channel", { enum: ["UPLOAD", "EMAIL", "SII"] }).notNull(),
+    messageId: text("message_id"),
+    xmlKey: text("xml_key"),
+    xmlStart: integer("xml_start"),
+    xmlEnd: integer("xml_end"),
+    xmlSha256: text("xml_sha256"),
+    /** EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other; null until the XML arrives. */
+    receptionStatus: integer("reception_status"),
+    /** JSON: the checks, each { name, ok, message }. */
+    checks: text("checks"),
+    /** JSON: issuer/recipient names, amounts, lines read from the DTE. */
+    summary: text("summary"),
+    duplicate: integer("duplicate", { mode: "boolean" }).notNull().default(false),
+    siiReceivedAt: text("sii_received_at"),
+    responseDeadline: text("response_deadline"),
+    responseState: text("response_state", { enum: RESPONSE_STATES }).notNull().default("PENDING"),
+    /** JSON: response history, each { action, at, sii_code, sii_message, outcome, files }. */
+    responses: text("responses").notNull().default("[]"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [
+    uniqueIndex("received_documents_key_uq").on(t.companyId, t.issuerRut, t.documentType, t.folio, t.xmlSha256),
+    index("received_documents_company_idx").on(t.companyId, t.createdAt),
+    index("received_documents_deadline_idx").on(t.responseState, t.responseDeadline),
+  ],
+);
+
+/** Every inbound message (upload, e-mail) with its outcome, including the ones that carried nothing. */
+export const inboundMessages = sqliteTable(
+  "inbound_messages",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id"),
+    channel: text("channel").notNull(),
+    sender: text("sender"),
+    recipient: text("recipient"),
+    size: integer("size").notNull(),
+    sha256: text("sha256"),
+    outcome: text("outcome").notNull(),
+    detail: text("detail"),
+    documents: integer("documents").notNull().default(0),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("inbound_messages_company_idx").on(t.companyId, t.createdAt)],
+);
+
+/** The per-company token of its reception e-mail address dte+<token>@<RECEPTION_DOMAIN>, and its register polling mark. */
+export const receptionAddresses = sqliteTable(
+  "reception_addresses",
+  {
+    companyId: text("company_id").primaryKey(),
+    token: text("token").notNull(),
+    /** Last time the cron asked the SII's register for this company's received documents. */
+    polledAt: text("polled_at"),
+  },
+  (t) => [uniqueIndex("reception_addresses_token_uq").on(t.token)],
+);

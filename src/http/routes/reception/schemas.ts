@@ -1,0 +1,50 @@
+import { z } from "@hono/zod-openapi";
+import { pageSchema } from "../../openapi/common";
+import { ReceivedDocumentSchema } from "../../../reception/schema";
+
+export { ReceivedDocumentSchema };
+
+export const CompanyQuery = z.object({
+  company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "query" }, description: "The receiving company (its id)." }),
+});
+export const Params = z.object({ purchase_id: z.string().min(1).max(64).openapi({ param: { name: "purchase_id", in: "path" }, description: "Id of the received document (`rcv_…`)." }) });
+
+
+export const ReceivedPageSchema = pageSchema(ReceivedDocumentSchema, "ReceivedDocumentPage");
+
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
+export const ListQuery = CompanyQuery.extend({
+  issuer_tax_id: z.string().max(20).optional().openapi({ param: { name: "issuer_tax_id", in: "query" }, description: "Issuer RUT in any usual form." }),
+  document_type: z.enum(["33", "34", "43", "46", "52", "56", "61", "110", "111", "112"]).optional().openapi({ param: { name: "document_type", in: "query" } }),
+  folio: z.string().regex(/^[1-9]\d{0,9}$/, "a positive whole number").optional().openapi({ param: { name: "folio", in: "query" } }),
+  issue_date_from: date.optional().openapi({ param: { name: "issue_date_from", in: "query" } }),
+  issue_date_to: date.optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
+  received_from: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
+  received_to: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_to", in: "query" } }),
+  verification: z.enum(["VERIFIED", "FAILED", "PENDING"]).optional().openapi({ param: { name: "verification", in: "query" } }),
+  response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]).optional().openapi({ param: { name: "response_state", in: "query" } }),
+  deadline_before: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "deadline_before", in: "query" }, description: "Response deadline at or before (ISO 8601)." }),
+});
+
+export const UploadSchema = z
+  .object({ file: z.any().openapi({ type: "string", format: "binary", description: "An EnvioDTE or a single DTE (XML, ISO-8859-1 or UTF-8), at most 2 MiB." }) })
+  .openapi("ReceptionUpload");
+
+export const UploadResultSchema = z
+  .object({
+    kind: z.enum(["EnvioDTE", "DTE"]),
+    file_sha256: z.string(),
+    documents: z.array(ReceivedDocumentSchema.extend({ outcome: z.enum(["NEW", "ALREADY_RECEIVED", "DUPLICATE"]) })),
+  })
+  .openapi("ReceptionUploadResult");
+
+export const DownloadParams = Params.extend({
+  type: z.enum(["xml", "pdf", "recepcion_envio", "resultado_dte", "envio_recibos"]).openapi({ param: { name: "type", in: "path" }, description: "xml: the DTE byte for byte as received; pdf: our A4 printed layout with the PDF417 of its TED; recepcion_envio / resultado_dte / envio_recibos: the signed exchange replies once produced." }),
+});
+
+export const SendResponseBody = z
+  .object({
+    action: z.enum(["ACD", "ERM", "RCD", "RFP", "RFT"]).openapi({ description: "ACD accept the content; ERM acknowledge goods/services received (Ley 19.983); RCD claim the content; RFP claim partial lack of goods; RFT claim total lack of goods." }),
+    reason: z.string().min(1).max(256).optional().openapi({ description: "Free text for the issuer (in the reply's glosa)." }),
+  })
+  .openapi("ReceptionResponse");

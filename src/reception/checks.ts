@@ -1,0 +1,75 @@
+/**
+ * Per-DTE verification of a received file, each check reported on its own (issue 12 §2), and the
+ * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/verify.ts); this module
+ * only orders and names the results.
+ */
+import { DTE_RECEPTION_STATUS, isValidRut, normalizeRut, type InboundDteReport, type InboundReport } from "../countries/cl";
+
+export type CheckName = "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate";
+export interface Check {
+  name: CheckName;
+  /** PASSED, FAILED, or NOT_APPLICABLE (a standalone DTE has no envelope) / NOT_CHECKED (an earlier failure hides it). */
+  result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED";
+  message: string | null;
+}
+
+const pass = (name: CheckName): Check => ({ name, result: "PASSED", message: null });
+const fail = (name: CheckName, message: string): Check => ({ name, result: "FAILED", message });
+const notChecked = (name: CheckName, why: string): Check => ({ name, result: "NOT_CHECKED", message: why });
+
+function tedAndCaf(d: InboundDteReport): Check[] {
+  const t = d.ted;
+  if (t.failure === "CAF_BAD_SIGNATURE" || t.failure === "CAF_UNKNOWN_IDK" || t.failure === "CAF_MALFORMED") {
+    return [notChecked("ted", "The stamp's CAF is not trusted, so the stamp proves nothing."), fail("caf", t.message ?? t.failure)];
+  }
+  if (!t.ok) return [fail("ted", t.message ?? t.failure ?? "The stamp is invalid"), t.failure === "TED_MISSING" ? notChecked("caf", "No stamp, no CAF.") : pass("caf")];
+  // The stamp verifies; the engine then compares it with the document's own fields.
+  if (d.signature.ok && d.failure === "TED_INVALID") return [fail("ted", d.message ?? "The stamp disagrees with the document"), pass("caf")];
+  return [pass("ted"), pass("caf")];
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Structural checks of the fields intake relies on (the XSD itself is not run inside the Worker). */
+function schemaProblems(d: InboundDteReport): string[] {
+  const p: string[] = [];
+  if (!d.id) p.push("Documento has no ID");
+  if (d.documentType === null) p.push("TipoDTE missing or not a number");
+  if (d.folio === null || d.folio < 1) p.push("Folio missing or not a positive number");
+  if (!d.issueDate || !DATE.test(d.issueDate)) p.push("FchEmis missing or not YYYY-MM-DD");
+  if (!d.total || !/^-?\d+(\.\d+)?$/.test(d.total)) p.push("MntTotal missing or not a number");
+  if (!d.issuerRut) p.push("RUTEmisor missing");
+  if (!d.receiverRut) p.push("RUTRecep missing");
+  return p;
+}
+
+export interface DteVerdict {
+  checks: Check[];
+  /** EstadoRecepDTE. */
+  status: number;
+}
+
+/** The checks of one DTE of `report` and its EstadoRecepDTE, given the company's RUT and whether another DTE holds its key. */
+export function judge(report: InboundReport, d: InboundDteReport, companyRut: string, duplicate: boolean): DteVerdict {
+  const env: Check = report.kind === "DTE" ? { name: "envelope_signature", result: "NOT_APPLICABLE", message: "A standalone DTE has no envelope." }
+    : report.envelopeSignature?.ok ? pass("envelope_signature")
+    : fail("envelope_signature", report.envelopeSignature?.message ?? "The envelope signature is missing");
+  const sig = d.signature.ok ? pass("dte_signature") : fail("dte_signature", d.signature.message ?? d.signature.failure ?? "The signature does not verify");
+  const recipient = d.receiverRut && isValidRut(d.receiverRut) && normalizeRut(d.receiverRut) === companyRut
+    ? pass("recipient_rut") : fail("recipient_rut", `The document is addressed to ${d.receiverRut ?? "nobody"}, not to this company (${companyRut}).`);
+  const envIssuer = report.caratula?.rutEmisor;
+  const issuerOk = !!d.issuerRut && isValidRut(d.issuerRut) && (!envIssuer || (isValidRut(envIssuer) && normalizeRut(envIssuer) === normalizeRut(d.issuerRut)));
+  const issuer = issuerOk ? pass("issuer_rut") : fail("issuer_rut", `The issuer RUT ${d.issuerRut ?? "(none)"} is invalid or differs from the envelope's RutEmisor ${envIssuer ?? ""}.`);
+  const problems = schemaProblems(d);
+  const schema = problems.length ? fail("schema", problems.join("; ")) : pass("schema");
+  const dup = duplicate ? fail("duplicate", "Another, different document with the same issuer, type and folio was received before.") : pass("duplicate");
+  const checks = [env, sig, ...tedAndCaf(d), recipient, issuer, schema, dup];
+  const failed = (n: CheckName) => checks.some((c) => c.name === n && c.result === "FAILED");
+  const S = DTE_RECEPTION_STATUS;
+  const status = failed("envelope_signature") || failed("dte_signature") || failed("ted") || failed("caf") ? S.SIGNATURE_ERROR
+    : failed("issuer_rut") ? S.ISSUER_RUT_ERROR
+    : failed("recipient_rut") ? S.RECEIVER_RUT_ERROR
+    : failed("duplicate") ? S.REPEATED
+    : failed("schema") ? S.OTHER
+    : S.OK;
+  return { checks, status };
+}

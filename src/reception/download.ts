@@ -1,0 +1,42 @@
+/** Downloads of a received document: the DTE as received (byte range of the stored file) and the replies. */
+import { createDb } from "../db/client";
+import type { CompanyRow } from "../domain/companies/repository";
+import { requireSigningCredentials } from "../domain/certificates/certificates";
+import { AppError } from "../errors";
+import { getReceived } from "./queries";
+import { receivedPdf } from "./pdf";
+import type { ReceivedRow } from "./view";
+import { buildRecepcionEnvioFor, replyKey, type ReplyType } from "./replies";
+
+const xmlHeaders = (name: string) => ({ "Content-Type": "application/xml; charset=ISO-8859-1", "Content-Disposition": `attachment; filename="${name}"` });
+
+async function dteBytes(env: Env, row: ReceivedRow): Promise<ArrayBuffer> {
+  if (!row.xmlKey || row.xmlStart === null || row.xmlEnd === null) throw new AppError("RECEPTION_FILE_NOT_AVAILABLE", `The XML of ${row.id} has not arrived yet: the SII lists it, the supplier has not sent it.`);
+  const object = await env.FILES.get(row.xmlKey, { range: { offset: row.xmlStart, length: row.xmlEnd - row.xmlStart } });
+  if (!object) throw new AppError("RECEPTION_FILE_NOT_AVAILABLE", `The XML of ${row.id} is missing from storage.`);
+  return object.arrayBuffer();
+}
+
+export async function downloadFile(env: Env, company: CompanyRow, id: string, type: "xml" | "pdf" | ReplyType): Promise<Response> {
+  const row = await getReceived(createDb(env.DB), company.id, id);
+  const name = `${type === "xml" ? "DTE" : type}_${row.issuerRut}_T${row.documentType}_F${row.folio}.${type === "pdf" ? "pdf" : "xml"}`;
+  if (type === "xml") return new Response(await dteBytes(env, row), { headers: xmlHeaders(name) });
+  if (type === "pdf") {
+    let pdf: Uint8Array | null = null;
+    try {
+      pdf = await receivedPdf(new Uint8Array(await dteBytes(env, row)));
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      pdf = null;
+    }
+    if (!pdf) throw new AppError("RECEPTION_FILE_NOT_AVAILABLE", `${row.id} cannot be printed: its XML is not a readable DTE with a stamp.`);
+    return new Response(pdf as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${name}"` } });
+  }
+  let object = await env.FILES.get(replyKey(company.id, row.id, type));
+  if (!object && type === "recepcion_envio" && row.xmlKey) {
+    await buildRecepcionEnvioFor(env, company, row, await requireSigningCredentials(createDb(env.DB), env, company.id));
+    object = await env.FILES.get(replyKey(company.id, row.id, type));
+  }
+  if (!object) throw new AppError("RECEPTION_FILE_NOT_AVAILABLE", `No ${type} exists for ${row.id}${type === "recepcion_envio" ? "" : ": it is produced by send_response"}.`);
+  return new Response(await object.arrayBuffer(), { headers: xmlHeaders(name) });
+}

@@ -1,0 +1,96 @@
+/**
+ * The e-mail channel: the Worker's email() handler (Cloudflare Email Routing). The recipient address
+ * dte+<token>@<RECEPTION_DOMAIN> names the company; XML attachments, and XML inside zip attachments,
+ * go through the same intake as uploads. Every message is recorded in inbound_messages with its
+ * outcome (STORED, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED, ERROR); nothing
+ * here throws out of the handler.
+ */
+import PostalMime from "postal-mime";
+import { eq } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { companies, inboundMessages } from "../db/schema";
+import { companyOfAddress } from "../domain/companies/reception-address";
+import { sha256Hex } from "../lib/crypto";
+import { newId } from "../lib/ids";
+import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
+import { xmlFilesInZip, ZipRefused } from "./zip";
+
+export const EMAIL_LIMITS = { maxMessageBytes: 20 * 1024 * 1024, maxAttachments: 50 } as const;
+
+export interface InboundMail { from: string; to: string; raw: ReadableStream<Uint8Array> | Uint8Array; rawSize: number }
+
+async function readRaw(raw: InboundMail["raw"], max: number): Promise<Uint8Array | null> {
+  if (raw instanceof Uint8Array) return raw.length > max ? null : raw;
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  const reader = raw.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) (all.set(c, at), (at += c.length));
+  return all;
+}
+
+const isZip = (a: { mimeType: string; filename: string | null }) => /zip/i.test(a.mimeType) || /\.zip$/i.test(a.filename ?? "");
+const isXml = (a: { mimeType: string; filename: string | null }) => /xml/i.test(a.mimeType) || /\.xml$/i.test(a.filename ?? "");
+
+/** Handles one message; returns the inbound message record's outcome. */
+export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: string; outcome: string; documents: number }> {
+  const db = createDb(env.DB);
+  const id = newId("inm");
+  const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
+    await db.insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
+    return { id, outcome, documents };
+  };
+  const companyId = await companyOfAddress(db, mail.to, env.RECEPTION_DOMAIN);
+  const company = companyId ? await db.select({ id: companies.id, taxId: companies.taxId, status: companies.status }).from(companies).where(eq(companies.id, companyId)).get() : undefined;
+  if (!company || company.status !== "ACTIVE") return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);
+  if (mail.rawSize > EMAIL_LIMITS.maxMessageBytes) return record(company.id, mail.rawSize, "TOO_LARGE", `The message is larger than ${EMAIL_LIMITS.maxMessageBytes} bytes.`);
+  const raw = await readRaw(mail.raw, EMAIL_LIMITS.maxMessageBytes);
+  if (!raw) return record(company.id, mail.rawSize, "TOO_LARGE", `The message is larger than ${EMAIL_LIMITS.maxMessageBytes} bytes.`);
+  const sha = await sha256Hex(raw);
+  let parsed;
+  try {
+    parsed = await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer", maxNestingDepth: 20, maxHeadersSize: 256 * 1024 });
+  } catch (e) {
+    return record(company.id, raw.length, "MALFORMED", `The message cannot be parsed: ${(e as Error).message}`, 0, sha);
+  }
+  const files: Uint8Array[] = [];
+  try {
+    for (const a of parsed.attachments.slice(0, EMAIL_LIMITS.maxAttachments)) {
+      const bytes = a.content instanceof ArrayBuffer ? new Uint8Array(a.content) : typeof a.content === "string" ? new TextEncoder().encode(a.content) : a.content;
+      if (isZip(a)) files.push(...xmlFilesInZip(bytes));
+      else if (isXml(a)) files.push(bytes);
+    }
+  } catch (e) {
+    if (e instanceof ZipRefused) return record(company.id, raw.length, "ZIP_REFUSED", e.message, 0, sha);
+    throw e;
+  }
+  const problems: string[] = [];
+  let documents = 0;
+  for (const f of files) {
+    const r = await intakeFile(env, company, f, "EMAIL", id);
+    if (r.problem) problems.push(r.problem);
+    documents += r.documents.length;
+  }
+  if (documents === 0) return record(company.id, raw.length, "NO_DTE", problems.length ? problems.join(" | ") : files.length ? "No DTE in the XML attachments." : "The message carries no XML or zip attachment.", 0, sha);
+  return record(company.id, raw.length, "STORED", problems.length ? problems.join(" | ") : null, Math.min(documents, MAX_DTES_PER_FILE * files.length), sha);
+}
+
+/** The Worker's email() entry: never throws (a failure is logged and recorded when possible). */
+export async function handleEmail(message: ForwardableEmailMessage, env: Env): Promise<void> {
+  try {
+    await receiveMail(env, { from: message.from, to: message.to, raw: message.raw, rawSize: message.rawSize });
+  } catch (e) {
+    console.error(JSON.stringify({ level: "error", msg: "inbound e-mail failed", to: message.to, error: String(e) }));
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The signed exchange replies of Ley 19.983 / sii-formats.md §5, built with the engine
+ * (countries/cl responses): RespuestaDTE with ResultadoDTE for ACD and the claims, EnvioRecibos for
+ * ERM, RespuestaDTE with RecepcionEnvio for the file that brought a document. Stored in R2 under
+ * keys built from the company and the document id; mailed to the issuer through SEND_EMAIL when bound.
+ */
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, type SigningCredentials } from "../countries/cl";
+import type { ReceptionAction } from "../countries/port";
+import { and, eq } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { inboundMessages } from "../db/schema";
+import type { CompanyRow } from "../domain/companies/repository";
+import { toLocalDateTime } from "../lib/time";
+import type { ReceivedRow } from "./view";
+import { receptionStatusText } from "./view";
+
+export type ReplyType = "resultado_dte" | "envio_recibos" | "recepcion_envio";
+export interface ReplyFile { type: ReplyType; key: string; xml: Uint8Array }
+
+export function replyKey(companyId: string, documentId: string, type: ReplyType): string {
+  return `reception/${companyId}/replies/${documentId}/${type}.xml`;
+}
+
+/** CodEnvio: a stable number for the reception of this document (from its id's time part). */
+function receptionCode(row: ReceivedRow): number {
+  return Math.max(1, Date.parse(row.createdAt) % 1_000_000_000);
+}
+
+function keyOf(row: ReceivedRow) {
+  return { type: row.documentType, folio: row.folio, issueDate: row.issueDate ?? "", issuerRut: row.issuerRut, receiverRut: row.recipientRut ?? "", total: row.total ?? "0" };
+}
+
+const CLAIM_TEXT: Record<string, string> = { RCD: "Reclamo al contenido del documento", RFP: "Reclamo por falta parcial de mercaderías", RFT: "Reclamo por falta total de mercaderías" };
+
+export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedRow, action: ReceptionAction, reason: string | null, signer: SigningCredentials, at: Date): Promise<ReplyFile[]> {
+  const header = { responderRut: company.taxId, recipientRut: row.issuerRut, timestamp: toLocalDateTime(at, "America/Santiago"), signer };
+  let file: ReplyFile;
+  if (action === "ERM") {
+    const r = await buildEnvioRecibos({ ...header, receipts: [{ ...keyOf(row), place: (reason ?? "Recepción conforme").slice(0, 80), signerRut: signer.rut ?? company.taxId }] });
+    file = { type: "envio_recibos", key: replyKey(company.id, row.id, "envio_recibos"), xml: r.xml };
+  } else {
+    const accepted = action === "ACD";
+    const text = (reason ?? (accepted ? "Documento aceptado" : CLAIM_TEXT[action]!)).slice(0, 256);
+    const r = await buildResultadoDte({ ...header, responseId: receptionCode(row), results: [{ ...keyOf(row), receptionCode: receptionCode(row), status: accepted ? 0 : 2, statusText: text, ...(accepted ? {} : { rejectionCode: -1 }) }] });
+    file = { type: "resultado_dte", key: replyKey(company.id, row.id, "resultado_dte"), xml: r.xml };
+  }
+  await env.FILES.put(file.key, file.xml, { httpMetadata: { contentType: "application/xml" } });
+  return [file];
+}
+
+/** RecepcionEnvio for one received document (its reception status), built on first download and kept. */
+export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row: ReceivedRow, signer: SigningCredentials): Promise<ReplyFile> {
+  const status = row.receptionStatus ?? 99;
+  const r = await buildRecepcionEnvio({
+    responderRut: company.taxId, recipientRut: row.issuerRut, timestamp: toLocalDateTime(new Date(), "America/Santiago"), signer, responseId: receptionCode(row),
+    envelopes: [{
+      fileName: `${row.id}.xml`, receivedAt: toLocalDateTime(row.createdAt, "America/Santiago"), receptionCode: receptionCode(row), envelopeId: row.id,
+      issuerRut: row.issuerRut, receiverRut: company.taxId, status: status === 0 ? 0 : 99, statusText: status === 0 ? "Envio Recibido Conforme" : "Envio con errores",
+      documents: [{ ...keyOf(row), status, statusText: receptionStatusText(status)! }],
+    }],
+  });
+  const file: ReplyFile = { type: "recepcion_envio", key: replyKey(company.id, row.id, "recepcion_envio"), xml: r.xml };
+  await env.FILES.put(file.key, file.xml, { httpMetadata: { contentType: "application/xml" } });
+  return file;
+}
+
+/** Where the issuer gets replies: the sender of the e-mail that brought the document (null for other channels). */
+async function replyAddress(env: Env, row: ReceivedRow): Promise<string | null> {
+  if (row.channel !== "EMAIL" || !row.messageId) return null;
+  const m = await createDb(env.DB).select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get();
+  return m?.sender && /^[^\s@<>]+@[^\s@<>]+$/.test(m.sender) ? m.sender : null;
+}
+
+/**
+ * Mails the replies to the issuer through the SEND_EMAIL binding (wrangler records them locally),
+ * to the address the document came from; documents that came by upload or from the SII's register
+ * have no known exchange address, so their replies are only downloadable.
+ */
+export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[]): Promise<boolean> {
+  const binding = env.SEND_EMAIL as SendEmail | undefined;
+  const domain = env.RECEPTION_DOMAIN;
+  const to = await replyAddress(env, row);
+  if (!binding || !to || !domain || files.length === 0) return false;
+  const { EmailMessage } = await import("cloudflare:email");
+  const boundary = `b${row.id}`;
+  const parts = files.map((f) => `--${boundary}\r\nContent-Type: application/xml; name="${f.type}.xml"\r\nContent-Disposition: attachment; filename="${f.type}_${row.documentType}_${row.folio}.xml"\r\nContent-Transfer-Encoding: base64\r\n\r\n${btoa(String.fromCharCode(...f.xml)).replace(/.{76}/g, "$&\r\n")}\r\n`);
+  const from = `dte@${domain}`;
+  const raw = [`From: ${from}`, `To: ${to}`, `Subject: Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`, `Message-ID: <${row.id}.${Date.now()}@${domain}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
+  await binding.send(new EmailMessage(from, to, raw));
+  return true;
+}

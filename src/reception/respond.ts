@@ -1,0 +1,102 @@
+/**
+ * send_response (issue 12 §4): our rules first (type, XML present, verification, compatibility,
+ * repeat, 8-day window), then the SII's accept/claim register, then the signed exchange replies,
+ * stored for download and mailed to the issuer when a send_email binding is configured.
+ */
+import { and, eq } from "drizzle-orm";
+import { AuthorityError, type ReceptionAction } from "../countries/port";
+import { siiReception } from "../countries/cl";
+import { createDb } from "../db/client";
+import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
+import type { CompanyRow } from "../domain/companies/repository";
+import { requireSigningCredentials } from "../domain/certificates/certificates";
+import { AppError, type ErrorCode } from "../errors";
+import { newId } from "../lib/ids";
+import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
+import { getReceived } from "./queries";
+import { buildReplies, mailReplies } from "./replies";
+import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
+
+const ACCEPTANCE = new Set(["ACD", "ERM"]);
+const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
+const NAMES: Record<ReceptionAction, string> = { ACD: "acceptance of the content (ACD)", ERM: "acknowledgment of goods or services received (ERM)", RCD: "claim against the content (RCD)", RFP: "claim for partial lack of goods (RFP)", RFT: "claim for total lack of goods (RFT)" };
+
+/** The state after a set of recorded actions. */
+export function stateOf(actions: string[]): ResponseState {
+  if (actions.some((a) => CLAIMS.has(a))) return "CLAIMED";
+  const acd = actions.includes("ACD");
+  const erm = actions.includes("ERM");
+  return acd && erm ? "ACCEPTED_AND_RECEIVED" : acd ? "ACCEPTED" : erm ? "GOODS_RECEIVED" : "PENDING";
+}
+
+/** Our own rules, before any call to the SII. Returns true for a repeat (nothing to do). */
+export function checkRules(row: ReceivedRow, action: ReceptionAction, now: number): boolean {
+  const doc = `document ${row.documentType} folio ${row.folio} from ${row.issuerRut}`;
+  if (!ACTIONABLE_TYPES.has(row.documentType)) throw new AppError("RECEPTION_ACTION_TYPE", `Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed; ${doc} is type ${row.documentType}.`);
+  if (!row.xmlKey) throw new AppError("RECEPTION_ACTION_NO_XML", `The SII lists ${doc}, but its XML has not arrived yet: ask the supplier to send it, then answer it.`);
+  const done = (JSON.parse(row.responses) as ResponseEntry[]).map((r) => r.action);
+  if (done.includes(action)) return true;
+  if (row.responseState === "ACCEPTED_BY_LAW" || (row.responseDeadline && Date.parse(row.responseDeadline) < now)) {
+    throw new AppError("RECEPTION_DEADLINE_PASSED", `The 8 days to answer ${doc} ended on ${row.responseDeadline}: by law it is now accepted, and it can no longer be ${CLAIMS.has(action) ? "claimed" : "answered"}.`);
+  }
+  if (ACCEPTANCE.has(action) && done.some((a) => CLAIMS.has(a))) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already claimed (${done.join(", ")}): it cannot be accepted now.`);
+  if (CLAIMS.has(action) && done.length > 0) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already ${done.some((a) => CLAIMS.has(a)) ? "claimed" : "accepted"} (${done.join(", ")}): a ${NAMES[action]} is no longer possible.`);
+  if (ACCEPTANCE.has(action) && row.receptionStatus !== 0) {
+    throw new AppError("RECEPTION_ACTION_UNVERIFIED", `${doc} failed verification (${row.duplicate ? "a different document with the same folio was received before" : "see its checks"}): signing an ${NAMES[action]} for it could vouch for a forged invoice. You may claim it instead.`);
+  }
+  return false;
+}
+
+/** The SII's codResp -> our refusal (0 OK and 7 already recorded are successes). */
+function siiRefusal(code: number, message: string): { code: ErrorCode; text: string } | null {
+  if (code === 0 || code === 7) return null;
+  if (code === 8) return { code: "RECEPTION_DEADLINE_PASSED", text: `The SII says the 8 days have passed (${code}: ${message}).` };
+  if ([5, 6, 11, 12, 13, 19].includes(code)) return { code: "RECEPTION_ACTION_CONFLICT", text: `The SII already holds an incompatible action for this document (${code}: ${message}).` };
+  if (code === 16 || code === 17 || code === 18) return { code: "RECEPTION_NOT_AT_AUTHORITY", text: `The SII does not hold this document (${code}: ${message}).` };
+  return { code: "RECEPTION_AUTHORITY_REFUSED", text: `The SII refused the action (${code}: ${message}).` };
+}
+
+async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
+  const db = createDb(env.DB);
+  const next = { ...row, ...set, updatedAt: new Date().toISOString() };
+  const writes: any[] = [db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)))];
+  if (event) writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type: event.type, dedupeKey: event.key, payload: JSON.stringify(receivedView(next)) }).onConflictDoNothing());
+  await db.batch(writes as [any, ...any[]]);
+  return next;
+}
+
+export async function respondToDocument(env: Env, ctx: ExecutionContext | undefined, company: CompanyRow, id: string, action: ReceptionAction, reason: string | null): Promise<ReceivedRow> {
+  const db = createDb(env.DB);
+  let row = await getReceived(db, company.id, id);
+  if (checkRules(row, action, Date.now())) return row;
+  const signer = await requireSigningCredentials(db, env, company.id);
+  const sii = siiReception(env, ctx);
+  const key = { companyRut: company.taxId, signer, issuerRut: row.issuerRut, documentType: row.documentType, folio: row.folio };
+  let answer: { code: number; message: string };
+  try {
+    if (!row.siiReceivedAt) {
+      const at = await sii.receptionTime(key);
+      if (!at) throw new AppError("RECEPTION_NOT_AT_AUTHORITY", `The SII has no record of document ${row.documentType} folio ${row.folio} from ${row.issuerRut}: the supplier has not declared it to the SII (yet). Nothing was recorded.`);
+      row = await save(env, row, { siiReceivedAt: at, responseDeadline: deadlineOf(at) }, null);
+      checkRules(row, action, Date.now());
+    }
+    answer = await sii.recordAction({ ...key, action });
+  } catch (e) {
+    if (e instanceof AuthorityError) throw new AppError("RECEPTION_AUTHORITY_UNAVAILABLE", `The SII did not answer (${e.message}); nothing was recorded. Retry later.`);
+    throw e;
+  }
+  const refusal = siiRefusal(answer.code, answer.message);
+  if (refusal) {
+    await save(env, row, {}, { type: "received_document.response_refused", key: `response_refused:${row.id}:${action}:${answer.code}` });
+    throw new AppError(refusal.code, refusal.text);
+  }
+  const at = new Date();
+  const files = await buildReplies(env, company, row, action, reason, signer, at);
+  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type) };
+  const responses = [...(JSON.parse(row.responses) as ResponseEntry[]), entry];
+  row = await save(env, row, { responses: JSON.stringify(responses), responseState: stateOf(responses.map((r) => r.action)) }, { type: "received_document.response_recorded", key: `response_recorded:${row.id}:${action}` });
+  const mailing = mailReplies(env, company, row, files).catch((e) => console.error(JSON.stringify({ level: "error", msg: "reply mail failed", id: row.id, error: String(e) })));
+  if (ctx) ctx.waitUntil(mailing);
+  else await mailing;
+  return row;
+}

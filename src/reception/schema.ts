@@ -1,0 +1,48 @@
+/** The received document as the API and the webhook events show it (one schema for both). */
+import { z } from "@hono/zod-openapi";
+
+const CheckSchema = z.object({
+  name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate"]),
+  result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED"]),
+  message: z.string().nullable(),
+});
+
+const ResponseEntrySchema = z.object({
+  action: z.enum(["ACD", "ERM", "RCD", "RFP", "RFT", "ACCEPTED_BY_LAW"]),
+  reason: z.string().nullable(),
+  at: z.string(),
+  sii_code: z.number().int().nullable().openapi({ description: "The SII's codResp (0 OK, 7 already recorded)." }),
+  sii_message: z.string().nullable(),
+  files: z.array(z.string()).openapi({ description: "Exchange files produced for it (download types)." }),
+});
+
+export const ReceivedDocumentSchema = z
+  .object({
+    id: z.string().openapi({ example: "rcv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+    id_company: z.string(),
+    issuer: z.object({ tax_id: z.string(), legal_name: z.string().nullable(), activity: z.string().nullable() }),
+    recipient: z.object({ tax_id: z.string().nullable(), legal_name: z.string().nullable() }),
+    document_type: z.string().openapi({ example: "33" }),
+    folio: z.number().int(),
+    issue_date: z.string().nullable(),
+    totals: z.object({ net: z.string().nullable(), exempt: z.string().nullable(), vat: z.string().nullable(), total: z.string().nullable() }),
+    lines: z.array(z.object({ line: z.number(), name: z.string(), quantity: z.string().nullable(), unit_price: z.string().nullable(), amount: z.string().nullable() })),
+    channel: z.enum(["UPLOAD", "EMAIL", "SII"]).openapi({ description: "How it first arrived: upload, e-mail, or the SII's register (cron polling)." }),
+    xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
+    verification: z.object({
+      status: z.enum(["VERIFIED", "FAILED", "PENDING"]),
+      reception_status: z.number().int().nullable().openapi({ description: "EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other." }),
+      reception_status_text: z.string().nullable(),
+      duplicate: z.boolean(),
+      checks: z.array(CheckSchema),
+    }),
+    sii_received_at: z.string().nullable().openapi({ description: "When the SII received it (the start of the 8-day window); null until known." }),
+    response_deadline: z.string().nullable().openapi({ description: "sii_received_at + 8 calendar days (33, 34, 43 only)." }),
+    seconds_left: z.number().int().nullable().openapi({ description: "Until response_deadline while the response is pending." }),
+    response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]),
+    responses: z.array(ResponseEntrySchema),
+    downloads: z.array(z.string()).openapi({ description: "The `type` values download accepts now." }),
+    received_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("ReceivedDocument");

@@ -1,0 +1,56 @@
+/** A received document as the API shows it (GET, list items, event `data`). */
+import type { receivedDocuments } from "../db/schema";
+import type { Check } from "./checks";
+import { secondsLeft } from "./deadlines";
+import type { Summary } from "./summary";
+
+export type ReceivedRow = typeof receivedDocuments.$inferSelect;
+
+export interface ResponseEntry {
+  action: "ACD" | "ERM" | "RCD" | "RFP" | "RFT" | "ACCEPTED_BY_LAW";
+  reason: string | null;
+  at: string;
+  sii_code: number | null;
+  sii_message: string | null;
+  /** Names of the exchange files produced for it (download types). */
+  files: string[];
+}
+
+const STATUS_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };
+export const receptionStatusText = (code: number | null) => (code === null ? null : (STATUS_TEXT[code] ?? "DTE No Recibido - Otros"));
+
+export function receivedView(row: ReceivedRow, now = Date.now()) {
+  const summary = row.summary ? (JSON.parse(row.summary) as Summary) : null;
+  const checks = row.checks ? (JSON.parse(row.checks) as Check[]) : [];
+  const responses = JSON.parse(row.responses) as ResponseEntry[];
+  const files = ["xml", ...(row.xmlKey ? ["pdf", "recepcion_envio"] : []), ...new Set(responses.flatMap((r) => r.files))];
+  return {
+    id: row.id,
+    id_company: row.companyId,
+    issuer: { tax_id: row.issuerRut, legal_name: summary?.issuer_name ?? null, activity: summary?.issuer_activity ?? null },
+    recipient: { tax_id: row.recipientRut, legal_name: summary?.recipient_name ?? null },
+    document_type: String(row.documentType),
+    folio: row.folio,
+    issue_date: row.issueDate,
+    totals: { net: summary?.net_amount ?? null, exempt: summary?.exempt_amount ?? null, vat: summary?.vat ?? null, total: row.total },
+    lines: summary?.lines ?? [],
+    channel: row.channel,
+    xml_status: row.xmlKey ? ("RECEIVED" as const) : ("NOT_YET_RECEIVED" as const),
+    verification: {
+      status: row.receptionStatus === null ? ("PENDING" as const) : row.receptionStatus === 0 ? ("VERIFIED" as const) : ("FAILED" as const),
+      reception_status: row.receptionStatus,
+      reception_status_text: receptionStatusText(row.receptionStatus),
+      duplicate: row.duplicate,
+      checks,
+    },
+    sii_received_at: row.siiReceivedAt,
+    response_deadline: row.responseDeadline,
+    seconds_left: row.responseState === "PENDING" ? secondsLeft(row.responseDeadline, now) : null,
+    response_state: row.responseState,
+    responses,
+    downloads: row.xmlKey ? files : [],
+    received_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+export type ReceivedView = ReturnType<typeof receivedView>;

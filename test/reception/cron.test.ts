@@ -1,0 +1,65 @@
+/**
+ * Cron: the SII's register polled per company (documents without XML listed as such, the SII
+ * reception time filled in), deadlines (accepted by law, events with the document as data).
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Caf } from "../../src/countries/cl/caf";
+import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import { pollReceptionRegister, receptionDeadlines } from "../../src/reception/cron";
+import { call, expectError } from "../helpers/api";
+import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
+import { getDoc, inject, receiver, respond, upload, type Receiver } from "./helpers";
+
+let cert: SigningCredentials;
+let caf33: Caf;
+let r: Receiver;
+
+beforeAll(async () => {
+  cert = await fakeCredentials();
+  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
+  r = await receiver();
+});
+
+const byFolio = async (folio: number) => (await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=${folio}`, { key: r.owner.key })).body.data;
+const events = async (type: string) => (await env.DB.prepare("SELECT payload FROM event_outbox WHERE company_id = ? AND type = ?").bind(r.companyId, type).all<{ payload: string }>()).results.map((e) => JSON.parse(e.payload));
+
+describe("register polling", () => {
+  it("a document the SII holds but whose XML has not arrived is listed as such; the XML later fills the same record", async () => {
+    const e = await envelope([await signedDte(caf33, 301, cert)], cert);
+    await inject(e);
+    await pollReceptionRegister(env, new Date());
+    const [doc] = await byFolio(301);
+    expect(doc).toMatchObject({ channel: "SII", xml_status: "NOT_YET_RECEIVED", verification: { status: "PENDING" }, response_state: "PENDING", downloads: [] });
+    expect(doc.sii_received_at).not.toBeNull();
+    expect(doc.seconds_left).toBeGreaterThan(7 * 86_400);
+    expectError(await respond(r, doc.id, "ACD"), 422, "RECEPTION_ACTION_NO_XML");
+    expectError(await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key }), 404, "RECEPTION_FILE_NOT_AVAILABLE");
+    const up = await upload(r, e.xml);
+    expect(up.body.documents[0]).toMatchObject({ id: doc.id, outcome: "NEW", xml_status: "RECEIVED", sii_received_at: doc.sii_received_at, response_deadline: doc.response_deadline });
+    expect((await respond(r, doc.id, "ACD")).body.response_state).toBe("ACCEPTED");
+    expect((await events("received_document.response_recorded")).map((d) => [d.id, d.response_state])).toContainEqual([doc.id, "ACCEPTED"]);
+  });
+});
+
+describe("deadlines", () => {
+  it("past 8 days: accepted by law with a deadline_passed event; 2 days left: deadline_approaching", async () => {
+    await inject(await envelope([await signedDte(caf33, 302, cert)], cert), new Date(Date.now() - 9 * 86_400_000));
+    await inject(await envelope([await signedDte(caf33, 303, cert)], cert), new Date(Date.now() - 6.5 * 86_400_000));
+    await env.DB.prepare("UPDATE reception_addresses SET polled_at = NULL WHERE company_id = ?").bind(r.companyId).run();
+    await pollReceptionRegister(env, new Date());
+    await receptionDeadlines(env, new Date());
+    await receptionDeadlines(env, new Date());
+    const [late] = await byFolio(302);
+    expect(late).toMatchObject({ response_state: "ACCEPTED_BY_LAW", seconds_left: null, responses: [{ action: "ACCEPTED_BY_LAW" }] });
+    const [soon] = await byFolio(303);
+    expect(soon.response_state).toBe("PENDING");
+    expect(soon.seconds_left).toBeLessThan(2 * 86_400);
+    expect((await events("received_document.deadline_passed")).map((d) => d.id)).toEqual([late.id]);
+    expect((await events("received_document.deadline_approaching")).map((d) => d.id)).toEqual([soon.id]);
+    const up = await upload(r, (await envelope([await signedDte(caf33, 302, cert)], cert)).xml);
+    expect(up.body.documents[0].id).toBe(late.id);
+    expectError(await respond(r, late.id, "RCD"), 422, "RECEPTION_DEADLINE_PASSED");
+    expect((await getDoc(r, late.id)).body.response_state).toBe("ACCEPTED_BY_LAW");
+  });
+});

@@ -1,0 +1,40 @@
+/** Reception test material: a receiving company (RUT 77879240-0, the sample recipient) and suppliers' envelopes. */
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import type { SignedEnvelope } from "../../src/countries/cl/envelopes";
+import { call, newCompany, newOwner, type Actor } from "../helpers/api";
+import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
+
+export const RECIPIENT = "77879240-0";
+
+export interface Receiver { owner: Actor; companyId: string }
+
+export async function receiver(rut = RECIPIENT, withCertificate = true): Promise<Receiver> {
+  const owner = await newOwner("Receiver");
+  const companyId = await newCompany(owner, { tax_identification_document_number: rut, legal_name: "CLIENTE LIMITADA" });
+  if (withCertificate) {
+    const cert = await makeFakeCertificate({ rut: "22222222-2", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
+    const form = new FormData();
+    form.append("certificate", new File([makeFakePfx(cert, "pw", "modern") as Uint8Array<ArrayBuffer>], "firma.pfx"));
+    form.append("password", "pw");
+    const up = await call("POST", `/api/companies/${companyId}/certificates`, { key: owner.key, body: form });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+  }
+  return { owner, companyId };
+}
+
+export function upload(r: Receiver, xml: Uint8Array | string, name = "envio.xml") {
+  const form = new FormData();
+  form.append("file", new File([xml as BlobPart], name, { type: "text/xml" }));
+  return call("POST", `/api/reception/invoices/upload?company_id=${r.companyId}`, { key: r.owner.key, body: form });
+}
+
+export async function inject(e: SignedEnvelope, receivedAt?: Date): Promise<void> {
+  const q = receivedAt ? `?received_at=${encodeURIComponent(receivedAt.toISOString())}` : "";
+  const res = await exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${q}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: e.xml as BodyInit }));
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+export const respond = (r: Receiver, id: string, action: string, reason?: string) =>
+  call("POST", `/api/reception/invoices/${id}/send_response?company_id=${r.companyId}`, { key: r.owner.key, json: { action, ...(reason ? { reason } : {}) } });
+export const getDoc = (r: Receiver, id: string) => call("GET", `/api/reception/invoices/${id}?company_id=${r.companyId}`, { key: r.owner.key });

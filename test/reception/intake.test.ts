@@ -1,0 +1,124 @@
+/**
+ * Upload channel and the one intake: verification checks per DTE, idempotency, duplicates, the DTE
+ * downloaded byte for byte, filters, and tenancy.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Caf } from "../../src/countries/cl/caf";
+import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import { call, expectError, newOwner, newCompany } from "../helpers/api";
+import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "../sii/helpers";
+import { receiver, upload, RECIPIENT, type Receiver } from "./helpers";
+
+let cert: SigningCredentials;
+let caf33: Caf;
+let r: Receiver;
+
+beforeAll(async () => {
+  cert = await fakeCredentials();
+  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
+  r = await receiver();
+});
+
+const checksOf = (doc: any) => Object.fromEntries(doc.verification.checks.map((c: any) => [c.name, c.result]));
+
+describe("upload intake", () => {
+  it("an EnvioDTE with two DTEs: both stored, verified, each check passed; the XML comes back byte for byte", async () => {
+    const d1 = await signedDte(caf33, 1, cert);
+    const d2 = await signedDte(caf33, 2, cert);
+    const env_ = await envelope([d1, d2], cert);
+    const res = await upload(r, env_.xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.kind).toBe("EnvioDTE");
+    expect(res.body.documents.map((d: any) => [d.folio, d.outcome, d.verification.status, d.verification.reception_status])).toEqual([[1, "NEW", "VERIFIED", 0], [2, "NEW", "VERIFIED", 0]]);
+    const doc = res.body.documents[0];
+    expect(checksOf(doc)).toEqual({ envelope_signature: "PASSED", dte_signature: "PASSED", ted: "PASSED", caf: "PASSED", recipient_rut: "PASSED", issuer_rut: "PASSED", schema: "PASSED", duplicate: "PASSED" });
+    expect(doc).toMatchObject({ issuer: { tax_id: ISSUER_RUT, legal_name: "EMPRESA DE PRUEBA SPA" }, recipient: { tax_id: RECIPIENT }, document_type: "33", issue_date: d1.issueDate, totals: { total: d1.total }, channel: "UPLOAD", xml_status: "RECEIVED", response_state: "PENDING", sii_received_at: null });
+    expect(doc.lines[0]).toMatchObject({ line: 1, name: "Servicio de prueba", quantity: "2" });
+    const xml = await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(xml.status).toBe(200);
+    expect(new Uint8Array(await xml.raw.arrayBuffer())).toEqual(encodeLatin1(d1.element));
+    const pdf = await call("POST", `/api/reception/invoices/${doc.id}/download/pdf?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("Content-Type")).toBe("application/pdf");
+    const bytes = new Uint8Array(await pdf.raw.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe("%PDF-");
+    expect(bytes.length).toBeGreaterThan(2000);
+  });
+
+  it("the same bytes again change nothing; a single DTE file is taken too", async () => {
+    const env_ = await envelope([await signedDte(caf33, 3, cert)], cert);
+    const first = await upload(r, env_.xml);
+    const again = await upload(r, env_.xml);
+    expect(again.status).toBe(201);
+    expect(again.body.documents.map((d: any) => [d.id, d.outcome])).toEqual([[first.body.documents[0].id, "ALREADY_RECEIVED"]]);
+    const list = await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=3`, { key: r.owner.key });
+    expect(list.body.total).toBe(1);
+    const single = await signedDte(caf33, 4, cert);
+    const res = await upload(r, single.xml, "dte.xml");
+    expect(res.body.kind).toBe("DTE");
+    expect(checksOf(res.body.documents[0]).envelope_signature).toBe("NOT_APPLICABLE");
+    expect(res.body.documents[0].verification.reception_status).toBe(0);
+  });
+
+  it("a tampered amount fails the DTE signature (EstadoRecepDTE 1) but is stored and flagged", async () => {
+    const d = await signedDte(caf33, 5, cert);
+    const env_ = await envelope([d], cert);
+    const tampered = decodeLatin1(env_.xml).replace(`<MntTotal>${d.total}</MntTotal>`, `<MntTotal>${Number(d.total) + 1}</MntTotal>`);
+    const res = await upload(r, encodeLatin1(tampered));
+    expect(res.status).toBe(201);
+    const doc = res.body.documents[0];
+    expect(doc.verification).toMatchObject({ status: "FAILED", reception_status: 1 });
+    expect(checksOf(doc)).toMatchObject({ envelope_signature: "FAILED", dte_signature: "FAILED" });
+  });
+
+  it("a removed signature and a foreign CAF are each reported on their own check", async () => {
+    const d = await signedDte(caf33, 6, cert);
+    const unsigned = d.xmlString.replace(/<Signature[\s\S]*<\/Signature>/, "");
+    const a = await upload(r, encodeLatin1(unsigned), "x.xml");
+    expect(checksOf(a.body.documents[0])).toMatchObject({ dte_signature: "FAILED", ted: "PASSED", caf: "PASSED" });
+    const foreign = await simulatorCaf({ documentType: 33, from: 1, to: 10 }, {});
+    // A CAF signed by a key the reception does not trust: rebuild one with an untrusted IDK.
+    const bad = await signedDte(foreign, 7, cert);
+    const xml = bad.xmlString.replace(/<IDK>\d+<\/IDK>/, "<IDK>12345</IDK>");
+    const b = await upload(r, encodeLatin1(xml), "y.xml");
+    expect(checksOf(b.body.documents[0])).toMatchObject({ caf: "FAILED", ted: "NOT_CHECKED" });
+    expect(b.body.documents[0].verification.reception_status).toBe(1);
+  });
+
+  it("a DTE addressed to another RUT fails recipient_rut (3); a different DTE with a known folio is a duplicate (4)", async () => {
+    const other = await receiver("96790240-3", false);
+    const env_ = await envelope([await signedDte(caf33, 8, cert)], cert);
+    const res = await upload(other, env_.xml);
+    expect(res.body.documents[0].verification.reception_status).toBe(3);
+    expect(checksOf(res.body.documents[0]).recipient_rut).toBe("FAILED");
+    const again = await envelope([await signedDte(caf33, 8, cert, "33", { items: [{ quantity: 9, unit_price: 1000, description: "Otro" }] })], cert);
+    const dup = await upload(r, (await envelope([await signedDte(caf33, 8, cert)], cert)).xml);
+    expect(dup.body.documents[0].outcome).toBe("NEW");
+    const res2 = await upload(r, again.xml);
+    expect(res2.body.documents[0]).toMatchObject({ outcome: "DUPLICATE", verification: { reception_status: 4, duplicate: true } });
+    const list = await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=8&issuer_tax_id=76.086.428-5`, { key: r.owner.key });
+    expect(list.body.total).toBe(2);
+    const failed = await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&verification=FAILED&folio=8`, { key: r.owner.key });
+    expect(failed.body.data.map((d: any) => d.verification.reception_status)).toEqual([4]);
+  });
+
+  it("what is not an EnvioDTE or DTE is refused and nothing is stored; a DTD is refused", async () => {
+    expectError(await upload(r, "<hello/>"), 422, "RECEPTION_FILE_INVALID");
+    expectError(await upload(r, "not xml at all"), 422, "RECEPTION_FILE_INVALID");
+    expectError(await upload(r, '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><EnvioDTE>&a;</EnvioDTE>'), 422, "RECEPTION_FILE_INVALID");
+    expectError(await call("POST", `/api/reception/invoices/upload?company_id=${r.companyId}`, { key: r.owner.key, body: new FormData() }), 400, "VALIDATION_FAILED");
+  });
+
+  it("another client's key never sees the documents; a foreign id under one's own company is 404", async () => {
+    const list = await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}`, { key: r.owner.key });
+    const id = list.body.data[0].id;
+    const stranger = await newOwner("Stranger");
+    const own = await newCompany(stranger);
+    expectError(await call("GET", `/api/reception/invoices/${id}?company_id=${r.companyId}`, { key: stranger.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+    expectError(await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}`, { key: stranger.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+    expectError(await call("GET", `/api/reception/invoices/${id}?company_id=${own}`, { key: stranger.key }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    expectError(await call("POST", `/api/reception/invoices/${id}/download/xml?company_id=${own}`, { key: stranger.key }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    expectError(await call("GET", `/api/reception/invoices/list`, { key: r.owner.key }), 400, "VALIDATION_FAILED");
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * send_response: our rules before the SII (type, verification, compatibility, repeat, 8-day window),
+ * the simulated SII's accept/claim register over its wire protocol, the signed replies.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Caf } from "../../src/countries/cl/caf";
+import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import { verifySignedXml } from "../../src/countries/cl/verify";
+import { checkRules } from "../../src/reception/respond";
+import { call, expectError } from "../helpers/api";
+import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
+import { getDoc, inject, receiver, respond, upload, type Receiver } from "./helpers";
+
+let cert: SigningCredentials;
+let caf33: Caf;
+let r: Receiver;
+
+beforeAll(async () => {
+  cert = await fakeCredentials();
+  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
+  r = await receiver();
+});
+
+/** A factura folio `folio` declared to the simulated SII (received `daysAgo` days ago) and uploaded to the receiver. */
+async function received(folio: number, daysAgo = 0): Promise<string> {
+  const e = await envelope([await signedDte(caf33, folio, cert)], cert);
+  await inject(e, new Date(Date.now() - daysAgo * 86_400_000));
+  const res = await upload(r, e.xml);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.documents[0].id;
+}
+
+describe("send_response", () => {
+  it("ACD then ERM combine; signed ResultadoDTE and EnvioRecibos are downloadable; a repeat is idempotent; a claim after them is refused", async () => {
+    const id = await received(101);
+    const acd = await respond(r, id, "ACD");
+    expect(acd.status, JSON.stringify(acd.body)).toBe(200);
+    expect(acd.body).toMatchObject({ response_state: "ACCEPTED", responses: [{ action: "ACD", sii_code: 0, files: ["resultado_dte"] }] });
+    expect(acd.body.sii_received_at).not.toBeNull();
+    expect(Date.parse(acd.body.response_deadline) - Date.parse(acd.body.sii_received_at)).toBe(8 * 86_400_000);
+    const erm = await respond(r, id, "ERM", "Bodega central");
+    expect(erm.body.response_state).toBe("ACCEPTED_AND_RECEIVED");
+    const again = await respond(r, id, "ACD");
+    expect(again.status).toBe(200);
+    expect(again.body.responses.map((x: any) => x.action)).toEqual(["ACD", "ERM"]);
+    expectError(await respond(r, id, "RCD"), 409, "RECEPTION_ACTION_CONFLICT");
+    for (const type of ["resultado_dte", "envio_recibos", "recepcion_envio"]) {
+      const f = await call("POST", `/api/reception/invoices/${id}/download/${type}?company_id=${r.companyId}`, { key: r.owner.key });
+      expect(f.status, type).toBe(200);
+      const bytes = new Uint8Array(await f.raw.arrayBuffer());
+      const check = await verifySignedXml(bytes);
+      expect(check.ok, `${type}: ${check.message}`).toBe(true);
+      if (type === "envio_recibos") expect(decodeLatin1(bytes)).toContain("Ley 19.983");
+      if (type === "resultado_dte") expect(decodeLatin1(bytes)).toContain("<EstadoDTE>0</EstadoDTE>");
+    }
+  });
+
+  it("a claim excludes acceptance", async () => {
+    const id = await received(102);
+    const rcd = await respond(r, id, "RCD", "Precio no corresponde");
+    expect(rcd.body.response_state).toBe("CLAIMED");
+    expectError(await respond(r, id, "ACD"), 409, "RECEPTION_ACTION_CONFLICT");
+    expectError(await respond(r, id, "RFT"), 409, "RECEPTION_ACTION_CONFLICT");
+    const f = await call("POST", `/api/reception/invoices/${id}/download/resultado_dte?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(decodeLatin1(new Uint8Array(await f.raw.arrayBuffer()))).toContain("<EstadoDTE>2</EstadoDTE>");
+  });
+
+  it("past 8 days from the SII reception time the action is refused, with a sentence", async () => {
+    const id = await received(103, 9);
+    const res = await respond(r, id, "ACD");
+    expectError(res, 422, "RECEPTION_DEADLINE_PASSED");
+    expect(res.body.error.message).toMatch(/8 days/);
+    expect((await getDoc(r, id)).body.sii_received_at).not.toBeNull();
+  });
+
+  it("a document that failed verification cannot be accepted, but can be claimed", async () => {
+    const d = await signedDte(caf33, 104, cert);
+    const e = await envelope([d], cert);
+    await inject(e);
+    const tampered = decodeLatin1(e.xml).replace("<NmbItem>Servicio de prueba</NmbItem>", "<NmbItem>Servicio de prueba X</NmbItem>");
+    const id = (await upload(r, encodeLatin1(tampered))).body.documents[0].id;
+    expectError(await respond(r, id, "ACD"), 422, "RECEPTION_ACTION_UNVERIFIED");
+    expectError(await respond(r, id, "ERM"), 422, "RECEPTION_ACTION_UNVERIFIED");
+    expect((await respond(r, id, "RCD")).status).toBe(200);
+  });
+
+  it("a document the SII does not hold is refused; nothing recorded", async () => {
+    const e = await envelope([await signedDte(caf33, 105, cert)], cert);
+    const id = (await upload(r, e.xml)).body.documents[0].id;
+    expectError(await respond(r, id, "ACD"), 422, "RECEPTION_NOT_AT_AUTHORITY");
+    expect((await getDoc(r, id)).body.responses).toEqual([]);
+  });
+
+  it("only 33, 34 and 43 take actions; a bad body is a validation error", async () => {
+    const row = { documentType: 52, folio: 1, issuerRut: "76086428-5", xmlKey: "k", responses: "[]", responseState: "NOT_APPLICABLE", responseDeadline: null, receptionStatus: 0, duplicate: false } as any;
+    expect(() => checkRules(row, "ACD", Date.now())).toThrow(/Only facturas/);
+    const id = await received(106);
+    expectError(await call("POST", `/api/reception/invoices/${id}/send_response?company_id=${r.companyId}`, { key: r.owner.key, json: { action: "XYZ" } }), 400, "VALIDATION_FAILED");
+  });
+});
