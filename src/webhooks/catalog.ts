@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
+import { describeSchedule } from "./schedule";
 
 export const API_VERSION = "1.0.0";
 
@@ -136,7 +137,7 @@ export function openApiWebhooks(registry: { registerWebhook: (route: any) => voi
       path: type,
       tags: ["Webhooks"],
       summary: type,
-      description: `${def.description}\n\nSigned as the Standard Webhooks specification says (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried.`,
+      description: `${def.description}\n\nSigned as the Standard Webhooks specification says (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Answer 2xx within 10 s.\n\n${describeSchedule()}`,
       request: {
         body: {
           content: {

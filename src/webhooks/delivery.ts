@@ -32,8 +32,7 @@ interface AttemptResult {
 }
 
 /** POSTs the signed event; never throws (network errors and timeouts are results). */
-async function post(env: Env, endpoint: EndpointRow, event: EventRow, now: Date): Promise<AttemptResult> {
-  const body = JSON.stringify(renderEvent(event));
+async function post(env: Env, endpoint: EndpointRow, event: EventRow, body: string, now: Date): Promise<AttemptResult> {
   const headers = await signedHeaders(await signingSecrets(env, endpoint, now), event.id, Math.floor(now.getTime() / 1000), body);
   const started = Date.now();
   try {
@@ -101,13 +100,21 @@ export async function deliver(db: Db, env: Env, deliveryId: string, now = new Da
     await enqueueDeliveries(env, [{ id: delivery.id, companyId: delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(wait / 1000)) }]);
     return "early";
   }
-  const result = await post(env, endpoint, event, now);
+  const rendered = renderEvent(event);
+  const result = rendered.ok ? await post(env, endpoint, event, JSON.stringify(rendered.event), now) : null;
   const attempt = delivery.attempts + 1;
   const round = delivery.roundAttempts + 1;
   await db.insert(webhookAttempts).values({
     id: newId("att"), companyId: delivery.companyId, deliveryId: delivery.id, endpointId: endpoint.id, eventId: event.id, eventType: event.type,
-    attempt, startedAt: now.toISOString(), durationMs: result.durationMs, responseStatus: result.status, responseBody: result.body, error: result.error,
+    attempt, startedAt: now.toISOString(), durationMs: result?.durationMs ?? 0, responseStatus: result?.status ?? null, responseBody: result?.body ?? null, error: result ? result.error : (rendered as { error: string }).error,
   });
+  if (!result) {
+    // Not sent: the event breaks its published schema (a writer's bug); retrying cannot mend it.
+    const error = `not sent: ${(rendered as { error: string }).error}`;
+    log("error", "webhook event does not match the catalogue", { company_id: delivery.companyId, event_id: event.id, error });
+    await settle(db, delivery, "FAILED", { attempts: attempt, roundAttempts: round, lastResponseStatus: null, lastError: error, nextAttemptAt: null }, now);
+    return "failed";
+  }
   if (result.ok) {
     await settle(db, delivery, "SUCCEEDED", { attempts: attempt, roundAttempts: round, lastResponseStatus: result.status, lastError: null, nextAttemptAt: null }, now);
     if (endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
