@@ -5,11 +5,10 @@ import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
 import forge from "node-forge";
+import { ensureDevVars, quietEnv, root, wranglerJs } from "../scripts/local-env.mjs";
 
-export const root = path.resolve(import.meta.dirname, "..");
-export const wranglerJs = path.join(root, "node_modules/wrangler/bin/wrangler.js");
-/** Offline and quiet wrangler (no telemetry, no Request.cf download). */
-export const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" };
+/** Offline and quiet wrangler (no telemetry, no Request.cf download), as the local scripts run it. */
+export { quietEnv, root, wranglerJs };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function freePort() {
@@ -138,6 +137,7 @@ export async function readyCompany(base, key, quantity) {
  * started (extra `vars` as --var), one OWNER key. `stop()` stops wrangler and deletes the data.
  */
 export async function startService({ vars = {} } = {}) {
+  ensureDevVars();
   const dir = mkdtempSync(path.join(tmpdir(), "dte-bench-"));
   spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: quietEnv, stdio: "ignore" });
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);

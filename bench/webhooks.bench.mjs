@@ -53,7 +53,10 @@ const progress = (msg) => process.stderr.write(`[webhooks] ${msg}\n`);
 
 async function main() {
   const rx = await receiver();
-  const svc = await startService();
+  const svc = await startService().catch((e) => {
+    rx.close();
+    throw e;
+  });
   progress(`service up at ${svc.base}`);
   try {
     const plain = await readyCompany(svc.base, svc.key, DOCS + 10);
@@ -71,7 +74,11 @@ async function main() {
     progress(`with 3 endpoints: ${DOCS} documents in ${b.seconds.toFixed(1)} s`);
     const expected = DOCS * 2;
     for (let waited = 0; [1, 2, 3].some((n) => (rx.got.get(`/hook-${n}`)?.size ?? 0) < expected); waited += 250) {
-      if (waited > DEADLINE_MS) throw new Error(`deliveries: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0)} of ${expected} each`);
+      if (waited > DEADLINE_MS) {
+        const count = async (status) => (await (await fetch(`${svc.base}/api/companies/${hooked.cid}/webhook-deliveries?status=${status}&per_page=1`, { headers: hooked.H })).json()).total;
+        const log = { PENDING: await count("PENDING"), SUCCEEDED: await count("SUCCEEDED"), FAILED: await count("FAILED") };
+        throw new Error(`deliveries received: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0)} of ${expected} each; delivery log: ${JSON.stringify(log)}`);
+      }
       if (waited % 5000 === 0) progress(`deliveries so far: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0).join(", ")} of ${expected} each; bad signatures ${rx.stats().bad}`);
       await sleep(250);
     }

@@ -65,7 +65,7 @@ export const redriveWebhooks: Job = async (env, at) => {
   const cutoff = new Date(at.getTime() - WEBHOOK_STALE_MS).toISOString();
   await notifyEvents(env, await companiesWithStaleEvents(db, cutoff));
   const overdue = await overdueDeliveries(db, cutoff);
-  for (const chunk of chunked(overdue, 100)) await enqueueDeliveries(env, chunk);
+  await enqueueDeliveries(env, overdue);
   if (overdue.length > 0) log("info", "sweep re-queued webhook deliveries", { deliveries: overdue.length });
 };
 

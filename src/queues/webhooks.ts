@@ -18,9 +18,11 @@ export async function notifyEvents(env: Env, companyIds: Iterable<string>): Prom
   }
 }
 
-export function enqueueDeliveries(env: Env, deliveries: { id: string; companyId: string; delaySeconds?: number }[]) {
-  if (deliveries.length === 0) return Promise.resolve();
-  return env.WEBHOOK_QUEUE.sendBatch(
-    deliveries.map((d) => ({ body: { v: 1, type: "deliver", delivery_id: d.id, company_id: d.companyId } satisfies WebhookMessage, ...(d.delaySeconds ? { delaySeconds: d.delaySeconds } : {}) })),
-  );
+/** Queues one attempt per delivery (in sends of at most 100 messages, the Queues limit per batch). */
+export async function enqueueDeliveries(env: Env, deliveries: { id: string; companyId: string; delaySeconds?: number }[]): Promise<void> {
+  for (const chunk of chunked(deliveries, 100)) {
+    await env.WEBHOOK_QUEUE.sendBatch(
+      chunk.map((d) => ({ body: { v: 1, type: "deliver", delivery_id: d.id, company_id: d.companyId } satisfies WebhookMessage, ...(d.delaySeconds ? { delaySeconds: d.delaySeconds } : {}) })),
+    );
+  }
 }

@@ -58,7 +58,7 @@ async function restart(db: Db, env: Env, companyId: string, ids: string[], now: 
         .returning({ id: webhookDeliveries.id }),
     );
   }
-  for (const chunk of chunked(restarted, 100)) await enqueueDeliveries(env, chunk.map((d) => ({ id: d.id, companyId })));
+  await enqueueDeliveries(env, restarted.map((d) => ({ id: d.id, companyId })));
   return restarted.length;
 }
 

@@ -189,4 +189,21 @@ describe("webhook delivery", () => {
     const byEvent = await call("GET", `/api/companies/${companyId}/webhook-deliveries?event_id=${t.body.event_id}`, { key: owner.key });
     expect(byEvent.body.data.map((d: any) => d.id)).toEqual([t.body.id]);
   });
+
+  it("a fan-out larger than one queue send (120 deliveries) reaches every endpoint", async () => {
+    const owner = await newOwner("Webhook large fan-out");
+    const companyId = await newCompany(owner);
+    const a = receiverUrl("large-a");
+    const b = receiverUrl("large-b");
+    await register(owner, companyId, { url: a.url, events: ["ENU"] });
+    await register(owner, companyId, { url: b.url, events: ["ENU"] });
+    const stmt = env.DB.prepare("INSERT INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, 'ENU', ?, ?, ?)");
+    const at = new Date().toISOString();
+    await env.DB.batch(
+      Array.from({ length: 60 }, (_, i) => stmt.bind(`evt_large_${companyId}_${i}`, companyId, `ENU:large:${i}`, JSON.stringify({ document_type: "33", reason: "LOW_AVAILABILITY", available: i, threshold: 100, detected_at: at }), at)),
+    );
+    await env.WEBHOOK_QUEUE.send({ v: 1, type: "fanout", company_id: companyId });
+    expect((await until(a.path, (r) => r.length >= 60, 60_000)).length).toBe(60);
+    expect((await until(b.path, (r) => r.length >= 60, 60_000)).length).toBe(60);
+  });
 });
