@@ -36,11 +36,17 @@ async function control(req: Request, url: URL): Promise<Response> {
   return new Response("unknown control call", { status: 404 });
 }
 
+function headersOf(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  h.forEach((value, name) => (out[name] = value));
+  return out;
+}
+
 export async function webhookReceiver(req: Request): Promise<Response> {
   const url = new URL(req.url);
   if (url.hostname === "receiver.control") return control(req, url);
   const body = await req.text();
-  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers: Object.fromEntries(req.headers), body, at: Date.now() });
+  recorded.push({ url: req.url, path: url.pathname, method: req.method, headers: headersOf(req.headers), body, at: Date.now() });
   const b = behaviours.get(url.pathname) ?? { status: 200, delayMs: 0, body: "ok" };
   if (b.delayMs > 0) await new Promise((r) => setTimeout(r, b.delayMs));
   return new Response(b.status === 204 || b.status === 304 ? null : b.body, { status: b.status });
