@@ -153,7 +153,8 @@ export async function startService({ vars = {} } = {}) {
     async stop() {
       stop();
       await sleep(1500);
-      rmSync(dir, { recursive: true, force: true });
+      if (process.env.BENCH_KEEP_STATE) console.error(`state kept in ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { eventOutbox, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { enqueueDeliveries } from "../queues/webhooks";
 import { subscribes } from "./endpoints";
@@ -28,7 +29,8 @@ export async function fanOut(db: Db, env: Env, companyId: string, now = new Date
   const at = now.toISOString();
   const rows = events.flatMap((e) => endpoints.filter((ep) => subscribes(ep, e.type) && !excluded(e, ep.id)).map((ep) => ({ id: newId("dlv"), companyId, endpointId: ep.id, eventId: e.id, eventType: e.type, nextAttemptAt: at, createdAt: at, updatedAt: at })));
   const statements: BatchItem<"sqlite">[] = rows.map((r) => db.insert(webhookDeliveries).values(r).onConflictDoNothing().returning({ id: webhookDeliveries.id }));
-  statements.push(db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, events.map((e) => e.id))));
+  // D1 binds at most 100 parameters per statement: the stamp goes in chunks.
+  for (const ids of chunked(events.map((e) => e.id), 90)) statements.push(db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, ids)));
   const results = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
   const created = results.slice(0, rows.length).flatMap((r) => r as { id: string }[]);
   await enqueueDeliveries(env, created.map((d) => ({ id: d.id, companyId })));
