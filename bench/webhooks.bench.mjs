@@ -49,12 +49,15 @@ async function issueAll(base, company, count, already, prefix) {
   return { started, seconds: (performance.now() - started) / 1000 };
 }
 
+const progress = (msg) => process.stderr.write(`[webhooks] ${msg}\n`);
+
 async function main() {
   const rx = await receiver();
   const svc = await startService().catch((e) => {
     rx.close();
     throw e;
   });
+  progress(`service up at ${svc.base}`);
   try {
     const plain = await readyCompany(svc.base, svc.key, DOCS + 10);
     const hooked = await readyCompany(svc.base, svc.key, DOCS + 10);
@@ -63,9 +66,12 @@ async function main() {
       if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
       rx.secrets.set(`/hook-${n}`, (await res.json()).secret);
     }
+    progress("companies ready, 3 endpoints registered");
     await issueAll(svc.base, plain, 5, 0, "warm-"); // warm-up: the first requests compile the code paths
     const a = await issueAll(svc.base, plain, DOCS, 5, "a-");
+    progress(`without webhooks: ${DOCS} documents in ${a.seconds.toFixed(1)} s`);
     const b = await issueAll(svc.base, hooked, DOCS, 0, "b-");
+    progress(`with 3 endpoints: ${DOCS} documents in ${b.seconds.toFixed(1)} s`);
     const expected = DOCS * 2;
     for (let waited = 0; [1, 2, 3].some((n) => (rx.got.get(`/hook-${n}`)?.size ?? 0) < expected); waited += 250) {
       if (waited > DEADLINE_MS) {
@@ -73,6 +79,7 @@ async function main() {
         const log = { PENDING: await count("PENDING"), SUCCEEDED: await count("SUCCEEDED"), FAILED: await count("FAILED") };
         throw new Error(`deliveries received: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0)} of ${expected} each; delivery log: ${JSON.stringify(log)}`);
       }
+      if (waited % 5000 === 0) progress(`deliveries so far: ${[1, 2, 3].map((n) => rx.got.get(`/hook-${n}`)?.size ?? 0).join(", ")} of ${expected} each; bad signatures ${rx.stats().bad}`);
       await sleep(250);
     }
     const { bad, duplicates, last } = rx.stats();

@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
 import { ReceivedDocumentSchema } from "../reception/schema";
+import { describeSchedule } from "./schedule";
 
 export const API_VERSION = "1.0.0";
 
@@ -154,7 +155,7 @@ export function openApiWebhooks(registry: { registerWebhook: (route: any) => voi
       path: type,
       tags: ["Webhooks"],
       summary: type,
-      description: `${def.description}\n\nSigned as the Standard Webhooks specification says (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried.`,
+      description: `${def.description}\n\nSigned as the Standard Webhooks specification says (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Answer 2xx within 10 s.\n\n${describeSchedule()}`,
       request: {
         body: {
           content: {

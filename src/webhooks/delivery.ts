@@ -27,6 +27,8 @@ type EventRow = typeof eventOutbox.$inferSelect;
 
 interface AttemptResult {
   ok: boolean;
+  /** Not sent: the event breaks its published schema (a writer's bug); retrying cannot mend it. */
+  unsendable?: boolean;
   status: number | null;
   body: string | null;
   error: string | null;
@@ -35,7 +37,12 @@ interface AttemptResult {
 
 /** POSTs the signed event; never throws (network errors and timeouts are results). */
 async function post(env: Env, endpoint: EndpointRow, event: EventRow, now: Date): Promise<AttemptResult> {
-  const body = JSON.stringify(renderEvent(event));
+  const rendered = renderEvent(event);
+  if (!rendered.ok) {
+    log("error", "webhook event does not match the catalogue", { company_id: event.companyId, event_id: event.id, error: rendered.error });
+    return { ok: false, unsendable: true, status: null, body: null, error: `not sent: ${rendered.error}`, durationMs: 0 };
+  }
+  const body = JSON.stringify(rendered.event);
   const headers = await signedHeaders(await signingSecrets(env, endpoint, now), event.id, Math.floor(now.getTime() / 1000), body);
   const started = Date.now();
   try {
@@ -117,6 +124,7 @@ interface Settled {
 function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: AttemptResult, now: Date): Settled {
   const counts = { attempts: d.attempts + 1, roundAttempts: d.roundAttempts + 1, lastResponseStatus: result.status };
   if (result.ok) return { outcome: "sent", patch: { ...counts, status: "SUCCEEDED", lastError: null, nextAttemptAt: null } };
+  if (result.unsendable) return { outcome: "failed", patch: { ...counts, status: "FAILED", lastError: result.error, nextAttemptAt: null } };
   const error = result.error ?? `HTTP ${result.status}`;
   const failingSince = endpoint.failingSince ?? now.toISOString();
   if (now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
@@ -163,7 +171,7 @@ export async function deliverBatch(db: Db, env: Env, ids: string[], now = new Da
     writes.push(settle(db, p.delivery, s.patch, at));
     outcomes.set(id, s.outcome);
     if (result.ok) recovered.add(p.endpoint.id);
-    else failing.set(p.endpoint.id, p.endpoint);
+    else if (!result.unsendable) failing.set(p.endpoint.id, p.endpoint);
     if (s.retryInSeconds !== undefined) requeue.push({ id, companyId: p.delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, s.retryInSeconds) });
     if (s.disable && !disables.some((x) => x.endpoint.id === p.endpoint.id)) disables.push({ endpoint: p.endpoint, failingSince: s.disable });
   });

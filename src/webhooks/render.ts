@@ -7,7 +7,7 @@
 import { eventOutbox } from "../db/schema";
 import { invoiceSummary } from "../domain/invoices/view";
 import type { InvoiceRow } from "../domain/invoices/state";
-import { API_VERSION } from "./catalog";
+import { API_VERSION, EVENT_CATALOG, isEventType } from "./catalog";
 
 type EventRow = typeof eventOutbox.$inferSelect;
 
@@ -25,6 +25,25 @@ export function eventData(type: string, payloadJson: string): Record<string, unk
   return data;
 }
 
-export function renderEvent(e: EventRow) {
-  return { id: e.id, type: e.type, created_at: e.createdAt, company_id: e.companyId, api_version: API_VERSION, data: eventData(e.type, e.payload) };
+export type RenderedEvent = { id: string; type: string; created_at: string; company_id: string; api_version: typeof API_VERSION; data: Record<string, unknown> };
+
+/**
+ * The delivery body, checked against the catalogue (the same zod schema the OpenAPI `webhooks`
+ * section publishes): an event of an unknown type, or whose `data` does not match its schema, is
+ * never sent; the caller records why (a writer's bug, not something a retry can fix).
+ */
+export function renderEvent(e: EventRow): { ok: true; event: RenderedEvent } | { ok: false; error: string } {
+  if (!isEventType(e.type)) return { ok: false, error: `the event type ${e.type} is not in the catalogue` };
+  let data: Record<string, unknown>;
+  try {
+    data = eventData(e.type, e.payload);
+  } catch (err) {
+    return { ok: false, error: `the stored event could not be read: ${(err as Error).message}` };
+  }
+  const checked = EVENT_CATALOG[e.type].data.safeParse(data);
+  if (!checked.success) {
+    const first = checked.error.issues[0];
+    return { ok: false, error: `the event data does not match the ${e.type} schema: ${first?.path.join(".") || "(root)"}: ${first?.message}` };
+  }
+  return { ok: true, event: { id: e.id, type: e.type, created_at: e.createdAt, company_id: e.companyId, api_version: API_VERSION, data } };
 }

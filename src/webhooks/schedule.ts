@@ -23,3 +23,11 @@ export function retryDelaySeconds(schedule: readonly number[], attempt: number, 
   if (base === undefined) return null;
   return Math.round(base * (0.9 + 0.2 * random()));
 }
+
+const unit = (s: number) => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+
+/** The schedule in words, for the OpenAPI document (written from the table above, so it cannot drift). */
+export function describeSchedule(schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): string {
+  const days = schedule.reduce((a, b) => a + b, 0) / 86_400;
+  return `A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after ${schedule.map(unit).join(", ")} (each ±10 % jitter): ${schedule.length + 1} attempts over about ${days.toFixed(1)} days, with the same \`webhook-id\`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for ${DISABLE_AFTER_MS / 86_400_000} days is disabled.`;
+}

@@ -1,0 +1,120 @@
+/**
+ * Every event type of the catalogue, produced by its real writer (the pipeline's transitions, the
+ * folio allocator, the certificate cron) and delivered through the real queue to the recording
+ * receiver, each verified with the Standard Webhooks reference library.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
+import { invoiceBody as issuanceMessage } from "../../src/queues/issuance";
+import { call, newCompany, newOwner } from "../helpers/api";
+import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
+import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { received, receiverUrl, register, types, until, verified } from "./helpers";
+
+const DAY = 86_400_000;
+
+afterEach(async () => {
+  await call("DELETE", "/simulator/sii/scenario");
+});
+
+/** Issues one factura and returns the final document and the verified payloads its endpoint got. */
+async function issueAndCollect(issuer: Issuer, last: string) {
+  const { url, path } = receiverUrl(last);
+  const hook = await register(issuer.owner, issuer.companyId, { url, events: ["invoice.sent", last] });
+  const posted = await issue(issuer, invoiceBody(issuer.rut, "33"));
+  expect(posted.status).toBe(202);
+  const final = await untilFinal(issuer, posted.body.id);
+  const got = await until(path, (r) => types(r).includes(last));
+  return { final, payloads: got.map((r) => verified(hook.secret, r)), path };
+}
+
+describe("every event type, from its real writer", () => {
+  it("invoice.rejected: SENT then REJECTED, each once, the data as GET shows it", async () => {
+    const issuer = await readyIssuer([33]);
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const { final, payloads } = await issueAndCollect(issuer, "invoice.rejected");
+    expect(final.status).toBe("REJECTED");
+    expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.rejected", "invoice.sent"]);
+    const rejected = payloads.find((p) => p.type === "invoice.rejected");
+    const { history: _h, ...current } = final;
+    expect(rejected.data).toEqual(current);
+    expect(rejected.data).toMatchObject({ status: "REJECTED", fiscal_status: "RCH" });
+    expect(payloads.find((p) => p.type === "invoice.sent").data.status).toBe("SENT");
+  });
+
+  it("invoice.accepted_with_objections: SENT then ACCEPTED_WITH_OBJECTIONS (reparos)", async () => {
+    const issuer = await readyIssuer([33]);
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "object", count: 1, rut: issuer.rut } });
+    const { final, payloads } = await issueAndCollect(issuer, "invoice.accepted_with_objections");
+    expect(final.status).toBe("ACCEPTED_WITH_OBJECTIONS");
+    expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.accepted_with_objections", "invoice.sent"]);
+    const { history: _h, ...current } = final;
+    expect(payloads.find((p) => p.type === "invoice.accepted_with_objections").data).toEqual(current);
+    expect(current.fiscal_status).toBe("RLV");
+  });
+
+  it("invoice.failed: a document the engine cannot build ends FAILED and its endpoint is told, never SENT", async () => {
+    const issuer = await readyIssuer([33]);
+    const { url, path } = receiverUrl("failed");
+    const hook = await register(issuer.owner, issuer.companyId, { url, events: ["*"] });
+    // a valid document, accepted; then a copy whose stored body the engine refuses (a character
+    // ISO-8859-1 cannot carry; the POST validation would have refused it), sent through the real queue
+    const ok = await issue(issuer, invoiceBody(issuer.rut, "33"));
+    await untilFinal(issuer, ok.body.id);
+    const badId = `inv_WHFAILED${Date.now()}`;
+    const copied = await env.DB.prepare(
+      `INSERT INTO invoices (id, company_id, document_type, status, issue_date, recipient_rut, recipient_name, currency, total, body)
+       SELECT ?, company_id, document_type, 'RECEIVED', issue_date, recipient_rut, recipient_name, currency, total, replace(body, 'Bebida', 'Bebida €') FROM invoices WHERE id = ?`,
+    ).bind(badId, ok.body.id).run();
+    expect(copied.meta.changes).toBe(1);
+    await env.ISSUANCE_QUEUE.send(issuanceMessage(badId, issuer.companyId));
+    const final = await untilFinal(issuer, badId);
+    expect(final.status).toBe("FAILED");
+    const got = await until(path, (r) => r.some((x) => verified(hook.secret, x).data?.id === badId));
+    const mine = got.map((r) => verified(hook.secret, r)).filter((p) => p.data?.id === badId);
+    expect(mine.map((p) => p.type)).toEqual(["invoice.failed"]);
+    const { history: _h, ...current } = final;
+    expect(mine[0].data).toEqual(current);
+    expect(mine[0].data.fiscal_message).toMatch(/could not be generated.*ISO-8859-1/);
+  });
+
+  it("ENU: the folio allocator's alert reaches the company's endpoint", async () => {
+    const issuer = await readyIssuer([33], 1);
+    const { url, path } = receiverUrl("enu");
+    const hook = await register(issuer.owner, issuer.companyId, { url, events: ["ENU"] });
+    const posted = await issue(issuer, invoiceBody(issuer.rut, "33"));
+    expect(posted.status).toBe(202);
+    await untilFinal(issuer, posted.body.id);
+    const got = await until(path, (r) => r.some((x) => verified(hook.secret, x).data.reason === "EXHAUSTED"));
+    const exhausted = got.map((r) => verified(hook.secret, r)).find((p) => p.data.reason === "EXHAUSTED");
+    expect(exhausted).toMatchObject({ type: "ENU", company_id: issuer.companyId, api_version: "1.0.0", data: { reason: "EXHAUSTED", document_type: "33", available: 0 } });
+    expect(exhausted.data).not.toHaveProperty("event");
+    expect(exhausted.data).not.toHaveProperty("company_id");
+  });
+
+  it("certificate.expiring: the cron's 30-day notice reaches the company's endpoint, once", async () => {
+    const owner = await newOwner("Webhook certificate");
+    const companyId = await newCompany(owner);
+    const cert = await makeFakeCertificate({ notBefore: new Date(Date.now() - DAY), notAfter: new Date(Date.now() + 20 * DAY) });
+    const form = new FormData();
+    form.append("certificate", new File([makeFakePfx(cert, "pw", "modern") as Uint8Array<ArrayBuffer>], "firma.pfx"));
+    form.append("password", "pw");
+    const up = await call("POST", `/api/companies/${companyId}/certificates`, { key: owner.key, body: form });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const { url, path } = receiverUrl("cert");
+    const hook = await register(owner, companyId, { url, events: ["certificate.expiring"] });
+    for (let i = 0; i < 2; i++) {
+      const ctx = createExecutionContext();
+      await worker.scheduled!(createScheduledController({ scheduledTime: new Date(), cron: "*/5 * * * *" }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    }
+    const [got] = await until(path, (r) => r.length >= 1);
+    expect(verified(hook.secret, got!)).toMatchObject({ type: "certificate.expiring", company_id: companyId, data: { certificate_id: up.body.id, threshold_days: 30 } });
+    expect(verified(hook.secret, got!).data.days_left).toBeGreaterThanOrEqual(19);
+    expect(verified(hook.secret, got!).data.days_left).toBeLessThanOrEqual(20);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await received(path)).toHaveLength(1);
+  });
+});
