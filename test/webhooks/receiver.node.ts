@@ -36,12 +36,6 @@ async function control(req: Request, url: URL): Promise<Response> {
   return new Response("unknown control call", { status: 404 });
 }
 
-function headersOf(h: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  h.forEach((value, name) => (out[name] = value));
-  return out;
-}
-
 export async function webhookReceiver(req: Request): Promise<Response> {
   const url = new URL(req.url);
   if (url.hostname === "receiver.control") return control(req, url);
