@@ -6,36 +6,38 @@
 import { createDb } from "../db/client";
 import { describeError, log } from "../lib/log";
 import { notifyEvents, webhookMessage } from "../queues/webhooks";
-import { deliver } from "./delivery";
+import { deliverBatch } from "./delivery";
 import { fanOut } from "./fanout";
 
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  const fanned = new Set<string>();
-  await Promise.all(
-    batch.messages.map(async (msg) => {
-      const parsed = webhookMessage.safeParse(msg.body);
-      if (!parsed.success) {
-        log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
-        return msg.ack();
-      }
-      const m = parsed.data;
-      try {
-        if (m.type === "fanout") {
-          if (fanned.has(m.company_id)) return msg.ack(); // one fan-out per company and batch does it all
-          fanned.add(m.company_id);
-          const r = await fanOut(db, env, m.company_id);
-          if (r.more) await notifyEvents(env, [m.company_id]);
-        } else {
-          await deliver(db, env, m.delivery_id);
-        }
-        msg.ack();
-      } catch (e) {
-        log("warn", "webhook step failed; retrying", { company_id: m.company_id, type: m.type, attempts: msg.attempts, error: describeError(e) });
-        msg.retry({ delaySeconds: Math.min(300, 2 ** Math.min(msg.attempts, 8)) });
-      }
-    }),
-  );
+  const fanouts = new Map<string, Message<unknown>[]>();
+  const deliveries: { msg: Message<unknown>; id: string }[] = [];
+  for (const msg of batch.messages) {
+    const parsed = webhookMessage.safeParse(msg.body);
+    if (!parsed.success) {
+      log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
+      msg.ack();
+    } else if (parsed.data.type === "fanout") fanouts.set(parsed.data.company_id, [...(fanouts.get(parsed.data.company_id) ?? []), msg]);
+    else deliveries.push({ msg, id: parsed.data.delivery_id });
+  }
+  // One fan-out per company and batch does the work of all its notices.
+  await Promise.all([...fanouts].map(([companyId, msgs]) => settleAll(msgs, "fanout", companyId, async () => {
+    if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
+  })));
+  if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.id)));
+}
+
+/** Acks the messages once `work` is done; retries them with backoff when it failed. */
+async function settleAll(msgs: Message<unknown>[], type: string, companyId: string | undefined, work: () => Promise<unknown>) {
+  try {
+    await work();
+    for (const m of msgs) m.ack();
+  } catch (e) {
+    const attempts = Math.max(...msgs.map((m) => m.attempts));
+    log("warn", "webhook step failed; retrying", { company_id: companyId, type, attempts, error: describeError(e) });
+    for (const m of msgs) m.retry({ delaySeconds: Math.min(300, 2 ** Math.min(attempts, 8)) });
+  }
 }
 
 /** Webhook messages that exhausted the queue's retries: logged; the cron sweep re-drives their work. */

@@ -6,9 +6,11 @@
  * get a `webhook_endpoint.disabled` event. The same `webhook-id` (the event id) goes with every
  * attempt, so receivers can deduplicate (delivery is at least once).
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { eventOutbox, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { log } from "../lib/log";
 import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
@@ -73,71 +75,121 @@ async function readExcerpt(res: Response): Promise<string | null> {
   return new TextDecoder().decode(all.subarray(0, BODY_EXCERPT_BYTES));
 }
 
-async function load(db: Db, deliveryId: string) {
-  const delivery = await db.query.webhookDeliveries.findFirst({ where: eq(webhookDeliveries.id, deliveryId) });
-  if (!delivery) return null;
-  const [endpoint, event] = await Promise.all([
-    db.query.webhookEndpoints.findFirst({ where: and(eq(webhookEndpoints.id, delivery.endpointId), eq(webhookEndpoints.companyId, delivery.companyId)) }),
-    db.query.eventOutbox.findFirst({ where: and(eq(eventOutbox.id, delivery.eventId), eq(eventOutbox.companyId, delivery.companyId)) }),
-  ]);
-  return { delivery, endpoint, event };
+type Outcome = "sent" | "retry" | "failed" | "skipped" | "early";
+type Plan =
+  | { kind: "skip" }
+  | { kind: "endpoint-gone"; delivery: DeliveryRow; reason: string }
+  | { kind: "early"; delivery: DeliveryRow; waitMs: number }
+  | { kind: "post"; delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
+
+/** The deliveries, their endpoints and their events: two D1 round trips for a whole batch. */
+async function loadMany(db: Db, ids: string[]) {
+  const deliveries = (await Promise.all(chunked(ids, 90).map((c) => db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c))))).flat();
+  const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))];
+  const eventIds = [...new Set(deliveries.map((d) => d.eventId))];
+  if (deliveries.length === 0) return { deliveries, endpoints: new Map<string, EndpointRow>(), events: new Map<string, EventRow>() };
+  const reads = [...chunked(endpointIds, 90).map((c) => db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, c))), ...chunked(eventIds, 90).map((c) => db.select().from(eventOutbox).where(inArray(eventOutbox.id, c)))];
+  const rows = (await db.batch(reads as [(typeof reads)[number], ...(typeof reads)[number][]])).flat() as (EndpointRow | EventRow)[];
+  const endpoints = new Map(rows.filter((r): r is EndpointRow => "url" in r).map((r) => [r.id, r]));
+  const events = new Map(rows.filter((r): r is EventRow => "payload" in r).map((r) => [r.id, r]));
+  return { deliveries, endpoints, events };
+}
+
+function planOne(d: DeliveryRow | undefined, endpoints: Map<string, EndpointRow>, events: Map<string, EventRow>, now: Date): Plan {
+  if (!d || d.status !== "PENDING") return { kind: "skip" };
+  const endpoint = endpoints.get(d.endpointId);
+  const event = events.get(d.eventId);
+  if (!endpoint || !event || endpoint.companyId !== d.companyId || event.companyId !== d.companyId || endpoint.status !== "ACTIVE" || !endpoint.enabled) {
+    return { kind: "endpoint-gone", delivery: d, reason: endpoint?.disabledReason ?? "The endpoint was deleted or disabled" };
+  }
+  const waitMs = d.nextAttemptAt ? Date.parse(d.nextAttemptAt) - now.getTime() : 0;
+  return waitMs > 1000 ? { kind: "early", delivery: d, waitMs } : { kind: "post", delivery: d, endpoint, event };
+}
+
+/** What one attempt's result writes, and what follows it. */
+interface Settled {
+  outcome: Outcome;
+  patch: Partial<DeliveryRow> & { status: DeliveryRow["status"] };
+  retryInSeconds?: number;
+  disable?: string;
+}
+
+function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: AttemptResult, now: Date): Settled {
+  const counts = { attempts: d.attempts + 1, roundAttempts: d.roundAttempts + 1, lastResponseStatus: result.status };
+  if (result.ok) return { outcome: "sent", patch: { ...counts, status: "SUCCEEDED", lastError: null, nextAttemptAt: null } };
+  const error = result.error ?? `HTTP ${result.status}`;
+  const failingSince = endpoint.failingSince ?? now.toISOString();
+  if (now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
+    return { outcome: "failed", patch: { ...counts, status: "FAILED", lastError: `${error}; the endpoint was disabled after failing for 5 days`, nextAttemptAt: null }, disable: failingSince };
+  }
+  const delay = retryDelaySeconds(retrySchedule(env), counts.roundAttempts);
+  if (delay === null) return { outcome: "failed", patch: { ...counts, status: "FAILED", lastError: `${error}; no attempt left`, nextAttemptAt: null } };
+  return { outcome: "retry", patch: { ...counts, status: "PENDING", lastError: error, nextAttemptAt: new Date(now.getTime() + delay * 1000).toISOString() }, retryInSeconds: delay };
 }
 
 /**
- * Works one delivery message. Returns what happened (for logs and tests). A message that arrives
- * before the delivery's next attempt time (waits longer than a queue can hold a message) is sent back
- * with the remaining delay.
+ * Works a batch of delivery messages: one read of deliveries, endpoints and events, the POSTs in
+ * parallel, then one D1 batch with every attempt row and outcome, and one queue send for the retries
+ * (and for messages that arrived before their delivery's next attempt time, e.g. a wait longer than a
+ * queue can hold a message). Returns what happened to each delivery (for logs and tests).
  */
-export async function deliver(db: Db, env: Env, deliveryId: string, now = new Date()): Promise<"sent" | "retry" | "failed" | "skipped" | "early"> {
-  const loaded = await load(db, deliveryId);
-  if (!loaded || loaded.delivery.status !== "PENDING") return "skipped";
-  const { delivery, endpoint, event } = loaded;
-  if (!endpoint || !event || endpoint.status !== "ACTIVE" || !endpoint.enabled) {
-    await settle(db, delivery, "FAILED", { lastError: endpoint?.disabledReason ?? "The endpoint was deleted or disabled", nextAttemptAt: null }, now);
-    return "failed";
+export async function deliverBatch(db: Db, env: Env, ids: string[], now = new Date()): Promise<Map<string, Outcome>> {
+  const { deliveries, endpoints, events } = await loadMany(db, ids);
+  const byId = new Map(deliveries.map((d) => [d.id, d]));
+  const plans = [...new Set(ids)].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
+  const outcomes = new Map<string, Outcome>();
+  const writes: BatchItem<"sqlite">[] = [];
+  const requeue: { id: string; companyId: string; delaySeconds: number }[] = [];
+  const at = now.toISOString();
+  const posts = plans.filter((p): p is readonly [string, Extract<Plan, { kind: "post" }>] => p[1].kind === "post");
+  const results = await Promise.all(posts.map(([, p]) => post(env, p.endpoint, p.event, now)));
+  for (const [id, p] of plans) {
+    if (p.kind === "skip") outcomes.set(id, "skipped");
+    else if (p.kind === "endpoint-gone") {
+      writes.push(settle(db, p.delivery, { status: "FAILED", lastError: p.reason, nextAttemptAt: null }, at));
+      outcomes.set(id, "failed");
+    } else if (p.kind === "early") {
+      requeue.push({ id, companyId: p.delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(p.waitMs / 1000)) });
+      outcomes.set(id, "early");
+    }
   }
-  const wait = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - now.getTime() : 0;
-  if (wait > 1000) {
-    await enqueueDeliveries(env, [{ id: delivery.id, companyId: delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(wait / 1000)) }]);
-    return "early";
-  }
-  const result = await post(env, endpoint, event, now);
-  const attempt = delivery.attempts + 1;
-  const round = delivery.roundAttempts + 1;
-  await db.insert(webhookAttempts).values({
-    id: newId("att"), companyId: delivery.companyId, deliveryId: delivery.id, endpointId: endpoint.id, eventId: event.id, eventType: event.type,
-    attempt, startedAt: now.toISOString(), durationMs: result.durationMs, responseStatus: result.status, responseBody: result.body, error: result.error,
+  const failing = new Map<string, EndpointRow>();
+  const recovered = new Set<string>();
+  const disables: { endpoint: EndpointRow; failingSince: string }[] = [];
+  posts.forEach(([id, p], i) => {
+    const result = results[i]!;
+    writes.push(attemptRow(db, p.delivery, p.event, result, at));
+    const s = settleAttempt(env, p.delivery, p.endpoint, result, now);
+    writes.push(settle(db, p.delivery, s.patch, at));
+    outcomes.set(id, s.outcome);
+    if (result.ok) recovered.add(p.endpoint.id);
+    else failing.set(p.endpoint.id, p.endpoint);
+    if (s.retryInSeconds !== undefined) requeue.push({ id, companyId: p.delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, s.retryInSeconds) });
+    if (s.disable && !disables.some((x) => x.endpoint.id === p.endpoint.id)) disables.push({ endpoint: p.endpoint, failingSince: s.disable });
   });
-  if (result.ok) {
-    await settle(db, delivery, "SUCCEEDED", { attempts: attempt, roundAttempts: round, lastResponseStatus: result.status, lastError: null, nextAttemptAt: null }, now);
-    if (endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
-    return "sent";
-  }
-  return afterFailure(db, env, delivery, endpoint, { attempt, round }, result, now);
+  // An endpoint that answered once in this batch is not failing; one that only failed starts (or goes on with) its run.
+  for (const id of recovered) writes.push(db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, id)));
+  for (const [id] of failing) if (!recovered.has(id)) writes.push(db.update(webhookEndpoints).set({ failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${at})` }).where(eq(webhookEndpoints.id, id)));
+  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  for (const d of disables) await disableEndpoint(db, env, d.endpoint, d.failingSince, now);
+  await enqueueDeliveries(env, requeue);
+  return outcomes;
 }
 
-async function afterFailure(db: Db, env: Env, delivery: DeliveryRow, endpoint: EndpointRow, { attempt, round }: { attempt: number; round: number }, result: AttemptResult, now: Date) {
-  const error = result.error ?? `HTTP ${result.status}`;
-  const failingSince = endpoint.failingSince ?? now.toISOString();
-  if (!endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince }).where(eq(webhookEndpoints.id, endpoint.id));
-  if (now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
-    await disableEndpoint(db, env, endpoint, failingSince, now);
-    await settle(db, delivery, "FAILED", { attempts: attempt, roundAttempts: round, lastResponseStatus: result.status, lastError: `${error}; the endpoint was disabled after failing for 5 days`, nextAttemptAt: null }, now);
-    return "failed";
-  }
-  const delay = retryDelaySeconds(retrySchedule(env), round);
-  if (delay === null) {
-    await settle(db, delivery, "FAILED", { attempts: attempt, roundAttempts: round, lastResponseStatus: result.status, lastError: `${error}; no attempt left`, nextAttemptAt: null }, now);
-    return "failed";
-  }
-  const next = new Date(now.getTime() + delay * 1000).toISOString();
-  await settle(db, delivery, "PENDING", { attempts: attempt, roundAttempts: round, lastResponseStatus: result.status, lastError: error, nextAttemptAt: next }, now);
-  await enqueueDeliveries(env, [{ id: delivery.id, companyId: delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delay) }]);
-  return "retry";
+/** One delivery (tests, and the manual paths): the batch path with one id. */
+export async function deliver(db: Db, env: Env, deliveryId: string, now = new Date()): Promise<Outcome> {
+  return (await deliverBatch(db, env, [deliveryId], now)).get(deliveryId)!;
 }
 
-function settle(db: Db, d: DeliveryRow, status: DeliveryRow["status"], patch: Partial<DeliveryRow>, now: Date) {
-  return db.update(webhookDeliveries).set({ ...patch, status, updatedAt: now.toISOString() }).where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.status, "PENDING")));
+function attemptRow(db: Db, d: DeliveryRow, event: EventRow, r: AttemptResult, at: string) {
+  return db.insert(webhookAttempts).values({
+    id: newId("att"), companyId: d.companyId, deliveryId: d.id, endpointId: d.endpointId, eventId: event.id, eventType: event.type,
+    attempt: d.attempts + 1, startedAt: at, durationMs: r.durationMs, responseStatus: r.status, responseBody: r.body, error: r.error,
+  });
+}
+
+function settle(db: Db, d: DeliveryRow, patch: Partial<DeliveryRow>, at: string) {
+  return db.update(webhookDeliveries).set({ ...patch, updatedAt: at }).where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.status, "PENDING")));
 }
 
 /** Disables a continuously failing endpoint and tells the company's other endpoints. */

@@ -41,10 +41,22 @@ function checkEvents(events: string[]): string[] {
 const sealSecret = async (env: Env, endpointId: string, secret: string) => bytesToBase64(await seal(env.MASTER_KEY, new TextEncoder().encode(secret), `webhook:${endpointId}`));
 const openSecret = async (env: Env, endpointId: string, sealed: string) => new TextDecoder().decode(await open(env.MASTER_KEY, base64ToBytes(sealed), `webhook:${endpointId}`));
 
+/** Opened secrets by sealed value (per isolate, bounded): a batch of deliveries opens each once. */
+const opened = new Map<string, Promise<string>>();
+function openCached(env: Env, endpointId: string, sealed: string): Promise<string> {
+  let p = opened.get(sealed);
+  if (!p) {
+    if (opened.size >= 1000) opened.clear();
+    opened.set(sealed, (p = openSecret(env, endpointId, sealed)));
+    p.catch(() => opened.delete(sealed));
+  }
+  return p;
+}
+
 /** The secrets that sign a delivery now: the current one, and the previous one while it overlaps. */
 export async function signingSecrets(env: Env, row: EndpointRow, now = new Date()): Promise<string[]> {
-  const secrets = [await openSecret(env, row.id, row.secretEnc)];
-  if (row.previousSecretEnc && row.previousUntil && Date.parse(row.previousUntil) > now.getTime()) secrets.push(await openSecret(env, row.id, row.previousSecretEnc));
+  const secrets = [await openCached(env, row.id, row.secretEnc)];
+  if (row.previousSecretEnc && row.previousUntil && Date.parse(row.previousUntil) > now.getTime()) secrets.push(await openCached(env, row.id, row.previousSecretEnc));
   return secrets;
 }
 

@@ -18,8 +18,20 @@ function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   return base64ToBytes(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
 }
 
+/** Imported HMAC keys by secret (per isolate, bounded). */
+const keys = new Map<string, Promise<CryptoKey>>();
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let k = keys.get(secret);
+  if (!k) {
+    if (keys.size >= 1000) keys.clear();
+    keys.set(secret, (k = crypto.subtle.importKey("raw", secretBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])));
+    k.catch(() => keys.delete(secret));
+  }
+  return k;
+}
+
 export async function signature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", secretBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await hmacKey(secret);
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${id}.${timestamp}.${body}`));
   return `v1,${bytesToBase64(mac)}`;
 }
