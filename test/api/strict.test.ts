@@ -17,7 +17,14 @@ beforeAll(async () => {
 
 const ID = "00000000-0000-4000-8000-000000000000";
 function concretePath(r: RegisteredRoute): string {
-  return r.route.path.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{format\}/g, "A4").replace(/\{document_type_id\}/g, "33").replace(/\{[^}]+\}/g, ID);
+  const path = r.route.path.replace(/\{(idCompany|company_id)\}/g, companyId).replace(/\{format\}/g, "A4").replace(/\{document_type_id\}/g, "33").replace(/\{[^}]+\}/g, ID);
+  // Reception routes name their company in the query (§4.10).
+  return r.companyInQuery ? `${path}?company_id=${companyId}` : path;
+}
+
+/** The path with extra query parameters appended. */
+function withQuery(path: string, query: string): string {
+  return `${path}${path.includes("?") ? "&" : "?"}${query}`;
 }
 
 function bodyTypes(r: RegisteredRoute): string[] {
@@ -33,7 +40,7 @@ describe("every operation in the registry", () => {
 
   it("refuses an unknown query parameter with a named 400, ignoring apiKey", async () => {
     for (const r of ROUTE_REGISTRY) {
-      const path = `${concretePath(r)}?apiKey=ignored&bogus_param=1`;
+      const path = withQuery(concretePath(r), "apiKey=ignored&bogus_param=1");
       const res = await call(r.route.method.toUpperCase(), path, { key: owner.key });
       expect(res.status, `${r.route.method} ${r.route.path}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
