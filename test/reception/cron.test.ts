@@ -8,17 +8,15 @@ import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import { pollReceptionRegister, receptionDeadlines } from "../../src/reception/cron";
 import { call, expectError } from "../helpers/api";
-import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
-import { getDoc, inject, receiver, respond, upload, type Receiver } from "./helpers";
+import { envelope, signedDte } from "../sii/helpers";
+import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
 let r: Receiver;
 
 beforeAll(async () => {
-  cert = await fakeCredentials();
-  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
-  r = await receiver();
+  ({ cert, caf33, r } = await receptionFixture());
 });
 
 const byFolio = async (folio: number) => (await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=${folio}`, { key: r.owner.key })).body.data;

@@ -1,9 +1,12 @@
 /** Reception test material: a receiving company (RUT 77879240-0, the sample recipient) and suppliers' envelopes. */
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { Caf } from "../../src/countries/cl/caf";
+import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import type { SignedEnvelope } from "../../src/countries/cl/envelopes";
 import { call, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
+import { fakeCredentials, simulatorCaf } from "../sii/helpers";
 
 export const RECIPIENT = "77879240-0";
 
@@ -38,3 +41,8 @@ export async function inject(e: SignedEnvelope, receivedAt?: Date): Promise<void
 export const respond = (r: Receiver, id: string, action: string, reason?: string) =>
   call("POST", `/api/reception/invoices/${id}/send_response?company_id=${r.companyId}`, { key: r.owner.key, json: { action, ...(reason ? { reason } : {}) } });
 export const getDoc = (r: Receiver, id: string) => call("GET", `/api/reception/invoices/${id}?company_id=${r.companyId}`, { key: r.owner.key });
+
+/** What most reception tests start from: a signer, a simulator CAF for facturas 1–500, a receiving company. */
+export async function receptionFixture(): Promise<{ cert: SigningCredentials; caf33: Caf; r: Receiver }> {
+  return { cert: await fakeCredentials(), caf33: await simulatorCaf({ documentType: 33, from: 1, to: 500 }), r: await receiver() };
+}

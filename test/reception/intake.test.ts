@@ -7,17 +7,15 @@ import type { Caf } from "../../src/countries/cl/caf";
 import type { SigningCredentials } from "../../src/countries/cl/certificate";
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
 import { call, expectError, newOwner, newCompany } from "../helpers/api";
-import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "../sii/helpers";
-import { receiver, upload, RECIPIENT, type Receiver } from "./helpers";
+import { envelope, ISSUER_RUT, signedDte, simulatorCaf } from "../sii/helpers";
+import { receiver, upload, RECIPIENT, type Receiver, receptionFixture } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
 let r: Receiver;
 
 beforeAll(async () => {
-  cert = await fakeCredentials();
-  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
-  r = await receiver();
+  ({ cert, caf33, r } = await receptionFixture());
 });
 
 const checksOf = (doc: any) => Object.fromEntries(doc.verification.checks.map((c: any) => [c.name, c.result]));

@@ -9,17 +9,15 @@ import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
 import { verifySignedXml } from "../../src/countries/cl/verify";
 import { checkRules } from "../../src/reception/respond";
 import { call, expectError } from "../helpers/api";
-import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
-import { getDoc, inject, receiver, respond, upload, type Receiver } from "./helpers";
+import { envelope, signedDte } from "../sii/helpers";
+import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
 let r: Receiver;
 
 beforeAll(async () => {
-  cert = await fakeCredentials();
-  caf33 = await simulatorCaf({ documentType: 33, from: 1, to: 500 });
-  r = await receiver();
+  ({ cert, caf33, r } = await receptionFixture());
 });
 
 /** A factura folio `folio` declared to the simulated SII (received `daysAgo` days ago) and uploaded to the receiver. */
