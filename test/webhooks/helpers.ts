@@ -2,14 +2,9 @@ import { expect } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { call, type Actor } from "../helpers/api";
 
-export interface Received {
-  url: string;
-  path: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-}
+/** A request the test receiver recorded (its own type, from receiver.node.ts). */
+export type { Recorded as Received } from "./receiver.node";
+import type { Recorded as Received } from "./receiver.node";
 
 let counter = 0;
 /** A receiver URL whose path no other test uses. */

@@ -6,7 +6,7 @@
  *   POST /behaviour {path, status?, delay_ms?, body?}   GET /requests?path=…   (recorded, oldest first)
  * Paths are unique per test, so files running in parallel do not see each other's requests.
  */
-interface Recorded {
+export interface Recorded {
   url: string;
   path: string;
   method: string;
