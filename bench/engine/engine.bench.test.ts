@@ -8,15 +8,15 @@
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { b64decode } from "../../src/countries/cl/asn1";
-import { parseCaf } from "../../src/countries/cl/caf";
-import { loadSigningCredentials } from "../../src/countries/cl/certificate";
-import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
-import { buildEnvioDte } from "../../src/countries/cl/envelopes";
-import { computeDocument } from "../../src/countries/cl/invoice";
+import { b64decode } from "../../src/countries/cl/pki/asn1";
+import { parseCaf } from "../../src/countries/cl/documents/caf";
+import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
 import { precheckUpload, validateEnvio } from "../../src/simulator/validate";
-import { decodeXmlBytes } from "../../src/countries/cl/xml";
+import { decodeXmlBytes } from "../../src/countries/cl/xml/xml";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
 const ROUNDS = Number((env as unknown as Record<string, string>).ENGINE_BENCH_ROUNDS ?? 5);

@@ -4,18 +4,18 @@
  * npx vitest run --config bench/engine/vitest.config.ts
  */
 import { it } from "vitest";
-import { b64decode, b64encode, buf, spkiFromRsa } from "../../src/countries/cl/asn1";
-import { readCertificate } from "../../src/countries/cl/certificate";
-import { parseCaf } from "../../src/countries/cl/caf";
-import { canonicalize } from "../../src/countries/cl/c14n";
-import { loadSigningCredentials } from "../../src/countries/cl/certificate";
-import { buildDteXml, buildSignedDte } from "../../src/countries/cl/dte";
-import { buildEnvioDte } from "../../src/countries/cl/envelopes";
-import { computeDocument } from "../../src/countries/cl/invoice";
+import { b64decode, b64encode, buf, spkiFromRsa } from "../../src/countries/cl/pki/asn1";
+import { readCertificate } from "../../src/countries/cl/pki/certificate";
+import { parseCaf } from "../../src/countries/cl/documents/caf";
+import { canonicalize } from "../../src/countries/cl/xml/c14n";
+import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildDteXml, buildSignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
-import { stampTed, verifyTed } from "../../src/countries/cl/ted";
-import { childElements, decodeXmlBytes, findById, firstChild, parseXml, type XElement } from "../../src/countries/cl/xml";
-import { signXml, verifyChildSignature } from "../../src/countries/cl/xmldsig";
+import { stampTed, verifyTed } from "../../src/countries/cl/documents/ted";
+import { childElements, decodeXmlBytes, findById, firstChild, parseXml, type XElement } from "../../src/countries/cl/xml/xml";
+import { signXml, verifyChildSignature } from "../../src/countries/cl/xml/xmldsig";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
 it("parts", async () => {

@@ -9,13 +9,13 @@
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import worker from "../../src/index";
-import { b64decode } from "../../src/countries/cl/asn1";
-import { parseCaf } from "../../src/countries/cl/caf";
-import { loadSigningCredentials } from "../../src/countries/cl/certificate";
-import { buildSignedDte } from "../../src/countries/cl/dte";
-import { buildEnvioDte } from "../../src/countries/cl/envelopes";
-import { computeDocument } from "../../src/countries/cl/invoice";
-import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/verify";
+import { b64decode } from "../../src/countries/cl/pki/asn1";
+import { parseCaf } from "../../src/countries/cl/documents/caf";
+import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildSignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
+import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/exchange/verify";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 

@@ -1,4 +1,4 @@
-import type { SigningCredentials } from "./cl/certificate";
+import type { SigningCredentials } from "./cl/pki/certificate";
 
 /** A document inside an envelope, as the authority's per-document query needs it. */
 export interface DocumentKey {

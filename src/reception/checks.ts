@@ -1,6 +1,6 @@
 /**
  * Per-DTE verification of a received file, each check reported on its own (issue 12 §2), and the
- * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/verify.ts); this module
+ * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/exchange/verify.ts); this module
  * only orders and names the results.
  */
 import { DTE_RECEPTION_STATUS, isValidRut, normalizeRut, type InboundDteReport, type InboundReport } from "../countries/cl";

@@ -30,7 +30,7 @@ import { Hono } from "hono";
 import { createDb, type Db } from "../db/client";
 import { respondError } from "../http/errors/handler";
 import type { AppEnv } from "../http/types";
-import { normalizeRut } from "../countries/cl/rut";
+import { normalizeRut } from "../countries/cl/documents/rut";
 import { buildRecepcionDte, buildRespuesta, parseSoapRequest, soapFault, soapResponse } from "../countries/cl/sii/wire";
 import { addScenario, clearScenarios, envioDocuments, listScenarios, newSeed, takeScenario, visibleState, tokenQuery, tokenVerdict, pollIfAllowedQuery } from "./store";
 import { log } from "../lib/log";

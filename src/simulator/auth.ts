@@ -1,7 +1,7 @@
 /** Seed and token (CrSeed, GetTokenFromSeed and the boleta REST equivalents): the signed seed is checked. */
 import { type Db } from "../db/client";
-import { firstChild, parseXml, type XElement } from "../countries/cl/xml";
-import { verifyChildSignature } from "../countries/cl/xmldsig";
+import { firstChild, parseXml, type XElement } from "../countries/cl/xml/xml";
+import { verifyChildSignature } from "../countries/cl/xml/xmldsig";
 import { buildRespuesta } from "../countries/cl/sii/wire";
 import { consumeSeed, issueToken, type Channel } from "./store";
 

@@ -4,7 +4,7 @@ import { simCafGrants } from "../db/schema";
 import { AppError } from "../errors";
 import { newId } from "../lib/ids";
 import { toLocalDateTime } from "../lib/time";
-import { normalizeRut } from "../countries/cl/rut";
+import { normalizeRut } from "../countries/cl/documents/rut";
 import { issueSimulatorCaf } from "./caf";
 import type { CafRequest } from "../countries/cl/sii/client";
 

@@ -5,8 +5,8 @@ import { AppError } from "../errors";
 import { validationHook } from "../http/errors/handler";
 import { defineRoute } from "../http/route";
 import type { AppEnv } from "../http/types";
-import { isValidRut } from "../countries/cl/rut";
-import { DOCUMENT_TYPES } from "../countries/cl/document-types";
+import { isValidRut } from "../countries/cl/documents/rut";
+import { DOCUMENT_TYPES } from "../countries/cl/documents/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
 import { simulatorEnabled } from "../config";
 

@@ -3,12 +3,12 @@
  * simulator's fake SII key (IDK 999). The output looks like an SII-portal CAF file (ISO-8859-1).
  * Also usable in tests with another signing key (e.g. a test "SII" key with another IDK).
  */
-import { b64encode, buf, pemDecode, pemEncode, pkcs8ToPkcs1, rsaFromSpki } from "../countries/cl/asn1";
-import { RSA_SHA1 } from "../countries/cl/caf";
+import { b64encode, buf, pemDecode, pemEncode, pkcs8ToPkcs1, rsaFromSpki } from "../countries/cl/pki/asn1";
+import { RSA_SHA1 } from "../countries/cl/documents/caf";
 import { EngineError } from "../countries/cl/errors";
-import { normalizeRut } from "../countries/cl/rut";
-import { encodeLatin1, escText, flatten } from "../countries/cl/xml";
-import { SIMULATOR_IDK, SIMULATOR_SII_PRIVATE_KEY_PKCS8_PEM } from "../countries/cl/sii-simulator-key";
+import { normalizeRut } from "../countries/cl/documents/rut";
+import { encodeLatin1, escText, flatten } from "../countries/cl/xml/xml";
+import { SIMULATOR_IDK, SIMULATOR_SII_PRIVATE_KEY_PKCS8_PEM } from "../countries/cl/pki/sii-simulator-key";
 
 export interface IssueCafParams {
   rut: string;

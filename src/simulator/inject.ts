@@ -12,9 +12,9 @@ import type { Context } from "hono";
 import { createDb } from "../db/client";
 import { respondError } from "../http/errors/handler";
 import type { AppEnv } from "../http/types";
-import { childText, decodeXmlBytes, firstChild, type XElement } from "../countries/cl/xml";
-import { isValidRut, normalizeRut } from "../countries/cl/rut";
-import { SII_CAF_KEYS } from "../countries/cl/sii-keys";
+import { childText, decodeXmlBytes, firstChild, type XElement } from "../countries/cl/xml/xml";
+import { isValidRut, normalizeRut } from "../countries/cl/documents/rut";
+import { SII_CAF_KEYS } from "../countries/cl/pki/sii-keys";
 import { acceptedAmong, saveEnvio } from "./store";
 import { precheckUpload, statsOf, validateEnvio } from "./validate";
 

@@ -15,7 +15,7 @@ import type { Context } from "hono";
 import { createDb, type Db } from "../db/client";
 import { simDocuments, simEnvios, simReceptionEvents } from "../db/schema/simulator";
 import type { AppEnv } from "../http/types";
-import { isValidRut, normalizeRut, parseRut } from "../countries/cl/rut";
+import { isValidRut, normalizeRut, parseRut } from "../countries/cl/documents/rut";
 import { isoToChileLocal, RECLAMO_NS, SIM_COMPANY_HEADER } from "../countries/cl/sii/reception";
 import { escText, parseSoapRequest, soapFault } from "../countries/cl/sii/wire";
 import { checkToken } from "./store";

@@ -1,6 +1,6 @@
 /** Status queries: QueryEstUp, QueryEstDte and the boleta REST status. */
 import { type Db } from "../db/client";
-import { normalizeRut, parseRut } from "../countries/cl/rut";
+import { normalizeRut, parseRut } from "../countries/cl/documents/rut";
 import { buildRespuesta, soapFault, soapResponse } from "../countries/cl/sii/wire";
 import { checkToken, envioDocuments, getEnvio, registeredDocument, visibleState, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, pollIfAllowedQuery, type TokenRow, type EnvioRow, type ScenarioRow } from "./store";
 import { ENVIO_GLOSA, type TypeStats } from "./validate";

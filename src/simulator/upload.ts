@@ -1,8 +1,8 @@
 /** DTEUpload and the boleta REST upload: the SII's checks in its order, with the fewest D1 round trips. */
 import { sha256Hex } from "../lib/crypto";
 import { type Db } from "../db/client";
-import { normalizeRut } from "../countries/cl/rut";
-import { decodeXmlBytes } from "../countries/cl/xml";
+import { normalizeRut } from "../countries/cl/documents/rut";
+import { decodeXmlBytes } from "../countries/cl/xml/xml";
 import { parseMultipart, WireError, type ParsedPart } from "../countries/cl/sii/wire";
 import { saveEnvio, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, envioByFileQuery, acceptedQueries, acceptedSet, acceptedAmong, type TokenRow, type Channel, type EnvioRow, type ScenarioRow } from "./store";
 import { documentKeyText, envelopeDocumentKeys, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind } from "./validate";

@@ -15,11 +15,11 @@
  * DTE-EMISOR, DTE-FIRMA, DTE-CERT, TED-FALTA, CAF-FIRMA, TED-FRMT, TED-DATOS, CAF-RANGO,
  * CAF-EMISOR, DTE-REPETIDO; scenarios add SIM-RECHAZO and SIM-REPARO.
  */
-import type { CafTrustOptions } from "../countries/cl/caf";
-import { normalizeRut, SII_RUT } from "../countries/cl/rut";
-import { verifyTed } from "../countries/cl/ted";
-import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml";
-import { verifyChildSignature } from "../countries/cl/xmldsig";
+import type { CafTrustOptions } from "../countries/cl/documents/caf";
+import { normalizeRut, SII_RUT } from "../countries/cl/documents/rut";
+import { verifyTed } from "../countries/cl/documents/ted";
+import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml/xml";
+import { verifyChildSignature } from "../countries/cl/xml/xmldsig";
 
 export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { ADDITIONAL_TAXES } from "../../src/countries/cl/invoice";
+import { ADDITIONAL_TAXES } from "../../src/countries/cl/documents/invoice";
 import { CHILE } from "../../src/domain/catalogs/cl";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
-import { divRound, formatScaled, numberToPlain, parseScaled } from "../../src/countries/cl/decimal";
-import { DOCUMENT_TYPES, resolveDocumentType, resolveReasonCode } from "../../src/countries/cl/document-types";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
+import { divRound, formatScaled, numberToPlain, parseScaled } from "../../src/countries/cl/documents/decimal";
+import { DOCUMENT_TYPES, resolveDocumentType, resolveReasonCode } from "../../src/countries/cl/documents/document-types";
 import { ENGINE_ERROR_CODES, EngineError } from "../../src/countries/cl/errors";
 
 const issuer = {

@@ -1,5 +1,5 @@
 /**
- * The C14N implementation as it was before its speed-up (src/countries/cl/c14n.ts at commit c7a0bfb),
+ * The C14N implementation as it was before its speed-up (src/countries/cl/c14n.ts, now xml/c14n.ts, at commit c7a0bfb),
  * kept only as the reference the optimised one is compared with in c14n.test.ts.
  */
 /* eslint-disable */
@@ -11,7 +11,7 @@
  * prefixes) and "no namespaces" (every xmlns declaration dropped), and an excluded node (the
  * enveloped-signature transform).
  */
-import { escAttr, escText, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
+import { escAttr, escText, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";

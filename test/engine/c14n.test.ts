@@ -4,8 +4,8 @@
  * the enveloped-signature exclusion, over trees from both parsers.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalize, type C14nOptions } from "../../src/countries/cl/c14n";
-import { decodeLatin1, encodeLatin1, parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
+import { canonicalize, type C14nOptions } from "../../src/countries/cl/xml/c14n";
+import { decodeLatin1, encodeLatin1, parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import goldenText from "../fixtures/cl/signing-golden.json?raw";
 import { canonicalizeReference } from "./c14n-reference";
 

@@ -9,13 +9,13 @@ import { setNodeDependencies } from "xml-core";
 import * as xmldsig from "xmldsigjs";
 import xpath from "xpath";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildDteXml } from "../../src/countries/cl/dte";
-import { computeDocument } from "../../src/countries/cl/invoice";
-import { stampTed } from "../../src/countries/cl/ted";
-import { verifyInbound, verifySignedXml } from "../../src/countries/cl/verify";
-import { signXml, buildTokenRequest, verifyChildSignature } from "../../src/countries/cl/xmldsig";
-import { parseXml, NS_DSIG, type XElement } from "../../src/countries/cl/xml";
-import { loadSigningCredentials } from "../../src/countries/cl/certificate";
+import { buildDteXml } from "../../src/countries/cl/documents/dte";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
+import { stampTed } from "../../src/countries/cl/documents/ted";
+import { verifyInbound, verifySignedXml } from "../../src/countries/cl/exchange/verify";
+import { signXml, buildTokenRequest, verifyChildSignature } from "../../src/countries/cl/xml/xmldsig";
+import { parseXml, NS_DSIG, type XElement } from "../../src/countries/cl/xml/xml";
+import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { buildSamples, SAMPLE_INPUTS, type SampleSet } from "../helpers/cl-samples";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 
@@ -246,7 +246,7 @@ describe("acknowledgments", () => {
 
 describe("envelopes refuse", () => {
   it("mixed families, another issuer, duplicates, a sender that is not the certificate holder, empty sets", async () => {
-    const { buildEnvioDte, buildEnvioBoleta } = await import("../../src/countries/cl/envelopes");
+    const { buildEnvioDte, buildEnvioBoleta } = await import("../../src/countries/cl/exchange/envelopes");
     const common = { issuerRut: "76086428-5", senderRut: "11111111-1", resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
     const code = async (p: Promise<unknown>) => p.then(() => "none", (e: { code: string }) => e.code);
     expect(await code(buildEnvioDte({ ...common, dtes: [set.dtes["39"]!] }))).toBe("ENVELOPE_INVALID");
@@ -267,9 +267,9 @@ describe("token request", () => {
 
 describe("bad input never crashes", () => {
   it("mutated CAFs, .pfx files, envelopes, receipts and stamps give typed errors or reports only", async () => {
-    const { parseCaf } = await import("../../src/countries/cl/caf");
-    const { openPfx } = await import("../../src/countries/cl/certificate");
-    const { verifyTed } = await import("../../src/countries/cl/ted");
+    const { parseCaf } = await import("../../src/countries/cl/documents/caf");
+    const { openPfx } = await import("../../src/countries/cl/pki/certificate");
+    const { verifyTed } = await import("../../src/countries/cl/documents/ted");
     const { EngineError } = await import("../../src/countries/cl/errors");
     const { issueSimulatorCaf } = await import("../../src/simulator/caf");
     let seed = 12345;

@@ -5,9 +5,9 @@
  * random mutations of a signed DTE.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalize } from "../../src/countries/cl/c14n";
-import { fastParse } from "../../src/countries/cl/fastxml";
-import { parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml";
+import { canonicalize } from "../../src/countries/cl/xml/c14n";
+import { fastParse } from "../../src/countries/cl/xml/fastxml";
+import { parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import goldenText from "../fixtures/cl/signing-golden.json?raw";
 
 const golden = JSON.parse(goldenText) as { cafs: Record<string, string>; outputs: Record<string, string> };

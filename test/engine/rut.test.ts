@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computeDv, formatRutWithDots, normalizeRut, parseRut, RutError } from "../../src/countries/cl/rut";
+import { computeDv, formatRutWithDots, normalizeRut, parseRut, RutError } from "../../src/countries/cl/documents/rut";
 
 describe("RUT", () => {
   it.each([

@@ -9,8 +9,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { buildSamples, type SampleSet } from "../helpers/cl-samples";
-import { canonicalize } from "../../src/countries/cl/c14n";
-import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml";
+import { canonicalize } from "../../src/countries/cl/xml/c14n";
+import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml/xml";
 
 const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../../../shared/sii-schemas");
 const NEEDED = ["DTE_v10.xsd", "SiiTypes_v10.xsd", "xmldsignature_v10.xsd", "EnvioDTE_v10.xsd", "EnvioBOLETA_v11.xsd", "RespuestaEnvioDTE_v10.xsd", "Recibos_v10.xsd", "EnvioRecibos_v10.xsd"];

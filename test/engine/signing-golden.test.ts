@@ -3,8 +3,8 @@
  * current engine on the fixed fake material, equals the stored output (see signing-golden.ts).
  */
 import { describe, expect, it } from "vitest";
-import { b64decode } from "../../src/countries/cl/asn1";
-import { loadSigningCredentials } from "../../src/countries/cl/certificate";
+import { b64decode } from "../../src/countries/cl/pki/asn1";
+import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
 import pfxB64 from "../fixtures/cl/fake-modern-aes.pfx.b64?raw";
 import goldenText from "../fixtures/cl/signing-golden.json?raw";
 import { buildGolden, goldenCafs, GOLDEN_PFX_PASSWORD } from "./signing-golden";

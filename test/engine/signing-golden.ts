@@ -6,13 +6,13 @@
  * implementation; signing-golden.json holds the outputs of the engine before its signing path was
  * rewritten (commit c7a0bfb), and signing-golden.test.ts holds every later version to them.
  */
-import { parseCaf, type Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
-import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/envelopes";
-import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
-import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/responses";
-import { buildTokenRequest } from "../../src/countries/cl/xmldsig";
+import { parseCaf, type Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
+import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
 import { HOLDER_RUT, ISSUER_RUT, issuer, recipient, SAMPLE_INPUTS } from "../helpers/cl-samples";
 
 export const GOLDEN_PFX_PASSWORD = "test-only-1234";

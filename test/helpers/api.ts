@@ -5,7 +5,7 @@ import { app } from "../../src/app";
 import { createDb } from "../../src/db/client";
 import { clients } from "../../src/db/schema";
 import { createApiKey } from "../../src/domain/access/api-keys";
-import { computeDv } from "../../src/countries/cl/rut";
+import { computeDv } from "../../src/countries/cl/documents/rut";
 import type { Role } from "../../src/domain/access/roles";
 import { newId } from "../../src/lib/ids";
 import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";

@@ -3,14 +3,14 @@
  * material only (simulator CAFs, a fake certificate). Shared by the workerd tests (signatures,
  * verification) and the Node schema tests (XSD validation with xmllint-wasm).
  */
-import { parseCaf, type Caf } from "../../src/countries/cl/caf";
-import { loadSigningCredentials, type SigningCredentials } from "../../src/countries/cl/certificate";
-import { buildSignedDte, type SignedDte } from "../../src/countries/cl/dte";
-import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/envelopes";
-import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
-import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/responses";
+import { parseCaf, type Caf } from "../../src/countries/cl/documents/caf";
+import { loadSigningCredentials, type SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
-import { buildTokenRequest } from "../../src/countries/cl/xmldsig";
+import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "./fake-certificates";
 
 export const ISSUER_RUT = "76086428-5";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/envelopes";
+import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { dteFromEnvelope, inEnvelope, readDocumentXml } from "../../src/storage/documents";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
 

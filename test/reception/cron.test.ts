@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { pollReceptionRegister, receptionDeadlines } from "../../src/reception/cron";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";

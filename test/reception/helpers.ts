@@ -1,9 +1,9 @@
 /** Reception test material: a receiving company (RUT 77879240-0, the sample recipient) and suppliers' envelopes. */
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import type { SignedEnvelope } from "../../src/countries/cl/envelopes";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import type { SignedEnvelope } from "../../src/countries/cl/exchange/envelopes";
 import { call, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { fakeCredentials, simulatorCaf } from "../sii/helpers";

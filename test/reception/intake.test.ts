@@ -3,9 +3,9 @@
  * downloaded byte for byte, filters, and tenancy.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { call, expectError, newOwner, newCompany } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte, simulatorCaf } from "../sii/helpers";
 import { receiver, upload, RECIPIENT, type Receiver, receptionFixture } from "./helpers";

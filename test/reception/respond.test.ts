@@ -3,10 +3,10 @@
  * the simulated SII's accept/claim register over its wire protocol, the signed replies.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
-import { verifySignedXml } from "../../src/countries/cl/verify";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
+import { verifySignedXml } from "../../src/countries/cl/exchange/verify";
 import { checkRules } from "../../src/reception/respond";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";

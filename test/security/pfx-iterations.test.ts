@@ -1,6 +1,6 @@
 import forge from "node-forge";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_PFX_ITERATIONS, openPfx } from "../../src/countries/cl/certificate";
+import { MAX_PFX_ITERATIONS, openPfx } from "../../src/countries/cl/pki/certificate";
 import { call, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "../helpers/fake-certificates";
 

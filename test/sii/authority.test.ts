@@ -1,11 +1,11 @@
 /** The pipeline port (siiTaxAuthority) over the real client and the simulator, through the Worker. */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import type { SignedDte } from "../../src/countries/cl/dte";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { siiTaxAuthority } from "../../src/countries/cl/sii/authority";
 import type { DocumentKey, EnvelopeVerdict, TaxAuthority } from "../../src/countries/port";
-import { encodeLatin1 } from "../../src/countries/cl/xml";
+import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, unsafeDte, workerClient } from "./helpers";
 
 class FakeAuthorityError extends Error {

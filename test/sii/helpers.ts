@@ -3,14 +3,14 @@
  * documents computed and signed by the engine, and envelopes. Nothing here is a real taxpayer's.
  */
 import { exports } from "cloudflare:workers";
-import { parseCaf, type Caf } from "../../src/countries/cl/caf";
-import { credentialsFromParts, type SigningCredentials } from "../../src/countries/cl/certificate";
-import { buildDteXml, buildSignedDte, dteId, XML_DECL, type SignedDte } from "../../src/countries/cl/dte";
-import { stampTed } from "../../src/countries/cl/ted";
-import { encodeLatin1 } from "../../src/countries/cl/xml";
-import { signXml } from "../../src/countries/cl/xmldsig";
-import { buildEnvioBoleta, buildEnvioDte, type SignedEnvelope } from "../../src/countries/cl/envelopes";
-import { computeDocument, type InvoiceInput } from "../../src/countries/cl/invoice";
+import { parseCaf, type Caf } from "../../src/countries/cl/documents/caf";
+import { credentialsFromParts, type SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { buildDteXml, buildSignedDte, dteId, XML_DECL, type SignedDte } from "../../src/countries/cl/documents/dte";
+import { stampTed } from "../../src/countries/cl/documents/ted";
+import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
+import { signXml } from "../../src/countries/cl/xml/xmldsig";
+import { buildEnvioBoleta, buildEnvioDte, type SignedEnvelope } from "../../src/countries/cl/exchange/envelopes";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import { issueSimulatorCaf, type IssueCafParams } from "../../src/simulator/caf";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { makeFakeCertificate } from "../helpers/fake-certificates";

@@ -4,10 +4,10 @@
  */
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { siiReceptionAuthority } from "../../src/countries/cl/sii/reception";
-import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { AuthorityError, type ReceptionAuthority } from "../../src/countries/port";
 import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf, workerClient } from "./helpers";
 

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { normalizeRut } from "../../src/countries/cl/rut";
+import { normalizeRut } from "../../src/countries/cl/documents/rut";
 import { siiReception } from "../../src/countries/cl/sii/authority";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { fakeCredentials } from "./helpers";

@@ -6,8 +6,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { actionCode } from "../../src/simulator/reception";
 import { chileLocalToIso, isoToChileLocal, reclamoRequest, reclamoUrl, siiReceptionAuthority } from "../../src/countries/cl/sii/reception";

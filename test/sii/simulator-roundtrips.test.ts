@@ -8,9 +8,9 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import type { SignedDte } from "../../src/countries/cl/dte";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { SiiClient, clearSiiTokenCache } from "../../src/countries/cl/sii/client";
 import { simulatorApp } from "../../src/simulator/app";
 import { precheckUpload } from "../../src/simulator/validate";

@@ -5,15 +5,15 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { app } from "../../src/app";
-import type { Caf } from "../../src/countries/cl/caf";
-import type { SigningCredentials } from "../../src/countries/cl/certificate";
-import type { SignedDte } from "../../src/countries/cl/dte";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { siiClientFor } from "../../src/countries/cl/sii";
 import { clearSiiTokenCache, type SiiClient } from "../../src/countries/cl/sii/client";
 import { SiiError } from "../../src/countries/cl/sii/errors";
 import { parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
-import { encodeLatin1 } from "../../src/countries/cl/xml";
-import { buildTokenRequest } from "../../src/countries/cl/xmldsig";
+import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
+import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
 import { unsafeDte, envelope, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";

@@ -15,7 +15,7 @@ import {
   soapRequest,
   soapResponse,
 } from "../../src/countries/cl/sii/wire";
-import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml";
+import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { STEP_MS, visibleState } from "../../src/simulator/store";
 
 const latin1 = (s: string) => encodeLatin1(s);

@@ -46,7 +46,7 @@ export {
   type DocumentTypeInfo,
   type ReasonCode,
   type SiiDocumentCode,
-} from "./document-types";
+} from "./documents/document-types";
 export {
   ADDITIONAL_TAXES,
   CURRENCY_SII_NAMES,
@@ -67,12 +67,12 @@ export {
   type ComputedTotals,
   type InvoiceInput,
   type Party,
-} from "./invoice";
-export { divRound, formatScaled, parseScaled } from "./decimal";
-export { addSixMonths, assertCafUsable, cafSignedBytes, parseCaf, verifyCafElement, type Caf, type CafTrustOptions } from "./caf";
-export { SII_CAF_KEYS } from "./sii-keys";
-export { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./sii-simulator-key";
-export { buildDd, stampTed, tedText, verifyTed, type Ted, type TedCheck, type TedParams } from "./ted";
+} from "./documents/invoice";
+export { divRound, formatScaled, parseScaled } from "./documents/decimal";
+export { addSixMonths, assertCafUsable, cafSignedBytes, parseCaf, verifyCafElement, type Caf, type CafTrustOptions } from "./documents/caf";
+export { SII_CAF_KEYS } from "./pki/sii-keys";
+export { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./pki/sii-simulator-key";
+export { buildDd, stampTed, tedText, verifyTed, type Ted, type TedCheck, type TedParams } from "./documents/ted";
 export {
   OID_RUT,
   credentialsFromParts,
@@ -83,10 +83,10 @@ export {
   type CertificateInfo,
   type OpenedPfx,
   type SigningCredentials,
-} from "./certificate";
-export { ALG, buildTokenRequest, signXml, verifyChildSignature, verifySignatureElement, type DigestMode, type SignatureCheck, type XmlSigner } from "./xmldsig";
-export { XML_DECL, buildDteXml, buildSignedDte, dteId, type BuildDteParams, type SignedDte } from "./dte";
-export { buildEnvioBoleta, buildEnvioDte, type EnvelopeParams, type SignedEnvelope } from "./envelopes";
+} from "./pki/certificate";
+export { ALG, buildTokenRequest, signXml, verifyChildSignature, verifySignatureElement, type DigestMode, type SignatureCheck, type XmlSigner } from "./xml/xmldsig";
+export { XML_DECL, buildDteXml, buildSignedDte, dteId, type BuildDteParams, type SignedDte } from "./documents/dte";
+export { buildEnvioBoleta, buildEnvioDte, type EnvelopeParams, type SignedEnvelope } from "./exchange/envelopes";
 export {
   DTE_RECEPTION_STATUS,
   DTE_RESULT_STATUS,
@@ -101,11 +101,11 @@ export {
   type ReceivedEnvelope,
   type ResponseHeader,
   type SignedResponse,
-} from "./responses";
-export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./verify";
-export { canonicalize, type C14nOptions } from "./c14n";
-export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, type XElement } from "./xml";
-export * from "./rut";
-export { b64decode, b64encode } from "./asn1";
+} from "./exchange/responses";
+export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./exchange/verify";
+export { canonicalize, type C14nOptions } from "./xml/c14n";
+export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, type XElement } from "./xml/xml";
+export * from "./documents/rut";
+export { b64decode, b64encode } from "./pki/asn1";
 export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";
 export { siiClientFor, siiModeOf } from "./sii";

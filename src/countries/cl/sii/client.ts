@@ -15,8 +15,8 @@
  * Failures are SiiError with `retryable`. The client does not retry transport errors itself (the
  * issuance queue does); it only re-authenticates once when a token is refused.
  */
-import { parseRut } from "../rut";
-import { buildTokenRequest, type XmlSigner } from "../xmldsig";
+import { parseRut } from "../documents/rut";
+import { buildTokenRequest, type XmlSigner } from "../xml/xmldsig";
 import { SiiError } from "./errors";
 import { envioOutcome, explainSiiStatus, type EnvioOutcome, type EnvioTypeCounts, type SiiOutcome, type SiiStatusKind } from "./status";
 import {

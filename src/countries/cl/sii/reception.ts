@@ -13,8 +13,8 @@
  *                    { supported: false, documents: [] }. The simulator offers a register listing at
  *                    GET /simulator/sii/reception/register (simulator-only, no SII counterpart).
  */
-import { normalizeRut, parseRut } from "../rut";
-import { parseXml, type XElement } from "../xml";
+import { normalizeRut, parseRut } from "../documents/rut";
+import { parseXml, type XElement } from "../xml/xml";
 import type { AuthorityEvent, ReceptionAction, ReceptionAuthority, RegisteredDocument } from "../../port";
 import type { SiiClient } from "./client";
 import { SiiError } from "./errors";
@@ -94,7 +94,7 @@ export function isoToChileLocal(iso: string): string {
   return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute}:${parts.second}`;
 }
 
-type DocRef = { companyRut: string; signer: import("../certificate").SigningCredentials; issuerRut: string; documentType: number; folio: number };
+type DocRef = { companyRut: string; signer: import("../pki/certificate").SigningCredentials; issuerRut: string; documentType: number; folio: number };
 
 /** The SII's reception side as the port. `makeError` turns SiiErrors into the caller's error type. */
 export function siiReceptionAuthority(client: SiiClient, makeError: (message: string, retryable: boolean, code?: string) => Error): ReceptionAuthority {

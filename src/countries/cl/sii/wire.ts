@@ -7,7 +7,7 @@
  *   SII's order, the file kept as ISO-8859-1 bytes) and its parser.
  * Pure functions, no I/O.
  */
-import { childElements, decodeLatin1, encodeLatin1, escAttr, escText, parseXml, type XElement } from "../xml";
+import { childElements, decodeLatin1, encodeLatin1, escAttr, escText, parseXml, type XElement } from "../xml/xml";
 
 export const NS_SOAPENV = "http://schemas.xmlsoap.org/soap/envelope/";
 export const NS_SOAPENC = "http://schemas.xmlsoap.org/soap/encoding/";

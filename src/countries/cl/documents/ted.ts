@@ -4,11 +4,11 @@
  * The TED is written flattened, so the signed bytes are exactly the bytes in the document, and the
  * flattened TED is the PDF417 payload.
  */
-import { b64decode, b64encode, buf } from "./asn1";
-import { canonicalize } from "./c14n";
+import { b64decode, b64encode, buf } from "../pki/asn1";
+import { canonicalize } from "../xml/c14n";
 import { type Caf, type CafTrustOptions, RSA_SHA1, verifyCafElement } from "./caf";
-import { EngineError } from "./errors";
-import { childText, encodeLatin1, escText, firstChild, flatten, parseXml, type XElement } from "./xml";
+import { EngineError } from "../errors";
+import { childText, encodeLatin1, escText, firstChild, flatten, parseXml, type XElement } from "../xml/xml";
 
 export interface TedParams {
   issuerRut: string;

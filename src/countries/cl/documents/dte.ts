@@ -7,12 +7,12 @@
  * and strict verifiers (xmlsec1) accept the DTE signature in both places.
  */
 import { type Caf, assertCafUsable } from "./caf";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 import { formatScaled, parseScaled, divRound, pow10 } from "./decimal";
 import { type ComputedDocument, formatAmount } from "./invoice";
 import { stampTed, type Ted } from "./ted";
-import { el, encodeLatin1, leaf, NS_SII, NS_XSI, raw, serialize, type XmlEl } from "./xml";
-import { signXml, type XmlSigner } from "./xmldsig";
+import { el, encodeLatin1, leaf, NS_SII, NS_XSI, raw, serialize, type XmlEl } from "../xml/xml";
+import { signXml, type XmlSigner } from "../xml/xmldsig";
 
 export interface BuildDteParams {
   document: ComputedDocument;

@@ -9,10 +9,10 @@
  * parsed again and SignedInfo canonicalised exactly as it sits, then only the SignatureValue text
  * is filled in. Nothing is reformatted after signing.
  */
-import { b64decode, b64encode, buf, bytesEqual, spkiFromRsa, uintValue, wrap64 } from "./asn1";
+import { b64decode, b64encode, buf, bytesEqual, spkiFromRsa, uintValue, wrap64 } from "../pki/asn1";
 import { canonicalize, type C14nOptions } from "./c14n";
-import { readCertificate, type CertificateInfo } from "./certificate";
-import { EngineError } from "./errors";
+import { readCertificate, type CertificateInfo } from "../pki/certificate";
+import { EngineError } from "../errors";
 import { childElements, findById, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
 
 export const ALG = {

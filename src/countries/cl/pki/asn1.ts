@@ -2,7 +2,7 @@
  * Small DER helpers for RSA keys: WebCrypto imports only pkcs8/spki, while the SII CAF carries its
  * stamping key as PKCS#1 ("BEGIN RSA PRIVATE KEY") and publishes modulus/exponent in base64.
  */
-import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
+import { base64ToBytes, bytesToBase64 } from "../../../lib/base64";
 
 export interface Tlv {
   tag: number;

@@ -2,12 +2,12 @@
  * Envelopes: EnvioDTE (to the SII, RutReceptor 60803000-K, or to the buyer) and EnvioBOLETA.
  * Signed DTEs are pasted verbatim; the SetDTE signature is computed over the final text in context.
  */
-import { EngineError } from "./errors";
-import { normalizeRut, SII_RUT } from "./rut";
-import type { SignedDte } from "./dte";
-import { XML_DECL } from "./dte";
-import { encodeLatin1, escText, NS_SII, NS_XSI } from "./xml";
-import { signXml, type XmlSigner } from "./xmldsig";
+import { EngineError } from "../errors";
+import { normalizeRut, SII_RUT } from "../documents/rut";
+import type { SignedDte } from "../documents/dte";
+import { XML_DECL } from "../documents/dte";
+import { encodeLatin1, escText, NS_SII, NS_XSI } from "../xml/xml";
+import { signXml, type XmlSigner } from "../xml/xmldsig";
 
 export interface EnvelopeParams {
   dtes: SignedDte[];

@@ -6,8 +6,8 @@
  */
 import forge from "node-forge";
 import { b64encode, buf, children, readTlv, uintValue, value } from "./asn1";
-import { EngineError } from "./errors";
-import { normalizeRut } from "./rut";
+import { EngineError } from "../errors";
+import { normalizeRut } from "../documents/rut";
 
 /** SAN otherName OID carrying the holder's RUT in Chilean certificates. */
 export const OID_RUT = "1.3.6.1.4.1.8321.1";

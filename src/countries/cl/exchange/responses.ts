@@ -5,11 +5,11 @@
  * - EnvioRecibos (Ley 19.983 receipt of goods or services), each Recibo signed, then the set.
  * Never sign a receipt for a DTE whose signature you have not verified (factoring fraud vector).
  */
-import { XML_DECL } from "./dte";
-import { EngineError } from "./errors";
-import { normalizeRut } from "./rut";
-import { el, encodeLatin1, leaf, NS_SII, NS_XSI, serialize, type XmlEl } from "./xml";
-import { signXml, type XmlSigner } from "./xmldsig";
+import { XML_DECL } from "../documents/dte";
+import { EngineError } from "../errors";
+import { normalizeRut } from "../documents/rut";
+import { el, encodeLatin1, leaf, NS_SII, NS_XSI, serialize, type XmlEl } from "../xml/xml";
+import { signXml, type XmlSigner } from "../xml/xmldsig";
 
 export const RECEIPT_DECLARATION =
   "El acuse de recibo que se declara en este acto, de acuerdo a lo dispuesto en la letra b) del Art. 4, y la letra c) del Art. 5 de la Ley 19.983, acredita que la entrega de mercaderias o servicio(s) prestado(s) ha(n) sido recibido(s).";

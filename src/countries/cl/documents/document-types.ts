@@ -1,4 +1,4 @@
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 
 /**
  * SII document types the engine issues (sii-formats.md §1.1). `invoice_type` in the API accepts the

@@ -28,7 +28,7 @@
 import { z } from "zod";
 import { divRound, formatScaled, parseScaled, pow10 } from "./decimal";
 import { type DocumentTypeInfo, resolveDocumentType, resolveReasonCode, resolveReferenceType } from "./document-types";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, parseRut, formatRut, RutError } from "./rut";
 
 const num = z

@@ -4,13 +4,13 @@
  * envelope, TED FRMT against the CAF public key, CAF FRMA against the SII key, and the stamp's DD
  * against the document's own fields. Reports which check failed; never throws for bad input.
  */
-import type { CafTrustOptions } from "./caf";
-import { b64decode } from "./asn1";
-import { EngineError } from "./errors";
-import { SII_CAF_KEYS } from "./sii-keys";
-import { tedText, verifyTed, type TedCheck } from "./ted";
-import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
-import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "./xmldsig";
+import type { CafTrustOptions } from "../documents/caf";
+import { b64decode } from "../pki/asn1";
+import { EngineError } from "../errors";
+import { SII_CAF_KEYS } from "../pki/sii-keys";
+import { tedText, verifyTed, type TedCheck } from "../documents/ted";
+import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 
 export type InboundFailure =
   | "XML_MALFORMED"

@@ -2,14 +2,14 @@
  * CAF (Código de Autorización de Folios): parsing, SII signature check, key pair check, and the
  * checks before stamping a folio. See sii-formats.md §2.
  */
-import { b64decode, b64encode, buf, bytesEqual, pemDecode, pkcs1ToPkcs8, rsaFromPkcs1Private, rsaFromSpki, spkiFromRsa, pkcs8ToPkcs1, readTlv, Asn1Error } from "./asn1";
-import { canonicalize } from "./c14n";
+import { b64decode, b64encode, buf, bytesEqual, pemDecode, pkcs1ToPkcs8, rsaFromPkcs1Private, rsaFromSpki, spkiFromRsa, pkcs8ToPkcs1, readTlv, Asn1Error } from "../pki/asn1";
+import { canonicalize } from "../xml/c14n";
 import { EXPIRING_CAF_TYPES } from "./document-types";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 import { normalizeRut } from "./rut";
-import { SII_CAF_KEYS } from "./sii-keys";
-import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "./sii-simulator-key";
-import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, type XElement } from "./xml";
+import { SII_CAF_KEYS } from "../pki/sii-keys";
+import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "../pki/sii-simulator-key";
+import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, type XElement } from "../xml/xml";
 
 export const RSA_SHA1 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" } as const;
 

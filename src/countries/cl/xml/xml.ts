@@ -4,7 +4,7 @@
  * escaping already matches C14N, so the bytes that are signed are the bytes that are shipped.
  */
 import { DOMParser } from "@xmldom/xmldom";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 import { fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;

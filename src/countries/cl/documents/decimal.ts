@@ -3,7 +3,7 @@
  * is ever used for amounts. JSON numbers are converted through their shortest round-trip decimal
  * string (String(n)), which is exactly what the client wrote for any value with ≤ 15 significant digits.
  */
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 
