@@ -102,7 +102,7 @@ export interface PrintableParty {
 }
 
 export interface PrintableIssuer extends PrintableParty {
-  /** "S.I.I. - SANTIAGO ORIENTE". Default: derived from `comuna` with `siiOfficeForComuna`. */
+  /** "S.I.I. - SANTIAGO ORIENTE" or "SANTIAGO ORIENTE": the SII unit of the issuer's commune (communes catalog); not printed when absent. */
   siiOffice?: string;
   /** Branch code (CdgSIISucur) or name, printed when present. */
   branch?: string;
@@ -234,102 +234,11 @@ export function referenceTypeName(code: string | number): string {
   return REFERENCE_TYPE_NAMES[key.toUpperCase()] ?? key;
 }
 
-function fold(s: string): string {
-  return s
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toUpperCase()
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
 /**
- * Comuna -> SII office with jurisdiction (Dirección Regional or unit), printed "S.I.I. - {office}" under
- * the red box. Covers every comuna of the Región Metropolitana and each region's capital plus the larger
- * cities with their own SII unit. Best-effort table: verify against the SII's current jurisdiction list
- * before production; issuers can always set `siiOffice` explicitly.
+ * The office printed under the red box, as the caller gives it (the issuer's SII unit comes from the
+ * communes catalog, src/domain/catalogs/cl/communes.ts, which the callers of the renderer read).
  */
-const OFFICES: Record<string, string[]> = {
-  "SANTIAGO CENTRO": ["SANTIAGO", "INDEPENDENCIA", "RECOLETA", "ESTACION CENTRAL"],
-  "SANTIAGO ORIENTE": ["PROVIDENCIA", "LAS CONDES", "VITACURA", "LO BARNECHEA", "LA REINA", "NUNOA", "PENALOLEN", "MACUL"],
-  "SANTIAGO PONIENTE": [
-    "MAIPU", "PUDAHUEL", "CERRILLOS", "QUINTA NORMAL", "LO PRADO", "CERRO NAVIA", "RENCA", "QUILICURA", "CONCHALI",
-    "HUECHURABA", "COLINA", "LAMPA", "TILTIL", "CURACAVI", "MARIA PINTO", "MELIPILLA", "SAN PEDRO", "ALHUE",
-    "PADRE HURTADO", "PENAFLOR", "TALAGANTE", "EL MONTE", "ISLA DE MAIPO",
-  ],
-  "SANTIAGO SUR": [
-    "SAN MIGUEL", "SAN JOAQUIN", "LA CISTERNA", "LA GRANJA", "LA FLORIDA", "PUENTE ALTO", "LA PINTANA", "SAN RAMON",
-    "EL BOSQUE", "LO ESPEJO", "PEDRO AGUIRRE CERDA", "SAN BERNARDO", "BUIN", "PAINE", "CALERA DE TANGO", "PIRQUE",
-    "SAN JOSE DE MAIPO",
-  ],
-  ARICA: ["ARICA", "CAMARONES", "PUTRE", "GENERAL LAGOS"],
-  IQUIQUE: ["IQUIQUE", "ALTO HOSPICIO", "POZO ALMONTE", "PICA", "HUARA", "CAMINA", "COLCHANE"],
-  ANTOFAGASTA: ["ANTOFAGASTA", "MEJILLONES", "SIERRA GORDA", "TALTAL"],
-  CALAMA: ["CALAMA", "SAN PEDRO DE ATACAMA", "OLLAGUE"],
-  TOCOPILLA: ["TOCOPILLA", "MARIA ELENA"],
-  COPIAPO: ["COPIAPO", "CALDERA", "TIERRA AMARILLA", "CHANARAL", "DIEGO DE ALMAGRO"],
-  VALLENAR: ["VALLENAR", "HUASCO", "FREIRINA", "ALTO DEL CARMEN"],
-  "LA SERENA": ["LA SERENA", "LA HIGUERA", "VICUNA", "PAIHUANO", "ANDACOLLO"],
-  COQUIMBO: ["COQUIMBO"],
-  OVALLE: ["OVALLE", "MONTE PATRIA", "COMBARBALA", "PUNITAQUI", "RIO HURTADO"],
-  ILLAPEL: ["ILLAPEL", "SALAMANCA", "LOS VILOS", "CANELA"],
-  VALPARAISO: ["VALPARAISO", "CASABLANCA", "JUAN FERNANDEZ", "ISLA DE PASCUA"],
-  "VINA DEL MAR": ["VINA DEL MAR", "CONCON", "QUILPUE", "VILLA ALEMANA"],
-  QUILLOTA: ["QUILLOTA", "LA CALERA", "LA CRUZ", "HIJUELAS", "NOGALES", "LIMACHE", "OLMUE"],
-  "SAN ANTONIO": ["SAN ANTONIO", "CARTAGENA", "EL QUISCO", "EL TABO", "ALGARROBO", "SANTO DOMINGO"],
-  "LOS ANDES": ["LOS ANDES", "CALLE LARGA", "RINCONADA", "SAN ESTEBAN"],
-  "SAN FELIPE": ["SAN FELIPE", "PUTAENDO", "SANTA MARIA", "PANQUEHUE", "LLAILLAY", "CATEMU"],
-  "LA LIGUA": ["LA LIGUA", "CABILDO", "PAPUDO", "ZAPALLAR", "PETORCA"],
-  RANCAGUA: ["RANCAGUA", "MACHALI", "GRANEROS", "CODEGUA", "MOSTAZAL", "DONIHUE", "COLTAUCO", "OLIVAR", "REQUINOA", "COINCO", "QUINTA DE TILCOCO"],
-  "SAN FERNANDO": ["SAN FERNANDO", "CHIMBARONGO", "NANCAGUA", "PLACILLA", "CHEPICA", "SANTA CRUZ"],
-  RENGO: ["RENGO", "SAN VICENTE", "MALLOA", "PEUMO", "PICHIDEGUA", "LAS CABRAS"],
-  TALCA: ["TALCA", "MAULE", "SAN CLEMENTE", "PELARCO", "PENCAHUE", "SAN RAFAEL", "RIO CLARO", "CUREPTO", "EMPEDRADO", "CONSTITUCION"],
-  CURICO: ["CURICO", "MOLINA", "TENO", "ROMERAL", "RAUCO", "SAGRADA FAMILIA", "HUALANE", "LICANTEN", "VICHUQUEN"],
-  LINARES: ["LINARES", "LONGAVI", "YERBAS BUENAS", "COLBUN", "VILLA ALEGRE", "SAN JAVIER", "PARRAL", "RETIRO"],
-  CAUQUENES: ["CAUQUENES", "CHANCO", "PELLUHUE"],
-  CHILLAN: ["CHILLAN", "CHILLAN VIEJO", "BULNES", "SAN CARLOS", "COIHUECO", "PINTO", "YUNGAY", "QUIRIHUE", "SAN NICOLAS"],
-  CONCEPCION: ["CONCEPCION", "SAN PEDRO DE LA PAZ", "CHIGUAYANTE", "HUALQUI", "PENCO", "TOME", "FLORIDA", "SANTA JUANA", "CORONEL", "LOTA"],
-  TALCAHUANO: ["TALCAHUANO", "HUALPEN"],
-  "LOS ANGELES": ["LOS ANGELES", "NACIMIENTO", "MULCHEN", "CABRERO", "YUMBEL", "LAJA", "SANTA BARBARA"],
-  LEBU: ["LEBU", "ARAUCO", "CURANILAHUE", "CANETE", "LOS ALAMOS", "CONTULMO", "TIRUA"],
-  TEMUCO: ["TEMUCO", "PADRE LAS CASAS", "LAUTARO", "NUEVA IMPERIAL", "CARAHUE", "FREIRE", "PITRUFQUEN", "GORBEA", "VILCUN", "CUNCO"],
-  ANGOL: ["ANGOL", "COLLIPULLI", "RENAICO", "LOS SAUCES", "PUREN", "TRAIGUEN", "VICTORIA", "CURACAUTIN"],
-  VILLARRICA: ["VILLARRICA", "PUCON", "LONCOCHE", "CURARREHUE"],
-  VALDIVIA: ["VALDIVIA", "CORRAL", "LANCO", "MARIQUINA", "MAFIL", "PAILLACO", "LOS LAGOS", "PANGUIPULLI"],
-  "LA UNION": ["LA UNION", "RIO BUENO", "FUTRONO", "LAGO RANCO"],
-  OSORNO: ["OSORNO", "PURRANQUE", "RIO NEGRO", "SAN PABLO", "PUYEHUE", "PUERTO OCTAY", "SAN JUAN DE LA COSTA"],
-  "PUERTO MONTT": ["PUERTO MONTT", "PUERTO VARAS", "LLANQUIHUE", "FRUTILLAR", "LOS MUERMOS", "MAULLIN", "CALBUCO", "FRESIA", "COCHAMO"],
-  CASTRO: ["CASTRO", "ANCUD", "CHONCHI", "QUELLON", "DALCAHUE", "QUEMCHI", "CURACO DE VELEZ", "PUQUELDON", "QUINCHAO", "QUEILEN"],
-  COYHAIQUE: ["COYHAIQUE", "AYSEN", "PUERTO AYSEN", "CISNES", "CHILE CHICO", "COCHRANE", "RIO IBANEZ"],
-  "PUNTA ARENAS": ["PUNTA ARENAS", "NATALES", "PUERTO NATALES", "PORVENIR", "CABO DE HORNOS", "PUERTO WILLIAMS"],
-};
-
-/** Office names with their accents, for printing. */
-const OFFICE_PRINTED: Record<string, string> = {
-  COPIAPO: "COPIAPÓ",
-  VALPARAISO: "VALPARAÍSO",
-  "VINA DEL MAR": "VIÑA DEL MAR",
-  CURICO: "CURICÓ",
-  CHILLAN: "CHILLÁN",
-  CONCEPCION: "CONCEPCIÓN",
-  "LOS ANGELES": "LOS ÁNGELES",
-  "LA UNION": "LA UNIÓN",
-};
-
-const COMUNA_TO_OFFICE = new Map<string, string>();
-for (const [office, comunas] of Object.entries(OFFICES)) {
-  for (const c of comunas) COMUNA_TO_OFFICE.set(c, OFFICE_PRINTED[office] ?? office);
-}
-
-/** "S.I.I. - SANTIAGO ORIENTE" for "Las Condes"; undefined when the comuna is unknown. Accents/case ignored. */
-export function siiOfficeForComuna(comuna: string | undefined): string | undefined {
-  if (!comuna) return undefined;
-  const office = COMUNA_TO_OFFICE.get(fold(comuna));
-  return office ? `S.I.I. - ${office}` : undefined;
-}
-
-/** The office printed under the red box: explicit `siiOffice`, else from the comuna, else the city. */
 export function issuerSiiOffice(issuer: PrintableIssuer): string | undefined {
-  if (issuer.siiOffice) return issuer.siiOffice.startsWith("S.I.I.") ? issuer.siiOffice : `S.I.I. - ${issuer.siiOffice.toUpperCase()}`;
-  return siiOfficeForComuna(issuer.comuna) ?? siiOfficeForComuna(issuer.city);
+  if (!issuer.siiOffice) return undefined;
+  return issuer.siiOffice.startsWith("S.I.I.") ? issuer.siiOffice : `S.I.I. - ${issuer.siiOffice.toUpperCase()}`;
 }

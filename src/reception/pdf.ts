@@ -3,6 +3,7 @@
  * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
  */
 import { childElements, childText, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
+import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableDocument, type PrintableLine } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
@@ -39,7 +40,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     folio: Number(t(id, "Folio")),
     issueDate: t(id, "FchEmis") ?? "",
     dueDate: t(id, "FchVenc"),
-    issuer: { rut: t(em, "RUTEmisor") ?? "", name: t(em, "RznSoc") ?? t(em, "RznSocEmisor") ?? "", activity: t(em, "GiroEmis") ?? t(em, "GiroEmisor"), address: t(em, "DirOrigen"), comuna: t(em, "CmnaOrigen"), city: t(em, "CiudadOrigen") },
+    issuer: { rut: t(em, "RUTEmisor") ?? "", name: t(em, "RznSoc") ?? t(em, "RznSocEmisor") ?? "", activity: t(em, "GiroEmis") ?? t(em, "GiroEmisor"), address: t(em, "DirOrigen"), comuna: t(em, "CmnaOrigen"), city: t(em, "CiudadOrigen"), siiOffice: siiOfficeLabel(t(em, "CmnaOrigen"), t(em, "CiudadOrigen")) },
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep") },
     lines: lines(branch),
     totals: { net: t(to, "MntNeto"), exempt: t(to, "MntExe"), ivaRate: t(to, "TasaIVA"), iva: t(to, "IVA"), total: t(to, "MntTotal") ?? "0" },

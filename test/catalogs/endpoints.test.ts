@@ -48,17 +48,20 @@ describe("GET /api/catalogs/{country}/…", () => {
   });
 
   it("filters by text without regard to accents or case", async () => {
-    const a = await get("/api/catalogs/CL/communes?code=nunoa");
-    expect(a.body.data.map((e: { code: string }) => e.code)).toEqual(["ÑUÑOA"]);
+    const a = await get("/api/catalogs/CL/communes?code=13120");
+    expect(a.body.data.map((e: { name: string }) => e.name)).toEqual(["ÑUÑOA"]);
     const served = await get("/api/catalogs/CL/communes?q=NUNOA");
-    expect(served.body.data.map((e: { code: string }) => e.code)).toEqual(["LA REINA", "MACUL", "ÑUÑOA", "PEÑALOLÉN"]); // by name or SII unit
-    expect(a.body.data[0].attributes).toEqual({ sii_office: "ÑUÑOA", region_code: "13" });
+    expect(served.body.data.map((e: { name: string }) => e.name).sort()).toEqual(["LA REINA", "MACUL", "PEÑALOLÉN", "ÑUÑOA"]); // by name or SII unit
+    expect(a.body.data[0].attributes).toEqual({ sii_office: "ÑUÑOA", region_code: "13", aliases: [] });
+    const alias = await get("/api/catalogs/CL/communes?q=san%20francisco%20de%20mostazal");
+    expect(alias.body.data.map((e: { code: string; name: string }) => [e.code, e.name])).toEqual([["06110", "MOSTAZAL"]]); // the SII's spelling finds the official name
     const b = await get(`/api/catalogs/CL/communes?q=${encodeURIComponent("VALPARAÍSO")}`);
     const c = await get("/api/catalogs/CL/communes?q=valparaiso");
     expect(b.body.data).toEqual(c.body.data);
     expect(c.body.total).toBeGreaterThanOrEqual(4); // the communes the Valparaíso unit serves
-    const words = await get("/api/catalogs/CL/legal-activities?q=consultoria%20informatica");
+    const words = await get("/api/catalogs/CL/legal-activities?q=gestion%20de%20INSTALACIONES%20informaticas");
     expect(words.body.data.map((e: { code: string }) => e.code)).toEqual(["620200"]);
+    expect(words.body.data[0].attributes).toMatchObject({ vat: "affected", tax_category: "first", online: true, section: "INFORMACIÓN Y COMUNICACIONES" });
     const none = await get("/api/catalogs/CL/currencies?q=zzzz");
     expect(none.body).toMatchObject({ data: [], total: 0, last_page: 1 });
   });
@@ -72,10 +75,21 @@ describe("GET /api/catalogs/{country}/…", () => {
     expect(reasons.body.data.map((e: any) => [e.code, e.attributes.cod_ref])).toEqual([["ANU", 1], ["COT", 2], ["COM", 3]]);
   });
 
-  it("says which tables are partial", async () => {
-    const acts = await get("/api/catalogs/CL/legal-activities");
-    expect(acts.body.catalog.source.complete).toBe(false);
-    expect(acts.body.catalog.source.note).toMatch(/not yet loaded/);
+  it("serves the complete official tables with their source and date", async () => {
+    const acts = await get("/api/catalogs/CL/legal-activities?per_page=1");
+    expect(acts.body.total).toBe(674);
+    expect(acts.body.catalog.source).toMatchObject({ complete: true, date: "2018-11-01" });
+    expect(acts.body.catalog.source.document).toMatch(/^SII, Códigos de actividad económica/);
+    const notary = await get("/api/catalogs/CL/legal-activities?code=691002");
+    expect(notary.body.data[0]).toEqual({
+      code: "691002", name: "SERVICIO NOTARIAL",
+      attributes: { vat: "not_affected", tax_category: "second", online: false, section: "ACTIVIDADES PROFESIONALES, CIENTIFICAS Y TÉCNICAS", group: expect.any(String) },
+    });
+    const programming = await get("/api/catalogs/CL/legal-activities?code=620100");
+    expect(programming.body.data[0].attributes).toMatchObject({ vat: "depends", tax_category: "depends" }); // the SII's "G"
+    const communes = await get("/api/catalogs/CL/communes?per_page=1");
+    expect(communes.body.total).toBe(346);
+    expect(communes.body.catalog.source.complete).toBe(true);
     const ports = await get("/api/catalogs/CL/additional-export-info/ports");
     expect(ports.body.catalog.source.complete).toBe(true);
   });

@@ -56,6 +56,14 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
     body.recipient.address.region = "valparaiso";
     expect((await issue(issuer, body)).status).toBe(202);
   });
+
+  it("economic activity codes (Acteco) against the SII's table", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.issuer.tax_information = { ...body.issuer.tax_information, activity_codes: [620200, 999999] };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "issuer.tax_information.activity_codes[1]", "legal-activities");
+    body.issuer.tax_information.activity_codes = [11101]; // 011101, CULTIVO DE TRIGO: leading zero dropped as a number
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
 });
 
 describe("the catalog is the one home of the engine's codes", () => {

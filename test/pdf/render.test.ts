@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatAmount, formatQuantity, resolveSettings } from "../../src/pdf/format";
-import { DTE_TYPE_NAMES, isCedible, siiOfficeForComuna, type DteTypeCode, type PrintableDocument } from "../../src/pdf/model";
+import { DTE_TYPE_NAMES, isCedible, issuerSiiOffice, type DteTypeCode, type PrintableDocument } from "../../src/pdf/model";
 import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../src/pdf/render";
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { decodeBarcodesInContent, latin1, loadPdf } from "./helpers";
@@ -301,15 +301,15 @@ describe("input validation and helpers", () => {
     expect(only.pages[0]!.texts).toContain("ACUSE DE RECIBO");
   });
 
-  it("maps comunas to SII offices and names files", () => {
-    expect(siiOfficeForComuna("Las Condes")).toBe("S.I.I. - SANTIAGO ORIENTE");
-    expect(siiOfficeForComuna("ñuñoa")).toBe("S.I.I. - SANTIAGO ORIENTE");
-    expect(siiOfficeForComuna("Maipú")).toBe("S.I.I. - SANTIAGO PONIENTE");
-    expect(siiOfficeForComuna("Puente Alto")).toBe("S.I.I. - SANTIAGO SUR");
-    expect(siiOfficeForComuna("Santiago")).toBe("S.I.I. - SANTIAGO CENTRO");
-    expect(siiOfficeForComuna("Concepción")).toBe("S.I.I. - CONCEPCIÓN");
-    expect(siiOfficeForComuna("Punta Arenas")).toBe("S.I.I. - PUNTA ARENAS");
-    expect(siiOfficeForComuna("Atlantis")).toBeUndefined();
+  it("prints the SII office it is given (the app reads it from the communes catalog) and names files", async () => {
+    const issuer = sampleDocument(33, { lines: 1 }).issuer;
+    expect(issuerSiiOffice({ ...issuer, siiOffice: "ñuñoa" })).toBe("S.I.I. - ÑUÑOA");
+    expect(issuerSiiOffice({ ...issuer, siiOffice: "S.I.I. - SANTIAGO SUR" })).toBe("S.I.I. - SANTIAGO SUR");
+    const without = sampleDocument(33, { lines: 1 });
+    without.issuer = { ...without.issuer, siiOffice: undefined };
+    expect(issuerSiiOffice(without.issuer)).toBeUndefined();
+    const texts = (await loadPdf(await renderPdf(without, "A4"))).pages.flatMap((p) => p.texts);
+    expect(texts.some((t) => t.startsWith("S.I.I. -"))).toBe(false);
     expect(pdfFileName({ issuer: { rut: "76.086.428-5", name: "x" }, type: 33, folio: 123 }, "A4")).toBe("76086428-5_T33_F123_A4.pdf");
     expect(pdfFileName({ issuer: { rut: "76086428-5", name: "x" }, type: 39, folio: 7 }, "58mm")).toBe("76086428-5_T39_F7_58mm.pdf");
   });

@@ -94,6 +94,7 @@ export function sampleDocument(type: DteTypeCode, opts: { lines?: number; folio?
       address: "Av. Apoquindo 4501, oficina 1902",
       comuna: "Las Condes",
       city: "Santiago",
+      siiOffice: "SANTIAGO ORIENTE", // from the communes catalog in the app (src/domain/catalogs/cl/communes.ts)
       email: "facturacion@pehuen.example",
       phone: "+56 2 2345 6789",
     },

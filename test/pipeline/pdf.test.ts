@@ -39,6 +39,7 @@ describe("PDF downloads", () => {
         const text = loaded.pages.flatMap((p) => p.texts).join(" ");
         expect(text).toContain(`${doc.folio}`);
         expect(text).toContain("Timbre Electrónico SII");
+        expect(text).toContain("S.I.I. - SANTIAGO CENTRO"); // the issuer's commune, Santiago, in the communes catalog
         const dotted = issuer.rut.replace(/^(\d{2})(\d{3})(\d{3})/, "$1.$2.$3");
         expect(text).toContain(dotted);
         const xml = new Uint8Array(await (await call("GET", `${issuer.base}/invoices/${doc.id}/xml`, { key: issuer.owner.key })).raw.arrayBuffer());

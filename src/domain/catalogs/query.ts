@@ -16,7 +16,7 @@ const folded = new WeakMap<CatalogEntry, string>();
 function haystack(e: CatalogEntry): string {
   let h = folded.get(e);
   if (h === undefined) {
-    const texts = [e.code, e.name, ...Object.values(e.attributes).filter((v): v is string => typeof v === "string")];
+    const texts = [e.code, e.name, ...Object.values(e.attributes).flatMap((v) => (typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []))];
     h = fold(texts.join("\u0000"));
     folded.set(e, h);
   }

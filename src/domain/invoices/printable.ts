@@ -5,6 +5,7 @@ import { companySettings } from "../../db/schema";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
+import { siiOfficeLabel } from "../catalogs/cl/communes";
 import { readDocumentXml } from "../../storage/documents";
 import type { InvoiceRow } from "./state";
 
@@ -40,6 +41,7 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
       address: doc.issuer.address,
       comuna: doc.issuer.commune,
       city: doc.issuer.city,
+      siiOffice: siiOfficeLabel(doc.issuer.commune, doc.issuer.city),
       branch: doc.branchOffice !== undefined ? String(doc.branchOffice) : undefined,
     },
     recipient: {

@@ -3,15 +3,15 @@ import { fold } from "../query";
 import additionalTaxes from "./data/additional-taxes.json";
 import currencies from "./data/customs-currencies.json";
 import units from "./data/customs-units.json";
-import { REGIONS } from "./legal";
+import { findActivity } from "./activities";
+import { findItemCodeType, REGIONS } from "./legal";
 
 /**
  * Checks every coded field of an invoice body against Chile's catalogs, before any computation, so
  * the error names the field and the endpoint that lists the allowed values. Rules that depend on
  * the document type (CLP only on domestic documents, which taxes a type may carry) stay in the
  * engine. Free-text fields of the SII schema are not narrowed: UnmdItem on domestic documents (any
- * text of up to 4 characters), the commune (CmnaOrigen/CmnaRecep, text) and the Acteco codes (the
- * Acteco table is not complete here; the schema checks their form).
+ * text of up to 4 characters) and the commune (CmnaOrigen/CmnaRecep, text; a foreign address has any).
  */
 const BASE = "/api/catalogs/CL";
 const CURRENCY_CODES = new Set(currencies.map((c) => c.code));
@@ -33,6 +33,41 @@ function checkParty(p: InvoiceInput["issuer"] | undefined, path: string): void {
   if (region !== undefined && region.trim() !== "" && isChile(p?.address?.country) && !REGION_CODES.has(fold(region))) {
     unknown(`${path}.address.region`, region, "regions", "Chilean region code (1 to 16)");
   }
+  (p?.tax_information?.activity_codes ?? []).forEach((code, i) => {
+    if (!findActivity(code)) unknown(`${path}.tax_information.activity_codes[${i}]`, String(code), "legal-activities", "SII economic activity code (Acteco)");
+  });
+}
+
+/** GS1 modulo-10 check digit over every digit but the last. */
+function gs1CheckDigitOk(digits: string): boolean {
+  const body = digits.slice(0, -1);
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) sum += Number(body[body.length - 1 - i]) * (i % 2 === 0 ? 3 : 1);
+  return (10 - (sum % 10)) % 10 === Number(digits.at(-1));
+}
+
+/**
+ * Checks one item code (CdgItem: TpoCodigo and VlrCodigo) and returns it with the standard type
+ * written as the catalog writes it ("ean13" → "EAN13"). An issuer's own coding is accepted by any
+ * name of up to 10 characters, as the SII allows; a GS1 type (EAN13, EAN8, DUN14, UPC) must carry
+ * that many digits with a valid check digit. `field` is the path of the code in the body, e.g.
+ * "items[0].codes[1]"; errors name `${field}.type` or `${field}.value` and the catalog endpoint.
+ */
+export function checkItemCode(code: { type: string; value: string }, field: string): { type: string; value: string } {
+  const type = code.type.trim();
+  const value = code.value.trim();
+  if (type === "" || type.length > 10) {
+    throw new EngineError("CATALOG_CODE_UNKNOWN", `${field}.type: "${code.type}" must be 1 to 10 characters (TpoCodigo); the standard types are listed at GET ${BASE}/item-code-types`, { field: `${field}.type` });
+  }
+  if (value === "" || value.length > 35) {
+    throw new EngineError("INVALID_INPUT", `${field}.value must be 1 to 35 characters (VlrCodigo)`, { field: `${field}.value` });
+  }
+  const standard = findItemCodeType(type);
+  const digits = standard?.attributes.digits;
+  if (typeof digits === "number" && !(new RegExp(`^\\d{${digits}}$`).test(value) && gs1CheckDigitOk(value))) {
+    throw new EngineError("INVALID_INPUT", `${field}.value: "${value}" is not a valid ${standard!.code} (${digits} digits with a GS1 check digit); see GET ${BASE}/item-code-types`, { field: `${field}.value` });
+  }
+  return { type: standard?.code ?? type, value };
 }
 
 export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): void {

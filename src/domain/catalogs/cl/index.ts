@@ -3,7 +3,6 @@ import { COUNTRIES } from "../countries";
 import { TAX_ID_DOCUMENTS } from "../tax-id-documents";
 import { entriesOf, entry, type Catalog, type CatalogEntry, type CountryCatalogs } from "../types";
 import additionalTaxes from "./data/additional-taxes.json";
-import communes from "./data/communes.json";
 import customsCountries from "./data/customs-countries.json";
 import customsCurrencies from "./data/customs-currencies.json";
 import packageTypes from "./data/customs-package-types.json";
@@ -14,7 +13,9 @@ import saleModalities from "./data/customs-sale-modalities.json";
 import transportModes from "./data/customs-transport-modes.json";
 import units from "./data/customs-units.json";
 import paymentMeans from "./data/payment-means.json";
-import { ACTIVITIES_PARTIAL, ITEM_CODE_TYPES, LEGAL_FORMS, REGIONS, TAX_PROFILE_FIELDS } from "./legal";
+import { ACTIVITY_ENTRIES } from "./activities";
+import { COMMUNE_ENTRIES, COMMUNES } from "./communes";
+import { ITEM_CODE_TYPES, LEGAL_FORMS, REGIONS, TAX_PROFILE_FIELDS } from "./legal";
 import { SRC } from "./sources";
 
 /** Documents the SII's accept/claim service (Ley 19.983, 8 days) covers (sii-formats.md §1). */
@@ -42,7 +43,7 @@ function taxTypes(): CatalogEntry[] {
 
 const REASON_NAMES = { ANU: "Anula documento de referencia", COT: "Corrige texto del documento de referencia", COM: "Corrige montos" } as const;
 
-const SII_OFFICES = [...new Set(communes.map((c) => c.sii_office))].sort((a, b) => a.localeCompare(b, "es"));
+const SII_OFFICES = [...new Set(COMMUNES.map((c) => c.siiOffice))].sort((a, b) => a.localeCompare(b, "es"));
 
 const cat = (slug: string, tag: string, title: string, description: string, source: Catalog["source"], entries: readonly CatalogEntry[]): Catalog => ({
   slug, tag, title, description, source, entries,
@@ -57,8 +58,8 @@ export const CHILE: CountryCatalogs = {
     cat("countries", "Countries", "Countries", "ISO 3166-1 countries; `code` is alpha-3 (what companies store), `alpha2` the 2-letter code.", SRC.iso3166,
       COUNTRIES.map(([a2, a3, name]) => entry(a3, name, { alpha2: a2 }))),
     cat("regions", "Countries", "Regions", "Chile's 16 regions; `code` is the official number used in `address.region`.", SRC.regions, REGIONS),
-    cat("communes", "Countries", "Communes", "Communes as the SII writes them (CmnaOrigen / CmnaRecep), with the SII unit for each and the region.", SRC.communes,
-      communes.map((c) => entry(c.name, c.name, { sii_office: c.sii_office, region_code: c.region_code }))),
+    cat("communes", "Countries", "Communes", "All 346 communes: `code` is the official numeric commune code (CUT), `name` what goes in CmnaOrigen / CmnaRecep, `aliases` other accepted spellings, with the region and the SII unit that has jurisdiction.", SRC.communes,
+      COMMUNE_ENTRIES),
     cat("document-types", "Document Types", "Document types", "DTE types this service issues: which note cancels each, and which are under the 8-day acceptance (Ley 19.983).", SRC.formatoDte("tabla de tipos de documento (TipoDTE)"), documentTypes()),
     cat("tax-identification-documents", "Tax Identification Documents", "Tax identification documents", "Identification documents accepted for companies of this country.", SRC.ours("Chile uses the RUT (Rol Único Tributario, DL 3 of 1969)"),
       (TAX_ID_DOCUMENTS.CHL ?? []).map((d) => entry(d.code, d.name, {}))),
@@ -72,9 +73,8 @@ export const CHILE: CountryCatalogs = {
     cat("payment-means", "Payment Types", "Payment means", "MedioPago: how a payment is made.", SRC.formatoDte("campo MedioPago"), entriesOf(paymentMeans)),
     cat("document-cancellation-reasons", "Document Cancellation Reasons", "Cancellation reasons", "`reason_code` of a note and the CodRef it sets.", SRC.reasons,
       (Object.keys(REASON_CODES) as (keyof typeof REASON_CODES)[]).map((k) => entry(k, REASON_NAMES[k], { cod_ref: REASON_CODES[k] }))),
-    cat("legal-activities", "Legal Activities", "Economic activities (Acteco)", "SII economic activity codes. PARTIAL: see `source.note`.",
-      { document: "SII, Códigos de actividad económica (clasificación 2018, CIIU4.CL)", date: "2018-11-01", complete: false, note: "Only a handful of codes confirmed in public sources; the complete SII table (about 700 codes) is not yet loaded, so activity codes are checked for form (1 to 6 digits) but not against this list." },
-      ACTIVITIES_PARTIAL),
+    cat("legal-activities", "Legal Activities", "Economic activities (Acteco)", "The SII's economic activity codes (Acteco) with whether each is affected by IVA (`vat`), its income-tax category, whether it can be declared online, and its section and group. `tax_information.activity_codes` of an invoice must be in this list.", SRC.activities,
+      ACTIVITY_ENTRIES),
     cat("item-code-types", "Item Code Types", "Item code types", "TpoCodigo: the standard codings. The SII accepts any coding name of up to 10 characters.", SRC.formatoDte("campo TpoCodigo (CdgItem)"), ITEM_CODE_TYPES),
     cat("additional-export-info/ports", EXPORT, "Customs ports", "Ports of shipment and landing (CodPtoEmbarque, CodPtoDesemb).", SRC.aduana("tabla de puertos"), entriesOf(ports)),
     cat("additional-export-info/transport-modes", EXPORT, "Transport modes", "CodViaTransp.", SRC.aduana("tabla de vías de transporte"), entriesOf(transportModes)),
@@ -87,6 +87,6 @@ export const CHILE: CountryCatalogs = {
     cat("legal-entities", "Legal Entities", "Legal forms", "Legal forms of a Chilean company.", SRC.ours("legal forms from the Chilean laws cited in `law`"), LEGAL_FORMS),
     cat("tax-information", "Tax Information", "Tax profile fields", "What a company's tax profile holds and the DTE field each fills.", SRC.formatoDte("Encabezado / Emisor"), TAX_PROFILE_FIELDS),
     cat("sii-offices", "Tax Information", "SII units", "SII regional directorates and units; the communes catalog names the unit of each commune.", SRC.communes,
-      SII_OFFICES.map((o) => entry(o, o, { communes: communes.filter((c) => c.sii_office === o).map((c) => c.name) }))),
+      SII_OFFICES.map((o) => entry(o, o, { communes: COMMUNES.filter((c) => c.siiOffice === o).map((c) => c.name) }))),
   ],
 };

@@ -36,17 +36,6 @@ export const TAX_PROFILE_FIELDS: readonly CatalogEntry[] = [
   entry("sii_office", "SII unit with jurisdiction over the company's commune (printed on the PDF)", { catalog: "sii-offices" }),
 ];
 
-/**
- * Economic activity codes (Acteco, SII classification of 2018). PARTIAL: the complete SII table
- * (about 700 codes) was not available to us; only codes confirmed in public sources are listed.
- */
-export const ACTIVITIES_PARTIAL: readonly CatalogEntry[] = [
-  entry("011101", "CULTIVO DE TRIGO", { vat_affected: true }),
-  entry("620100", "ACTIVIDADES DE PROGRAMACIÓN INFORMÁTICA", { vat_affected: true }),
-  entry("620200", "ACTIVIDADES DE CONSULTORÍA DE INFORMÁTICA Y DE GESTIÓN DE INSTALACIONES INFORMÁTICAS", { vat_affected: true }),
-  entry("691002", "SERVICIO NOTARIAL", { vat_affected: true }),
-];
-
 /** The 16 regions, with the official number and its roman numeral. */
 export const REGIONS: readonly CatalogEntry[] = [
   ["1", "I", "Tarapacá"], ["2", "II", "Antofagasta"], ["3", "III", "Atacama"], ["4", "IV", "Coquimbo"],
@@ -56,13 +45,24 @@ export const REGIONS: readonly CatalogEntry[] = [
   ["13", "RM", "Metropolitana de Santiago"], ["14", "XIV", "Los Ríos"], ["15", "XV", "Arica y Parinacota"], ["16", "XVI", "Ñuble"],
 ].map(([code, roman, name]) => entry(code!, name!, { roman: roman! }));
 
-/** Item code types (TpoCodigo): the SII lets the issuer name its coding; these are the standard ones. */
+/**
+ * Item code types (TpoCodigo, at most 10 characters in the SII schema). The SII lets an issuer name
+ * its own coding; these are the standard ones. `digits` is the length of a GS1 code, whose last digit
+ * is a check digit (GS1 General Specifications, modulo-10 check digit); internal codings take any text of up to 35
+ * characters (VlrCodigo).
+ */
 export const ITEM_CODE_TYPES: readonly CatalogEntry[] = [
-  entry("INT1", "Código interno del emisor", {}),
-  entry("INT2", "Segundo código interno del emisor", {}),
-  entry("EAN13", "GS1 EAN-13", {}),
-  entry("EAN8", "GS1 EAN-8", {}),
-  entry("DUN14", "GS1 DUN-14 (unidad de despacho)", {}),
-  entry("PLU", "Price look-up code", {}),
-  entry("UPC", "Universal Product Code", {}),
+  entry("INT1", "Código interno del emisor", { digits: null }),
+  entry("INT2", "Segundo código interno del emisor", { digits: null }),
+  entry("EAN13", "GS1 EAN-13", { digits: 13 }),
+  entry("EAN8", "GS1 EAN-8", { digits: 8 }),
+  entry("DUN14", "GS1 DUN-14 (unidad de despacho)", { digits: 14 }),
+  entry("UPC", "Universal Product Code (GS1 UPC-A)", { digits: 12 }),
+  entry("PLU", "Price look-up code", { digits: null }),
 ];
+
+/** A standard item code type by name, any case ("ean13" finds EAN13); undefined for an issuer's own coding. */
+export function findItemCodeType(type: string): CatalogEntry | undefined {
+  const t = type.trim().toUpperCase();
+  return ITEM_CODE_TYPES.find((e) => e.code === t);
+}
