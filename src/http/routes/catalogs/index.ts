@@ -28,7 +28,7 @@ function register(catalog: Catalog) {
     path: `/api/catalogs/{country}/${catalog.slug}`,
     tags: [catalog.tag],
     summary: `List ${catalog.title.toLowerCase()}`,
-    description: `${catalog.description}\n\nSource: ${catalog.source.document} (${catalog.source.date})${catalog.source.complete ? "." : `. **Partial:** ${catalog.source.note}`}\n\nPaged; filter by \`code\` or by text \`q\`. Answers carry \`ETag\` and \`Cache-Control\`; send \`If-None-Match\` to get 304.`,
+    description: `${catalog.description}\n\nSource: ${catalog.source.document} (${catalog.source.date})${catalog.source.complete ? (catalog.source.note ? `. ${catalog.source.note}` : ".") : `. **Partial:** ${catalog.source.note}`}\n\nPaged; filter by \`code\` or by text \`q\`. Answers carry \`ETag\` and \`Cache-Control\`; send \`If-None-Match\` to get 304.`,
     permission: "company:read",
     request: { params: CountryParam, query: CatalogQuerySchema },
     errors: ["VALIDATION_FAILED", "CATALOG_COUNTRY_NOT_SUPPORTED"],
