@@ -29,10 +29,12 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
     expect((await issue(issuer, body)).status).toBe(202);
   });
 
-  it("unit of measure on a domestic document stays free text, as the SII accepts (UN, KG, ...)", async () => {
+  it("unit of measure on a domestic document stays free text of up to 4 characters, as the SII accepts (UN, KG, ...)", async () => {
     const body = invoiceBody(issuer.rut, "33");
     body.items[0].code_unit_of_measure = "CAJA";
     expect((await issue(issuer, body)).status).toBe(202);
+    body.items[0].code_unit_of_measure = "KILOGRAMO";
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "items[0].code_unit_of_measure", "measurement-units");
   });
 
   it("tax type", async () => {
