@@ -33,8 +33,10 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
     const body = invoiceBody(issuer.rut, "33");
     body.items[0].code_unit_of_measure = "CAJA";
     expect((await issue(issuer, body)).status).toBe(202);
-    body.items[0].code_unit_of_measure = "KILOGRAMO";
-    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "items[0].code_unit_of_measure", "measurement-units");
+    body.items[0].code_unit_of_measure = "KILOGRAMO"; // longer than UnmdItem allows: refused by the body's schema, naming the field
+    const long = await issue(issuer, body);
+    expectError(long, 400, "VALIDATION_FAILED");
+    expect(long.body.error.details).toEqual([expect.objectContaining({ field: "items[0].code_unit_of_measure" })]);
   });
 
   it("tax type", async () => {

@@ -1,6 +1,6 @@
 import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import { DOCUMENT_TYPES, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
-import { checkInvoiceCodes, checkUnitLengths } from "../catalogs/cl/checks";
+import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
 import { newId } from "../../lib/ids";
@@ -17,7 +17,6 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
   try {
     // Coded fields against the country's catalogs first (the error names the listing endpoint);
     // a body that does not even match the schema is left to the engine's own message.
-    checkUnitLengths(body);
     const parsed = invoiceSchema.safeParse(body);
     const type = parsed.success ? findDocumentType(parsed.data.invoice_type) : undefined;
     if (parsed.success && type) checkInvoiceCodes(parsed.data, type);

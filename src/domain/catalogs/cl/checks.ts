@@ -70,22 +70,6 @@ export function checkItemCode(code: { type: string; value: string }, field: stri
   return { type: standard?.code ?? type, value };
 }
 
-/**
- * Units of measure on the raw body, before its schema: UnmdItem takes at most 4 characters on every
- * document, so a longer unit ("CAJAS", "KILOGRAMO") is refused here with the endpoint that lists the
- * units, rather than as a bare length error.
- */
-export function checkUnitLengths(body: unknown): void {
-  const items = (body as { items?: unknown } | null)?.items;
-  if (!Array.isArray(items)) return;
-  items.forEach((it, i) => {
-    const unit = (it as { code_unit_of_measure?: unknown } | null)?.code_unit_of_measure;
-    if (typeof unit === "string" && unit.trim().length > 4) {
-      unknown(`items[${i}].code_unit_of_measure`, unit, "measurement-units", "unit of measure: UnmdItem takes at most 4 characters (UN, KG, LT, ...)");
-    }
-  });
-}
-
 export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): void {
   const currency = input.currency?.code;
   if (currency !== undefined && !CURRENCY_CODES.has(currency.trim().toUpperCase())) unknown("currency.code", currency, "currencies", "currency code of the SII/customs table");
