@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ACTIVITIES, findActivity } from "../../src/domain/catalogs/cl/activities";
-import { checkItemCode } from "../../src/domain/catalogs/cl/checks";
+import { checkCatalogCode, checkItemCode } from "../../src/domain/catalogs/cl/checks";
 import { COMMUNES, findCommune, siiOfficeLabel } from "../../src/domain/catalogs/cl/communes";
 import { findItemCodeType } from "../../src/domain/catalogs/cl/legal";
 import { EngineError } from "../../src/countries/cl";
@@ -100,5 +100,19 @@ describe("item codes (CdgItem), for the invoice engine to call", () => {
     expect(type.message).toContain("GET /api/catalogs/CL/item-code-types");
     expect(engineError(() => checkItemCode({ type: "INT1", value: "x".repeat(36) }, "f")).field).toBe("f.value");
     expect(engineError(() => checkItemCode({ type: " ", value: "1" }, "f")).field).toBe("f.type");
+  });
+});
+
+describe("any coded field against a catalog by its slug, for the engine's new fields", () => {
+  it("returns the entry, case-insensitively, or names the field and the endpoint", () => {
+    expect(checkCatalogCode("transfer-kinds", 5, "transport.transfer_kind").name).toBe("Traslados internos");
+    expect(checkCatalogCode("dispatch-kinds", "2", "transport.dispatch_kind").code).toBe("2");
+    expect(checkCatalogCode("reference-types", "801", "billing_reference[0].invoice_type").name).toBe("Orden de compra");
+    expect(checkCatalogCode("additional-export-info/ports", "905", "customs.port_of_loading").name).toBe("VALPARAISO");
+    expect(checkCatalogCode("measurement-units", "kn", "customs.tare_unit").code).toBe("KN");
+    const bad = engineError(() => checkCatalogCode("additional-export-info/sale-clauses", "ZZ", "customs.sale_clause"));
+    expect(bad).toMatchObject({ code: "CATALOG_CODE_UNKNOWN", field: "customs.sale_clause" });
+    expect(bad.message).toContain("GET /api/catalogs/CL/additional-export-info/sale-clauses");
+    expect(() => checkCatalogCode("no-such-table", "1", "f")).toThrow(/no Chilean catalog/);
   });
 });

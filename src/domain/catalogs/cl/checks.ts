@@ -1,10 +1,13 @@
+import { findActivity } from "./activities";
+import { CHILE } from "./index";
+import { findItemCodeType } from "./legal";
 import { EngineError, type DocumentTypeInfo, type InvoiceInput } from "../../../countries/cl";
-import { fold } from "../query";
+import { findEntry, fold } from "../query";
+import type { CatalogEntry } from "../types";
 import additionalTaxes from "./data/additional-taxes.json";
 import currencies from "./data/customs-currencies.json";
 import units from "./data/customs-units.json";
-import { findActivity } from "./activities";
-import { findItemCodeType, REGIONS } from "./legal";
+import { REGIONS } from "./legal";
 
 /**
  * Checks every coded field of an invoice body against Chile's catalogs, before any computation, so
@@ -35,6 +38,27 @@ function checkParty(p: InvoiceInput["issuer"] | undefined, path: string): void {
   }
   (p?.tax_information?.activity_codes ?? []).forEach((code, i) => {
     if (!findActivity(code)) unknown(`${path}.tax_information.activity_codes[${i}]`, String(code), "legal-activities", "SII economic activity code (Acteco)");
+  });
+}
+
+export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): void {
+  const currency = input.currency?.code;
+  if (currency !== undefined && !CURRENCY_CODES.has(currency.trim().toUpperCase())) unknown("currency.code", currency, "currencies", "currency code of the SII/customs table");
+  const pay = input.payment_method?.code;
+  if (pay !== undefined && !PAYMENT_CODES.has(pay.trim().toUpperCase())) unknown("payment_method.code", pay, "payment-types", "payment type (FmaPago)");
+  checkParty(input.issuer, "issuer");
+  checkParty(input.recipient, "recipient");
+  input.items.forEach((it, i) => {
+    const unit = it.code_unit_of_measure;
+    if (unit !== undefined && type.export && !UNIT_CODES.has(fold(unit))) {
+      unknown(`items[${i}].code_unit_of_measure`, unit, "measurement-units", "customs unit of measure (export documents use the customs table)");
+    }
+    (it.taxes ?? []).forEach((t, j) => {
+      if (!TAX_CODES.has(t.type.trim().toUpperCase())) {
+        const field = `items[${i}].taxes[${j}].type`;
+        throw new EngineError("TAX_NOT_ALLOWED", `${field}: unknown tax type "${t.type}"; the SII's tax codes are listed at GET ${BASE}/tax-types`, { field });
+      }
+    });
   });
 }
 
@@ -70,23 +94,16 @@ export function checkItemCode(code: { type: string; value: string }, field: stri
   return { type: standard?.code ?? type, value };
 }
 
-export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): void {
-  const currency = input.currency?.code;
-  if (currency !== undefined && !CURRENCY_CODES.has(currency.trim().toUpperCase())) unknown("currency.code", currency, "currencies", "currency code of the SII/customs table");
-  const pay = input.payment_method?.code;
-  if (pay !== undefined && !PAYMENT_CODES.has(pay.trim().toUpperCase())) unknown("payment_method.code", pay, "payment-types", "payment type (FmaPago)");
-  checkParty(input.issuer, "issuer");
-  checkParty(input.recipient, "recipient");
-  input.items.forEach((it, i) => {
-    const unit = it.code_unit_of_measure;
-    if (unit !== undefined && type.export && !UNIT_CODES.has(fold(unit))) {
-      unknown(`items[${i}].code_unit_of_measure`, unit, "measurement-units", "customs unit of measure (export documents use the customs table)");
-    }
-    (it.taxes ?? []).forEach((t, j) => {
-      if (!TAX_CODES.has(t.type.trim().toUpperCase())) {
-        const field = `items[${i}].taxes[${j}].type`;
-        throw new EngineError("TAX_NOT_ALLOWED", `${field}: unknown tax type "${t.type}"; the SII's tax codes are listed at GET ${BASE}/tax-types`, { field });
-      }
-    });
-  });
+/**
+ * Any coded field against one of Chile's catalogs by its slug (the path after /api/catalogs/CL/),
+ * for the engine's fields that map one-to-one to a table: e.g. `checkCatalogCode("transfer-kinds",
+ * 5, "transport.transfer_kind")` or `checkCatalogCode("additional-export-info/ports", "905",
+ * "customs.port_of_loading")`. Codes compare without regard to case or accents; returns the entry.
+ */
+export function checkCatalogCode(slug: string, value: string | number, field: string): CatalogEntry {
+  const catalog = CHILE.catalogs.find((c) => c.slug === slug);
+  if (!catalog) throw new Error(`no Chilean catalog "${slug}"`);
+  const found = findEntry(catalog, String(value));
+  if (!found) unknown(field, String(value), slug, `code of the ${catalog.title.toLowerCase()} table`);
+  return found;
 }

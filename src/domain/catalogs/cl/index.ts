@@ -15,6 +15,7 @@ import units from "./data/customs-units.json";
 import paymentMeans from "./data/payment-means.json";
 import { ACTIVITY_ENTRIES } from "./activities";
 import { COMMUNE_ENTRIES, COMMUNES } from "./communes";
+import { DISPATCH_KINDS, REFERENCE_TYPES, TRANSFER_KINDS } from "./document-codes";
 import { ITEM_CODE_TYPES, LEGAL_FORMS, REGIONS, TAX_PROFILE_FIELDS } from "./legal";
 import { SRC } from "./sources";
 
@@ -61,6 +62,9 @@ export const CHILE: CountryCatalogs = {
     cat("communes", "Countries", "Communes", "All 346 communes: `code` is the official numeric commune code (CUT), `name` what goes in CmnaOrigen / CmnaRecep, `aliases` other accepted spellings, with the region and the SII unit that has jurisdiction.", SRC.communes,
       COMMUNE_ENTRIES),
     cat("document-types", "Document Types", "Document types", "DTE types this service issues: which note cancels each, and which are under the 8-day acceptance (Ley 19.983).", SRC.formatoDte("tabla de tipos de documento (TipoDTE)"), documentTypes()),
+    cat("transfer-kinds", "Document Types", "Transfer kinds", "IndTraslado of a guía de despacho (52): why the goods move (`transport.transfer_kind`).", SRC.formatoDte("campo IndTraslado"), TRANSFER_KINDS),
+    cat("dispatch-kinds", "Document Types", "Dispatch kinds", "TipoDespacho (guías and export documents): who carries the goods and where.", SRC.formatoDte("campo TipoDespacho"), DISPATCH_KINDS),
+    cat("reference-types", "Document Types", "Reference document types", "TpoDocRef codes that are not DTE types: paper documents (`kind` paper) and supporting documents such as purchase orders (`kind` other). DTE types are in `document-types`; the SII also accepts free alphanumeric codes (HES, HEM) without validating them.", SRC.formatoDte("tabla de tipos de documento de referencia (TpoDocRef)"), REFERENCE_TYPES),
     cat("tax-identification-documents", "Tax Identification Documents", "Tax identification documents", "Identification documents accepted for companies of this country.", SRC.ours("Chile uses the RUT (Rol Único Tributario, DL 3 of 1969)"),
       (TAX_ID_DOCUMENTS.CHL ?? []).map((d) => entry(d.code, d.name, {}))),
     cat("currencies", "Currencies", "Currencies", "Currencies with their customs code and name (TpoMoneda in export documents). Domestic documents are in CLP.", SRC.aduana("tabla de monedas"),
