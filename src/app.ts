@@ -6,6 +6,7 @@ import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
+import { livemodeInResponses } from "./http/middleware/livemode";
 import { DOCS_HTML } from "./http/openapi/docs-page";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
@@ -68,6 +69,7 @@ function buildApp() {
     }),
   );
   app.use("/api/*", apiKeyAuth);
+  app.use("/api/*", livemodeInResponses);
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
   app.route("/", filesRoutes);
