@@ -27,7 +27,8 @@ export function assertConfigured(env: Env): void {
   if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
     throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
   }
-  if (env.ENVIRONMENT === "production" && env.SII_MODE === "simulator") {
+  // (The in-process calls of test-mode companies to the simulator carry SII_MODE=simulator by design.)
+  if (env.ENVIRONMENT === "production" && env.SII_MODE === "simulator" && !isInternalSimulatorCall(env)) {
     throw new ConfigurationError("ENVIRONMENT=production refuses SII_MODE=simulator: deploy with `--env production` (wrangler.toml sets SII_MODE there)");
   }
 }
