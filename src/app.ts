@@ -7,7 +7,6 @@ import { notFoundHandler, onError, validationHook } from "./http/errors/handler"
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
 import { livemodeInResponses } from "./http/middleware/livemode";
-import { DOCS_HTML } from "./http/openapi/docs-page";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
@@ -29,7 +28,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const health = defineRoute({
   method: "get",
   path: "/health",
-  tags: ["Companies"],
+  tags: ["Health"],
   summary: "Liveness check",
   description: "Answers without an API key.",
   public: true,
@@ -88,7 +87,9 @@ function buildApp() {
   app.all("/simulator/sii/*", (c) => simulatorApp.fetch(c.req.raw, c.env, executionCtxOf(c)));
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
-  app.get("/docs", (c) => c.html(DOCS_HTML));
+  // The API reference (Scalar) and its script are static assets (public/, wrangler.toml [assets]).
+  app.get("/docs", (c) => c.env.ASSETS.fetch(new URL("/docs", c.req.url)));
+  app.get("/docs-assets/*", (c) => c.env.ASSETS.fetch(c.req.raw));
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

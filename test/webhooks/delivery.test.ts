@@ -30,12 +30,13 @@ describe("webhook delivery", () => {
       expect(r.headers["webhook-id"]).toBe(payload.id);
       expect(r.headers["user-agent"]).toMatch(/^DTE-API-Webhooks\//);
       expect(r.headers["content-type"]).toBe("application/json");
-      expect(payload).toMatchObject({ company_id: issuer.companyId, api_version: "1.0.0" });
+      expect(payload).toMatchObject({ company_id: issuer.companyId, livemode: false, api_version: "1.0.0" });
       expect(payload.data.id).toBe(posted.body.id);
       expect(payload.data).not.toHaveProperty("history");
     }
     const accepted = verified(hook.secret, got.find((r) => types([r])[0] === "invoice.accepted")!);
-    const { history: _h, ...current } = final;
+    const { history: _h, livemode, ...current } = final;
+    expect(livemode).toBe(false);
     expect(accepted.data).toEqual(current);
     // the delivery log: two deliveries, each one attempt with status 200
     const log = await deliveries(issuer.base, issuer.owner.key, hook.id);
