@@ -51,8 +51,13 @@ try {
   });
   const spec = await (await fetch(`${base}/openapi.json`)).json();
   await page.goto(`${base}/docs`, { waitUntil: "networkidle0", timeout: 60_000 });
-  await page.waitForFunction((title) => document.body.innerText.includes(title), { timeout: 30_000 }, spec.info.title);
-  const text = await page.evaluate(() => document.body.innerText);
+  const shown = await page
+    .waitForFunction((title) => document.body.innerText.includes(title), { timeout: 30_000 }, spec.info.title)
+    .then(() => true, () => false);
+  // textContent: what the page holds, whatever CSS does to its case or visibility (collapsed groups).
+  const text = await page.evaluate(() => document.body.textContent ?? "");
+  if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT });
+  if (!shown) failures.push(`the page never showed "${spec.info.title}"; it shows: ${text.slice(0, 300) || "(nothing)"}`);
   const tags = spec.tags.map((t) => t.name);
   const missing = tags.filter((t) => !text.includes(t));
   if (missing.length) failures.push(`tags not shown: ${missing.join(", ")}`);

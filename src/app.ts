@@ -43,6 +43,12 @@ function executionCtxOf(c: Context) {
   }
 }
 
+/** A static asset, with headers this app may still add to (X-Request-Id, nosniff). */
+async function asset(env: Env, request: Request): Promise<Response> {
+  const res = await env.ASSETS.fetch(request);
+  return new Response(res.body, res);
+}
+
 function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
@@ -88,8 +94,8 @@ function buildApp() {
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
   // The API reference (Scalar) and its script are static assets (public/, wrangler.toml [assets]).
-  app.get("/docs", (c) => c.env.ASSETS.fetch(new URL("/docs", c.req.url)));
-  app.get("/docs-assets/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+  app.get("/docs", (c) => asset(c.env, new Request(new URL("/docs", c.req.url), c.req.raw)));
+  app.get("/docs-assets/*", (c) => asset(c.env, c.req.raw));
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

@@ -102,7 +102,7 @@ describe("webhook delivery", () => {
     // redeliver every failed delivery since a time: a fresh round of attempts
     await behave(dead.path, { status: 200 });
     const again = await call("POST", `${base}/webhooks/${deadHook.id}/redeliver`, { key: owner.key, json: { failed_since: "2020-01-01T00:00:00Z" } });
-    expect(again.body).toEqual({ redelivered: 1, delivery: null });
+    expect(again.body).toEqual({ redelivered: 1, delivery: null, livemode: false });
     await until(dead.path, (r) => r.length >= 5);
   });
 
