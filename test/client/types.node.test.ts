@@ -11,6 +11,6 @@ describe("clients/typescript/schema.d.ts", () => {
     const doc = JSON.parse(readFileSync(path.join(dir, "openapi.json"), "utf8"));
     const expected = await clientTypes(doc);
     expect(readFileSync(path.join(dir, "schema.d.ts"), "utf8") === expected, "schema.d.ts differs from openapi-typescript's output").toBe(true);
-    expect(expected).toContain('"/api/companies/{idCompany}/invoices"');
+    expect(expected.includes('"/api/companies/{company_id}/invoices"'), "the invoices path is typed").toBe(true);
   });
 });
