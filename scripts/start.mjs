@@ -5,6 +5,7 @@ import { applyLocalMigrations, ensureDevVars, spawnWrangler } from "./local-env.
 
 const port = process.env.PORT ?? "8787";
 ensureDevVars();
+await import("./docs-assets.mjs"); // the API reference's renderer, served by /docs
 console.log("Applying local D1 migrations…");
 applyLocalMigrations();
 console.log(`Starting the DTE API on http://127.0.0.1:${port} (docs: /docs). Ctrl+C stops it.`);

@@ -6,7 +6,7 @@ import { AppError } from "./errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
-import { DOCS_HTML } from "./http/openapi/docs-page";
+import { livemodeInResponses } from "./http/middleware/livemode";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
 import { defineRoute } from "./http/route";
 import { companiesRoutes } from "./http/routes/companies";
@@ -28,7 +28,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const health = defineRoute({
   method: "get",
   path: "/health",
-  tags: ["Companies"],
+  tags: ["Health"],
   summary: "Liveness check",
   description: "Answers without an API key.",
   public: true,
@@ -41,6 +41,12 @@ function executionCtxOf(c: Context) {
   } catch {
     return undefined; // app.fetch called without a context (tests, in-process SII client)
   }
+}
+
+/** A static asset, with headers this app may still add to (X-Request-Id, nosniff). */
+async function asset(env: Env, request: Request): Promise<Response> {
+  const res = await env.ASSETS.fetch(request);
+  return new Response(res.body, res);
 }
 
 function buildApp() {
@@ -68,6 +74,7 @@ function buildApp() {
     }),
   );
   app.use("/api/*", apiKeyAuth);
+  app.use("/api/*", livemodeInResponses);
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
   app.route("/", filesRoutes);
@@ -86,7 +93,9 @@ function buildApp() {
   app.all("/simulator/sii/*", (c) => simulatorApp.fetch(c.req.raw, c.env, executionCtxOf(c)));
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));
-  app.get("/docs", (c) => c.html(DOCS_HTML));
+  // The API reference (Scalar) and its script are static assets (public/, wrangler.toml [assets]).
+  app.get("/docs", (c) => asset(c.env, new Request(new URL("/docs", c.req.url), c.req.raw)));
+  app.get("/docs-assets/*", (c) => asset(c.env, c.req.raw));
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

@@ -27,17 +27,39 @@ export function assertConfigured(env: Env): void {
   if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
     throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
   }
-  if (env.ENVIRONMENT === "production" && env.SII_MODE === "simulator") {
+  // (The in-process calls of test-mode companies to the simulator carry SII_MODE=simulator by design.)
+  if (env.ENVIRONMENT === "production" && env.SII_MODE === "simulator" && !isInternalSimulatorCall(env)) {
     throw new ConfigurationError("ENVIRONMENT=production refuses SII_MODE=simulator: deploy with `--env production` (wrangler.toml sets SII_MODE there)");
   }
 }
 
 /**
- * The built-in SII simulator (its SOAP/REST pages, scenario control and CAF grants) answers only
- * when SII_MODE is `simulator` and never in production, whatever SII_MODE says.
+ * The built-in SII simulator (its SOAP/REST pages, scenario control and CAF grants) is open to
+ * anyone only in a local deployment in simulator mode (`npm start`, tests). Everywhere else, the
+ * production deployment included, it answers only the SII client of test-mode companies (in-process,
+ * see `internalSimulatorEnv`) and requests carrying a test key (src/simulator/gate.ts).
  */
 export function simulatorEnabled(env: Pick<Env, "ENVIRONMENT" | "SII_MODE">): boolean {
   return env.SII_MODE === "simulator" && env.ENVIRONMENT !== "production";
+}
+
+/**
+ * The environment a company (or key) of one mode works in (issue 17): test mode always talks to the
+ * built-in SII simulator, in every deployment; live mode to the SII environment of SII_MODE.
+ */
+export function envForMode(env: Env, livemode: boolean): Env {
+  return livemode || env.SII_MODE === "simulator" ? env : { ...env, SII_MODE: "simulator" };
+}
+
+/** Marks the env the SII client hands to the in-process simulator: no HTTP request can carry it. */
+const INTERNAL_SIMULATOR_CALL = Symbol("internal simulator call");
+
+export function internalSimulatorEnv(env: Env): Env {
+  return Object.assign({ ...env }, { [INTERNAL_SIMULATOR_CALL]: true });
+}
+
+export function isInternalSimulatorCall(env: Env): boolean {
+  return (env as unknown as Record<symbol, unknown>)[INTERNAL_SIMULATOR_CALL] === true;
 }
 
 function base64Length(value: string): number {

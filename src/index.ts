@@ -1,6 +1,6 @@
 import { app } from "./app";
 import { runScheduled } from "./cron";
-import { assertConfigured } from "./config";
+import { assertConfigured, envForMode } from "./config";
 import { handleDeadLetters, handleIssuanceBatch } from "./pipeline/consumer";
 import { siiAuthority } from "./countries/cl";
 import { log } from "./lib/log";
@@ -20,7 +20,7 @@ export default {
       return handleWebhookBatch(batch, env);
     }
     if (batch.queue.endsWith("-dlq")) return handleDeadLetters(batch, env);
-    if (batch.queue.startsWith("dte-issuance")) return handleIssuanceBatch(batch, env, siiAuthority(env, ctx));
+    if (batch.queue.startsWith("dte-issuance")) return handleIssuanceBatch(batch, env, (livemode) => siiAuthority(envForMode(env, livemode), ctx));
     log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
     batch.retryAll({ delaySeconds: 300 });
   },

@@ -7,6 +7,8 @@ import { backoffSeconds } from "./retry";
 import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { newId } from "../lib/ids";
+import { envForMode } from "../config";
+import { companyContext } from "./steps";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
@@ -33,8 +35,12 @@ type SignedGroups = Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>;
  * and sent together; poll messages follow envelopes to their verdict. Every step is idempotent, so
  * duplicate deliveries do nothing twice; failures retry with backoff and jitter.
  */
-export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority): Promise<void> {
-  const deps: StepDeps = { db: createDb(env.DB), env, authority, now: () => new Date() };
+/** `authority`: one for every company (tests), or one per company mode (the Worker: test companies reach the simulator). */
+export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority | ((livemode: boolean) => TaxAuthority)): Promise<void> {
+  const deps: StepDeps =
+    typeof authority === "function"
+      ? { db: createDb(env.DB), env, authority: authority(true), authorityFor: authority, now: () => new Date() }
+      : { db: createDb(env.DB), env, authority, now: () => new Date() };
   const { invoiceMsgs, pollMsgs } = sortMessages(batch);
   const { rows, allocations } = await preallocateFolios(deps, invoiceMsgs);
   const { prepared, signed } = await prepareDocuments(deps, invoiceMsgs, rows, allocations);
@@ -196,7 +202,7 @@ async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
     pollMsgs.map(async ({ msg, body }) => {
       try {
         const { state, polls } = await pollEnvelope(deps, body.envelope_id);
-        if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, env.SII_MODE) });
+        if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, await siiModeOfCompany(deps, body.company_id)) });
         else msg.ack();
       } catch (e) {
         log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
@@ -223,7 +229,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
   const { env } = deps;
   try {
     const sent = await sending();
-    if (sent) await enqueueEnvelopePolls(env, [{ envelopeId, companyId: companyOf(msgs), delaySeconds: pollDelaySeconds(0, env.SII_MODE) }]);
+    if (sent) await enqueueEnvelopePolls(env, [{ envelopeId, companyId: companyOf(msgs), delaySeconds: pollDelaySeconds(0, await siiModeOfCompany(deps, companyOf(msgs))) }]);
     for (const m of msgs) m.ack();
   } catch (e) {
     if (e instanceof AuthorityError && !e.retryable) {
@@ -236,6 +242,12 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
     log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
     for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
   }
+}
+
+/** The SII mode a company's documents go to (test companies: the simulator). */
+async function siiModeOfCompany(deps: StepDeps, companyId: string): Promise<string> {
+  const { company } = await companyContext(deps, companyId);
+  return envForMode(deps.env, company.livemode).SII_MODE;
 }
 
 function companyOf(msgs: Message<unknown>[]): string {

@@ -3,6 +3,7 @@
  * by each company, and the legal deadlines. Each run does a bounded amount of work (a few companies,
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
+import { envForMode } from "../config";
 import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
@@ -23,7 +24,7 @@ const event = (db: Db, row: ReceivedRow, type: string, key: string) =>
   db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type, dedupeKey: key, payload: JSON.stringify(receivedView(row)) }).onConflictDoNothing();
 
 /** Documents of the register: new ones listed (XML pending unless the authority hands it out), known ones get their SII reception time. */
-async function applyRegister(env: Env, company: { id: string; taxId: string }, docs: RegisteredDocument[]): Promise<void> {
+async function applyRegister(env: Env, company: { id: string; taxId: string; livemode: boolean }, docs: RegisteredDocument[]): Promise<void> {
   const db = createDb(env.DB);
   for (const d of docs) {
     if (d.xml) await intakeFile(env, company, d.xml, "SII", null);
@@ -47,15 +48,15 @@ async function applyRegister(env: Env, company: { id: string; taxId: string }, d
 export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
   const db = createDb(env.DB);
   const due = await db
-    .select({ id: companies.id, taxId: companies.taxId, polledAt: receptionAddresses.polledAt })
+    .select({ id: companies.id, taxId: companies.taxId, livemode: companies.livemode, polledAt: receptionAddresses.polledAt })
     .from(companies)
     .innerJoin(certificates, and(eq(certificates.companyId, companies.id), eq(certificates.active, true), eq(certificates.status, "STORED")))
     .leftJoin(receptionAddresses, eq(receptionAddresses.companyId, companies.id))
     .where(and(eq(companies.status, "ACTIVE"), eq(companies.country, "CHL"), gt(certificates.validTo, at.toISOString()), or(isNull(receptionAddresses.polledAt), lt(receptionAddresses.polledAt, new Date(at.getTime() - 4 * 60_000).toISOString()))))
     .orderBy(sql`${receptionAddresses.polledAt} IS NOT NULL`, asc(receptionAddresses.polledAt))
     .limit(POLL_COMPANIES_PER_RUN);
-  const sii = siiReception(env);
   for (const c of due) {
+    const sii = siiReception(envForMode(env, c.livemode));
     try {
       await receptionToken(db, c.id);
       const signer = await requireSigningCredentials(db, env, c.id, at);

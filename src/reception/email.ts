@@ -52,7 +52,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
     return { id, outcome, documents };
   };
   const companyId = await companyOfAddress(db, mail.to, env.RECEPTION_DOMAIN);
-  const company = companyId ? await db.select({ id: companies.id, taxId: companies.taxId, status: companies.status }).from(companies).where(eq(companies.id, companyId)).get() : undefined;
+  const company = companyId ? await db.select({ id: companies.id, taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).get() : undefined;
   if (!company || company.status !== "ACTIVE") return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);
   if (mail.rawSize > EMAIL_LIMITS.maxMessageBytes) return record(company.id, mail.rawSize, "TOO_LARGE", `The message is larger than ${EMAIL_LIMITS.maxMessageBytes} bytes.`);
   const raw = await readRaw(mail.raw, EMAIL_LIMITS.maxMessageBytes);

@@ -6,6 +6,7 @@
  * with a known key is stored and flagged as a duplicate (EstadoRecepDTE 4). A failed verification
  * never blocks intake.
  */
+import { envForMode } from "../config";
 import { and, eq, inArray } from "drizzle-orm";
 import { isValidRut, normalizeRut, receptionCafTrust, verifyInbound, type InboundReport } from "../countries/cl";
 import { createDb } from "../db/client";
@@ -53,10 +54,11 @@ export function dteRanges(bytes: Uint8Array): [number, number][] {
 
 type Row = typeof receivedDocuments.$inferInsert;
 
-export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId">, bytes: Uint8Array, channel: Channel, messageId: string | null): Promise<IntakeResult> {
+export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, messageId: string | null): Promise<IntakeResult> {
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
-  const report = await verifyInbound(bytes, receptionCafTrust(env.SII_MODE));
+  // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
+  const report = await verifyInbound(bytes, receptionCafTrust(envForMode(env, company.livemode).SII_MODE));
   if (report.kind === "unknown") return { problem: report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
   const ranges = dteRanges(bytes);

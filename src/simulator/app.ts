@@ -24,7 +24,9 @@
  *   accept = normal checks; reject = every document RCH (SIM-RECHAZO); object = documents that pass
  *   are accepted with reparos (RLV, SIM-REPARO); down = every call but /scenario and /caf fails.
  *   The newest matching scenario applies. GET lists them; DELETE removes them all.
- * No API key: these pages exist only in simulator mode and hold only simulated data.
+ * No API key locally (simulator mode outside production). Elsewhere, production included, only a test
+ * key (X-Api-Key: dte_test_…) reaches these pages, and scenarios then need the rut of one of that
+ * client's test companies (./gate.ts); the SII client of test-mode companies calls in-process.
  */
 import { Hono } from "hono";
 import { createDb, type Db } from "../db/client";
@@ -39,7 +41,7 @@ import { tokenAnswer } from "./auth";
 import { SimulatedOutage, handleUpload, outage } from "./upload";
 import { boletaStatusJson, estDte, estUp } from "./status";
 import { scenarioJson, scenarioSchema } from "./scenario";
-import { simulatorEnabled } from "../config";
+import { scenarioRuts, simulatorReachable } from "./gate";
 import { reclamoService, receptionRegister } from "./reception";
 import { injectEnvio } from "./inject";
 
@@ -52,9 +54,9 @@ export const simulatorApp = new Hono<AppEnv>().basePath(SIMULATOR_BASE_PATH);
 
 simulatorApp.notFound((c) => respondError(c, "ROUTE_NOT_FOUND", `No simulated SII operation at ${c.req.method} ${new URL(c.req.url).pathname}.`));
 
-// Only in simulator mode; everywhere else these paths do not exist.
+// Open locally; elsewhere only to test mode (./gate.ts). For anyone else these paths do not exist.
 simulatorApp.use("*", async (c, next) => {
-  if (!simulatorEnabled(c.env)) {
+  if (!(await simulatorReachable(c))) {
     return respondError(c, "ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}. The API is described at /openapi.json and /docs.`);
   }
   await next();
@@ -188,7 +190,10 @@ simulatorApp.get("/recursos/v1/boleta.electronica.envio/:id", async (c) => {
 
 // Scenario control
 
-simulatorApp.get("/scenario", async (c) => c.json({ data: (await listScenarios(createDb(c.env.DB))).map(scenarioJson) }));
+simulatorApp.get("/scenario", async (c) => {
+  const db = createDb(c.env.DB);
+  return c.json({ data: (await listScenarios(db, await scenarioRuts(c, db))).map(scenarioJson) });
+});
 
 simulatorApp.post("/scenario", async (c) => {
   let raw: unknown;
@@ -216,11 +221,20 @@ simulatorApp.post("/scenario", async (c) => {
   if (parsed.data.failure !== undefined && parsed.data.mode !== "down") {
     return respondError(c, "VALIDATION_FAILED", "failure applies to mode down only.", [{ field: "failure", message: "failure needs mode down" }]);
   }
-  const row = await addScenario(createDb(c.env.DB), { ...parsed.data, ...(rut ? { rut } : {}) }, new Date());
+  const db = createDb(c.env.DB);
+  const own = await scenarioRuts(c, db);
+  if (own && (!rut || !own.includes(rut))) {
+    const message = "With a shared simulator (reached with a test key) a scenario needs the rut of one of your test-mode companies.";
+    return respondError(c, "VALIDATION_FAILED", message, [{ field: "rut", message: rut ? "Not one of your test-mode companies" : "Required" }]);
+  }
+  const row = await addScenario(db, { ...parsed.data, ...(rut ? { rut } : {}) }, new Date());
   return c.json(scenarioJson(row), 201);
 });
 
-simulatorApp.delete("/scenario", async (c) => c.json({ deleted: await clearScenarios(createDb(c.env.DB)) }));
+simulatorApp.delete("/scenario", async (c) => {
+  const db = createDb(c.env.DB);
+  return c.json({ deleted: await clearScenarios(db, await scenarioRuts(c, db)) });
+});
 
 // CAF grants (DECISIONS 18, POST /simulator/sii/caf) live in ./caf-route.ts: the main app mounts
 // that documented route before handing the rest of /simulator/sii/* to this sub-app.

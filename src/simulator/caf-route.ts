@@ -8,12 +8,12 @@ import type { AppEnv } from "../http/types";
 import { isValidRut } from "../countries/cl/documents/rut";
 import { DOCUMENT_TYPES } from "../countries/cl/documents/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
-import { simulatorEnabled } from "../config";
+import { simulatorReachable } from "./gate";
 
-/** The simulated SII exists only when SII_MODE is `simulator`; otherwise its paths are unknown. */
+/** The simulated SII is open locally and to test keys elsewhere (./gate.ts); otherwise its paths are unknown. */
 export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!simulatorEnabled(c.env)) {
-    throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator runs only with SII_MODE=simulator.`);
+  if (!(await simulatorReachable(c))) {
+    throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator answers locally in simulator mode, and elsewhere only to a test key (X-Api-Key: dte_test_…).`);
   }
   await next();
 };
@@ -24,7 +24,7 @@ const grant = defineRoute({
   tags: ["Enumeration (CAF)"],
   summary: "Simulator: obtain a CAF file",
   description:
-    "Simulator mode only (DECISIONS 18). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.",
+    "The simulated SII's portal (DECISIONS 18): open in a local deployment in simulator mode; in any other deployment (production included) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise. Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.",
   public: true,
   middleware: [simulatorOnly],
   request: {

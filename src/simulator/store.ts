@@ -95,12 +95,13 @@ export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: numbe
   return rows[0]!;
 }
 
-export function listScenarios(db: Db): Promise<ScenarioRow[]> {
-  return db.select().from(simScenarios).orderBy(desc(simScenarios.id)).all();
+/** `ruts`: only the scenarios of these companies (a shared simulator, see ./gate.ts); undefined: all. */
+export function listScenarios(db: Db, ruts?: string[]): Promise<ScenarioRow[]> {
+  return db.select().from(simScenarios).where(ruts ? inArray(simScenarios.rut, ruts) : undefined).orderBy(desc(simScenarios.id)).all();
 }
 
-export async function clearScenarios(db: Db): Promise<number> {
-  const rows = await db.delete(simScenarios).returning({ id: simScenarios.id });
+export async function clearScenarios(db: Db, ruts?: string[]): Promise<number> {
+  const rows = await db.delete(simScenarios).where(ruts ? inArray(simScenarios.rut, ruts) : undefined).returning({ id: simScenarios.id });
   return rows.length;
 }
 

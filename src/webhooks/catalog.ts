@@ -140,6 +140,7 @@ export function eventEnvelopeSchema(type: EventType) {
       type: z.literal(type),
       created_at: z.string().openapi({ description: "When the event happened, ISO 8601 UTC." }),
       company_id: z.string(),
+      livemode: z.boolean().openapi({ description: "false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode." }),
       api_version: z.literal(API_VERSION),
       data: EVENT_CATALOG[type].data,
     })
@@ -161,7 +162,7 @@ export function openApiWebhooks(registry: { registerWebhook: (route: any) => voi
           content: {
             "application/json": {
               schema: eventEnvelopeSchema(type),
-              example: { id: "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B", type, created_at: "2026-11-23T13:00:04.000Z", company_id: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M", api_version: API_VERSION, data: def.example },
+              example: { id: "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B", type, created_at: "2026-11-23T13:00:04.000Z", company_id: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M", livemode: false, api_version: API_VERSION, data: def.example },
             },
           },
         },

@@ -37,7 +37,7 @@ interface AttemptResult {
 
 /** POSTs the signed event; never throws (network errors and timeouts are results). */
 async function post(env: Env, endpoint: EndpointRow, event: EventRow, now: Date): Promise<AttemptResult> {
-  const rendered = renderEvent(event);
+  const rendered = renderEvent(event, endpoint.livemode);
   if (!rendered.ok) {
     log("error", "webhook event does not match the catalogue", { company_id: event.companyId, event_id: event.id, error: rendered.error });
     return { ok: false, unsendable: true, status: null, body: null, error: `not sent: ${rendered.error}`, durationMs: 0 };

@@ -60,7 +60,9 @@ export async function signingSecrets(env: Env, row: EndpointRow, now = new Date(
   return secrets;
 }
 
-export async function createEndpoint(db: Db, env: Env, companyId: string, input: Required<Pick<EndpointInput, "url" | "events">> & EndpointInput) {
+/** `company.livemode` is copied onto the endpoint: its deliveries say which mode they come from. */
+export async function createEndpoint(db: Db, env: Env, company: { id: string; livemode: boolean }, input: Required<Pick<EndpointInput, "url" | "events">> & EndpointInput) {
+  const companyId = company.id;
   checkUrl(env, input.url);
   const events = checkEvents(input.events);
   const [{ n }] = (await db.select({ n: count() }).from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE")))) as [{ n: number }];
@@ -70,7 +72,7 @@ export async function createEndpoint(db: Db, env: Env, companyId: string, input:
   const now = new Date().toISOString();
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ id, companyId, url: input.url, description: input.description ?? null, events: JSON.stringify(events), enabled: input.enabled ?? true, secretEnc: await sealSecret(env, id, secret), createdAt: now, updatedAt: now })
+    .values({ id, companyId, url: input.url, description: input.description ?? null, events: JSON.stringify(events), enabled: input.enabled ?? true, livemode: company.livemode, secretEnc: await sealSecret(env, id, secret), createdAt: now, updatedAt: now })
     .returning();
   return { row: row!, secret };
 }

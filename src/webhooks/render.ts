@@ -25,14 +25,14 @@ export function eventData(type: string, payloadJson: string): Record<string, unk
   return data;
 }
 
-export type RenderedEvent = { id: string; type: string; created_at: string; company_id: string; api_version: typeof API_VERSION; data: Record<string, unknown> };
+export type RenderedEvent = { id: string; type: string; created_at: string; company_id: string; livemode: boolean; api_version: typeof API_VERSION; data: Record<string, unknown> };
 
 /**
  * The delivery body, checked against the catalogue (the same zod schema the OpenAPI `webhooks`
  * section publishes): an event of an unknown type, or whose `data` does not match its schema, is
  * never sent; the caller records why (a writer's bug, not something a retry can fix).
  */
-export function renderEvent(e: EventRow): { ok: true; event: RenderedEvent } | { ok: false; error: string } {
+export function renderEvent(e: EventRow, livemode: boolean): { ok: true; event: RenderedEvent } | { ok: false; error: string } {
   if (!isEventType(e.type)) return { ok: false, error: `the event type ${e.type} is not in the catalogue` };
   let data: Record<string, unknown>;
   try {
@@ -45,5 +45,5 @@ export function renderEvent(e: EventRow): { ok: true; event: RenderedEvent } | {
     const first = checked.error.issues[0];
     return { ok: false, error: `the event data does not match the ${e.type} schema: ${first?.path.join(".") || "(root)"}: ${first?.message}` };
   }
-  return { ok: true, event: { id: e.id, type: e.type, created_at: e.createdAt, company_id: e.companyId, api_version: API_VERSION, data } };
+  return { ok: true, event: { id: e.id, type: e.type, created_at: e.createdAt, company_id: e.companyId, livemode, api_version: API_VERSION, data } };
 }

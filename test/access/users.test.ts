@@ -16,7 +16,7 @@ describe("users and API keys", () => {
   it("GET /api/me returns the principal", async () => {
     const companyId = await newCompany(owner);
     const me = await call("GET", "/api/me", { key: owner.key });
-    expect(me.body).toEqual({ apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: "OWNER", accessibleCompanyIds: expect.arrayContaining([companyId]) });
+    expect(me.body).toEqual({ apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: "OWNER", livemode: false, accessibleCompanyIds: expect.arrayContaining([companyId]) });
   });
 
   it("creates, lists and gets users; e-mails are unique per client, case-insensitively", async () => {
@@ -47,7 +47,7 @@ describe("users and API keys", () => {
     const u = await newUser(owner);
     const created = await call("POST", `/api/users/${u.id}/api-keys`, { key: owner.key, json: { name: "ERP", role: "ADMIN" } });
     expect(created.status).toBe(201);
-    expect(created.body.api_key).toMatch(/^dte_sk_[0-9A-Za-z]{40}$/);
+    expect(created.body.api_key).toMatch(/^dte_test_[0-9A-Za-z]{40}$/);
     expect(created.body.api_key.startsWith(created.body.prefix)).toBe(true);
     expect((await call("GET", "/api/me", { key: created.body.api_key })).body.role).toBe("ADMIN");
     const list = await call("GET", `/api/api-keys?user_id=${u.id}`, { key: owner.key });

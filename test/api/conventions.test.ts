@@ -100,7 +100,7 @@ describe("OpenAPI document", () => {
     }
     const served = new Set(
       app.routes
-        .filter((r) => r.method !== "ALL" && !["/openapi.json", "/docs"].includes(r.path))
+        .filter((r) => r.method !== "ALL" && !["/openapi.json", "/docs", "/docs-assets/*"].includes(r.path))
         .map((r) => `${r.method} ${r.path}`),
     );
     expect([...served].sort()).toEqual([...documented].sort());
@@ -121,12 +121,23 @@ describe("OpenAPI document", () => {
     }
   });
 
-  it("/docs is a self-contained page (no CDN)", async () => {
+  it("/docs is the API reference served from the Worker's own assets: no CDN, scripts from this address", async () => {
     const res = await call("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toContain("text/html");
-    expect(res.body).toContain("/openapi.json");
-    expect(res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.w3)/);
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+    const html = res.body as string;
+    expect(html).not.toMatch(/https?:\/\//);
+    const scripts = [...html.matchAll(/<script[^>]+src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts).toEqual(["/docs-assets/scalar.standalone.js", "/docs-assets/docs.js"]);
+    for (const src of scripts) {
+      const asset = await call("GET", src);
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers.get("Content-Type")).toContain("javascript");
+    }
+    const config = (await call("GET", "/docs-assets/docs.js")).body as string;
+    expect(config).toContain('url: "/openapi.json"');
+    expect(config).toContain("withDefaultFonts: false");
   });
 });
 

@@ -57,7 +57,7 @@ describe("loading and GET /api/catalogs/{country}/taxpayers/{tax_id}", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         tax_id: "76086428-5", legal_name: "COMERCIAL LOS ANDES SPA (NUEVO NOMBRE)", authorized_dte: true, resolution_number: 81,
-        resolution_date: "2014-08-23", exchange_email: "nuevo@losandes.cl", url: null, activities: [], source: "SII_DIRECTORY",
+        resolution_date: "2014-08-23", exchange_email: "nuevo@losandes.cl", url: null, activities: [], source: "SII_DIRECTORY", livemode: false,
       });
     }
     // Same file again: same answers (idempotent), and the first load's rows are pruned.

@@ -164,7 +164,7 @@ describe("alert threshold", () => {
   it("is configurable per document type and restorable to the default", async () => {
     const path = `/api/companies/${companyId}/enumeration/document-type/39/alert-threshold`;
     const set = await call("PUT", path, { key: owner.key, json: { alert_threshold: 20 } });
-    expect(set.body).toEqual({ id_document_type: "39", alert_threshold: 20, alert_threshold_is_default: false });
+    expect(set.body).toEqual({ id_document_type: "39", alert_threshold: 20, alert_threshold_is_default: false, livemode: false });
     expect((await list()).find((d) => d.id_document_type === "39").alert_threshold).toBe(20);
     const reset = await call("PUT", path, { key: owner.key, json: { alert_threshold: null } });
     expect(reset.body).toMatchObject({ alert_threshold: 5, alert_threshold_is_default: true });
@@ -201,10 +201,10 @@ describe("CAF from the tax authority", () => {
     expectError(await call("POST", path, { key: owner.key, json: { document_type: "33", quantity: 0 } }), 400, "VALIDATION_FAILED");
   });
 
-  it("against the real SII, refetch is a clear 'not supported' error", async () => {
+  it("against the real SII (a live company), refetch is a clear 'not supported' error", async () => {
     const company = (await findCompanyForClient(createDb(env.DB), companyId))!;
     for (const mode of ["certification", "production"]) {
-      const err = await refetchCaf(createDb(env.DB), { ...env, SII_MODE: mode }, company, { document_type: "33", quantity: 10 }).catch((e) => e);
+      const err = await refetchCaf(createDb(env.DB), { ...env, SII_MODE: mode }, { ...company, livemode: true }, { document_type: "33", quantity: 10 }).catch((e) => e);
       expect(err.code).toBe("ENUMERATION_REFETCH_NOT_SUPPORTED");
       expect(err.message).toContain("portal");
     }

@@ -75,6 +75,7 @@ export interface Actor {
   clientId: string;
   apiKeyId: string;
   role: Role;
+  livemode: boolean;
 }
 
 const pepper = () => env.API_KEY_PEPPER!;
@@ -85,13 +86,13 @@ export async function newClient(name = "Test client"): Promise<string> {
   return id;
 }
 
-export async function newKey(clientId: string, role: Role, name = `${role} key`): Promise<Actor> {
-  const k = await createApiKey(createDb(env.DB), pepper(), { clientId, userId: null, name, role });
-  return { key: k.key, clientId, apiKeyId: k.id, role };
+export async function newKey(clientId: string, role: Role, name = `${role} key`, livemode = false): Promise<Actor> {
+  const k = await createApiKey(createDb(env.DB), pepper(), { clientId, userId: null, name, role, livemode });
+  return { key: k.key, clientId, apiKeyId: k.id, role, livemode };
 }
 
-export async function newOwner(name?: string): Promise<Actor> {
-  return newKey(await newClient(name), "OWNER");
+export async function newOwner(name?: string, livemode = false): Promise<Actor> {
+  return newKey(await newClient(name), "OWNER", undefined, livemode);
 }
 
 let rutSeq = 50_000_000;

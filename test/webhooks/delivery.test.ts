@@ -30,12 +30,13 @@ describe("webhook delivery", () => {
       expect(r.headers["webhook-id"]).toBe(payload.id);
       expect(r.headers["user-agent"]).toMatch(/^DTE-API-Webhooks\//);
       expect(r.headers["content-type"]).toBe("application/json");
-      expect(payload).toMatchObject({ company_id: issuer.companyId, api_version: "1.0.0" });
+      expect(payload).toMatchObject({ company_id: issuer.companyId, livemode: false, api_version: "1.0.0" });
       expect(payload.data.id).toBe(posted.body.id);
       expect(payload.data).not.toHaveProperty("history");
     }
     const accepted = verified(hook.secret, got.find((r) => types([r])[0] === "invoice.accepted")!);
-    const { history: _h, ...current } = final;
+    const { history: _h, livemode, ...current } = final;
+    expect(livemode).toBe(false);
     expect(accepted.data).toEqual(current);
     // the delivery log: two deliveries, each one attempt with status 200
     const log = await deliveries(issuer.base, issuer.owner.key, hook.id);
@@ -101,7 +102,7 @@ describe("webhook delivery", () => {
     // redeliver every failed delivery since a time: a fresh round of attempts
     await behave(dead.path, { status: 200 });
     const again = await call("POST", `${base}/webhooks/${deadHook.id}/redeliver`, { key: owner.key, json: { failed_since: "2020-01-01T00:00:00Z" } });
-    expect(again.body).toEqual({ redelivered: 1, delivery: null });
+    expect(again.body).toEqual({ redelivered: 1, delivery: null, livemode: false });
     await until(dead.path, (r) => r.length >= 5);
   });
 

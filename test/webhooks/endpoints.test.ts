@@ -38,7 +38,7 @@ describe("webhook endpoints", () => {
     expect(changed.body).toMatchObject({ events: ["*"], enabled: false, disabled_reason: "Disabled by the client" });
 
     const deleted = await call("DELETE", `/api/companies/${companyId}/webhooks/${created.id}`, { key: owner.key });
-    expect(deleted.body).toEqual({ id: created.id, deleted: true });
+    expect(deleted.body).toEqual({ id: created.id, deleted: true, livemode: false });
     expectError(await call("GET", `/api/companies/${companyId}/webhooks/${created.id}`, { key: owner.key }), 404, "WEBHOOK_NOT_FOUND");
   });
 

@@ -36,6 +36,8 @@ export const apiKeys = sqliteTable(
     prefix: text("prefix").notNull(),
     /** HMAC-SHA256(API_KEY_PEPPER, key), hex. The key itself is never stored. */
     keyHash: text("key_hash").notNull(),
+    /** Test (false, `dte_test_…`: the built-in SII simulator) or live (true, `dte_live_…`: SII_MODE). */
+    livemode: integer("livemode", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull().default(now),
     lastUsedAt: text("last_used_at"),
     revokedAt: text("revoked_at"),
@@ -68,13 +70,15 @@ export const companies = sqliteTable(
     country: text("country").notNull(),
     startActivitiesDate: text("start_activities_date"),
     status: text("status", { enum: ["ACTIVE", "DELETED"] }).notNull().default("ACTIVE"),
+    /** The mode of the key that created it; everything below the company (certificates, CAFs, documents, received documents, webhooks) inherits it. */
+    livemode: integer("livemode", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
     deletedAt: text("deleted_at"),
   },
   (t) => [
-    index("companies_client_idx").on(t.clientId, t.status, t.createdAt, t.id),
-    uniqueIndex("companies_active_tax_id_uq").on(t.clientId, t.country, t.taxId).where(sql`status = 'ACTIVE'`),
+    index("companies_client_idx").on(t.clientId, t.livemode, t.status, t.createdAt, t.id),
+    uniqueIndex("companies_active_tax_id_uq").on(t.clientId, t.livemode, t.country, t.taxId).where(sql`status = 'ACTIVE'`),
   ],
 );
 

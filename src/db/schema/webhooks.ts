@@ -28,6 +28,8 @@ export const webhookEndpoints = sqliteTable(
     /** First failed attempt of the current run of failures (null once one succeeds). */
     failingSince: text("failing_since"),
     status: text("status", { enum: ["ACTIVE", "DELETED"] }).notNull().default("ACTIVE"),
+    /** The company's mode, copied at creation: deliveries say `livemode` without reading the company. */
+    livemode: integer("livemode", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },

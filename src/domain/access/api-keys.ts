@@ -7,14 +7,17 @@ import type { CompanyRow } from "../companies/repository";
 import type { Principal } from "./principal";
 import { reachesAllCompanies, type Role } from "./roles";
 
-/** `dte_sk_` + 40 base62 characters (about 238 bits of entropy). */
-export const API_KEY_PATTERN = /^dte_sk_[0-9A-Za-z]{40}$/;
+/**
+ * `dte_test_` or `dte_live_` + 40 base62 characters (about 238 bits of entropy). Keys made before
+ * modes existed (`dte_sk_…`) keep working, as test keys. The mode is read from the key's row.
+ */
+export const API_KEY_PATTERN = /^dte_(?:test|live|sk)_[0-9A-Za-z]{40}$/;
 const PREFIX_LENGTH = 12;
 /** last_used_at is refreshed at most once a minute per key to keep reads cheap. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function generateApiKey(): { key: string; prefix: string } {
-  const key = `dte_sk_${randomBase62(40)}`;
+export function generateApiKey(livemode: boolean): { key: string; prefix: string } {
+  const key = `dte_${livemode ? "live" : "test"}_${randomBase62(40)}`;
   return { key, prefix: key.slice(0, PREFIX_LENGTH) };
 }
 
@@ -27,16 +30,18 @@ export interface NewKeyInput {
   userId: string | null;
   name: string;
   role: Role;
+  livemode: boolean;
 }
 
 export async function createApiKey(db: Db, pepper: string, input: NewKeyInput) {
-  const { key, prefix } = generateApiKey();
+  const { key, prefix } = generateApiKey(input.livemode);
   const row = {
     id: newId("key"),
     clientId: input.clientId,
     userId: input.userId,
     name: input.name,
     role: input.role,
+    livemode: input.livemode,
     prefix,
     keyHash: await hashApiKey(pepper, key),
     createdAt: new Date().toISOString(),
@@ -83,7 +88,7 @@ export async function authenticate(db: Db, pepper: string, header: string | unde
     : null;
   return {
     ok: true,
-    principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role },
+    principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role, livemode: row.livemode },
     touch,
     company,
   };
@@ -109,12 +114,12 @@ export async function companyAccess(db: Db, principal: Principal, companyId: str
 
 /** The ids of the companies a key reaches (§2.5 `accessibleCompanyIds`), for GET /api/me. */
 export async function accessibleCompanies(db: Db, principal: Principal): Promise<string[]> {
-  const { clientId, apiKeyId, role } = principal;
+  const { clientId, apiKeyId, role, livemode } = principal;
   if (reachesAllCompanies(role)) {
     const rows = await db
       .select({ id: companies.id })
       .from(companies)
-      .where(and(eq(companies.clientId, clientId), eq(companies.status, "ACTIVE")))
+      .where(and(eq(companies.clientId, clientId), eq(companies.livemode, livemode), eq(companies.status, "ACTIVE")))
       .orderBy(companies.id);
     return rows.map((r) => r.id);
   }
@@ -122,7 +127,7 @@ export async function accessibleCompanies(db: Db, principal: Principal): Promise
     .select({ id: companies.id })
     .from(apiKeyCompanies)
     .innerJoin(companies, eq(companies.id, apiKeyCompanies.companyId))
-    .where(and(eq(apiKeyCompanies.apiKeyId, apiKeyId), eq(companies.status, "ACTIVE"), isNull(companies.deletedAt)))
+    .where(and(eq(apiKeyCompanies.apiKeyId, apiKeyId), eq(companies.livemode, livemode), eq(companies.status, "ACTIVE"), isNull(companies.deletedAt)))
     .orderBy(companies.id);
   return rows.map((r) => r.id);
 }

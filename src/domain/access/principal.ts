@@ -5,4 +5,6 @@ export interface Principal {
   apiKeyId: string;
   clientId: string;
   role: Role;
+  /** Test (false) or live (true): the key sees only the companies of its own mode. */
+  livemode: boolean;
 }

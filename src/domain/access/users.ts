@@ -64,13 +64,16 @@ export async function revokeUser(db: Db, principal: Principal, userId: string): 
   return { ...user, status: "REVOKED", revokedAt: user.revokedAt ?? now };
 }
 
-export async function createUserKey(db: Db, pepper: string, principal: Principal, userId: string, input: { name: string; role: Role }) {
+export async function createUserKey(db: Db, pepper: string, principal: Principal, userId: string, input: { name: string; role: Role; livemode?: boolean }) {
   const user = await getUser(db, principal, userId);
   if (user.status !== "ACTIVE") throw new AppError("USER_REVOKED", `User ${user.id} is revoked; keys cannot be created for it.`);
   if (!canManageKeyOfRole(principal.role, input.role)) {
     throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not create ${input.role} keys.`);
   }
-  return createApiKey(db, pepper, { clientId: principal.clientId, userId: user.id, name: input.name.trim(), role: input.role });
+  const livemode = input.livemode ?? principal.livemode;
+  // A test key is often handed to development machines: it can never mint a live key.
+  if (livemode && !principal.livemode) throw new AppError("AUTH_ROLE_FORBIDDEN", "A test key may not create live keys; use a live key.");
+  return createApiKey(db, pepper, { clientId: principal.clientId, userId: user.id, name: input.name.trim(), role: input.role, livemode });
 }
 
 export async function getKey(db: Db, principal: Principal, keyId: string): Promise<ApiKeyRow> {
@@ -126,7 +129,10 @@ export async function setGrant(db: Db, principal: Principal, keyId: string, comp
   if (key.revokedAt) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} is revoked.`);
   const company = await db.query.companies.findFirst({ where: eq(companies.id, companyId) });
   // Missing and another client's company answer alike (403); only the client's own deleted one is 404.
-  if (!company || company.clientId !== principal.clientId) throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+  if (!company || company.clientId !== principal.clientId || company.livemode !== principal.livemode) throw new AppError("AUTH_COMPANY_ACCESS_DENIED", "This API key has no access to this company.");
+  if (key.livemode !== company.livemode) {
+    throw new AppError("API_KEY_GRANT_NOT_APPLICABLE", `A ${key.livemode ? "live" : "test"} key cannot be granted a ${company.livemode ? "live" : "test"} company: each mode sees only its own data.`);
+  }
   if (company.status !== "ACTIVE") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
   if (granted) {
     await db.insert(apiKeyCompanies).values({ apiKeyId: key.id, companyId }).onConflictDoNothing();

@@ -59,6 +59,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     country: country.alpha3,
     startActivitiesDate: input.start_activities_date,
     status: "ACTIVE",
+    livemode: principal.livemode,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -70,7 +71,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     ]);
   } catch (e) {
     if (uniqueViolation(e)?.startsWith("companies.")) {
-      throw new AppError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client.`, [
+      throw new AppError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client in ${principal.livemode ? "live" : "test"} mode.`, [
         { field: "tax_identification_document_number", message: "Already registered" },
       ]);
     }
@@ -86,7 +87,7 @@ export interface CompanyListFilters {
 }
 
 export async function listCompanies(db: Db, principal: Principal, filters: CompanyListFilters, page: { perPage: number; offset: number }) {
-  const where: SQL[] = [eq(companies.clientId, principal.clientId), eq(companies.status, filters.status ?? "ACTIVE")];
+  const where: SQL[] = [eq(companies.clientId, principal.clientId), eq(companies.livemode, principal.livemode), eq(companies.status, filters.status ?? "ACTIVE")];
   if (!reachesAllCompanies(principal.role)) {
     where.push(inArray(companies.id, db.select({ id: apiKeyCompanies.companyId }).from(apiKeyCompanies).where(eq(apiKeyCompanies.apiKeyId, principal.apiKeyId))));
   }

@@ -5,8 +5,10 @@
  * So a range is refused while any other company with the same RUT (any client, deleted ones
  * included: their folios may have been used) holds an overlapping range of the same type.
  *
- * Applied in every SII mode: the simulator grants folios per RUT like the SII, so a refetch never
- * collides, and uploading one simulated CAF into two accounts is refused exactly as in live mode.
+ * Applied within each mode (issue 17): among live companies (the SII's folios) and, separately,
+ * among test companies (the simulator grants folios per RUT like the SII, so a refetch never
+ * collides, and uploading one simulated CAF into two accounts is refused exactly as in live mode).
+ * A company's test and live ranges never compete: they come from different authorities.
  *
  * This reads across companies on purpose (a control-plane check on the small `cafs` table by RUT),
  * never document records.
@@ -18,6 +20,8 @@ import { AppError } from "../../errors";
 
 export interface RangeClaim {
   companyId: string;
+  /** The claiming company's mode: test CAFs (the simulator's) and live ones (the SII's) never compete. */
+  livemode: boolean;
   rut: string;
   documentType: number;
   from: number;
@@ -29,7 +33,7 @@ async function rivals(db: Db, claim: RangeClaim) {
   const sameRut = await db
     .select({ id: companies.id })
     .from(companies)
-    .where(and(eq(companies.taxId, claim.rut), eq(companies.country, "CHL"), ne(companies.id, claim.companyId)));
+    .where(and(eq(companies.taxId, claim.rut), eq(companies.country, "CHL"), eq(companies.livemode, claim.livemode), ne(companies.id, claim.companyId)));
   if (sameRut.length === 0) return [];
   const rows = await db
     .select({ id: cafs.id, createdAt: cafs.createdAt })

@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { parseCaf, siiAuthority, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
+import { envForMode } from "../../config";
 import type { Db } from "../../db/client";
 import { cafs } from "../../db/schema";
 import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
@@ -33,7 +34,9 @@ export function allocator(env: Env, companyId: string, documentType: number) {
  * and overlaps no loaded range; stores the file in R2, gives the range to the folio allocator (the
  * authority on folio usage) and records it for listing.
  */
-export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8Array, source: CafRow["source"], now = new Date()): Promise<CafRow> {
+export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file: Uint8Array, source: CafRow["source"], now = new Date()): Promise<CafRow> {
+  // Test-mode companies trust the simulated SII's key (and only they); live ones the SII of SII_MODE.
+  const env = envForMode(workerEnv, company.livemode);
   let caf: Caf;
   try {
     caf = await parseCaf(file, { mode: env.SII_MODE === "simulator" ? "simulator" : "sii" });
@@ -44,7 +47,7 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
   if (env.SII_MODE !== "simulator" && caf.environment !== env.SII_MODE) {
     throw new AppError(
       "ENUMERATION_CAF_WRONG_ENVIRONMENT",
-      `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.idk}); the service is configured for ${env.SII_MODE}.`,
+      `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.idk}); live mode of this service talks to the SII ${env.SII_MODE} environment.`,
     );
   }
   if (company.country !== "CHL" || caf.issuerRut !== company.taxId) {
@@ -69,7 +72,7 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
   if (overlap) {
     throw new AppError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
   }
-  const claim: RangeClaim = { companyId: company.id, rut: caf.issuerRut, documentType: caf.documentType, from: caf.from, to: caf.to };
+  const claim: RangeClaim = { companyId: company.id, livemode: company.livemode, rut: caf.issuerRut, documentType: caf.documentType, from: caf.from, to: caf.to };
   await assertRangeFree(db, claim);
 
   const id = newId("caf");
@@ -121,7 +124,8 @@ export async function loadCaf(db: Db, env: Env, company: CompanyRow, file: Uint8
 }
 
 /** CAF of the tax authority (§4.7 refetch): the simulator grants it; the real SII cannot from here. */
-export async function refetchCaf(db: Db, env: Env, company: CompanyRow, input: { document_type: string; quantity: number }, now = new Date()): Promise<CafRow> {
+export async function refetchCaf(db: Db, workerEnv: Env, company: CompanyRow, input: { document_type: string; quantity: number }, now = new Date()): Promise<CafRow> {
+  const env = envForMode(workerEnv, company.livemode);
   const type = resolveEnumerationType(input.document_type);
   if (env.SII_MODE !== "simulator") {
     throw new AppError(

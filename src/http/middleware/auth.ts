@@ -54,7 +54,7 @@ export function companyAccessDenied(): AppError {
 /**
  * Loads the company named in the path (`idCompany` or `company_id`) and checks the key reaches it:
  * 403 AUTH_COMPANY_ACCESS_DENIED, with one message, when it does not exist, belongs to another client
- * or a MEMBER key was not granted it (DECISIONS 7: never 404 for someone else's company; and a
+ * or to the other mode (test/live), or a MEMBER key was not granted it (DECISIONS 7: never 404 for someone else's company; and a
  * missing id answers exactly like someone else's, so probing tells nothing); 404 only for the
  * client's own deleted company (DECISIONS 13).
  */
@@ -66,7 +66,8 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
     const prefetched = c.get("companyAccess");
     const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
     const company = access.row;
-    if (!company || company.clientId !== principal.clientId) throw companyAccessDenied();
+    // A company of the other mode answers exactly like another client's (issue 17: neither mode sees the other).
+    if (!company || company.clientId !== principal.clientId || company.livemode !== principal.livemode) throw companyAccessDenied();
     if (company.status === "DELETED") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
     if (!reachesAllCompanies(principal.role) && !access.granted) throw companyAccessDenied();
     if (!can(principal.role, permission)) {

@@ -11,7 +11,7 @@ const TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * `Idempotency-Key` on creating POSTs (DECISIONS 11). The first request claims the key; a repeat
- * with the same method, path and body replays the stored response (header Idempotent-Replayed:
+ * with the same method, path and body (JSON compared by meaning: key order and spacing do not count) replays the stored response (header Idempotent-Replayed:
  * true) without doing the work again; the same key with another request is 409
  * IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE.
  * Responses of 5xx are not stored, so the client may retry. Keys are kept 24 hours, per client.
@@ -22,15 +22,19 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!KEY_PATTERN.test(key)) {
     throw new AppError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.");
   }
-  const { clientId } = c.get("principal");
+  const principal = c.get("principal");
+  // Keys are per client and mode: a test request and a live one never share an Idempotency-Key.
+  const clientId = principal.livemode ? `${principal.clientId}:live` : principal.clientId;
   const db = createDb(c.env.DB);
   const url = new URL(c.req.url);
   const scope = `${c.req.method} ${url.pathname}`;
-  const body = await c.req.raw.clone().arrayBuffer();
-  const head = new TextEncoder().encode(`${scope}\n${c.req.header("content-type") ?? ""}\n`);
-  const signed = new Uint8Array(head.length + body.byteLength);
+  const contentType = c.req.header("content-type") ?? "";
+  const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
+  const head = new TextEncoder().encode(`${scope}\n${contentType}\n`);
+  const meaning = jsonMeaning(contentType, body) ?? body;
+  const signed = new Uint8Array(head.length + meaning.byteLength);
   signed.set(head);
-  signed.set(new Uint8Array(body), head.length);
+  signed.set(meaning, head.length);
   const fingerprint = await sha256Hex(signed);
   const now = new Date();
 
@@ -80,4 +84,27 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 function release(db: Db, clientId: string, key: string) {
   return db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+}
+
+/**
+ * A JSON body compared by meaning, not bytes: keys sorted at every depth, no insignificant white
+ * space, so `{"a":1,"b":2}` and `{ "b": 2, "a": 1 }` are the same request. Other bodies (and JSON
+ * that does not parse, which the route refuses anyway) are compared byte for byte.
+ */
+export function jsonMeaning(contentType: string, body: Uint8Array): Uint8Array | undefined {
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType.trim())) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body));
+  } catch {
+    return undefined;
+  }
+  return new TextEncoder().encode(JSON.stringify(sortKeys(value)));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  // fromEntries defines own properties, so a "__proto__" key stays a key.
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
 }

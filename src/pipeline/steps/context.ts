@@ -9,12 +9,21 @@ import { AppError } from "../../errors";
 import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state";
 import type { TaxAuthority } from "../../countries/port";
 import { chunked } from "../../lib/chunked";
+import { envForMode } from "../../config";
 
 export interface StepDeps {
   db: Db;
   env: Env;
+  /** The authority of every company, unless `authorityFor` is given. */
   authority: TaxAuthority;
+  /** The authority by company mode (issue 17): test companies always reach the SII simulator. */
+  authorityFor?: (livemode: boolean) => TaxAuthority;
   now: () => Date;
+}
+
+/** The tax authority a company of this mode talks to. */
+export function authorityOf(deps: StepDeps, company: { livemode: boolean }): TaxAuthority {
+  return deps.authorityFor ? deps.authorityFor(company.livemode) : deps.authority;
 }
 
 /** A problem that will not go away by retrying: the document ends FAILED with the reason. */
@@ -60,11 +69,16 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   let p = cafCache.get(cafId);
   if (!p) {
     p = (async () => {
-      const row = await deps.db.query.cafs.findFirst({ where: eq(cafs.id, cafId) });
+      const [row] = await deps.db
+        .select({ fileKey: cafs.fileKey, livemode: companies.livemode })
+        .from(cafs)
+        .innerJoin(companies, eq(companies.id, cafs.companyId))
+        .where(eq(cafs.id, cafId))
+        .limit(1);
       if (!row) throw new TerminalStepError(`CAF ${cafId} is not on record`);
       const object = await deps.env.FILES.get(row.fileKey);
       if (!object) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
-      return parseCaf(new Uint8Array(await object.arrayBuffer()), { mode: deps.env.SII_MODE === "simulator" ? "simulator" : "sii" });
+      return parseCaf(new Uint8Array(await object.arrayBuffer()), { mode: envForMode(deps.env, row.livemode).SII_MODE === "simulator" ? "simulator" : "sii" });
     })();
     cafCache.set(cafId, p);
     p.catch(() => cafCache.delete(cafId));

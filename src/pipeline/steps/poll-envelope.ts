@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
 import type { DocumentKey } from "../../countries/port";
-import { type StepDeps, releaseCancellations, signerFor, companyContext } from "./context";
+import { type StepDeps, authorityOf, releaseCancellations, signerFor, companyContext } from "./context";
 import { chunked } from "../../lib/chunked";
 
 // ---------------------------------------------------------------------------------------------
@@ -34,7 +34,7 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     total: m.total,
     receiverRut: m.recipientRut,
   }));
-  const verdict = await deps.authority.poll({ kind: envelope.kind, trackId: envelope.trackId, companyRut: company.taxId, signer, documents });
+  const verdict = await authorityOf(deps, company).poll({ kind: envelope.kind, trackId: envelope.trackId, companyRut: company.taxId, signer, documents });
   const mine = eq(invoices.envelopeId, envelopeId);
   if (!verdict.final) {
     // The envelope's progress (REC, SOK, FOK…) and, when it changed, its documents' fiscal status.

@@ -6,7 +6,7 @@ import { newId } from "../../lib/ids";
 import { toLocalDateTime } from "../../lib/time";
 import { documentKeys } from "../../storage/keys";
 import { readDocumentXml } from "../../storage/documents";
-import { type StepDeps, TerminalStepError, signerFor, type CompanyContext, type Signer, companyContext } from "./context";
+import { type StepDeps, authorityOf, TerminalStepError, signerFor, type CompanyContext, type Signer, companyContext } from "./context";
 import type { Prepared, StoredEnvelope } from "./sign";
 import { chunked } from "../../lib/chunked";
 
@@ -93,7 +93,7 @@ async function uploadAndRecord(
   deps: StepDeps,
   p: { company: CompanyContext["company"]; signer: Signer; kind: "EnvioDTE" | "EnvioBOLETA"; envelopeId: string; xml: Uint8Array; documents: number },
 ): Promise<{ trackId: string; documents: number }> {
-  const result = await deps.authority.upload({ kind: p.kind, xml: p.xml, companyRut: p.company.taxId, signer: p.signer, fileName: `${p.envelopeId}.xml` });
+  const result = await authorityOf(deps, p.company).upload({ kind: p.kind, xml: p.xml, companyRut: p.company.taxId, signer: p.signer, fileName: `${p.envelopeId}.xml` });
   const note = `Sent to the SII in envelope ${p.envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
   await deps.db.batch([
     deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, p.envelopeId)),

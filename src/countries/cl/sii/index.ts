@@ -1,8 +1,10 @@
 /**
- * Wiring of the SII client for the running Worker: the mode comes from env.SII_MODE; in simulator
+ * Wiring of the SII client for the running Worker: the mode comes from env.SII_MODE (callers pass
+ * `envForMode(env, company.livemode)`: test-mode companies always get the simulator); in simulator
  * mode the fetcher is the Worker's own app (`app.fetch(req, env, ctx)`), so requests never leave the
  * isolate but go through the full HTTP wire format (SOAP, multipart, cookies, headers).
  */
+import { internalSimulatorEnv } from "../../../config";
 import { SiiClient, type SiiClientOptions, type SiiMode } from "./client";
 
 export * from "./client";
@@ -23,7 +25,7 @@ export function siiClientFor(env: Env, ctx?: ExecutionContext, opts: Omit<SiiCli
     fetcher: async (req) => {
       // Lazy import: the app imports the simulator, which must not import the app back at load time.
       const { app } = await import("../../../app");
-      return app.fetch(req, env, ctx);
+      return app.fetch(req, internalSimulatorEnv(env), ctx);
     },
     ...opts,
   });

@@ -19,6 +19,7 @@ const PrincipalSchema = z
     apiKeyId: z.string(),
     clientId: z.string(),
     role: RoleSchema,
+    livemode: z.boolean().describe("false for a test key (`dte_test_…`, the built-in SII simulator), true for a live key (`dte_live_…`)."),
     accessibleCompanyIds: z.array(z.string()),
   })
   .openapi("Principal");
@@ -48,6 +49,7 @@ const ApiKeySchema = z
     name: z.string(),
     role: RoleSchema,
     prefix: z.string().describe("First characters of the key, to tell keys apart. The key itself is never shown again."),
+    livemode: z.boolean().describe("The key's mode: false = test (`dte_test_…`), true = live (`dte_live_…`)."),
     company_ids: z.array(z.string()).describe("Companies granted to a MEMBER key; OWNER and ADMIN keys reach all companies of the client."),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
@@ -63,6 +65,10 @@ const ApiKeyCreateSchema = z
   .object({
     name: z.string().trim().min(1, "Required").max(120, "At most 120 characters").openapi({ example: "ERP production" }),
     role: RoleSchema,
+    livemode: z
+      .boolean()
+      .optional()
+      .describe("Mode of the new key; default: the mode of the key that asks. A test key cannot create live keys (403 AUTH_ROLE_FORBIDDEN)."),
   })
   .openapi("ApiKeyCreate");
 
@@ -75,7 +81,7 @@ function userView(u: UserRow) {
 }
 function keyView(k: ApiKeyRow & { companyIds: string[] }) {
   return {
-    id: k.id, user_id: k.userId, name: k.name, role: k.role, prefix: k.prefix, company_ids: k.companyIds,
+    id: k.id, user_id: k.userId, name: k.name, role: k.role, prefix: k.prefix, livemode: k.livemode, company_ids: k.companyIds,
     created_at: k.createdAt, last_used_at: k.lastUsedAt, revoked_at: k.revokedAt,
   };
 }

@@ -120,7 +120,7 @@ const deliveryDetail = defineRoute({
 
 export const webhooksRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(create, async (c) => {
-    const { row, secret } = await createEndpoint(createDb(c.env.DB), c.env, c.get("company").id, c.req.valid("json"));
+    const { row, secret } = await createEndpoint(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"));
     return c.json({ ...endpointView(row), secret }, 201);
   })
   .openapi(list, async (c) => c.json(singlePage((await listEndpoints(createDb(c.env.DB), c.get("company").id)).map((r) => endpointView(r))), 200))
