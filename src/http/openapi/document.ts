@@ -2,12 +2,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../errors";
 import { openApiWebhooks } from "../../webhooks/catalog";
 
-/** The specification's functional areas (§1), in its order. */
+/** The specification's functional areas (§1), in its order; then ours (Operations: health, dead letters). */
 export const TAGS = [
   "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
   "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
   "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices",
-  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types",
+  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Operations",
 ] as const;
 
 const ERROR_TABLE = Object.entries(ERROR_CODES)
