@@ -9,7 +9,8 @@ import { requestId } from "./http/middleware/request-id";
 import { requestLog } from "./http/middleware/request-log";
 import { DOCS_HTML } from "./http/openapi/docs-page";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
-import { defineRoute } from "./http/route";
+import { defineRoute, MAX_BODY_BYTES } from "./http/route";
+import { apiKeyRateLimit } from "./http/middleware/rate-limit";
 import { companiesRoutes } from "./http/routes/companies";
 import { filesRoutes } from "./http/routes/files";
 import { usersRoutes } from "./http/routes/users";
@@ -25,8 +26,6 @@ import { simulatorCafRoutes } from "./simulator/caf-route";
 import { simulatorApp } from "./simulator/app";
 import type { AppEnv } from "./http/types";
 
-/** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 const CheckSchema = z.object({ status: z.enum(["ok", "error"]), error: z.string().optional() });
 const HealthSchema = z
@@ -87,6 +86,7 @@ function buildApp() {
     }),
   );
   app.use("/api/*", apiKeyAuth);
+  app.use("/api/*", apiKeyRateLimit);
 
   app.openapi(health, async (c) => {
     const report = await healthReport(c.env);

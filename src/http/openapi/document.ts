@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../errors";
+import { RATE_LIMITS_DOC } from "../rate-limits";
 import { openApiWebhooks } from "../../webhooks/catalog";
 
 /** The specification's functional areas (§1), in its order; then ours (Operations: health, dead letters). */
@@ -31,6 +32,10 @@ ${ERROR_TABLE}
 **Lists** answer \`{data, current_page, per_page, total, last_page}\`; \`page\` starts at 1, \`per_page\` defaults to 20 and is at most 100.
 
 **Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response (header \`Idempotent-Replayed: true\`); the same key with another body is 409.
+
+${RATE_LIMITS_DOC}
+
+**Request bodies** have a size limit per operation (stated in each one's description); above it the answer is 413 \`PAYLOAD_TOO_LARGE\`.
 
 **Dates** without offset are in the company's time zone (default America/Santiago).`;
 
