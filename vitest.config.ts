@@ -48,6 +48,9 @@ function rateLimiters() {
  */
 export default defineConfig({
   test: {
+    // The Worker logs a JSON line per request and queue message (src/lib/log.ts): tests print only
+    // its warnings and errors (the log tests read the lines themselves).
+    onConsoleLog: (line: string) => (line.startsWith('{"level":"info"') || line.startsWith('{"level":"debug"') ? false : undefined),
     projects: [
       {
         plugins: [
@@ -73,9 +76,6 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          // The Worker logs a JSON line per request and queue message (src/lib/log.ts): tests print
-          // only its warnings and errors (the log tests read the lines themselves).
-          onConsoleLog: (line) => (line.startsWith('{"level":"info"') || line.startsWith('{"level":"debug"') ? false : undefined),
           setupFiles: ["./test/setup/apply-migrations.ts"],
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],

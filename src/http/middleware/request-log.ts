@@ -12,7 +12,8 @@ export const requestLog: MiddlewareHandler<AppEnv> = (c, next) =>
     const started = Date.now();
     await next();
     const status = c.res.status;
-    log(status >= 500 ? "error" : status >= 400 ? "warn" : "info", "request", {
+    // 4xx answers are the caller's mistakes, not the service's: info; 5xx are errors.
+    log(status >= 500 ? "error" : "info", "request", {
       method: c.req.method,
       path: c.req.path.slice(0, 300),
       status,
