@@ -24,7 +24,7 @@ export async function recordDeadLetters(db: Db, queue: DeadLetterQueue, messages
       queue,
       messageId: m.id,
       companyId: typeof companyId === "string" ? companyId : "",
-      body: JSON.stringify(m.body).slice(0, 4000),
+      body: JSON.stringify(m.body),
       attempts: m.attempts,
       createdAt: now.toISOString(),
     };
