@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import path from "node:path";
+import { parse } from "smol-toml";
 import { webhookReceiver } from "./test/webhooks/receiver.node";
 
 /**
@@ -30,6 +31,17 @@ function readSiiKeys(): Record<string, string> {
 }
 
 /**
+ * The rate limiters of wrangler.toml as miniflare options, with a limit the suite never reaches (its
+ * concurrency tests make thousands of requests a minute with one key), plus a tight one (3 a minute)
+ * that test/api/rate-limits.test.ts puts in place of a real one to reach a limit in a few requests.
+ */
+function rateLimiters() {
+  const config = parse(readFileSync(path.resolve(import.meta.dirname, "wrangler.toml"), "utf8")) as { ratelimits?: { name: string; namespace_id: string; simple: { limit: number; period: 10 | 60 } }[] };
+  const declared = Object.fromEntries((config.ratelimits ?? []).map((r) => [r.name, { namespace_id: r.namespace_id, simple: { ...r.simple, limit: 1_000_000 } }]));
+  return { ...declared, TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 as const } } };
+}
+
+/**
  * Two projects: "workers" runs every test inside workerd (the default); "node" runs the
  * `*.node.test.ts` files, the tests that need Node-only tools (xmllint-wasm needs a Worker thread for
  * the official XSD validation of the Chilean XML; the import-graph test reads the sources). Both kinds
@@ -37,6 +49,9 @@ function readSiiKeys(): Record<string, string> {
  */
 export default defineConfig({
   test: {
+    // The Worker logs a JSON line per request and queue message (src/lib/log.ts): tests print only
+    // its warnings and errors (the log tests read the lines themselves).
+    onConsoleLog: (line: string) => (line.startsWith('{"level":"info"') || line.startsWith('{"level":"debug"') ? false : undefined),
     projects: [
       {
         plugins: [
@@ -54,6 +69,7 @@ export default defineConfig({
                 WEBHOOK_TIMEOUT_MS: "1500",
                 WEBHOOK_RETRY_SCHEDULE: "1,1,1",
               },
+              ratelimits: rateLimiters(),
               // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
               outboundService: webhookReceiver,
             },

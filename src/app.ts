@@ -7,8 +7,10 @@ import { notFoundHandler, onError, validationHook } from "./http/errors/handler"
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
 import { livemodeInResponses } from "./http/middleware/livemode";
+import { requestLog } from "./http/middleware/request-log";
 import { openApiDocument, registerDocument } from "./http/openapi/document";
-import { defineRoute } from "./http/route";
+import { defineRoute, MAX_BODY_BYTES } from "./http/route";
+import { apiKeyRateLimit } from "./http/middleware/rate-limit";
 import { companiesRoutes } from "./http/routes/companies";
 import { filesRoutes } from "./http/routes/files";
 import { usersRoutes } from "./http/routes/users";
@@ -18,21 +20,36 @@ import { invoicesRoutes } from "./http/routes/invoices";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { catalogsRoutes } from "./http/routes/catalogs";
 import { receptionRoutes } from "./http/routes/reception";
+import { operationsRoutes } from "./http/routes/operations";
+import { healthReport } from "./operations/health";
 import { simulatorCafRoutes } from "./simulator/caf-route";
 import { simulatorApp } from "./simulator/app";
 import type { AppEnv } from "./http/types";
 
-/** Largest request body accepted anywhere (a 1,000-line boleta fits comfortably). */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const CheckSchema = z.object({ status: z.enum(["ok", "error"]), error: z.string().optional() });
+const HealthSchema = z
+  .object({
+    status: z.enum(["ok", "degraded"]),
+    environment: z.string(),
+    sii_mode: z.enum(["simulator", "certification", "production"]).describe("Which tax authority documents go to: the built-in simulator, the SII certification or production hosts."),
+    checks: z
+      .object({ d1: CheckSchema, r2: CheckSchema, issuance_queue: CheckSchema, webhook_queue: CheckSchema, folio_allocator: CheckSchema })
+      .describe("D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending)."),
+  })
+  .openapi("Health");
 
 const health = defineRoute({
   method: "get",
   path: "/health",
   tags: ["Health"],
-  summary: "Liveness check",
-  description: "Answers without an API key.",
+  summary: "Health of the service and each binding",
+  description: "Answers without an API key: 200 when every binding answers, 503 when one does not (the body says which).",
   public: true,
-  responses: { 200: { description: "Service is up", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
+  responses: {
+    200: { description: "Service and bindings are up", content: { "application/json": { schema: HealthSchema } } },
+    503: { description: "A binding does not answer", content: { "application/json": { schema: HealthSchema } } },
+  },
 });
 
 function executionCtxOf(c: Context) {
@@ -53,6 +70,7 @@ function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerDocument(app);
   app.use("*", requestId);
+  app.use("*", requestLog);
   // Browsers must never sniff a served file (logos, PDFs, XML) into another type: on every response.
   app.use("*", async (c, next) => {
     await next();
@@ -75,8 +93,12 @@ function buildApp() {
   );
   app.use("/api/*", apiKeyAuth);
   app.use("/api/*", livemodeInResponses);
+  app.use("/api/*", apiKeyRateLimit);
 
-  app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
+  app.openapi(health, async (c) => {
+    const report = await healthReport(c.env);
+    return c.json(report, report.status === "ok" ? 200 : 503);
+  });
   app.route("/", filesRoutes);
   app.route("/", companiesRoutes);
   app.route("/", usersRoutes);
@@ -86,6 +108,7 @@ function buildApp() {
   app.route("/", webhooksRoutes);
   app.route("/", catalogsRoutes);
   app.route("/", receptionRoutes);
+  app.route("/", operationsRoutes);
   app.route("/", simulatorCafRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
   // kept out of the OpenAPI document (one catch-all route here, registered after the documented

@@ -1,3 +1,4 @@
+import { parseKeyRing } from "./lib/secrets";
 /**
  * Configuration checks of the Worker. The bindings and variables themselves are typed by
  * `wrangler types` from wrangler.toml (worker-configuration.d.ts, global `Env`; `npm run types`
@@ -21,8 +22,10 @@ export function assertConfigured(env: Env): void {
       : `set them with \`wrangler secret put\` for environment ${env.ENVIRONMENT}`;
     throw new ConfigurationError(`Missing or too short secrets: ${missing.join(", ")}; ${where}`);
   }
-  if (base64Length(env.MASTER_KEY!) !== 32) {
-    throw new ConfigurationError("MASTER_KEY must be the base64 of exactly 32 random bytes (e.g. `openssl rand -base64 32`)");
+  try {
+    parseKeyRing(env.MASTER_KEY!);
+  } catch (e) {
+    throw new ConfigurationError(`${(e as Error).message} (one key: \`openssl rand -base64 32\`; a ring while rotating: \`2:<new>,1:<old>\`)`);
   }
   if (!["simulator", "certification", "production"].includes(env.SII_MODE)) {
     throw new ConfigurationError(`SII_MODE must be simulator, certification or production, got ${env.SII_MODE}`);
@@ -62,10 +65,3 @@ export function isInternalSimulatorCall(env: Env): boolean {
   return (env as unknown as Record<symbol, unknown>)[INTERNAL_SIMULATOR_CALL] === true;
 }
 
-function base64Length(value: string): number {
-  try {
-    return atob(value).length;
-  } catch {
-    return -1;
-  }
-}

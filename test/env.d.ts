@@ -7,6 +7,8 @@ declare global {
       SII_SCHEMAS: Record<string, string>;
       /** SII CAF public certificates (DER, base64) by file name, from ../shared/sii-keys or SII_KEYS_DIR. */
       SII_KEYS: Record<string, string>;
+      /** A rate limiter of 3 requests a minute (vitest.config.ts), swapped in for a real one by the rate-limit tests. */
+      TEST_TIGHT_LIMITER: RateLimit;
     }
   }
 }

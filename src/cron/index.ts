@@ -2,6 +2,7 @@ import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
+import { rotationStep } from "../domain/secrets/rotation";
 import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
 import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
@@ -71,11 +72,25 @@ export const redriveWebhooks: Job = async (env, at) => {
 };
 
 /**
+ * Re-seals stored secrets under the current master key version (after MASTER_KEY gains a new first
+ * entry) and seals CAF files stored before sealing existed: up to 10 pages a run, resuming where the
+ * last run stopped; once done for a version it costs one query per run.
+ */
+export const rotateMasterKey: Job = async (env) => {
+  const db = createDb(env.DB);
+  for (let i = 0; i < 10; i++) {
+    const step = await rotationStep(db, env, 50);
+    if (step.resealed > 0) log("info", "master key rotation re-sealed values", { key_version: step.version, phase: step.phase, resealed: step.resealed });
+    if (step.done) return;
+  }
+};
+
+/**
  * Cron expression -> jobs. Must match [triggers].crons in wrangler.toml (a test checks it). Jobs only
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
@@ -85,4 +100,5 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
   for (const r of results) {
     if (r.status === "rejected") log("error", "cron job failed", { cron: controller.cron, error: String(r.reason) });
   }
+  log("info", "cron run finished", { jobs: jobs.length, failed: results.filter((r) => r.status === "rejected").length });
 }

@@ -135,6 +135,10 @@ export const ERROR_CODES = {
   WEBHOOK_EVENT_UNKNOWN: { status: 400, description: "An event type of the filter is not in the catalogue (the OpenAPI document's webhooks section); \"*\" means all." },
   WEBHOOK_LIMIT_REACHED: { status: 409, description: "The company already has the most webhook endpoints allowed (20)." },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, description: "No such webhook delivery or event for this company." },
+  // operations
+  DEAD_LETTER_NOT_FOUND: { status: 404, description: "No such dead-lettered message for this company." },
+  DEAD_LETTER_ALREADY_REDRIVEN: { status: 409, description: "The dead-lettered message was already sent back to its queue." },
+  RATE_LIMITED: { status: 429, description: "Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header." },
   // simulator
   SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },
 } as const satisfies Record<string, { status: number; description: string }>;

@@ -1,13 +1,16 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { can, ROLES, type Permission } from "../domain/access/roles";
-import { ERROR_CODES, type ErrorCode } from "../errors";
+import { AppError, ERROR_CODES, type ErrorCode } from "../errors";
+import { bodyLimit } from "hono/body-limit";
 import { requireCompany, requirePermission } from "./middleware/auth";
+import { companyRateLimit, issuanceRateLimit } from "./middleware/rate-limit";
+import { RATE_LIMITS } from "./rate-limits";
 import { errorSchema } from "./openapi/common";
 import { deepStrict, withIgnoredApiKey } from "./strict";
 
 /** Codes every authenticated route can answer. */
-const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "INTERNAL"];
+const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "RATE_LIMITED", "INTERNAL"];
 const COMPANY_ERRORS: ErrorCode[] = ["AUTH_COMPANY_ACCESS_DENIED", "COMPANY_NOT_FOUND"];
 const COMPANY_PARAM = /\{(idCompany|company_id)\}/;
 
@@ -22,7 +25,18 @@ type Config = Omit<RouteConfig, "responses" | "middleware"> & {
   public?: boolean;
   /** The company comes from a required `company_id` query parameter (the §4.10 reception paths). */
   companyInQuery?: boolean;
+  /** Largest request body accepted (413 PAYLOAD_TOO_LARGE above it); default DEFAULT_BODY_BYTES for operations with a body. */
+  maxBodyBytes?: number;
+  /** An extra rate limit of its own (document issuance), on top of the per-key and per-company ones. */
+  rateLimit?: "issuance";
 };
+
+/** Body limit of an operation that names none: JSON bodies of settings, webhooks, users... */
+export const DEFAULT_BODY_BYTES = 64 * 1024;
+/** Largest request body accepted anywhere (app-wide limit; issuance and reception uploads use it). */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Room for the multipart framing and small text parts around an uploaded file. */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 export interface RegisteredRoute {
   route: RouteConfig;
@@ -31,6 +45,9 @@ export interface RegisteredRoute {
   underCompany: boolean;
   /** The company is named by the `company_id` query parameter instead of the path. */
   companyInQuery: boolean;
+  /** Largest accepted request body in bytes (null: the operation takes no body). */
+  maxBodyBytes: number | null;
+  rateLimit?: "issuance";
 }
 
 /** Every route definition: the contract and security tests walk this list. */
@@ -44,12 +61,24 @@ export const ROUTE_REGISTRY: RegisteredRoute[] = [];
  *   exactly the codes the runtime can send.
  */
 export function defineRoute<const C extends Config>(config: C) {
-  const { errors = [], public: isPublic = false, permission, middleware = [], companyInQuery = false, ...rest } = config;
+  const { errors = [], public: isPublic = false, permission, middleware = [], companyInQuery = false, maxBodyBytes: bodyBytes, rateLimit, ...rest } = config;
   const underCompany = COMPANY_PARAM.test(rest.path) || companyInQuery;
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
-  const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
+  const maxBodyBytes = rest.request?.body ? (bodyBytes ?? DEFAULT_BODY_BYTES) : null;
+  const limits: MiddlewareHandler<any>[] = [
+    ...(maxBodyBytes !== null ? [routeBodyLimit(maxBodyBytes)] : []),
+    ...(permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : []),
+    ...(permission && underCompany ? [companyRateLimit] : []),
+    ...(rateLimit === "issuance" ? [issuanceRateLimit] : []),
+  ];
   const codes = [
-    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), "VALIDATION_FAILED", ...errors]),
+    ...new Set<ErrorCode>([
+      ...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS),
+      ...(underCompany && !isPublic ? COMPANY_ERRORS : []),
+      "VALIDATION_FAILED",
+      ...(maxBodyBytes !== null ? ["PAYLOAD_TOO_LARGE" as const] : []),
+      ...errors,
+    ]),
   ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -64,17 +93,34 @@ export function defineRoute<const C extends Config>(config: C) {
     };
   }
   const roles = permission ? ROLES.filter((r) => can(r, permission)) : [];
-  const description = [rest.description, permission ? `Roles: ${roles.join(", ")}.` : "No API key needed."].filter(Boolean).join("\n\n");
+  const description = [
+    rest.description,
+    permission ? `Roles: ${roles.join(", ")}.` : "No API key needed.",
+    maxBodyBytes !== null ? `Request body: at most ${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB).` : "",
+    rateLimit === "issuance" ? `Rate limit: its own budget of ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.limit} requests every ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.period} s per company, besides the per-key and per-company limits.` : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   const route = createRoute({
     ...rest,
     request: strictRequest(rest.request),
     description,
-    middleware: [...guard, ...middleware],
+    middleware: [...limits, ...middleware],
     security: isPublic ? [] : [{ ApiKey: [] }],
     responses,
   } as RouteConfig);
-  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery });
-  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery"> & { middleware: MiddlewareHandler[] };
+  ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery, maxBodyBytes, rateLimit });
+  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery" | "maxBodyBytes" | "rateLimit"> & { middleware: MiddlewareHandler[] };
+}
+
+/** 413 PAYLOAD_TOO_LARGE in our envelope above this operation's limit (Content-Length or the streamed size). */
+function routeBodyLimit(maxSize: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than this operation accepts (${maxSize} bytes).`);
+    },
+  });
 }
 
 /** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */

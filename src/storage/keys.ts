@@ -10,8 +10,8 @@ export const r2Keys: {
   logoFile: (companyId: string, fileName: string) => `companies/${companyId}/logos/${fileName}`,
   /** AES-GCM sealed .pfx. */
   certificate: (companyId: string, certificateId: string) => `companies/${companyId}/certificates/${certificateId}.pfx.sealed`,
-  /** The CAF file exactly as received (ISO-8859-1). */
-  caf: (companyId: string, documentType: number, cafId: string) => `companies/${companyId}/cafs/${documentType}/${cafId}.xml`,
+  /** The CAF file as received (ISO-8859-1), AES-GCM sealed: it holds the RSASK stamping key. */
+  caf: (companyId: string, documentType: number, cafId: string) => `companies/${companyId}/cafs/${documentType}/${cafId}.xml.sealed`,
 };
 
 export type ImageKind = { ext: "png"; contentType: "image/png" } | { ext: "jpg"; contentType: "image/jpeg" };

@@ -10,6 +10,7 @@ import { AppError } from "../errors";
 import { base64ToBytes, bytesToBase64 } from "../lib/base64";
 import { newId } from "../lib/ids";
 import { open, seal } from "../lib/secrets";
+import { sealedAs } from "../storage/sealed";
 import { isEventType } from "./catalog";
 import { newWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-policy";
@@ -38,8 +39,8 @@ function checkEvents(events: string[]): string[] {
   return events.includes("*") ? ["*"] : [...new Set(events)];
 }
 
-const sealSecret = async (env: Env, endpointId: string, secret: string) => bytesToBase64(await seal(env.MASTER_KEY, new TextEncoder().encode(secret), `webhook:${endpointId}`));
-const openSecret = async (env: Env, endpointId: string, sealed: string) => new TextDecoder().decode(await open(env.MASTER_KEY, base64ToBytes(sealed), `webhook:${endpointId}`));
+const sealSecret = async (env: Env, endpointId: string, secret: string) => bytesToBase64(await seal(env.MASTER_KEY, new TextEncoder().encode(secret), sealedAs.webhookSecret(endpointId)));
+const openSecret = async (env: Env, endpointId: string, sealed: string) => new TextDecoder().decode(await open(env.MASTER_KEY, base64ToBytes(sealed), sealedAs.webhookSecret(endpointId)));
 
 /** Opened secrets by sealed value (per isolate, bounded): a batch of deliveries opens each once. */
 const opened = new Map<string, Promise<string>>();

@@ -5,6 +5,6 @@ describe("health", () => {
   it("answers without a key", async () => {
     const res = await exports.default.fetch(new Request("http://localhost/health"));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok" });
+    expect(await res.json()).toMatchObject({ status: "ok", sii_mode: "simulator" });
   });
 });

@@ -309,3 +309,6 @@ export * from "./webhooks";
 
 /** Directory of authorised DTE taxpayers (versioned loads). */
 export * from "./taxpayers";
+
+/** Master key rotation progress and dead-lettered queue messages. */
+export * from "./operations";

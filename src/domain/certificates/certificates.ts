@@ -6,6 +6,7 @@ import { certificates, eventOutbox } from "../../db/schema";
 import type { ErrorCode } from "../../errors";
 import { newId } from "../../lib/ids";
 import { open, seal } from "../../lib/secrets";
+import { sealedAs } from "../../storage/sealed";
 import { r2Keys } from "../../storage/keys";
 import { AppError } from "../../errors";
 
@@ -72,7 +73,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
 
   const id = newId("cer");
   const pfxKey = r2Keys.certificate(companyId, id);
-  await env.FILES.put(pfxKey, await seal(env.MASTER_KEY!, file, `certificate:${id}:pfx`), { httpMetadata: { contentType: "application/octet-stream" } });
+  await env.FILES.put(pfxKey, await seal(env.MASTER_KEY!, file, sealedAs.certificatePfx(id)), { httpMetadata: { contentType: "application/octet-stream" } });
   const row: CertificateRow = {
     id,
     companyId,
@@ -84,7 +85,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     validFrom: opened.notBefore.toISOString(),
     validTo: opened.notAfter.toISOString(),
     pfxKey,
-    passwordEnc: bytesToBase64(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), `certificate:${id}:password`)),
+    passwordEnc: bytesToBase64(await seal(env.MASTER_KEY!, new TextEncoder().encode(password), sealedAs.certificatePassword(id))),
     active: true,
     status: "STORED",
     createdAt: now.toISOString(),
@@ -153,8 +154,8 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   }
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
-  const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), `certificate:${row.id}:pfx`);
-  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), `certificate:${row.id}:password`));
+  const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), sealedAs.certificatePfx(row.id));
+  const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), sealedAs.certificatePassword(row.id)));
   const opened = openPfx(pfx, password);
   return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
 }

@@ -7,7 +7,7 @@ import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
 import { AuthorityError, type TaxAuthority } from "../../countries/port";
 import { newId } from "../../lib/ids";
 import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
-import { r2Keys } from "../../storage/keys";
+import { storeCafFile } from "./caf-files";
 import type { CompanyRow } from "../companies/repository";
 import { AppError } from "../../errors";
 import { assertRangeFree, loserOfRace, type RangeClaim } from "./caf-ownership";
@@ -76,8 +76,7 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
   await assertRangeFree(db, claim);
 
   const id = newId("caf");
-  const fileKey = r2Keys.caf(company.id, caf.documentType, id);
-  await env.FILES.put(fileKey, file, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  const fileKey = await storeCafFile(env, company.id, caf.documentType, id, file);
   const added = await allocator(env, company.id, caf.documentType).addRange({
     cafId: id,
     from: caf.from,

@@ -4,6 +4,7 @@ import { authenticate, companyAccess } from "../../domain/access/api-keys";
 import { can, reachesAllCompanies, type Permission } from "../../domain/access/roles";
 import { assertConfigured } from "../../config";
 import { AppError } from "../../errors";
+import { addLogContext } from "../../lib/log";
 import type { AppEnv } from "../types";
 
 /** The company named by a /api/companies/{id}/… path (or the company_id query of /api/reception/…), read with the key in one round trip. */
@@ -31,6 +32,7 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new AppError("AUTH_INVALID_API_KEY", `The API key ${why}.`);
   }
   c.set("principal", result.principal);
+  addLogContext({ client_id: result.principal.clientId, api_key_id: result.principal.apiKeyId });
   if (result.company) c.set("companyAccess", result.company);
   if (result.touch) c.executionCtx.waitUntil(result.touch());
   await next();
@@ -74,6 +76,7 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
       throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not perform this operation.`);
     }
     c.set("company", company);
+    addLogContext({ company_id: company.id });
     await next();
   };
 }

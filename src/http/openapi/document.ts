@@ -1,16 +1,17 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../errors";
+import { RATE_LIMITS_DOC } from "../rate-limits";
 import { openApiWebhooks } from "../../webhooks/catalog";
 import { idempotency } from "../middleware/idempotency";
 import { REQUEST_ID_PATTERN } from "../middleware/request-id";
 import { ROUTE_REGISTRY } from "../route";
 
-/** The specification's functional areas (§1), in its order. */
+/** The specification's functional areas (§1), in its order; then ours (Health; Operations: dead letters). */
 export const TAGS = [
   "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
   "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
   "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices",
-  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Health",
+  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Health", "Operations",
 ] as const;
 
 const ERROR_TABLE = Object.entries(ERROR_CODES)
@@ -36,6 +37,10 @@ ${ERROR_TABLE}
 **Lists** answer \`{data, current_page, per_page, total, last_page}\`; \`page\` starts at 1, \`per_page\` defaults to 20 and is at most 100.
 
 **Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response for 24 hours (header \`Idempotent-Replayed: true\`); a JSON body is compared by meaning (key order and spacing do not count); the same key with another body is 409. Keys are per client and mode.
+
+${RATE_LIMITS_DOC}
+
+**Request bodies** have a size limit per operation (stated in each one's description); above it the answer is 413 \`PAYLOAD_TOO_LARGE\`.
 
 **Dates** without offset are in the company's time zone (default America/Santiago).`;
 

@@ -5,6 +5,7 @@ import type { SigningCredentials } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { cafs, cancellations, certificates, companies, companySettings, invoices } from "../../db/schema";
 import { requireSigningCredentials } from "../../domain/certificates/certificates";
+import { readCafFile } from "../../domain/folios/caf-files";
 import { AppError } from "../../errors";
 import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state";
 import type { TaxAuthority } from "../../countries/port";
@@ -76,9 +77,9 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
         .where(eq(cafs.id, cafId))
         .limit(1);
       if (!row) throw new TerminalStepError(`CAF ${cafId} is not on record`);
-      const object = await deps.env.FILES.get(row.fileKey);
-      if (!object) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
-      return parseCaf(new Uint8Array(await object.arrayBuffer()), { mode: envForMode(deps.env, row.livemode).SII_MODE === "simulator" ? "simulator" : "sii" });
+      const file = await readCafFile(deps.env, { id: cafId, fileKey: row.fileKey });
+      if (!file) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
+      return parseCaf(file, { mode: envForMode(deps.env, row.livemode).SII_MODE === "simulator" ? "simulator" : "sii" });
     })();
     cafCache.set(cafId, p);
     p.catch(() => cafCache.delete(cafId));

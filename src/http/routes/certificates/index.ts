@@ -5,7 +5,7 @@ import {
 } from "../../../domain/certificates/certificates";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
-import { defineRoute } from "../../route";
+import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
@@ -61,6 +61,7 @@ const upload = defineRoute({
   path: "/api/companies/{company_id}/certificates",
   tags: ["Certificates"],
   summary: "Upload a signing certificate (.pfx)",
+  maxBodyBytes: MAX_PFX_BYTES + MULTIPART_OVERHEAD_BYTES,
   description:
     "multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and it must carry the holder's RUT (the SII authenticates the sender by it; in simulator mode test and self-signed certificates are accepted, DECISIONS 19). The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.",
   permission: "company:configure",

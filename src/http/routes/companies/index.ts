@@ -10,7 +10,7 @@ import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
-import { defineRoute } from "../../route";
+import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
 import {
   CompanyCreatedSchema, CompanyCreateSchema, CompanyIdParam, CompanyItemSchema, CompanyListQuerySchema,
@@ -100,6 +100,7 @@ const uploadLogoDef = defineRoute({
   path: "/api/companies/{idCompany}/logo",
   tags: ["Companies"],
   summary: "Upload the company logo",
+  maxBodyBytes: MAX_LOGO_BYTES + MULTIPART_OVERHEAD_BYTES,
   description:
     "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB and 4096 x 4096 pixels, parsed completely by the routine that draws it on the PDFs (a file that only starts like an image is refused). The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
   permission: "company:configure",

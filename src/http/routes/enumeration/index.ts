@@ -3,7 +3,7 @@ import { createDb } from "../../../db/client";
 import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator } from "../../../domain/folios/cafs";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
-import { defineRoute } from "../../route";
+import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
@@ -49,6 +49,7 @@ const TypeParams = Params.extend({
 const upload = defineRoute({
   method: "post",
   path: "/api/companies/{idCompany}/enumeration/upload",
+  maxBodyBytes: MAX_CAF_BYTES + MULTIPART_OVERHEAD_BYTES,
   tags: ["Enumeration (CAF)"],
   summary: "Upload a CAF file",
   description:

@@ -11,7 +11,7 @@ import type { InvoiceRow } from "../../../domain/invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
-import { defineRoute } from "../../route";
+import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
 import { isRealDate } from "../../../lib/time";
@@ -35,6 +35,9 @@ const issue = defineRoute({
   path: "/api/companies/{company_id}/invoices",
   tags: ["Invoices"],
   summary: "Issue a document (also credit notes that cancel)",
+  // A 1,000-line boleta fits comfortably.
+  maxBodyBytes: MAX_BODY_BYTES,
+  rateLimit: "issuance",
   description:
     "Validates the whole document now (body, amounts and totals, limits, issuer = company, an active certificate, folios available, cancellation rules), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.\n\nCancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, and the note must be the type that cancels it. COT (text) and COM (amounts) corrections work the same way.\n\nAccepts `Idempotency-Key`; `external_reference` is also unique per company.",
   permission: "document:issue",

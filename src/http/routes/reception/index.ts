@@ -12,7 +12,7 @@ import { respondToDocument } from "../../../reception/respond";
 import { receivedView } from "../../../reception/view";
 import { validationHook } from "../../errors/handler";
 import { json, pageEnvelope, pageParams, PageQuerySchema } from "../../openapi/common";
-import { defineRoute } from "../../route";
+import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
 import { CompanyQuery, DownloadParams, ListQuery, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
 
@@ -65,6 +65,7 @@ const download = defineRoute({
 const upload = defineRoute({
   method: "post",
   path: "/api/reception/invoices/upload",
+  maxBodyBytes: MAX_BODY_BYTES,
   tags: TAGS,
   summary: "Upload a received EnvioDTE or DTE",
   description: "multipart/form-data with part `file`: for companies whose supplier mail arrives elsewhere. Same intake as e-mail: stored once per (issuer, type, folio), verified, flagged, never refused for a failed check. A file that is not an EnvioDTE/DTE at all is refused (RECEPTION_FILE_INVALID) and nothing is stored.",

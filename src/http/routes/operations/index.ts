@@ -1,0 +1,71 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createDb } from "../../../db/client";
+import { DEAD_LETTER_QUEUES, DEAD_LETTER_STATUSES } from "../../../db/schema";
+import { listDeadLetters, redriveDeadLetter, type DeadLetterRow } from "../../../operations/dead-letters";
+import { validationHook } from "../../errors/handler";
+import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { defineRoute } from "../../route";
+import type { AppEnv } from "../../types";
+
+const TAG = ["Operations"];
+const BASE = "/api/companies/{company_id}/dead-letters";
+const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
+const LetterParams = Params.extend({ dead_letter_id: z.string().min(1).max(64).openapi({ param: { name: "dead_letter_id", in: "path" } }) });
+
+const DeadLetterSchema = z
+  .object({
+    id: z.string(),
+    queue: z.enum(DEAD_LETTER_QUEUES).describe("`issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts."),
+    message_id: z.string(),
+    body: z.record(z.string(), z.unknown()).describe("The message as queued (ids only)."),
+    attempts: z.number().int().describe("Deliveries of the message before it was dead-lettered."),
+    status: z.enum(DEAD_LETTER_STATUSES),
+    created_at: z.string(),
+    redriven_at: z.string().nullable(),
+  })
+  .openapi("DeadLetter");
+
+const Filters = z.object({
+  queue: z.enum(DEAD_LETTER_QUEUES).optional().openapi({ param: { name: "queue", in: "query" } }),
+  status: z.enum(DEAD_LETTER_STATUSES).optional().openapi({ param: { name: "status", in: "query" } }),
+});
+
+function view(row: DeadLetterRow) {
+  return {
+    id: row.id,
+    queue: row.queue,
+    message_id: row.messageId,
+    body: JSON.parse(row.body) as Record<string, unknown>,
+    attempts: row.attempts,
+    status: row.status,
+    created_at: row.createdAt,
+    redriven_at: row.redrivenAt,
+  };
+}
+
+const list = defineRoute({
+  method: "get", path: BASE, tags: TAG, summary: "Dead-lettered queue messages of the company",
+  description:
+    "Messages of the issuance and webhook queues that exhausted their retries, newest first. The periodic sweep already re-drives stuck documents and overdue deliveries; this list shows what died and lets an OWNER or ADMIN send one back at once. Filters: queue, status.",
+  permission: "company:configure", request: { params: Params, query: PageQuerySchema.extend(Filters.shape) },
+  responses: { 200: { description: "A page of dead letters", ...json(pageSchema(DeadLetterSchema, "DeadLetterPage")) } },
+});
+
+const redrive = defineRoute({
+  method: "post", path: `${BASE}/{dead_letter_id}/redrive`, tags: TAG, summary: "Send a dead letter back to its queue",
+  description: "Queues the message again, once (a second call is 409). Every queue step is idempotent, so work already done is not repeated.",
+  permission: "company:configure", request: { params: LetterParams },
+  responses: { 202: { description: "Queued again", ...json(DeadLetterSchema) } }, errors: ["DEAD_LETTER_NOT_FOUND", "DEAD_LETTER_ALREADY_REDRIVEN"],
+});
+
+export const operationsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const page = pageParams(q);
+    const { rows, total } = await listDeadLetters(createDb(c.env.DB), c.get("company").id, q, page);
+    return c.json(pageEnvelope(rows.map(view), total, page), 200);
+  })
+  .openapi(redrive, async (c) => {
+    const row = await redriveDeadLetter(createDb(c.env.DB), c.env, c.get("company").id, c.req.valid("param").dead_letter_id);
+    return c.json(view(row), 202);
+  });

@@ -1,0 +1,265 @@
+/**
+ * Tenancy and roles over every route, generated from the route registry (issue 15 item 3).
+ *
+ * Two clients, A and B, each with an OWNER, an ADMIN and a MEMBER key (granted the client's
+ * companies) and one of every resource: companies, certificate, CAF, invoice, received document,
+ * webhook, delivery, user, API key, dead letter. Every role of A calls every operation
+ * - on B's resources: a company of B is 403 AUTH_COMPANY_ACCESS_DENIED whatever the role
+ *   (DECISIONS 7); B's users and keys, and B's sub-resources under A's own company, answer exactly
+ *   like missing ones;
+ * - on its own: exactly the role matrix (DECISIONS 6): 403 AUTH_ROLE_FORBIDDEN when the role may not,
+ *   otherwise the operation is reached (never 401/403; reads answer 200).
+ * MATRIX below states each operation's permission; a route added without an entry fails the suite.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { deadLetters } from "../../src/db/schema";
+import { can, ROLES, type Permission, type Role } from "../../src/domain/access/roles";
+import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
+import { recordDeadLetters } from "../../src/operations/dead-letters";
+import { eq } from "drizzle-orm";
+import { call, newCompany, newKey, type Actor, type ApiResponse } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer } from "../helpers/issuer";
+import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
+import { register, receiverUrl } from "../webhooks/helpers";
+
+/** The role matrix per operation (DECISIONS 6). */
+const MATRIX: Record<string, Permission> = {
+  "DELETE /api/api-keys/{api_key_id}": "users:manage",
+  "DELETE /api/api-keys/{api_key_id}/companies/{company_id}": "users:manage",
+  "DELETE /api/companies/{company_id}/certificates/{certificate_id}": "company:configure",
+  "DELETE /api/companies/{company_id}/webhooks/{webhook_id}": "company:configure",
+  "DELETE /api/companies/{idCompany}": "company:delete",
+  "DELETE /api/users/{user_id}": "users:manage",
+  "GET /api/api-keys": "users:manage",
+  "GET /api/catalogs/{country}/additional-export-info/countries": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/package-types": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/payment-forms": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/ports": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/sale-clauses": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/sale-modalities": "company:read",
+  "GET /api/catalogs/{country}/additional-export-info/transport-modes": "company:read",
+  "GET /api/catalogs/{country}/communes": "company:read",
+  "GET /api/catalogs/{country}/countries": "company:read",
+  "GET /api/catalogs/{country}/currencies": "company:read",
+  "GET /api/catalogs/{country}/document-cancellation-reasons": "company:read",
+  "GET /api/catalogs/{country}/document-types": "company:read",
+  "GET /api/catalogs/{country}/item-code-types": "company:read",
+  "GET /api/catalogs/{country}/legal-activities": "company:read",
+  "GET /api/catalogs/{country}/legal-entities": "company:read",
+  "GET /api/catalogs/{country}/measurement-units": "company:read",
+  "GET /api/catalogs/{country}/payment-means": "company:read",
+  "GET /api/catalogs/{country}/payment-types": "company:read",
+  "GET /api/catalogs/{country}/regions": "company:read",
+  "GET /api/catalogs/{country}/sii-offices": "company:read",
+  "GET /api/catalogs/{country}/tax-identification-documents": "company:read",
+  "GET /api/catalogs/{country}/tax-information": "company:read",
+  "GET /api/catalogs/{country}/tax-types": "company:read",
+  "GET /api/catalogs/{country}/taxpayers/{tax_id}": "company:read",
+  "GET /api/companies": "company:read",
+  "GET /api/companies/{company_id}/certificates": "company:read",
+  "GET /api/companies/{company_id}/certificates/{certificate_id}": "company:read",
+  "GET /api/companies/{company_id}/dead-letters": "company:configure",
+  "GET /api/companies/{company_id}/invoices": "document:read",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}": "document:read",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}/xml": "document:read",
+  "GET /api/companies/{company_id}/webhook-deliveries": "company:read",
+  "GET /api/companies/{company_id}/webhook-deliveries/{delivery_id}": "company:read",
+  "GET /api/companies/{company_id}/webhooks": "company:read",
+  "GET /api/companies/{company_id}/webhooks/{webhook_id}": "company:read",
+  "GET /api/companies/{company_id}/webhooks/{webhook_id}/deliveries": "company:read",
+  "GET /api/companies/{idCompany}": "company:read",
+  "GET /api/companies/{idCompany}/enumeration/list": "company:read",
+  "GET /api/companies/{idCompany}/settings": "company:read",
+  "GET /api/me": "company:read",
+  "GET /api/reception/invoices/list": "document:read",
+  "GET /api/reception/invoices/{purchase_id}": "document:read",
+  "GET /api/users": "users:manage",
+  "GET /api/users/{user_id}": "users:manage",
+  "PATCH /api/companies/{company_id}/webhooks/{webhook_id}": "company:configure",
+  "PATCH /api/companies/{idCompany}/settings": "company:configure",
+  "POST /api/companies": "company:create",
+  "POST /api/companies/{company_id}/certificates": "company:configure",
+  "POST /api/companies/{company_id}/certificates/{certificate_id}/activate": "company:configure",
+  "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": "company:configure",
+  "POST /api/companies/{company_id}/invoices": "document:issue",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}": "document:read",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}": "document:read",
+  "POST /api/companies/{company_id}/webhooks": "company:configure",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/redeliver": "company:configure",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/rotate-secret": "company:configure",
+  "POST /api/companies/{company_id}/webhooks/{webhook_id}/test": "company:configure",
+  "POST /api/companies/{idCompany}/enumeration/refetch": "company:configure",
+  "POST /api/companies/{idCompany}/enumeration/upload": "company:configure",
+  "POST /api/companies/{idCompany}/logo": "company:configure",
+  "POST /api/reception/invoices/upload": "document:issue",
+  "POST /api/reception/invoices/{purchase_id}/download/{type}": "document:read",
+  "POST /api/reception/invoices/{purchase_id}/send_response": "reception:respond",
+  "POST /api/users": "users:manage",
+  "POST /api/users/{user_id}/api-keys": "users:manage",
+  "PUT /api/api-keys/{api_key_id}/companies/{company_id}": "users:manage",
+  "PUT /api/companies/{idCompany}/enumeration/document-type/{document_type_id}/alert-threshold": "company:configure",
+  "PUT /api/companies/{idCompany}/enumeration/document-type/{document_type_id}/next-folio": "company:configure",
+};
+
+/** Ids of one client's resources, by path parameter name. */
+interface Tenant {
+  keys: Record<Role, Actor>;
+  company: string;
+  /** The company that receives suppliers' documents (RUT of the reception samples). */
+  receiver: string;
+  /** A company only the DELETE test may delete. */
+  disposable: string;
+  ids: Record<string, string>;
+}
+
+const MISSING: Record<string, string> = {
+  certificate_id: "cer_01AAAAAAAAAAAAAAAAAAAAAAAA", invoice_id: "inv_01AAAAAAAAAAAAAAAAAAAAAAAA", webhook_id: "whk_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  delivery_id: "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", user_id: "usr_01AAAAAAAAAAAAAAAAAAAAAAAA", api_key_id: "key_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
+};
+const FIXED: Record<string, string> = { format: "A4", type: "xml", document_type_id: "33", country: "CL", tax_id: "76086428-5" };
+
+async function tenant(name: string): Promise<Tenant> {
+  const issuer = await readyIssuer([33]);
+  const owner = issuer.owner;
+  const keys = { OWNER: owner, ADMIN: await newKey(owner.clientId, "ADMIN", `${name} admin`), MEMBER: await newKey(owner.clientId, "MEMBER", `${name} member`) };
+  const receiver = await newCompany(owner, { tax_identification_document_number: "77879240-0", legal_name: "CLIENTE LIMITADA" });
+  const disposable = await newCompany(owner);
+  for (const c of [issuer.companyId, receiver, disposable]) {
+    expect((await call("PUT", `/api/api-keys/${keys.MEMBER.apiKeyId}/companies/${c}`, { key: owner.key })).status).toBe(200);
+  }
+  const certificate_id = (await call("GET", `${issuer.base}/certificates`, { key: owner.key })).body.data[0].id;
+  const posted = await issue(issuer, invoiceBody(issuer.rut, "33"));
+  expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+  const webhook_id = (await register(owner, issuer.companyId, { url: receiverUrl(`tenancy-${name}`).url, events: ["*"] })).id;
+  const test = await call("POST", `${issuer.base}/webhooks/${webhook_id}/test`, { key: owner.key });
+  expect(test.status).toBe(202);
+  const user = await call("POST", "/api/users", { key: owner.key, json: { email: `${name.toLowerCase()}@tenancy.test`, name } });
+  expect(user.status, JSON.stringify(user.body)).toBe(201);
+  const key = await call("POST", `/api/users/${user.body.id}/api-keys`, { key: owner.key, json: { name: "POS", role: "MEMBER" } });
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  const signer = await fakeCredentials();
+  const caf = await simulatorCaf({ documentType: 33, from: 1, to: 10 });
+  const form = new FormData();
+  form.append("file", new File([(await envelope([await signedDte(caf, 1, signer)], signer)).xml as BlobPart], "envio.xml", { type: "text/xml" }));
+  const received = await call("POST", `/api/reception/invoices/upload?company_id=${receiver}`, { key: owner.key, body: form });
+  expect(received.status, JSON.stringify(received.body)).toBe(201);
+  const messageId = `tenancy-${name}-${crypto.randomUUID()}`;
+  await recordDeadLetters(createDb(env.DB), "webhooks", [{ id: messageId, timestamp: new Date(), attempts: 20, body: { v: 1, type: "fanout", company_id: issuer.companyId } } as unknown as Message<unknown>]);
+  const [letter] = await createDb(env.DB).select().from(deadLetters).where(eq(deadLetters.messageId, messageId));
+  return {
+    keys,
+    company: issuer.companyId,
+    receiver,
+    disposable,
+    ids: {
+      certificate_id, invoice_id: posted.body.id, webhook_id, delivery_id: test.body.id, user_id: user.body.id, api_key_id: key.body.id,
+      purchase_id: received.body.documents[0].id, dead_letter_id: letter!.id,
+    },
+  };
+}
+
+const name = (r: RegisteredRoute) => `${r.route.method.toUpperCase()} ${r.route.path}`;
+const routes = ROUTE_REGISTRY.filter((r) => !r.public);
+
+/** The path of an operation with the company and sub-resource ids given. */
+function pathOf(r: RegisteredRoute, company: string, ids: Record<string, string>): string {
+  const path = r.route.path
+    .replace(/\{(idCompany|company_id)\}/g, company)
+    .replace(/\{([^}]+)\}/g, (_, p: string) => ids[p] ?? FIXED[p] ?? `missing-${p}`);
+  return r.companyInQuery ? `${path}?company_id=${company}` : path;
+}
+
+/** A valid body where an empty one would stop at validation before the resource is looked up. */
+const BODIES: Record<string, unknown> = { "POST /api/users/{user_id}/api-keys": { name: "tenancy", role: "MEMBER" } };
+
+function send(r: RegisteredRoute, path: string, actor: Actor): Promise<ApiResponse> {
+  const method = r.route.method.toUpperCase();
+  return call(method, path, { key: actor.key, ...(["POST", "PUT", "PATCH"].includes(method) ? { json: BODIES[name(r)] ?? {} } : {}) });
+}
+
+/** What a caller can compare: status and code (the message may name the id it was given). */
+const answer = (res: ApiResponse) => ({ status: res.status, code: res.body?.error?.code ?? null });
+
+/**
+ * Operations that would destroy the fixture (or another role's next call) take a missing
+ * sub-resource on the caller's own side; the company DELETE takes the disposable company.
+ */
+const DESTRUCTIVE = (r: RegisteredRoute) => r.route.method === "delete";
+
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  a = await tenant("A");
+  b = await tenant("B");
+}, 180_000);
+
+describe("tenancy and roles over every route", () => {
+  it("every authenticated route has an entry in the matrix, with the permission the route enforces", () => {
+    expect(routes.map(name).sort()).toEqual(Object.keys(MATRIX).sort());
+    for (const r of routes) expect(r.permission, name(r)).toBe(MATRIX[name(r)]);
+  });
+
+  for (const r of routes) {
+    const permission = MATRIX[name(r)]!;
+    const subIds = [...r.route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((p) => p in MISSING);
+
+    // MEMBER and ADMIN first: an OWNER's allowed call may change what the others would find.
+    for (const role of [...ROLES].reverse()) {
+      it(`${name(r)}: ${role} of A on B's resources`, async () => {
+        const actor = a.keys[role];
+        if (r.underCompany) {
+          const company = r.companyInQuery ? b.receiver : b.company;
+          const res = await send(r, pathOf(r, company, b.ids), actor);
+          expect(answer(res), JSON.stringify(res.body)).toEqual({ status: 403, code: "AUTH_COMPANY_ACCESS_DENIED" });
+          if (subIds.length > 0) {
+            // B's sub-resources under A's own company: exactly as missing ones.
+            const own = r.companyInQuery ? a.receiver : a.company;
+            const theirs = await send(r, pathOf(r, own, b.ids), actor);
+            const missing = await send(r, pathOf(r, own, MISSING), actor);
+            expect(answer(theirs), `${JSON.stringify(theirs.body)} vs ${JSON.stringify(missing.body)}`).toEqual(answer(missing));
+            expect([401, 403].includes(theirs.status) && theirs.body.error.code !== "AUTH_ROLE_FORBIDDEN").toBe(false);
+          }
+        } else if (subIds.length > 0) {
+          const theirs = await send(r, pathOf(r, a.company, b.ids), actor);
+          const missing = await send(r, pathOf(r, a.company, MISSING), actor);
+          expect(answer(theirs), `${JSON.stringify(theirs.body)} vs ${JSON.stringify(missing.body)}`).toEqual(answer(missing));
+          if (!can(role, permission)) expect(answer(theirs)).toEqual({ status: 403, code: "AUTH_ROLE_FORBIDDEN" });
+          else expect(theirs.status).toBe(404);
+        }
+      });
+
+      it(`${name(r)}: ${role} of A on its own`, async () => {
+        const actor = a.keys[role];
+        const company = name(r) === "DELETE /api/companies/{idCompany}" ? a.disposable : r.companyInQuery ? a.receiver : a.company;
+        const ids = DESTRUCTIVE(r) ? { ...a.ids, ...Object.fromEntries(subIds.slice(-1).map((p) => [p, MISSING[p]!])) } : a.ids;
+        const res = await send(r, pathOf(r, company, ids), actor);
+        if (!can(role, permission)) {
+          expect(answer(res), JSON.stringify(res.body)).toEqual({ status: 403, code: "AUTH_ROLE_FORBIDDEN" });
+        } else {
+          expect([401, 403], `${res.status} ${JSON.stringify(res.body)}`).not.toContain(res.status);
+          if (r.route.method === "get") expect(res.status, JSON.stringify(res.body)).toBe(200);
+        }
+      });
+    }
+  }
+
+  it("a MEMBER key reaches only the companies granted to it; OWNER and ADMIN reach every company of their client", async () => {
+    const ungranted = await newCompany(a.keys.OWNER);
+    for (const role of ROLES) {
+      const res = await call("GET", `/api/companies/${ungranted}`, { key: a.keys[role].key });
+      expect(answer(res)).toEqual(role === "MEMBER" ? { status: 403, code: "AUTH_COMPANY_ACCESS_DENIED" } : { status: 200, code: null });
+    }
+  });
+
+  it("only an OWNER manages OWNER keys (an ADMIN may not create or revoke one)", async () => {
+    const created = await call("POST", `/api/users/${a.ids.user_id}/api-keys`, { key: a.keys.ADMIN.key, json: { name: "escalation", role: "OWNER" } });
+    expect(answer(created)).toEqual({ status: 403, code: "AUTH_ROLE_FORBIDDEN" });
+    const revoked = await call("DELETE", `/api/api-keys/${a.keys.OWNER.apiKeyId}`, { key: a.keys.ADMIN.key });
+    expect(answer(revoked)).toEqual({ status: 403, code: "AUTH_ROLE_FORBIDDEN" });
+    expect((await call("GET", "/api/me", { key: a.keys.OWNER.key })).status).toBe(200);
+  });
+});
