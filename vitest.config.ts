@@ -59,6 +59,9 @@ export default defineConfig({
             },
           })),
         ],
+        // The chaos run's fault hook (src/chaos/hook.ts) is compiled into the test Worker; it stays
+        // inert until a test sets a fault plan.
+        define: { __CHAOS__: "true" },
         test: {
           name: "workers",
           setupFiles: ["./test/setup/apply-migrations.ts"],
