@@ -7,6 +7,9 @@ declare global {
       SII_SCHEMAS: Record<string, string>;
       /** SII CAF public certificates (DER, base64) by file name, from ../shared/sii-keys or SII_KEYS_DIR. */
       SII_KEYS: Record<string, string>;
+      /** The fuzz's request count and seed (test/fuzz/fuzz.test.ts). */
+      FUZZ_REQUESTS?: string;
+      FUZZ_SEED?: string;
     }
   }
 }

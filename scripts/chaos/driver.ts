@@ -258,9 +258,14 @@ async function untilQuiescent(o: ChaosOptions, companies: Company[], issued: num
   for (;;) {
     let busy = 0;
     let pending = 0;
+    const byStatus: Record<string, number> = {};
     try {
       for (const c of companies) {
-        for (const s of ["RECEIVED", "GENERATED", "SIGNED", "SENT"]) busy += await total(o.fetch, c, `invoices?status=${s}&per_page=1`);
+        for (const s of ["RECEIVED", "GENERATED", "SIGNED", "SENT"]) {
+          const n = await total(o.fetch, c, `invoices?status=${s}&per_page=1`);
+          busy += n;
+          if (n) byStatus[s] = (byStatus[s] ?? 0) + n;
+        }
         pending += await total(o.fetch, c, `webhooks/${c.webhook}/deliveries?status=PENDING&per_page=1`);
       }
     } catch (e) {
@@ -277,7 +282,7 @@ async function untilQuiescent(o: ChaosOptions, companies: Company[], issued: num
     if (o.tick && Date.now() - lastTick > 30_000) {
       lastTick = Date.now();
       await o.tick();
-      log(`waiting: ${busy} documents in progress, ${pending} deliveries pending (${Math.round((Date.now() - started) / 1000)} s)`);
+      log(`waiting: ${busy} documents in progress ${JSON.stringify(byStatus)}, ${pending} deliveries pending (${Math.round((Date.now() - started) / 1000)} s)`);
     }
     await sleep(500);
   }

@@ -49,7 +49,13 @@ export function defineRoute<const C extends Config>(config: C) {
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
   const guard = permission ? [underCompany ? requireCompany(permission) : requirePermission(permission)] : [];
   const codes = [
-    ...new Set<ErrorCode>([...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS), ...(underCompany && !isPublic ? COMPANY_ERRORS : []), "VALIDATION_FAILED", ...errors]),
+    ...new Set<ErrorCode>([
+      ...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS),
+      ...(underCompany && !isPublic ? COMPANY_ERRORS : []),
+      "VALIDATION_FAILED",
+      ...transportErrors(rest.request),
+      ...errors,
+    ]),
   ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -75,6 +81,18 @@ export function defineRoute<const C extends Config>(config: C) {
   } as RouteConfig);
   ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery });
   return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery"> & { middleware: MiddlewareHandler[] };
+}
+
+/**
+ * Codes any route can answer before its handler runs: the global body limit (every request, even a
+ * GET with a body) and, for routes that take a body, the content-type and JSON parsing checks
+ * (found missing on several routes by the schema-driven fuzz, issue 15).
+ */
+function transportErrors(request: RouteConfig["request"]): ErrorCode[] {
+  const content = request?.body?.content ?? {};
+  const types = Object.keys(content);
+  if (types.length === 0) return ["PAYLOAD_TOO_LARGE"];
+  return ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", ...(types.includes("application/json") ? (["MALFORMED_JSON"] as const) : [])];
 }
 
 /** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */
