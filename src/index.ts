@@ -32,10 +32,14 @@ export default {
   },
   /** Suppliers' mail to dte+<token>@<RECEPTION_DOMAIN> (Cloudflare Email Routing): reception intake. */
   email: (message, env) => handleEmail(message, env),
-  scheduled: async (controller, env, ctx) => {
+  scheduled: (controller, env, ctx) => {
     assertConfigured(env);
-    const chaos = await chaosHook();
-    ctx.waitUntil(runScheduled(controller, chaos ? chaos.chaosEnv(env, "scheduled").env : env));
+    ctx.waitUntil(
+      (async () => {
+        const chaos = await chaosHook();
+        await runScheduled(controller, chaos ? chaos.chaosEnv(env, "scheduled").env : env);
+      })(),
+    );
   },
 } satisfies ExportedHandler<Env>;
 

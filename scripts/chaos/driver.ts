@@ -54,7 +54,8 @@ interface Company {
 
 const TYPES = ["33", "34", "39", "61"];
 
-export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const o = { ...options, fetch: patient(options.fetch) };
   const random = seeded(o.seed);
   const log = o.log ?? (() => undefined);
   const perType = Math.ceil(o.documents / o.companies) + 20;
@@ -70,9 +71,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     while (issuing && o.siiScenarioEveryMs > 0) {
       await sleep(o.siiScenarioEveryMs * (0.5 + random()));
       if (!issuing) break;
-      const mode = await siiScenario(o.fetch, companies, random);
-      scenarios[mode] = (scenarios[mode] ?? 0) + 1;
-      lastScenarioAt = Date.now();
+      try {
+        const mode = await siiScenario(o.fetch, companies, random);
+        scenarios[mode] = (scenarios[mode] ?? 0) + 1;
+        lastScenarioAt = Date.now();
+      } catch (e) {
+        log(`SII scenario not set: ${String(e)}`);
+      }
     }
   })();
 
@@ -300,6 +305,23 @@ async function listDocuments(fetch: Fetch, company: Company): Promise<DocumentVi
 }
 
 // ---- small helpers -------------------------------------------------------------------------------
+
+/**
+ * A fetch that tries again when the connection itself fails (the local dev server drops one now and
+ * then under load): every call of the driver is safe to repeat (issuance carries an Idempotency-Key).
+ */
+function patient(fetch: Fetch): Fetch {
+  return async (path, init) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fetch(path, init);
+      } catch (e) {
+        if (attempt >= 10) throw e;
+        await sleep(250 * (attempt + 1));
+      }
+    }
+  };
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
