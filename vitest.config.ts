@@ -68,6 +68,9 @@ export default defineConfig({
                 // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
                 WEBHOOK_TIMEOUT_MS: "1500",
                 WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+                // The schema-driven fuzz (test/fuzz): `npm run fuzz` sets more requests and a new seed.
+                FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? "400",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "1515",
               },
               ratelimits: rateLimiters(),
               // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
@@ -75,6 +78,9 @@ export default defineConfig({
             },
           })),
         ],
+        // The chaos run's fault hook (src/chaos/hook.ts) is compiled into the test Worker; it stays
+        // inert until a test sets a fault plan.
+        define: { __CHAOS__: "true" },
         test: {
           name: "workers",
           setupFiles: ["./test/setup/apply-migrations.ts"],

@@ -12,7 +12,48 @@ import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer"
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 
-async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+/** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
+const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);
+
+export default {
+  async fetch(request, env, ctx) {
+    const chaos = await chaosHook();
+    if (!chaos) return app.fetch(request, env, ctx);
+    const control = await chaos.chaosControl(request, env);
+    return control ?? app.fetch(request, chaos.chaosEnv(env, "fetch").env, ctx);
+  },
+  queue(batch, env, ctx) {
+    return withLogContext({ queue: batch.queue, batch_id: newId("req") }, async () => {
+      assertConfigured(env); // throws: the batch is retried once the configuration is fixed
+      // One line per message with the ids it carries (request, company, document...): every line of
+      // the batch shares batch_id, so a document's work can be followed from its request onwards.
+      for (const m of batch.messages) log("info", "queue message", { message_id: m.id, attempts: m.attempts, ...idsOf(m.body) });
+      const chaos = await chaosHook();
+      if (!chaos) return consume(batch, env, ctx);
+      const { env: faulty, life } = chaos.chaosEnv(env, "queue");
+      try {
+        await consume(chaos.chaosBatch(batch, life), faulty, ctx, env);
+      } finally {
+        chaos.assertAlive(life);
+      }
+    });
+  },
+  /** Suppliers' mail to dte+<token>@<RECEPTION_DOMAIN> (Cloudflare Email Routing): reception intake. */
+  email: (message, env) => withLogContext({ email_id: newId("req") }, () => handleEmail(message, env)),
+  scheduled: (controller, env, ctx) =>
+    withLogContext({ cron: controller.cron, cron_run_id: newId("req"), scheduled_time: new Date(controller.scheduledTime).toISOString() }, () => {
+      assertConfigured(env);
+      ctx.waitUntil(
+        withLogContext({}, async () => {
+          const chaos = await chaosHook();
+          await runScheduled(controller, chaos ? chaos.chaosEnv(env, "scheduled").env : env);
+        }),
+      );
+    }),
+} satisfies ExportedHandler<Env>;
+
+/** `siiEnv`: the SII client talks to the (simulated) authority with the real bindings; its faults come from the scenario control. */
+async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, siiEnv: Env = env): Promise<void> {
   // Queue names may carry an environment suffix in deployments; the dead-letter queues end in -dlq.
   if (batch.queue.startsWith("dte-webhooks")) {
     if (batch.queue.endsWith("-dlq")) {
@@ -26,27 +67,9 @@ async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCon
     await recordDeadLetters(createDb(env.DB), "issuance", batch.messages);
     return handleDeadLetters(batch, env);
   }
-  if (batch.queue.startsWith("dte-issuance")) return handleIssuanceBatch(batch, env, (livemode) => siiAuthority(envForMode(env, livemode), ctx));
-  log("error", "no consumer for this queue yet; messages kept for retry", { count: batch.messages.length });
+  if (batch.queue.startsWith("dte-issuance")) {
+    return handleIssuanceBatch(batch, env, (livemode) => siiAuthority(envForMode(siiEnv, livemode), ctx));
+  }
+  log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
   batch.retryAll({ delaySeconds: 300 });
 }
-
-export default {
-  fetch: app.fetch,
-  queue(batch, env, ctx) {
-    return withLogContext({ queue: batch.queue, batch_id: newId("req") }, async () => {
-      assertConfigured(env); // throws: the batch is retried once the configuration is fixed
-      // One line per message with the ids it carries (request, company, document...): every line of
-      // the batch shares batch_id, so a document's work can be followed from its request onwards.
-      for (const m of batch.messages) log("info", "queue message", { message_id: m.id, attempts: m.attempts, ...idsOf(m.body) });
-      await consume(batch, env, ctx);
-    });
-  },
-  /** Suppliers' mail to dte+<token>@<RECEPTION_DOMAIN> (Cloudflare Email Routing): reception intake. */
-  email: (message, env) => withLogContext({ email_id: newId("req") }, () => handleEmail(message, env)),
-  scheduled: (controller, env, ctx) =>
-    withLogContext({ cron: controller.cron, cron_run_id: newId("req"), scheduled_time: new Date(controller.scheduledTime).toISOString() }, () => {
-      assertConfigured(env);
-      ctx.waitUntil(withLogContext({}, () => runScheduled(controller, env)));
-    }),
-} satisfies ExportedHandler<Env>;

@@ -9,6 +9,9 @@ declare global {
       SII_KEYS: Record<string, string>;
       /** A rate limiter of 3 requests a minute (vitest.config.ts), swapped in for a real one by the rate-limit tests. */
       TEST_TIGHT_LIMITER: RateLimit;
+      /** The fuzz's request count and seed (test/fuzz/fuzz.test.ts). */
+      FUZZ_REQUESTS?: string;
+      FUZZ_SEED?: string;
     }
   }
 }

@@ -76,7 +76,7 @@ export function defineRoute<const C extends Config>(config: C) {
       ...(isPublic ? ["INTERNAL" as const] : AUTH_ERRORS),
       ...(underCompany && !isPublic ? COMPANY_ERRORS : []),
       "VALIDATION_FAILED",
-      ...(maxBodyBytes !== null ? ["PAYLOAD_TOO_LARGE" as const] : []),
+      ...transportErrors(rest.request),
       ...errors,
     ]),
   ];
@@ -121,6 +121,18 @@ function routeBodyLimit(maxSize: number): MiddlewareHandler {
       throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than this operation accepts (${maxSize} bytes).`);
     },
   });
+}
+
+/**
+ * Codes any route can answer before its handler runs: the global body limit (every request, even a
+ * GET with a body) and, for routes that take a body, the content-type and JSON parsing checks
+ * (found missing on several routes by the schema-driven fuzz, issue 15).
+ */
+function transportErrors(request: RouteConfig["request"]): ErrorCode[] {
+  const content = request?.body?.content ?? {};
+  const types = Object.keys(content);
+  if (types.length === 0) return ["PAYLOAD_TOO_LARGE"];
+  return ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", ...(types.includes("application/json") ? (["MALFORMED_JSON"] as const) : [])];
 }
 
 /** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */

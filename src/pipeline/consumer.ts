@@ -112,13 +112,18 @@ async function preallocateFolios(deps: StepDeps, invoiceMsgs: InvoiceWork[]) {
 async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows: Map<string, InvoiceRow>, allocations: Map<string, Allocation>) {
   const prepared: PreparedGroups = new Map();
   const signed: SignedGroups = new Map();
+  const sent: { msg: Message<unknown>; inv: InvoiceRow }[] = [];
   const family = (inv: InvoiceRow) => `${inv.companyId}|${findDocumentType(inv.documentType)!.envelope}`;
   await Promise.all(
     invoiceMsgs.map(async ({ msg, body }) => {
       try {
         const inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
-        if (isFinal(inv.status) || inv.status === "SENT") {
+        if (isFinal(inv.status)) {
           msg.ack();
+          return;
+        }
+        if (inv.status === "SENT") {
+          sent.push({ msg, inv });
           return;
         }
         if (inv.status === "SIGNED") {
@@ -132,7 +137,27 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
       }
     }),
   );
+  await resumePolls(deps, sent);
   return { prepared, signed };
+}
+
+/**
+ * A document already SENT whose message comes again (a redelivery after a crash between the upload
+ * and queueing its envelope's first poll): its envelope is polled again rather than left to the
+ * sweep. Extra polls are harmless (a finished envelope answers GONE).
+ */
+async function resumePolls(deps: StepDeps, sent: { msg: Message<unknown>; inv: InvoiceRow }[]) {
+  const envelopes = new Map<string, string>();
+  for (const { inv } of sent) if (inv.envelopeId) envelopes.set(inv.envelopeId, inv.companyId);
+  try {
+    if (envelopes.size > 0) {
+      await enqueueEnvelopePolls(deps.env, [...envelopes].map(([envelopeId, companyId]) => ({ envelopeId, companyId, delaySeconds: pollDelaySeconds(0, deps.env.SII_MODE) })));
+    }
+    for (const { msg } of sent) msg.ack();
+  } catch (e) {
+    log("warn", "queueing polls of sent documents failed; retrying", { error: describeError(e) });
+    for (const { msg } of sent) msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+  }
 }
 
 /**

@@ -31,7 +31,8 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   if (bytes.length > MAX_UPLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`);
   const messageId = newId("inm");
   const result = await intakeFile(env, company, bytes, "UPLOAD", messageId);
-  await createDb(env.DB).insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: result.problem ? "NO_DTE" : "STORED", detail: result.problem, documents: result.documents.length });
+  // A refused upload stores nothing (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
+  await createDb(env.DB).insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length });
   return { kind: result.kind as "EnvioDTE" | "DTE", file_sha256: result.fileSha256, documents: await viewsOf(env, company.id, result) };
 }

@@ -509,3 +509,5 @@ export class FolioAllocator extends DurableObject<Env> {
   }
 }
 
+// The chaos run's Durable Object restart (test builds only; `__CHAOS__` is false in production builds).
+if (__CHAOS__) void import("../../chaos/hook").then((hook) => hook.installChaosRestart(FolioAllocator));

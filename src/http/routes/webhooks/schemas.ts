@@ -80,7 +80,7 @@ export const DeliveryQuerySchema = z.object({
 
 export const RedeliverSchema = z
   .object({
-    event_id: z.string().max(64).optional().openapi({ description: "Send this event again to the endpoint." }),
+    event_id: z.string().min(1).max(64).optional().openapi({ description: "Send this event again to the endpoint." }),
     failed_since: z.iso.datetime({ offset: true }).optional().openapi({ description: "Or: send again every FAILED delivery of the endpoint created since this instant." }),
   })
   .refine((b) => (b.event_id === undefined) !== (b.failed_since === undefined), { message: "Send exactly one of event_id or failed_since", path: ["event_id"] })

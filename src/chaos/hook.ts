@@ -1,0 +1,297 @@
+/**
+ * The fault hook of the chaos run (issue 15). TEST-ONLY: it is compiled in only when the build
+ * constant `__CHAOS__` is true (`wrangler dev --define __CHAOS__:true`, the vitest config); wrangler.toml
+ * defines it false for `npm start` and for `npm run build` (--env production), so esbuild drops every
+ * `if (__CHAOS__)` branch and this module with it (test/chaos/production-bundle.node.test.ts greps
+ * the bundle for CHAOS_HOOK_COMPILED_IN).
+ *
+ * A fault plan, set over `POST /__chaos/plan` (local environments only), makes the bindings of the
+ * Worker's invocations fail at random, seeded: D1 and R2 calls throw (before the call, or after it
+ * succeeded: "the answer was lost"), queue sends are duplicated or delayed (re-ordered), a Durable
+ * Object resets (`ctx.abort`) before a call, and a queue invocation "dies" at a binding call: from
+ * there every binding call throws and no ack or retry counts, so the runtime redelivers whatever
+ * was not settled before, exactly as after a crash. Each kind has a budget; nothing is injected
+ * after `until`. `GET /__chaos/plan` answers the counts and the time of the last fault.
+ */
+export const CHAOS_MARKER = "CHAOS_HOOK_COMPILED_IN";
+
+export interface FaultPlan {
+  seed: number;
+  /** Epoch ms after which nothing is injected. */
+  until: number;
+  /** Probabilities per call. */
+  d1: number;
+  r2: number;
+  duplicate: number;
+  reorder: number;
+  kill: number;
+  do_restart: number;
+  /** Share of D1/R2 faults raised after the call succeeded (the write happened, the answer was lost). */
+  after: number;
+  /** Invocation kinds where D1/R2 faults apply (queue sends and DO restarts apply everywhere). */
+  scopes: Kind[];
+  /** At most this many faults of each kind (0 or absent: unlimited). */
+  budget?: Partial<Record<FaultKind, number>>;
+}
+
+type Kind = "fetch" | "queue" | "scheduled";
+type FaultKind = "d1" | "r2" | "duplicate" | "reorder" | "kill" | "do_restart";
+
+interface State {
+  plan: FaultPlan | null;
+  random: () => number;
+  injected: Record<FaultKind, number>;
+  lastFaultAt: number | null;
+}
+
+const state: State = { plan: null, random: Math.random, injected: zero(), lastFaultAt: null };
+
+function zero(): Record<FaultKind, number> {
+  return { d1: 0, r2: 0, duplicate: 0, reorder: 0, kill: 0, do_restart: 0 };
+}
+
+/** mulberry32: small, seedable, good enough to pick faults. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class ChaosFault extends Error {
+  constructor(what: string) {
+    super(`chaos: injected ${what}`);
+  }
+}
+
+/** Decides whether a fault of `kind` happens now, and counts it. */
+function roll(kind: FaultKind, where?: Kind): boolean {
+  const plan = state.plan;
+  if (!plan || Date.now() > plan.until) return false;
+  if ((kind === "d1" || kind === "r2") && where && !plan.scopes.includes(where)) return false;
+  const budget = plan.budget?.[kind];
+  if (budget && state.injected[kind] >= budget) return false;
+  if (state.random() >= plan[kind]) return false;
+  state.injected[kind]++;
+  state.lastFaultAt = Date.now();
+  return true;
+}
+
+// ---- control ------------------------------------------------------------------------------------
+
+/** `/__chaos/plan`: POST sets (or with `{}` clears) the plan, GET reports. Local environments only. */
+export async function chaosControl(request: Request, env: Env): Promise<Response | null> {
+  const url = new URL(request.url);
+  if (url.pathname !== "/__chaos/plan") return null;
+  if (env.ENVIRONMENT !== "development" && env.ENVIRONMENT !== "test") return null;
+  if (request.method === "POST") {
+    const body = (await request.json()) as Partial<FaultPlan>;
+    if (body.seed === undefined) {
+      state.plan = null;
+    } else {
+      state.plan = {
+        seed: body.seed,
+        until: body.until ?? Date.now() + 60_000,
+        d1: body.d1 ?? 0,
+        r2: body.r2 ?? 0,
+        duplicate: body.duplicate ?? 0,
+        reorder: body.reorder ?? 0,
+        kill: body.kill ?? 0,
+        do_restart: body.do_restart ?? 0,
+        after: body.after ?? 0.5,
+        scopes: body.scopes ?? ["queue", "scheduled"],
+        budget: body.budget,
+      };
+      state.random = seeded(body.seed);
+      state.injected = zero();
+      state.lastFaultAt = null;
+    }
+  }
+  return Response.json({ marker: CHAOS_MARKER, plan: state.plan, injected: state.injected, last_fault_at: state.lastFaultAt ? new Date(state.lastFaultAt).toISOString() : null });
+}
+
+// ---- one invocation -----------------------------------------------------------------------------
+
+/** The life of one invocation: once killed, every binding call throws. */
+interface Life {
+  kind: Kind;
+  dead: boolean;
+}
+
+function beforeCall(life: Life, binding: "d1" | "r2"): "before" | "after" | null {
+  if (life.dead) throw new ChaosFault("call after the worker died");
+  if (life.kind === "queue" && roll("kill")) {
+    life.dead = true;
+    throw new ChaosFault("worker death");
+  }
+  if (!roll(binding, life.kind)) return null;
+  return state.random() < (state.plan?.after ?? 0) ? "after" : "before";
+}
+
+async function guarded<T>(life: Life, binding: "d1" | "r2", call: () => Promise<T>): Promise<T> {
+  const fault = beforeCall(life, binding);
+  if (fault === "before") throw new ChaosFault(`${binding} error`);
+  const result = await call();
+  if (fault === "after") throw new ChaosFault(`${binding} error after the call`);
+  return result;
+}
+
+/** The env an invocation sees: the real one while no plan is set. */
+export function chaosEnv(env: Env, kind: Kind): { env: Env; life: Life } {
+  const life: Life = { kind, dead: false };
+  if (!state.plan) return { env, life };
+  const wrapped: Env = {
+    ...env,
+    DB: wrapD1(env.DB, life),
+    FILES: wrapR2(env.FILES, life),
+    ISSUANCE_QUEUE: wrapQueue(env.ISSUANCE_QUEUE, life),
+    WEBHOOK_QUEUE: wrapQueue(env.WEBHOOK_QUEUE, life),
+    FOLIO_ALLOCATOR: wrapDurableObjects(env.FOLIO_ALLOCATOR, life),
+  };
+  return { env: wrapped, life };
+}
+
+const REAL = Symbol("real statement");
+type Wrapped = D1PreparedStatement & { [REAL]: D1PreparedStatement };
+
+function wrapStatement(stmt: D1PreparedStatement, life: Life): Wrapped {
+  return {
+    [REAL]: stmt,
+    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), life),
+    first: ((col?: string) => guarded(life, "d1", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
+    run: (() => guarded(life, "d1", () => stmt.run())) as D1PreparedStatement["run"],
+    all: (() => guarded(life, "d1", () => stmt.all())) as D1PreparedStatement["all"],
+    raw: ((options?: { columnNames?: boolean }) => guarded(life, "d1", () => stmt.raw(options as { columnNames: true }))) as D1PreparedStatement["raw"],
+  } as Wrapped;
+}
+
+function wrapD1(db: D1Database, life: Life): D1Database {
+  return {
+    prepare: (query: string) => wrapStatement(db.prepare(query), life),
+    batch: (stmts: D1PreparedStatement[]) => guarded(life, "d1", () => db.batch(stmts.map((s) => (s as Wrapped)[REAL] ?? s))),
+    exec: (query: string) => guarded(life, "d1", () => db.exec(query)),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => db.withSession(...args),
+    dump: () => db.dump(),
+  } as D1Database;
+}
+
+function wrapR2(bucket: R2Bucket, life: Life): R2Bucket {
+  return new Proxy(bucket, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => guarded(life, "r2", () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+    },
+  });
+}
+
+function delayFor(options: { delaySeconds?: number } | undefined): { delaySeconds?: number } | undefined {
+  if (!roll("reorder")) return options;
+  return { ...options, delaySeconds: (options?.delaySeconds ?? 0) + 1 + Math.floor(state.random() * 3) };
+}
+
+function wrapQueue<T>(queue: Queue<T>, life: Life): Queue<T> {
+  const alive = () => {
+    if (life.dead) throw new ChaosFault("queue send after the worker died");
+  };
+  const send = async (body: T, options?: QueueSendOptions) => {
+    alive();
+    await queue.send(body, delayFor(options));
+    if (roll("duplicate")) await queue.send(body, delayFor(options));
+  };
+  const sendBatch = async (messages: Iterable<MessageSendRequest<T>>, options?: QueueSendBatchOptions) => {
+    alive();
+    const list = [...messages].map((m) => ({ ...m, ...delayFor(m) }));
+    await queue.sendBatch(list, options);
+    const again = list.filter(() => roll("duplicate"));
+    if (again.length > 0) await queue.sendBatch(again, options);
+  };
+  return new Proxy(queue, {
+    get(target, prop) {
+      if (prop === "send") return send;
+      if (prop === "sendBatch") return sendBatch;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Before a call on an allocator stub, the object may be reset (in-memory state gone, storage kept). */
+type AnyStub = Record<string | symbol, unknown>;
+interface Namespace {
+  get(id: DurableObjectId): unknown;
+}
+
+function wrapDurableObjects<T>(namespace: T, life: Life): T {
+  const ns = namespace as unknown as Namespace & object;
+  return new Proxy(ns, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (prop !== "get" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+      return (id: DurableObjectId) => {
+        const stub = target.get(id) as AnyStub;
+        return new Proxy(stub, {
+          get(s, method) {
+            const fn = Reflect.get(s, method, s) as unknown;
+            if (typeof fn !== "function") return fn;
+            return async (...args: unknown[]) => {
+              if (life.dead) throw new ChaosFault("allocator call after the worker died");
+              if (roll("do_restart")) await (target.get(id) as unknown as { chaosRestart(): Promise<void> }).chaosRestart().catch(() => undefined);
+              const fresh = target.get(id) as unknown as Record<string, (...a: unknown[]) => unknown>;
+              return fresh[method as string]!(...args);
+            };
+          },
+        });
+      };
+    },
+  }) as unknown as T;
+}
+
+/** The Durable Object side of a restart: reset the object (it starts again from its storage). */
+export function installChaosRestart(cls: { prototype: object }): void {
+  Object.defineProperty(cls.prototype, "chaosRestart", {
+    value(this: { ctx: DurableObjectState }) {
+      this.ctx.abort("chaos: Durable Object restart");
+    },
+  });
+}
+
+/**
+ * A queue batch whose acks and retries stop counting once the invocation died; the handler then
+ * throws, and the runtime redelivers every message not settled before the death.
+ */
+export function chaosBatch<T>(batch: MessageBatch<T>, life: Life): MessageBatch<T> {
+  if (!state.plan) return batch;
+  const messages = batch.messages.map((m) => {
+    const wrapped = Object.create(m) as Message<T>;
+    wrapped.ack = () => {
+      if (!life.dead) m.ack();
+    };
+    wrapped.retry = (o?: QueueRetryOptions) => {
+      if (!life.dead) m.retry(o);
+    };
+    return Object.defineProperties(wrapped, { id: { value: m.id }, body: { value: m.body }, attempts: { value: m.attempts }, timestamp: { value: m.timestamp } });
+  });
+  const ackAll = () => {
+    if (!life.dead) batch.ackAll();
+  };
+  const retryAll = (o?: QueueRetryOptions) => {
+    if (!life.dead) batch.retryAll(o);
+  };
+  return new Proxy(batch, {
+    get(target, prop) {
+      if (prop === "messages") return messages;
+      if (prop === "ackAll") return ackAll;
+      if (prop === "retryAll") return retryAll;
+      return Reflect.get(target, prop, target) as unknown;
+    },
+  });
+}
+
+export function assertAlive(life: Life): void {
+  if (life.dead) throw new ChaosFault("worker death: the batch is redelivered");
+}

@@ -1,0 +1,72 @@
+import { exports } from "cloudflare:workers";
+import { afterAll, describe, expect, it } from "vitest";
+import { newOwner } from "../helpers/api";
+import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
+import { received } from "../webhooks/helpers";
+import { runChaos } from "../../scripts/chaos/driver";
+import { formatReport, type ReceivedEvent } from "../../scripts/chaos/invariants";
+
+/**
+ * The short, seeded version of `npm run chaos` (issue 15): the same driver and invariants, a few
+ * dozen documents, the fault hook compiled into the test Worker (vitest.config.ts defines __CHAOS__)
+ * with small budgets, the simulated SII's scenarios at random. Webhooks go to the recording receiver.
+ */
+const fetchWorker = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`http://localhost${path}`, init));
+const SEED = 15_2026;
+const hookPath = (companyId: string) => `/hooks/chaos-${SEED}-${companyId}`;
+const paths: string[] = [];
+
+afterAll(async () => {
+  await fetchWorker("/__chaos/plan", { method: "POST", body: "{}" });
+  await fetchWorker("/simulator/sii/scenario", { method: "DELETE" });
+});
+
+describe("chaos run, short", () => {
+  it("every document ends final, no folio twice or skipped without cause, no webhook event lost", async () => {
+    const keys = [(await newOwner("Chaos A")).key, (await newOwner("Chaos B")).key];
+    const cert = await makeFakeCertificate({ rut: "11111111-1", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
+    const result = await runChaos({
+      fetch: fetchWorker,
+      keys,
+      companies: 3,
+      documents: 30,
+      concurrency: 5,
+      seed: SEED,
+      pfx: makeFakePfx(cert, "pw", "modern"),
+      pfxPassword: "pw",
+      receiver: {
+        url: (id) => {
+          paths.push(hookPath(id));
+          return `http://127.0.0.1:4010${hookPath(id)}`;
+        },
+        events: async () => (await Promise.all(paths.map((p) => received(p)))).flat().map(toEvent),
+      },
+      faults: {
+        d1: 0.03,
+        r2: 0.05,
+        duplicate: 0.15,
+        reorder: 0.15,
+        kill: 0.02,
+        do_restart: 0.2,
+        after: 0.5,
+        scopes: ["queue", "scheduled"],
+        budget: { d1: 6, r2: 4, duplicate: 6, reorder: 6, kill: 3, do_restart: 3 },
+      },
+      siiScenarioEveryMs: 1500,
+      quiescenceTimeoutMs: 150_000,
+    });
+    const text = formatReport(result.report, { injected: result.injected, sii_scenarios: result.sii_scenarios, client_errors: result.client_errors });
+    console.log(text);
+    expect(result.report.failures, text).toEqual([]);
+    expect(result.quiescent, text).toBe(true);
+    expect(result.report.documents, text).toBe(30);
+    // the faults did happen (the run is not vacuous)
+    expect(Object.values(result.injected).reduce((a, b) => a + b, 0), text).toBeGreaterThan(0);
+    expect(result.client_errors, text).toEqual({});
+  }, 300_000);
+});
+
+function toEvent(r: { headers: Record<string, string>; body: string }): ReceivedEvent {
+  const body = JSON.parse(r.body) as { type: string; data?: { id?: string } };
+  return { webhook_id: r.headers["webhook-id"]!, type: body.type, data_id: body.data?.id ?? null };
+}
