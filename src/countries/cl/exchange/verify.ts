@@ -244,5 +244,7 @@ export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, 
  */
 export function receptionCafTrust(siiMode: string): InboundOptions {
   if (siiMode !== "simulator") return { mode: "sii" };
-  return { mode: "simulator", extraKeys: { 300: b64decode(SII_CAF_KEYS[300]!.spki) } };
+  // One object for the isolate: the CAF verdict cache knows its extra keys by identity.
+  return (simulatorReceptionTrust ??= Object.freeze({ mode: "simulator" as const, extraKeys: Object.freeze({ 300: b64decode(SII_CAF_KEYS[300]!.spki) }) }));
 }
+let simulatorReceptionTrust: InboundOptions | undefined;
