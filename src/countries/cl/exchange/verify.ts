@@ -70,7 +70,7 @@ function countId(root: XElement, id: string): number {
 }
 
 /** Verifies one <DTE> element of a parsed document. */
-export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}): Promise<InboundDteReport> {
+export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}, memo?: WeakMap<object, string>): Promise<InboundDteReport> {
   const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
   const enc = branch && firstChild(branch, "Encabezado");
   const idDoc = enc && firstChild(enc, "IdDoc");
@@ -90,7 +90,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     signature: { ok: false },
     ted: { ok: false },
   };
-  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true });
+  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
     // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
     const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
@@ -159,11 +159,13 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
       : undefined,
     documents: [],
   };
-  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true });
+  // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
+  const memo = new WeakMap<object, string>();
+  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
-  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts));
+  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
     report.message = `Envelope: ${report.envelopeSignature.message}`;
