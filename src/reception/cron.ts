@@ -96,7 +96,7 @@ export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
   const passed = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), lte(receivedDocuments.responseDeadline, now))).limit(DEADLINE_ROWS_PER_RUN);
   const writes: any[] = [];
   for (const row of passed) {
-    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [] }];
+    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
     const next = { ...row, responseState: "ACCEPTED_BY_LAW" as const, responses: JSON.stringify(responses), updatedAt: now };
     writes.push(db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), eq(receivedDocuments.responseState, "PENDING"))));
     writes.push(event(db, next, "received_document.deadline_passed", `deadline_passed:${row.id}`));
