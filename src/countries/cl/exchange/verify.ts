@@ -9,6 +9,7 @@ import { b64decode } from "../pki/asn1";
 import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
+import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 
@@ -38,6 +39,8 @@ export interface InboundDteReport {
   total: string | null;
   signature: SignatureCheck;
   ted: TedCheck;
+  /** Where the DTE departs from the SII's schema (empty: valid), see documents/dte-schema.ts. */
+  schemaErrors: string[];
 }
 
 export interface InboundReport {
@@ -89,6 +92,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     total: (totales && childText(totales, "MntTotal")) ?? null,
     signature: { ok: false },
     ted: { ok: false },
+    schemaErrors: dteSchemaProblems(dte),
   };
   report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
