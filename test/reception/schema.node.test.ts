@@ -47,6 +47,13 @@ const MUTATIONS: [string, RegExp, string][] = [
   ["choice left empty", /<Documento ID="[^"]*">[\s\S]*<\/Documento>/, ""],
   ["wrong namespace", /<Encabezado>/, '<Encabezado xmlns="urn:otro">'],
   ["negative where positive", /<Folio>\d+<\/Folio>/, "<Folio>0</Folio>"],
+  ["too many decimals", /<QtyItem>[^<]*<\/QtyItem>/, "<QtyItem>2.1234567</QtyItem>"],
+];
+
+/** Variants still valid: leading zeros, trailing decimal zeros, whitespace around a number. */
+const STILL_VALID: [string, RegExp, string][] = [
+  ["leading and trailing zeros", /<QtyItem>[^<]*<\/QtyItem>/, "<QtyItem>002.500000000</QtyItem>"],
+  ["whitespace around a number", /<MntTotal>(\d+)<\/MntTotal>/, "<MntTotal>\n $1 </MntTotal>"],
 ];
 
 describe("DTE schema check in the Worker agrees with libxml2 and the official XSD", () => {
@@ -64,6 +71,14 @@ describe("DTE schema check in the Worker agrees with libxml2 and the official XS
       expect(ours(set.dtes[t]!.xmlString).length, `ours, boleta ${t}`).toBeGreaterThan(0);
     }
   }, 120_000);
+
+  it.each(STILL_VALID)("%s: valid for both", async (_what, from, to) => {
+    const xml = set.dtes["33"]!.xmlString;
+    expect(from.test(xml), `variant applies: ${from}`).toBe(true);
+    const variant = xml.replace(from, to);
+    expect(await libxml2(variant)).toEqual([]);
+    expect(ours(variant)).toEqual([]);
+  }, 60_000);
 
   it.each(MUTATIONS)("%s: invalid for both", async (_what, from, to) => {
     const xml = set.dtes["33"]!.xmlString;

@@ -65,17 +65,23 @@ function validDate(y: string, m: string, d: string): boolean {
 
 /** Digits of a decimal lexical value: [total significant digits, fraction digits]. */
 function digits(v: string): [number, number] {
-  const unsigned = v.replace(/^[+-]/, "");
-  const [int = "", frac = ""] = unsigned.split(".");
-  const i = int.replace(/^0+/, "");
-  const f = frac.replace(/0+$/, "");
-  return [Math.max(1, i.length + f.length), f.length];
+  let start = v.charCodeAt(0) === 43 || v.charCodeAt(0) === 45 ? 1 : 0;
+  while (start < v.length - 1 && v.charCodeAt(start) === 48 && v.charCodeAt(start + 1) !== 46) start++;
+  const dot = v.indexOf(".");
+  if (dot < 0) return [Math.max(1, v.length - start), 0];
+  let end = v.length;
+  while (end > dot + 1 && v.charCodeAt(end - 1) === 48) end--;
+  const int = dot - start - (v.charCodeAt(start) === 48 ? 1 : 0);
+  const frac = end - dot - 1;
+  return [Math.max(1, int + frac), frac];
 }
+const WS = /[\t\n\r ]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
   const isString = t.b === "string";
-  const v = isString ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
+  const v = isString || !WS.test(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
   let num: number | null = null;
   switch (t.b) {
     case "string":
@@ -86,12 +92,14 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     case "long":
     case "unsignedLong": {
       if (!INTEGER.test(v)) return `'${v}' is not an integer`;
-      const n = BigInt(v);
-      if (t.b === "positiveInteger" && n < 1n) return `'${v}' is not a positive integer`;
-      if ((t.b === "nonNegativeInteger" || t.b === "unsignedLong") && n < 0n) return `'${v}' is negative`;
-      if (t.b === "long" && (n < LONG_MIN || n > LONG_MAX)) return `'${v}' is out of range`;
-      if (t.b === "unsignedLong" && n > ULONG_MAX) return `'${v}' is out of range`;
       num = Number(v);
+      if (t.b === "positiveInteger" && num < 1) return `'${v}' is not a positive integer`;
+      if ((t.b === "nonNegativeInteger" || t.b === "unsignedLong") && num < 0) return `'${v}' is negative`;
+      if (v.length > 15) {
+        const n = BigInt(v);
+        if (t.b === "long" && (n < LONG_MIN || n > LONG_MAX)) return `'${v}' is out of range`;
+        if (t.b === "unsignedLong" && n > ULONG_MAX) return `'${v}' is out of range`;
+      }
       break;
     }
     case "decimal":
@@ -123,7 +131,7 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     const ok = num === null ? t.en.includes(v) : t.en.some((e) => Number(e) === num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
   }
-  const length = [...v].length;
+  const length = SURROGATE.test(v) ? [...v].length : v.length;
   if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
   if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
   if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
@@ -175,35 +183,24 @@ class Checker {
   element(el: XElement, decl: ElementDecl, path: string): void {
     const type = decl[3];
     if (type === "sig") return;
-    if (typeof type === "number") {
-      this.attributes(el, [], path);
-      if (this.childElements(el).length) return this.add(path, "must hold a value, not elements");
-      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[type]!);
+    const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
+    if (el.attributes.length || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
+    if (simple !== null) {
+      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) return this.add(path, "must hold a value, not elements");
+      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[simple]!);
       if (p) this.add(path, p);
       return;
     }
-    this.attributes(el, type.a, path);
-    if ("t" in type) {
-      if (this.childElements(el).length) return this.add(path, "must hold a value, not elements");
-      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[type.t]!);
-      if (p) this.add(path, p);
-      return;
-    }
+    const kids: XElement[] = [];
+    let text = false;
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if ((c.nodeType === 3 || c.nodeType === 4) && /\S/.test((c as unknown as { data: string }).data)) {
-        this.add(path, "holds text where only elements are allowed");
-        break;
-      }
+      if (c.nodeType === 1) kids.push(c as XElement);
+      else if (!text && (c.nodeType === 3 || c.nodeType === 4) && /\S/.test((c as unknown as { data: string }).data)) text = true;
     }
-    const kids = this.childElements(el);
-    const at = type.m ? this.group(type.m, kids, 0, path) : 0;
+    if (text) this.add(path, "holds text where only elements are allowed");
+    const m = (type as { m: Group | null }).m;
+    const at = m ? this.group(m, kids, 0, path) : 0;
     if (at < kids.length) this.add(`${path}/${kids[at]!.localName}`, `unexpected element (not allowed here by the schema)`);
-  }
-
-  childElements(el: XElement): XElement[] {
-    const out: XElement[] = [];
-    for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as XElement);
-    return out;
   }
 
   attributes(el: XElement, decls: AttributeDecl[], path: string): void {
