@@ -2,9 +2,10 @@
  * Reception throughput and verification cost, in workerd:
  * - e-mails of 1, 50 and 500 DTEs (one EnvioDTE attached) through the Worker's email() handler:
  *   received DTEs verified and stored per second (MIME parse, R2 write, checks, D1 rows, events);
- * - verifyInbound of the 50- and 500-DTE envelopes: ms per DTE (linearity), and its ratio to the
- *   crypto floor, one RSASSA-PKCS1-v1_5/SHA-1 verify of a DTE-sized message, timed in the same run.
- * A DTE needs at least two RSA verifies (its XMLDSig and the TED's FRMT; the CAF's FRMA is cached).
+ * - verifyInbound of the 1-, 50- and 500-DTE envelopes: ms per DTE (linearity), and its ratio to the
+ *   crypto floor of a DTE: two RSASSA-PKCS1-v1_5/SHA-1 verifies (its XMLDSig and the TED's FRMT; the
+ *   CAF's FRMA is verified once per CAF) and the SHA-1 of a DTE-sized Documento, timed interleaved
+ *   in the same run (median of several rounds, so load on the machine weighs on both).
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
@@ -51,26 +52,46 @@ it("reception throughput and verification cost", async () => {
   await env.DB.prepare("INSERT INTO reception_addresses (company_id, token) VALUES ('cmp_bench', 'benchtoken')").run();
   const to = `dte+benchtoken@${env.RECEPTION_DOMAIN}`;
 
-  // Crypto floor: one RSA-SHA1 verify of a DTE-sized message with the signer's key.
+  // Crypto floor of one DTE: what its verification cannot do without, two RSA-SHA1 verifies (its
+  // XMLDSig SignatureValue and the TED's FRMT; the CAF's FRMA is verified once per CAF) and the
+  // SHA-1 digest of a DTE-sized Documento. Timed interleaved with verifyInbound, round by round, so
+  // that load on the machine weighs on both; the median ratio of the rounds is reported.
   const message = new Uint8Array(2500).fill(65);
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signer.privateKey, message);
   const b64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   const pub = await crypto.subtle.importKey("jwk", { kty: "RSA", n: b64url(signer.modulus), e: b64url(signer.exponent), ext: true }, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]);
-  for (let i = 0; i < 50; i++) expect(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message)).toBe(true);
-  const t0 = performance.now();
-  for (let i = 0; i < 500; i++) await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message);
-  const floorMs = (performance.now() - t0) / 500;
-  console.log(`crypto floor: one RSA-SHA1 verify                ${floorMs.toFixed(3)} ms`);
-
+  const documento = new Uint8Array(4500).fill(66);
+  const floorOf = async (n: number) => {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      expect(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message)).toBe(true);
+      await crypto.subtle.verify("RSASSA-PKCS1-v1_5", pub, signature, message);
+      await crypto.subtle.digest("SHA-1", documento);
+    }
+    return (performance.now() - t0) / n;
+  };
+  await floorOf(50);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const trust = receptionCafTrust("simulator");
-  for (const n of [50, 500]) {
+  for (const n of [1, 50, 500]) {
     const xml = await envelopeOf(n);
     await verifyInbound(xml, trust);
-    const t0 = performance.now();
-    const report = await verifyInbound(xml, trust);
-    const per = (performance.now() - t0) / n;
-    expect(report.ok).toBe(true);
-    console.log(`verifyInbound, envelope of ${String(n).padEnd(3)} DTEs               ${per.toFixed(3)} ms/DTE = ${(per / floorMs).toFixed(2)}× the floor`);
+    // Each round verifies 500 DTEs (the 1-DTE envelope 500 times): the Worker's clock is coarse.
+    const rounds = 7;
+    const reps = Math.ceil(500 / n);
+    const floors: number[] = [];
+    const pers: number[] = [];
+    const ratios: number[] = [];
+    for (let k = 0; k < rounds; k++) {
+      const floor = await floorOf(n * reps);
+      const t0 = performance.now();
+      for (let j = 0; j < reps; j++) expect((await verifyInbound(xml, trust)).ok).toBe(true);
+      const per = (performance.now() - t0) / (n * reps);
+      floors.push(floor);
+      pers.push(per);
+      ratios.push(per / floor);
+    }
+    console.log(`verifyInbound, envelope of ${String(n).padEnd(3)} DTEs  ${median(pers).toFixed(3)} ms/DTE (${(1000 / median(pers)).toFixed(0)} DTEs/s); crypto floor ${median(floors).toFixed(3)} ms/DTE; ratio ${median(ratios).toFixed(2)}× (median of ${rounds} rounds)`);
   }
   for (const n of [1, 50, 500]) {
     const raw = mime(to, await envelopeOf(n));

@@ -66,8 +66,6 @@ export interface RegisteredDocument {
   total: string;
   /** ISO 8601, the SII reception time. */
   receivedAt: string;
-  /** The EnvioDTE as the issuer sent it, when the authority hands it out (simulator only). */
-  xml?: Uint8Array;
 }
 
 /**
@@ -83,4 +81,9 @@ export interface ReceptionAuthority {
   receptionTime(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<string | null>;
   /** Documents the authority holds with companyRut as recipient, received after `since`. */
   listReceived(p: { companyRut: string; signer: SigningCredentials; since?: string }): Promise<{ supported: boolean; documents: RegisteredDocument[] }>;
+  /**
+   * The signed DTE of a document of the register, as its issuer signed it (a standalone DTE file),
+   * or null when the authority does not hand it out (the real SII never does; the simulator does).
+   */
+  receivedXml(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<Uint8Array | null>;
 }

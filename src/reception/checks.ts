@@ -29,9 +29,9 @@ function tedAndCaf(d: InboundDteReport): Check[] {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** Structural checks of the fields intake relies on (the XSD itself is not run inside the Worker). */
+/** The SII schema's verdict (element order, required elements, types, lengths) and the fields intake relies on. */
 function schemaProblems(d: InboundDteReport): string[] {
-  const p: string[] = [];
+  const p: string[] = [...d.schemaErrors];
   if (!d.id) p.push("Documento has no ID");
   if (d.documentType === null) p.push("TipoDTE missing or not a number");
   if (d.folio === null || d.folio < 1) p.push("Folio missing or not a positive number");

@@ -23,12 +23,31 @@ export const DEADLINE_ROWS_PER_RUN = 300;
 const event = (db: Db, row: ReceivedRow, type: string, key: string) =>
   db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type, dedupeKey: key, payload: JSON.stringify(receivedView(row)) }).onConflictDoNothing();
 
-/** Documents of the register: new ones listed (XML pending unless the authority hands it out), known ones get their SII reception time. */
-async function applyRegister(env: Env, company: { id: string; taxId: string; livemode: boolean }, docs: RegisteredDocument[]): Promise<void> {
+/** XML fetches from the register per company and run (the rest waits for the next run). */
+export const XML_FETCHES_PER_RUN = 50;
+
+type Company = { id: string; taxId: string; livemode: boolean };
+type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
+
+/**
+ * Documents of the register: the XML of each one not yet received is asked of the authority (the
+ * simulator hands it out, the real SII does not) and goes through the one intake; a document still
+ * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time.
+ */
+async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch): Promise<void> {
   const db = createDb(env.DB);
+  let fetches = 0;
   for (const d of docs) {
-    if (d.xml) await intakeFile(env, company, d.xml, "SII", null);
-    const known = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.issuerRut, d.issuerRut), eq(receivedDocuments.documentType, d.documentType), eq(receivedDocuments.folio, d.folio)));
+    const keyOf = and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.issuerRut, d.issuerRut), eq(receivedDocuments.documentType, d.documentType), eq(receivedDocuments.folio, d.folio));
+    let known = await db.select().from(receivedDocuments).where(keyOf);
+    if (!known.some((k) => k.xmlSha256) && fetches < XML_FETCHES_PER_RUN) {
+      fetches++;
+      const xml = await fetchXml(d);
+      if (xml) {
+        await intakeFile(env, company, xml, "SII", null);
+        known = await db.select().from(receivedDocuments).where(keyOf);
+      }
+    }
     const deadline = ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null;
     if (known.length === 0) {
       await db.insert(receivedDocuments).values({
@@ -62,7 +81,8 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
       const signer = await requireSigningCredentials(db, env, c.id, at);
       const since = c.polledAt ? new Date(Date.parse(c.polledAt) - 9 * 86_400_000).toISOString() : new Date(at.getTime() - 30 * 86_400_000).toISOString();
       const listed = await sii.listReceived({ companyRut: c.taxId, signer, since });
-      if (listed.supported) await applyRegister(env, c, listed.documents);
+      const fetchXml: Fetch = (d) => sii.receivedXml({ companyRut: c.taxId, signer, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio });
+      if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml);
       await db.update(receptionAddresses).set({ polledAt: at.toISOString() }).where(eq(receptionAddresses.companyId, c.id));
     } catch (e) {
       log("error", "reception register poll failed", { company: c.id, error: String(e) });
@@ -77,7 +97,7 @@ export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
   const passed = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), lte(receivedDocuments.responseDeadline, now))).limit(DEADLINE_ROWS_PER_RUN);
   const writes: any[] = [];
   for (const row of passed) {
-    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [] }];
+    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
     const next = { ...row, responseState: "ACCEPTED_BY_LAW" as const, responses: JSON.stringify(responses), updatedAt: now };
     writes.push(db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), eq(receivedDocuments.responseState, "PENDING"))));
     writes.push(event(db, next, "received_document.deadline_passed", `deadline_passed:${row.id}`));

@@ -2,7 +2,8 @@
  * The signed exchange replies of Ley 19.983 / sii-formats.md §5, built with the engine
  * (countries/cl responses): RespuestaDTE with ResultadoDTE for ACD and the claims, EnvioRecibos for
  * ERM, RespuestaDTE with RecepcionEnvio for the file that brought a document. Stored in R2 under
- * keys built from the company and the document id; mailed to the issuer through SEND_EMAIL when bound.
+ * keys built from the company and the document id; mailed to the issuer (its exchange address from
+ * the taxpayer directory, else the mail's sender) through SEND_EMAIL when bound.
  */
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, type SigningCredentials } from "../countries/cl";
 import type { ReceptionAction } from "../countries/port";
@@ -11,7 +12,9 @@ import { createDb } from "../db/client";
 import { inboundMessages } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
-import type { ReceivedRow } from "./view";
+import { canonicalRut, findTaxpayer } from "../domain/taxpayers/repository";
+import { SIMULATOR_TAXPAYERS } from "../domain/taxpayers/simulator-companies";
+import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receptionStatusText } from "./view";
 
 export type ReplyType = "resultado_dte" | "envio_recibos" | "recepcion_envio";
@@ -64,28 +67,37 @@ export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row:
   return file;
 }
 
-/** Where the issuer gets replies: the sender of the e-mail that brought the document (null for other channels). */
-async function replyAddress(env: Env, row: ReceivedRow): Promise<string | null> {
+/**
+ * Where the issuer gets replies, for every channel: its exchange address in the SII's taxpayer
+ * directory (the imported load; in simulator mode also the simulator's own companies), which the
+ * SII publishes for exactly this; else the sender of the e-mail that brought the document (less
+ * reliable: a relay or a no-reply address). Null when neither is known.
+ */
+export async function replyRecipient(env: Env, row: ReceivedRow): Promise<ReplyRecipient | null> {
+  const rut = canonicalRut(row.issuerRut);
+  if (rut) {
+    const listed = (await findTaxpayer(env.DB, rut)) ?? (env.SII_MODE === "simulator" ? SIMULATOR_TAXPAYERS.find((t) => t.rut === rut) : undefined);
+    if (listed?.exchangeEmail && EMAIL.test(listed.exchangeEmail)) return { email: listed.exchangeEmail, source: "TAXPAYER_DIRECTORY" };
+  }
   if (row.channel !== "EMAIL" || !row.messageId) return null;
   const m = await createDb(env.DB).select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get();
-  return m?.sender && /^[^\s@<>]+@[^\s@<>]+$/.test(m.sender) ? m.sender : null;
+  return m?.sender && EMAIL.test(m.sender) ? { email: m.sender, source: "EMAIL_SENDER" } : null;
 }
+const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 
 /**
- * Mails the replies to the issuer through the SEND_EMAIL binding (wrangler records them locally),
- * to the address the document came from; documents that came by upload or from the SII's register
- * have no known exchange address, so their replies are only downloadable.
+ * Mails the replies to `to` through the SEND_EMAIL binding (wrangler records them locally). Without
+ * a recipient (none known) or a binding, nothing is sent and the replies stay downloadable.
  */
-export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[]): Promise<boolean> {
+export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[], to: ReplyRecipient | null): Promise<boolean> {
   const binding = env.SEND_EMAIL as SendEmail | undefined;
   const domain = env.RECEPTION_DOMAIN;
-  const to = await replyAddress(env, row);
   if (!binding || !to || !domain || files.length === 0) return false;
   const { EmailMessage } = await import("cloudflare:email");
   const boundary = `b${row.id}`;
   const parts = files.map((f) => `--${boundary}\r\nContent-Type: application/xml; name="${f.type}.xml"\r\nContent-Disposition: attachment; filename="${f.type}_${row.documentType}_${row.folio}.xml"\r\nContent-Transfer-Encoding: base64\r\n\r\n${btoa(String.fromCharCode(...f.xml)).replace(/.{76}/g, "$&\r\n")}\r\n`);
   const from = `dte@${domain}`;
-  const raw = [`From: ${from}`, `To: ${to}`, `Subject: Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`, `Message-ID: <${row.id}.${Date.now()}@${domain}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
-  await binding.send(new EmailMessage(from, to, raw));
+  const raw = [`From: ${from}`, `To: ${to.email}`, `Subject: Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`, `Message-ID: <${row.id}.${Date.now()}@${domain}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
+  await binding.send(new EmailMessage(from, to.email, raw));
   return true;
 }

@@ -15,7 +15,7 @@ import { AppError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
-import { buildReplies, mailReplies } from "./replies";
+import { buildReplies, mailReplies, replyRecipient } from "./replies";
 import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
 
 const ACCEPTANCE = new Set(["ACD", "ERM"]);
@@ -93,10 +93,11 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   }
   const at = new Date();
   const files = await buildReplies(env, company, row, action, reason, signer, at);
-  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type) };
+  const to = env.SEND_EMAIL ? await replyRecipient(env, row) : null;
+  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to };
   const responses = [...(JSON.parse(row.responses) as ResponseEntry[]), entry];
   row = await save(env, row, { responses: JSON.stringify(responses), responseState: stateOf(responses.map((r) => r.action)) }, { type: "received_document.response_recorded", key: `response_recorded:${row.id}:${action}` });
-  const mailing = mailReplies(env, company, row, files).catch((e) => console.error(JSON.stringify({ level: "error", msg: "reply mail failed", id: row.id, error: String(e) })));
+  const mailing = mailReplies(env, company, row, files, to).catch((e) => console.error(JSON.stringify({ level: "error", msg: "reply mail failed", id: row.id, error: String(e) })));
   if (ctx) ctx.waitUntil(mailing);
   else await mailing;
   return row;

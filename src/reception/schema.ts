@@ -14,6 +14,10 @@ const ResponseEntrySchema = z.object({
   sii_code: z.number().int().nullable().openapi({ description: "The SII's codResp (0 OK, 7 already recorded)." }),
   sii_message: z.string().nullable(),
   files: z.array(z.string()).openapi({ description: "Exchange files produced for it (download types)." }),
+  reply_to: z
+    .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
+    .nullable()
+    .openapi({ description: "Where the replies were mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself." }),
 });
 
 export const ReceivedDocumentSchema = z

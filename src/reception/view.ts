@@ -14,6 +14,14 @@ export interface ResponseEntry {
   sii_message: string | null;
   /** Names of the exchange files produced for it (download types). */
   files: string[];
+  /** Where its replies were mailed (absent in entries written before replies were mailed for every channel). */
+  reply_to?: ReplyRecipient | null;
+}
+
+/** The issuer's address the replies go to, and where it was found. */
+export interface ReplyRecipient {
+  email: string;
+  source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
 }
 
 const STATUS_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };
@@ -47,7 +55,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     response_deadline: row.responseDeadline,
     seconds_left: row.responseState === "PENDING" ? secondsLeft(row.responseDeadline, now) : null,
     response_state: row.responseState,
-    responses,
+    responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null })),
     downloads: row.xmlKey ? files : [],
     received_at: row.createdAt,
     updated_at: row.updatedAt,

@@ -42,7 +42,7 @@ import { SimulatedOutage, handleUpload, outage } from "./upload";
 import { boletaStatusJson, estDte, estUp } from "./status";
 import { scenarioJson, scenarioSchema } from "./scenario";
 import { scenarioRuts, simulatorReachable } from "./gate";
-import { reclamoService, receptionRegister } from "./reception";
+import { reclamoService, receptionDocument, receptionRegister } from "./reception";
 import { injectEnvio } from "./inject";
 
 // ---- the app ---------------------------------------------------------------------------------------
@@ -119,6 +119,7 @@ simulatorApp.post("/DTEWS/QueryEstUp.jws", async (c) => {
 
 simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoService);
 simulatorApp.get("/reception/register", receptionRegister);
+simulatorApp.get("/reception/document", receptionDocument);
 simulatorApp.post("/reception/inject", injectEnvio);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 

@@ -2,11 +2,12 @@
  * POST /simulator/sii/reception/inject (SIMULATOR ONLY): registers a signed EnvioDTE as if its
  * issuer had uploaded it to the SII, so a receiving company finds it in the register (issue 12).
  * Body: the EnvioDTE bytes (text/xml, ISO-8859-1 or UTF-8 as declared; at most 2 MiB).
- * Query: `received_at` (ISO 8601, optional): the SII reception time to record (deadline tests).
+ * Query: `received_at` (ISO 8601, optional): the SII reception time to record (deadline tests);
+ * `withhold_xml=true`: the register lists the documents but hands out no XML (like the real SII).
  * The envelope goes through exactly the checks DTEUpload makes (schema, signatures of the envelope
  * and each DTE, TED against its CAF, CAF against the key of its IDK as the simulator trusts them,
- * Carátula, repeated folios), except that production CAFs (SII key IDK 300) are trusted too; a refusal answers 422 with the SII's own error lines. The XML itself
- * is not kept (the simulator stores no envelope bytes): the register hands out no XML.
+ * Carátula, repeated folios), except that production CAFs (SII key IDK 300) are trusted too; a refusal answers 422 with the SII's own error lines. The envelope is
+ * kept (src/simulator/kept-envios.ts) so the recipient can fetch each registered DTE's XML.
  */
 import type { Context } from "hono";
 import { createDb } from "../db/client";
@@ -16,6 +17,7 @@ import { childText, decodeXmlBytes, firstChild, type XElement } from "../countri
 import { isValidRut, normalizeRut } from "../countries/cl/documents/rut";
 import { SII_CAF_KEYS } from "../countries/cl/pki/sii-keys";
 import { acceptedAmong, saveEnvio } from "./store";
+import { keepEnvio } from "./kept-envios";
 import { precheckUpload, statsOf, validateEnvio } from "./validate";
 
 const MAX_INJECT_BYTES = 2 * 1024 * 1024;
@@ -29,6 +31,10 @@ async function sha256Hex(b: Uint8Array<ArrayBuffer>): Promise<string> {
 
 export async function injectEnvio(c: Context<AppEnv>): Promise<Response> {
   const receivedAtParam = c.req.query("received_at");
+  const withhold = c.req.query("withhold_xml");
+  if (withhold !== undefined && withhold !== "true" && withhold !== "false") {
+    return respondError(c, "VALIDATION_FAILED", "withhold_xml must be true or false.", [{ field: "withhold_xml", message: "not true or false" }]);
+  }
   if (receivedAtParam !== undefined && Number.isNaN(Date.parse(receivedAtParam))) {
     return respondError(c, "VALIDATION_FAILED", "received_at must be an ISO 8601 date-time, e.g. 2026-11-10T09:00:00-03:00.", [{ field: "received_at", message: "not an ISO 8601 date-time" }]);
   }
@@ -57,6 +63,7 @@ export async function injectEnvio(c: Context<AppEnv>): Promise<Response> {
   }
   const stats = statsOf(verdict.documents);
   const trackId = await saveEnvio(db, { channel: "soap", companyRut, senderRut: isValidRut(envia) ? normalizeRut(envia) : envia, fileName: "inject.xml", sha256: await sha256Hex(file), size: file.length, now, verdict, stats, scenario: undefined });
+  if (withhold !== "true" && verdict.documents.some((d) => d.status !== "RCH")) await keepEnvio(c.env.FILES, trackId, file);
   return c.json(
     {
       track_id: trackId,

@@ -4,6 +4,8 @@
  *        listarEventosHistDoc, consultarFechaRecepcionSii (document/literal SOAP, TOKEN cookie)
  *   GET  /reception/register?rut=&since=                   -> SIMULATOR ONLY: the documents the
  *        simulated SII holds for a recipient RUT (the real SII has no such API; see ../reception.ts)
+ *   GET  /reception/document?rut=&issuer=&type=&folio=      -> SIMULATOR ONLY: the signed DTE of one
+ *        registered document, for its recipient only ({ xml_base64 }; the real SII hands out none)
  *
  * The register is every DTE the simulator accepted (DOK/RLV) on DTEUpload, with the envelope's
  * reception time. Boletas (EnvioBOLETA) are not registered: they carry no recipient worth it and
@@ -19,6 +21,8 @@ import { isValidRut, normalizeRut, parseRut } from "../countries/cl/documents/ru
 import { isoToChileLocal, RECLAMO_NS, SIM_COMPANY_HEADER } from "../countries/cl/sii/reception";
 import { escText, parseSoapRequest, soapFault } from "../countries/cl/sii/wire";
 import { checkToken } from "./store";
+import { dteOfEnvelope, keptEnvioKey } from "./kept-envios";
+import { bytesToBase64 } from "../lib/base64";
 
 type C = Context<AppEnv>;
 const DAY_MS = 86_400_000;
@@ -43,7 +47,7 @@ function answer(c: C, method: string, code: number, inner = "", desc = DESC[code
 /** The accepted document registered for issuer+type+folio, with its SII reception time. */
 async function registered(db: Db, issuerRut: string, type: number, folio: number) {
   return db
-    .select({ receiverRut: simDocuments.receiverRut, receivedAt: simEnvios.receivedAt })
+    .select({ receiverRut: simDocuments.receiverRut, receivedAt: simEnvios.receivedAt, trackId: simEnvios.trackId })
     .from(simDocuments)
     .innerJoin(simEnvios, eq(simEnvios.trackId, simDocuments.trackId))
     .where(and(eq(simDocuments.issuerRut, issuerRut), eq(simDocuments.documentType, type), eq(simDocuments.folio, folio), ne(simDocuments.status, "RCH"), eq(simEnvios.kind, "EnvioDTE")))
@@ -140,4 +144,28 @@ export async function receptionRegister(c: C): Promise<Response> {
     .limit(1000)
     .all();
   return c.json({ documents: rows });
+}
+
+/**
+ * GET /reception/document?rut=&issuer=&type=&folio= (simulator only): the signed DTE of a registered
+ * document, as `{ xml_base64 }` (bytes exactly as the issuer signed them), to its recipient `rut`
+ * only; 404 when the simulator holds no such document for that recipient or did not keep its XML.
+ */
+export async function receptionDocument(c: C): Promise<Response> {
+  const db = createDb(c.env.DB);
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  const t = await checkToken(db, token, "soap", new Date());
+  if (!t.ok) return c.json({ error: `token ${t.problem}` }, 401);
+  const q = c.req.query();
+  const type = Number(q.type);
+  const folio = Number(q.folio);
+  if (!isValidRut(q.rut ?? "") || !isValidRut(q.issuer ?? "") || !Number.isSafeInteger(type) || !Number.isSafeInteger(folio) || folio <= 0) {
+    return c.json({ error: "rut, issuer (valid RUTs), type and folio (positive integers) are required" }, 400);
+  }
+  const doc = await registered(db, normalizeRut(q.issuer!), type, folio);
+  if (!doc || normalizeRut(doc.receiverRut) !== normalizeRut(q.rut!)) return c.json({ error: "no such document for this recipient" }, 404);
+  const kept = await c.env.FILES.get(keptEnvioKey(doc.trackId));
+  const dte = kept ? dteOfEnvelope(new Uint8Array(await kept.arrayBuffer()), type, folio) : null;
+  if (!dte) return c.json({ error: "the simulator did not keep this document's XML" }, 404);
+  return c.json({ xml_base64: bytesToBase64(dte) });
 }

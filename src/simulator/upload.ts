@@ -4,6 +4,7 @@ import { type Db } from "../db/client";
 import { normalizeRut } from "../countries/cl/documents/rut";
 import { decodeXmlBytes } from "../countries/cl/xml/xml";
 import { parseMultipart, WireError, type ParsedPart } from "../countries/cl/sii/wire";
+import { keepEnvio } from "./kept-envios";
 import { saveEnvio, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, envioByFileQuery, acceptedQueries, acceptedSet, acceptedAmong, type TokenRow, type Channel, type EnvioRow, type ScenarioRow } from "./store";
 import { documentKeyText, envelopeDocumentKeys, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind } from "./validate";
 import { C, MAX_FILE_BYTES, cookieToken } from "./common";
@@ -178,6 +179,7 @@ export async function handleUpload(c: C, db: Db, channel: Channel, kind: Envelop
   applyScenario(verdict, scenario);
   const stats = statsOf(verdict.documents);
   const trackId = await saveEnvio(db, { channel, companyRut: company, senderRut: sender, fileName: base.file, sha256: r.sha!, size: file.length, now, verdict, stats, scenario });
+  if (kind === "EnvioDTE" && verdict.documents.some((d) => d.status !== "RCH")) await keepEnvio(c.env.FILES, trackId, file);
   return answer(0, [], { ...base, trackId });
 }
 

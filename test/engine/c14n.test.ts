@@ -47,6 +47,26 @@ describe("C14N", () => {
     }
     expect(checked).toBeGreaterThan(10_000);
   });
+
+  it("a shared memo changes no output: every element, every mode, in document order and in reverse, one memo per tree", () => {
+    const modes: C14nOptions[] = [{}, { exclusive: true }, { stripNamespaces: true }];
+    let hits = 0;
+    for (const text of [...Object.values(golden.outputs), ...EXTRA, '<r xmlns="urn:r" xmlns:q="urn:q"><s ID="S"><a><b x="1">t</b></a><c xmlns:p="urn:p"><p:d/></c><e xmlns="urn:r"><f/></e><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><d/></Signature></s><s2 ID="T"><s ID="U"><a q:z="1"/></s></s2></r>']) {
+      for (const order of ["forward", "reverse"]) {
+        const doc = parseXml(text);
+        const memo = new WeakMap<object, string>();
+        const all = [doc as XDocument | XElement, ...elements(doc)];
+        if (order === "reverse") all.reverse();
+        for (const o of modes) {
+          for (const exclude of [null, ...elements(doc).filter((e) => e.localName === "Signature")]) {
+            for (const e of all) expect(canonicalize(e, { ...o, exclude, memo })).toBe(canonicalizeReference(e, { ...o, exclude }));
+          }
+        }
+        for (const e of elements(doc)) if (memo.has(e)) hits++;
+      }
+    }
+    expect(hits).toBeGreaterThan(100);
+  });
 });
 
 describe("ISO-8859-1 codecs", () => {

@@ -25,7 +25,7 @@ const events = async (type: string) => (await env.DB.prepare("SELECT payload FRO
 describe("register polling", () => {
   it("a document the SII holds but whose XML has not arrived is listed as such; the XML later fills the same record", async () => {
     const e = await envelope([await signedDte(caf33, 301, cert)], cert);
-    await inject(e);
+    await inject(e, undefined, true);
     await pollReceptionRegister(env, new Date());
     const [doc] = await byFolio(301);
     expect(doc).toMatchObject({ channel: "SII", xml_status: "NOT_YET_RECEIVED", verification: { status: "PENDING" }, response_state: "PENDING", downloads: [] });

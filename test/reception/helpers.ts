@@ -32,8 +32,10 @@ export function upload(r: Receiver, xml: Uint8Array | string, name = "envio.xml"
   return call("POST", `/api/reception/invoices/upload?company_id=${r.companyId}`, { key: r.owner.key, body: form });
 }
 
-export async function inject(e: SignedEnvelope, receivedAt?: Date): Promise<void> {
-  const q = receivedAt ? `?received_at=${encodeURIComponent(receivedAt.toISOString())}` : "";
+/** Registers `e` at the simulated SII; `withholdXml`: the register will not hand out its XML (like the real SII). */
+export async function inject(e: SignedEnvelope, receivedAt?: Date, withholdXml = false): Promise<void> {
+  const params = new URLSearchParams({ ...(receivedAt ? { received_at: receivedAt.toISOString() } : {}), ...(withholdXml ? { withhold_xml: "true" } : {}) });
+  const q = params.size ? `?${params}` : "";
   const res = await exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${q}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: e.xml as BodyInit }));
   expect(res.status, await res.clone().text()).toBe(201);
 }

@@ -70,6 +70,18 @@ describe("upload intake", () => {
     expect(checksOf(doc)).toMatchObject({ envelope_signature: "FAILED", dte_signature: "FAILED" });
   });
 
+  it("a DTE that departs from the SII schema fails the schema check, which names the element and the rule", async () => {
+    const d = await signedDte(caf33, 6, cert);
+    const broken = decodeLatin1((await envelope([d], cert)).xml).replace(/<RznSocRecep>[^<]*<\/RznSocRecep>/, `<RznSocRecep>${"B".repeat(101)}</RznSocRecep>`).replace(/(<TipoDTE>33<\/TipoDTE>\n?)(<Folio>6<\/Folio>\n?)/, "$2$1");
+    const res = await upload(r, encodeLatin1(broken));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const schema = res.body.documents[0].verification.checks.find((c: any) => c.name === "schema");
+    expect(schema.result).toBe("FAILED");
+    expect(schema.message).toContain("DTE/Documento/Encabezado/IdDoc: TipoDTE is missing (found Folio instead)");
+    expect(schema.message).toContain("DTE/Documento/Encabezado/Receptor/RznSocRecep: 'BBBB");
+    expect(schema.message).toContain("longer than 100 characters");
+  });
+
   it("a removed signature and a foreign CAF are each reported on their own check", async () => {
     const d = await signedDte(caf33, 6, cert);
     const unsigned = d.xmlString.replace(/<Signature[\s\S]*<\/Signature>/, "");

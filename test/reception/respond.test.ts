@@ -8,6 +8,9 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { verifySignedXml } from "../../src/countries/cl/exchange/verify";
 import { checkRules } from "../../src/reception/respond";
+import { replyRecipient } from "../../src/reception/replies";
+import type { ReceivedRow } from "../../src/reception/view";
+import { env } from "cloudflare:workers";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";
 import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
@@ -35,6 +38,8 @@ describe("send_response", () => {
     const acd = await respond(r, id, "ACD");
     expect(acd.status, JSON.stringify(acd.body)).toBe(200);
     expect(acd.body).toMatchObject({ response_state: "ACCEPTED", responses: [{ action: "ACD", sii_code: 0, files: ["resultado_dte"] }] });
+    // Uploaded, not mailed: the reply still goes to the issuer's exchange address from the taxpayer directory.
+    expect(acd.body.responses[0].reply_to).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
     expect(acd.body.sii_received_at).not.toBeNull();
     expect(Date.parse(acd.body.response_deadline) - Date.parse(acd.body.sii_received_at)).toBe(8 * 86_400_000);
     const erm = await respond(r, id, "ERM", "Bodega central");
@@ -95,5 +100,18 @@ describe("send_response", () => {
     expect(() => checkRules(row, "ACD", Date.now())).toThrow(/Only facturas/);
     const id = await received(106);
     expectError(await call("POST", `/api/reception/invoices/${id}/send_response?company_id=${r.companyId}`, { key: r.owner.key, json: { action: "XYZ" } }), 400, "VALIDATION_FAILED");
+  });
+});
+
+describe("where replies are mailed", () => {
+  const row = (over: Partial<ReceivedRow>) => ({ companyId: r.companyId, issuerRut: "76086428-5", channel: "UPLOAD", messageId: null, ...over }) as ReceivedRow;
+
+  it("the directory's exchange address first, then the sender of the mail that brought it, else none", async () => {
+    await env.DB.prepare("INSERT INTO inbound_messages (id, company_id, channel, sender, recipient, size, outcome) VALUES ('msg_reply1', ?, 'EMAIL', 'facturas@proveedor.cl', 'x@y', 10, 'STORED')").bind(r.companyId).run();
+    expect(await replyRecipient(env, row({}))).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
+    expect(await replyRecipient(env, row({ channel: "EMAIL", messageId: "msg_reply1" }))).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
+    expect(await replyRecipient(env, row({ issuerRut: "77777777-7", channel: "EMAIL", messageId: "msg_reply1" }))).toEqual({ email: "facturas@proveedor.cl", source: "EMAIL_SENDER" });
+    expect(await replyRecipient(env, row({ issuerRut: "77777777-7" }))).toBeNull();
+    expect(await replyRecipient(env, row({ issuerRut: "77777777-7", channel: "SII" }))).toBeNull();
   });
 });

@@ -273,11 +273,22 @@ export interface CafElementCheck {
 /**
  * Verdicts of verifyCafElement per CAF, isolate-wide and bounded: every TED of a CAF carries the same
  * <CAF> element, and the verdict (FRMA check, key, fields; or the CAF_* error) depends only on that
- * element's content and the trust mode. Keyed by the element's canonical form without namespaces
- * (every input of the verdict is read from it; namespaces are not looked at) and the mode; not used
- * with caller-supplied extra keys.
+ * element's content and the trust. Keyed by the element's canonical form without namespaces
+ * (every input of the verdict is read from it; namespaces are not looked at), the mode and the
+ * caller's extra keys (their SPKI bytes, worked out once per extraKeys object).
  */
 const cafVerdicts = new Map<string, Promise<CafElementCheck>>();
+const extraKeyIds = new WeakMap<Record<number, Uint8Array>, string>();
+function trustId(opts: CafTrustOptions): string {
+  const mode = opts.mode ?? "sii";
+  if (!opts.extraKeys) return mode;
+  let id = extraKeyIds.get(opts.extraKeys);
+  if (id === undefined) {
+    id = Object.entries(opts.extraKeys).map(([idk, spki]) => `${idk}:${b64encode(spki)}`).join(",");
+    extraKeyIds.set(opts.extraKeys, id);
+  }
+  return `${mode}+${id}`;
+}
 const CAF_VERDICTS_MAX = 512;
 
 /**
@@ -285,8 +296,7 @@ const CAF_VERDICTS_MAX = 512;
  * there). Returns the CAF public key (DA/RSAPK) and the DA fields. Throws CAF_* errors.
  */
 export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): Promise<CafElementCheck> {
-  if (opts.extraKeys) return verifyCafElementUncached(cafEl, opts);
-  const key = `${opts.mode ?? "sii"}\n${canonicalize(cafEl, { stripNamespaces: true })}`;
+  const key = `${trustId(opts)}\n${canonicalize(cafEl, { stripNamespaces: true })}`;
   let p = cafVerdicts.get(key);
   if (!p) {
     p = verifyCafElementUncached(cafEl, opts);

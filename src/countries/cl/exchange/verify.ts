@@ -9,6 +9,7 @@ import { b64decode } from "../pki/asn1";
 import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
+import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 
@@ -38,6 +39,8 @@ export interface InboundDteReport {
   total: string | null;
   signature: SignatureCheck;
   ted: TedCheck;
+  /** Where the DTE departs from the SII's schema (empty: valid), see documents/dte-schema.ts. */
+  schemaErrors: string[];
 }
 
 export interface InboundReport {
@@ -70,7 +73,7 @@ function countId(root: XElement, id: string): number {
 }
 
 /** Verifies one <DTE> element of a parsed document. */
-export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}): Promise<InboundDteReport> {
+export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}, memo?: WeakMap<object, string>): Promise<InboundDteReport> {
   const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
   const enc = branch && firstChild(branch, "Encabezado");
   const idDoc = enc && firstChild(enc, "IdDoc");
@@ -89,8 +92,9 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     total: (totales && childText(totales, "MntTotal")) ?? null,
     signature: { ok: false },
     ted: { ok: false },
+    schemaErrors: dteSchemaProblems(dte),
   };
-  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true });
+  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
     // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
     const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
@@ -159,11 +163,13 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
       : undefined,
     documents: [],
   };
-  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true });
+  // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
+  const memo = new WeakMap<object, string>();
+  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
-  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts));
+  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
     report.message = `Envelope: ${report.envelopeSignature.message}`;
@@ -244,5 +250,7 @@ export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, 
  */
 export function receptionCafTrust(siiMode: string): InboundOptions {
   if (siiMode !== "simulator") return { mode: "sii" };
-  return { mode: "simulator", extraKeys: { 300: b64decode(SII_CAF_KEYS[300]!.spki) } };
+  // One object for the isolate: the CAF verdict cache knows its extra keys by identity.
+  return (simulatorReceptionTrust ??= Object.freeze({ mode: "simulator" as const, extraKeys: Object.freeze({ 300: b64decode(SII_CAF_KEYS[300]!.spki) }) }));
 }
+let simulatorReceptionTrust: InboundOptions | undefined;

@@ -12,8 +12,15 @@
  *                    the RCV web app, behind a captcha), so against it this answers
  *                    { supported: false, documents: [] }. The simulator offers a register listing at
  *                    GET /simulator/sii/reception/register (simulator-only, no SII counterpart).
+ * - receivedXml   -> the real SII keeps every DTE it receives but hands the XML to no one (not the
+ *                    RCV, not any web service; only documents issued on its own free MIPYME portal
+ *                    can be seen there, by hand): the XML reaches the recipient only by the issuer's
+ *                    e-mail to the exchange mailbox it publishes (§5), so against it this is null.
+ *                    The simulator hands out the signed DTE of a registered document to its
+ *                    recipient at GET /simulator/sii/reception/document (simulator-only).
  */
 import { normalizeRut, parseRut } from "../documents/rut";
+import { base64ToBytes } from "../../../lib/base64";
 import { parseXml, type XElement } from "../xml/xml";
 import type { AuthorityEvent, ReceptionAction, ReceptionAuthority, RegisteredDocument } from "../../port";
 import type { SiiClient } from "./client";
@@ -139,6 +146,20 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
         const body = (await client.getJsonWithToken({ url, cert: p.signer, companyRut: p.companyRut, operation: "reception/register", extraHeaders: headers(p.companyRut)! })) as { documents?: RegisteredDocument[] };
         return { supported: true, documents: body.documents ?? [] };
       } catch (e) {
+        if (e instanceof SiiError) throw makeError(e.message, e.retryable, e.siiCode);
+        throw e;
+      }
+    },
+    async receivedXml(p) {
+      // The real SII hands out no XML of received documents (see the header).
+      if (client.mode !== "simulator") return null;
+      const q = { rut: normalizeRut(p.companyRut), issuer: normalizeRut(p.issuerRut), type: String(p.documentType), folio: String(p.folio) };
+      const url = `${client.endpoints.soapBase}/reception/document?${new URLSearchParams(q)}`;
+      try {
+        const body = (await client.getJsonWithToken({ url, cert: p.signer, companyRut: p.companyRut, operation: "reception/document", extraHeaders: headers(p.companyRut)! })) as { xml_base64?: unknown };
+        return typeof body.xml_base64 === "string" ? base64ToBytes(body.xml_base64) : null;
+      } catch (e) {
+        if (e instanceof SiiError && e.httpStatus === 404) return null;
         if (e instanceof SiiError) throw makeError(e.message, e.retryable, e.siiCode);
         throw e;
       }

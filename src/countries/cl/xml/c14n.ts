@@ -16,6 +16,15 @@ export interface C14nOptions {
   stripNamespaces?: boolean;
   /** A node left out of the output with its subtree (enveloped-signature transform). */
   exclude?: XNode | null;
+  /**
+   * Canonical forms shared between calls over the same, unchanging tree (inclusive C14N without
+   * `exclude` only). Below the apex, inclusive C14N has rendered every namespace in scope, so an
+   * element renders exactly its own declarations that differ from its parent's scope: its output is
+   * a function of the tree, not of the call. The children of an element with an ID (the signed
+   * Documento, SetDTE) are therefore rendered once: verifying an envelope canonicalizes every DTE's
+   * content for the envelope's digest and again for the DTE's own.
+   */
+  memo?: WeakMap<object, string>;
 }
 
 type NsMap = Map<string, string>; // prefix ("" = default) -> uri
@@ -188,12 +197,24 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
 }
 
 function renderChildren(el: XElement, nextRendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
+  const memo = opts.memo && !opts.exclude && !opts.exclusive && !opts.stripNamespaces && el.getAttribute("ID") !== null ? opts.memo : undefined;
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude) continue;
     switch (c.nodeType) {
-      case 1:
-        renderElement(c as XElement, nextRendered, scope, opts, out);
+      case 1: {
+        if (!memo) {
+          renderElement(c as XElement, nextRendered, scope, opts, out);
+          break;
+        }
+        let text = memo.get(c);
+        if (text === undefined) {
+          const start = out.length;
+          renderElement(c as XElement, nextRendered, scope, opts, out);
+          memo.set(c, (text = out.splice(start).join("")));
+        }
+        out.push(text);
         break;
+      }
       case 3:
       case 4:
         out.push(escText((c as unknown as { data: string }).data));

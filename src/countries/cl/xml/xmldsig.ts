@@ -114,10 +114,10 @@ export interface SignatureCheck {
   signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
 }
 
-function modeOptions(mode: DigestMode, boundary: XElement | null, exclude?: XElement): C14nOptions & { boundary?: XElement | null } {
+function modeOptions(mode: DigestMode, boundary: XElement | null, exclude?: XElement, memo?: C14nOptions["memo"]): C14nOptions & { boundary?: XElement | null } {
   switch (mode) {
     case "context":
-      return { exclude: exclude ?? null };
+      return { exclude: exclude ?? null, ...(memo ? { memo } : {}) };
     case "standalone":
       return { exclude: exclude ?? null, boundary };
     case "exclusive":
@@ -155,12 +155,12 @@ function canonicalizeStandalone(el: XElement, boundary: XElement, exclude: XElem
   return cur ? canonicalize(cur) : "";
 }
 
-async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XElement | null, exclude: XElement | null): Promise<string> {
+async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"]): Promise<string> {
   if (mode === "standalone") {
     if (!boundary || el.nodeType !== 1) return "";
     return canonicalizeStandalone(el as XElement, boundary, exclude);
   }
-  const o = modeOptions(mode, boundary, exclude ?? undefined);
+  const o = modeOptions(mode, boundary, exclude ?? undefined, memo);
   return canonicalize(el, o);
 }
 
@@ -210,7 +210,13 @@ function keyValueMatchesCert(cert: CertificateInfo, modulusText: string, exponen
  * are also tried standalone (the signature's parent as document root), with exclusive C14N and with
  * every namespace stripped (sii-formats.md §3.3); without it only the strict in-context form counts.
  */
-async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+/** Options of a verification; `memo` shares canonical forms between the signatures of one unchanging tree (C14nOptions.memo). */
+export interface VerifyOptions {
+  fallbacks?: boolean;
+  memo?: C14nOptions["memo"];
+}
+
+async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
   const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
   const si = firstChild(sig, "SignedInfo");
   const sv = firstChild(sig, "SignatureValue");
@@ -278,7 +284,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   let digestMode: DigestMode | undefined;
   for (const mode of modes) {
     if (mode === "standalone" && uri === "") continue;
-    const c = await c14nFor(mode, target, boundary, exclude);
+    const c = await c14nFor(mode, target, boundary, exclude, opts.memo);
     if (!c) continue;
     const d = b64encode(await crypto.subtle.digest(hash, new TextEncoder().encode(c)));
     if (d === dv) {
@@ -312,7 +318,7 @@ function canonicalizeStandaloneSignedInfo(si: XElement, boundary: XElement): str
 }
 
 /** Finds and verifies the signature that is a direct child of `parent` (e.g. a DTE, an envelope root). */
-export async function verifyChildSignature(doc: XDocument, parent: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+export async function verifyChildSignature(doc: XDocument, parent: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
   const sigs = childElements(parent, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
   if (sigs.length === 0) return { ok: false, failure: "SIGNATURE_MISSING", message: `<${parent.localName}> carries no Signature` };
   return verifySignatureElement(doc, sigs[sigs.length - 1]!, opts);
@@ -320,7 +326,7 @@ export async function verifyChildSignature(doc: XDocument, parent: XElement, opt
 
 /** verifySignatureElement: the documented behaviour is on verifySignatureElementUnsafe above; this entry point guarantees that only
  * typed results or EngineErrors come out, whatever the input (fuzz-tested). */
-export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: { fallbacks?: boolean } = {}): Promise<SignatureCheck> {
+export async function verifySignatureElement(doc: XDocument, sig: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
   try {
     return await verifySignatureElementUnsafe(doc, sig, opts);
   } catch (e) {

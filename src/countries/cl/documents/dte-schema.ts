@@ -1,0 +1,285 @@
+/**
+ * Schema validity of a received DTE inside the Worker: the element tree is checked against the
+ * SII's DTE structure (dte-model.ts, generated from DTE_v10.xsd): element names and namespace,
+ * order, required and repeated elements, choices, attributes (required, fixed, declared), and every
+ * value against its simple type (base type, lengths, digits, ranges, code lists, pattern). The
+ * official XSD run by libxml2 (xmllint-wasm, test/reception/schema.node.test.ts) is the
+ * independent check that both agree. ds:Signature is left to the XMLDSig verification.
+ *
+ * Limits (documented, not guessed): identity constraints (xs:ID uniqueness) are checked by the
+ * signature verification's wrapping check, not here; numeric bounds are compared as numbers.
+ */
+import { NS_DSIG, NS_SII, type XElement } from "../xml/xml";
+import { DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
+
+export interface SimpleType {
+  b: string;
+  en?: string[];
+  minL?: number;
+  maxL?: number;
+  len?: number;
+  pat?: string;
+  td?: number;
+  fd?: number;
+  min?: string;
+  max?: string;
+}
+export type AttributeDecl = [name: string, required: number, type: number, fixed: string | null];
+export type ElementType = number | "sig" | { a: AttributeDecl[]; m: Group | null } | { t: number; a: AttributeDecl[] };
+export type ElementDecl = [name: string, min: number, max: number, type: ElementType];
+export interface Group {
+  s?: Particle[];
+  c?: Particle[];
+  min?: number;
+  max?: number;
+}
+export type Particle = ElementDecl | Group;
+
+/** At most this many problems are reported per DTE (the first ones, in document order). */
+const MAX_ERRORS = 10;
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const NCNAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+const ULONG_MAX = 2n ** 64n - 1n;
+
+const patterns = new Map<string, RegExp>();
+const anchored = (p: string) => {
+  let r = patterns.get(p);
+  if (!r) patterns.set(p, (r = new RegExp(`^(?:${p})$`, "u")));
+  return r;
+};
+
+function validDate(y: string, m: string, d: string): boolean {
+  const month = Number(m);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (Number(y) % 4 === 0 && Number(y) % 100 !== 0) || Number(y) % 400 === 0;
+  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+}
+
+/** Digits of a decimal lexical value: [total significant digits, fraction digits]. */
+function digits(v: string): [number, number] {
+  let start = v.charCodeAt(0) === 43 || v.charCodeAt(0) === 45 ? 1 : 0;
+  while (start < v.length - 1 && v.charCodeAt(start) === 48 && v.charCodeAt(start + 1) !== 46) start++;
+  const dot = v.indexOf(".");
+  if (dot < 0) return [Math.max(1, v.length - start), 0];
+  let end = v.length;
+  while (end > dot + 1 && v.charCodeAt(end - 1) === 48) end--;
+  const int = dot - start - (v.charCodeAt(start) === 48 ? 1 : 0);
+  const frac = end - dot - 1;
+  return [Math.max(1, int + frac), frac];
+}
+const WS = /[\t\n\r ]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Why `raw` is not a value of `t`, or null. */
+export function simpleProblem(raw: string, t: SimpleType): string | null {
+  const isString = t.b === "string";
+  const v = isString || !WS.test(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
+  let num: number | null = null;
+  switch (t.b) {
+    case "string":
+      break;
+    case "positiveInteger":
+    case "nonNegativeInteger":
+    case "integer":
+    case "long":
+    case "unsignedLong": {
+      if (!INTEGER.test(v)) return `'${v}' is not an integer`;
+      num = Number(v);
+      if (t.b === "positiveInteger" && num < 1) return `'${v}' is not a positive integer`;
+      if ((t.b === "nonNegativeInteger" || t.b === "unsignedLong") && num < 0) return `'${v}' is negative`;
+      if (v.length > 15) {
+        const n = BigInt(v);
+        if (t.b === "long" && (n < LONG_MIN || n > LONG_MAX)) return `'${v}' is out of range`;
+        if (t.b === "unsignedLong" && n > ULONG_MAX) return `'${v}' is out of range`;
+      }
+      break;
+    }
+    case "decimal":
+      if (!DECIMAL.test(v)) return `'${v}' is not a decimal number`;
+      num = Number(v);
+      break;
+    case "date": {
+      const m = DATE.exec(v);
+      if (!m || !validDate(m[1]!, m[2]!, m[3]!)) return `'${v}' is not a date (YYYY-MM-DD)`;
+      break;
+    }
+    case "dateTime": {
+      const m = DATE_TIME.exec(v);
+      if (!m || !validDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return `'${v}' is not a date and time (YYYY-MM-DDTHH:MM:SS)`;
+      break;
+    }
+    case "base64Binary": {
+      const b = v.replace(/\s+/g, "");
+      if (!BASE64.test(b) || b.length % 4 !== 0) return "not base64";
+      break;
+    }
+    case "ID":
+      if (!NCNAME.test(v)) return `'${v}' is not an XML name`;
+      break;
+    default:
+      return `type ${t.b} is not supported`;
+  }
+  if (t.en) {
+    const ok = num === null ? t.en.includes(v) : t.en.some((e) => Number(e) === num);
+    if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
+  }
+  const length = SURROGATE.test(v) ? [...v].length : v.length;
+  if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
+  if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
+  if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
+  if (t.pat !== undefined && !anchored(t.pat).test(v)) return `'${v}' does not match ${t.pat}`;
+  if (num !== null) {
+    const [total, fraction] = digits(v);
+    if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
+    if (t.fd !== undefined && fraction > t.fd) return `'${v}' has more than ${t.fd} decimals`;
+    if (t.min !== undefined && num < Number(t.min)) return `'${v}' is below ${t.min}`;
+    if (t.max !== undefined && num > Number(t.max)) return `'${v}' is above ${t.max}`;
+  } else if (t.b === "date" || t.b === "dateTime") {
+    if (t.min !== undefined && v < t.min) return `'${v}' is before ${t.min}`;
+    if (t.max !== undefined && v.slice(0, t.max.length) > t.max) return `'${v}' is after ${t.max}`;
+  }
+  return null;
+}
+
+const isElement = (p: Particle): p is ElementDecl => Array.isArray(p);
+const firstSets = new WeakMap<object, Set<string>>();
+/** Names that can start a particle. */
+function first(p: Particle): Set<string> {
+  if (isElement(p)) return new Set([p[0]]);
+  let f = firstSets.get(p);
+  if (f) return f;
+  f = new Set<string>();
+  if (p.c) for (const q of p.c) for (const n of first(q)) f.add(n);
+  else {
+    for (const q of p.s ?? []) {
+      for (const n of first(q)) f.add(n);
+      if (!optional(q)) break;
+    }
+  }
+  firstSets.set(p, f);
+  return f;
+}
+function optional(p: Particle): boolean {
+  if (isElement(p)) return p[1] === 0;
+  if ((p.min ?? 1) === 0) return true;
+  return p.c ? p.c.some(optional) : (p.s ?? []).every(optional);
+}
+
+class Checker {
+  readonly errors: string[] = [];
+
+  add(path: string, message: string): void {
+    if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
+  }
+
+  element(el: XElement, decl: ElementDecl, path: string): void {
+    const type = decl[3];
+    if (type === "sig") return;
+    const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
+    if (el.attributes.length || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
+    if (simple !== null) {
+      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) return this.add(path, "must hold a value, not elements");
+      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[simple]!);
+      if (p) this.add(path, p);
+      return;
+    }
+    const kids: XElement[] = [];
+    let text = false;
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1) kids.push(c as XElement);
+      else if (!text && (c.nodeType === 3 || c.nodeType === 4) && /\S/.test((c as unknown as { data: string }).data)) text = true;
+    }
+    if (text) this.add(path, "holds text where only elements are allowed");
+    const m = (type as { m: Group | null }).m;
+    const at = m ? this.group(m, kids, 0, path) : 0;
+    if (at < kids.length) this.add(`${path}/${kids[at]!.localName}`, `unexpected element (not allowed here by the schema)`);
+  }
+
+  attributes(el: XElement, decls: AttributeDecl[], path: string): void {
+    const attrs = el.attributes;
+    for (let i = 0; i < attrs.length; i++) {
+      const a = attrs.item(i)!;
+      if (a.name === "xmlns" || a.name.startsWith("xmlns:") || a.namespaceURI === "http://www.w3.org/2001/XMLSchema-instance") continue;
+      if (!decls.some((d) => d[0] === a.name)) this.add(path, `attribute ${a.name} is not allowed`);
+    }
+    for (const [name, required, type, fixed] of decls) {
+      const v = el.getAttribute(name);
+      if (v === null) {
+        if (required) this.add(path, `attribute ${name} is required`);
+        continue;
+      }
+      if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
+      const p = simpleProblem(v, SIMPLE_TYPES[type]!);
+      if (p) this.add(`${path}@${name}`, p);
+    }
+  }
+
+  /** Matches `g` (its own occurrences included) from kids[i]; returns the index after it. */
+  group(g: Group, kids: XElement[], i: number, path: string): number {
+    const max = g.max ?? 1;
+    const min = g.min ?? 1;
+    let n = 0;
+    while (max === -1 || n < max) {
+      const next = kids[i];
+      if (n >= min && (!next || !first(g).has(next.localName ?? ""))) break;
+      const j = this.once(g, kids, i, path);
+      n++;
+      if (j === i) break;
+      i = j;
+    }
+    return i;
+  }
+
+  once(g: Group, kids: XElement[], i: number, path: string): number {
+    if (g.c) {
+      const next = kids[i];
+      const alt = next && g.c.find((p) => first(p).has(next.localName ?? ""));
+      if (!alt) {
+        if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${next ? `, found ${next.localName}` : ""}`);
+        return i;
+      }
+      return this.particle(alt, kids, i, path);
+    }
+    for (const p of g.s ?? []) i = this.particle(p, kids, i, path);
+    return i;
+  }
+
+  particle(p: Particle, kids: XElement[], i: number, path: string): number {
+    if (!isElement(p)) {
+      const next = kids[i];
+      if (optional(p) && (!next || !first(p).has(next.localName ?? ""))) return i;
+      return this.group(p, kids, i, path);
+    }
+    const [name, min, max] = p;
+    let n = 0;
+    while ((max === -1 || n < max) && kids[i] && kids[i]!.localName === name) {
+      const k = kids[i]!;
+      const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
+      if (k.namespaceURI !== ns) this.add(`${path}/${name}`, `must be in namespace ${ns}`);
+      this.element(k, p, `${path}/${name}`);
+      n++;
+      i++;
+    }
+    if (n < min) this.add(path, `${name} is missing${kids[i] ? ` (found ${kids[i]!.localName} instead)` : ""}`);
+    return i;
+  }
+}
+
+/**
+ * Schema problems of a <DTE> element (empty when it is valid), at most MAX_ERRORS, each as
+ * "DTE/Documento/Encabezado/IdDoc/FchEmis: why".
+ */
+export function dteSchemaProblems(dte: XElement): string[] {
+  const c = new Checker();
+  if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
+  c.element(dte, DTE_MODEL, "DTE");
+  return c.errors;
+}
