@@ -22,7 +22,7 @@ describe("folio exhaustion at POST", () => {
     expect(finals.map((f) => f.status)).toEqual(Array(27).fill("ACCEPTED"));
     expect(new Set(finals.map((f) => f.folio)).size).toBe(27);
     // A refused document stored nothing: its external_reference is not taken (the answer is about folios).
-    const again = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: "EXH-40" }));
+    const again = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: `EXH-${results.findIndex((r) => r.status !== 202)}` }));
     expectError(again, 422, "INVOICE_NO_FOLIOS");
   });
 
