@@ -98,7 +98,10 @@ describe("[RESOLUTION] the company's SII resolution", () => {
     delete body.issuer.tax_information.resolution_date;
     const res = await issue(own, body);
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    expect((await untilFinal(own, res.body.id)).status).toBe("ACCEPTED");
+    const done = await untilFinal(own, res.body.id);
+    expect(done.status).toBe("ACCEPTED");
+    // The document's own verdict (DOK), not its envelope's processing code (EPR).
+    expect(done.fiscal_status).toBe("DOK");
     const row = await env.DB.prepare("SELECT envelope_id FROM invoices WHERE id = ?").bind(res.body.id).first<{ envelope_id: string }>();
     const envelope = await env.FILES.get(documentKeys.envelopeXml(own.companyId, row!.envelope_id));
     const xml = new TextDecoder("latin1").decode(await envelope!.arrayBuffer());
