@@ -113,3 +113,27 @@ describe("[RESOLUTION] the company's SII resolution", () => {
     expect(loaded.pages[0]!.texts.join(" ")).toContain("Res. N° 80 de 2014");
   });
 });
+
+describe("rules the engine enforces at POST, before any folio (one per row of docs/simulator-fidelity.md)", () => {
+  const today = () => nowLocal().slice(0, 10);
+  const line = { quantity: 1, unit_price: 100, description: "Item" };
+  const cases: [string, () => any, number, string][] = [
+    ["[LINES-MAX] 61 detail lines", () => invoiceBody(issuer.rut, "33", { items: Array(61).fill(line), totals: undefined }), 400, "INVOICE_TOO_MANY_LINES"],
+    ["[REFS-MAX] 41 references", () => invoiceBody(issuer.rut, "61-COM", { billing_reference: Array.from({ length: 41 }, (_, i) => ({ number: i + 1, invoice_type: "33", invoice_date: today() })) }), 400, "VALIDATION_FAILED"],
+    ["[DATE-RANGE] an issue date outside 2000-01-01..2050-12-31", () => invoiceBody(issuer.rut, "33", { invoice_date: "1999-12-31 10:00:00", payment_due_date: undefined }), 400, "INVOICE_INVALID_DATE"],
+    ["[DATE-FUTURE] an issue date in the future", () => invoiceBody(issuer.rut, "33", { invoice_date: "2049-01-01 10:00:00", payment_due_date: undefined }), 400, "INVOICE_INVALID_DATE"],
+    ["[NOTE-REF] a credit note without a reference", () => invoiceBody(issuer.rut, "61-COM", { billing_reference: undefined }), 400, "INVOICE_REFERENCE_REQUIRED"],
+    ["[COT-AMOUNT] a text correction with an amount", () => invoiceBody(issuer.rut, "61-COT", { items: [line] }), 400, "INVOICE_TOTALS_MISMATCH"],
+    ["[RUT-FORMAT] a recipient RUT with a wrong check digit", () => invoiceBody(issuer.rut, "33", { recipient: { ...invoiceBody(issuer.rut, "33").recipient, document_number: "77879240-1" } }), 400, "INVOICE_INVALID_RUT"],
+    ["[LATIN1] a character ISO-8859-1 cannot carry", () => invoiceBody(issuer.rut, "33", { items: [{ ...line, description: "Precio en €" }], totals: undefined }), 400, "INVOICE_CHARACTER_NOT_LATIN1"],
+    ["[FIELD-LEN] an item name over 80 characters (the request schema, VALIDATION_FAILED naming the field)", () => invoiceBody(issuer.rut, "33", { items: [{ ...line, description: "x".repeat(81) }], totals: undefined }), 400, "VALIDATION_FAILED"],
+    ["[AMOUNTS] totals that differ from the engine's", () => invoiceBody(issuer.rut, "33", { totals: { total: 1 } }), 400, "INVOICE_TOTALS_MISMATCH"],
+    ["[DTE-EMISOR] an issuer that is not the company", () => invoiceBody("77879240-0", "33"), 400, "INVOICE_ISSUER_MISMATCH"],
+  ];
+  it.each(cases)("%s", async (_name, body, status, code) => {
+    const before = await folioStatus(issuer, "33");
+    const res = await issue(issuer, body());
+    expectError(res, status, code);
+    expect(await folioStatus(issuer, "33")).toEqual(before);
+  });
+});
