@@ -7,7 +7,8 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
 import { signXml } from "../../src/countries/cl/xml/xmldsig";
 import { validateEnvio, type DocumentVerdict } from "../../src/simulator/validate";
-import { ISSUER_RUT, envelope, fakeCredentials, invoice, simulatorCaf } from "./helpers";
+import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { HOLDER_RUT, ISSUER_RUT, envelope, fakeCredentials, invoice, simulatorCaf } from "./helpers";
 
 /**
  * The simulated SII's content rules (src/simulator/document-rules.ts, docs/simulator-fidelity.md):
@@ -119,5 +120,76 @@ describe("schema limits the simulated SII checks (RSC)", () => {
     const env2 = await envelope([{ ...refs, element: refs.element.replace(oneMore, oneMore + oneMore) }], cert);
     const v2 = await validateEnvio(parseXml(new TextDecoder("latin1").decode(env2.xml)), "EnvioDTE", { companyRut: ISSUER_RUT, now: new Date(), acceptedAmong: async () => new Set() });
     expect(v2).toMatchObject({ finalStatus: "RSC", errors: ["DTE[1] tiene 41 Referencia (maximo 40)"] });
+  });
+});
+
+describe("envelope, carátula, signature and stamp checks of the simulated SII", () => {
+  const validate = (xml: Uint8Array | string, ctx: Partial<Parameters<typeof validateEnvio>[2]> = {}) =>
+    validateEnvio(parseXml(typeof xml === "string" ? xml : new TextDecoder("latin1").decode(xml)), "EnvioDTE", { companyRut: ISSUER_RUT, now: new Date(), acceptedAmong: async () => new Set(), ...ctx });
+  const latin1 = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
+
+  it("[SCH-TYPES] a boleta type inside an EnvioDTE: RSC", async () => {
+    const env = await envelope([await crafted(caf33, 10, invoice("33"))], cert);
+    const v = await validate(latin1(env.xml).replace("<TipoDTE>33</TipoDTE>", "<TipoDTE>39</TipoDTE>"));
+    expect(v).toMatchObject({ finalStatus: "RSC", errors: ["DTE[1] TipoDTE 39 no permitido en EnvioDTE"] });
+  });
+
+  it("[RUT-FORMAT] a receiver RUT with a wrong check digit: RSC", async () => {
+    const env = await envelope([await crafted(caf33, 11, invoice("33"))], cert);
+    const v = await validate(latin1(env.xml).replace("<RUTRecep>77879240-0</RUTRecep>", "<RUTRecep>77879240-1</RUTRecep>"));
+    expect(v).toMatchObject({ finalStatus: "RSC", errors: ["DTE[1] Receptor/RUTRecep invalido"] });
+  });
+
+  it("[ENV-CERT] an envelope signed with a certificate no longer in force: RFR", async () => {
+    const env = await envelope([await crafted(caf33, 12, invoice("33"))], cert);
+    const v = await validate(env.xml, { now: new Date(Date.now() + 20 * 365 * 86_400_000) });
+    expect(v).toMatchObject({ finalStatus: "RFR", errors: ["Certificado de la firma del envio no vigente"] });
+  });
+
+  it("[CAR-EMISOR] an envelope uploaded for another company: RCT", async () => {
+    const env = await envelope([await crafted(caf33, 13, invoice("33"))], cert);
+    const v = await validate(env.xml, { companyRut: "77879240-0" });
+    expect(v).toMatchObject({ finalStatus: "RCT", errors: [`RutEmisor ${ISSUER_RUT} distinto de la empresa del envio (77879240-0)`] });
+  });
+
+  it("[CAR-RECEPTOR] an envelope addressed to someone else than the SII: RCT", async () => {
+    const dte = await crafted(caf33, 14, invoice("33"));
+    const env = await buildEnvioDte({ dtes: [dte], issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, receiverRut: "77879240-0", resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: cert });
+    const v = await validate(env.xml);
+    expect(v).toMatchObject({ finalStatus: "RCT", errors: ["RutReceptor debe ser el SII (60803000-K)"] });
+  });
+
+  it("[DTE-CERT] a DTE signed with a certificate that expired: RCH", async () => {
+    const expired = await fakeCredentials({ notBefore: new Date(Date.now() - 400 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) });
+    const d = computeDocument(invoice("33"));
+    const ted = await stampTed({ issuerRut: ISSUER_RUT, documentType: 33, folio: 15, issueDate: d.issueDate, receiverRut: d.receiver.rut, receiverName: d.receiver.legalName, total: String(d.totals.total), firstItemName: d.lines[0]!.name, caf: caf33, timestamp: "2026-11-20T10:30:00" });
+    const element = await signXml(buildDteXml(d, 15, ted, "2026-11-20T10:30:00"), dteId(33, 15), expired);
+    const base = await crafted(caf33, 15, invoice("33"));
+    const v = await verdict({ ...base, element });
+    expect(v).toMatchObject({ status: "RCH", errors: ["DTE-CERT Certificado de la firma del DTE no vigente"] });
+  });
+
+  it("[TED-FRMT] a stamp whose FRMT does not verify: RCH", async () => {
+    const v = await verdict(await crafted(caf33, 16, invoice("33"), undefined, (x) => x.replace(/(<FRMT algoritmo="SHA1withRSA">)(.)/, (_m, a, c) => a + (c === "A" ? "B" : "A"))));
+    expect(v.status).toBe("RCH");
+    expect(v.errors.join("\n")).toMatch(/^TED-FRMT Timbre electronico invalido/);
+  });
+
+  it("[TED-DATOS] a stamp whose data differ from the document: RCH", async () => {
+    const v = await verdict(await crafted(caf33, 17, invoice("33"), undefined, (x) => x.replace("<FchEmis>2026-11-20</FchEmis>", "<FchEmis>2026-11-19</FchEmis>")));
+    expect(v).toMatchObject({ status: "RCH", errors: ["TED-DATOS Datos del timbre no coinciden con el documento: FE=2026-11-20 (documento: 2026-11-19)"] });
+  });
+
+  it("[CAF-EMISOR] a document stamped under a CAF of another RUT: RCH", async () => {
+    const foreign = await simulatorCaf({ documentType: 33, from: 1, to: 10, rut: "77879240-0" });
+    const v = await verdict(await crafted(foreign, 1, invoice("33")));
+    expect(v.status).toBe("RCH");
+    expect(v.errors).toContain(`CAF-EMISOR El CAF autoriza 77879240-0 tipo 33, no ${ISSUER_RUT} tipo 33`);
+  });
+
+  it("[DTE-EMISOR] a document of another issuer than the carátula's: RCH", async () => {
+    const v = await verdict(await crafted(caf33, 18, invoice("33"), undefined, (x) => x.replace(`<RUTEmisor>${ISSUER_RUT}</RUTEmisor>`, "<RUTEmisor>77879240-0</RUTEmisor>")));
+    expect(v.status).toBe("RCH");
+    expect(v.errors[0]).toBe(`DTE-EMISOR RUTEmisor 77879240-0 distinto de la Caratula (${ISSUER_RUT})`);
   });
 });
