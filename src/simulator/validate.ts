@@ -184,6 +184,11 @@ export interface ValidateContext {
    * documentKeyText. Called once per envelope with every document that reaches the document checks.
    */
   acceptedAmong: (keys: DocumentKey[]) => Promise<Set<string>>;
+  /**
+   * The day documents may not be dated after (DATE-FUTURE); default `now`. The reception injector
+   * backdates `now` as a test device and passes the real day here.
+   */
+  latestIssueDay?: Date;
   /** Which SII keys sign acceptable CAFs; default the simulator's (999 and 100). */
   cafTrust?: CafTrustOptions;
 }
@@ -301,7 +306,7 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
       // The amount alone is a reparo (TED-3-640), not a rejection (reference §3.2).
       if ((childText(dd, "MNT") ?? "") !== total) reparos.push(`TED-3-640 Monto del timbre (MNT=${childText(dd, "MNT")}) distinto del MntTotal ${total}`);
     }
-    const content = documentContentRules({ type, doc: d, idDoc: id, issueDate, total, dd, da, now: ctx.now });
+    const content = documentContentRules({ type, doc: d, idDoc: id, issueDate, total, dd, da, now: ctx.latestIssueDay ?? ctx.now });
     errors.push(...content.fatal);
     reparos.push(...content.reparos);
     const key = documentKeyText(keys[i]!);
