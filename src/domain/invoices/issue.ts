@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
+import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
 import { resolutionOf } from "../companies/settings";
 import type { InvoiceRow } from "./state";
@@ -104,14 +105,12 @@ async function explainRefusal(db: Db, companyId: string, type: number, externalR
 }
 
 /**
- * The right to one folio for the document (issue 18): the allocator keeps at most as many
- * reservations as folios left, so exhaustion is refused here, synchronously, instead of a document
- * accepted now and FAILED later. The reservation also checks the issue date against the CAF's
- * authorisation date. The pipeline's allocation turns it into the folio.
+ * Why the allocator refused the document its folio reservation (issue 18): it keeps at most as
+ * many reservations as folios left, so exhaustion is refused at POST, synchronously, instead of a
+ * document accepted now and FAILED later; it also checks the issue date against the CAF's
+ * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-async function reserveFolio(db: Db, env: Env, companyId: string, id: string, doc: ComputedDocument, externalReference: string | undefined, now: Date) {
-  const reservation = await allocator(env, companyId, doc.type.code).reserve(id, { issueDate: doc.issueDate });
-  if (reservation.ok) return;
+async function refuseReservation(db: Db, companyId: string, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, externalReference: string | undefined, now: Date): Promise<never> {
   if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
   // A missing certificate or CAF is the more useful answer than "every folio is used".
   await explainRefusal(db, companyId, doc.type.code, externalReference, now);
@@ -186,17 +185,18 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  const { cert, resolution } = await issueContext(db, company.id);
-  assertIssueDateInCertificate(cert, doc.issueDate);
-  assertResolution(resolution, body);
-
   const id = newId("inv");
-  await reserveFolio(db, env, company.id, id, doc, body.external_reference, now);
+  const folios = allocator(env, company.id, doc.type.code);
+  // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
+  const [{ cert, resolution }, reservation] = await Promise.all([issueContext(db, company.id), folios.reserve(id, { issueDate: doc.issueDate })]);
   try {
+    assertIssueDateInCertificate(cert, doc.issueDate);
+    assertResolution(resolution, body);
+    if (!reservation.ok) await refuseReservation(db, company.id, doc, reservation, body.external_reference, now);
     return await storeAndEnqueue(db, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
     // Not stored: the reservation goes back (a crash here leaves it to lapse after a day).
-    await allocator(env, company.id, doc.type.code).release(id).catch(() => undefined);
+    if (reservation.ok) await folios.release(id).catch(() => undefined);
     throw e;
   }
 }
