@@ -8,7 +8,7 @@ import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
 import { signXml } from "../../src/countries/cl/xml/xmldsig";
 import { validateEnvio, type DocumentVerdict } from "../../src/simulator/validate";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
-import { HOLDER_RUT, ISSUER_RUT, envelope, fakeCredentials, invoice, simulatorCaf } from "./helpers";
+import { HOLDER_RUT, ISSUER_RUT, envelope, fakeCredentials, invoice, signedDte, simulatorCaf } from "./helpers";
 
 /**
  * The simulated SII's content rules (src/simulator/document-rules.ts, docs/simulator-fidelity.md):
@@ -132,6 +132,21 @@ describe("envelope, carátula, signature and stamp checks of the simulated SII",
     const env = await envelope([await crafted(caf33, 10, invoice("33"))], cert);
     const v = await validate(latin1(env.xml).replace("<TipoDTE>33</TipoDTE>", "<TipoDTE>39</TipoDTE>"));
     expect(v).toMatchObject({ finalStatus: "RSC", errors: ["DTE[1] TipoDTE 39 no permitido en EnvioDTE"] });
+  });
+
+  it("[CAR-RESOL] a FchResol that is not a date: RSC", async () => {
+    const env = await envelope([await crafted(caf33, 19, invoice("33"))], cert);
+    const v = await validate(latin1(env.xml).replace("<FchResol>2026-01-15</FchResol>", "<FchResol>2026-1-15</FchResol>"));
+    expect(v).toMatchObject({ finalStatus: "RSC", errors: ["Caratula/FchResol debe ser AAAA-MM-DD"] });
+  });
+
+  it("[BOL-INDSERVICIO] a boleta without IndServicio: RSC", async () => {
+    const caf39 = await simulatorCaf({ documentType: 39, from: 1, to: 10 });
+    const env = await envelope([await signedDte(caf39, 1, cert, "39")], cert);
+    const xml = latin1(env.xml);
+    expect(xml).toMatch(/<IndServicio>3<\/IndServicio>/);
+    const v = await validateEnvio(parseXml(xml.replace("<IndServicio>3</IndServicio>", "")), "EnvioBOLETA", { companyRut: ISSUER_RUT, now: new Date(), acceptedAmong: async () => new Set() });
+    expect(v).toMatchObject({ finalStatus: "RSC", errors: ["DTE[1] IndServicio obligatorio (1-4) en boletas"] });
   });
 
   it("[RUT-FORMAT] a receiver RUT with a wrong check digit: RSC", async () => {
