@@ -57,7 +57,7 @@ export async function injectEnvio(c: Context<AppEnv>): Promise<Response> {
   const db = createDb(c.env.DB);
   const now = receivedAtParam ? new Date(receivedAtParam) : new Date();
   const companyRut = isValidRut(emisor) ? normalizeRut(emisor) : emisor;
-  const verdict = await validateEnvio(pre.doc, "EnvioDTE", { companyRut, now, acceptedAmong: (keys) => acceptedAmong(db, keys), cafTrust: INJECT_TRUST });
+  const verdict = await validateEnvio(pre.doc, "EnvioDTE", { companyRut, now, latestIssueDay: new Date(), acceptedAmong: (keys) => acceptedAmong(db, keys), cafTrust: INJECT_TRUST });
   if (verdict.finalStatus !== "EPR") {
     return respondError(c, "VALIDATION_FAILED", `The SII would refuse this envelope (${verdict.finalStatus}: ${verdict.glosa}): ${verdict.errors.join("; ")}`);
   }

@@ -90,7 +90,9 @@ export async function estDte(db: Db, p: Record<string, string>, now: Date): Prom
   const doc = await registeredDocument(db, issuer, type, folio);
   const envio = doc ? await getEnvio(db, doc.trackId) : undefined;
   if (!doc || !envio || visibleState(envio, envio.polls, now) !== "EPR") return hdr("FAU", "Documento No Recibido por el SII.", "2", "Documento no recibido");
-  if (doc.status === "RCH") return hdr("FAU", "Documento No Recibido por el SII.", "2", `Documento rechazado en el envio ${doc.trackId}`);
+  // The SII's own QueryEstDte says only "not received"; the simulator adds the reasons its result
+  // e-mail would carry, so a rejected document says why (docs/simulator-fidelity.md).
+  if (doc.status === "RCH") return hdr("FAU", "Documento No Recibido por el SII.", "2", `Documento rechazado en el envio ${doc.trackId}: ${(JSON.parse(doc.errors) as string[]).join("; ")}`.slice(0, 2000));
   const date = `${fecha[3]}-${fecha[2]}-${fecha[1]}`;
   if (doc.receiverRut !== receiver || doc.issueDate !== date || doc.total !== String(p.MontoDte ?? "").trim()) {
     return hdr("DNK", "Documento Recibido por el SII. Datos No Coinciden con los Registrados.", "3", "Receptor, fecha o monto distintos");

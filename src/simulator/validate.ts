@@ -9,17 +9,22 @@
  *    accepted), RutEmisor = the uploading company, RutReceptor = SII, SubTotDTE = actual counts;
  * 5. each document (RCH with reasons): issuer, DTE signature and certificate dates, CAF signed by a
  *    trusted SII key (simulator key IDK 999 or certification IDK 100), TED signature (FRMT), TED
- *    data = document data, folio inside the CAF range, folio not already accepted (repeated).
+ *    data = document data, folio inside the CAF range, folio not already accepted (repeated);
+ * 6. each document's content (document-rules.ts): dates against the CAF and today, references and
+ *    their codes, despatch indicators; reparos (RLV) for TED-1-646 and TED-3-640.
+ * Every rule, its SII code and its test: docs/simulator-fidelity.md.
  *
  * Reason codes of rejected documents (simulator's own, shown in the REST detail and DB):
  * DTE-EMISOR, DTE-FIRMA, DTE-CERT, TED-FALTA, CAF-FIRMA, TED-FRMT, TED-DATOS, CAF-RANGO,
- * CAF-EMISOR, DTE-REPETIDO; scenarios add SIM-RECHAZO and SIM-REPARO.
+ * CAF-EMISOR, DTE-REPETIDO, CAF-DATE, CAF-EXPIRED, DATE-FUTURE, REF-FOLIO-0, NOTE-REF, COT-AMOUNT,
+ * GUIA-ZERO-SALE; reparos TED-1-646, TED-3-640; scenarios add SIM-RECHAZO and SIM-REPARO.
  */
 import type { CafTrustOptions } from "../countries/cl/documents/caf";
 import { normalizeRut, SII_RUT } from "../countries/cl/documents/rut";
 import { verifyTed } from "../countries/cl/documents/ted";
 import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml/xml";
 import { verifyChildSignature } from "../countries/cl/xml/xmldsig";
+import { cardinalityErrors, documentContentRules, fechaTypeOk } from "./document-rules";
 
 export type EnvelopeKind = "EnvioDTE" | "EnvioBOLETA";
 
@@ -140,6 +145,8 @@ function schemaErrors(root: XElement, kind: EnvelopeKind): string[] {
     else if (kind === "EnvioDTE" ? !DTE_TYPES.has(tipo) : !BOLETA_TYPES.has(tipo)) errs.push(`${where} TipoDTE ${tipo} no permitido en ${kind}`);
     if (!/^[1-9]\d{0,9}$/.test(childText(id, "Folio") ?? "")) errs.push(`${where} Folio invalido`);
     if (!DATE.test(childText(id, "FchEmis") ?? "")) errs.push(`${where} FchEmis debe ser AAAA-MM-DD`);
+    else if (!fechaTypeOk(childText(id, "FchEmis")!)) errs.push(`${where} FchEmis fuera de rango (2000-01-01 a 2050-12-31)`);
+    errs.push(...cardinalityErrors(d, kind === "EnvioBOLETA", where));
     if (kind === "EnvioBOLETA" && !/^[1-4]$/.test(childText(id, "IndServicio") ?? "")) errs.push(`${where} IndServicio obligatorio (1-4) en boletas`);
     const em = firstChild(enc, "Emisor");
     if (!em || !rutOk(childText(em, "RUTEmisor"))) errs.push(`${where} Emisor/RUTEmisor invalido`);
@@ -177,6 +184,11 @@ export interface ValidateContext {
    * documentKeyText. Called once per envelope with every document that reaches the document checks.
    */
   acceptedAmong: (keys: DocumentKey[]) => Promise<Set<string>>;
+  /**
+   * The day documents may not be dated after (DATE-FUTURE); default `now`. The reception injector
+   * backdates `now` as a test device and passes the real day here.
+   */
+  latestIssueDay?: Date;
   /** Which SII keys sign acceptable CAFs; default the simulator's (999 and 100). */
   cafTrust?: CafTrustOptions;
 }
@@ -257,6 +269,7 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
     const issueDate = childText(id, "FchEmis")!;
     const total = childText(firstChild(enc, "Totales")!, "MntTotal")!;
     const errors: string[] = [];
+    const reparos: string[] = [];
     if (issuerRut !== rutEmisor) errors.push(`DTE-EMISOR RUTEmisor ${issuerRut} distinto de la Caratula (${rutEmisor})`);
     const sig = await verifyChildSignature(doc, dte, { fallbacks: true });
     if (!sig.ok) errors.push(`DTE-FIRMA Firma del DTE incorrecta: ${sig.message ?? sig.failure}`);
@@ -289,13 +302,17 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
       chk("F", String(folio));
       chk("FE", issueDate);
       chk("RR", receiverRut);
-      chk("MNT", total);
       if (mism.length) errors.push(`TED-DATOS Datos del timbre no coinciden con el documento: ${mism.join(", ")}`);
+      // The amount alone is a reparo (TED-3-640), not a rejection (reference §3.2).
+      if ((childText(dd, "MNT") ?? "") !== total) reparos.push(`TED-3-640 Monto del timbre (MNT=${childText(dd, "MNT")}) distinto del MntTotal ${total}`);
     }
+    const content = documentContentRules({ type, doc: d, idDoc: id, issueDate, total, dd, da, now: ctx.latestIssueDay ?? ctx.now });
+    errors.push(...content.fatal);
+    reparos.push(...content.reparos);
     const key = documentKeyText(keys[i]!);
     if (seen.has(key) || accepted.has(key)) errors.push(`DTE-REPETIDO Folio ${folio} tipo ${type} ya fue recibido (documento repetido)`);
     seen.add(key);
-    documents.push({ type, folio, issuerRut, receiverRut, issueDate, total, status: errors.length ? "RCH" : "DOK", errors });
+    documents.push({ type, folio, issuerRut, receiverRut, issueDate, total, status: errors.length ? "RCH" : reparos.length ? "RLV" : "DOK", errors: [...errors, ...reparos] });
   }
   return { kind, finalStatus: "EPR", glosa: ENVIO_GLOSA.EPR!, errors: [], documents };
 }

@@ -20,8 +20,12 @@ async function accepted(name: string) {
   return done;
 }
 
+/** A cancellation of our sample 33 carries its exact total (9926): one exempt line of that amount. */
+const CANCELS_SAMPLE_33 = [{ quantity: 1, unit_price: 9926, description: "Anula factura", taxes: [{ type: "EXE" }] }];
+
 function note(type: string, reason: string, ref: { folio: number; type: string }, extra: Record<string, unknown> = {}) {
   const base = invoiceBody(issuer.rut, type === "NCE" || type === "112" ? "112" : "61");
+  if (reason === "ANU" && ref.type === "33") base.items = CANCELS_SAMPLE_33;
   return {
     ...base,
     invoice_type: type,

@@ -52,12 +52,14 @@ describe("siiTaxAuthority (EnvioDTE)", () => {
   it("all accepted", async () => {
     const v = await run([await signedDte(caf33, 1, cert), await signedDte(caf33, 2, cert)]);
     expect(v.fiscalStatus).toBe("EPR");
-    expect(outcomes(v)).toEqual({ F1T33: "ACCEPTED/EPR", F2T33: "ACCEPTED/EPR" });
+    expect(outcomes(v)).toEqual({ F1T33: "ACCEPTED/DOK", F2T33: "ACCEPTED/DOK" });
   });
   it("mixed: asks each document (DOK accepted, FAU after EPR rejected)", async () => {
     const outside = await simulatorCaf({ documentType: 33, from: 500, to: 510 });
     const v = await run([await signedDte(caf33, 3, cert), await unsafeDte(outside, 600, cert)]);
     expect(outcomes(v)).toEqual({ F3T33: "ACCEPTED/DOK", F600T33: "REJECTED/RCH" });
+    // The rejection says why (the simulator's reason codes, as its result e-mail would).
+    expect(v.documents.get("F600T33")!.message).toMatch(/^RCH: .*CAF-RANGO Folio 600 fuera del rango autorizado 500-510/);
   });
   it("objected by scenario: accepted with objections (RLV)", async () => {
     await scenario({ mode: "object", count: 1 });

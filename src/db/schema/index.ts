@@ -92,6 +92,9 @@ export const companySettings = sqliteTable("company_settings", {
   timeZone: text("time_zone").notNull().default("America/Santiago"),
   logoKey: text("logo_key"),
   logoUrl: text("logo_url"),
+  /** The SII resolution authorising the company to issue DTE (envelope NroResol/FchResol, PDF legend). */
+  siiResolutionNumber: integer("sii_resolution_number"),
+  siiResolutionDate: text("sii_resolution_date"),
   updatedAt: text("updated_at").notNull().default(now),
 });
 
@@ -257,7 +260,8 @@ export const invoices = sqliteTable(
     index("invoices_status_idx").on(t.status, t.updatedAt),
     index("invoices_folio_idx").on(t.companyId, t.documentType, t.folio),
     index("invoices_envelope_idx").on(t.envelopeId),
-    uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL`),
+    // A FAILED document frees its reference (issue 18): it can be issued again under the same one.
+    uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL AND status <> 'FAILED'`),
   ],
 );
 

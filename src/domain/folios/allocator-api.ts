@@ -5,7 +5,21 @@
  */
 import type { AlertEvent, AllocationFailure, AnnulError, RangeInput, SetNextFolioError } from "./rules";
 
-export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID";
+export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID" | "RESERVED";
+
+/**
+ * A reservation: the right to one folio, taken when a document is accepted (POST) and turned into
+ * its folio by `allocate` in the pipeline. Refused when every folio left is reserved already, or when
+ * the document's issue date precedes the authorisation date (FA) of the CAF its folio would come from.
+ */
+export type ReserveResult =
+  | { ok: true; documentId: string; replay: boolean; authorizedAt: string | null }
+  | { ok: false; reason: AllocationFailure | "INVALID_DOCUMENT_ID" | "BEFORE_AUTHORIZATION"; message: string; authorizedAt?: string };
+
+export interface ReserveOptions extends AllocateOptions {
+  /** The document's issue date (YYYY-MM-DD), checked against the CAF's authorisation date. */
+  issueDate?: string;
+}
 
 export type AllocateResult =
   | {
@@ -81,6 +95,8 @@ export interface FolioStatus {
   threshold: number;
   threshold_is_default: boolean;
   allocated: number;
+  /** Reservations (accepted documents still waiting for their folio); total_available counts them. */
+  reserved: number;
 }
 
 export interface AllocationRecord {

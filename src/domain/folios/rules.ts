@@ -216,6 +216,21 @@ export function planAllocation(ranges: readonly FolioRange[], annulled: Annulled
   return { ok: false, reason: expiredLeft ? "EXPIRED" : "EXHAUSTED" };
 }
 
+/**
+ * The range the folio after the first `skip` available ones comes from (in allocation order), or
+ * null when fewer than skip + 1 folios are available: where a reservation made behind `skip` others
+ * will most likely take its folio.
+ */
+export function rangeOfNth(ranges: readonly FolioRange[], annulled: AnnulledSet, now: number, skip: number): FolioRange | null {
+  let left = skip;
+  for (const r of ranges.filter((x) => isUsable(x, now)).sort(byFrom)) {
+    const remaining = remainingInRange(r, annulled);
+    if (left < remaining) return r;
+    left -= remaining;
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Set next folio (§4.7)
 

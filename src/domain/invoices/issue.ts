@@ -1,16 +1,19 @@
-import { and, eq, exists, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, exists, getTableColumns, gte, lte, ne, sql, type SQL } from "drizzle-orm";
 import { DOCUMENT_TYPES, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
-import { cafs, cancellations, certificates, invoiceEvents, invoices } from "../../db/schema";
+import { cafs, cancellations, certificates, companySettings, invoiceEvents, invoices } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
+import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
+import { resolutionOf } from "../companies/settings";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
+import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
 export function computeOrThrow(body: InvoiceInput): ComputedDocument {
@@ -81,7 +84,7 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
  */
 async function explainRefusal(db: Db, companyId: string, type: number, externalReference: string | undefined, now: Date) {
   const [dup, cert, caf] = await db.batch([
-    db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), externalReference ? eq(invoices.externalReference, externalReference) : sql`0`)).limit(1),
+    db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), externalReference ? eq(invoices.externalReference, externalReference) : sql`0`, ne(invoices.status, "FAILED"))).limit(1),
     db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
     db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
   ]);
@@ -102,30 +105,25 @@ async function explainRefusal(db: Db, companyId: string, type: number, externalR
 }
 
 /**
- * Folios left per company and type, as last read from the allocator, and how many documents were
- * accepted since. The allocator (a Durable Object) is asked again after 10 seconds, or as soon as
- * the documents accepted since could have used half of what was left, so a type close to
- * exhaustion is checked on every request while a large range costs no round trip.
+ * Why the allocator refused the document its folio reservation (issue 18): it keeps at most as
+ * many reservations as folios left, so exhaustion is refused at POST, synchronously, instead of a
+ * document accepted now and FAILED later; it also checks the issue date against the CAF's
+ * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-const availability = new Map<string, { available: number; readAt: number; since: number }>();
-const AVAILABILITY_TTL_MS = 10_000;
+async function refuseReservation(db: Db, companyId: string, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, externalReference: string | undefined, now: Date): Promise<never> {
+  if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
+  // A missing certificate or CAF is the more useful answer than "every folio is used".
+  await explainRefusal(db, companyId, doc.type.code, externalReference, now);
+  throw new AppError("INVOICE_NO_FOLIOS", `No folio of document type ${doc.type.code} is left for this document: ${reservation.message}. Load a new CAF.`);
+}
 
-async function assertFoliosLeft(db: Db, env: Env, companyId: string, type: number, externalReference: string | undefined, now: Date) {
-  const k = `${companyId}|${type}`;
-  const known = availability.get(k);
-  if (known && now.getTime() - known.readAt < AVAILABILITY_TTL_MS && known.since * 2 < known.available) {
-    known.since++;
-    return;
-  }
-  const status = await allocator(env, companyId, type).status();
-  if (status.total_available === 0) {
-    availability.delete(k);
-    // A missing certificate or CAF is the more useful answer than "every folio is used".
-    await explainRefusal(db, companyId, type, externalReference, now);
-    throw new AppError("INVOICE_NO_FOLIOS", `Every folio of document type ${type} is used${status.expired_unused ? " or expired" : ""}: load a new CAF.`);
-  }
-  if (availability.size > 10_000) availability.clear();
-  availability.set(k, { available: status.total_available, readAt: now.getTime(), since: 1 });
+/** What the POST checks read from D1 besides the document: the active certificate and the company's SII resolution. */
+async function issueContext(db: Db, companyId: string) {
+  const [[cert], [settings]] = await db.batch([
+    db.select({ validFrom: certificates.validFrom, validTo: certificates.validTo }).from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
+    db.select({ siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+  ]);
+  return { cert, resolution: resolutionOf(settings) };
 }
 
 /**
@@ -171,22 +169,40 @@ function assertNotFuture(issueDate: string, now: Date) {
 export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
 
 /**
- * POST /invoices: validates everything that can be known now (body, amounts, issuer, certificate,
- * folios, cancellation rules), stores the document as RECEIVED and enqueues it. Nothing is signed
- * and no folio is taken here: the pipeline does that, exactly once.
+ * POST /invoices: validates everything that can be known now (body, amounts, the SII's document
+ * rules, issuer, certificate, resolution, cancellation rules), reserves the right to a folio, stores
+ * the document as RECEIVED and enqueues it. Nothing is signed and no folio number is taken here:
+ * the pipeline does that, exactly once, from the reservation.
  */
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
   const target = await cancellationTarget(db, company.id, body);
   const doc = computeOrThrow(body);
+  checkSiiRules(doc);
+  assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
   assertNotFuture(doc.issueDate, now);
   if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
     throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  await assertFoliosLeft(db, env, company.id, doc.type.code, body.external_reference, now);
-
   const id = newId("inv");
+  const folios = allocator(env, company.id, doc.type.code);
+  // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
+  const [{ cert, resolution }, reservation] = await Promise.all([issueContext(db, company.id), folios.reserve(id, { issueDate: doc.issueDate })]);
+  try {
+    assertIssueDateInCertificate(cert, doc.issueDate);
+    assertResolution(resolution, body);
+    if (!reservation.ok) await refuseReservation(db, company.id, doc, reservation, body.external_reference, now);
+    return await storeAndEnqueue(db, env, company, body, doc, target, id, requestId, now);
+  } catch (e) {
+    // Not stored: the reservation goes back (a crash here leaves it to lapse after a day).
+    if (reservation.ok) await folios.release(id).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Stores the document (RECEIVED), its first history row and the cancellation it holds, then enqueues it. */
+async function storeAndEnqueue(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
   const eventId = newId("evt");
   const at = now.toISOString();
   const row: InvoiceRow = {

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
-import { companySettings } from "../../db/schema";
+import { companies, companySettings } from "../../db/schema";
+import { effectiveResolution } from "../companies/settings";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
@@ -25,7 +26,7 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
-function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, logo?: Uint8Array): PrintableDocument {
+function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
   const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
   const body = JSON.parse(inv.body) as InvoiceInput;
   return {
@@ -71,10 +72,7 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
       total: amt(doc.totals.total)!,
       currency: doc.currency.code,
     },
-    resolution: {
-      number: Number(body.issuer.tax_information?.resolution_number ?? 0),
-      date: body.issuer.tax_information?.resolution_date ?? doc.issueDate,
-    },
+    resolution,
     ted,
     settings: settings
       ? { decimal_places: settings.decimalPlaces, thousand_separator: settings.thousandSeparator, decimal_separator: settings.decimalSeparator, language: settings.language }
@@ -92,10 +90,16 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
   if (inv.status !== "ACCEPTED" && inv.status !== "ACCEPTED_WITH_OBJECTIONS") {
     throw new AppError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
   }
-  const settings = await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, inv.companyId) });
+  const [[settings], [company]] = await db.batch([
+    db.select().from(companySettings).where(eq(companySettings.companyId, inv.companyId)).limit(1),
+    db.select({ startActivitiesDate: companies.startActivitiesDate }).from(companies).where(eq(companies.id, inv.companyId)).limit(1),
+  ]);
+  const body = JSON.parse(inv.body) as InvoiceInput;
+  // The legend's resolution is the envelope's (same rule), so a new resolution makes new renders too.
+  const resolution = effectiveResolution(settings, body.issuer.tax_information, company?.startActivitiesDate ?? null);
   const logoTag = settings?.logoKey ? settings.logoKey.split("/").pop()!.replace(/\.\w+$/, "") : "nologo";
-  const key = documentKeys.invoicePdf(inv.companyId, inv.id, format, logoTag);
-  const doc = computeDocument(JSON.parse(inv.body) as InvoiceInput);
+  const key = documentKeys.invoicePdf(inv.companyId, inv.id, format, `${logoTag}-r${resolution.number}-${resolution.date}`);
+  const doc = computeDocument(body);
   const fileName = pdfFileName({ issuer: { rut: doc.issuer.rut, name: doc.issuer.legalName }, type: inv.documentType as DteTypeCode, folio: inv.folio! }, format);
   const cached = await env.FILES.get(key);
   if (cached) return { bytes: new Uint8Array(await cached.arrayBuffer()), fileName };
@@ -104,7 +108,7 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
   const ted = tedFromSignedXml(xml);
   const logoObject = settings?.logoKey ? await env.FILES.get(settings.logoKey) : null;
   const logo = logoObject ? new Uint8Array(await logoObject.arrayBuffer()) : undefined;
-  const bytes = await renderPdf(toPrintable(inv, doc, ted, settings, logo), format);
+  const bytes = await renderPdf(toPrintable(inv, doc, ted, settings, resolution, logo), format);
   await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/pdf" } });
   return { bytes, fileName };
 }

@@ -10,6 +10,7 @@ import {
   planAllocation,
   planAnnul,
   planSetNextFolio,
+  rangeOfNth,
   type FolioRange,
   type RangeInput,
 } from "../../domain/folios/rules";
@@ -22,12 +23,14 @@ import type {
   AnnulResult,
   DeactivateRangeResult,
   EnuPayload,
+  ReserveOptions,
+  ReserveResult,
   FolioStatus,
   SetNextFolioResult,
   SetThresholdResult,
 } from "../../domain/folios/allocator-api";
 import { notifyEvents } from "../../queues/webhooks";
-import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, SectionState } from "./storage";
+import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, RESERVATION_TTL_MS, SectionState } from "./storage";
 import { describeError, log } from "../../lib/log";
 
 /**
@@ -202,6 +205,52 @@ export class FolioAllocator extends DurableObject<Env> {
   }
 
   /**
+   * The right to one folio for a document being accepted (see ReserveResult): at most as many live
+   * reservations as folios left, so with N folios left exactly N documents are accepted and the
+   * rest are refused at once. Idempotent per document; `allocate` turns it into the folio.
+   */
+  async reserve(documentId: string, options: ReserveOptions = {}): Promise<ReserveResult> {
+    const now = options.now ?? Date.now();
+    if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
+      return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
+    }
+    return this.ctx.storage.transactionSync((): ReserveResult => {
+      this.scope();
+      if (this.store.hasReservation(documentId) || this.store.findAllocation(documentId)) return { ok: true, documentId, replay: true, authorizedAt: null };
+      this.sql.exec("DELETE FROM reservations WHERE reserved_at <= ?", now - RESERVATION_TTL_MS);
+      const ranges = this.store.loadRanges();
+      const annulled = this.store.loadPendingAnnulled();
+      const held = this.store.reservationCount(now);
+      const range = rangeOfNth(ranges, annulled, now, held);
+      if (!range) {
+        const plan = planAllocation(ranges, annulled, now);
+        const reason = plan.ok ? "EXHAUSTED" : plan.reason;
+        const message =
+          reason === "NO_RANGES"
+            ? "the document type has no active folio ranges"
+            : reason === "EXPIRED"
+              ? "the only folios left belong to expired ranges"
+              : held > 0
+                ? `every folio left is reserved by the ${held} documents accepted before this one`
+                : "every active folio range is used up";
+        return { ok: false, reason, message };
+      }
+      const authorizedAt = range.authorizedAt.slice(0, 10);
+      if (options.issueDate !== undefined && options.issueDate < authorizedAt) {
+        return { ok: false, reason: "BEFORE_AUTHORIZATION", message: `the CAF of the next folios was authorised on ${authorizedAt}`, authorizedAt };
+      }
+      this.sql.exec("INSERT INTO reservations (document_id, issue_date, reserved_at) VALUES (?, ?, ?)", documentId, options.issueDate ?? null, now);
+      return { ok: true, documentId, replay: false, authorizedAt };
+    });
+  }
+
+  /** Gives back a reservation that will never be allocated (the document was not stored, or FAILED first). */
+  async release(documentId: string): Promise<boolean> {
+    if (typeof documentId !== "string") return false;
+    return this.sql.exec("DELETE FROM reservations WHERE document_id = ? RETURNING 1", documentId).toArray().length > 0;
+  }
+
+  /**
    * Several documents in one critical section (e.g. a queue batch). Results are in input order;
    * each one is exactly what allocate() would have answered for that document at that point.
    */
@@ -245,6 +294,16 @@ export class FolioAllocator extends DurableObject<Env> {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
     this.scope();
+    const reserved = this.store.hasReservation(documentId);
+    if (!reserved) {
+      // A document without a reservation may not take a folio that reserved documents count on.
+      const held = this.store.reservationCount(now);
+      if (held > 0 && availability(state.ranges, state.annulled, now).totalAvailable <= held) {
+        const existing = this.store.findAllocation(documentId);
+        if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
+        return { ok: false, reason: "RESERVED", message: `every folio left is reserved by ${held} documents already accepted` };
+      }
+    }
     const plan = planAllocation(state.ranges, state.annulled, now);
     if (plan.ok) {
       // One statement for the common case: the insert succeeds unless the document already has a
@@ -265,6 +324,7 @@ export class FolioAllocator extends DurableObject<Env> {
         if (!range) throw new Error("planned range vanished");
         range.cursor = plan.newCursor;
         state.dirty.add(range.id);
+        if (reserved) this.sql.exec("DELETE FROM reservations WHERE document_id = ?", documentId);
         return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
       }
     }
@@ -483,6 +543,7 @@ export class FolioAllocator extends DurableObject<Env> {
       threshold: t.value,
       threshold_is_default: t.isDefault,
       allocated,
+      reserved: this.store.reservationCount(now),
     };
   }
 

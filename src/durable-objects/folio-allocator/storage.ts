@@ -21,6 +21,11 @@ export const SCHEMA = [
      caf_id TEXT NOT NULL,
      allocated_at TEXT NOT NULL
    )`,
+  `CREATE TABLE IF NOT EXISTS reservations (
+     document_id TEXT PRIMARY KEY,
+     issue_date TEXT,
+     reserved_at INTEGER NOT NULL
+   )`,
   `CREATE TABLE IF NOT EXISTS annulled (
      folio INTEGER PRIMARY KEY,
      caf_id TEXT NOT NULL,
@@ -47,6 +52,12 @@ export const SCHEMA = [
 export const OUTBOX_RETRY_MS = 30_000;
 export const MAX_DOCUMENT_ID_LENGTH = 200;
 export const MAX_BATCH = 1000;
+/**
+ * A reservation not turned into a folio within a day is ignored (and dropped by the next reserve):
+ * the pipeline allocates within seconds of the POST, so only a request that died between reserving
+ * and storing its document leaves one behind.
+ */
+export const RESERVATION_TTL_MS = 86_400_000;
 
 export interface RangeRow extends Record<string, SqlStorageValue> {
   caf_id: string;
@@ -131,6 +142,15 @@ export class FolioStore {
   alertState(): AlertState {
     const v = this.getMeta("alert_state");
     return v === null ? INITIAL_ALERT_STATE : (JSON.parse(v) as AlertState);
+  }
+
+  hasReservation(documentId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM reservations WHERE document_id = ?", documentId).toArray().length > 0;
+  }
+
+  /** Live reservations (younger than RESERVATION_TTL_MS). */
+  reservationCount(now: number): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM reservations WHERE reserved_at > ?", now - RESERVATION_TTL_MS).one().n;
   }
 
   findAllocation(documentId: string): AllocationRecord | null {

@@ -11,6 +11,7 @@ import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state"
 import type { TaxAuthority } from "../../countries/port";
 import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
+import { allocator } from "../../domain/folios/cafs";
 
 export interface StepDeps {
   db: Db;
@@ -109,10 +110,14 @@ export function companyContext(deps: StepDeps, companyId: string) {
 export async function loadCompanyContext(deps: StepDeps, companyId: string) {
   const [[company], [settings]] = await deps.db.batch([
     deps.db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
-    deps.db.select({ timeZone: companySettings.timeZone }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+    deps.db
+      .select({ timeZone: companySettings.timeZone, siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate })
+      .from(companySettings)
+      .where(eq(companySettings.companyId, companyId))
+      .limit(1),
   ]);
   if (!company) throw new TerminalStepError(`company ${companyId} not found`);
-  return { company, timeZone: settings?.timeZone ?? "America/Santiago" };
+  return { company, timeZone: settings?.timeZone ?? "America/Santiago", settings };
 }
 
 /**
@@ -127,10 +132,15 @@ export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
   if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv.id]);
 }
 
-/** Ends a document FAILED (terminal); a cancellation it held is released. */
+/**
+ * Ends a document FAILED (terminal); a cancellation it held is released, and so is its folio
+ * reservation when it never got a folio (its external_reference is free again: the unique index
+ * leaves FAILED documents out).
+ */
 export async function fail(deps: StepDeps, inv: InvoiceRow, reason: string): Promise<InvoiceRow | null> {
   const done = await transition(deps.db, inv.id, MOVES.fail, { fiscalMessage: reason, lastError: reason }, reason);
   if (done) await releaseCancellation(deps, inv);
+  if (done && inv.folio === null) await allocator(deps.env, inv.companyId, inv.documentType).release(inv.id).catch(() => undefined);
   return done;
 }
 

@@ -9,6 +9,7 @@ import { readDocumentXml } from "../../storage/documents";
 import { type StepDeps, authorityOf, TerminalStepError, signerFor, type CompanyContext, type Signer, companyContext } from "./context";
 import type { Prepared, StoredEnvelope } from "./sign";
 import { chunked } from "../../lib/chunked";
+import { effectiveResolution } from "../../domain/companies/settings";
 
 /**
  * Uploads a stored envelope. When a concurrent delivery took some of its documents, it is first
@@ -71,11 +72,13 @@ export async function buildAndStoreEnvelope(
 ): Promise<Uint8Array> {
   const body = JSON.parse(p.firstBody) as InvoiceInput;
   const tax = body.issuer.tax_information;
+  // The company's resolution (settings), read once per batch; the same in every envelope and PDF.
+  const { settings } = await companyContext(deps, p.company.id);
   const params = {
     dtes: p.dtes,
     issuerRut: p.company.taxId,
     senderRut: p.signer.rut ?? p.company.taxId,
-    resolution: { date: tax?.resolution_date ?? p.company.startActivitiesDate ?? "2014-01-01", number: tax?.resolution_number ?? 0 },
+    resolution: effectiveResolution(settings, tax, p.company.startActivitiesDate),
     timestamp: toLocalDateTime(deps.now(), p.timeZone),
     signer: p.signer,
     setId: `SetDoc`,

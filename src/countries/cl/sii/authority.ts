@@ -4,8 +4,9 @@
  *
  * upload: EnvioDTE -> DTEUpload, EnvioBOLETA -> boleta REST. STATUS 99 is success (original track).
  * poll:   EnvioDTE -> QueryEstUp; at EPR the per-type counts decide each type at once when they are
- *         uniform (all accepted / all objected / all rejected); otherwise (mixed, or a type missing
- *         from the counts) each document of that type is asked with QueryEstDte (DOK/… vs FAU/DNK).
+ *         uniform (all accepted: DOK / all objected: RLV); otherwise (rejections, mixed, or a type
+ *         missing from the counts) each document of that type is asked with QueryEstDte (DOK/… vs
+ *         FAU = RCH with the reason in GLOSA_ERR). fiscalStatus is the document's own code.
  *         EnvioBOLETA -> REST status; documents not listed in detalle_rep_rech are accepted.
  * Envelope rejections (RSC, RFR, RCT, ...) reject every document. SiiError -> AuthorityError with the
  * same `retryable` and the SII code as fiscalStatus.
@@ -34,8 +35,10 @@ async function perDocument(client: SiiClient, cert: SiiCertificate, companyRut: 
     }
     return { outcome: "ACCEPTED", fiscalStatus: st.estado, message: text(st.estado, "dte") };
   }
-  // After EPR, "not received" (FAU) means the SII rejected it in this envelope.
-  return { outcome: "REJECTED", fiscalStatus: st.estado === "FAU" ? "RCH" : st.estado, message: text(st.estado, "dte", st.glosaErr ? `(${st.glosaErr})` : undefined) };
+  // After EPR, "not received" (FAU) means the SII rejected it in this envelope: the document's own
+  // verdict is RCH, with whatever reason the SII gives (its result e-mail carries the DTE-x-xxx codes).
+  if (st.estado === "FAU") return { outcome: "REJECTED", fiscalStatus: "RCH", message: text("RCH", "document", st.glosaErr ? `(${st.glosaErr})` : "(the reasons are in the SII's result e-mail or portal)") };
+  return { outcome: "REJECTED", fiscalStatus: st.estado, message: text(st.estado, "dte", st.glosaErr ? `(${st.glosaErr})` : undefined) };
 }
 
 /**
@@ -82,9 +85,10 @@ export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFac
         }
         for (const d of p.documents) {
           const c = st.counts.find((x) => x.type === d.documentType);
-          if (c && c.informed > 0 && c.rejected === 0 && c.objected === 0) documents.set(d.invoiceId, { outcome: "ACCEPTED", fiscalStatus: "EPR", message: text("EPR", "envio", `(${c.accepted}/${c.informed} accepted)`) });
+          // The document's own verdict (DOK, RLV, RCH), never the envelope's EPR.
+          if (c && c.informed > 0 && c.rejected === 0 && c.objected === 0) documents.set(d.invoiceId, { outcome: "ACCEPTED", fiscalStatus: "DOK", message: text("DOK", "document", `(envelope ${st.estado}: ${c.accepted}/${c.informed} of type ${d.documentType} accepted)`) });
           else if (c && c.informed > 0 && c.rejected === 0 && c.objected >= c.informed) documents.set(d.invoiceId, { outcome: "ACCEPTED_WITH_OBJECTIONS", fiscalStatus: "RLV", message: text("RLV", "document") });
-          else if (c && c.informed > 0 && c.rejected >= c.informed) documents.set(d.invoiceId, { outcome: "REJECTED", fiscalStatus: "RCH", message: text("RCH", "document", "(details in the SII's result e-mail or portal)") });
+          // Rejected or mixed: each document is asked, so a rejection carries the reason the SII gives.
           else documents.set(d.invoiceId, await perDocument(client, p.signer, p.companyRut, d, c));
         }
         return { final: true, fiscalStatus: st.estado, message, documents };

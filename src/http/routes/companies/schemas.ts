@@ -85,6 +85,8 @@ export const SettingsSchema = z
     time_zone: z.string().openapi({ example: "America/Santiago" }),
     logo: z.string().nullable().openapi({ description: "URL of the company logo, served by this service; null until uploaded." }),
     reception_email: z.string().nullable().openapi({ example: "dte+k3q9x2m8v7c4b1n6@dte.example.cl", description: "Where suppliers send their EnvioDTE (register it at the SII as the company's exchange address); null when RECEPTION_DOMAIN is not configured." }),
+    sii_resolution_number: z.number().int().nullable().openapi({ example: 80, description: "Number of the SII resolution authorising the company to issue DTE (0 in certification); goes into every envelope (NroResol) and the PDF legend. null until set: envelopes then carry 0." }),
+    sii_resolution_date: z.string().nullable().openapi({ example: "2014-08-22", format: "date", description: "Date of that resolution (FchResol). null until set: envelopes then carry the start-of-activities date." }),
   })
   .openapi("CompanySettings");
 
@@ -95,6 +97,8 @@ export const SettingsPatchSchema = z
     decimal_separator: z.enum([".", ","], "A dot or a comma").optional(),
     language: z.string().min(2).max(35).optional().openapi({ description: "BCP 47 tag, e.g. es-CL or en." }),
     time_zone: z.string().min(1).max(64).optional().openapi({ description: "IANA time zone, e.g. America/Santiago." }),
+    sii_resolution_number: z.number().int("A whole number").min(0, "0 to 999999").max(999_999, "0 to 999999").optional().openapi({ description: "SII resolution number (NroResol, 0 in certification). Set together with sii_resolution_date." }),
+    sii_resolution_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "A date YYYY-MM-DD").optional().openapi({ format: "date", description: "SII resolution date (FchResol), YYYY-MM-DD. Set together with sii_resolution_number." }),
   })
   .strict()
   .openapi("CompanySettingsUpdate");

@@ -39,7 +39,7 @@ const issue = defineRoute({
   maxBodyBytes: MAX_BODY_BYTES,
   rateLimit: "issuance",
   description:
-    "Validates the whole document now (body, amounts and totals, limits, issuer = company, an active certificate, folios available, cancellation rules), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.\n\nCancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, and the note must be the type that cancels it. COT (text) and COM (amounts) corrections work the same way.\n\nAccepts `Idempotency-Key`; `external_reference` is also unique per company.",
+    "Validates the whole document now (body, amounts and totals, limits, the SII's document rules listed in docs/simulator-fidelity.md, issuer = company, an active certificate valid on the issue date, the company's SII resolution, cancellation rules), reserves the right to one folio (with N folios left exactly N documents are accepted; the next is a 422 `INVOICE_NO_FOLIOS` at once; an issue date before the CAF's authorisation date is a 400), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.\n\nCancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, the note must be the type that cancels it and must total exactly what it totals. COT (text) and COM (amounts) corrections work the same way.\n\nAccepts `Idempotency-Key`; `external_reference` is also unique per company, except that a FAILED document frees it (issue the document again under the same reference).",
   permission: "document:issue",
   middleware: [idempotency],
   request: { params: Params, body: { required: true, ...json(invoiceSchema.openapi("InvoiceCreate")) } },
@@ -47,8 +47,8 @@ const issue = defineRoute({
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", ...INPUT_ERRORS,
     "INVOICE_ISSUER_MISMATCH", "INVOICE_NO_FOLIOS", "INVOICE_DUPLICATE_EXTERNAL_REFERENCE", "INVOICE_ALREADY_CANCELLED",
-    "INVOICE_NOT_CANCELLABLE", "INVOICE_CANCELLATION_TYPE_MISMATCH", "CERTIFICATE_REQUIRED",
-    "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE",
+    "INVOICE_NOT_CANCELLABLE", "INVOICE_CANCELLATION_TYPE_MISMATCH", "INVOICE_CANCELLATION_AMOUNT_MISMATCH", "INVOICE_RESOLUTION_MISMATCH",
+    "CERTIFICATE_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE",
   ],
 });
 
