@@ -133,9 +133,9 @@ export async function refetchCaf(db: Db, workerEnv: Env, company: CompanyRow, in
     );
   }
   if (company.country !== "CHL") throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
-  const loaded = await db.select({ to: cafs.folioTo }).from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, type.code)));
-  const after = Math.max(0, ...loaded.map((r) => r.to));
-  const xml = await requestCafFromAuthority(env, { rut: company.taxId, documentType: type.code, legalName: company.legalName, from: after + 1, to: after + input.quantity });
+  // The next `quantity` folios of the RUT, as the SII's portal grants them: after every range it
+  // granted this RUT before (another company with this RUT, a deleted one, the other account).
+  const xml = await requestCafFromAuthority(env, { rut: company.taxId, documentType: type.code, legalName: company.legalName, quantity: input.quantity });
   return loadCaf(db, env, company, xml, "AUTHORITY", now);
 }
 
