@@ -94,3 +94,8 @@ export function parseInvoice(input: unknown): InvoiceInput {
   return r.data;
 }
 
+
+/** A field or value the document type cannot carry. */
+export function notAllowed(field: string, message: string): never {
+  throw new EngineError("FIELD_NOT_ALLOWED", `${field}: ${message}`, { field });
+}

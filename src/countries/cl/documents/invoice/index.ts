@@ -5,10 +5,15 @@
  * | file | DTE section |
  * |---|---|
  * | schema.ts | the body the API accepts (zod, documented in the OpenAPI document) |
- * | header.ts | IdDoc (dates, payment, service indicator) and the currency |
- * | parties.ts | Emisor, Receptor |
- * | lines.ts | Detalle |
- * | totals.ts | Totales (taxes, retentions) and the check of client-sent amounts |
+ * | header.ts | IdDoc (dates, payment form, terms and schedule, service, MntBruto, IndTraslado) and the currency |
+ * | parties.ts | Emisor, Receptor (Extranjero) |
+ * | lines.ts | Detalle (codes, discounts and surcharges, IndExe, Retenedor) |
+ * | discounts.ts | DscRcgGlobal |
+ * | totals.ts | Totales (the amount rules, as a table), and the check of client-sent amounts |
+ * | commissions.ts | Comisiones of the liquidación-factura (43) |
+ * | subtotals.ts | SubTotInfo |
+ * | transport.ts | Transporte and its customs block (Aduana) |
+ * | currency.ts | OtraMoneda |
  * | references.ts | Referencia, CodRef of notes |
  * | model.ts | the computed document the XML (../dte.ts) and the PDF are made from |
  *
@@ -23,18 +28,23 @@
  *   difference.
  * - totals (optional) is checked, never trusted; any difference raises TOTALS_MISMATCH naming the
  *   field and carrying the expected value.
- * - Rounding: half away from zero, once per line (qty × price) and once per document total.
+ * - Rounding: half away from zero, at each step of the table in totals.ts.
  */
 import { EngineError } from "../../errors";
 import { type DocumentTypeInfo, resolveDocumentType } from "../document-types";
 import { checkLatin1, parseInvoice } from "./checks";
-import { buildCurrency, buildHeader } from "./header";
+import { buildCommissions } from "./commissions";
+import { buildOtherCurrency } from "./currency";
+import { buildAdjustments } from "./discounts";
+import { buildCurrency, buildHeader, buildPayments } from "./header";
 import { buildLines } from "./lines";
 import type { ComputedDocument } from "./model";
 import { buildParties } from "./parties";
 import { buildReferences } from "./references";
 import type { InvoiceInput } from "./schema";
-import { buildTotals, checkClientAmounts } from "./totals";
+import { buildSubtotals } from "./subtotals";
+import { buildTotals, checkClientAmounts, lineBases } from "./totals";
+import { buildCustoms, buildTransport, exportPaymentForm } from "./transport";
 
 export * from "./model";
 export * from "./schema";
@@ -64,10 +74,35 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const currency = buildCurrency(input, type);
   const { issuer, receiver } = buildParties(input, type);
   const lines = buildLines(input, type, currency.scale);
-  const totals = buildTotals(lines, type);
-  checkClientAmounts(input, lines, totals, type, currency.scale);
+  const lineBase = lineBases(lines);
+  const { adjustments, bases } = buildAdjustments(input, type, currency.scale, lineBase);
+  const commissions = buildCommissions(input, type, currency.scale, lineBase.taxed);
+  const grossPrices = header.grossPrices === true || (type.boleta && header.netAmounts !== true);
+  const totals = buildTotals({ lines, adjustments, bases, commissions, grossPrices }, type);
+  checkClientAmounts(input, lines, totals, grossPrices, currency.scale);
   const { references, reason } = buildReferences(input, type, totals.total);
-  const doc: ComputedDocument = { type, ...header, issuer, receiver, currency, lines, totals, references };
+  const doc: ComputedDocument = {
+    type,
+    ...header,
+    payments: buildPayments(input, type, currency.scale, totals.total),
+    issuer,
+    receiver,
+    currency,
+    lines,
+    adjustments,
+    subtotals: buildSubtotals(input, lines),
+    totals,
+    references,
+    commissions,
+  };
+  const transport = buildTransport(input, type);
+  if (transport) doc.transport = transport;
+  const customs = buildCustoms(input, type, currency.scale);
+  if (customs) doc.customs = customs;
+  const fma = exportPaymentForm(input);
+  if (fma !== undefined) doc.exportPaymentForm = fma;
+  const other = buildOtherCurrency(input, type, currency, totals);
+  if (other) doc.otherCurrency = other;
   if (reason) doc.reason = reason;
   return doc;
 }

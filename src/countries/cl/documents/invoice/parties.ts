@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { EngineError } from "../../errors";
 import type { DocumentTypeInfo } from "../document-types";
 import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, formatRut, parseRut, RutError } from "../rut";
-import { checkDate, checkLength, LIMITS } from "./checks";
+import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
 
@@ -37,9 +37,15 @@ function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "r
   const out: Party = { rut, legalName: p.legal_name, activityCodes: p.tax_information?.activity_codes ?? [] };
   if (activity) out.activity = activity;
   if (p.address?.address) out.address = p.address.address;
-  if (p.address?.city) {
-    out.commune = p.address.city;
-    out.city = p.address.city;
+  checkLength(p.address?.commune, LIMITS.commune, `${path}.address.commune`);
+  if (p.address?.city) out.city = p.address.city;
+  const commune = p.address?.commune ?? p.address?.city;
+  if (commune) out.commune = commune;
+  contacts(p, path, role, type, out);
+  if (p.foreign) {
+    if (role !== "recipient" || !type.export) notAllowed(`${path}.foreign`, "the foreign-recipient block is for the recipient of export documents (110–112)");
+    if (p.foreign.id) foreignId = p.foreign.id;
+    if (p.foreign.nationality) out.nationality = p.foreign.nationality;
   }
   if (foreignId) out.foreignId = foreignId;
   if (p.tax_information?.resolution_date) out.resolutionDate = checkDate(p.tax_information.resolution_date, `${path}.tax_information.resolution_date`);
@@ -49,6 +55,17 @@ function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "r
     if (out.activityCodes.length === 0) throw new EngineError("INVALID_INPUT", `${path}.tax_information.activity_codes needs 1 to 4 SII activity codes (Acteco)`, { field: `${path}.tax_information.activity_codes` });
   }
   return out;
+}
+
+/** E-mail, contact and internal code, where the type's schema has them. */
+function contacts(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, out: Party): void {
+  if (p.email) {
+    if (type.boleta) notAllowed(`${path}.email`, "boletas carry no e-mail of the parties");
+    out.email = p.email;
+  }
+  if (role === "issuer" && (p.contact || p.internal_code)) notAllowed(`${path}.${p.contact ? "contact" : "internal_code"}`, "contact and internal_code belong to the recipient");
+  if (p.contact) out.contact = p.contact;
+  if (p.internal_code) out.internalCode = p.internal_code;
 }
 
 /** The document's two parties. */

@@ -4,6 +4,7 @@ import { type DocumentTypeInfo, resolveReasonCode, resolveReferenceType } from "
 import { checkDate, checkLength, LIMITS } from "./checks";
 import type { ComputedDocument, ComputedReference } from "./model";
 import type { InvoiceInput } from "./schema";
+import { formatRut, parseRut, RutError } from "../rut";
 
 export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, total: bigint): { references: ComputedReference[]; reason?: ComputedDocument["reason"] } {
   let reason: ComputedDocument["reason"];
@@ -28,8 +29,12 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
     const date = checkDate(r.invoice_date.slice(0, 10), `${p}.invoice_date`);
     if (!/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(r.invoice_date)) throw new EngineError("INVALID_DATE", `${p}.invoice_date must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS`, { field: `${p}.invoice_date` });
     const ref: ComputedReference = { lineNo: i + 1, type: rtype, folio, date };
-    // The reason applies to the first reference to a modifiable document.
-    if (reason && type.mayModify.includes(Number(rtype)) && !references_has_cod(i, refsIn, type)) {
+    refExtras(r, p, ref);
+    if (r.reason_code !== undefined) {
+      ref.codRef = resolveReasonCode(r.reason_code, `${p}.reason_code`).codRef;
+      if (r.reason) ref.reason = r.reason;
+      // The reason applies to the first reference to a modifiable document.
+    } else if (reason && type.mayModify.includes(Number(rtype)) && !references_has_cod(i, refsIn, type)) {
       ref.codRef = reason.codRef;
       ref.reason = r.reason ?? defaultReason(reason.codRef);
     } else if (r.reason) ref.reason = r.reason;
@@ -44,9 +49,26 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
   return reason ? { references, reason } : { references };
 }
 
-function references_has_cod(i: number, refs: { invoice_type: string }[], type: DocumentTypeInfo): boolean {
+/** IndGlobal (folio 0) and RUTOtr. */
+function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p: string, ref: ComputedReference): void {
+  if (r.global) {
+    if (ref.folio !== "0") throw new EngineError("REFERENCE_INVALID", `${p}: a global reference (IndGlobal) has number 0`, { field: `${p}.number`, expected: "0" });
+    ref.global = true;
+  }
+  if (r.other_issuer !== undefined) {
+    try {
+      ref.otherIssuer = formatRut(parseRut(r.other_issuer));
+    } catch (e) {
+      if (e instanceof RutError) throw new EngineError("INVALID_RUT", `${p}.other_issuer: ${e.message}`, { field: `${p}.other_issuer` });
+      throw e;
+    }
+  }
+}
+
+function references_has_cod(i: number, refs: { invoice_type: string; reason_code?: string | undefined }[], type: DocumentTypeInfo): boolean {
   for (let k = 0; k < i; k++) {
     const r = refs[k]!;
+    if (r.reason_code !== undefined) continue;
     try {
       if (type.mayModify.includes(Number(resolveReferenceType(r.invoice_type, "")))) return true;
     } catch {
