@@ -46,9 +46,14 @@ function adjustment(gross: bigint, pctIn: unknown, amountIn: unknown, p: string,
     const max = what === "discount" || ctx.type.boleta ? 10000n : 99999n;
     pct = parsePercent(pctIn, `${p}.${what}_percent`, max, max === 10000n ? "100" : "999.99");
   }
-  const fromPct = pct === undefined ? undefined : percentOf(gross, pct);
+  // DescuentoMonto and RecargoMonto are whole numbers (MntImpType), in foreign currency too.
+  const whole = pow10(ctx.scale);
+  const fromPct = pct === undefined ? undefined : divRound(percentOf(gross, pct), whole) * whole;
   if (amountIn !== undefined && fromPct !== undefined) sameAmount(amountIn, fromPct, ctx.scale, `${p}.${what}_amount`);
   const amount = fromPct ?? (amountIn === undefined ? 0n : parseScaled(amountIn, ctx.scale, `${p}.${what}_amount`));
+  if (amount % whole !== 0n) {
+    throw new EngineError("INVALID_NUMBER", `${p}.${what}_amount must be a whole number of ${ctx.type.name}'s currency (DescuentoMonto and RecargoMonto carry no decimals)`, { field: `${p}.${what}_amount` });
+  }
   return pct === undefined ? { amount } : { amount, pct: formatScaled(pct, RATE_SCALE) };
 }
 

@@ -121,7 +121,7 @@ export interface ComputedTotals {
   additional: ComputedTax[];
   /** IVANoRet: the IVA not withheld when withholdings take only part of it. */
   ivaNotRetained?: bigint;
-  /** GrntDep: deposit guarantees on containers (IndExe 3 minus IndExe 5). */
+  /** GrntDep: deposit guarantees on containers (IndExe 3; IndExe 5 on the credit note returning them). */
   deposit?: bigint;
   /** Totales/Comisiones of a liquidación-factura. */
   commissions?: { net: bigint; exempt: bigint; iva: bigint };

@@ -5,7 +5,7 @@
  * | amount | rule |
  * |---|---|
  * | line gross | round(QtyItem × PrcItem) |
- * | DescuentoMonto / RecargoMonto | the amount sent, or round(line gross × Pct / 100) |
+ * | DescuentoMonto / RecargoMonto | the amount sent, or round(line gross × Pct / 100); whole units of the currency, exports too (MntImpType) |
  * | MontoItem | line gross − DescuentoMonto + RecargoMonto |
  * | taxed / exempt / not billable base | Σ MontoItem of lines without IndExe / IndExe 1 (every line of 34, 41, 110–112) / IndExe 2 minus IndExe 6 |
  * | global adjustment | the amount sent, or round(base × ValorDR / 100) of the base it names (IndExeDR) before any adjustment |
@@ -15,7 +15,7 @@
  * | MntExe | exempt base ± its global adjustments |
  * | ImptoReten (per code) | round(base × TasaImp / 100), base = Σ MontoItem of the lines carrying the code (MntBaseFaena for 17 and 18 when sent), moved by the taxed percentage adjustments |
  * | IVANoRet | IVA − Σ withholdings, when withholdings take only part of the IVA |
- * | GrntDep | Σ MontoItem IndExe 3 − Σ MontoItem IndExe 5 |
+ * | GrntDep | Σ MontoItem IndExe 3 (deposits charged) and IndExe 5 (deposits returned, on the credit note that returns them) |
  * | Comisiones (43) | Σ ValComNeto, ValComExe, ValComIVA = round(ValComNeto × 19 / 100) |
  * | MntTotal | MntNeto + MntExe + IVA + additional taxes − withholdings + GrntDep − commissions (43) |
  * | MontoNF | not-billable base ± its global adjustments (outside MntTotal) |
@@ -94,7 +94,7 @@ export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTot
   }
   if (type.exempt || lines.some((l) => l.exempt) || t.adjustments.some((a) => a.base === 1)) totals.exempt = bases.exempt;
   if (lines.some((l) => l.indicator === 2 || l.indicator === 6)) totals.nonBillable = bases.nonBillable;
-  const deposit = sum(lines.map((l) => (l.indicator === 3 ? l.amount : l.indicator === 5 ? -l.amount : 0n)));
+  const deposit = sum(lines.map((l) => (l.indicator === 3 || l.indicator === 5 ? l.amount : 0n)));
   if (lines.some((l) => l.indicator === 3 || l.indicator === 5)) totals.deposit = deposit;
   totals.additional = additionalTaxes(lines, t.adjustments);
   const add = sum(totals.additional.filter((x) => x.kind === "A").map((x) => x.amount));
