@@ -170,7 +170,17 @@ export interface Labels {
   unit: string;
   unitPrice: string;
   discount: string;
+  surcharge: string;
   lineTotal: string;
+  globalDiscount: string;
+  globalSurcharge: string;
+  onExempt: string;
+  onNonBillable: string;
+  ivaNotRetained: string;
+  deposit: string;
+  commissions: string;
+  nonBillable: string;
+  otherCurrency: (name: string, rate: string) => string;
   exemptMark: string;
   net: string;
   exempt: string;
@@ -215,7 +225,17 @@ const ES: Labels = {
   unit: "Unidad",
   unitPrice: "P. Unitario",
   discount: "Dscto.",
+  surcharge: "Rec.",
   lineTotal: "Valor",
+  globalDiscount: "Descuento global",
+  globalSurcharge: "Recargo global",
+  onExempt: "(exento)",
+  onNonBillable: "(no facturable)",
+  ivaNotRetained: "IVA no retenido",
+  deposit: "Garantía por envases",
+  commissions: "Comisiones y otros cargos",
+  nonBillable: "Monto no facturable",
+  otherCurrency: (name, rate) => `Total en ${name} (T/C ${rate})`,
   exemptMark: "(EX)",
   net: "Monto Neto",
   exempt: "Monto Exento",
@@ -258,7 +278,17 @@ const EN: Labels = {
   unit: "Unit",
   unitPrice: "Unit price",
   discount: "Disc.",
+  surcharge: "Surch.",
   lineTotal: "Amount",
+  globalDiscount: "Global discount",
+  globalSurcharge: "Global surcharge",
+  onExempt: "(exempt)",
+  onNonBillable: "(non-billable)",
+  ivaNotRetained: "VAT not withheld",
+  deposit: "Container deposit",
+  commissions: "Commissions and charges",
+  nonBillable: "Non-billable amount",
+  otherCurrency: (name, rate) => `Total in ${name} (rate ${rate})`,
   exemptMark: "(EX)",
   net: "Net amount",
   exempt: "Exempt amount",

@@ -33,18 +33,18 @@ const PAYMENT_CODES = new Set(["1", "2", "3", "CONTADO", "CASH", "CREDITO", "CRÃ
 const codes = (rows: { code: string }[]) => new Set(rows.map((r) => r.code));
 /** Customs fields of the body, each with its table and catalog endpoint. */
 const CUSTOMS: { field: string; get: (i: InvoiceInput) => string | undefined; set: Set<string>; catalog: string; what: string }[] = [
-  { field: "customs.sale_modality", get: (i) => i.customs?.sale_modality, set: codes(saleModalities), catalog: "customs-sale-modalities", what: "customs sale modality (CodModVenta)" },
-  { field: "customs.sale_clause", get: (i) => i.customs?.sale_clause, set: codes(saleClauses), catalog: "customs-sale-clauses", what: "customs sale clause (CodClauVenta)" },
-  { field: "customs.transport_mode", get: (i) => i.customs?.transport_mode, set: codes(transportModes), catalog: "customs-transport-modes", what: "customs transport mode (CodViaTransp)" },
-  { field: "customs.port_of_loading", get: (i) => i.customs?.port_of_loading, set: codes(ports), catalog: "customs-ports", what: "customs port (CodPtoEmbarque)" },
-  { field: "customs.port_of_unloading", get: (i) => i.customs?.port_of_unloading, set: codes(ports), catalog: "customs-ports", what: "customs port (CodPtoDesemb)" },
-  { field: "customs.recipient_country", get: (i) => i.customs?.recipient_country, set: codes(countries), catalog: "customs-countries", what: "customs country code (CodPaisRecep)" },
-  { field: "customs.destination_country", get: (i) => i.customs?.destination_country, set: codes(countries), catalog: "customs-countries", what: "customs country code (CodPaisDestin)" },
-  { field: "customs.payment_form", get: (i) => i.customs?.payment_form, set: codes(paymentForms), catalog: "customs-payment-forms", what: "customs payment form (FmaPagExp)" },
+  { field: "customs.sale_modality", get: (i) => i.customs?.sale_modality, set: codes(saleModalities), catalog: "additional-export-info/sale-modalities", what: "customs sale modality (CodModVenta)" },
+  { field: "customs.sale_clause", get: (i) => i.customs?.sale_clause, set: codes(saleClauses), catalog: "additional-export-info/sale-clauses", what: "customs sale clause (CodClauVenta)" },
+  { field: "customs.transport_mode", get: (i) => i.customs?.transport_mode, set: codes(transportModes), catalog: "additional-export-info/transport-modes", what: "customs transport mode (CodViaTransp)" },
+  { field: "customs.port_of_loading", get: (i) => i.customs?.port_of_loading, set: codes(ports), catalog: "additional-export-info/ports", what: "customs port (CodPtoEmbarque)" },
+  { field: "customs.port_of_unloading", get: (i) => i.customs?.port_of_unloading, set: codes(ports), catalog: "additional-export-info/ports", what: "customs port (CodPtoDesemb)" },
+  { field: "customs.recipient_country", get: (i) => i.customs?.recipient_country, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (CodPaisRecep)" },
+  { field: "customs.destination_country", get: (i) => i.customs?.destination_country, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (CodPaisDestin)" },
+  { field: "customs.payment_form", get: (i) => i.customs?.payment_form, set: codes(paymentForms), catalog: "additional-export-info/payment-forms", what: "customs payment form (FmaPagExp)" },
   { field: "customs.gross_weight_unit", get: (i) => i.customs?.gross_weight_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidPesoBruto)" },
   { field: "customs.net_weight_unit", get: (i) => i.customs?.net_weight_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidPesoNeto)" },
   { field: "customs.tare_unit", get: (i) => i.customs?.tare_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidMedTara)" },
-  { field: "recipient.foreign.nationality", get: (i) => i.recipient?.foreign?.nationality, set: codes(countries), catalog: "customs-countries", what: "customs country code (Nacionalidad)" },
+  { field: "recipient.foreign.nationality", get: (i) => i.recipient?.foreign?.nationality, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (Nacionalidad)" },
 ];
 const PACKAGE_CODES = codes(packageTypes);
 
@@ -54,7 +54,7 @@ function checkCustoms(input: InvoiceInput): void {
     if (v !== undefined && !c.set.has(v.trim())) unknown(c.field, v, c.catalog, c.what);
   }
   (input.customs?.packages ?? []).forEach((p, i) => {
-    if (!PACKAGE_CODES.has(p.type.trim())) unknown(`customs.packages[${i}].type`, p.type, "customs-package-types", "customs package type (CodTpoBultos)");
+    if (!PACKAGE_CODES.has(p.type.trim())) unknown(`customs.packages[${i}].type`, p.type, "additional-export-info/package-types", "customs package type (CodTpoBultos)");
   });
 }
 

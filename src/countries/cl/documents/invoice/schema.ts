@@ -39,7 +39,7 @@ export const partySchema = z
     internal_code: z.string().max(20).optional().describe("Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20)."),
     foreign: z
       .object({
-        nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/customs-countries)."),
+        nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
         id: z.string().min(1).max(20).optional().describe("Foreign tax id (NumId). Defaults to document_number when that is not a RUT."),
       })
       .optional()
@@ -153,17 +153,17 @@ export const transportSchema = z
 
 export const customsSchema = z
   .object({
-    sale_modality: z.string().max(2).optional().describe("CodModVenta (GET /api/catalogs/CL/customs-sale-modalities)."),
-    sale_clause: z.string().max(2).optional().describe("CodClauVenta (GET /api/catalogs/CL/customs-sale-clauses)."),
+    sale_modality: z.string().max(2).optional().describe("CodModVenta (GET /api/catalogs/CL/additional-export-info/sale-modalities)."),
+    sale_clause: z.string().max(2).optional().describe("CodClauVenta (GET /api/catalogs/CL/additional-export-info/sale-clauses)."),
     sale_clause_total: num.optional().describe("TotClauVenta: total of the sale clause, document currency."),
-    transport_mode: z.string().max(2).optional().describe("CodViaTransp (GET /api/catalogs/CL/customs-transport-modes)."),
+    transport_mode: z.string().max(2).optional().describe("CodViaTransp (GET /api/catalogs/CL/additional-export-info/transport-modes)."),
     carrier_name: z.string().max(40).optional().describe("NombreTransp: ship, flight or vehicle."),
     carrier_company_rut: z.string().max(12).optional().describe("RUTCiaTransp."),
     carrier_company_name: z.string().max(40).optional().describe("NomCiaTransp."),
     booking: z.string().min(1).max(20).optional().describe("Booking."),
     operator: z.string().min(1).max(20).optional().describe("Operador."),
-    port_of_loading: z.string().max(4).optional().describe("CodPtoEmbarque (GET /api/catalogs/CL/customs-ports)."),
-    port_of_unloading: z.string().max(4).optional().describe("CodPtoDesemb (GET /api/catalogs/CL/customs-ports)."),
+    port_of_loading: z.string().max(4).optional().describe("CodPtoEmbarque (GET /api/catalogs/CL/additional-export-info/ports)."),
+    port_of_unloading: z.string().max(4).optional().describe("CodPtoDesemb (GET /api/catalogs/CL/additional-export-info/ports)."),
     tare: z.number().int().positive().max(9_999_999).optional().describe("Tara."),
     tare_unit: z.string().max(2).optional().describe("CodUnidMedTara (customs unit code)."),
     gross_weight: num.optional().describe("PesoBruto, up to 2 decimals."),
@@ -175,7 +175,7 @@ export const customsSchema = z
     packages: z
       .array(
         z.object({
-          type: z.string().max(3).describe("CodTpoBultos (GET /api/catalogs/CL/customs-package-types)."),
+          type: z.string().max(3).describe("CodTpoBultos (GET /api/catalogs/CL/additional-export-info/package-types)."),
           quantity: z.number().int().positive().max(9_999_999_999).describe("CantBultos."),
           marks: z.string().max(255).optional().describe("Marcas."),
           container_id: z.string().max(25).optional().describe("IdContainer."),
@@ -188,9 +188,9 @@ export const customsSchema = z
       .describe("Packages (TipoBultos, up to 10)."),
     freight: num.optional().describe("MntFlete, document currency."),
     insurance: num.optional().describe("MntSeguro, document currency."),
-    recipient_country: z.string().max(3).optional().describe("CodPaisRecep (GET /api/catalogs/CL/customs-countries)."),
-    destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/customs-countries)."),
-    payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/customs-payment-forms)."),
+    recipient_country: z.string().max(3).optional().describe("CodPaisRecep (GET /api/catalogs/CL/additional-export-info/countries)."),
+    destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries)."),
+    payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms)."),
   })
   .describe("Export customs data (Transporte/Aduana). Export documents 110–112 only.");
 
