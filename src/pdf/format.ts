@@ -157,6 +157,7 @@ export interface Labels {
   comuna: string;
   city: string;
   payment: string;
+  contact: string;
   paymentMethods: Record<1 | 2 | 3, string>;
   transfer: string;
   references: string;
@@ -212,6 +213,7 @@ const ES: Labels = {
   comuna: "Comuna",
   city: "Ciudad",
   payment: "Forma de pago",
+  contact: "Contacto",
   paymentMethods: { 1: "Contado", 2: "Crédito", 3: "Sin costo (entrega gratuita)" },
   transfer: "Traslado",
   references: "Referencias",
@@ -265,6 +267,7 @@ const EN: Labels = {
   address: "Address",
   city: "City",
   payment: "Payment",
+  contact: "Contact",
   paymentMethods: { 1: "Cash", 2: "Credit", 3: "No charge" },
   transfer: "Transfer",
   references: "References",

@@ -27,9 +27,9 @@ async function texts(name: string, format: PdfFormat, input: InvoiceInput = FEAT
 
 describe("the PDF shows every section of the document", () => {
   for (const format of ["A4", "80mm"] as const) {
-    it(`${format}: line and global discounts and surcharges, codes, long descriptions, sub-total lines`, async () => {
+    it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
       const { all } = await texts("33-mixed-global", format);
-      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "$ 18.691"]) expect(all, t).toContain(t);
+      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "$ 18.691"]) expect(all, t).toContain(t);
     });
     it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
       const w = (await texts("46-withholdings", format)).all;

@@ -116,6 +116,8 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
       address: doc.receiver.address,
       comuna: doc.receiver.commune,
       city: doc.receiver.city,
+      email: doc.receiver.email,
+      phone: doc.receiver.contact,
     },
     transferType: doc.transferKind,
     lines: doc.lines.map((l) => ({

@@ -136,6 +136,7 @@ function rollParties(r: Roll) {
   if (rc.activity) rollField(r, L.activity, rc.activity);
   if (rc.address) rollField(r, L.address, [rc.address, rc.comuna, rc.city].filter(Boolean).join(", "));
   else if (rc.comuna || rc.city) rollField(r, L.comuna, [rc.comuna, rc.city].filter(Boolean).join(", "));
+  if (rc.phone || rc.email) rollField(r, L.contact, [rc.phone, rc.email].filter(Boolean).join("  "));
   if (p.doc.paymentMethod) rollField(r, L.payment, L.paymentMethods[p.doc.paymentMethod]);
   if (p.transfer) rollField(r, L.transfer, p.transfer);
   for (const b of p.blocks) {
@@ -168,7 +169,8 @@ function rollLines(r: Roll) {
   r.c.textRight(m + W, r.y + size, L.lineTotal, { font: 1, size });
   r.y += lh + 1;
   for (const row of p.rows) {
-    const desc = wrap(row.exempt ? `${row.description} ${L.exemptMark}` : row.description, 0, size, W);
+    const named = row.code ? `${row.code} ${row.description}` : row.description;
+    const desc = wrap(row.exempt ? `${named} ${L.exemptMark}` : named, 0, size, W);
     const detail = row.detail ? wrap(row.detail, 0, size - 1, W) : [];
     const qty = [row.quantity && `${row.quantity}${row.unit ? ` ${row.unit}` : ""}`, row.unitPrice && `x ${row.unitPrice}`].filter(Boolean).join(" ");
     const disc = row.discount ? `  ${row.discount}` : "";
