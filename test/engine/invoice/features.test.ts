@@ -6,11 +6,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { SignedDte } from "../../../src/countries/cl/documents/dte";
 import { verifyInbound } from "../../../src/countries/cl/exchange/verify";
 import { buildFeatureDtes } from "../../helpers/cl-feature-samples";
-import { buildSamples } from "../../helpers/cl-samples";
+import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../../helpers/cl-samples";
+import { buildEnvioBoleta, buildEnvioDte } from "../../../src/countries/cl/exchange/envelopes";
+import { parseXml } from "../../../src/countries/cl/xml/xml";
+import { validateEnvio } from "../../../src/simulator/validate";
 
 let dtes: Record<string, SignedDte>;
+let set: SampleSet;
 beforeAll(async () => {
-  dtes = await buildFeatureDtes(await buildSamples());
+  set = await buildSamples();
+  dtes = await buildFeatureDtes(set);
 }, 120_000);
 
 /** The XML text without line breaks between elements, for fragment checks. */
@@ -23,6 +28,21 @@ describe("feature documents", () => {
       expect(r.ok, `${name}: ${r.message}`).toBe(true);
     }
   });
+
+  it("the simulated SII accepts them, every document DOK, in EnvioDTE and EnvioBOLETA", async () => {
+    const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    const ctx = { companyRut: ISSUER_RUT, now: new Date(), acceptedAmong: async () => new Set<string>() };
+    const all = Object.values(dtes);
+    const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
+    const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 10], [boletas.xmlString, "EnvioBOLETA", 3]] as const) {
+      const v = await validateEnvio(parseXml(xml), kind, ctx);
+      expect(v.errors, kind).toEqual([]);
+      expect(v.documents).toHaveLength(n);
+      expect(v.finalStatus).toBe("EPR");
+      for (const d of v.documents) expect([d.type, d.status, d.errors], `${kind} ${d.type}`).toEqual([d.type, "DOK", []]);
+    }
+  }, 60_000);
 
   it("land in the right elements", () => {
     const f33 = flat("33-mixed-global");
