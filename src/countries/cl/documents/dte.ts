@@ -1,5 +1,5 @@
 /**
- * The signed DTE: Documento/Exportaciones (facturas, notes, guías, exports) or the boleta form of
+ * The signed DTE: Documento (facturas, notes, guías), Liquidacion (43), Exportaciones (110-112) or the boleta form of
  * EnvioBOLETA_v11, stamped (TED) and signed. Standalone root:
  *   <DTE version="1.0" xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
  * xmlns:xsi is declared on purpose (unused by the DTE): envelopes declare it on their root, so the
