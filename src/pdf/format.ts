@@ -102,11 +102,12 @@ export function resolveSettings(input: Partial<PrintableSettings> | undefined): 
 
 /**
  * A money amount: CLP (no currency, or "CLP") prints as an integer (rounded half away from zero if
- * decimals were given); another currency prints with `decimal_places` decimals.
+ * decimals were given); another currency prints with `decimal_places` decimals, at least 2 (export
+ * amounts carry cents: 1233.25 USD is never printed as 1.233).
  */
 export function formatAmount(value: Amount, s: PrintableSettings, field: string, currency?: string): string {
   const d = toDecimal(value, field);
-  const places = !currency || currency.toUpperCase() === "CLP" || currency.toUpperCase() === "PESO CL" ? 0 : s.decimal_places;
+  const places = !currency || currency.toUpperCase() === "CLP" || currency.toUpperCase() === "PESO CL" ? 0 : Math.max(s.decimal_places, 2);
   return render(roundDec(d, places), s);
 }
 

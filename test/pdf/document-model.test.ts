@@ -29,7 +29,7 @@ describe("the PDF shows every section of the document", () => {
   for (const format of ["A4", "80mm"] as const) {
     it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
       const { all } = await texts("33-mixed-global", format);
-      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "$ 18.691"]) expect(all, t).toContain(t);
+      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
     });
     it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
       const w = (await texts("46-withholdings", format)).all;
@@ -47,7 +47,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: export customs data with names and the total in the second currency`, async () => {
       const { all } = await texts("110-customs", format);
-      for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878"]) expect(all, t).toContain(t);
+      for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
     });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);

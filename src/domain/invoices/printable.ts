@@ -73,6 +73,9 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
       ],
     });
   }
+  if (doc.subtotals.length > 0) {
+    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}`]) });
+  }
   return out;
 }
 
