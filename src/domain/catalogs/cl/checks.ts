@@ -18,10 +18,7 @@ import { REGIONS } from "./legal";
  * the document type (CLP only on domestic documents, which taxes a type may carry) stay in the
  * engine. Free-text fields of the SII schema are not narrowed: UnmdItem on domestic documents (any
  * text of up to 4 characters), the commune (CmnaOrigen/CmnaRecep, text) and the Acteco codes (the
- * Acteco table is not complete here; the schema checks their form), and the item codes' schemes
- * (TpoCodigo is free text in the SII's format). The export block's codes are checked against the
- * customs tables (ports, sale modalities and clauses, transport modes, package types, countries,
- * payment forms, units).
+ * Acteco table is not complete here; the schema checks their form).
  */
 const BASE = "/api/catalogs/CL";
 const CURRENCY_CODES = new Set(currencies.map((c) => c.code));
@@ -48,6 +45,10 @@ const CUSTOMS: { field: string; get: (i: InvoiceInput) => string | undefined; se
 ];
 const PACKAGE_CODES = codes(packageTypes);
 
+/**
+ * The export block's codes against the customs tables (ports, sale modalities and clauses,
+ * transport modes, package types, countries, payment forms, units).
+ */
 function checkCustoms(input: InvoiceInput): void {
   for (const c of CUSTOMS) {
     const v = c.get(input);
