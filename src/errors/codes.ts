@@ -21,6 +21,7 @@ export const INVOICE_INPUT_CODES = {
   REFERENCE_INVALID: "A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue).",
   ZERO_TOTAL: "A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale).",
   REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
+  FIELD_NOT_ALLOWED: "A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice).",
   CATALOG_CODE_UNKNOWN: "A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values.",
 } as const;
 export type InvoiceInputCode = keyof typeof INVOICE_INPUT_CODES;

@@ -102,11 +102,12 @@ export function resolveSettings(input: Partial<PrintableSettings> | undefined): 
 
 /**
  * A money amount: CLP (no currency, or "CLP") prints as an integer (rounded half away from zero if
- * decimals were given); another currency prints with `decimal_places` decimals.
+ * decimals were given); another currency prints with `decimal_places` decimals, at least 2 (export
+ * amounts carry cents: 1233.25 USD is never printed as 1.233).
  */
 export function formatAmount(value: Amount, s: PrintableSettings, field: string, currency?: string): string {
   const d = toDecimal(value, field);
-  const places = !currency || currency.toUpperCase() === "CLP" || currency.toUpperCase() === "PESO CL" ? 0 : s.decimal_places;
+  const places = !currency || currency.toUpperCase() === "CLP" || currency.toUpperCase() === "PESO CL" ? 0 : Math.max(s.decimal_places, 2);
   return render(roundDec(d, places), s);
 }
 
@@ -157,6 +158,7 @@ export interface Labels {
   comuna: string;
   city: string;
   payment: string;
+  contact: string;
   paymentMethods: Record<1 | 2 | 3, string>;
   transfer: string;
   references: string;
@@ -170,7 +172,17 @@ export interface Labels {
   unit: string;
   unitPrice: string;
   discount: string;
+  surcharge: string;
   lineTotal: string;
+  globalDiscount: string;
+  globalSurcharge: string;
+  onExempt: string;
+  onNonBillable: string;
+  ivaNotRetained: string;
+  deposit: string;
+  commissions: string;
+  nonBillable: string;
+  otherCurrency: (name: string, rate: string) => string;
   exemptMark: string;
   net: string;
   exempt: string;
@@ -202,6 +214,7 @@ const ES: Labels = {
   comuna: "Comuna",
   city: "Ciudad",
   payment: "Forma de pago",
+  contact: "Contacto",
   paymentMethods: { 1: "Contado", 2: "Crédito", 3: "Sin costo (entrega gratuita)" },
   transfer: "Traslado",
   references: "Referencias",
@@ -215,7 +228,17 @@ const ES: Labels = {
   unit: "Unidad",
   unitPrice: "P. Unitario",
   discount: "Dscto.",
+  surcharge: "Rec.",
   lineTotal: "Valor",
+  globalDiscount: "Descuento global",
+  globalSurcharge: "Recargo global",
+  onExempt: "(exento)",
+  onNonBillable: "(no facturable)",
+  ivaNotRetained: "IVA no retenido",
+  deposit: "Garantía por envases",
+  commissions: "Comisiones y otros cargos",
+  nonBillable: "Monto no facturable",
+  otherCurrency: (name, rate) => `Total en ${name} (T/C ${rate})`,
   exemptMark: "(EX)",
   net: "Monto Neto",
   exempt: "Monto Exento",
@@ -245,6 +268,7 @@ const EN: Labels = {
   address: "Address",
   city: "City",
   payment: "Payment",
+  contact: "Contact",
   paymentMethods: { 1: "Cash", 2: "Credit", 3: "No charge" },
   transfer: "Transfer",
   references: "References",
@@ -258,7 +282,17 @@ const EN: Labels = {
   unit: "Unit",
   unitPrice: "Unit price",
   discount: "Disc.",
+  surcharge: "Surch.",
   lineTotal: "Amount",
+  globalDiscount: "Global discount",
+  globalSurcharge: "Global surcharge",
+  onExempt: "(exempt)",
+  onNonBillable: "(non-billable)",
+  ivaNotRetained: "VAT not withheld",
+  deposit: "Container deposit",
+  commissions: "Commissions and charges",
+  nonBillable: "Non-billable amount",
+  otherCurrency: (name, rate) => `Total in ${name} (rate ${rate})`,
   exemptMark: "(EX)",
   net: "Net amount",
   exempt: "Exempt amount",

@@ -125,6 +125,9 @@ export interface PrintableLine {
   discount?: Amount;
   /** DescuentoPct, printed next to the discount when given, e.g. "10". */
   discountPercent?: string;
+  /** RecargoMonto and RecargoPct. */
+  surcharge?: Amount;
+  surchargePercent?: string;
   /** MontoItem. */
   amount: Amount;
   /** IndExe = 1: exempt line (marked "EX" in the table). */
@@ -151,6 +154,25 @@ export interface PrintableOtherTax {
   /** Rate as a decimal string ("10", "20.5"); printed as a percentage. */
   rate?: string;
   amount: Amount;
+  /** A withholding (IVA retenido): printed as a deduction. */
+  withholding?: boolean;
+}
+
+/** A global discount or surcharge (DscRcgGlobal). */
+export interface PrintableAdjustment {
+  kind: "discount" | "surcharge";
+  description?: string;
+  /** Printed as "10 %" when the adjustment is a percentage. */
+  percent?: string;
+  amount: Amount;
+  /** The base it changes when not the taxed one. */
+  base?: "exempt" | "nonBillable";
+}
+
+/** Labelled values of a block (transport, customs), printed as given. */
+export interface PrintableBlock {
+  title: string;
+  fields: [string, string][];
 }
 
 export interface PrintableTotals {
@@ -164,6 +186,13 @@ export interface PrintableTotals {
   iva?: Amount;
   /** Additional taxes and withholdings (ImptoReten). */
   otherTaxes?: PrintableOtherTax[];
+  /** IVANoRet, GrntDep, Comisiones (43, net + exempt + IVA, deducted), MontoNF (outside the total). */
+  ivaNotRetained?: Amount;
+  deposit?: Amount;
+  commissions?: Amount;
+  nonBillable?: Amount;
+  /** OtraMoneda: the total in a second currency. */
+  otherCurrency?: { name: string; rate: string; total: Amount };
   /** MntTotal. */
   total: Amount;
   /** Currency code when not CLP (exports): amounts then print with `settings.decimal_places`. */
@@ -208,6 +237,10 @@ export interface PrintableDocument {
   resolution: { number: number; date: string };
   /** The flattened `<TED version="1.0">…</TED>` string: every char must be ISO-8859-1. */
   ted: string;
+  /** Global discounts and surcharges, printed above the totals. */
+  adjustments?: PrintableAdjustment[];
+  /** Transport and customs data, printed under the recipient. */
+  blocks?: PrintableBlock[];
   /** Free text printed under the lines (e.g. observations). */
   notes?: string;
   /** Company settings; missing fields take DEFAULT_SETTINGS. */
@@ -218,9 +251,9 @@ export interface PrintableDocument {
   verificationUrl?: string;
 }
 
-/** Types whose printed form carries the receipt box and a CEDIBLE copy (52 only when it is a sale). */
+/** Types whose printed form carries the receipt box and a CEDIBLE copy (52 only when it is a sale; sii-formats.md §1.1). */
 export function isCedible(doc: Pick<PrintableDocument, "type" | "transferType">): boolean {
-  if (doc.type === 33 || doc.type === 34 || doc.type === 46) return true;
+  if (doc.type === 33 || doc.type === 34 || doc.type === 43 || doc.type === 46) return true;
   if (doc.type === 52) return doc.transferType === 1 || doc.transferType === 9;
   return false;
 }

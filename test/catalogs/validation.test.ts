@@ -70,6 +70,29 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
   });
 });
 
+describe("the export customs block is checked against the customs tables", () => {
+  it("ports, clauses, package types and the recipient's nationality; a known set is issued", async () => {
+    const customs = { sale_clause: "1", port_of_loading: "906", port_of_unloading: "111", packages: [{ type: "75", quantity: 2 }], destination_country: "225" };
+    const body = invoiceBody(issuer.rut, "110", { customs: { ...customs, port_of_loading: "9999" } });
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "customs.port_of_loading", "additional-export-info/ports");
+    body.customs = { ...customs, packages: [{ type: "998", quantity: 1 }] };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "customs.packages[0].type", "additional-export-info/package-types");
+    body.customs = { ...customs, sale_clause: "77" };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "customs.sale_clause", "additional-export-info/sale-clauses");
+    body.customs = customs;
+    body.recipient = { ...body.recipient, foreign: { nationality: "1" } };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "recipient.foreign.nationality", "additional-export-info/countries");
+    body.recipient.foreign = { nationality: "225" };
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
+
+  it("a block the type cannot carry is 400 INVOICE_FIELD_NOT_ALLOWED naming it", async () => {
+    const res = await issue(issuer, invoiceBody(issuer.rut, "33", { customs: { sale_clause: "1" } }));
+    expectError(res, 400, "INVOICE_FIELD_NOT_ALLOWED");
+    expect(res.body.error.details).toEqual([expect.objectContaining({ field: "customs" })]);
+  });
+});
+
 describe("the catalog is the one home of the engine's codes", () => {
   it("every additional tax the engine issues is in the tax-types catalog with the same rate and kind", () => {
     const taxTypes = CHILE.catalogs.find((c) => c.slug === "tax-types")!;

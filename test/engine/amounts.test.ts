@@ -122,7 +122,7 @@ describe("computeDocument", () => {
       }),
     );
     expect(d.lines[0]!.amount).toBe(1900n);
-    expect(d.lines[1]!.exemptFlag).toBe(true);
+    expect(d.lines[1]!.indicator).toBe(1);
     expect(d.totals).toMatchObject({ net: 1900n, exempt: 500n, iva: 361n, total: 2761n });
   });
 

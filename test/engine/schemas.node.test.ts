@@ -8,7 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
-import { buildSamples, type SampleSet } from "../helpers/cl-samples";
+import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
+import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
 import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml/xml";
 
@@ -82,6 +84,27 @@ describe("official SII schemas", () => {
       expect(s.xml.length, s.name).toBe(s.xmlString.length); // one byte per character: Latin-1
     }
   });
+});
+
+describe("every feature of the document model (issue #14) validates", () => {
+  it("one golden document per feature and type: standalone against DTE_v10, in EnvioDTE, boletas in EnvioBOLETA", async () => {
+    const dtes = await buildFeatureDtes(set);
+    expect(Object.keys(dtes).sort()).toEqual(Object.keys(FEATURE_INPUTS).sort());
+    const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    const boletas = Object.values(dtes).filter((d) => d.envelope === "EnvioBOLETA");
+    const others = Object.values(dtes).filter((d) => d.envelope === "EnvioDTE");
+    for (const [name, d] of Object.entries(dtes)) {
+      if (d.envelope !== "EnvioDTE") continue;
+      const r = await validate(d.xml, "DTE_v10.xsd");
+      expect(r.errors, name).toEqual([]);
+    }
+    const envio = await buildEnvioDte({ ...common, dtes: others });
+    expect((await validate(envio.xml, "EnvioDTE_v10.xsd")).errors).toEqual([]);
+    const envioBoleta = await buildEnvioBoleta({ ...common, dtes: boletas });
+    expect((await validate(envioBoleta.xml, "EnvioBOLETA_v11.xsd")).errors).toEqual([]);
+    expect(boletas.map((b) => b.documentType).sort()).toEqual([39, 39, 41]);
+    expect(others.map((b) => b.documentType)).toEqual(expect.arrayContaining([33, 34, 43, 46, 52, 61, 110]));
+  }, 120_000);
 });
 
 describe("the engine's C14N", () => {

@@ -74,7 +74,7 @@ describe("CAF upload", () => {
     const other = await upload(await cafFile(nextRut(), 33, 1000, 1100));
     expectError(other, 400, "ENUMERATION_CAF_WRONG_COMPANY");
     expect(other.body.error.message).toContain(rut);
-    expectError(await upload(await cafFile(rut, 43, 1, 10)), 400, "ENUMERATION_CAF_UNKNOWN_TYPE");
+    expectError(await upload(await cafFile(rut, 45, 1, 10)), 400, "ENUMERATION_CAF_UNKNOWN_TYPE");
     const expired = await upload(await cafFile(rut, 61, 1, 10, { authorizedOn: "2020-01-01" }));
     expectError(expired, 400, "ENUMERATION_CAF_INVALID");
     expect(expired.body.error.message).toContain("expired");

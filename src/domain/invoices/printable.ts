@@ -1,9 +1,16 @@
 import { eq } from "drizzle-orm";
-import { computeDocument, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
+import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
+import countries from "../catalogs/cl/data/customs-countries.json";
+import packageTypes from "../catalogs/cl/data/customs-package-types.json";
+import ports from "../catalogs/cl/data/customs-ports.json";
+import saleClauses from "../catalogs/cl/data/customs-sale-clauses.json";
+import saleModalities from "../catalogs/cl/data/customs-sale-modalities.json";
+import transportModes from "../catalogs/cl/data/customs-transport-modes.json";
+import units from "../catalogs/cl/data/customs-units.json";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
-import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { siiOfficeLabel } from "../catalogs/cl/communes";
@@ -26,12 +33,72 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
+const nameOf = (rows: { code: string; name: string }[]) => {
+  const m = new Map(rows.map((r) => [r.code, r.name]));
+  return (code: number | undefined) => (code === undefined ? "" : `${code} ${m.get(String(code)) ?? ""}`.trim());
+};
+const PORT = nameOf(ports);
+const COUNTRY = nameOf(countries);
+const CLAUSE = nameOf(saleClauses);
+const MODALITY = nameOf(saleModalities);
+const MODE = nameOf(transportModes);
+const PACKAGE = nameOf(packageTypes);
+const UNIT = nameOf(units);
+
+/** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
+function blocksOf(doc: ComputedDocument): PrintableBlock[] {
+  const out: PrintableBlock[] = [];
+  const t = doc.transport;
+  if (t) {
+    const dest = t.destination ? [t.destination.address, t.destination.commune, t.destination.city].filter(Boolean).join(", ") : "";
+    out.push({ title: "Transporte", fields: [["Patente", t.plate ?? ""], ["RUT transportista", t.carrierRut ?? ""], ["Chofer", t.driver ? `${t.driver.name} (${t.driver.rut})` : ""], ["Destino", dest]] });
+  }
+  const c = doc.customs;
+  if (c) {
+    const amt = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${formatAmount(doc, v)}`);
+    const weight = (w: string | undefined, u: number | undefined) => (w === undefined ? "" : `${w} ${u !== undefined ? UNIT(u).replace(/^\d+ /, "") : ""}`.trim());
+    out.push({
+      title: "Aduana",
+      fields: [
+        ["Modalidad de venta", MODALITY(c.saleModality)],
+        ["Cláusula de venta", [CLAUSE(c.saleClause), amt(c.saleClauseTotal)].filter(Boolean).join(" ")],
+        ["Vía de transporte", [MODE(c.transportMode), c.carrierName ?? ""].filter(Boolean).join(" - ")],
+        ["Puerto de embarque", PORT(c.portOfLoading)],
+        ["Puerto de desembarque", PORT(c.portOfUnloading)],
+        ["Peso bruto", weight(c.grossWeight, c.grossWeightUnit)],
+        ["Peso neto", weight(c.netWeight, c.netWeightUnit)],
+        ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map((p) => `${p.quantity} × ${PACKAGE(p.type)}${p.marks ? ` (${p.marks})` : ""}`)].filter(Boolean).join("; ")],
+        ["Flete", amt(c.freight)],
+        ["Seguro", amt(c.insurance)],
+        ["País receptor", COUNTRY(c.recipientCountry)],
+        ["País destino", COUNTRY(c.destinationCountry)],
+      ],
+    });
+  }
+  if (doc.subtotals.length > 0) {
+    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}`]) });
+  }
+  return out;
+}
+
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
-  const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
-  const body = JSON.parse(inv.body) as InvoiceInput;
   return {
-    type: inv.documentType as DteTypeCode,
-    folio: inv.folio!,
+    ...printableOf(doc, inv.folio!, ted),
+    // The envelope's resolution (settings first, same rule as the envelope), not only the body's.
+    resolution,
+    settings: settings
+      ? { decimal_places: settings.decimalPlaces, thousand_separator: settings.thousandSeparator, decimal_separator: settings.decimalSeparator, language: settings.language }
+      : undefined,
+    logo,
+  };
+}
+
+/** What the PDF prints of a computed document: every section the XML carries. */
+export function printableOf(doc: ComputedDocument, folio: number, ted: string): PrintableDocument {
+  const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
+  return {
+    type: doc.type.code as DteTypeCode,
+    folio,
     issueDate: doc.issueDate,
     dueDate: doc.dueDate,
     paymentMethod: doc.paymentForm,
@@ -52,34 +119,52 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
       address: doc.receiver.address,
       comuna: doc.receiver.commune,
       city: doc.receiver.city,
+      email: doc.receiver.email,
+      phone: doc.receiver.contact,
     },
+    transferType: doc.transferKind,
     lines: doc.lines.map((l) => ({
       description: l.name,
+      detail: l.longDescription,
+      code: l.codes[0]?.value,
       quantity: l.qty,
       unit: l.unit,
       unitPrice: l.price,
       discount: l.discount > 0n ? amt(l.discount) : undefined,
+      discountPercent: l.discountPct,
+      surcharge: l.surcharge > 0n ? amt(l.surcharge) : undefined,
+      surchargePercent: l.surchargePct,
       amount: amt(l.amount)!,
       exempt: l.exempt,
     })),
+    adjustments: doc.adjustments.map((a) => ({
+      kind: a.kind === "D" ? "discount" : "surcharge",
+      description: a.description,
+      percent: a.valueType === "%" ? a.value : undefined,
+      amount: amt(a.amount)!,
+      base: a.base === 1 ? "exempt" : a.base === 2 ? "nonBillable" : undefined,
+    })),
+    blocks: blocksOf(doc),
     references: doc.references.map((r) => ({ typeCode: r.type, folio: r.folio, date: r.date, reasonCode: r.codRef, reason: r.reason })),
     totals: {
       net: amt(doc.totals.net),
       exempt: amt(doc.totals.exempt),
       ivaRate: doc.totals.ivaRate,
       iva: amt(doc.totals.iva),
-      otherTaxes: doc.totals.additional.map((t) => ({ code: Number(t.type), name: `Impuesto ${t.type}`, rate: t.rate, amount: amt(t.amount)! })),
+      otherTaxes: doc.totals.additional.map((t) => ({ code: Number(t.type), name: ADDITIONAL_TAXES[t.type]?.name ?? `Impuesto ${t.type}`, rate: t.rate, amount: amt(t.amount)!, withholding: t.kind === "R" })),
+      ivaNotRetained: amt(doc.totals.ivaNotRetained),
+      deposit: amt(doc.totals.deposit),
+      commissions: doc.totals.commissions ? amt(doc.totals.commissions.net + doc.totals.commissions.exempt + doc.totals.commissions.iva) : undefined,
+      nonBillable: amt(doc.totals.nonBillable),
+      otherCurrency: doc.otherCurrency ? { name: doc.otherCurrency.siiName, rate: doc.otherCurrency.rate, total: formatScaled(doc.otherCurrency.total, doc.otherCurrency.scale) } : undefined,
       total: amt(doc.totals.total)!,
       currency: doc.currency.code,
     },
-    resolution,
+    resolution: { number: Number(doc.issuer.resolutionNumber ?? 0), date: doc.issuer.resolutionDate ?? doc.issueDate },
     ted,
-    settings: settings
-      ? { decimal_places: settings.decimalPlaces, thousand_separator: settings.thousandSeparator, decimal_separator: settings.decimalSeparator, language: settings.language }
-      : undefined,
-    logo,
   };
 }
+
 
 /**
  * The printed representation, once the tax authority accepted the document. Rendered on first

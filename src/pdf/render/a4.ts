@@ -121,6 +121,36 @@ interface Flow {
   newPage(): void;
 }
 
+/** Transport and customs: a titled box each, fields in two columns. */
+function a4Blocks(f: Flow, p: Prepared): void {
+  const M = A4.m;
+  const W = A4.w - 2 * M;
+  const size = 8;
+  const lh = size * 1.3;
+  const colW = W / 2;
+  for (const b of p.blocks) {
+    const cells = b.fields.map(([label, value]) => ({ label: `${label}:`, lines: wrap(value, 0, size, colW - 12 - widthOf(winAnsi(`${label}: `), 1, size), 3) }));
+    const rows: (typeof cells)[] = [];
+    for (let i = 0; i < cells.length; i += 2) rows.push(cells.slice(i, i + 2));
+    const h = 14 + rows.reduce((a, r) => a + Math.max(...r.map((c) => c.lines.length)) * lh, 0) + 4;
+    if (f.y + h > f.limit) f.newPage();
+    const c = f.c;
+    c.rect(M, f.y, W, h, { stroke: BLACK, lineWidth: 0.6 });
+    c.text(M + 6, f.y + 11, b.title, { font: 1, size: 8.5 });
+    let yy = f.y + 14 + size;
+    for (const r of rows) {
+      r.forEach((cell, i) => {
+        const x0 = M + 6 + i * colW;
+        c.text(x0, yy, cell.label, { font: 1, size });
+        const lw = widthOf(winAnsi(`${cell.label} `), 1, size);
+        cell.lines.forEach((l, k) => c.textEnc(x0 + lw, yy + k * lh, l, { size }));
+      });
+      yy += Math.max(...r.map((c) => c.lines.length)) * lh;
+    }
+    f.y += h + 8;
+  }
+}
+
 function a4References(f: Flow, p: Prepared): void {
   if (p.refs.length === 0) return;
   const M = A4.m;
@@ -255,8 +285,16 @@ function a4Bottom(c: Canvas | null, x: A4Ctx, y: number, copy: boolean): number 
     c.rect(tx, ty + 2, tw, rowH + 4, { stroke: BLACK, lineWidth: 1 });
     c.text(tx + 6, ty + 14, p.total[0], { font: 1, size: size + 1 });
     c.textRight(W - M - 6, ty + 14, `${p.money}${p.total[1]}`, { font: 1, size: size + 1 });
+    ty += rowH + 6;
+    for (const [label, value] of p.after) {
+      const lines = wrap(label, 0, size - 1, tw - 90);
+      lines.forEach((l, i) => c.textEnc(tx + 6, ty + 10 + i * (size + 1), l, { size: size - 1 }));
+      c.textRight(W - M - 6, ty + 10, value, { size: size - 1 });
+      ty += rowH + (lines.length - 1) * (size + 1);
+    }
   }
-  const totalsH = p.totals.length * rowH + rowH + 6;
+  const afterH = p.after.reduce((a, [label]) => a + rowH + (wrap(label, 0, size - 1, tw - 90).length - 1) * (size + 1), 0);
+  const totalsH = p.totals.length * rowH + rowH + 6 + afterH;
   let h = Math.max(th, totalsH) + 10;
   if (p.cedible) {
     h += receiptBox(c, p, M, y + h, W - 2 * M, 8, true) + 6;
@@ -293,6 +331,7 @@ export function layoutA4(p: Prepared, logo: LogoBox | undefined, copy: boolean, 
   };
   f.y = a4Header(f.c, x);
   f.y = a4Recipient(f.c, p, f.y);
+  a4Blocks(f, p);
   a4References(f, p);
   if (p.rows.length > 0 && f.y + 14 + lays[0]!.h > f.limit) f.newPage();
   f.y = a4TableHeader(f.c, x, f.y);

@@ -23,7 +23,7 @@ import { Canvas, GREY, MM } from "./canvas";
 import { prepare } from "./prepared";
 import { fitLogo, fitTimbre } from "./blocks";
 import { A4, layoutA4 } from "./a4";
-import { ROLLS, layoutRoll } from "./roll";
+import { ROLLS, finishRoll, layoutRoll, startRoll } from "./roll";
 
 export type PdfFormat = "A4" | "80mm" | "58mm";
 export const PDF_FORMATS: readonly PdfFormat[] = ["A4", "80mm", "58mm"];
@@ -154,17 +154,16 @@ export async function renderPdf(doc: PrintableDocument, format: PdfFormat, opts:
     const g = ROLLS[format];
     const t = fitTimbre(p, Math.min(g.timbreMaxW, g.w - 2 * g.m), 4 * 10 * MM, Math.min(5 * 10 * MM, g.w - 2 * g.m));
     const logo = fitLogo(image, (g.w - 2 * g.m) * 0.6, 48);
-    const c = new Canvas(g.w);
-    let y = g.m;
+    const sheet = startRoll(g);
     copies.forEach((copy, i) => {
       if (i > 0) {
-        y += 6;
-        c.textCenter(g.w / 2, y + 4, p.L.cutHere, { size: 6, color: GREY });
-        y += 14;
+        sheet.y += 6;
+        sheet.c.textCenter(g.w / 2, sheet.y + 4, p.L.cutHere, { size: 6, color: GREY });
+        sheet.y += 14;
       }
-      y = layoutRoll(c, p, g, logo, t, y, copy);
+      layoutRoll(sheet, p, g, logo, t, copy);
     });
-    pages.push({ c, h: Math.ceil(y + g.m) });
+    pages.push(...finishRoll(sheet));
   }
 
   const fontRegular = PDFName.of("F1");

@@ -31,8 +31,12 @@ export interface Prepared {
   dueDate: string | undefined;
   rows: Row[];
   refs: { type: string; folio: string; date: string; reason: string }[];
+  /** Transport and customs blocks, as given. */
+  blocks: { title: string; fields: [string, string][] }[];
   totals: [string, string][];
   total: [string, string];
+  /** Lines under the total, outside it: not billable amount, the second currency (value with its own unit). */
+  after: [string, string][];
   /** "$ " for CLP, "USD " etc. otherwise. */
   money: string;
   transfer: string | undefined;
@@ -86,9 +90,15 @@ export function prepare(doc: PrintableDocument): Prepared {
     requireText(l?.description, `${f}.description`);
     const d = l.discount !== undefined ? toDecimal(l.discount, `${f}.discount`) : undefined;
     const hasDiscount = d !== undefined && (d.int !== "0" || d.frac !== "");
-    const discount = hasDiscount
-      ? (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
+    const sc = l.surcharge !== undefined ? toDecimal(l.surcharge, `${f}.surcharge`) : undefined;
+    const hasSurcharge = sc !== undefined && (sc.int !== "0" || sc.frac !== "");
+    const discountText = hasDiscount
+      ? "-" + (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
       : "";
+    const surchargeText = hasSurcharge
+      ? "+" + (l.surchargePercent ? `${formatRate(l.surchargePercent, s, `${f}.surchargePercent`)} ` : "") + amt(l.surcharge!, `${f}.surcharge`)
+      : "";
+    const discount = [discountText, surchargeText].filter(Boolean).join(" ");
     return {
       code: l.code ?? "",
       description: l.description,
@@ -109,6 +119,13 @@ export function prepare(doc: PrintableDocument): Prepared {
   }));
   const t = doc.totals;
   const totals: [string, string][] = [];
+  (doc.adjustments ?? []).forEach((a, i) => {
+    const f = `adjustments[${i}]`;
+    const base = a.base === "exempt" ? ` ${L.onExempt}` : a.base === "nonBillable" ? ` ${L.onNonBillable}` : "";
+    const pct = a.percent !== undefined ? ` ${formatRate(a.percent, s, `${f}.percent`)}` : "";
+    const label = `${a.description ?? (a.kind === "discount" ? L.globalDiscount : L.globalSurcharge)}${pct}${base}`;
+    totals.push([label, `${a.kind === "discount" ? "-" : "+"}${amt(a.amount, `${f}.amount`)}`]);
+  });
   if (t.net !== undefined) totals.push([L.net, amt(t.net, "totals.net")]);
   if (t.exempt !== undefined) totals.push([L.exempt, amt(t.exempt, "totals.exempt")]);
   if (t.iva !== undefined) {
@@ -117,9 +134,19 @@ export function prepare(doc: PrintableDocument): Prepared {
   }
   (t.otherTaxes ?? []).forEach((o, i) => {
     const rate = o.rate !== undefined ? ` ${formatRate(o.rate, s, `totals.otherTaxes[${i}].rate`)}` : "";
-    totals.push([`${o.name}${rate}`, amt(o.amount, `totals.otherTaxes[${i}].amount`)]);
+    totals.push([`${o.name}${rate}`, `${o.withholding ? "-" : ""}${amt(o.amount, `totals.otherTaxes[${i}].amount`)}`]);
   });
+  if (t.ivaNotRetained !== undefined) totals.push([L.ivaNotRetained, amt(t.ivaNotRetained, "totals.ivaNotRetained")]);
+  if (t.deposit !== undefined) totals.push([L.deposit, amt(t.deposit, "totals.deposit")]);
+  if (t.commissions !== undefined) totals.push([L.commissions, `-${amt(t.commissions, "totals.commissions")}`]);
   const total: [string, string] = [L.total, amt(t.total, "totals.total")];
+  const after: [string, string][] = [];
+  if (t.nonBillable !== undefined) after.push([L.nonBillable, amt(t.nonBillable, "totals.nonBillable")]);
+  if (t.otherCurrency) {
+    const o = t.otherCurrency;
+    const value = o.name === "PESO CL" ? `$ ${formatAmount(o.total, s, "totals.otherCurrency.total", "CLP")}` : formatQuantity(o.total, s, "totals.otherCurrency.total");
+    after.push([L.otherCurrency(o.name, formatQuantity(o.rate, s, "totals.otherCurrency.rate")), value]);
+  }
   return {
     doc,
     s,
@@ -134,6 +161,8 @@ export function prepare(doc: PrintableDocument): Prepared {
     refs,
     totals,
     total,
+    after,
+    blocks: (doc.blocks ?? []).map((b) => ({ title: b.title, fields: b.fields.filter(([, v]) => v !== "") })).filter((b) => b.fields.length > 0),
     money: cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ",
     transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
     resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),

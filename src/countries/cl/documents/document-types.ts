@@ -10,6 +10,7 @@ import { EngineError } from "../errors";
  * | 34 | FEX | Factura no afecta o exenta electrónica |
  * | 39 | BEL | Boleta electrónica |
  * | 41 | BEX | Boleta no afecta o exenta electrónica |
+ * | 43 | LFA | Liquidación-factura electrónica |
  * | 46 | FCO | Factura de compra electrónica |
  * | 52 | GDE | Guía de despacho electrónica |
  * | 56 | NDV | Nota de débito electrónica |
@@ -18,7 +19,7 @@ import { EngineError } from "../errors";
  * | 111 | NDE | Nota de débito de exportación electrónica |
  * | 112 | NCE | Nota de crédito de exportación electrónica |
  */
-export type SiiDocumentCode = 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
+export type SiiDocumentCode = 33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
 
 export interface DocumentTypeInfo {
   /** SII code (TipoDTE). */
@@ -28,7 +29,7 @@ export interface DocumentTypeInfo {
   /** Name in words as printed (capitals, Spanish). */
   name: string;
   /** Element under <DTE>. */
-  xmlBranch: "Documento" | "Exportaciones";
+  xmlBranch: "Documento" | "Liquidacion" | "Exportaciones";
   /** Envelope family. */
   envelope: "EnvioDTE" | "EnvioBOLETA";
   /** CAF folios expire 6 months after FA (Caf::hasVencimiento: 33, 43, 46, 56, 61). */
@@ -56,9 +57,10 @@ export const DOCUMENT_TYPES: Readonly<Record<SiiDocumentCode, DocumentTypeInfo>>
   34: T({ code: 34, mnemonic: "FEX", name: "FACTURA NO AFECTA O EXENTA ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: false, cedible: true, exempt: true, boleta: false, export: false, maxLines: 60, note: null, mayModify: [] }),
   39: T({ code: 39, mnemonic: "BEL", name: "BOLETA ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioBOLETA", cafExpires: false, cedible: false, exempt: false, boleta: true, export: false, maxLines: 1000, note: null, mayModify: [] }),
   41: T({ code: 41, mnemonic: "BEX", name: "BOLETA NO AFECTA O EXENTA ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioBOLETA", cafExpires: false, cedible: false, exempt: true, boleta: true, export: false, maxLines: 1000, note: null, mayModify: [] }),
+  43: T({ code: 43, mnemonic: "LFA", name: "LIQUIDACIÓN FACTURA ELECTRÓNICA", xmlBranch: "Liquidacion", envelope: "EnvioDTE", cafExpires: true, cedible: true, exempt: false, boleta: false, export: false, maxLines: 60, note: null, mayModify: [] }),
   46: T({ code: 46, mnemonic: "FCO", name: "FACTURA DE COMPRA ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: true, cedible: true, exempt: false, boleta: false, export: false, maxLines: 60, note: null, mayModify: [] }),
   52: T({ code: 52, mnemonic: "GDE", name: "GUÍA DE DESPACHO ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: false, cedible: "sale-only", exempt: false, boleta: false, export: false, maxLines: 60, note: null, mayModify: [] }),
-  56: T({ code: 56, mnemonic: "NDV", name: "NOTA DE DÉBITO ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: true, cedible: false, exempt: false, boleta: false, export: false, maxLines: 60, note: "debit", mayModify: [33, 34, 46, 56, 61, 30, 32, 45, 55, 60] }),
+  56: T({ code: 56, mnemonic: "NDV", name: "NOTA DE DÉBITO ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: true, cedible: false, exempt: false, boleta: false, export: false, maxLines: 60, note: "debit", mayModify: [33, 34, 43, 46, 56, 61, 30, 32, 45, 55, 60] }),
   61: T({ code: 61, mnemonic: "NCV", name: "NOTA DE CRÉDITO ELECTRÓNICA", xmlBranch: "Documento", envelope: "EnvioDTE", cafExpires: true, cedible: false, exempt: false, boleta: false, export: false, maxLines: 60, note: "credit", mayModify: [33, 34, 39, 41, 43, 46, 56, 61, 30, 32, 35, 38, 40, 45, 55, 60] }),
   110: T({ code: 110, mnemonic: "FEE", name: "FACTURA DE EXPORTACIÓN ELECTRÓNICA", xmlBranch: "Exportaciones", envelope: "EnvioDTE", cafExpires: false, cedible: false, exempt: true, boleta: false, export: true, maxLines: 60, note: null, mayModify: [] }),
   111: T({ code: 111, mnemonic: "NDE", name: "NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA", xmlBranch: "Exportaciones", envelope: "EnvioDTE", cafExpires: false, cedible: false, exempt: true, boleta: false, export: true, maxLines: 60, note: "debit", mayModify: [110, 111, 112] }),
@@ -71,9 +73,9 @@ const BY_MNEMONIC = new Map(Object.values(DOCUMENT_TYPES).map((t) => [t.mnemonic
 
 /**
  * CAF folios of these SII codes expire 6 calendar months after FA (the one list; the table's
- * `cafExpires` follows it): the issued types with cafExpires, and 43, listed for CAF parsing only.
+ * `cafExpires` follows it).
  */
-export const EXPIRING_CAF_TYPES: readonly number[] = [...DOCUMENT_TYPE_CODES.filter((c) => DOCUMENT_TYPES[c].cafExpires), 43].sort((a, b) => a - b);
+export const EXPIRING_CAF_TYPES: readonly number[] = DOCUMENT_TYPE_CODES.filter((c) => DOCUMENT_TYPES[c].cafExpires).sort((a, b) => a - b);
 
 /**
  * Resolves `invoice_type`: an SII code ("33", 33) or a mnemonic ("FAC", "ncv"; case-insensitive).

@@ -1,5 +1,5 @@
 /**
- * The signed DTE: Documento/Exportaciones (facturas, notes, guías, exports) or the boleta form of
+ * The signed DTE: Documento (facturas, notes, guías), Liquidacion (43), Exportaciones (110-112) or the boleta form of
  * EnvioBOLETA_v11, stamped (TED) and signed. Standalone root:
  *   <DTE version="1.0" xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
  * xmlns:xsi is declared on purpose (unused by the DTE): envelopes declare it on their root, so the
@@ -8,10 +8,10 @@
  */
 import { type Caf, assertCafUsable } from "./caf";
 import { EngineError } from "../errors";
-import { formatScaled, parseScaled, divRound, pow10 } from "./decimal";
+import { comisiones, detalle, dscRcgGlobal, emisor, idDoc, otraMoneda, receptor, referencias, subTotInfo, totales, transporte } from "./dte-body";
 import { type ComputedDocument, formatAmount } from "./invoice";
 import { stampTed, type Ted } from "./ted";
-import { el, encodeLatin1, leaf, NS_SII, NS_XSI, raw, serialize, type XmlEl } from "../xml/xml";
+import { el, encodeLatin1, leaf, NS_SII, NS_XSI, raw, serialize } from "../xml/xml";
 import { signXml, type XmlSigner } from "../xml/xmldsig";
 
 export interface BuildDteParams {
@@ -54,116 +54,6 @@ export function dteId(documentType: number, folio: number): string {
   return `F${folio}T${documentType}`;
 }
 
-function idDoc(d: ComputedDocument, folio: number): XmlEl {
-  const t = d.type;
-  if (t.boleta) {
-    return el("IdDoc", null, leaf("TipoDTE", t.code), leaf("Folio", folio), leaf("FchEmis", d.issueDate), leaf("IndServicio", d.serviceIndicator ?? 3), leaf("FchVenc", d.dueDate));
-  }
-  return el(
-    "IdDoc",
-    null,
-    leaf("TipoDTE", t.code),
-    leaf("Folio", folio),
-    leaf("FchEmis", d.issueDate),
-    t.code === 52 ? leaf("IndTraslado", 1) : null,
-    leaf("FmaPago", d.paymentForm),
-    leaf("FchVenc", d.dueDate),
-  );
-}
-
-function emisor(d: ComputedDocument): XmlEl {
-  const e = d.issuer;
-  if (d.type.boleta) {
-    return el("Emisor", null, leaf("RUTEmisor", e.rut), leaf("RznSocEmisor", e.legalName), leaf("GiroEmisor", e.activity), leaf("DirOrigen", e.address), leaf("CmnaOrigen", e.commune), leaf("CiudadOrigen", e.city));
-  }
-  return el(
-    "Emisor",
-    null,
-    leaf("RUTEmisor", e.rut),
-    leaf("RznSoc", e.legalName),
-    leaf("GiroEmis", e.activity),
-    e.activityCodes.map((c) => leaf("Acteco", c)),
-    d.branchOffice !== undefined ? leaf("Sucursal", String(d.branchOffice).slice(0, 20)) : null,
-    leaf("DirOrigen", e.address),
-    leaf("CmnaOrigen", e.commune),
-    leaf("CiudadOrigen", e.city),
-  );
-}
-
-function receptor(d: ComputedDocument): XmlEl {
-  const r = d.receiver;
-  if (d.type.boleta) {
-    return el("Receptor", null, leaf("RUTRecep", r.rut), leaf("RznSocRecep", r.legalName), leaf("DirRecep", r.address), leaf("CmnaRecep", r.commune), leaf("CiudadRecep", r.city));
-  }
-  return el(
-    "Receptor",
-    null,
-    leaf("RUTRecep", r.rut),
-    leaf("RznSocRecep", r.legalName),
-    r.foreignId ? el("Extranjero", null, leaf("NumId", r.foreignId.slice(0, 20))) : null,
-    leaf("GiroRecep", r.activity),
-    leaf("DirRecep", r.address),
-    leaf("CmnaRecep", r.commune),
-    leaf("CiudadRecep", r.city),
-  );
-}
-
-function totales(d: ComputedDocument): XmlEl {
-  const t = d.totals;
-  const a = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(d, v));
-  if (d.type.export) {
-    return el("Totales", null, leaf("TpoMoneda", d.currency.siiName), leaf("MntExe", a(t.exempt ?? 0n)), leaf("MntTotal", a(t.total)));
-  }
-  if (d.type.boleta) {
-    return el("Totales", null, leaf("MntNeto", a(t.net)), leaf("MntExe", a(t.exempt)), leaf("IVA", a(t.iva)), leaf("MntTotal", a(t.total)));
-  }
-  return el(
-    "Totales",
-    null,
-    leaf("MntNeto", a(t.net)),
-    leaf("MntExe", a(t.exempt)),
-    leaf("TasaIVA", t.ivaRate),
-    leaf("IVA", a(t.iva)),
-    t.additional.map((x) => el("ImptoReten", null, leaf("TipoImp", x.type), leaf("TasaImp", x.rate), leaf("MontoImp", a(x.amount)))),
-    leaf("MntTotal", a(t.total)),
-  );
-}
-
-function otraMoneda(d: ComputedDocument): XmlEl | null {
-  if (!d.type.export || d.currency.code === "CLP" || !d.currency.exchangeRate) return null;
-  const rate = parseScaled(d.currency.exchangeRate, 4, "currency.exchange_rate");
-  // total (scale 2) × rate (scale 4) -> CLP integer, half away from zero
-  const clp = divRound(d.totals.total * rate, pow10(d.currency.scale + 4));
-  const exe = divRound((d.totals.exempt ?? 0n) * rate, pow10(d.currency.scale + 4));
-  return el("OtraMoneda", null, leaf("TpoMoneda", "PESO CL"), leaf("TpoCambio", d.currency.exchangeRate), leaf("MntExeOtrMnda", formatScaled(exe, 0)), leaf("MntTotOtrMnda", formatScaled(clp, 0)));
-}
-
-function detalle(d: ComputedDocument): XmlEl[] {
-  return d.lines.map((l) =>
-    el(
-      "Detalle",
-      null,
-      leaf("NroLinDet", l.lineNo),
-      l.exemptFlag ? leaf("IndExe", 1) : null,
-      leaf("NmbItem", l.name),
-      leaf("QtyItem", l.qty),
-      leaf("UnmdItem", l.unit),
-      leaf("PrcItem", l.price),
-      l.discount > 0n ? leaf("DescuentoMonto", formatAmount(d, l.discount)) : null,
-      !d.type.boleta ? l.additionalTaxCodes.map((c) => leaf("CodImpAdic", c)) : null,
-      leaf("MontoItem", formatAmount(d, l.amount)),
-    ),
-  );
-}
-
-function referencias(d: ComputedDocument): XmlEl[] {
-  return d.references.map((r) =>
-    d.type.boleta
-      ? el("Referencia", null, leaf("NroLinRef", r.lineNo), leaf("TpoDocRef", r.type), leaf("FolioRef", r.folio), leaf("RazonRef", r.reason?.slice(0, 90)))
-      : el("Referencia", null, leaf("NroLinRef", r.lineNo), leaf("TpoDocRef", r.type), leaf("FolioRef", r.folio), leaf("FchRef", r.date), leaf("CodRef", r.codRef), leaf("RazonRef", r.reason)),
-  );
-}
-
 /** The unsigned <DTE> text (Documento with TED and TmstFirma), standalone root with namespaces. */
 export function buildDteXml(d: ComputedDocument, folio: number, ted: Ted, timestamp: string): string {
   const id = dteId(d.type.code, folio);
@@ -178,9 +68,12 @@ export function buildDteXml(d: ComputedDocument, folio: number, ted: Ted, timest
     el(
       branch,
       [["ID", id]],
-      el("Encabezado", null, idDoc(d, folio), emisor(d), receptor(d), totales(d), otraMoneda(d)),
+      el("Encabezado", null, idDoc(d, folio), emisor(d), receptor(d), transporte(d), totales(d), otraMoneda(d)),
       detalle(d),
+      subTotInfo(d),
+      dscRcgGlobal(d),
       referencias(d),
+      comisiones(d),
       raw(ted.xml),
       leaf("TmstFirma", timestamp),
     ),

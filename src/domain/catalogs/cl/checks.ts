@@ -7,6 +7,13 @@ import type { CatalogEntry } from "../types";
 import additionalTaxes from "./data/additional-taxes.json";
 import currencies from "./data/customs-currencies.json";
 import units from "./data/customs-units.json";
+import countries from "./data/customs-countries.json";
+import packageTypes from "./data/customs-package-types.json";
+import paymentForms from "./data/customs-payment-forms.json";
+import ports from "./data/customs-ports.json";
+import saleClauses from "./data/customs-sale-clauses.json";
+import saleModalities from "./data/customs-sale-modalities.json";
+import transportModes from "./data/customs-transport-modes.json";
 import { REGIONS } from "./legal";
 
 /**
@@ -22,6 +29,38 @@ const UNIT_CODES = new Set(units.flatMap((u) => [fold(u.name), u.code]));
 const TAX_CODES = new Set(["IVA", "EXE", ...additionalTaxes.map((t) => t.code)]);
 const REGION_CODES = new Set(REGIONS.flatMap((r) => [r.code, fold(String(r.attributes.roman)), fold(r.name)]));
 const PAYMENT_CODES = new Set(["1", "2", "3", "CONTADO", "CASH", "CREDITO", "CRÉDITO", "CREDIT", "SIN_COSTO", "FREE"]);
+
+const codes = (rows: { code: string }[]) => new Set(rows.map((r) => r.code));
+/** Customs fields of the body, each with its table and catalog endpoint. */
+const CUSTOMS: { field: string; get: (i: InvoiceInput) => string | undefined; set: Set<string>; catalog: string; what: string }[] = [
+  { field: "customs.sale_modality", get: (i) => i.customs?.sale_modality, set: codes(saleModalities), catalog: "additional-export-info/sale-modalities", what: "customs sale modality (CodModVenta)" },
+  { field: "customs.sale_clause", get: (i) => i.customs?.sale_clause, set: codes(saleClauses), catalog: "additional-export-info/sale-clauses", what: "customs sale clause (CodClauVenta)" },
+  { field: "customs.transport_mode", get: (i) => i.customs?.transport_mode, set: codes(transportModes), catalog: "additional-export-info/transport-modes", what: "customs transport mode (CodViaTransp)" },
+  { field: "customs.port_of_loading", get: (i) => i.customs?.port_of_loading, set: codes(ports), catalog: "additional-export-info/ports", what: "customs port (CodPtoEmbarque)" },
+  { field: "customs.port_of_unloading", get: (i) => i.customs?.port_of_unloading, set: codes(ports), catalog: "additional-export-info/ports", what: "customs port (CodPtoDesemb)" },
+  { field: "customs.recipient_country", get: (i) => i.customs?.recipient_country, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (CodPaisRecep)" },
+  { field: "customs.destination_country", get: (i) => i.customs?.destination_country, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (CodPaisDestin)" },
+  { field: "customs.payment_form", get: (i) => i.customs?.payment_form, set: codes(paymentForms), catalog: "additional-export-info/payment-forms", what: "customs payment form (FmaPagExp)" },
+  { field: "customs.gross_weight_unit", get: (i) => i.customs?.gross_weight_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidPesoBruto)" },
+  { field: "customs.net_weight_unit", get: (i) => i.customs?.net_weight_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidPesoNeto)" },
+  { field: "customs.tare_unit", get: (i) => i.customs?.tare_unit, set: codes(units), catalog: "measurement-units", what: "customs unit code (CodUnidMedTara)" },
+  { field: "recipient.foreign.nationality", get: (i) => i.recipient?.foreign?.nationality, set: codes(countries), catalog: "additional-export-info/countries", what: "customs country code (Nacionalidad)" },
+];
+const PACKAGE_CODES = codes(packageTypes);
+
+/**
+ * The export block's codes against the customs tables (ports, sale modalities and clauses,
+ * transport modes, package types, countries, payment forms, units).
+ */
+function checkCustoms(input: InvoiceInput): void {
+  for (const c of CUSTOMS) {
+    const v = c.get(input);
+    if (v !== undefined && !c.set.has(v.trim())) unknown(c.field, v, c.catalog, c.what);
+  }
+  (input.customs?.packages ?? []).forEach((p, i) => {
+    if (!PACKAGE_CODES.has(p.type.trim())) unknown(`customs.packages[${i}].type`, p.type, "additional-export-info/package-types", "customs package type (CodTpoBultos)");
+  });
+}
 
 function unknown(field: string, value: string, catalog: string, what: string): never {
   throw new EngineError("CATALOG_CODE_UNKNOWN", `${field}: "${value}" is not a ${what}; the allowed values are listed at GET ${BASE}/${catalog}`, { field });
@@ -48,6 +87,7 @@ export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): 
   if (pay !== undefined && !PAYMENT_CODES.has(pay.trim().toUpperCase())) unknown("payment_method.code", pay, "payment-types", "payment type (FmaPago)");
   checkParty(input.issuer, "issuer");
   checkParty(input.recipient, "recipient");
+  checkCustoms(input);
   input.items.forEach((it, i) => {
     const unit = it.code_unit_of_measure;
     if (unit !== undefined && type.export && !UNIT_CODES.has(fold(unit))) {

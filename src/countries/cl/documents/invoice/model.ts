@@ -1,0 +1,230 @@
+/** What the section builders produce: the validated document the XML and PDF are made from. */
+import type { DocumentTypeInfo } from "../document-types";
+import { formatScaled } from "../decimal";
+
+export interface Party {
+  rut: string;
+  legalName: string;
+  activity?: string;
+  activityCodes: number[];
+  address?: string;
+  commune?: string;
+  city?: string;
+  email?: string;
+  /** Recipient: Contacto, CdgIntRecep. */
+  contact?: string;
+  internalCode?: string;
+  /** Foreign id of an export recipient whose RUT is 55555555-5. */
+  foreignId?: string;
+  /** Export recipient's nationality (customs country code). */
+  nationality?: string;
+  resolutionDate?: string;
+  resolutionNumber?: string;
+}
+
+/** IndExe of a line: what base its amount goes to. */
+export type ExemptIndicator = 1 | 2 | 3 | 4 | 5 | 6;
+
+export interface ComputedLine {
+  lineNo: number;
+  name: string;
+  /** DscItem. */
+  longDescription?: string;
+  /** CdgItem (TpoCodigo, VlrCodigo). */
+  codes: { type: string; value: string }[];
+  /** Plain decimal strings, omitted when zero (SII: omit rather than send 0). */
+  qty?: string;
+  unit?: string;
+  price?: string;
+  /** QtyRef, UnmdRef, PrcRef. */
+  refQty?: string;
+  refUnit?: string;
+  refPrice?: string;
+  /** DescuentoPct / RecargoPct as decimal strings, when sent as percentages. */
+  discountPct?: string;
+  surchargePct?: string;
+  /** DescuentoMonto in currency units (scaled by currency.scale). */
+  discount: bigint;
+  /** RecargoMonto. */
+  surcharge: bigint;
+  /** Gross of the line before discount: round(qty × price). */
+  gross: bigint;
+  /** IndExe written on the line (undefined: the type's default treatment). */
+  indicator?: ExemptIndicator;
+  /** Exempt (IndExe 1, or every line of an exempt type). */
+  exempt: boolean;
+  additionalTaxCodes: string[];
+  /** Retenedor (IndAgente R) and its amounts. */
+  retainer?: { baseAmount?: bigint; margin?: bigint; finalPrice?: bigint };
+  /** TpoDocLiq on a liquidación-factura. */
+  settledType?: string;
+  /** MontoItem (scaled by currency.scale). */
+  amount: bigint;
+}
+
+export interface ComputedTax {
+  /** "IVA" or an additional-tax code. */
+  type: string;
+  kind: "IVA" | "A" | "R";
+  /** Rate as decimal string (e.g. "19", "20.5"). */
+  rate: string;
+  base: bigint;
+  amount: bigint;
+}
+
+/** A DscRcgGlobal line, with the amount it adds (surcharge) or takes (discount) from its base. */
+export interface ComputedAdjustment {
+  lineNo: number;
+  kind: "D" | "R";
+  description?: string;
+  valueType: "%" | "$";
+  /** ValorDR as written: the percentage or the amount. */
+  value: string;
+  /** IndExeDR: undefined taxed, 1 exempt, 2 not billable. */
+  base?: 1 | 2;
+  /** The amount it moves, in currency units. */
+  amount: bigint;
+}
+
+export interface ComputedReference {
+  lineNo: number;
+  type: string;
+  folio: string;
+  date: string;
+  global?: boolean;
+  otherIssuer?: string;
+  codRef?: 1 | 2 | 3;
+  reason?: string;
+}
+
+export interface ComputedCommission {
+  lineNo: number;
+  kind: "C" | "O";
+  description: string;
+  rate?: string;
+  net: bigint;
+  exempt: bigint;
+  iva: bigint;
+}
+
+export interface ComputedTotals {
+  subTotal: bigint;
+  discount: bigint;
+  surcharge: bigint;
+  /** MntNeto (affected net) — undefined when the document has no affected amount. */
+  net?: bigint;
+  /** MntExe. */
+  exempt?: bigint;
+  ivaRate?: string;
+  iva?: bigint;
+  /** ImptoReten entries (additional taxes A and withholdings R). */
+  additional: ComputedTax[];
+  /** IVANoRet: the IVA not withheld when withholdings take only part of it. */
+  ivaNotRetained?: bigint;
+  /** GrntDep: deposit guarantees on containers (IndExe 3; IndExe 5 on the credit note returning them). */
+  deposit?: bigint;
+  /** Totales/Comisiones of a liquidación-factura. */
+  commissions?: { net: bigint; exempt: bigint; iva: bigint };
+  total: bigint;
+  /** MontoNF: not billable (IndExe 2 minus 6), outside the total. */
+  nonBillable?: bigint;
+}
+
+export interface ComputedTransport {
+  plate?: string;
+  carrierRut?: string;
+  driver?: { rut: string; name: string };
+  destination?: { address?: string; commune?: string; city?: string };
+}
+
+export interface ComputedCustoms {
+  saleModality?: number;
+  saleClause?: number;
+  saleClauseTotal?: bigint;
+  transportMode?: number;
+  carrierName?: string;
+  carrierCompanyRut?: string;
+  carrierCompanyName?: string;
+  booking?: string;
+  operator?: string;
+  portOfLoading?: number;
+  portOfUnloading?: number;
+  tare?: number;
+  tareUnit?: number;
+  grossWeight?: string;
+  grossWeightUnit?: number;
+  netWeight?: string;
+  netWeightUnit?: number;
+  totalItems?: number;
+  totalPackages?: number;
+  packages: { type: number; quantity: number; marks?: string; containerId?: string; seal?: string; sealIssuer?: string }[];
+  freight?: bigint;
+  insurance?: bigint;
+  recipientCountry?: number;
+  destinationCountry?: number;
+}
+
+export interface ComputedOtherCurrency {
+  code: string;
+  siiName: string;
+  /** TpoCambio as written (≤ 4 decimals). */
+  rate: string;
+  /** Amounts in the second currency, scaled by `scale` (0 for CLP, 4 otherwise). */
+  scale: number;
+  exempt: bigint;
+  total: bigint;
+}
+
+export interface ComputedSubtotal {
+  no: number;
+  description: string;
+  order?: number;
+  lines: number[];
+  value: bigint;
+}
+
+/** The result of computeDocument: everything the XML builder needs, already validated. */
+export interface ComputedDocument {
+  type: DocumentTypeInfo;
+  /** FchEmis YYYY-MM-DD. */
+  issueDate: string;
+  /** invoice_date as given (local time, "YYYY-MM-DDTHH:MM:SS"). */
+  issueDateTime: string;
+  dueDate?: string;
+  branchOffice?: number;
+  /** FmaPago 1 contado, 2 crédito, 3 sin costo. */
+  paymentForm?: 1 | 2 | 3;
+  /** FmaPagExp (exports). */
+  exportPaymentForm?: number;
+  /** IndServicio. */
+  serviceIndicator?: 1 | 2 | 3 | 4 | 5;
+  servicePeriod?: { from: string; to: string };
+  /** MntBruto 1: line prices include IVA (not boletas). */
+  grossPrices?: boolean;
+  /** Boletas IndMntNeto 2: line prices are net. */
+  netAmounts?: boolean;
+  /** Guías: IndTraslado; guías and exports: TipoDespacho. */
+  transferKind?: number;
+  dispatchKind?: 1 | 2 | 3;
+  paymentTerms?: { code?: string; description?: string; days?: number };
+  payments: { date: string; amount: bigint; description?: string }[];
+  issuer: Party;
+  receiver: Party;
+  currency: { code: string; siiName: string; scale: number; exchangeRate?: string };
+  lines: ComputedLine[];
+  adjustments: ComputedAdjustment[];
+  subtotals: ComputedSubtotal[];
+  totals: ComputedTotals;
+  transport?: ComputedTransport;
+  customs?: ComputedCustoms;
+  otherCurrency?: ComputedOtherCurrency;
+  references: ComputedReference[];
+  commissions: ComputedCommission[];
+  reason?: { code: "ANU" | "COT" | "COM"; codRef: 1 | 2 | 3 };
+  externalReference?: string;
+}
+
+/** Formats an amount of the document for XML / display. */
+export function formatAmount(doc: Pick<ComputedDocument, "currency">, v: bigint): string {
+  return formatScaled(v, doc.currency.scale);
+}

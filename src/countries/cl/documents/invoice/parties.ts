@@ -1,0 +1,79 @@
+/** Emisor and Receptor: the issuer and the recipient (anonymous buyer on boletas without one). */
+import type { z } from "zod";
+import { EngineError } from "../../errors";
+import type { DocumentTypeInfo } from "../document-types";
+import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, formatRut, parseRut, RutError } from "../rut";
+import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
+import type { Party } from "./model";
+import type { InvoiceInput, partySchema } from "./schema";
+
+function rutOf(value: string, field: string): string {
+  try {
+    return formatRut(parseRut(value));
+  } catch (e) {
+    if (e instanceof RutError) throw new EngineError("INVALID_RUT", `${field}: ${e.message}`, { field });
+    throw e;
+  }
+}
+
+function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo): Party {
+  checkLength(p.legal_name, LIMITS.legalName, `${path}.legal_name`);
+  const activity = p.tax_information?.activity;
+  checkLength(activity, role === "issuer" ? LIMITS.issuerActivity : LIMITS.recipientActivity, `${path}.tax_information.activity`);
+  checkLength(p.address?.address, LIMITS.address, `${path}.address.address`);
+  checkLength(p.address?.city, LIMITS.commune, `${path}.address.city`);
+  let rut: string;
+  let foreignId: string | undefined;
+  if (role === "recipient" && type.export) {
+    try {
+      rut = formatRut(parseRut(p.document_number));
+    } catch {
+      rut = FOREIGN_RECEIVER_RUT;
+      foreignId = p.document_number;
+    }
+  } else {
+    rut = rutOf(p.document_number, `${path}.document_number`);
+  }
+  const out: Party = { rut, legalName: p.legal_name, activityCodes: p.tax_information?.activity_codes ?? [] };
+  if (activity) out.activity = activity;
+  if (p.address?.address) out.address = p.address.address;
+  checkLength(p.address?.commune, LIMITS.commune, `${path}.address.commune`);
+  if (p.address?.city) out.city = p.address.city;
+  const commune = p.address?.commune ?? p.address?.city;
+  if (commune) out.commune = commune;
+  contacts(p, path, role, type, out);
+  if (p.foreign) {
+    if (role !== "recipient" || !type.export) notAllowed(`${path}.foreign`, "the foreign-recipient block is for the recipient of export documents (110–112)");
+    if (p.foreign.id) foreignId = p.foreign.id;
+    if (p.foreign.nationality) out.nationality = p.foreign.nationality;
+  }
+  if (foreignId) out.foreignId = foreignId;
+  if (p.tax_information?.resolution_date) out.resolutionDate = checkDate(p.tax_information.resolution_date, `${path}.tax_information.resolution_date`);
+  if (p.tax_information?.resolution_number !== undefined) out.resolutionNumber = p.tax_information.resolution_number;
+  if (role === "issuer" && !type.boleta) {
+    if (!activity) throw new EngineError("INVALID_INPUT", `${path}.tax_information.activity (giro) is required for the issuer of a ${type.name}`, { field: `${path}.tax_information.activity` });
+    if (out.activityCodes.length === 0) throw new EngineError("INVALID_INPUT", `${path}.tax_information.activity_codes needs 1 to 4 SII activity codes (Acteco)`, { field: `${path}.tax_information.activity_codes` });
+  }
+  return out;
+}
+
+/** E-mail, contact and internal code, where the type's schema has them. */
+function contacts(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, out: Party): void {
+  if (p.email) {
+    if (type.boleta) notAllowed(`${path}.email`, "boletas carry no e-mail of the parties");
+    out.email = p.email;
+  }
+  if (role === "issuer" && (p.contact || p.internal_code)) notAllowed(`${path}.${p.contact ? "contact" : "internal_code"}`, "contact and internal_code belong to the recipient");
+  if (p.contact) out.contact = p.contact;
+  if (p.internal_code) out.internalCode = p.internal_code;
+}
+
+/** The document's two parties. */
+export function buildParties(input: InvoiceInput, type: DocumentTypeInfo): { issuer: Party; receiver: Party } {
+  const issuer = party(input.issuer, "issuer", "issuer", type);
+  let receiver: Party;
+  if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type);
+  else if (type.boleta) receiver = { rut: ANONYMOUS_BUYER_RUT, legalName: "CONSUMIDOR FINAL", activityCodes: [] };
+  else throw new EngineError("INVALID_INPUT", `recipient is required on ${type.name}`, { field: "recipient" });
+  return { issuer, receiver };
+}

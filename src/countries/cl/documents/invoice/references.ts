@@ -1,0 +1,83 @@
+/** Referencia: references to other documents, and the reason (CodRef) of notes. */
+import { EngineError } from "../../errors";
+import { type DocumentTypeInfo, resolveReasonCode, resolveReferenceType } from "../document-types";
+import { checkDate, checkLength, LIMITS } from "./checks";
+import type { ComputedDocument, ComputedReference } from "./model";
+import type { InvoiceInput } from "./schema";
+import { formatRut, parseRut, RutError } from "../rut";
+
+export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, total: bigint): { references: ComputedReference[]; reason?: ComputedDocument["reason"] } {
+  let reason: ComputedDocument["reason"];
+  if (input.reason_code !== undefined) {
+    const r = resolveReasonCode(input.reason_code);
+    reason = { code: r.reason, codRef: r.codRef };
+  }
+  const refsIn = input.billing_reference ?? [];
+  if (type.note && refsIn.length === 0) {
+    throw new EngineError("REFERENCE_REQUIRED", `${type.name} must reference the document it modifies (billing_reference)`, { field: "billing_reference" });
+  }
+  if (type.note && !reason) {
+    throw new EngineError("REFERENCE_REQUIRED", `${type.name} needs reason_code ANU, COT or COM`, { field: "reason_code" });
+  }
+  if (reason && !type.note) throw new EngineError("REFERENCE_INVALID", `reason_code is only for notes (56, 61, 111, 112)`, { field: "reason_code" });
+  const references: ComputedReference[] = refsIn.map((r, i) => {
+    const p = `billing_reference[${i}]`;
+    const rtype = resolveReferenceType(r.invoice_type, `${p}.invoice_type`);
+    const folio = String(r.number);
+    checkLength(folio, LIMITS.folioRef, `${p}.number`);
+    checkLength(r.reason, LIMITS.reason, `${p}.reason`);
+    const date = checkDate(r.invoice_date.slice(0, 10), `${p}.invoice_date`);
+    if (!/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(r.invoice_date)) throw new EngineError("INVALID_DATE", `${p}.invoice_date must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS`, { field: `${p}.invoice_date` });
+    const ref: ComputedReference = { lineNo: i + 1, type: rtype, folio, date };
+    refExtras(r, p, ref);
+    if (r.reason_code !== undefined) {
+      ref.codRef = resolveReasonCode(r.reason_code, `${p}.reason_code`).codRef;
+      if (r.reason) ref.reason = r.reason;
+      // The reason applies to the first reference to a modifiable document.
+    } else if (reason && type.mayModify.includes(Number(rtype)) && !references_has_cod(i, refsIn, type)) {
+      ref.codRef = reason.codRef;
+      ref.reason = r.reason ?? defaultReason(reason.codRef);
+    } else if (r.reason) ref.reason = r.reason;
+    return ref;
+  });
+  if (reason && !references.some((r) => r.codRef)) {
+    throw new EngineError("REFERENCE_INVALID", `${type.name} cannot modify ${refsIn.map((r) => r.invoice_type).join(", ")}; it may reference ${type.mayModify.join(", ")}`, { field: "billing_reference[0].invoice_type", expected: type.mayModify.join("|") });
+  }
+  if (reason?.codRef === 2 && total !== 0n) {
+    throw new EngineError("TOTALS_MISMATCH", `A text-correction note (COT) carries zero amounts`, { field: "items", expected: "0" });
+  }
+  return reason ? { references, reason } : { references };
+}
+
+/** IndGlobal (folio 0) and RUTOtr. */
+function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p: string, ref: ComputedReference): void {
+  if (r.global) {
+    if (ref.folio !== "0") throw new EngineError("REFERENCE_INVALID", `${p}: a global reference (IndGlobal) has number 0`, { field: `${p}.number`, expected: "0" });
+    ref.global = true;
+  }
+  if (r.other_issuer !== undefined) {
+    try {
+      ref.otherIssuer = formatRut(parseRut(r.other_issuer));
+    } catch (e) {
+      if (e instanceof RutError) throw new EngineError("INVALID_RUT", `${p}.other_issuer: ${e.message}`, { field: `${p}.other_issuer` });
+      throw e;
+    }
+  }
+}
+
+function references_has_cod(i: number, refs: { invoice_type: string; reason_code?: string | undefined }[], type: DocumentTypeInfo): boolean {
+  for (let k = 0; k < i; k++) {
+    const r = refs[k]!;
+    if (r.reason_code !== undefined) continue;
+    try {
+      if (type.mayModify.includes(Number(resolveReferenceType(r.invoice_type, "")))) return true;
+    } catch {
+      /* reported by its own iteration */
+    }
+  }
+  return false;
+}
+
+function defaultReason(codRef: 1 | 2 | 3): string {
+  return codRef === 1 ? "ANULA DOCUMENTO DE REFERENCIA" : codRef === 2 ? "CORRIGE TEXTO DEL DOCUMENTO DE REFERENCIA" : "CORRIGE MONTOS";
+}

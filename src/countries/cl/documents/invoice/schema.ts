@@ -1,0 +1,269 @@
+/**
+ * The invoice body (spec §2.7) as a zod schema: the shape the API accepts and documents. Semantic
+ * rules (which type may carry what, amounts) live in the section builders next to this file.
+ */
+import { z } from "zod";
+
+const num = z
+  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)])
+  .describe("A number (JSON number or decimal string such as \"1190.5\"). Amounts are exact decimals, never floats.");
+
+const addressSchema = z
+  .object({
+    country: z.string().max(3).optional().describe("Country code (CL/CHL)."),
+    region: z.string().max(40).optional().describe("Region code from the catalog."),
+    city: z.string().max(20).optional().describe("City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent."),
+    commune: z.string().max(20).optional().describe("Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`."),
+    address: z.string().max(70).optional().describe("Street address, free text (SII DirOrigen/DirRecep max 70)."),
+  })
+  .describe("Postal address.");
+
+const taxInfoSchema = z
+  .object({
+    activity: z.string().max(80).optional().describe("Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40."),
+    activity_codes: z.array(z.number().int().positive().max(999999)).max(4).optional().describe("SII economic activity codes (Acteco), 1 to 4 for the issuer of facturas."),
+    resolution_date: z.string().optional().describe("Date of the SII resolution authorising the issuer (YYYY-MM-DD); goes into the envelope Caratula."),
+    resolution_number: z.string().optional().describe("Number of the SII resolution (0 in certification)."),
+  })
+  .describe("Tax information.");
+
+export const partySchema = z
+  .object({
+    legal_name: z.string().min(1).max(100).describe("Legal name (RznSoc max 100)."),
+    document_type: z.string().optional().describe("Tax identification document code (RUT for Chile)."),
+    document_number: z.string().min(1).max(20).describe("Tax id. For Chile a RUT in any usual form (76086428-5, 76.086.428-5, 760864285). Foreign recipients of export documents may send their own id."),
+    address: addressSchema.optional(),
+    tax_information: taxInfoSchema.optional(),
+    email: z.string().max(80).optional().describe("E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas."),
+    contact: z.string().max(80).optional().describe("Recipient only: phone or e-mail of a contact person (Contacto, max 80)."),
+    internal_code: z.string().max(20).optional().describe("Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20)."),
+    foreign: z
+      .object({
+        nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
+        id: z.string().min(1).max(20).optional().describe("Foreign tax id (NumId). Defaults to document_number when that is not a RUT."),
+      })
+      .optional()
+      .describe("Export documents (110–112) only: the foreign recipient block (Extranjero)."),
+  })
+  .describe("Issuer or recipient.");
+
+export const itemTaxSchema = z
+  .object({
+    type: z.string().min(1).max(8).describe("IVA (19 %), EXE (exempt line) or an SII additional-tax code (15, 17, 18, 19, 23, 24, 25, 26, 27, 271)."),
+    amount: num.optional().describe("Optional; when sent it must equal the line's tax computed by the engine."),
+    rate: num.optional().describe("Optional; when sent it must equal the SII rate of the tax (IVA 19)."),
+  })
+  .describe("Tax applied to a line.");
+
+export const itemSchema = z
+  .object({
+    quantity: num.describe("Quantity, > 0, up to 6 decimals."),
+    code_unit_of_measure: z.string().max(4).optional().describe("Unit of measure (UnmdItem, max 4 characters)."),
+    discount_amount: num.optional().describe("Line discount amount (DescuentoMonto) in the document currency; ≤ quantity × unit_price."),
+    settled_type: z.string().max(3).optional().describe("Liquidación-factura (43) only, required there: the type of the document settled on this line (TpoDocLiq, e.g. 33)."),
+    unit_price: num.describe("Unit price, ≥ 0, up to 6 decimals. Net on facturas and notes, gross (IVA included) on boletas 39."),
+    description: z.string().min(1).max(80).describe("Item name (NmbItem, max 80)."),
+    taxes: z.array(itemTaxSchema).max(3).optional().describe("See itemTaxSchema; empty means the document type's default (affected or exempt)."),
+    item_codes: z
+      .array(z.object({ type: z.string().min(1).max(10).describe("Coding scheme (TpoCodigo, max 10), e.g. INT1 (internal), EAN13, PLU, DUN14."), value: z.string().min(1).max(35).describe("Code (VlrCodigo, max 35).") }))
+      .max(5)
+      .optional()
+      .describe("Up to 5 item codes (CdgItem)."),
+    long_description: z.string().max(1000).optional().describe("Long description (DscItem, max 1,000 characters)."),
+    discount_percent: num.optional().describe("Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it."),
+    surcharge_percent: num.optional().describe("Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100)."),
+    surcharge_amount: num.optional().describe("Line surcharge amount (RecargoMonto) in the document currency."),
+    exempt_indicator: z
+      .number()
+      .int()
+      .min(1)
+      .max(6)
+      .optional()
+      .describe("IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6."),
+    reference_quantity: num.optional().describe("Reference quantity (QtyRef), e.g. the content of a package; informative."),
+    reference_unit: z.string().max(4).optional().describe("Unit of the reference quantity (UnmdRef, max 4)."),
+    reference_price: num.optional().describe("Price per reference unit (PrcRef); informative."),
+    retainer: z
+      .object({
+        base_amount: num.optional().describe("Slaughter base (MntBaseFaena): the base of the meat taxes 17 and 18 on this line instead of its amount."),
+        margin_amount: num.optional().describe("Marketing margin (MntMargComer)."),
+        final_price: num.optional().describe("Price to the final consumer (PrcConsFinal)."),
+      })
+      .optional()
+      .describe("The issuer withholds or advances a tax on this line as the SII's retention agent (Retenedor, IndAgente R). Facturas, notes and guías only."),
+  })
+  .describe("Detail line.");
+
+export const globalAdjustmentSchema = z
+  .object({
+    kind: z.enum(["DISCOUNT", "SURCHARGE"]).describe("DISCOUNT (TpoMov D) or SURCHARGE (TpoMov R)."),
+    description: z.string().max(45).optional().describe("GlosaDR (max 45)."),
+    percent: num.optional().describe("Percentage of the base (TpoValor %; 0.01–100 for discounts, up to 999.99 for surcharges). Exactly one of percent and amount."),
+    amount: num.optional().describe("Amount in the document currency (TpoValor $). Exactly one of percent and amount."),
+    applies_to: z
+      .enum(["TAXED", "EXEMPT", "NON_BILLABLE"])
+      .optional()
+      .describe("Base it changes (IndExeDR): TAXED (default; the affected lines), EXEMPT (IndExeDR 1; the default on exempt types) or NON_BILLABLE (IndExeDR 2)."),
+  })
+  .describe("Global discount or surcharge (DscRcgGlobal).");
+
+export const totalsTaxSchema = z.object({
+  type: z.string().min(1).max(8).describe("IVA, EXE or an additional-tax code."),
+  amount: num.optional(),
+  base_amount: num.optional(),
+  rate: num.optional(),
+});
+
+export const totalsSchema = z
+  .object({
+    sub_total: num.optional().describe("Σ round(quantity × unit_price) over all lines."),
+    discount: num.optional().describe("Σ line discounts (DescuentoMonto)."),
+    surcharge: num.optional().describe("Σ line surcharges (RecargoMonto)."),
+    non_billable: num.optional().describe("MontoNF: not-billable lines (IndExe 2 minus IndExe 6) after their global adjustments."),
+    taxes: z.array(totalsTaxSchema).max(25).optional().describe("Per-tax totals; each entry sent is checked."),
+    total: num.optional().describe("MntTotal."),
+  })
+  .describe("Client-computed totals. Optional; every field sent is checked against the engine's result.");
+
+export const billingReferenceSchema = z
+  .object({
+    branch_office: z.number().int().nonnegative().max(999_999_999).optional(),
+    number: z.union([z.number().int().nonnegative(), z.string().min(1).max(18)]).describe("Folio of the referenced document (FolioRef)."),
+    invoice_type: z.string().min(1).max(3).describe("Referenced document type: SII code, mnemonic, paper code or 8xx."),
+    invoice_date: z.string().describe("Date of the referenced document, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS."),
+    reason: z.string().max(90).optional().describe("RazonRef (max 90)."),
+    reason_code: z.string().max(3).optional().describe("This reference's own CodRef: ANU/1, COT/2 or COM/3. Defaults to the document's reason_code on the first reference a note may modify."),
+    global: z.boolean().optional().describe("IndGlobal: the note covers more than 20 documents of this type (number 0)."),
+    other_issuer: z.string().max(12).optional().describe("RUTOtr: RUT of the issuer of the referenced document when it is not ours."),
+  })
+  .describe("Reference to another document.");
+
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const transportSchema = z
+  .object({
+    plate: z.string().max(8).optional().describe("Vehicle plate (Patente, max 8)."),
+    carrier_rut: z.string().max(12).optional().describe("RUT of the carrier (RUTTrans)."),
+    driver: z.object({ rut: z.string().min(1).max(12).describe("RUTChofer."), name: z.string().min(1).max(30).describe("NombreChofer (max 30).") }).optional(),
+    destination: z
+      .object({ address: z.string().max(70).optional().describe("DirDest."), commune: z.string().max(20).optional().describe("CmnaDest."), city: z.string().max(20).optional().describe("CiudadDest.") })
+      .optional(),
+  })
+  .describe("Transport (Transporte): guías 52, facturas and exports.");
+
+export const customsSchema = z
+  .object({
+    sale_modality: z.string().max(2).optional().describe("CodModVenta (GET /api/catalogs/CL/additional-export-info/sale-modalities)."),
+    sale_clause: z.string().max(2).optional().describe("CodClauVenta (GET /api/catalogs/CL/additional-export-info/sale-clauses)."),
+    sale_clause_total: num.optional().describe("TotClauVenta: total of the sale clause, document currency."),
+    transport_mode: z.string().max(2).optional().describe("CodViaTransp (GET /api/catalogs/CL/additional-export-info/transport-modes)."),
+    carrier_name: z.string().max(40).optional().describe("NombreTransp: ship, flight or vehicle."),
+    carrier_company_rut: z.string().max(12).optional().describe("RUTCiaTransp."),
+    carrier_company_name: z.string().max(40).optional().describe("NomCiaTransp."),
+    booking: z.string().min(1).max(20).optional().describe("Booking."),
+    operator: z.string().min(1).max(20).optional().describe("Operador."),
+    port_of_loading: z.string().max(4).optional().describe("CodPtoEmbarque (GET /api/catalogs/CL/additional-export-info/ports)."),
+    port_of_unloading: z.string().max(4).optional().describe("CodPtoDesemb (GET /api/catalogs/CL/additional-export-info/ports)."),
+    tare: z.number().int().positive().max(9_999_999).optional().describe("Tara."),
+    tare_unit: z.string().max(2).optional().describe("CodUnidMedTara (customs unit code)."),
+    gross_weight: num.optional().describe("PesoBruto, up to 2 decimals."),
+    gross_weight_unit: z.string().max(2).optional().describe("CodUnidPesoBruto (customs unit code, e.g. 6 KN)."),
+    net_weight: num.optional().describe("PesoNeto, up to 2 decimals."),
+    net_weight_unit: z.string().max(2).optional().describe("CodUnidPesoNeto."),
+    total_items: z.number().int().positive().optional().describe("TotItems."),
+    total_packages: z.number().int().positive().optional().describe("TotBultos. Defaults to the sum of packages[].quantity."),
+    packages: z
+      .array(
+        z.object({
+          type: z.string().max(3).describe("CodTpoBultos (GET /api/catalogs/CL/additional-export-info/package-types)."),
+          quantity: z.number().int().positive().max(9_999_999_999).describe("CantBultos."),
+          marks: z.string().max(255).optional().describe("Marcas."),
+          container_id: z.string().max(25).optional().describe("IdContainer."),
+          seal: z.string().max(20).optional().describe("Sello."),
+          seal_issuer: z.string().max(70).optional().describe("EmisorSello."),
+        }),
+      )
+      .max(10)
+      .optional()
+      .describe("Packages (TipoBultos, up to 10)."),
+    freight: num.optional().describe("MntFlete, document currency."),
+    insurance: num.optional().describe("MntSeguro, document currency."),
+    recipient_country: z.string().max(3).optional().describe("CodPaisRecep (GET /api/catalogs/CL/additional-export-info/countries)."),
+    destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries)."),
+    payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms)."),
+  })
+  .describe("Export customs data (Transporte/Aduana). Export documents 110–112 only.");
+
+export const commissionSchema = z
+  .object({
+    kind: z.enum(["COMMISSION", "OTHER"]).describe("TipoMovim: C commission, O other charge."),
+    description: z.string().min(1).max(60).describe("Glosa (max 60)."),
+    percent: num.optional().describe("TasaComision, percent of the settled net amount (computes net_amount)."),
+    net_amount: num.optional().describe("ValComNeto. Required unless percent is sent."),
+    exempt_amount: num.optional().describe("ValComExe (default 0)."),
+  })
+  .describe("Liquidación-factura (43) commission or charge (Comisiones). IVA on it is 19 % of net_amount.");
+
+export const invoiceSchema = z
+  .object({
+    branch_office: z.number().int().nonnegative().max(999_999_999).optional().describe("Issuing branch number (printed as Sucursal), at most 9 digits like the SII's branch codes."),
+    invoice_type: z.string().min(1).max(3).describe("SII code (33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, LFA, FCO, GDE, NDV, NCV, FEE, NDE, NCE)."),
+    invoice_date: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).describe("Issue date-time YYYY-MM-DD HH:MM:SS, company time zone."),
+    payment_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("FchVenc, YYYY-MM-DD."),
+    external_reference: z.string().max(100).optional().describe("Caller's reference; not sent to the SII."),
+    issuer: partySchema,
+    recipient: partySchema.optional().describe("Required except on boletas (then 66666666-6, anonymous buyer)."),
+    currency: z
+      .object({ code: z.string().min(3).max(3).describe("ISO 4217; CLP except on export documents."), exchange_rate: num.optional().describe("CLP per unit of `code` (exports).") })
+      .optional()
+      .describe("Defaults to CLP."),
+    payment_method: z
+      .object({ code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."), description: z.string().max(60).optional() })
+      .optional(),
+    items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
+    gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),
+    net_amounts: z.boolean().optional().describe("Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA."),
+    global_adjustments: z.array(globalAdjustmentSchema).max(20).optional().describe("Global discounts and surcharges (DscRcgGlobal, up to 20)."),
+    payment_terms: z
+      .object({
+        code: z.string().max(4).optional().describe("TermPagoCdg (max 4)."),
+        description: z.string().max(100).optional().describe("TermPagoGlosa (max 100)."),
+        days: z.number().int().positive().max(999).optional().describe("TermPagoDias."),
+      })
+      .optional()
+      .describe("Payment terms. Not on boletas."),
+    payment_schedule: z
+      .array(z.object({ date: dateOnly.describe("FchPago."), amount: num.describe("MntPago."), description: z.string().max(40).optional().describe("GlosaPagos (max 40).") }))
+      .max(30)
+      .optional()
+      .describe("Instalments (MntPagos, up to 30; FmaPago 2 credit). Not on boletas. Their sum must equal the total."),
+    service_indicator: z
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel)."),
+    service_period: z.object({ from: dateOnly.describe("PeriodoDesde."), to: dateOnly.describe("PeriodoHasta.") }).optional().describe("Billing period of a service."),
+    subtotals: z
+      .array(z.object({ description: z.string().min(1).max(40).describe("GlosaSTI (max 40)."), order: z.number().int().positive().max(99).optional().describe("OrdenSTI."), lines: z.array(z.number().int().positive()).min(1).max(60).describe("1-based numbers of the lines it adds up (LineasDeta).") }))
+      .max(20)
+      .optional()
+      .describe("Sub-totals for printing (SubTotInfo, up to 20); ValSubtotSTI is computed."),
+    transfer_kind: z.number().int().min(1).max(9).optional().describe("Guías (52): IndTraslado 1 sale (default), 2 sale to be made, 3 consignment, 4 free delivery, 5 internal transfer, 6 other non-sale, 7 return, 8 export transfer, 9 export sale."),
+    dispatch_kind: z.number().int().min(1).max(3).optional().describe("TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Guías and exports."),
+    transport: transportSchema.optional(),
+    customs: customsSchema.optional(),
+    other_currency: z
+      .object({ code: z.string().min(3).max(3).describe("ISO 4217 (CLP for pesos)."), exchange_rate: num.describe("Units of `code` per unit of the document currency, up to 4 decimals.") })
+      .optional()
+      .describe("Export documents: the amounts in a second currency (OtraMoneda). currency.exchange_rate alone means a second currency of CLP."),
+    commissions: z.array(commissionSchema).max(20).optional().describe("Liquidación-factura (43) only: commissions and other charges."),
+    totals: totalsSchema.optional(),
+    reason_code: z.string().max(3).optional().describe("ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes."),
+    billing_reference: z.array(billingReferenceSchema).max(40).optional().describe("References; at least one on notes (56, 61, 111, 112)."),
+  })
+  .describe("Invoice issuance body (specification §2.7).");
+
+export type InvoiceInput = z.infer<typeof invoiceSchema>;
+

@@ -1,0 +1,89 @@
+/**
+ * Every feature sample signed, verified by the engine's strict verifier, and written in the right
+ * element (XML golden fragments). XSD validity of the same documents: schemas.node.test.ts.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SignedDte } from "../../../src/countries/cl/documents/dte";
+import { verifyInbound } from "../../../src/countries/cl/exchange/verify";
+import { buildFeatureDtes } from "../../helpers/cl-feature-samples";
+import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../../helpers/cl-samples";
+import { buildEnvioBoleta, buildEnvioDte } from "../../../src/countries/cl/exchange/envelopes";
+import { parseXml } from "../../../src/countries/cl/xml/xml";
+import { validateEnvio } from "../../../src/simulator/validate";
+
+let dtes: Record<string, SignedDte>;
+let set: SampleSet;
+beforeAll(async () => {
+  set = await buildSamples();
+  dtes = await buildFeatureDtes(set);
+}, 120_000);
+
+/** The XML text without line breaks between elements, for fragment checks. */
+const flat = (name: string) => dtes[name]!.xmlString.replace(/>\s*\n\s*</g, "><");
+
+describe("feature documents", () => {
+  it("every one verifies (signature, stamp, CAF) with no fallbacks", async () => {
+    for (const [name, d] of Object.entries(dtes)) {
+      const r = await verifyInbound(d.xml, { mode: "simulator", fallbacks: false });
+      expect(r.ok, `${name}: ${r.message}`).toBe(true);
+    }
+  });
+
+  it("the simulated SII accepts them, every document DOK, in EnvioDTE and EnvioBOLETA", async () => {
+    const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    const ctx = { companyRut: ISSUER_RUT, now: new Date(), acceptedAmong: async () => new Set<string>() };
+    const all = Object.values(dtes);
+    const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
+    const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 10], [boletas.xmlString, "EnvioBOLETA", 3]] as const) {
+      const v = await validateEnvio(parseXml(xml), kind, ctx);
+      expect(v.errors, kind).toEqual([]);
+      expect(v.documents).toHaveLength(n);
+      expect(v.finalStatus).toBe("EPR");
+      for (const d of v.documents) expect([d.type, d.status, d.errors], `${kind} ${d.type}`).toEqual([d.type, "DOK", []]);
+    }
+  }, 60_000);
+
+  it("land in the right elements", () => {
+    const f33 = flat("33-mixed-global");
+    expect(f33).toContain("<IndServicio>3</IndServicio><FmaPago>2</FmaPago><MntPagos><FchPago>2026-12-20</FchPago><MntPago>10000</MntPago><GlosaPagos>Primera cuota</GlosaPagos></MntPagos>");
+    expect(f33).toContain("<PeriodoDesde>2026-11-01</PeriodoDesde><PeriodoHasta>2026-11-30</PeriodoHasta><TermPagoCdg>30D</TermPagoCdg><TermPagoGlosa>30 y 60 días</TermPagoGlosa><TermPagoDias>60</TermPagoDias><FchVenc>2027-01-20</FchVenc>");
+    expect(f33).toContain("<GiroEmis>Desarrollo de software y servicios informáticos</GiroEmis><CorreoEmisor>facturas@empresa.cl</CorreoEmisor><Acteco>");
+    expect(f33).toContain("<RUTRecep>77879240-0</RUTRecep><CdgIntRecep>CLI-0042</CdgIntRecep><RznSocRecep>");
+    expect(f33).toContain("<Contacto>Juana Pérez +56 2 2345 6789</Contacto><CorreoRecep>pagos@cliente.cl</CorreoRecep><DirRecep>Irarrázaval 2401, of. 5</DirRecep><CmnaRecep>Ñuñoa</CmnaRecep><CiudadRecep>Santiago</CiudadRecep>");
+    expect(f33).toContain("<NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>SOP-01</VlrCodigo></CdgItem><CdgItem><TpoCodigo>EAN13</TpoCodigo>");
+    expect(f33).toContain("<DscItem>Soporte 8x5 por correo y teléfono, noviembre 2026.</DscItem><QtyItem>3</QtyItem><PrcItem>3333.33</PrcItem><DescuentoPct>5</DescuentoPct><DescuentoMonto>500</DescuentoMonto><MontoItem>9500</MontoItem>");
+    expect(f33).toContain("<RecargoPct>50</RecargoPct><RecargoMonto>1250</RecargoMonto><MontoItem>3750</MontoItem>");
+    expect(f33).toContain("<IndExe>1</IndExe><NmbItem>Curso exento</NmbItem><QtyRef>8</QtyRef><UnmdRef>HR</UnmdRef><PrcRef>625</PrcRef>");
+    expect(f33).toContain("<SubTotInfo><NroSTI>1</NroSTI><GlosaSTI>Servicios</GlosaSTI><OrdenSTI>1</OrdenSTI><ValSubtotSTI>13250</ValSubtotSTI><LineasDeta>1</LineasDeta><LineasDeta>2</LineasDeta></SubTotInfo>");
+    expect(f33).toContain("<DscRcgGlobal><NroLinDR>1</NroLinDR><TpoMov>D</TpoMov><GlosaDR>Cliente frecuente</GlosaDR><TpoValor>%</TpoValor><ValorDR>10</ValorDR></DscRcgGlobal><DscRcgGlobal><NroLinDR>2</NroLinDR><TpoMov>D</TpoMov><GlosaDR>Promoción curso</GlosaDR><TpoValor>$</TpoValor><ValorDR>500</ValorDR><IndExeDR>1</IndExeDR></DscRcgGlobal>");
+    expect(f33).toContain("<MntNeto>11925</MntNeto><MntExe>4500</MntExe><TasaIVA>19</TasaIVA><IVA>2266</IVA><MntTotal>18691</MntTotal>");
+    expect(flat("33-gross")).toContain("<FchEmis>2026-11-20</FchEmis><MntBruto>1</MntBruto></IdDoc>");
+    expect(flat("33-indicators")).toContain("<ImptoReten><TipoImp>27</TipoImp><TasaImp>10</TasaImp><MontoImp>800</MontoImp></ImptoReten><GrntDep>1500</GrntDep><MntTotal>11820</MntTotal><MontoNF>1600</MontoNF>");
+    expect(flat("33-meat")).toContain("<Retenedor><IndAgente>R</IndAgente><MntBaseFaena>250000</MntBaseFaena><PrcConsFinal>4500</PrcConsFinal></Retenedor><NmbItem>Carne en vara</NmbItem>");
+    expect(flat("46-withholdings")).toContain("<ImptoReten><TipoImp>15</TipoImp><TasaImp>19</TasaImp><MontoImp>11400</MontoImp></ImptoReten><ImptoReten><TipoImp>32</TipoImp><TasaImp>8</TasaImp><MontoImp>73600</MontoImp></ImptoReten><IVANoRet>101200</IVANoRet><MntTotal>1081200</MntTotal>");
+    const f52 = flat("52-transfer");
+    expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado>");
+    expect(f52).toContain("<Transporte><Patente>ABCD12</Patente><RUTTrans>77879240-0</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Pedro Soto</NombreChofer></Chofer><DirDest>Camino a Melipilla 1234</DirDest><CmnaDest>Maipú</CmnaDest><CiudadDest>Santiago</CiudadDest></Transporte><Totales>");
+    const f110 = flat("110-customs");
+    expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPagExp>1</FmaPagExp></IdDoc>");
+    expect(f110).toContain("<Extranjero><NumId>US-99-1234567</NumId><Nacionalidad>225</Nacionalidad></Extranjero>");
+    expect(f110).toContain("<Aduana><CodModVenta>1</CodModVenta><CodClauVenta>1</CodClauVenta><TotClauVenta>1234.5</TotClauVenta><CodViaTransp>1</CodViaTransp><NombreTransp>MSC ALINA</NombreTransp><CodPtoEmbarque>906</CodPtoEmbarque><CodPtoDesemb>111</CodPtoDesemb><PesoBruto>820.5</PesoBruto><CodUnidPesoBruto>6</CodUnidPesoBruto><PesoNeto>780</PesoNeto><CodUnidPesoNeto>6</CodUnidPesoNeto><TotBultos>60</TotBultos><TipoBultos><CodTpoBultos>75</CodTpoBultos><CantBultos>60</CantBultos><Marcas>ACME-2026</Marcas></TipoBultos><MntFlete>150</MntFlete><MntSeguro>12.5</MntSeguro><CodPaisRecep>225</CodPaisRecep><CodPaisDestin>225</CodPaisDestin></Aduana>");
+    // 1233.25 USD × 945.37 = 1165877.5525 → 1165878 pesos
+    expect(f110).toContain("<Totales><TpoMoneda>DOLAR USA</TpoMoneda><MntExe>1233.25</MntExe><MntTotal>1233.25</MntTotal></Totales><OtraMoneda><TpoMoneda>PESO CL</TpoMoneda><TpoCambio>945.37</TpoCambio><MntExeOtrMnda>1165878</MntExeOtrMnda><MntTotOtrMnda>1165878</MntTotOtrMnda></OtraMoneda>");
+    const f61 = flat("61-references");
+    expect(f61).toContain("<IndExe>5</IndExe><NmbItem>Devolución envases</NmbItem>");
+    expect(f61).toContain("<Referencia><NroLinRef>2</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>OC-77</FolioRef><RUTOtr>77879240-0</RUTOtr><FchRef>2026-11-01</FchRef></Referencia><Referencia><NroLinRef>3</NroLinRef><TpoDocRef>52</TpoDocRef><FolioRef>9</FolioRef><FchRef>2026-11-02</FchRef><CodRef>2</CodRef><RazonRef>Guía asociada</RazonRef></Referencia>");
+    const f43 = flat("43-commission");
+    expect(f43).toContain('<Liquidacion ID="F');
+    expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");
+    expect(f43).toContain("<Comisiones><ValComNeto>18200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>3458</ValComIVA></Comisiones><MntTotal>174692</MntTotal>");
+    expect(f43).toContain("<Comisiones><NroLinCom>1</NroLinCom><TipoMovim>C</TipoMovim><Glosa>Comisión de venta 8 %</Glosa><TasaComision>8</TasaComision><ValComNeto>13200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>2508</ValComIVA></Comisiones>");
+    const f39 = flat("39-features");
+    expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto></Receptor>");
+    expect(f39).toContain("<MntTotal>7013</MntTotal><MontoNF>1000</MontoNF></Totales>");
+    expect(f39).toContain("<IndExe>2</IndExe><NmbItem>Propina sugerida</NmbItem>");
+    expect(flat("39-net")).toContain("<IndServicio>1</IndServicio><IndMntNeto>2</IndMntNeto><PeriodoDesde>2026-10-01</PeriodoDesde><PeriodoHasta>2026-10-31</PeriodoHasta></IdDoc>");
+    expect(flat("41-surcharge")).toContain("<DscRcgGlobal><NroLinDR>1</NroLinDR><TpoMov>R</TpoMov><GlosaDR>Recargo atraso</GlosaDR><TpoValor>$</TpoValor><ValorDR>1000</ValorDR><IndExeDR>1</IndExeDR></DscRcgGlobal>");
+  });
+});

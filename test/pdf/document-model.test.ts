@@ -1,0 +1,74 @@
+/**
+ * The PDF shows what the XML says (issue #14): discounts and surcharges, withholdings, transport,
+ * customs, the second currency, the guía's transfer kind and "CEDIBLE CON SU FACTURA" copy, the
+ * liquidación-factura's commissions; and a very long roll document is cut into pages.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
+import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
+import { renderPdf, type PdfFormat } from "../../src/pdf/render";
+import { ROLL_PAGE_MAX } from "../../src/pdf/render/roll";
+import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { buildSamples, issuer } from "../helpers/cl-samples";
+import { loadPdf } from "./helpers";
+
+let dtes: Record<string, SignedDte>;
+beforeAll(async () => {
+  dtes = await buildFeatureDtes(await buildSamples());
+}, 120_000);
+
+async function texts(name: string, format: PdfFormat, input: InvoiceInput = FEATURE_INPUTS[name]!): Promise<{ all: string; pages: number }> {
+  const d = dtes[name]!;
+  const bytes = await renderPdf(printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)), format);
+  const { pages } = await loadPdf(bytes);
+  return { all: pages.flatMap((p) => p.texts).join(" "), pages: pages.length };
+}
+
+describe("the PDF shows every section of the document", () => {
+  for (const format of ["A4", "80mm"] as const) {
+    it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
+      const { all } = await texts("33-mixed-global", format);
+      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
+    });
+    it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
+      const w = (await texts("46-withholdings", format)).all;
+      for (const t of ["IVA retenido ganado 8%", "-73.600", "IVA retenido total 19%", "-11.400", "IVA no retenido", "101.200"]) expect(w, t).toContain(t);
+      const i = (await texts("33-indicators", format)).all;
+      for (const t of ["Garantía por envases", "1.500", "Monto no facturable", "1.600"]) expect(i, t).toContain(t);
+    });
+    it(`${format}: guía transfer kind and transport; CEDIBLE CON SU FACTURA on a sale`, async () => {
+      const { all } = await texts("52-transfer", format);
+      for (const t of ["Traslados internos", "Transporte", "ABCD12", "Pedro Soto (11111111-1)", "Camino a Melipilla 1234, Maipú, Santiago"]) expect(all, t).toContain(t);
+      expect(all).not.toContain("CEDIBLE CON SU FACTURA");
+      const sale = await texts("52-transfer", format, { ...FEATURE_INPUTS["52-transfer"]!, transfer_kind: 1 });
+      expect(sale.all).toContain("Operación constituye venta");
+      expect(sale.all).toContain("CEDIBLE CON SU FACTURA");
+    });
+    it(`${format}: export customs data with names and the total in the second currency`, async () => {
+      const { all } = await texts("110-customs", format);
+      for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
+    });
+    it(`${format}: liquidación-factura commissions deducted`, async () => {
+      const { all } = await texts("43-commission", format);
+      expect(all).toContain("Comisiones y otros cargos");
+      expect(all).toContain("-21.658");
+    });
+  }
+});
+
+describe("long roll documents", () => {
+  it("a 1,000-line boleta on an 80 mm roll is cut into pages no longer than the page limit, the timbre on the last", async () => {
+    const input: InvoiceInput = { invoice_type: "39", invoice_date: "2026-11-20 10:30:00", issuer, items: Array.from({ length: 1000 }, (_, i) => ({ quantity: 1, unit_price: 100 + i, description: `Producto ${i + 1}` })) };
+    const d = dtes["39-features"]!;
+    const bytes = await renderPdf(printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)), "80mm");
+    const { pages } = await loadPdf(bytes);
+    expect(pages.length).toBeGreaterThan(5);
+    for (const p of pages) expect(p.height).toBeLessThanOrEqual(Math.ceil(ROLL_PAGE_MAX));
+    const lines = pages.flatMap((p) => p.texts.filter((t) => /^Producto \d+$/.test(t)));
+    expect(lines).toHaveLength(1000);
+    expect(new Set(lines).size).toBe(1000);
+    expect(pages.at(-1)!.texts).toContain("Timbre Electrónico SII");
+    for (const p of pages.slice(0, -1)) expect(p.texts).toContain("Continúa en la página siguiente");
+  }, 60_000);
+});
