@@ -63,7 +63,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   for (let i = 0; i < o.companies; i++) companies.push(await setUpCompany(o, o.keys[i % o.keys.length]!, i, perType, random));
   log(`${companies.length} companies of ${o.keys.length} clients ready (${perType} folios of each of ${TYPES.join(", ")})`);
 
-  await control(o.fetch, "/__chaos/plan", { seed: o.seed, until: Date.now() + 24 * 3600_000, ...o.faults });
+  const plan = { seed: o.seed, until: Date.now() + 24 * 3600_000, ...o.faults };
+  await control(o.fetch, "/__chaos/plan", plan);
+  // The plan lives in the Worker's memory: a reload (wrangler dev rebuilds when a source file
+  // changes) drops it. Each tick checks, sets it again and carries the counts of the lost isolate.
+  const carried: Record<string, number> = {};
+  let lastSeen: Record<string, number> = {};
+  const keepPlan = async () => {
+    const now = (await (await o.fetch("/__chaos/plan")).json()) as { plan: unknown; injected: Record<string, number> };
+    if (now.plan) {
+      lastSeen = now.injected;
+      return;
+    }
+    for (const [k, v] of Object.entries(lastSeen)) carried[k] = (carried[k] ?? 0) + v;
+    lastSeen = {};
+    log("the Worker was reloaded and lost the fault plan; setting it again");
+    await control(o.fetch, "/__chaos/plan", plan);
+  };
   const scenarios: Record<string, number> = {};
   let issuing = true;
   let lastScenarioAt = 0;
@@ -72,6 +88,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       await sleep(o.siiScenarioEveryMs * (0.5 + random()));
       if (!issuing) break;
       try {
+        await keepPlan();
         const mode = await siiScenario(o.fetch, companies, random);
         scenarios[mode] = (scenarios[mode] ?? 0) + 1;
         lastScenarioAt = Date.now();
@@ -103,7 +120,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   log(`${issued.length} documents accepted for processing in ${issueSeconds.toFixed(1)} s; faults stop now`);
 
   // The last fault: the hook stops, the SII's scenarios are cleared.
-  const hook = await (await o.fetch("/__chaos/plan")).json() as { injected: Record<string, number>; last_fault_at: string | null };
+  const hook = (await (await o.fetch("/__chaos/plan")).json()) as { injected: Record<string, number>; last_fault_at: string | null };
+  for (const [k, v] of Object.entries(carried)) hook.injected[k] = (hook.injected[k] ?? 0) + v;
   await control(o.fetch, "/__chaos/plan", {});
   await o.fetch("/simulator/sii/scenario", { method: "DELETE" });
   const lastFault = Math.max(hook.last_fault_at ? Date.parse(hook.last_fault_at) : 0, lastScenarioAt, Date.now());
