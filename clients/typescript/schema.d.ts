@@ -113,6 +113,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -303,6 +347,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -471,6 +559,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -619,6 +751,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "API_KEY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -843,6 +1019,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -1054,6 +1274,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -1285,6 +1549,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -1496,6 +1804,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -1723,6 +2075,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -1934,6 +2330,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -2161,6 +2601,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -2202,9 +2686,9 @@ export interface paths {
         };
         /**
          * List communes
-         * @description Communes as the SII writes them (CmnaOrigen / CmnaRecep), with the SII unit for each and the region.
+         * @description All 346 communes: `code` is the official numeric commune code (CUT), `name` what goes in CmnaOrigen / CmnaRecep, `aliases` other accepted spellings, with the region and the SII unit that has jurisdiction.
          *
-         *     Source: SII, Unidades del SII por comuna (jurisdicción de las Direcciones Regionales y Unidades) (2024-01-01). **Partial:** 343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, in capitals as the SII lists them. The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border.
+         *     Source: SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune (2018-09-06). All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO.
          *
          *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
          *
@@ -2249,35 +2733,37 @@ export interface paths {
                          * @example {
                          *       "data": [
                          *         {
-                         *           "code": "ALGARROBO",
-                         *           "name": "ALGARROBO",
+                         *           "code": "01101",
+                         *           "name": "IQUIQUE",
                          *           "attributes": {
-                         *             "sii_office": "SAN ANTONIO",
-                         *             "region_code": "5"
+                         *             "region_code": "1",
+                         *             "sii_office": "IQUIQUE",
+                         *             "aliases": []
                          *           }
                          *         },
                          *         {
-                         *           "code": "ALHUÉ",
-                         *           "name": "ALHUÉ",
+                         *           "code": "01107",
+                         *           "name": "ALTO HOSPICIO",
                          *           "attributes": {
-                         *             "sii_office": "MELIPILLA",
-                         *             "region_code": "13"
+                         *             "region_code": "1",
+                         *             "sii_office": "IQUIQUE",
+                         *             "aliases": []
                          *           }
                          *         }
                          *       ],
                          *       "current_page": 1,
                          *       "per_page": 20,
-                         *       "total": 343,
+                         *       "total": 346,
                          *       "last_page": 18,
                          *       "catalog": {
                          *         "country": "CHL",
                          *         "slug": "communes",
                          *         "title": "Communes",
                          *         "source": {
-                         *           "document": "SII, Unidades del SII por comuna (jurisdicción de las Direcciones Regionales y Unidades)",
-                         *           "date": "2024-01-01",
-                         *           "complete": false,
-                         *           "note": "343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, in capitals as the SII lists them. The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border."
+                         *           "document": "SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune",
+                         *           "date": "2018-09-06",
+                         *           "complete": true,
+                         *           "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
                          *         }
                          *       }
                          *     }
@@ -2379,6 +2865,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -2610,6 +3140,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -2825,6 +3399,313 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/{country}/dispatch-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dispatch kinds
+         * @description TipoDespacho (guías and export documents): who carries the goods and where.
+         *
+         *     Source: SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), campo TipoDespacho (2019-11-15).
+         *
+         *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Exact code, case-insensitive. */
+                    code?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                    /** @description Words contained in the code, the name or a text attribute; accent- and case-insensitive (`nunoa` finds ÑUÑOA). */
+                    q?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    /** @description ISO 3166-1 alpha-2 or alpha-3, any case (CL, CHL). */
+                    country: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the catalog */
+                200: {
+                    headers: {
+                        "Cache-Control"?: string;
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "code": "1",
+                         *           "name": "Despacho por cuenta del receptor del documento",
+                         *           "attributes": {}
+                         *         },
+                         *         {
+                         *           "code": "2",
+                         *           "name": "Despacho por cuenta del emisor a instalaciones del cliente",
+                         *           "attributes": {}
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 3,
+                         *       "last_page": 1,
+                         *       "catalog": {
+                         *         "country": "CHL",
+                         *         "slug": "dispatch-kinds",
+                         *         "title": "Dispatch kinds",
+                         *         "source": {
+                         *           "document": "SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), campo TipoDespacho",
+                         *           "date": "2019-11-15",
+                         *           "complete": true
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["CatalogPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` header names the current ETag. No body. */
+                304: {
+                    headers: {
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No reference catalogs for this country (only CL / CHL today). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CATALOG_COUNTRY_NOT_SUPPORTED`: No reference catalogs for this country (only CL / CHL today).
+                                 * @enum {string}
+                                 */
+                                code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -3056,6 +3937,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -3180,7 +4105,7 @@ export interface paths {
                          *       ],
                          *       "current_page": 1,
                          *       "per_page": 20,
-                         *       "total": 11,
+                         *       "total": 12,
                          *       "last_page": 1,
                          *       "catalog": {
                          *         "country": "CHL",
@@ -3299,6 +4224,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -3389,12 +4358,16 @@ export interface paths {
                          *         {
                          *           "code": "INT1",
                          *           "name": "Código interno del emisor",
-                         *           "attributes": {}
+                         *           "attributes": {
+                         *             "digits": null
+                         *           }
                          *         },
                          *         {
                          *           "code": "INT2",
                          *           "name": "Segundo código interno del emisor",
-                         *           "attributes": {}
+                         *           "attributes": {
+                         *             "digits": null
+                         *           }
                          *         }
                          *       ],
                          *       "current_page": 1,
@@ -3518,6 +4491,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -3559,9 +4576,9 @@ export interface paths {
         };
         /**
          * List economic activities (acteco)
-         * @description SII economic activity codes. PARTIAL: see `source.note`.
+         * @description The SII's economic activity codes (Acteco) with whether each is affected by IVA (`vat`), its income-tax category, whether it can be declared online, and its section and group. `tax_information.activity_codes` of an invoice must be in this list.
          *
-         *     Source: SII, Códigos de actividad económica (clasificación 2018, CIIU4.CL) (2018-11-01). **Partial:** Only a handful of codes confirmed in public sources; the complete SII table (about 700 codes) is not yet loaded, so activity codes are checked for form (1 to 6 digits) but not against this list.
+         *     Source: SII, Códigos de actividad económica (www.sii.cl/ayudas/ayudas_por_servicios/1956-codigos-1959.html), classification CIIU4.CL 2012 in force since 2018-11-01: code, description, Afecto a IVA (SI/NO/G), Categoría tributaria (1/2/G), Disponible Internet (2018-11-01). 674 codes, transcribed from the SII's published table as it stood in 2024. Where the SII marks G, `vat` and `tax_category` are "depends" (it depends on the taxpayer, not on the code alone). Two rows where the SII's page reads "S" under Disponible Internet are taken as SI.
          *
          *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
          *
@@ -3609,30 +4626,38 @@ export interface paths {
                          *           "code": "011101",
                          *           "name": "CULTIVO DE TRIGO",
                          *           "attributes": {
-                         *             "vat_affected": true
+                         *             "vat": "affected",
+                         *             "tax_category": "first",
+                         *             "online": true,
+                         *             "section": "AGRICULTURA, GANADERÍA, SILVICULTURA Y PESCA",
+                         *             "group": "CULTIVO DE PLANTAS NO PERENNES"
                          *           }
                          *         },
                          *         {
-                         *           "code": "620100",
-                         *           "name": "ACTIVIDADES DE PROGRAMACIÓN INFORMÁTICA",
+                         *           "code": "011102",
+                         *           "name": "CULTIVO DE MAÍZ",
                          *           "attributes": {
-                         *             "vat_affected": true
+                         *             "vat": "affected",
+                         *             "tax_category": "first",
+                         *             "online": true,
+                         *             "section": "AGRICULTURA, GANADERÍA, SILVICULTURA Y PESCA",
+                         *             "group": "CULTIVO DE PLANTAS NO PERENNES"
                          *           }
                          *         }
                          *       ],
                          *       "current_page": 1,
                          *       "per_page": 20,
-                         *       "total": 4,
-                         *       "last_page": 1,
+                         *       "total": 674,
+                         *       "last_page": 34,
                          *       "catalog": {
                          *         "country": "CHL",
                          *         "slug": "legal-activities",
                          *         "title": "Economic activities (Acteco)",
                          *         "source": {
-                         *           "document": "SII, Códigos de actividad económica (clasificación 2018, CIIU4.CL)",
+                         *           "document": "SII, Códigos de actividad económica (www.sii.cl/ayudas/ayudas_por_servicios/1956-codigos-1959.html), classification CIIU4.CL 2012 in force since 2018-11-01: code, description, Afecto a IVA (SI/NO/G), Categoría tributaria (1/2/G), Disponible Internet",
                          *           "date": "2018-11-01",
-                         *           "complete": false,
-                         *           "note": "Only a handful of codes confirmed in public sources; the complete SII table (about 700 codes) is not yet loaded, so activity codes are checked for form (1 to 6 digits) but not against this list."
+                         *           "complete": true,
+                         *           "note": "674 codes, transcribed from the SII's published table as it stood in 2024. Where the SII marks G, `vat` and `tax_category` are \"depends\" (it depends on the taxpayer, not on the code alone). Two rows where the SII's page reads \"S\" under Disponible Internet are taken as SI."
                          *         }
                          *       }
                          *     }
@@ -3734,6 +4759,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -3967,6 +5036,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -4190,6 +5303,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -4401,6 +5558,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -4638,6 +5839,317 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/{country}/reference-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reference document types
+         * @description TpoDocRef codes that are not DTE types: paper documents (`kind` paper) and supporting documents such as purchase orders (`kind` other). DTE types are in `document-types`; the SII also accepts free alphanumeric codes (HES, HEM) without validating them.
+         *
+         *     Source: SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), tabla de tipos de documento de referencia (TpoDocRef) (2019-11-15).
+         *
+         *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Exact code, case-insensitive. */
+                    code?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                    /** @description Words contained in the code, the name or a text attribute; accent- and case-insensitive (`nunoa` finds ÑUÑOA). */
+                    q?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    /** @description ISO 3166-1 alpha-2 or alpha-3, any case (CL, CHL). */
+                    country: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the catalog */
+                200: {
+                    headers: {
+                        "Cache-Control"?: string;
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "code": "30",
+                         *           "name": "Factura (papel)",
+                         *           "attributes": {
+                         *             "kind": "paper"
+                         *           }
+                         *         },
+                         *         {
+                         *           "code": "32",
+                         *           "name": "Factura de venta de bienes y servicios no afectos o exentos de IVA (papel)",
+                         *           "attributes": {
+                         *             "kind": "paper"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 26,
+                         *       "last_page": 2,
+                         *       "catalog": {
+                         *         "country": "CHL",
+                         *         "slug": "reference-types",
+                         *         "title": "Reference document types",
+                         *         "source": {
+                         *           "document": "SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), tabla de tipos de documento de referencia (TpoDocRef)",
+                         *           "date": "2019-11-15",
+                         *           "complete": true
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["CatalogPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` header names the current ETag. No body. */
+                304: {
+                    headers: {
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No reference catalogs for this country (only CL / CHL today). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CATALOG_COUNTRY_NOT_SUPPORTED`: No reference catalogs for this country (only CL / CHL today).
+                                 * @enum {string}
+                                 */
+                                code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -4861,6 +6373,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -4904,7 +6460,7 @@ export interface paths {
          * List sii units
          * @description SII regional directorates and units; the communes catalog names the unit of each commune.
          *
-         *     Source: SII, Unidades del SII por comuna (jurisdicción de las Direcciones Regionales y Unidades) (2024-01-01). **Partial:** 343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, in capitals as the SII lists them. The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border.
+         *     Source: SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune (2018-09-06). All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO.
          *
          *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
          *
@@ -4968,7 +6524,7 @@ export interface paths {
                          *               "ERCILLA",
                          *               "LOS SAUCES",
                          *               "PURÉN",
-                         *               "REINACO"
+                         *               "RENAICO"
                          *             ]
                          *           }
                          *         }
@@ -4982,10 +6538,10 @@ export interface paths {
                          *         "slug": "sii-offices",
                          *         "title": "SII units",
                          *         "source": {
-                         *           "document": "SII, Unidades del SII por comuna (jurisdicción de las Direcciones Regionales y Unidades)",
-                         *           "date": "2024-01-01",
-                         *           "complete": false,
-                         *           "note": "343 of Chile's 346 communes, with the SII unit (office) that has jurisdiction over each, in capitals as the SII lists them. The SII's numeric commune codes are not included (not found in a public source we could check), so `code` is the commune name. `region_code` is derived from the region of the SII unit and may be wrong for the few communes served by a unit across a regional border."
+                         *           "document": "SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune",
+                         *           "date": "2018-09-06",
+                         *           "complete": true,
+                         *           "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
                          *         }
                          *       }
                          *     }
@@ -5087,6 +6643,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -5301,6 +6901,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -5527,6 +7171,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -5762,6 +7450,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -5933,6 +7665,313 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/{country}/transfer-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfer kinds
+         * @description IndTraslado of a guía de despacho (52): why the goods move (`transport.transfer_kind`).
+         *
+         *     Source: SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), campo IndTraslado (2019-11-15).
+         *
+         *     Paged; filter by `code` or by text `q`. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Exact code, case-insensitive. */
+                    code?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                    /** @description Words contained in the code, the name or a text attribute; accent- and case-insensitive (`nunoa` finds ÑUÑOA). */
+                    q?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    /** @description ISO 3166-1 alpha-2 or alpha-3, any case (CL, CHL). */
+                    country: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the catalog */
+                200: {
+                    headers: {
+                        "Cache-Control"?: string;
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "code": "1",
+                         *           "name": "Operación constituye venta",
+                         *           "attributes": {}
+                         *         },
+                         *         {
+                         *           "code": "2",
+                         *           "name": "Ventas por efectuar",
+                         *           "attributes": {}
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 9,
+                         *       "last_page": 1,
+                         *       "catalog": {
+                         *         "country": "CHL",
+                         *         "slug": "transfer-kinds",
+                         *         "title": "Transfer kinds",
+                         *         "source": {
+                         *           "document": "SII, Formato Documentos Tributarios Electrónicos v2.2 (2019-11-15), campo IndTraslado",
+                         *           "date": "2019-11-15",
+                         *           "complete": true
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["CatalogPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` header names the current ETag. No body. */
+                304: {
+                    headers: {
+                        ETag?: string;
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No reference catalogs for this country (only CL / CHL today). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CATALOG_COUNTRY_NOT_SUPPORTED`: No reference catalogs for this country (only CL / CHL today).
+                                 * @enum {string}
+                                 */
+                                code: "CATALOG_COUNTRY_NOT_SUPPORTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -6084,6 +8123,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -6114,6 +8197,8 @@ export interface paths {
          * @description Registers an issuing company for the key's client. Every OWNER and ADMIN key of the client reaches it. Accepts an `Idempotency-Key` header (DECISIONS 11).
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -6298,6 +8383,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -6463,6 +8570,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -6493,6 +8644,8 @@ export interface paths {
          * @description multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and it must carry the holder's RUT (the SII authenticates the sender by it; in simulator mode test and self-signed certificates are accepted, DECISIONS 19). The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 131072 bytes (128 KiB).
          */
         post: {
             parameters: {
@@ -6706,6 +8859,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -6872,6 +9047,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -7024,6 +9243,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "CERTIFICATE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -7195,6 +9458,503 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "CERTIFICATE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dead-lettered queue messages of the company
+         * @description Messages of the issuance and webhook queues that exhausted their retries, newest first. The periodic sweep already re-drives stuck documents and overdue deliveries; this list shows what died and lets an OWNER or ADMIN send one back at once. Filters: queue, status.
+         *
+         *     Roles: OWNER, ADMIN.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                    queue?: "issuance" | "webhooks";
+                    status?: "DEAD" | "REDRIVEN";
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of dead letters */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeadLetterPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a dead letter back to its queue
+         * @description Queues the message again, once (a second call is 409). Every queue step is idempotent, so work already done is not repeated.
+         *
+         *     Roles: OWNER, ADMIN.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    dead_letter_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Queued again */
+                202: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeadLetter"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such dead-lettered message for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `DEAD_LETTER_NOT_FOUND`: No such dead-lettered message for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "DEAD_LETTER_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The dead-lettered message was already sent back to its queue. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `DEAD_LETTER_ALREADY_REDRIVEN`: The dead-lettered message was already sent back to its queue.
+                                 * @enum {string}
+                                 */
+                                code: "DEAD_LETTER_ALREADY_REDRIVEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -7382,6 +10142,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -7409,13 +10213,17 @@ export interface paths {
         put?: never;
         /**
          * Issue a document (also credit notes that cancel)
-         * @description Validates the whole document now (body, amounts and totals, limits, issuer = company, an active certificate, folios available, cancellation rules), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.
+         * @description Validates the whole document now (body, amounts and totals, limits, the SII's document rules listed in docs/simulator-fidelity.md, issuer = company, an active certificate valid on the issue date, the company's SII resolution, cancellation rules), reserves the right to one folio (with N folios left exactly N documents are accepted; the next is a 422 `INVOICE_NO_FOLIOS` at once; an issue date before the CAF's authorisation date is a 400), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.
          *
-         *     Cancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, and the note must be the type that cancels it. COT (text) and COM (amounts) corrections work the same way.
+         *     Cancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, the note must be the type that cancels it and must total exactly what it totals. COT (text) and COM (amounts) corrections work the same way.
          *
-         *     Accepts `Idempotency-Key`; `external_reference` is also unique per company.
+         *     Accepts `Idempotency-Key`; `external_reference` is also unique per company, except that a FAILED document frees it (issue the document again under the same reference).
          *
          *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 2097152 bytes (2048 KiB).
+         *
+         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits.
          */
         post: {
             parameters: {
@@ -7454,7 +10262,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, or names a document type this note cannot modify. / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / issuer.document_number is not the company's tax id. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue). / A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / issuer.document_number is not the company's tax id. / issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -7496,18 +10304,24 @@ export interface paths {
                                  *
                                  *     `INVOICE_REFERENCE_REQUIRED`: The document type needs a reference (notes and cancellations).
                                  *
-                                 *     `INVOICE_REFERENCE_INVALID`: A billing reference is malformed, or names a document type this note cannot modify.
+                                 *     `INVOICE_REFERENCE_INVALID`: A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue).
+                                 *
+                                 *     `INVOICE_ZERO_TOTAL`: A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale).
                                  *
                                  *     `INVOICE_REASON_CODE_UNKNOWN`: reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).
+                                 *
+                                 *     `INVOICE_FIELD_NOT_ALLOWED`: A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice).
                                  *
                                  *     `INVOICE_CATALOG_CODE_UNKNOWN`: A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values.
                                  *
                                  *     `INVOICE_ISSUER_MISMATCH`: issuer.document_number is not the company's tax id.
                                  *
+                                 *     `INVOICE_RESOLUTION_MISMATCH`: issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings.
+                                 *
                                  *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key header must be 1 to 255 printable ASCII characters.
                                  * @enum {string}
                                  */
-                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_CATALOG_CODE_UNKNOWN" | "INVOICE_ISSUER_MISMATCH" | "IDEMPOTENCY_KEY_INVALID";
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_RESOLUTION_MISMATCH" | "IDEMPOTENCY_KEY_INVALID";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -7658,7 +10472,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description No folio can be assigned for this document type: no CAF loaded, or every range is used up or expired. Load a CAF (/enumeration/upload or /enumeration/refetch). / The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued. / This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61). / The company has no valid, current active certificate: nothing can be signed or issued. */
+                /** @description No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). / The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued. / This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61). / A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM. / The company has no valid, current active certificate: nothing can be signed or issued. */
                 422: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -7668,16 +10482,40 @@ export interface paths {
                         "application/json": {
                             error: {
                                 /**
-                                 * @description `INVOICE_NO_FOLIOS`: No folio can be assigned for this document type: no CAF loaded, or every range is used up or expired. Load a CAF (/enumeration/upload or /enumeration/refetch).
+                                 * @description `INVOICE_NO_FOLIOS`: No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch).
                                  *
                                  *     `INVOICE_NOT_CANCELLABLE`: The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued.
                                  *
                                  *     `INVOICE_CANCELLATION_TYPE_MISMATCH`: This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61).
                                  *
+                                 *     `INVOICE_CANCELLATION_AMOUNT_MISMATCH`: A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM.
+                                 *
                                  *     `CERTIFICATE_REQUIRED`: The company has no valid, current active certificate: nothing can be signed or issued.
                                  * @enum {string}
                                  */
-                                code: "INVOICE_NO_FOLIOS" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "CERTIFICATE_REQUIRED";
+                                code: "INVOICE_NO_FOLIOS" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -7846,6 +10684,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -8052,6 +10934,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -8237,6 +11163,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "INVOICE_NOT_ACCEPTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -8454,6 +11424,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -8623,6 +11637,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -8801,6 +11859,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -8968,6 +12070,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -8998,6 +12144,8 @@ export interface paths {
          * @description Deliveries are JSON POSTs signed as the Standard Webhooks specification says; the secret (`whsec_…`) is in this answer only. A company may have up to 20 endpoints, each with its own event filter.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -9162,6 +12310,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -9176,6 +12346,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -9350,6 +12542,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -9507,6 +12743,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -9538,6 +12818,8 @@ export interface paths {
          * @description Partial update of url, events, description and enabled.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         patch: {
             parameters: {
@@ -9674,6 +12956,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -9688,6 +12992,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -9869,6 +13195,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -9915,6 +13285,8 @@ export interface paths {
          * @description `{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -10049,6 +13421,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -10063,6 +13457,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -10241,6 +13657,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -10403,6 +13863,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -10574,6 +14078,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -10728,6 +14276,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -10770,6 +14362,8 @@ export interface paths {
          * @description An `ENU` event is recorded when the folios available for the type fall under it. `null` restores the default (10% of the loaded folios).
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         put: {
             parameters: {
@@ -10905,6 +14499,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -10919,6 +14535,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -10971,6 +14609,8 @@ export interface paths {
          * @description Specification §3 and §4.7: N must be in a loaded, active range; every lower folio across the type's active ranges is marked used (`folios_updated` counts those newly marked); `next_number_to_use` may be above N when N is already used or annulled. Errors: 400 ENUMERATION_OUT_OF_RANGE (outside every range or in a gap), 400 ENUMERATION_NO_FOLIOS_AVAILABLE_FROM (nothing modified), 404 ENUMERATION_NOT_FOUND (no active ranges).
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         put: {
             parameters: {
@@ -11110,6 +14750,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -11124,6 +14786,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -11298,6 +14982,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -11344,6 +15072,8 @@ export interface paths {
          * @description Asks the tax authority for `quantity` more folios of `document_type` and loads the CAF it grants. Works against the SII simulator. Against the real SII it answers 501 ENUMERATION_REFETCH_NOT_SUPPORTED: the SII hands out CAFs only in its web portal, in a session authenticated with the taxpayer's certificate over mutual TLS, which a Worker cannot present per company.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -11505,6 +15235,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -11519,6 +15271,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -11615,6 +15389,8 @@ export interface paths {
          * @description multipart/form-data, part `file`: the CAF XML as downloaded from the SII (ISO-8859-1). It is verified (SII signature of its IDK, key pair), must be the company's RUT and a document type we issue, must not be expired, and must not repeat or overlap a loaded range.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 131072 bytes (128 KiB).
          */
         post: {
             parameters: {
@@ -11820,6 +15596,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -11864,6 +15662,8 @@ export interface paths {
          * @description multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB and 4096 x 4096 pixels, parsed completely by the routine that draws it on the PDFs (a file that only starts like an image is refused). The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 1114112 bytes (1088 KiB).
          */
         post: {
             parameters: {
@@ -12039,6 +15839,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -12202,6 +16024,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -12236,6 +16102,8 @@ export interface paths {
          * @description Partial update. `decimal_places` 0-4; separators `.` or `,` and never equal; `language` a BCP 47 tag; `time_zone` an IANA zone. Defaults: 0 decimals, `.` thousands, `,` decimals, es-CL, America/Santiago.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         patch: {
             parameters: {
@@ -12365,6 +16233,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The Content-Type is not the one this operation accepts. */
                 415: {
                     headers: {
@@ -12379,6 +16269,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -12514,6 +16426,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -12686,6 +16642,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -12870,6 +16870,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The company has no valid, current active certificate: nothing can be signed or issued. */
                 422: {
                     headers: {
@@ -12884,6 +16906,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -12936,6 +16980,8 @@ export interface paths {
          * @description Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new; ACD/ERM are refused for a document that failed verification.
          *
          *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -12974,7 +17020,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The request failed validation; `details` names each field. */
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. */
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -12985,9 +17031,11 @@ export interface paths {
                             error: {
                                 /**
                                  * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
                                  * @enum {string}
                                  */
-                                code: "VALIDATION_FAILED";
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -13090,6 +17138,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed. / The document is known from the SII's register only; its XML has not arrived, so it cannot be checked or acknowledged yet. / The document failed verification: it cannot be accepted or acknowledged (only claimed). / The 8 calendar days from the SII reception time have passed: the document is accepted by law and cannot be answered. / The SII has no record of this document (it was not declared to the SII, or not yet): nothing can be recorded. / The SII refused the action; its code and reason are in the message. / The company has no valid, current active certificate: nothing can be signed or issued. */
                 422: {
                     headers: {
@@ -13116,6 +17208,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -13328,6 +17442,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -13374,6 +17532,8 @@ export interface paths {
          * @description multipart/form-data with part `file`: for companies whose supplier mail arrives elsewhere. Same intake as e-mail: stored once per (issuer, type, folio), verified, flagged, never refused for a failed check. A file that is not an EnvioDTE/DTE at all is refused (RECEPTION_FILE_INVALID) and nothing is stored.
          *
          *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 2097152 bytes (2048 KiB).
          */
         post: {
             parameters: {
@@ -13567,6 +17727,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -13708,6 +17890,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -13738,6 +17964,8 @@ export interface paths {
          * @description OWNER and ADMIN keys. A user groups the API keys of one person or system.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -13907,6 +18135,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -14060,6 +18310,50 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "USER_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -14242,6 +18536,50 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -14285,6 +18623,8 @@ export interface paths {
          * @description The key is returned once, in `api_key`; only its hash is stored. ADMIN keys cannot create OWNER keys.
          *
          *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -14478,6 +18818,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -14594,6 +18956,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unexpected server error. The message is generic; quote the request_id to support. */
                 500: {
                     headers: {
@@ -14634,8 +19018,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness check
-         * @description Answers without an API key.
+         * Health of the service and each binding
+         * @description Answers without an API key: 200 when every binding answers, 503 when one does not (the body says which).
          *
          *     No API key needed.
          */
@@ -14654,17 +19038,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Service is up */
+                /** @description Service and bindings are up */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
                 /** @description The request failed validation; `details` names each field. */
@@ -14681,6 +19062,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -14711,6 +19114,16 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A binding does not answer */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
             };
         };
         put?: never;
@@ -14735,6 +19148,8 @@ export interface paths {
          * @description The simulated SII's portal (DECISIONS 18): open in a local deployment in simulator mode; in any other deployment (production included) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise. Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
          *
          *     No API key needed.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
          */
         post: {
             parameters: {
@@ -14825,6 +19240,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "SIMULATOR_CAF_OVERLAP";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -16460,6 +20897,17 @@ export interface components {
              * @example dte+k3q9x2m8v7c4b1n6@dte.example.cl
              */
             reception_email: string | null;
+            /**
+             * Format: date
+             * @description Date of that resolution (FchResol). null until set: envelopes then carry the start-of-activities date.
+             * @example 2014-08-22
+             */
+            sii_resolution_date: string | null;
+            /**
+             * @description Number of the SII resolution authorising the company to issue DTE (0 in certification); goes into every envelope (NroResol) and the PDF legend. null until set: envelopes then carry 0.
+             * @example 80
+             */
+            sii_resolution_number: number | null;
             /** @enum {string} */
             thousand_separator: "." | ",";
             /** @example America/Santiago */
@@ -16471,10 +20919,44 @@ export interface components {
             decimal_separator?: "." | ",";
             /** @description BCP 47 tag, e.g. es-CL or en. */
             language?: string;
+            /**
+             * Format: date
+             * @description SII resolution date (FchResol), YYYY-MM-DD. Set together with sii_resolution_number.
+             */
+            sii_resolution_date?: string;
+            /** @description SII resolution number (NroResol, 0 in certification). Set together with sii_resolution_date. */
+            sii_resolution_number?: number;
             /** @enum {string} */
             thousand_separator?: "." | ",";
             /** @description IANA time zone, e.g. America/Santiago. */
             time_zone?: string;
+        };
+        DeadLetter: {
+            /** @description Deliveries of the message before it was dead-lettered. */
+            attempts: number;
+            /** @description The message as queued (ids only). */
+            body: {
+                [key: string]: unknown;
+            };
+            created_at: string;
+            id: string;
+            message_id: string;
+            /**
+             * @description `issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts.
+             * @enum {string}
+             */
+            queue: "issuance" | "webhooks";
+            redriven_at: string | null;
+            /** @enum {string} */
+            status: "DEAD" | "REDRIVEN";
+        };
+        DeadLetterPage: {
+            current_page: number;
+            data: components["schemas"]["DeadLetter"][];
+            /** @description 1 when there are no results */
+            last_page: number;
+            per_page: number;
+            total: number;
         };
         EnuEventData: {
             /** @description Folios left for the document type. */
@@ -16774,6 +21256,44 @@ export interface components {
             document_type_name: string;
             id_document_type: string;
         };
+        Health: {
+            /** @description D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending). */
+            checks: {
+                d1: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                folio_allocator: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                issuance_queue: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                r2: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                webhook_queue: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+            };
+            environment: string;
+            /**
+             * @description Which tax authority documents go to: the built-in simulator, the SII certification or production hosts.
+             * @enum {string}
+             */
+            sii_mode: "simulator" | "certification" | "production";
+            /** @enum {string} */
+            status: "ok" | "degraded";
+        };
         Invoice: {
             attempts: number;
             /** @description The note that cancels this document, if any. */
@@ -16829,17 +21349,39 @@ export interface components {
             /** @description References; at least one on notes (56, 61, 111, 112). */
             billing_reference?: {
                 branch_office?: number;
+                /** @description IndGlobal: the note covers more than 20 documents of this type (number 0). */
+                global?: boolean;
                 /** @description Date of the referenced document, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS. */
                 invoice_date: string;
                 /** @description Referenced document type: SII code, mnemonic, paper code or 8xx. */
                 invoice_type: string;
                 /** @description Folio of the referenced document (FolioRef). */
                 number: number | string;
+                /** @description RUTOtr: RUT of the issuer of the referenced document when it is not ours. */
+                other_issuer?: string;
                 /** @description RazonRef (max 90). */
                 reason?: string;
+                /** @description This reference's own CodRef: ANU/1, COT/2 or COM/3. Defaults to the document's reason_code on the first reference a note may modify. */
+                reason_code?: string;
             }[];
             /** @description Issuing branch number (printed as Sucursal), at most 9 digits like the SII's branch codes. */
             branch_office?: number;
+            /** @description Liquidación-factura (43) only: commissions and other charges. */
+            commissions?: {
+                /** @description Glosa (max 60). */
+                description: string;
+                /** @description ValComExe (default 0). */
+                exempt_amount?: number | string;
+                /**
+                 * @description TipoMovim: C commission, O other charge.
+                 * @enum {string}
+                 */
+                kind: "COMMISSION" | "OTHER";
+                /** @description ValComNeto. Required unless percent is sent. */
+                net_amount?: number | string;
+                /** @description TasaComision, percent of the settled net amount (computes net_amount). */
+                percent?: number | string;
+            }[];
             /** @description Defaults to CLP. */
             currency?: {
                 /** @description ISO 4217; CLP except on export documents. */
@@ -16847,11 +21389,100 @@ export interface components {
                 /** @description CLP per unit of `code` (exports). */
                 exchange_rate?: number | string;
             };
+            /** @description Export customs data (Transporte/Aduana). Export documents 110–112 only. */
+            customs?: {
+                /** @description Booking. */
+                booking?: string;
+                /** @description NomCiaTransp. */
+                carrier_company_name?: string;
+                /** @description RUTCiaTransp. */
+                carrier_company_rut?: string;
+                /** @description NombreTransp: ship, flight or vehicle. */
+                carrier_name?: string;
+                /** @description CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries). */
+                destination_country?: string;
+                /** @description MntFlete, document currency. */
+                freight?: number | string;
+                /** @description PesoBruto, up to 2 decimals. */
+                gross_weight?: number | string;
+                /** @description CodUnidPesoBruto (customs unit code, e.g. 6 KN). */
+                gross_weight_unit?: string;
+                /** @description MntSeguro, document currency. */
+                insurance?: number | string;
+                /** @description PesoNeto, up to 2 decimals. */
+                net_weight?: number | string;
+                /** @description CodUnidPesoNeto. */
+                net_weight_unit?: string;
+                /** @description Operador. */
+                operator?: string;
+                /** @description Packages (TipoBultos, up to 10). */
+                packages?: {
+                    /** @description IdContainer. */
+                    container_id?: string;
+                    /** @description Marcas. */
+                    marks?: string;
+                    /** @description CantBultos. */
+                    quantity: number;
+                    /** @description Sello. */
+                    seal?: string;
+                    /** @description EmisorSello. */
+                    seal_issuer?: string;
+                    /** @description CodTpoBultos (GET /api/catalogs/CL/additional-export-info/package-types). */
+                    type: string;
+                }[];
+                /** @description FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms). */
+                payment_form?: string;
+                /** @description CodPtoEmbarque (GET /api/catalogs/CL/additional-export-info/ports). */
+                port_of_loading?: string;
+                /** @description CodPtoDesemb (GET /api/catalogs/CL/additional-export-info/ports). */
+                port_of_unloading?: string;
+                /** @description CodPaisRecep (GET /api/catalogs/CL/additional-export-info/countries). */
+                recipient_country?: string;
+                /** @description CodClauVenta (GET /api/catalogs/CL/additional-export-info/sale-clauses). */
+                sale_clause?: string;
+                /** @description TotClauVenta: total of the sale clause, document currency. */
+                sale_clause_total?: number | string;
+                /** @description CodModVenta (GET /api/catalogs/CL/additional-export-info/sale-modalities). */
+                sale_modality?: string;
+                /** @description Tara. */
+                tare?: number;
+                /** @description CodUnidMedTara (customs unit code). */
+                tare_unit?: string;
+                /** @description TotItems. */
+                total_items?: number;
+                /** @description TotBultos. Defaults to the sum of packages[].quantity. */
+                total_packages?: number;
+                /** @description CodViaTransp (GET /api/catalogs/CL/additional-export-info/transport-modes). */
+                transport_mode?: string;
+            };
+            /** @description TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Guías and exports. */
+            dispatch_kind?: number;
             /** @description Caller's reference; not sent to the SII. */
             external_reference?: string;
+            /** @description Global discounts and surcharges (DscRcgGlobal, up to 20). */
+            global_adjustments?: {
+                /** @description Amount in the document currency (TpoValor $). Exactly one of percent and amount. */
+                amount?: number | string;
+                /**
+                 * @description Base it changes (IndExeDR): TAXED (default; the affected lines), EXEMPT (IndExeDR 1; the default on exempt types) or NON_BILLABLE (IndExeDR 2).
+                 * @enum {string}
+                 */
+                applies_to?: "TAXED" | "EXEMPT" | "NON_BILLABLE";
+                /** @description GlosaDR (max 45). */
+                description?: string;
+                /**
+                 * @description DISCOUNT (TpoMov D) or SURCHARGE (TpoMov R).
+                 * @enum {string}
+                 */
+                kind: "DISCOUNT" | "SURCHARGE";
+                /** @description Percentage of the base (TpoValor %; 0.01–100 for discounts, up to 999.99 for surcharges). Exactly one of percent and amount. */
+                percent?: number | string;
+            }[];
+            /** @description MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts. */
+            gross_prices?: boolean;
             /** @description Issue date-time YYYY-MM-DD HH:MM:SS, company time zone. */
             invoice_date: string;
-            /** @description SII code (33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, FCO, GDE, NDV, NCV, FEE, NDE, NCE). */
+            /** @description SII code (33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, LFA, FCO, GDE, NDV, NCV, FEE, NDE, NCE). */
             invoice_type: string;
             /** @description Issuer or recipient. */
             issuer: {
@@ -16859,17 +21490,32 @@ export interface components {
                 address?: {
                     /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
                     address?: string;
-                    /** @description Comuna / city code or name; printed as CmnaOrigen/CiudadOrigen (SII max 20). */
+                    /** @description City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent. */
                     city?: string;
+                    /** @description Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`. */
+                    commune?: string;
                     /** @description Country code (CL/CHL). */
                     country?: string;
                     /** @description Region code from the catalog. */
                     region?: string;
                 };
+                /** @description Recipient only: phone or e-mail of a contact person (Contacto, max 80). */
+                contact?: string;
                 /** @description Tax id. For Chile a RUT in any usual form (76086428-5, 76.086.428-5, 760864285). Foreign recipients of export documents may send their own id. */
                 document_number: string;
                 /** @description Tax identification document code (RUT for Chile). */
                 document_type?: string;
+                /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
+                email?: string;
+                /** @description Export documents (110–112) only: the foreign recipient block (Extranjero). */
+                foreign?: {
+                    /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
+                    id?: string;
+                    /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
+                    nationality?: string;
+                };
+                /** @description Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20). */
+                internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
                 /** @description Tax information. */
@@ -16892,8 +21538,42 @@ export interface components {
                 description: string;
                 /** @description Line discount amount (DescuentoMonto) in the document currency; ≤ quantity × unit_price. */
                 discount_amount?: number | string;
+                /** @description Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it. */
+                discount_percent?: number | string;
+                /** @description IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6. */
+                exempt_indicator?: number;
+                /** @description Up to 5 item codes (CdgItem). */
+                item_codes?: {
+                    /** @description Coding scheme (TpoCodigo, max 10), e.g. INT1 (internal), EAN13, PLU, DUN14. */
+                    type: string;
+                    /** @description Code (VlrCodigo, max 35). */
+                    value: string;
+                }[];
+                /** @description Long description (DscItem, max 1,000 characters). */
+                long_description?: string;
                 /** @description Quantity, > 0, up to 6 decimals. */
                 quantity: number | string;
+                /** @description Price per reference unit (PrcRef); informative. */
+                reference_price?: number | string;
+                /** @description Reference quantity (QtyRef), e.g. the content of a package; informative. */
+                reference_quantity?: number | string;
+                /** @description Unit of the reference quantity (UnmdRef, max 4). */
+                reference_unit?: string;
+                /** @description The issuer withholds or advances a tax on this line as the SII's retention agent (Retenedor, IndAgente R). Facturas, notes and guías only. */
+                retainer?: {
+                    /** @description Slaughter base (MntBaseFaena): the base of the meat taxes 17 and 18 on this line instead of its amount. */
+                    base_amount?: number | string;
+                    /** @description Price to the final consumer (PrcConsFinal). */
+                    final_price?: number | string;
+                    /** @description Marketing margin (MntMargComer). */
+                    margin_amount?: number | string;
+                };
+                /** @description Liquidación-factura (43) only, required there: the type of the document settled on this line (TpoDocLiq, e.g. 33). */
+                settled_type?: string;
+                /** @description Line surcharge amount (RecargoMonto) in the document currency. */
+                surcharge_amount?: number | string;
+                /** @description Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100). */
+                surcharge_percent?: number | string;
                 /** @description See itemTaxSchema; empty means the document type's default (affected or exempt). */
                 taxes?: {
                     /** @description Optional; when sent it must equal the line's tax computed by the engine. */
@@ -16906,11 +21586,38 @@ export interface components {
                 /** @description Unit price, ≥ 0, up to 6 decimals. Net on facturas and notes, gross (IVA included) on boletas 39. */
                 unit_price: number | string;
             }[];
+            /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA. */
+            net_amounts?: boolean;
+            /** @description Export documents: the amounts in a second currency (OtraMoneda). currency.exchange_rate alone means a second currency of CLP. */
+            other_currency?: {
+                /** @description ISO 4217 (CLP for pesos). */
+                code: string;
+                /** @description Units of `code` per unit of the document currency, up to 4 decimals. */
+                exchange_rate: number | string;
+            };
             /** @description FchVenc, YYYY-MM-DD. */
             payment_due_date?: string;
             payment_method?: {
                 /** @description 1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). */
                 code: string;
+                description?: string;
+            };
+            /** @description Instalments (MntPagos, up to 30; FmaPago 2 credit). Not on boletas. Their sum must equal the total. */
+            payment_schedule?: {
+                /** @description MntPago. */
+                amount: number | string;
+                /** @description FchPago. */
+                date: string;
+                /** @description GlosaPagos (max 40). */
+                description?: string;
+            }[];
+            /** @description Payment terms. Not on boletas. */
+            payment_terms?: {
+                /** @description TermPagoCdg (max 4). */
+                code?: string;
+                /** @description TermPagoDias. */
+                days?: number;
+                /** @description TermPagoGlosa (max 100). */
                 description?: string;
             };
             /** @description ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes. */
@@ -16921,17 +21628,32 @@ export interface components {
                 address?: {
                     /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
                     address?: string;
-                    /** @description Comuna / city code or name; printed as CmnaOrigen/CiudadOrigen (SII max 20). */
+                    /** @description City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent. */
                     city?: string;
+                    /** @description Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`. */
+                    commune?: string;
                     /** @description Country code (CL/CHL). */
                     country?: string;
                     /** @description Region code from the catalog. */
                     region?: string;
                 };
+                /** @description Recipient only: phone or e-mail of a contact person (Contacto, max 80). */
+                contact?: string;
                 /** @description Tax id. For Chile a RUT in any usual form (76086428-5, 76.086.428-5, 760864285). Foreign recipients of export documents may send their own id. */
                 document_number: string;
                 /** @description Tax identification document code (RUT for Chile). */
                 document_type?: string;
+                /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
+                email?: string;
+                /** @description Export documents (110–112) only: the foreign recipient block (Extranjero). */
+                foreign?: {
+                    /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
+                    id?: string;
+                    /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
+                    nationality?: string;
+                };
+                /** @description Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20). */
+                internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
                 /** @description Tax information. */
@@ -16946,12 +21668,34 @@ export interface components {
                     resolution_number?: string;
                 };
             };
+            /** @description IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel). */
+            service_indicator?: number;
+            /** @description Billing period of a service. */
+            service_period?: {
+                /** @description PeriodoDesde. */
+                from: string;
+                /** @description PeriodoHasta. */
+                to: string;
+            };
+            /** @description Sub-totals for printing (SubTotInfo, up to 20); ValSubtotSTI is computed. */
+            subtotals?: {
+                /** @description GlosaSTI (max 40). */
+                description: string;
+                /** @description 1-based numbers of the lines it adds up (LineasDeta). */
+                lines: number[];
+                /** @description OrdenSTI. */
+                order?: number;
+            }[];
             /** @description Client-computed totals. Optional; every field sent is checked against the engine's result. */
             totals?: {
-                /** @description Σ items[].discount_amount. */
+                /** @description Σ line discounts (DescuentoMonto). */
                 discount?: number | string;
+                /** @description MontoNF: not-billable lines (IndExe 2 minus IndExe 6) after their global adjustments. */
+                non_billable?: number | string;
                 /** @description Σ round(quantity × unit_price) over all lines. */
                 sub_total?: number | string;
+                /** @description Σ line surcharges (RecargoMonto). */
+                surcharge?: number | string;
                 /** @description Per-tax totals; each entry sent is checked. */
                 taxes?: {
                     /** @description A number (JSON number or decimal string such as "1190.5"). Amounts are exact decimals, never floats. */
@@ -16965,6 +21709,29 @@ export interface components {
                 }[];
                 /** @description MntTotal. */
                 total?: number | string;
+            };
+            /** @description Guías (52): IndTraslado 1 sale (default), 2 sale to be made, 3 consignment, 4 free delivery, 5 internal transfer, 6 other non-sale, 7 return, 8 export transfer, 9 export sale. */
+            transfer_kind?: number;
+            /** @description Transport (Transporte): guías 52, facturas and exports. */
+            transport?: {
+                /** @description RUT of the carrier (RUTTrans). */
+                carrier_rut?: string;
+                destination?: {
+                    /** @description DirDest. */
+                    address?: string;
+                    /** @description CiudadDest. */
+                    city?: string;
+                    /** @description CmnaDest. */
+                    commune?: string;
+                };
+                driver?: {
+                    /** @description NombreChofer (max 30). */
+                    name: string;
+                    /** @description RUTChofer. */
+                    rut: string;
+                };
+                /** @description Vehicle plate (Patente, max 8). */
+                plate?: string;
             };
         };
         InvoiceEvent: {
@@ -17132,6 +21899,12 @@ export interface components {
                 /** @description Exchange files produced for it (download types). */
                 files: string[];
                 reason: string | null;
+                /** @description Where the replies were mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself. */
+                reply_to: {
+                    email: string;
+                    /** @enum {string} */
+                    source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
+                } | null;
                 /** @description The SII's codResp (0 OK, 7 already recorded). */
                 sii_code: number | null;
                 sii_message: string | null;

@@ -245,6 +245,11 @@ async function issueOne(fetch: Fetch, company: Company, i: number, random: () =>
       if (type === "33") company.cancellable.push(json.id!);
       return { id: json.id };
     }
+    if (res.status === 429 && attempt < 200) {
+      // Over a rate limit (issue 15): a well-behaved client waits as long as Retry-After says.
+      await sleep(1000 * Math.min(60, Number(res.headers.get("Retry-After") ?? 1) || 1));
+      continue;
+    }
     if ((res.status >= 500 || json.error?.code === "IDEMPOTENCY_KEY_IN_USE") && attempt < 20) {
       await sleep(200 * (attempt + 1));
       continue;

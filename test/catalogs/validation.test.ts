@@ -45,6 +45,14 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
     expectCatalogError(await issue(issuer, body), "INVOICE_TAX_NOT_ALLOWED", "items[0].taxes[1].type", "tax-types");
   });
 
+  it("item codes: a GS1 code with a wrong check digit is refused, naming the code and the catalog; an issuer's own coding passes", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.items[0].item_codes = [{ type: "INT1", value: "SKU-1" }, { type: "EAN13", value: "7801234567890" }];
+    expectCatalogError(await issue(issuer, body), "INVOICE_INVALID_INPUT", "items[0].item_codes[1].value", "item-code-types");
+    body.items[0].item_codes[1].value = "7801234567894";
+    expect((await issue(issuer, body)).status).toBe(202);
+  });
+
   it("payment type", async () => {
     const body = invoiceBody(issuer.rut, "33", { payment_method: { code: "CHEQUE" } });
     expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "payment_method.code", "payment-types");

@@ -29,7 +29,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     payment_schedule: [{ date: "2026-12-20", amount: 10000, description: "Primera cuota" }, { date: "2027-01-20", amount: 8691 }],
     service_indicator: 3, service_period: { from: "2026-11-01", to: "2026-11-30" },
     items: [
-      { quantity: 3, unit_price: 3333.33, description: "Soporte mensual", discount_percent: 5, item_codes: [{ type: "INT1", value: "SOP-01" }, { type: "EAN13", value: "7801234567890" }], long_description: "Soporte 8x5 por correo y teléfono, noviembre 2026." },
+      { quantity: 3, unit_price: 3333.33, description: "Soporte mensual", discount_percent: 5, item_codes: [{ type: "INT1", value: "SOP-01" }, { type: "EAN13", value: "7801234567894" }], long_description: "Soporte 8x5 por correo y teléfono, noviembre 2026." },
       { quantity: 2, unit_price: 1250, description: "Horas extra", surcharge_percent: 50, code_unit_of_measure: "HR" },
       { quantity: 1, unit_price: 5000, description: "Curso exento", taxes: [{ type: "EXE" }], reference_quantity: 8, reference_unit: "HR", reference_price: 625 },
     ],

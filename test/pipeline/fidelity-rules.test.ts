@@ -60,6 +60,9 @@ describe("SII rules refused at POST, no folio used", () => {
     const res = await issue(issuer, invoiceBody(issuer.rut, "52", { items: [{ quantity: 5, unit_price: 0, description: "Cajas" }] }));
     expectError(res, 400, "INVOICE_ZERO_TOTAL");
     expect(res.body.error.message).toContain("IndTraslado 1");
+    // A transfer between own premises (IndTraslado 5) is no sale: it may total 0.
+    const move = await issue(issuer, invoiceBody(issuer.rut, "52", { transfer_kind: 5, items: [{ quantity: 5, unit_price: 0, description: "Cajas" }] }));
+    expect(move.status).toBe(202);
   });
 
   it("[CERT-DATE] an issue date before the signing certificate was valid", async () => {

@@ -32,12 +32,13 @@ function referenceFolios(doc: ComputedDocument) {
 }
 
 /**
- * [GUIA-ZERO-SALE] Our guías de despacho (52) declare IndTraslado 1 (a sale): a sale of nothing is
- * rejected by the SII. A transfer that is not a sale needs another IndTraslado, not issued here.
+ * [GUIA-ZERO-SALE] A guía de despacho (52) declared as a sale (transfer_kind / IndTraslado 1, the
+ * default) of nothing is rejected by the SII; a transfer that is not a sale (IndTraslado 2–9, e.g. a
+ * move between own premises) may total 0.
  */
 function despatchAmount(doc: ComputedDocument) {
-  if (doc.type.code === 52 && doc.totals.total === 0n) {
-    refuse("INVOICE_ZERO_TOTAL", "A guía de despacho is issued as a sale (IndTraslado 1) and a sale cannot total 0; give the goods their prices [GUIA-ZERO-SALE]", [
+  if (doc.type.code === 52 && (doc.transferKind ?? 1) === 1 && doc.totals.total === 0n) {
+    refuse("INVOICE_ZERO_TOTAL", "A guía de despacho declared as a sale (transfer_kind 1, IndTraslado 1) cannot total 0; give the goods their prices, or declare the transfer kind it is (GET /api/catalogs/CL/transfer-kinds) [GUIA-ZERO-SALE]", [
       { field: "items", message: "Total is 0 on a sale" },
     ]);
   }

@@ -38,10 +38,10 @@ describe("lines: discounts and surcharges", () => {
 describe("lines: codes, descriptions, reference quantities, retention agent", () => {
   it("carries codes, long description, reference quantity and the Retenedor amounts", () => {
     const l = doc({
-      items: [{ quantity: 2, unit_price: 500, description: "Vino", long_description: "x".repeat(1000), item_codes: [{ type: "EAN13", value: "7801234567890" }], reference_quantity: 0.75, reference_unit: "LT", reference_price: 666.666667, retainer: { base_amount: 800, margin_amount: 100, final_price: 700 } }],
+      items: [{ quantity: 2, unit_price: 500, description: "Vino", long_description: "x".repeat(1000), item_codes: [{ type: "EAN13", value: "7801234567894" }], reference_quantity: 0.75, reference_unit: "LT", reference_price: 666.666667, retainer: { base_amount: 800, margin_amount: 100, final_price: 700 } }],
     }).lines[0]!;
     expect(plain({ codes: l.codes, refQty: l.refQty, refUnit: l.refUnit, refPrice: l.refPrice, retainer: l.retainer, long: l.longDescription?.length })).toEqual({
-      codes: [{ type: "EAN13", value: "7801234567890" }], refQty: "0.75", refUnit: "LT", refPrice: "666.666667", retainer: { baseAmount: 800, margin: 100, finalPrice: 700 }, long: 1000,
+      codes: [{ type: "EAN13", value: "7801234567894" }], refQty: "0.75", refUnit: "LT", refPrice: "666.666667", retainer: { baseAmount: 800, margin: 100, finalPrice: 700 }, long: 1000,
     });
     expect(fails({ items: [{ quantity: 1, unit_price: 1, description: "a", long_description: "x".repeat(1001) }] })).toMatchObject({ code: "FIELD_TOO_LONG", field: "items[0].long_description" });
     expect(fails({ items: [{ quantity: 1, unit_price: 1, description: "a", item_codes: Array.from({ length: 6 }, () => ({ type: "A", value: "1" })) }] })).toMatchObject({ code: "INVALID_INPUT", field: "items[0].item_codes" });

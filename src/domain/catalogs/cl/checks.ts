@@ -93,6 +93,7 @@ export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): 
     if (unit !== undefined && type.export && !UNIT_CODES.has(fold(unit))) {
       unknown(`items[${i}].code_unit_of_measure`, unit, "measurement-units", "customs unit of measure (export documents use the customs table)");
     }
+    (it.item_codes ?? []).forEach((c, j) => checkItemCode(c, `items[${i}].item_codes[${j}]`));
     (it.taxes ?? []).forEach((t, j) => {
       if (!TAX_CODES.has(t.type.trim().toUpperCase())) {
         const field = `items[${i}].taxes[${j}].type`;
