@@ -93,7 +93,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     billing_reference: [
       { ...ref33, reason: "Devolución de envases" },
       { number: "OC-77", invoice_type: "801", invoice_date: "2026-11-01", other_issuer: "77879240-0" },
-      { number: 9, invoice_type: "52", invoice_date: "2026-11-02", reason_code: "COT", reason: "Guía asociada" },
+      { number: 9, invoice_type: "52", invoice_date: "2026-11-02", reason: "Guía asociada" },
     ],
     items: [{ quantity: 2, unit_price: 150, description: "Devolución envases", exempt_indicator: 5 }, { quantity: 1, unit_price: 1000, description: "Rebaja de precio" }],
   },

@@ -73,7 +73,7 @@ describe("feature documents", () => {
     expect(f110).toContain("<Totales><TpoMoneda>DOLAR USA</TpoMoneda><MntExe>1233.25</MntExe><MntTotal>1233.25</MntTotal></Totales><OtraMoneda><TpoMoneda>PESO CL</TpoMoneda><TpoCambio>945.37</TpoCambio><MntExeOtrMnda>1165878</MntExeOtrMnda><MntTotOtrMnda>1165878</MntTotOtrMnda></OtraMoneda>");
     const f61 = flat("61-references");
     expect(f61).toContain("<IndExe>5</IndExe><NmbItem>Devolución envases</NmbItem>");
-    expect(f61).toContain("<Referencia><NroLinRef>2</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>OC-77</FolioRef><RUTOtr>77879240-0</RUTOtr><FchRef>2026-11-01</FchRef></Referencia><Referencia><NroLinRef>3</NroLinRef><TpoDocRef>52</TpoDocRef><FolioRef>9</FolioRef><FchRef>2026-11-02</FchRef><CodRef>2</CodRef><RazonRef>Guía asociada</RazonRef></Referencia>");
+    expect(f61).toContain("<Referencia><NroLinRef>2</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>OC-77</FolioRef><RUTOtr>77879240-0</RUTOtr><FchRef>2026-11-01</FchRef></Referencia><Referencia><NroLinRef>3</NroLinRef><TpoDocRef>52</TpoDocRef><FolioRef>9</FolioRef><FchRef>2026-11-02</FchRef><RazonRef>Guía asociada</RazonRef></Referencia>");
     const f43 = flat("43-commission");
     expect(f43).toContain('<Liquidacion ID="F');
     expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");

@@ -43,8 +43,10 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
   if (reason && !references.some((r) => r.codRef)) {
     throw new EngineError("REFERENCE_INVALID", `${type.name} cannot modify ${refsIn.map((r) => r.invoice_type).join(", ")}; it may reference ${type.mayModify.join(", ")}`, { field: "billing_reference[0].invoice_type", expected: type.mayModify.join("|") });
   }
-  if (reason?.codRef === 2 && total !== 0n) {
-    throw new EngineError("TOTALS_MISMATCH", `A text-correction note (COT) carries zero amounts`, { field: "items", expected: "0" });
+  // A text correction (CodRef 2, on the document or on any one reference) carries zero amounts: the
+  // SII rejects a note that corrects text and also moves money (ref §1.2 b; simulator COT-AMOUNT).
+  if ((reason?.codRef === 2 || references.some((r) => r.codRef === 2)) && total !== 0n) {
+    throw new EngineError("TOTALS_MISMATCH", `A text-correction note (COT) carries zero amounts; correct the amounts in a separate note (COM)`, { field: "items", expected: "0" });
   }
   return reason ? { references, reason } : { references };
 }
