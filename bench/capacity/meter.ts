@@ -25,13 +25,15 @@ export interface Counts {
   r2BytesRead: number;
   doCalls: number;
   queueMessages: number;
+  /** Of those, sent to the webhook queue (the rest went to the issuance queue). */
+  webhookQueueMessages: number;
   emails: number;
   outboundCalls: number;
   wallMs: number;
   waitMs: number;
 }
 
-export const zero = (): Counts => ({ d1RoundTrips: 0, d1Statements: 0, d1RowsRead: 0, d1RowsWritten: 0, r2ClassA: 0, r2ClassB: 0, r2BytesWritten: 0, r2BytesRead: 0, doCalls: 0, queueMessages: 0, emails: 0, outboundCalls: 0, wallMs: 0, waitMs: 0 });
+export const zero = (): Counts => ({ d1RoundTrips: 0, d1Statements: 0, d1RowsRead: 0, d1RowsWritten: 0, r2ClassA: 0, r2ClassB: 0, r2BytesWritten: 0, r2BytesRead: 0, doCalls: 0, queueMessages: 0, webhookQueueMessages: 0, emails: 0, outboundCalls: 0, wallMs: 0, waitMs: 0 });
 
 export function add(a: Counts, b: Counts): Counts {
   const out = zero();
@@ -184,7 +186,10 @@ export class Meter {
 
   private queue(name: string): Queue {
     const keep = (bodies: unknown[]) => {
-      this.count((c) => (c.queueMessages += bodies.length));
+      this.count((c) => {
+        c.queueMessages += bodies.length;
+        if (name === "WEBHOOK_QUEUE") c.webhookQueueMessages += bodies.length;
+      });
       this.sent.set(name, [...(this.sent.get(name) ?? []), ...bodies]);
     };
     return {
