@@ -284,12 +284,17 @@ it("capacity: per-document cost of each step", async () => {
   totals.push(`| received EnvioDTE, 1 DTE | ${rd1} | ${recepR2} | – | ${rf.d1Statements} | ${rf.d1RowsWritten} | ${rf.doCalls} | ${rf.queueMessages} | ${fmt(cpu(rf), 1)} | ${fmt(cpu(rf) / rsaMs, 1)} |`);
 
   out.push("### per document, all steps", "", ...totals, "", "### D1 storage per document (net growth, one measured document)", "", ...storage, "");
-  out.push(...(await batched(iss, rsaMs)));
+  out.push(...(await batched(iss, rsaMs, "one webhook endpoint subscribed to every event")));
+  // The same without webhooks: a company with no endpoint (its events are still recorded and fanned out).
+  const plain = await readyIssuer([39], BATCH_DOCS + 10);
+  issuerKey = plain.owner.key;
+  await new Promise((r) => setTimeout(r, 2000));
+  out.push("", ...(await batched(plain, rsaMs, "no webhook endpoint")));
   console.log(`\n${out.join("\n")}\n`);
 });
 
 /** BATCH_DOCS boletas through the real queue consumer in batches of 50: per-document averages and physical D1 growth. */
-async function batched(iss: Issuer, rsaMs: number): Promise<string[]> {
+async function batched(iss: Issuer, rsaMs: number, label: string): Promise<string[]> {
   const boleta = KINDS[3]!;
   const size0 = await physicalSize(env.DB);
   const before = await snapshot(env.DB, tables);
@@ -340,7 +345,7 @@ async function batched(iss: Issuer, rsaMs: number): Promise<string[]> {
     else logical += d.tableGrowth + d.indexGrowth;
   }
   const per = (x: number) => x / BATCH_DOCS;
-  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | DO calls | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | DO calls | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
   let all = zero();
   for (const [name, c] of steps) {
     all = add(all, c);
