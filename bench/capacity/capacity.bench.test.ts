@@ -254,6 +254,7 @@ it("capacity: per-document cost of each step", async () => {
       d1 += g.tableGrowth + g.indexGrowth;
     }
     totals.push(`| ${kind.name} | ${d1} | ${pick.r2} | ${pick.deliveries} | ${sum.d1Statements} | ${sum.d1RowsWritten} | ${sum.doCalls} | ${sum.queueMessages} | ${fmt(cpu(sum), 1)} | ${fmt(cpu(sum) / rsaMs, 1)} |`);
+    if (kind.type === 39) out.push(await crossCheck(iss, kind, n++, measured), "");
   }
 
   // Reception: an EnvioDTE of one DTE through the email() handler.
@@ -292,6 +293,23 @@ it("capacity: per-document cost of each step", async () => {
   out.push("", ...(await batched(plain, rsaMs, "no webhook endpoint")));
   console.log(`\n${out.join("\n")}\n`);
 });
+
+/**
+ * The step-by-step replay against the real consumer: one more document of `kind` through
+ * handleIssuanceBatch as a batch of one must ask D1, R2, the allocator and the queues exactly what
+ * the replayed steps (folio, sign, envelope, upload) asked. Then its polls and webhooks are drained.
+ */
+async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figures: Map<StepName, StepFigures> }[]): Promise<string> {
+  expect((await post(`${iss.base}/invoices`, kind.body(iss.rut, i))).status).toBe(202);
+  const { counts } = await meter.step(() => handleIssuanceBatch(batchOf("dte-issuance", meter.take("ISSUANCE_QUEUE")), wenv, authority));
+  const replayed = (["assign folio", "sign (stamp + XMLDSig)", "envelope: build, sign, store; record SIGNED", "send envelope (upload)"] as const).map((s) => medianFigures(measured.map((m) => m.figures.get(s)!))).reduce<Counts>((a, b) => add(a, b), zero());
+  const keys = ["d1RoundTrips", "d1Statements", "d1RowsWritten", "r2ClassA", "doCalls", "queueMessages", "outboundCalls"] as const;
+  for (const k of keys) expect(counts[k], `${k}: the consumer vs the replayed steps`).toBe(replayed[k]);
+  for (let pending = meter.take("ISSUANCE_QUEUE"); pending.length > 0; pending = meter.take("ISSUANCE_QUEUE")) await handleIssuanceBatch(batchOf("dte-issuance", pending), wenv, authority);
+  for (let pending = meter.take("WEBHOOK_QUEUE"); pending.length > 0; pending = meter.take("WEBHOOK_QUEUE")) await handleWebhookBatch(batchOf("dte-webhooks", pending), wenv);
+  last = await snapshot(env.DB, tables);
+  return `Cross-check: one ${kind.name} through the real consumer (handleIssuanceBatch, a batch of one) made ${keys.map((k) => `${counts[k]} ${k}`).join(", ")}: the same as the replayed steps above.`;
+}
 
 /** BATCH_DOCS boletas through the real queue consumer in batches of 50: per-document averages and physical D1 growth. */
 async function batched(iss: Issuer, rsaMs: number, label: string): Promise<string[]> {
