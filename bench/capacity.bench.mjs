@@ -5,7 +5,7 @@
 // R2, the folio Durable Object, the queues and the network, and the Worker's own time as ms and as
 // a ratio to one RSA-2048 signature timed in the same run; the bytes each document leaves in D1 and
 // R2; and the per-document averages when 200 boletas go through the real consumers in batches.
-// See bench/capacity/capacity.bench.test.ts. Knobs: CAPACITY_REPS (3 measured documents per kind,
+// See bench/capacity/capacity.bench.test.ts. Knobs: CAPACITY_REPS (5 measured documents per kind,
 // after one warm-up), CAPACITY_BATCH_DOCS (200).
 import { spawnSync } from "node:child_process";
 import path from "node:path";

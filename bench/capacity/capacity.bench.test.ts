@@ -35,7 +35,7 @@ import { Meter, add, batchOf, zero, type Counts } from "./meter";
 import { diff, physicalSize, schemaOf, snapshot, type Snapshot, type TableDelta, type TableInfo } from "./sizes";
 
 const knobs = env as unknown as { CAPACITY_REPS?: string; CAPACITY_BATCH_DOCS?: string };
-const REPS = Number(knobs.CAPACITY_REPS || 3);
+const REPS = Number(knobs.CAPACITY_REPS || 5);
 const BATCH_DOCS = Number(knobs.CAPACITY_BATCH_DOCS || 200);
 const SIM_TABLE = /^sim_/; // the SII simulator's tables: the tax authority's side, not the service's storage
 
