@@ -1,0 +1,390 @@
+/**
+ * The capacity model's measurements (docs/capacity.md), inside workerd with real D1, R2, Durable
+ * Objects and the SII simulator. The service's own code runs unchanged: the HTTP app
+ * (`worker.fetch`), the issuance pipeline's step functions in the order the queue consumer calls
+ * them (src/pipeline/consumer.ts: rows + folios, prepare (stamp + sign), envelope stored and
+ * documents recorded SIGNED, upload, then polls in a later batch), the webhook consumer and the
+ * email() handler, each given an `Env` whose bindings count what they are asked (meter.ts). Queue
+ * messages are caught by the counting producers and handed to the real consumers by this file.
+ *
+ * Per document kind, one warm-up document and REPS measured ones, one at a time; per step the
+ * median of each figure. Then a batched run: BATCH_DOCS boletas through the real consumer
+ * (handleIssuanceBatch) in queue batches of 50, per-document averages. Bytes stored per document
+ * come from sizing every row and index entry before and after (sizes.ts) and from D1's size_after.
+ * CPU is reported in ms and as a ratio to one RSA-2048 PKCS#1 v1.5 signature timed in the same run.
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import worker from "../../src/index";
+import { app } from "../../src/app";
+import { createDb } from "../../src/db/client";
+import { siiAuthority } from "../../src/countries/cl";
+import { SiiClient } from "../../src/countries/cl/sii/client";
+import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleWebhookBatch } from "../../src/webhooks/consumer";
+import { enqueueEnvelopePolls } from "../../src/queues/issuance";
+import { notifyEvents } from "../../src/queues/webhooks";
+import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
+import { newId } from "../../src/lib/ids";
+import { call } from "../../test/helpers/api";
+import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
+import { receiverUrl, register } from "../../test/webhooks/helpers";
+import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../../test/sii/helpers";
+import { receiver } from "../../test/reception/helpers";
+import { Meter, add, batchOf, zero, type Counts } from "./meter";
+import { diff, physicalSize, schemaOf, snapshot, type Snapshot, type TableDelta, type TableInfo } from "./sizes";
+
+const knobs = env as unknown as { CAPACITY_REPS?: string; CAPACITY_BATCH_DOCS?: string };
+const REPS = Number(knobs.CAPACITY_REPS || 5);
+const BATCH_DOCS = Number(knobs.CAPACITY_BATCH_DOCS || 200);
+const SIM_TABLE = /^sim_/; // the SII simulator's tables: the tax authority's side, not the service's storage
+
+interface StepFigures extends Counts {
+  d1BytesWritten: number;
+  d1RowsInserted: number;
+}
+
+const meter = new Meter();
+const wenv = meter.wrap(env);
+const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+// The simulated SII answers with the unwrapped bindings: its work is the tax authority's, timed as outbound I/O.
+const sii = new SiiClient({ mode: "simulator", fetcher: meter.external(async (req) => app.fetch(req, env, ctx)) });
+const authority = siiAuthority(wenv, ctx, sii);
+
+let tables: TableInfo[];
+let last: Snapshot;
+/** Net growth of the service's tables since the start of the current document, per table. */
+let perDocGrowth = new Map<string, TableDelta>();
+let r2PerDoc = 0;
+
+/** One step: counts, plus what it wrote to D1 (rows sized before and after). */
+async function step<T>(fn: () => Promise<T>): Promise<{ value: T; f: StepFigures }> {
+  const { value, counts } = await meter.step(fn);
+  const now = await snapshot(env.DB, tables);
+  let bytes = 0;
+  let inserted = 0;
+  for (const [name, d] of diff(last, now)) {
+    if (SIM_TABLE.test(name)) continue;
+    bytes += d.bytesWritten;
+    inserted += d.inserted;
+    const g = perDocGrowth.get(name) ?? { inserted: 0, updated: 0, deleted: 0, bytesWritten: 0, tableGrowth: 0, indexGrowth: 0 };
+    for (const k of Object.keys(g) as (keyof TableDelta)[]) g[k] += d[k];
+    perDocGrowth.set(name, g);
+  }
+  r2PerDoc += counts.r2BytesWritten;
+  last = now;
+  return { value, f: { ...counts, d1BytesWritten: bytes, d1RowsInserted: inserted } };
+}
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; bytes: number }> {
+  const res = await worker.fetch!(new Request(`http://localhost${path}`, { method: "POST", headers: { "X-Api-Key": issuerKey, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) }) as any, wenv, ctx);
+  const buf = new Uint8Array(await res.arrayBuffer());
+  const type = res.headers.get("Content-Type") ?? "";
+  return { status: res.status, json: type.includes("json") ? JSON.parse(new TextDecoder().decode(buf)) : null, bytes: buf.length };
+}
+
+let issuerKey = "";
+
+function party(rut: string) {
+  return { legal_name: "EMPRESA DE PRUEBA SPA", document_type: "RUT", document_number: rut, address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" }, tax_information: { activity: "Venta de artículos de oficina", activity_codes: [477399] } };
+}
+const buyer = { legal_name: "CLIENTE DE PRUEBA LTDA", document_type: "RUT", document_number: "77879240-0", address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" } };
+const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ quantity: 1 + (i % 3), unit_price: 1000 + 10 * i, description: `Artículo de prueba número ${i + 1}`, code_unit_of_measure: "UN" }));
+
+interface Kind {
+  name: string;
+  type: number;
+  body: (rut: string, i: number) => unknown;
+}
+
+/** Folios of facturas issued so far (each cancellation annuls one of them). */
+const facturaFolios: number[] = [];
+
+const KINDS: Kind[] = [
+  { name: "factura 33, 1 line", type: 33, body: (rut, i) => ({ invoice_type: "33", invoice_date: nowLocal(), external_reference: `cap-a-${i}`, issuer: party(rut), recipient: buyer, items: lines(1) }) },
+  { name: "factura 33, 10 lines", type: 33, body: (rut, i) => ({ invoice_type: "33", invoice_date: nowLocal(), external_reference: `cap-b-${i}`, issuer: party(rut), recipient: buyer, items: lines(10) }) },
+  // 60 lines is the most a factura may carry (SII Formato DTE: Detalle occurs 1..60); 100 is refused at intake.
+  { name: "factura 33, 60 lines", type: 33, body: (rut, i) => ({ invoice_type: "33", invoice_date: nowLocal(), external_reference: `cap-c-${i}`, issuer: party(rut), recipient: buyer, items: lines(60) }) },
+  { name: "boleta 39, 2 lines", type: 39, body: (rut) => ({ invoice_type: "39", invoice_date: nowLocal(), issuer: party(rut), items: lines(2) }) },
+  {
+    name: "cancellation 61 (ANU)",
+    type: 61,
+    body: (rut) => ({ invoice_type: "61", reason_code: "ANU", invoice_date: nowLocal(), issuer: party(rut), recipient: buyer, billing_reference: [{ number: facturaFolios.shift(), invoice_type: "33", invoice_date: nowLocal().slice(0, 10) }], items: [{ quantity: 1, unit_price: 1000, description: "Anula factura" }] }),
+  },
+];
+
+const STEPS = ["intake (POST)", "assign folio", "sign (stamp + XMLDSig)", "envelope: build, sign, store; record SIGNED", "send envelope (upload)", "poll status", "webhook fan-out", "webhook deliveries", "PDF render on read"] as const;
+type StepName = (typeof STEPS)[number];
+
+/** One document of `kind` through every step, one at a time, as the queue consumer would run it. */
+async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figures: Map<StepName, StepFigures>; deliveries: number; perDoc: Map<string, TableDelta>; r2: number }> {
+  perDocGrowth = new Map();
+  r2PerDoc = 0;
+  const figures = new Map<StepName, StepFigures>();
+  // With an Idempotency-Key, as an ERP retrying safely would send it (its record lives 24 hours).
+  const intake = await step(() => post(`${iss.base}/invoices`, kind.body(iss.rut, i), { "Idempotency-Key": `cap-${i}-${Date.now()}` }));
+  expect(intake.value.status, JSON.stringify(intake.value.json)).toBe(202);
+  figures.set("intake (POST)", intake.f);
+  const id = intake.value.json.id as string;
+  const msgs = meter.take("ISSUANCE_QUEUE");
+  expect(msgs).toHaveLength(1);
+
+  // One consumer batch (src/pipeline/consumer.ts, phases 0–2) for this one document.
+  const deps: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+  const folio = await step(async () => {
+    const inv = await reload(deps, id);
+    return { inv, alloc: (await allocateFolios(deps, inv.companyId, inv.documentType, [inv.id])).get(inv.id) };
+  });
+  figures.set("assign folio", folio.f);
+  const prepared = await step(() => prepareDocument(deps, folio.value.inv, folio.value.alloc));
+  figures.set("sign (stamp + XMLDSig)", prepared.f);
+  const envelopeId = newId("env");
+  const stored = await step(async () => {
+    const s = await storeEnvelope(deps, iss.companyId, envelopeId, [prepared.value]);
+    return { s, moved: await recordSigned(deps, iss.companyId, envelopeId, [prepared.value]) };
+  });
+  expect(stored.value.moved).toHaveLength(1);
+  figures.set("envelope: build, sign, store; record SIGNED", stored.f);
+  const sent = await step(async () => {
+    await sendPrepared(deps, stored.value.s, [prepared.value], stored.value.moved);
+    await enqueueEnvelopePolls(wenv, [{ envelopeId, companyId: iss.companyId, delaySeconds: 0 }]);
+    await notifyEvents(wenv, [iss.companyId]);
+  });
+  figures.set("send envelope (upload)", sent.f);
+  meter.take("ISSUANCE_QUEUE");
+
+  // Polls come in a later batch (a new StepDeps: nothing cached from the batch above).
+  const polled = await step(async () => {
+    const deps2: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+    for (let n = 0; ; n++) {
+      const { state } = await pollEnvelope(deps2, envelopeId);
+      if (state !== "PENDING") break;
+      if (n > 20) throw new Error("envelope still pending after 20 polls");
+    }
+    await notifyEvents(wenv, [iss.companyId]);
+  });
+  figures.set("poll status", polled.f);
+  const final = await env.DB.prepare("SELECT status, folio FROM invoices WHERE id = ?").bind(id).first<{ status: string; folio: number }>();
+  expect(final?.status).toBe("ACCEPTED");
+  if (kind.type === 33) facturaFolios.push(final!.folio);
+
+  // The webhook consumer: the fan-out notices of this document's batches, then its deliveries.
+  const fanout = await step(() => handleWebhookBatch(batchOf("dte-webhooks", meter.take("WEBHOOK_QUEUE")), wenv));
+  figures.set("webhook fan-out", fanout.f);
+  const deliveries = meter.take("WEBHOOK_QUEUE");
+  const delivered = await step(() => handleWebhookBatch(batchOf("dte-webhooks", deliveries), wenv));
+  figures.set("webhook deliveries", delivered.f);
+  expect(delivered.f.outboundCalls).toBe(deliveries.length);
+
+  const pdf = await step(() => post(`${iss.base}/invoices/${id}/download-pdf/A4`, undefined));
+  expect(pdf.value.status).toBe(200);
+  figures.set("PDF render on read", pdf.f);
+  return { figures, deliveries: deliveries.length, perDoc: perDocGrowth, r2: r2PerDoc };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Counts: the median of the measured documents. Times (1 ms clock resolution in workerd): the mean. */
+function medianFigures(all: StepFigures[]): StepFigures {
+  const out = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0 } as StepFigures;
+  for (const k of Object.keys(out) as (keyof StepFigures)[]) out[k] = k === "wallMs" || k === "waitMs" ? all.reduce((s, f) => s + f[k], 0) / all.length : median(all.map((f) => f[k]));
+  return out;
+}
+
+const fmt = (n: number, d = 0) => n.toFixed(d);
+
+/** Worker time = wall − waiting on bindings and outbound calls. */
+const cpu = (f: Counts) => Math.max(0, f.wallMs - f.waitMs);
+
+function row(name: string, f: StepFigures, rsaMs: number) {
+  return `| ${name} | ${f.d1RoundTrips} | ${f.d1Statements} | ${f.d1RowsRead} | ${f.d1RowsWritten} | ${f.d1RowsInserted} | ${fmt(f.d1BytesWritten)} | ${f.r2ClassA}/${f.r2ClassB} | ${fmt(f.r2BytesWritten)} | ${f.doCalls} | ${f.queueMessages} | ${f.outboundCalls} | ${fmt(cpu(f), 1)} | ${fmt(cpu(f) / rsaMs, 1)} |`;
+}
+
+const HEADER = "| step | D1 round trips | D1 statements | rows read | rows written | rows inserted | D1 bytes written | R2 writes/reads | R2 bytes written | DO calls | queue msgs | outbound HTTP | Worker ms | × RSA sign |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|";
+
+/** Mean of one RSA-2048 PKCS#1 v1.5 signature (SHA-256) of a DTE-sized message. */
+async function rsaSignMs(): Promise<number> {
+  const key = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
+  const message = new Uint8Array(2500).fill(65);
+  for (let i = 0; i < 50; i++) await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key.privateKey, message);
+  const n = 400;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key.privateKey, message);
+  return (performance.now() - t0) / n;
+}
+
+it("capacity: per-document cost of each step", async () => {
+  // Webhook deliveries leave through the global fetch: counted and timed as outbound I/O.
+  const outbound = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => meter.external((req) => outbound(req))(new Request(input, init))) as typeof fetch;
+  const iss = await readyIssuer([33, 39, 61], 1000);
+  issuerKey = iss.owner.key;
+  const hook = receiverUrl("capacity");
+  await register(iss.owner, iss.companyId, { url: hook.url, events: ["*"] });
+  const rcv = await receiver();
+  const address = (await call("GET", `/api/companies/${rcv.companyId}/settings`, { key: rcv.owner.key })).body.reception_email as string;
+  await new Promise((r) => setTimeout(r, 2000)); // setup's own queue work (CAF events) settles first
+  tables = await schemaOf(env.DB);
+  last = await snapshot(env.DB, tables);
+
+  const rsaMs = await rsaSignMs();
+  const out: string[] = [];
+  out.push(`RSA-2048 signature (PKCS#1 v1.5, SHA-256, 2,500-byte message), mean of 400: ${rsaMs.toFixed(3)} ms`);
+  out.push("");
+  const storage: string[] = ["| document | table | rows | table bytes | index bytes |", "|---|---|--:|--:|--:|"];
+  const totals: string[] = ["| document | D1 bytes (rows + indexes) | R2 bytes | webhook deliveries | all steps: D1 statements | rows written | DO calls | queue msgs | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  let n = 0;
+  for (const kind of KINDS) {
+    const runs: Awaited<ReturnType<typeof oneDocument>>[] = [];
+    for (let r = 0; r <= REPS; r++) runs.push(await oneDocument(iss, kind, n++));
+    const measured = runs.slice(1); // the first one warms the isolate's caches (certificate, CAF, SII token)
+    out.push(`### ${kind.name}`, "", HEADER);
+    let sum = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0 } as StepFigures;
+    for (const s of STEPS) {
+      const f = medianFigures(measured.map((m) => m.figures.get(s)!));
+      sum = { ...add(sum, f), d1BytesWritten: sum.d1BytesWritten + f.d1BytesWritten, d1RowsInserted: sum.d1RowsInserted + f.d1RowsInserted };
+      out.push(row(s, f, rsaMs));
+    }
+    out.push(row("**all steps**", sum, rsaMs), "");
+    const pick = measured[Math.floor(measured.length / 2)]!;
+    let d1 = 0;
+    for (const [table, g] of [...pick.perDoc].sort()) {
+      if (g.tableGrowth + g.indexGrowth === 0 && g.inserted === 0) continue;
+      storage.push(`| ${kind.name} | ${table} | ${g.inserted - g.deleted} | ${g.tableGrowth} | ${g.indexGrowth} |`);
+      d1 += g.tableGrowth + g.indexGrowth;
+    }
+    totals.push(`| ${kind.name} | ${d1} | ${pick.r2} | ${pick.deliveries} | ${sum.d1Statements} | ${sum.d1RowsWritten} | ${sum.doCalls} | ${sum.queueMessages} | ${fmt(cpu(sum), 1)} | ${fmt(cpu(sum) / rsaMs, 1)} |`);
+    if (kind.type === 39) out.push(await crossCheck(iss, kind, n++, measured), "");
+  }
+
+  // Reception: an EnvioDTE of one DTE through the email() handler.
+  const signer = await fakeCredentials();
+  const caf = await simulatorCaf({ documentType: 33, from: 1, to: 100 });
+  const recep: StepFigures[] = [];
+  let recepGrowth = new Map<string, TableDelta>();
+  let recepR2 = 0;
+  for (let r = 0; r <= REPS; r++) {
+    const xml = (await envelope([await signedDte(caf, r + 1, signer)], signer)).xml;
+    const raw = mime(address, xml);
+    perDocGrowth = new Map();
+    r2PerDoc = 0;
+    const got = await step(() => deliverEmail(address, raw));
+    const rec = await env.DB.prepare("SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1").first<{ outcome: string; documents: number }>();
+    expect(rec).toEqual({ outcome: "STORED", documents: 1 });
+    if (r > 0) recep.push(got.f);
+    if (r === 1) [recepGrowth, recepR2] = [perDocGrowth, r2PerDoc];
+    meter.take("WEBHOOK_QUEUE");
+  }
+  const rf = medianFigures(recep);
+  out.push("### received EnvioDTE of 1 DTE (e-mail)", "", HEADER, row("email() intake: parse, verify, store", rf, rsaMs), "");
+  let rd1 = 0;
+  for (const [table, g] of [...recepGrowth].sort()) {
+    storage.push(`| received EnvioDTE, 1 DTE | ${table} | ${g.inserted - g.deleted} | ${g.tableGrowth} | ${g.indexGrowth} |`);
+    rd1 += g.tableGrowth + g.indexGrowth;
+  }
+  totals.push(`| received EnvioDTE, 1 DTE | ${rd1} | ${recepR2} | – | ${rf.d1Statements} | ${rf.d1RowsWritten} | ${rf.doCalls} | ${rf.queueMessages} | ${fmt(cpu(rf), 1)} | ${fmt(cpu(rf) / rsaMs, 1)} |`);
+
+  out.push("### per document, all steps", "", ...totals, "", "### D1 storage per document (net growth, one measured document)", "", ...storage, "");
+  out.push(...(await batched(iss, rsaMs, "one webhook endpoint subscribed to every event")));
+  // The same without webhooks: a company with no endpoint (its events are still recorded and fanned out).
+  const plain = await readyIssuer([39], BATCH_DOCS + 10);
+  issuerKey = plain.owner.key;
+  await new Promise((r) => setTimeout(r, 2000));
+  out.push("", ...(await batched(plain, rsaMs, "no webhook endpoint")));
+  console.log(`\n${out.join("\n")}\n`);
+});
+
+/**
+ * The step-by-step replay against the real consumer: one more document of `kind` through
+ * handleIssuanceBatch as a batch of one must ask D1, R2, the allocator and the queues exactly what
+ * the replayed steps (folio, sign, envelope, upload) asked. Then its polls and webhooks are drained.
+ */
+async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figures: Map<StepName, StepFigures> }[]): Promise<string> {
+  expect((await post(`${iss.base}/invoices`, kind.body(iss.rut, i))).status).toBe(202);
+  const { counts } = await meter.step(() => handleIssuanceBatch(batchOf("dte-issuance", meter.take("ISSUANCE_QUEUE")), wenv, authority));
+  const replayed = (["assign folio", "sign (stamp + XMLDSig)", "envelope: build, sign, store; record SIGNED", "send envelope (upload)"] as const).map((s) => medianFigures(measured.map((m) => m.figures.get(s)!))).reduce<Counts>((a, b) => add(a, b), zero());
+  const keys = ["d1RoundTrips", "d1Statements", "d1RowsWritten", "r2ClassA", "doCalls", "queueMessages", "outboundCalls"] as const;
+  for (const k of keys) expect(counts[k], `${k}: the consumer vs the replayed steps`).toBe(replayed[k]);
+  for (let pending = meter.take("ISSUANCE_QUEUE"); pending.length > 0; pending = meter.take("ISSUANCE_QUEUE")) await handleIssuanceBatch(batchOf("dte-issuance", pending), wenv, authority);
+  for (let pending = meter.take("WEBHOOK_QUEUE"); pending.length > 0; pending = meter.take("WEBHOOK_QUEUE")) await handleWebhookBatch(batchOf("dte-webhooks", pending), wenv);
+  last = await snapshot(env.DB, tables);
+  return `Cross-check: one ${kind.name} through the real consumer (handleIssuanceBatch, a batch of one) made ${keys.map((k) => `${counts[k]} ${k}`).join(", ")}: the same as the replayed steps above.`;
+}
+
+/** BATCH_DOCS boletas through the real queue consumer in batches of 50: per-document averages and physical D1 growth. */
+async function batched(iss: Issuer, rsaMs: number, label: string): Promise<string[]> {
+  const boleta = KINDS[3]!;
+  const size0 = await physicalSize(env.DB);
+  const before = await snapshot(env.DB, tables);
+  const steps: [string, Counts][] = [];
+  const intake = await meter.step(async () => {
+    for (let i = 0; i < BATCH_DOCS; i++) expect((await post(`${iss.base}/invoices`, boleta.body(iss.rut, i))).status).toBe(202);
+  });
+  steps.push(["intake (POST), one request per document", intake.counts]);
+  let pending = meter.take("ISSUANCE_QUEUE");
+  let consumer = zero();
+  let polls = zero();
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > 30) throw new Error(`${pending.length} messages still pending`);
+    for (let i = 0; i < pending.length; i += 50) {
+      const chunk = pending.slice(i, i + 50);
+      const isPoll = (chunk[0] as { type: string }).type === "envelope.poll";
+      const { counts } = await meter.step(() => handleIssuanceBatch(batchOf("dte-issuance", chunk), wenv, authority));
+      if (isPoll) polls = add(polls, counts);
+      else consumer = add(consumer, counts);
+    }
+    pending = meter.take("ISSUANCE_QUEUE");
+  }
+  steps.push(["issuance consumer: folio, sign, envelope, upload (batches of 50)", consumer], ["issuance consumer: polls", polls]);
+  const accepted = await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE company_id = ? AND document_type = 39 AND status = 'ACCEPTED'").bind(iss.companyId).first<{ n: number }>();
+  expect(accepted!.n).toBeGreaterThanOrEqual(BATCH_DOCS);
+  let fan = zero();
+  let deliver = zero();
+  let deliveries = 0;
+  for (let pendingHooks = meter.take("WEBHOOK_QUEUE"); pendingHooks.length > 0; pendingHooks = meter.take("WEBHOOK_QUEUE")) {
+    for (let i = 0; i < pendingHooks.length; i += 50) {
+      const chunk = pendingHooks.slice(i, i + 50);
+      const isFanout = chunk.every((m) => (m as { type: string }).type === "fanout");
+      const { counts } = await meter.step(() => handleWebhookBatch(batchOf("dte-webhooks", chunk), wenv));
+      if (isFanout) fan = add(fan, counts);
+      else {
+        deliver = add(deliver, counts);
+        deliveries += chunk.length;
+      }
+    }
+  }
+  steps.push(["webhook consumer: fan-out", fan], [`webhook consumer: ${deliveries} deliveries`, deliver]);
+  const after = await snapshot(env.DB, tables);
+  const size1 = await physicalSize(env.DB);
+  let logical = 0;
+  let logicalSim = 0;
+  for (const [name, d] of diff(before, after)) {
+    if (SIM_TABLE.test(name)) logicalSim += d.tableGrowth + d.indexGrowth;
+    else logical += d.tableGrowth + d.indexGrowth;
+  }
+  const per = (x: number) => x / BATCH_DOCS;
+  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | DO calls | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  let all = zero();
+  for (const [name, c] of steps) {
+    all = add(all, c);
+    out.push(`| ${name} | ${fmt(per(c.d1RoundTrips), 2)} | ${fmt(per(c.d1Statements), 2)} | ${fmt(per(c.d1RowsRead), 1)} | ${fmt(per(c.d1RowsWritten), 1)} | ${fmt(per(c.r2ClassA), 2)}/${fmt(per(c.r2ClassB), 2)} | ${fmt(per(c.r2BytesWritten))} | ${fmt(per(c.doCalls), 3)} | ${fmt(per(c.queueMessages - c.webhookQueueMessages), 2)} / ${fmt(per(c.webhookQueueMessages), 2)} | ${fmt(per(c.outboundCalls), 3)} | ${fmt(per(cpu(c)), 2)} | ${fmt(per(cpu(c)) / rsaMs, 2)} |`);
+  }
+  out.push(`| **all** | ${fmt(per(all.d1RoundTrips), 2)} | ${fmt(per(all.d1Statements), 2)} | ${fmt(per(all.d1RowsRead), 1)} | ${fmt(per(all.d1RowsWritten), 1)} | ${fmt(per(all.r2ClassA), 2)}/${fmt(per(all.r2ClassB), 2)} | ${fmt(per(all.r2BytesWritten))} | ${fmt(per(all.doCalls), 3)} | ${fmt(per(all.queueMessages - all.webhookQueueMessages), 2)} / ${fmt(per(all.webhookQueueMessages), 2)} | ${fmt(per(all.outboundCalls), 3)} | ${fmt(per(cpu(all)), 2)} | ${fmt(per(cpu(all)) / rsaMs, 2)} |`, "");
+  out.push(`D1 per boleta: ${fmt(per(logical))} bytes of rows and index entries in the service's tables (+ ${fmt(per(logicalSim))} in the simulator's sim_* tables); physical growth (size_after, every table, pages): ${fmt(per(size1 - size0))} bytes, i.e. ${fmt((size1 - size0) / (logical + logicalSim), 2)}× the logical bytes.`);
+  return out;
+}
+
+const b64 = (b: Uint8Array) => {
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s).replace(/.{76}/g, "$&\r\n");
+};
+
+function mime(to: string, xml: Uint8Array): Uint8Array {
+  return new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
+}
+
+async function deliverEmail(to: string, raw: Uint8Array) {
+  const message = { from: "p@proveedor.cl", to, rawSize: raw.length, headers: new Headers(), raw: new ReadableStream({ start(c) { c.enqueue(raw); c.close(); } }), setReject() {}, forward: async () => ({}), reply: async () => ({}) } as unknown as ForwardableEmailMessage;
+  await worker.email!(message, wenv);
+}

@@ -1,0 +1,223 @@
+/**
+ * Counting wrappers around the Worker's bindings, for the capacity benchmark only (nothing in src
+ * uses this). Every call the real code makes through the wrapped `Env` is added to the meter's
+ * current step:
+ * - D1: the real D1Database class built over a counting fetcher (the binding's own transport), so
+ *   every statement's result `meta` (rows_read, rows_written, size_after) is read exactly, whatever
+ *   method the caller used (all, run, first, raw, batch);
+ * - R2: reads (get, head: class B), writes (put, list: class A), deletes, bytes written and read;
+ * - Durable Objects: every RPC call made on a stub;
+ * - Queues: messages sent (kept, so the bench hands them to the real consumers itself);
+ * - SEND_EMAIL, and outbound HTTP (the SII and webhook receivers) through `external`.
+ * Time: `waitMs` is the union of the intervals during which at least one binding or outbound call
+ * was in flight; wall time minus that is the Worker's own time (≈ its CPU time: the bench runs one
+ * document at a time, so little of the Worker's work overlaps its waits).
+ */
+
+export interface Counts {
+  d1RoundTrips: number;
+  d1Statements: number;
+  d1RowsRead: number;
+  d1RowsWritten: number;
+  r2ClassA: number;
+  r2ClassB: number;
+  r2BytesWritten: number;
+  r2BytesRead: number;
+  doCalls: number;
+  queueMessages: number;
+  /** Of those, sent to the webhook queue (the rest went to the issuance queue). */
+  webhookQueueMessages: number;
+  emails: number;
+  outboundCalls: number;
+  wallMs: number;
+  waitMs: number;
+}
+
+export const zero = (): Counts => ({ d1RoundTrips: 0, d1Statements: 0, d1RowsRead: 0, d1RowsWritten: 0, r2ClassA: 0, r2ClassB: 0, r2BytesWritten: 0, r2BytesRead: 0, doCalls: 0, queueMessages: 0, webhookQueueMessages: 0, emails: 0, outboundCalls: 0, wallMs: 0, waitMs: 0 });
+
+export function add(a: Counts, b: Counts): Counts {
+  const out = zero();
+  for (const k of Object.keys(out) as (keyof Counts)[]) out[k] = a[k] + b[k];
+  return out;
+}
+
+export class Meter {
+  private current: Counts | null = null;
+  private inflight = 0;
+  private waitStart = 0;
+  /** Queue messages sent through the wrapped producers, per binding, until taken. */
+  readonly sent = new Map<string, unknown[]>();
+
+  /** Runs `fn` as one step; returns its result and what it cost. */
+  async step<T>(fn: () => Promise<T>): Promise<{ value: T; counts: Counts }> {
+    if (this.current) throw new Error("steps do not nest");
+    const counts = zero();
+    this.current = counts;
+    const t0 = performance.now();
+    try {
+      const value = await fn();
+      return { value, counts };
+    } finally {
+      counts.wallMs = performance.now() - t0;
+      this.current = null;
+      if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step`);
+    }
+  }
+
+  count(f: (c: Counts) => void) {
+    if (this.current) f(this.current);
+  }
+
+  /** Awaits an I/O call, adding its time to the step's waiting time (overlapping calls once). */
+  async io<T>(call: () => Promise<T>): Promise<T> {
+    if (this.inflight++ === 0) this.waitStart = performance.now();
+    try {
+      return await call();
+    } finally {
+      if (--this.inflight === 0) this.count((c) => (c.waitMs += performance.now() - this.waitStart));
+    }
+  }
+
+  /** Outbound HTTP (the tax authority, webhook receivers): counted and timed as I/O. */
+  external(fetcher: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+    return (req) => {
+      this.count((c) => c.outboundCalls++);
+      return this.io(() => fetcher(req));
+    };
+  }
+
+  take(queue: string): unknown[] {
+    const msgs = this.sent.get(queue) ?? [];
+    this.sent.set(queue, []);
+    return msgs;
+  }
+
+  /** `env` with every binding the service uses wrapped. */
+  wrap(env: Env): Env {
+    return {
+      ...env,
+      DB: this.d1(env.DB),
+      FILES: this.r2(env.FILES),
+      FOLIO_ALLOCATOR: this.durableObjects(env.FOLIO_ALLOCATOR),
+      ISSUANCE_QUEUE: this.queue("ISSUANCE_QUEUE"),
+      WEBHOOK_QUEUE: this.queue("WEBHOOK_QUEUE"),
+      SEND_EMAIL: { send: async () => { this.count((c) => c.emails++); } } as unknown as SendEmail,
+    };
+  }
+
+  private d1(db: D1Database): D1Database {
+    const inner = (db as unknown as { fetcher: Fetcher }).fetcher;
+    const Ctor = db.constructor as new (fetcher: unknown) => D1Database;
+    const fetcher = {
+      fetch: async (input: RequestInfo, init?: RequestInit) => {
+        // The harness's own parse of the answer is timed as waiting, not as the Worker's work.
+        const [res, parsed] = await this.io(async () => {
+          const r = await inner.fetch(input, init);
+          return [r, (await r.clone().json().catch(() => null)) as unknown] as const;
+        });
+        const results = (Array.isArray(parsed) ? parsed : [parsed]) as { meta?: { rows_read?: number; rows_written?: number } }[];
+        this.count((c) => {
+          c.d1RoundTrips++;
+          for (const r of results) {
+            if (!r?.meta) continue;
+            c.d1Statements++;
+            c.d1RowsRead += r.meta.rows_read ?? 0;
+            c.d1RowsWritten += r.meta.rows_written ?? 0;
+          }
+        });
+        return res;
+      },
+      connect: () => {
+        throw new Error("not used");
+      },
+    };
+    return new Ctor(fetcher);
+  }
+
+  private r2(bucket: R2Bucket): R2Bucket {
+    const size = (o: { size?: number } | null) => o?.size ?? 0;
+    return {
+      put: async (...args: Parameters<R2Bucket["put"]>) => {
+        const o = await this.io(() => bucket.put(...args));
+        this.count((c) => { c.r2ClassA++; c.r2BytesWritten += size(o); });
+        return o;
+      },
+      get: async (...args: Parameters<R2Bucket["get"]>) => {
+        const o = await this.io(() => bucket.get(...args));
+        this.count((c) => { c.r2ClassB++; c.r2BytesRead += size(o); });
+        return o;
+      },
+      head: async (key: string) => {
+        const o = await this.io(() => bucket.head(key));
+        this.count((c) => c.r2ClassB++);
+        return o;
+      },
+      list: async (opts?: R2ListOptions) => {
+        const o = await this.io(() => bucket.list(opts));
+        this.count((c) => c.r2ClassA++);
+        return o;
+      },
+      delete: (keys: string | string[]) => this.io(() => bucket.delete(keys)),
+    } as unknown as R2Bucket;
+  }
+
+  private durableObjects<T extends DurableObjectNamespace<any>>(ns: T): T {
+    const meter = this;
+    const stub = (s: object) =>
+      new Proxy(s, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop);
+          if (typeof v !== "function" || prop === "then" || typeof prop === "symbol") return v;
+          return (...args: unknown[]) => {
+            meter.count((c) => c.doCalls++);
+            // Called as a method of the stub (an RPC property has no Function.prototype.apply).
+            return meter.io(() => (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop]!(...args));
+          };
+        },
+      });
+    return new Proxy(ns, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop);
+        if (prop === "get" || prop === "getByName") return (...args: unknown[]) => stub((target as unknown as Record<string, (...a: unknown[]) => object>)[prop]!(...args));
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  }
+
+  private queue(name: string): Queue {
+    const keep = (bodies: unknown[]) => {
+      this.count((c) => {
+        c.queueMessages += bodies.length;
+        if (name === "WEBHOOK_QUEUE") c.webhookQueueMessages += bodies.length;
+      });
+      this.sent.set(name, [...(this.sent.get(name) ?? []), ...bodies]);
+    };
+    return {
+      send: async (body: unknown) => keep([body]),
+      sendBatch: async (msgs: Iterable<MessageSendRequest>) => keep([...msgs].map((m) => m.body)),
+    } as unknown as Queue;
+  }
+}
+
+/** A queue batch of `bodies`, as the runtime hands it to a consumer; records acks and retries. */
+export function batchOf(queue: string, bodies: unknown[]): MessageBatch<unknown> & { retried: number } {
+  const out = {
+    queue,
+    retried: 0,
+    messages: bodies.map((body, i) => ({
+      id: `m${i}`,
+      timestamp: new Date(),
+      body,
+      attempts: 1,
+      ack() {},
+      retry() {
+        out.retried++;
+      },
+    })),
+    ackAll() {},
+    retryAll() {
+      out.retried += bodies.length;
+    },
+  };
+  return out as unknown as MessageBatch<unknown> & { retried: number };
+}
