@@ -56,6 +56,12 @@ export async function signerFor(deps: StepDeps, companyId: string): Promise<Sign
     if (creds.notAfter.getTime() > deps.now().getTime()) return creds;
   }
   const pending = requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
+  // Shared while it loads: a cold batch opens the .pfx once, not once per document (found by
+  // `npm run bench -- capacity`).
+  if (active) {
+    credentialCache.set(active.id, pending);
+    pending.catch(() => credentialCache.get(active.id) === pending && credentialCache.delete(active.id));
+  }
   try {
     const creds = await pending;
     credentialCache.set(creds.certificateId, pending);
