@@ -6,6 +6,8 @@
  * (scripts/chaos/run.ts, over HTTP against `wrangler dev`) and test/chaos/chaos.test.ts (in workerd).
  */
 import { checkInvariants, FINAL, type ChaosReport, type DocumentView, type ReceivedEvent } from "./invariants";
+import { computeDv } from "../../src/countries/cl/documents/rut";
+import { seeded } from "../../src/chaos/hook";
 
 export type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -138,7 +140,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
 async function setUpCompany(o: ChaosOptions, key: string, i: number, perType: number, random: () => number): Promise<Company> {
   const body = String(60_000_000 + Math.floor(random() * 9_000_000) + i);
-  const rut = `${body}-${rutDv(body)}`;
+  const rut = `${body}-${computeDv(body)}`;
   const company = await expectJson(o.fetch, "/api/companies", key, 201, {
     legal_name: `CHAOS ${i} SPA`,
     tax_identification_document_code: "RUT",
@@ -348,25 +350,3 @@ function patient(fetch: Fetch): Fetch {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** mulberry32, seeded: the run's choices (types, companies, scenarios) repeat for one seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function rutDv(body: string): string {
-  let sum = 0;
-  let w = 2;
-  for (let i = body.length - 1; i >= 0; i--) {
-    sum += Number(body[i]) * w;
-    w = w === 7 ? 2 : w + 1;
-  }
-  const r = 11 - (sum % 11);
-  return r === 11 ? "0" : r === 10 ? "K" : String(r);
-}

@@ -51,7 +51,7 @@ function zero(): Record<FaultKind, number> {
 }
 
 /** mulberry32: small, seedable, good enough to pick faults. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
