@@ -7,17 +7,8 @@ import { ACTIVITIES, findActivity } from "../../src/domain/catalogs/cl/activitie
 import { checkCatalogCode, checkItemCode } from "../../src/domain/catalogs/cl/checks";
 import { COMMUNES, findCommune, siiOfficeLabel } from "../../src/domain/catalogs/cl/communes";
 import { findItemCodeType } from "../../src/domain/catalogs/cl/legal";
-import { EngineError } from "../../src/countries/cl";
+import { engineError } from "../helpers/engine-error";
 
-function engineError(fn: () => unknown): EngineError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EngineError) return e;
-    throw e;
-  }
-  throw new Error("expected an EngineError");
-}
 
 describe("communes", () => {
   it("holds all 346 with unique official codes, names and spellings, each in its region's code range", () => {

@@ -3,6 +3,7 @@ import { computeDocument, type InvoiceInput } from "../../src/countries/cl/docum
 import { divRound, formatScaled, numberToPlain, parseScaled } from "../../src/countries/cl/documents/decimal";
 import { DOCUMENT_TYPES, resolveDocumentType, resolveReasonCode } from "../../src/countries/cl/documents/document-types";
 import { ENGINE_ERROR_CODES, EngineError } from "../../src/countries/cl/errors";
+import { engineError as err } from "../helpers/engine-error";
 
 const issuer = {
   legal_name: "EMPRESA DE PRUEBA SPA",
@@ -26,15 +27,6 @@ function inv(over: Partial<InvoiceInput> = {}): InvoiceInput {
     items: [{ quantity: 1, unit_price: 1000, description: "Servicio" }],
     ...over,
   };
-}
-function err(fn: () => unknown): EngineError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EngineError) return e;
-    throw e;
-  }
-  throw new Error("expected an EngineError");
 }
 
 describe("decimal", () => {

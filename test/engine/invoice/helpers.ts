@@ -1,6 +1,6 @@
 /** Shared bodies and an error catcher for the section-builder golden tests. */
 import { computeDocument, type ComputedDocument, type InvoiceInput } from "../../../src/countries/cl/documents/invoice";
-import { EngineError } from "../../../src/countries/cl/errors";
+import { engineError } from "../../helpers/engine-error";
 import { issuer, recipient } from "../../helpers/cl-samples";
 
 export { issuer, recipient };
@@ -16,13 +16,8 @@ export function doc(over: Partial<InvoiceInput> = {}): ComputedDocument {
 
 /** The EngineError a body raises, as { code, field }. */
 export function fails(over: Partial<InvoiceInput>): { code: string; field?: string; expected?: string } {
-  try {
-    computeDocument(body(over));
-  } catch (e) {
-    if (e instanceof EngineError) return { code: e.code, field: e.field, ...(e.expected !== undefined ? { expected: e.expected } : {}) };
-    throw e;
-  }
-  throw new Error("expected an EngineError");
+  const e = engineError(() => computeDocument(body(over)));
+  return { code: e.code, field: e.field, ...(e.expected !== undefined ? { expected: e.expected } : {}) };
 }
 
 /** Numbers instead of bigints, for readable golden objects. */
