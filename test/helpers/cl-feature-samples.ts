@@ -82,10 +82,35 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
       recipient_country: "225", destination_country: "225", payment_form: "1",
     },
     items: [
-      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, item_codes: [{ type: "SA", value: "22042100" }] },
+      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
       { quantity: 1, unit_price: 60, description: "Embalaje especial" },
     ],
     global_adjustments: [{ kind: "DISCOUNT", amount: 25.75, description: "Pronto pago" }],
+  },
+  /** Fuel distributor: specific taxes 28 (from m³ × sum per m³) and 35 (amount sent), a sale on behalf of a third party (IVATerc/IVAProp), totals in USD too. */
+  "33-fuel-third-party": {
+    invoice_type: "33", invoice_date: date, issuer, recipient, other_currency: { code: "USD", exchange_rate: 950.25 },
+    items: [
+      { quantity: 10000, unit_price: 800, code_unit_of_measure: "LT", description: "Petróleo diésel", taxes: [{ type: "IVA" }, { type: "28", cubic_metres: 10, per_cubic_metre: "98765.4321" }] },
+      { quantity: 5000, unit_price: 900, code_unit_of_measure: "LT", description: "Gasolina 95", taxes: [{ type: "35", amount: 450000 }] },
+      { quantity: 1, unit_price: 100000, description: "Lubricante por cuenta de Agrícola Sur", third_party: true },
+    ],
+  },
+  /** Construction company: the 65 % special credit (CredEC) deducted from the total. */
+  "33-construction": {
+    invoice_type: "33", invoice_date: date, issuer, recipient, construction_credit: {},
+    items: [{ quantity: 1, unit_price: 50000000, description: "Estado de pago 3, contrato general de construcción" }],
+  },
+  /** Guía with lots (sub-quantities), elaboration and expiry dates and a price in euros per line. */
+  "52-lots": {
+    invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 1,
+    items: [
+      {
+        quantity: 120, unit_price: 1020.5, code_unit_of_measure: "UN", description: "Queso mantecoso 1 kg", discount_percent: 10,
+        sub_quantities: [{ quantity: 70, code: "L2026-311" }, { quantity: 50, code: "L2026-312" }], elaboration_date: "2026-11-02", expiry_date: "2027-02-02",
+        other_currency: { code: "EUR", unit_price: 1.05, conversion_factor: 971.9048 },
+      },
+    ],
   },
   /** Credit note: per-reference codes, a reference of another issuer, and a deposit refund line (IndExe 5). */
   "61-references": {
@@ -121,6 +146,15 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Boleta with net amounts (IndMntNeto 2) and a billing period. */
   "39-net": { invoice_type: "39", invoice_date: date, issuer, net_amounts: true, service_indicator: 1, service_period: { from: "2026-10-01", to: "2026-10-31" }, items: [{ quantity: 1, unit_price: 25210, description: "Servicio de agua octubre" }] },
+  /** Show boleta: two tickets (ItemEspectaculo 01 with InfoTicket) and the service charge (02). */
+  "39-show": {
+    invoice_type: "39", invoice_date: date, issuer, service_indicator: 3,
+    items: [
+      { quantity: 1, unit_price: 25000, description: "Entrada Platea Alta", ticket: { kind: "TICKET", folio: 1201, generated_at: "2026-11-20 10:29:00", event_name: "Concierto de Primavera", ticket_type: "Adulto", event_code: "CP26", event_date: "2026-12-05 21:00:00", venue: "Teatro Municipal, Santiago", section: "Platea Alta", row: "F", seat: "12" } },
+      { quantity: 1, unit_price: 15000, description: "Entrada Platea Alta niño", ticket: { kind: "TICKET", folio: 1202, generated_at: "2026-11-20 10:29:00", event_name: "Concierto de Primavera", ticket_type: "Niño", event_code: "CP26", event_date: "2026-12-05 21:00:00", venue: "Teatro Municipal, Santiago", section: "Platea Alta" } },
+      { quantity: 2, unit_price: 1500, description: "Cargo por servicio", ticket: { kind: "SERVICE" } },
+    ],
+  },
   /** Boleta exenta with a global surcharge on its exempt base. */
   "41-surcharge": { invoice_type: "41", invoice_date: date, issuer, items: [{ quantity: 1, unit_price: 20000, description: "Matrícula" }], global_adjustments: [{ kind: "SURCHARGE", amount: 1000, description: "Recargo atraso" }] },
 };

@@ -5,6 +5,7 @@
  */
 import { formatScaled } from "./decimal";
 import { type ComputedDocument, type ComputedLine, formatAmount } from "./invoice";
+import { OTHER_SCALE } from "./invoice/line-extras";
 import { el, leaf, type XmlEl } from "../xml/xml";
 
 type Family = "Documento" | "Liquidacion" | "Exportaciones" | "Boleta";
@@ -150,8 +151,10 @@ export function totales(d: ComputedDocument): XmlEl {
     leaf("MntExe", a(t.exempt)),
     leaf("TasaIVA", t.ivaRate),
     leaf("IVA", a(t.iva)),
+    leaf("IVAProp", a(t.ivaOwn)),
+    leaf("IVATerc", a(t.ivaThirdParty)),
     t.additional.map((x) => el("ImptoReten", null, leaf("TipoImp", x.type), leaf("TasaImp", x.rate), leaf("MontoImp", a(x.amount)))),
-    f === "Documento" ? [leaf("IVANoRet", a(t.ivaNotRetained)), t.deposit ? leaf("GrntDep", a(t.deposit)) : null] : null,
+    f === "Documento" ? [leaf("IVANoRet", a(t.ivaNotRetained)), leaf("CredEC", a(t.constructionCredit)), t.deposit ? leaf("GrntDep", a(t.deposit)) : null] : null,
     c ? el("Comisiones", null, leaf("ValComNeto", a(c.net)), leaf("ValComExe", a(c.exempt)), leaf("ValComIVA", a(c.iva))) : null,
     leaf("MntTotal", a(t.total)),
     f === "Documento" ? leaf("MontoNF", a(t.nonBillable)) : null,
@@ -161,7 +164,56 @@ export function totales(d: ComputedDocument): XmlEl {
 export function otraMoneda(d: ComputedDocument): XmlEl | null {
   const o = d.otherCurrency;
   if (!o) return null;
-  return el("OtraMoneda", null, leaf("TpoMoneda", o.siiName), leaf("TpoCambio", o.rate), leaf("MntExeOtrMnda", formatScaled(o.exempt, o.scale)), leaf("MntTotOtrMnda", formatScaled(o.total, o.scale)));
+  const v = (x: bigint | undefined) => (x === undefined ? undefined : formatScaled(x, o.scale));
+  if (familyOf(d) === "Exportaciones") return el("OtraMoneda", null, leaf("TpoMoneda", o.siiName), leaf("TpoCambio", o.rate), leaf("MntExeOtrMnda", v(o.exempt)), leaf("MntTotOtrMnda", v(o.total)));
+  return el(
+    "OtraMoneda",
+    null,
+    leaf("TpoMoneda", o.siiName),
+    leaf("TpoCambio", o.rate),
+    leaf("MntNetoOtrMnda", v(o.net)),
+    o.exempt > 0n ? leaf("MntExeOtrMnda", v(o.exempt)) : null,
+    leaf("IVAOtrMnda", v(o.iva)),
+    (o.taxes ?? []).map((x) => el("ImpRetOtrMnda", null, leaf("TipoImpOtrMnda", x.type), leaf("TasaImpOtrMnda", x.rate), leaf("VlrImpOtrMnda", v(x.amount)))),
+    leaf("IVANoRetOtrMnda", v(o.ivaNotRetained)),
+    leaf("MntTotOtrMnda", v(o.total)),
+  );
+}
+
+/** Subcantidad, FchElabor, FchVencim (not in EnvioBOLETA's Detalle). */
+function lineDetails(l: ComputedLine, f: Family): (XmlEl | null)[] {
+  if (f === "Boleta") return [];
+  return [
+    ...(l.subQuantities ?? []).map((q) => el("Subcantidad", null, leaf("SubQty", q.qty), leaf("SubCod", q.code), f === "Exportaciones" ? leaf("TipCodSubQty", q.codeType) : null)),
+    leaf("FchElabor", l.elaborationDate),
+    leaf("FchVencim", l.expiryDate),
+  ];
+}
+
+function otrMnda(l: ComputedLine): XmlEl | null {
+  const o = l.otherCurrency;
+  if (!o) return null;
+  const v = (x: bigint | undefined) => (x === undefined ? undefined : formatScaled(x, OTHER_SCALE));
+  return el("OtrMnda", null, leaf("PrcOtrMon", o.price), leaf("Moneda", o.code), leaf("FctConv", o.factor), leaf("DctoOtrMnda", v(o.discount)), leaf("RecargoOtrMnda", v(o.surcharge)), leaf("MontoItemOtrMnda", v(o.amount)));
+}
+
+function infoTicket(l: ComputedLine): XmlEl | null {
+  const t = l.show?.ticket;
+  if (!t) return null;
+  return el(
+    "InfoTicket",
+    null,
+    leaf("FolioTicket", t.folio),
+    leaf("FchGenera", t.generatedAt),
+    leaf("NmbEvento", t.eventName),
+    leaf("TpoTicket", t.ticketType),
+    leaf("CdgEvento", t.eventCode),
+    leaf("FchEvento", t.eventDate),
+    leaf("LugarEvento", t.venue),
+    leaf("UbicEvento", t.section),
+    leaf("FilaUbicEvento", t.row),
+    leaf("AsntoUbicEvento", t.seat),
+  );
 }
 
 function retenedor(l: ComputedLine, d: ComputedDocument): XmlEl | null {
@@ -186,12 +238,16 @@ function detalleLine(d: ComputedDocument, l: ComputedLine): XmlEl {
     f === "Liquidacion" ? leaf("TpoDocLiq", l.settledType) : null,
     leaf("IndExe", l.indicator),
     f === "Documento" ? retenedor(l, d) : null,
+    f === "Boleta" && l.show ? leaf("ItemEspectaculo", `0${l.show.kind}`) : null,
     leaf("NmbItem", l.name),
+    f === "Boleta" ? infoTicket(l) : null,
     leaf("DscItem", l.longDescription),
     f !== "Boleta" ? [leaf("QtyRef", l.refQty), leaf("UnmdRef", l.refUnit), leaf("PrcRef", l.refPrice)] : null,
     leaf("QtyItem", l.qty),
+    lineDetails(l, f),
     leaf("UnmdItem", l.unit),
     leaf("PrcItem", l.price),
+    f === "Documento" || f === "Exportaciones" ? otrMnda(l) : null,
     adjustments,
     f === "Documento" || f === "Liquidacion" ? l.additionalTaxCodes.map((c) => leaf("CodImpAdic", c)) : null,
     leaf("MontoItem", amt(d, l.amount)),

@@ -7,13 +7,14 @@
  * | schema.ts | the body the API accepts (zod, documented in the OpenAPI document) |
  * | header.ts | IdDoc (dates, payment form, terms and schedule, service, MntBruto, IndTraslado) and the currency |
  * | parties.ts | Emisor, Receptor (Extranjero) |
- * | lines.ts | Detalle (codes, discounts and surcharges, IndExe, Retenedor) |
+ * | lines.ts | Detalle (codes, discounts and surcharges, IndExe, Retenedor, additional and specific taxes) |
+ * | line-extras.ts | Detalle's Subcantidad, FchElabor/FchVencim, third-party mark, OtrMnda, ItemEspectaculo/InfoTicket |
  * | discounts.ts | DscRcgGlobal |
- * | totals.ts | Totales (the amount rules, as a table), and the check of client-sent amounts |
+ * | totals.ts | Totales (the amount rules, as a table: IVAProp/IVATerc, CredEC, specific taxes too), and the check of client-sent amounts |
  * | commissions.ts | Comisiones of the liquidación-factura (43) |
  * | subtotals.ts | SubTotInfo |
  * | transport.ts | Transporte and its customs block (Aduana) |
- * | currency.ts | OtraMoneda |
+ * | currency.ts | OtraMoneda (exports; domestic documents) |
  * | references.ts | Referencia, CodRef of notes |
  * | model.ts | the computed document the XML (../dte.ts) and the PDF are made from |
  *
@@ -78,7 +79,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const { adjustments, bases } = buildAdjustments(input, type, currency.scale, lineBase);
   const commissions = buildCommissions(input, type, currency.scale, lineBase.taxed);
   const grossPrices = header.grossPrices === true || (type.boleta && header.netAmounts !== true);
-  const totals = buildTotals({ lines, adjustments, bases, commissions, grossPrices }, type);
+  const totals = buildTotals({ lines, adjustments, bases, commissions, grossPrices, constructionCredit: input.construction_credit }, type);
   checkClientAmounts(input, lines, totals, grossPrices, currency.scale);
   const { references, reason } = buildReferences(input, type, totals.total);
   const doc: ComputedDocument = {

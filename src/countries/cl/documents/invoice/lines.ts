@@ -5,7 +5,8 @@ import type { DocumentTypeInfo } from "../document-types";
 import { MAX_AMOUNT, notAllowed, sameAmount, sameRate } from "./checks";
 import type { ComputedLine, ExemptIndicator } from "./model";
 import type { InvoiceInput } from "./schema";
-import { ADDITIONAL_TAXES, ADDITIONAL_TAX_TYPES, IVA_RATE, QTY_SCALE, RATE_SCALE, TOTAL_RETENTION_TYPES } from "./tax-codes";
+import { ADDITIONAL_TAXES, ADDITIONAL_TAX_TYPES, IVA_RATE, QTY_SCALE, RATE_SCALE, SPECIFIC_TAXES, TOTAL_RETENTION_TYPES } from "./tax-codes";
+import { addLineExtras } from "./line-extras";
 
 type Item = InvoiceInput["items"][number];
 interface LineContext {
@@ -82,9 +83,19 @@ function lineTaxes(it: Item, p: string, ctx: LineContext, taxable: boolean): str
       sawIva = true;
       return;
     }
+    if (SPECIFIC_TAXES[tt]) {
+      if (!ADDITIONAL_TAX_TYPES.includes(type.code)) {
+        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: the specific tax ${tt} (${SPECIFIC_TAXES[tt].name}) is not allowed on ${type.name}; it is used on ${ADDITIONAL_TAX_TYPES.join(", ")}`, { field: `${tp}.type` });
+      }
+      if (ctx.grossPrices) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: additional taxes and withholdings need net prices; gross_prices cannot be used with them`, { field: `${tp}.type` });
+      if (additional.includes(tt)) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax ${tt} listed twice`, { field: `${tp}.type` });
+      additional.push(tt);
+      return;
+    }
+    if (t.cubic_metres !== undefined || t.per_cubic_metre !== undefined) notAllowed(`${tp}.${t.cubic_metres !== undefined ? "cubic_metres" : "per_cubic_metre"}`, "volumes and sums per m³ belong to the specific fuel taxes 28 and 35");
     const info = ADDITIONAL_TAXES[tt];
     if (!info) {
-      throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service; use IVA, EXE or one of ${Object.keys(ADDITIONAL_TAXES).join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
+      throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service; use IVA, EXE or one of ${[...Object.keys(ADDITIONAL_TAXES), ...Object.keys(SPECIFIC_TAXES)].join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
     }
     const allowed = tt === "15" ? TOTAL_RETENTION_TYPES : ADDITIONAL_TAX_TYPES;
     if (!allowed.includes(type.code)) {
@@ -148,6 +159,9 @@ function buildLine(it: Item, i: number, ctx: LineContext): ComputedLine {
   if (it.reference_unit) line.refUnit = it.reference_unit;
   if (it.reference_price !== undefined) line.refPrice = formatScaled(parseScaled(it.reference_price, QTY_SCALE, `${p}.reference_price`), QTY_SCALE);
   if (it.retainer) line.retainer = retainer(it.retainer, p, ctx);
+  const specific = specificTaxes(it, p, line.additionalTaxCodes);
+  if (specific.length > 0) line.specificTaxes = specific;
+  addLineExtras(line, it, p, type, qty);
   if (type.code === 43) {
     if (!it.settled_type) throw new EngineError("INVALID_INPUT", `${p}.settled_type (TpoDocLiq) is required on a liquidación-factura`, { field: `${p}.settled_type` });
     line.settledType = it.settled_type;
@@ -165,4 +179,31 @@ function retainer(r: NonNullable<Item["retainer"]>, p: string, ctx: LineContext)
   if (margin !== undefined) out.margin = margin;
   if (finalPrice !== undefined) out.finalPrice = finalPrice;
   return out;
+}
+
+/** The amounts of the specific fuel taxes (28, 35) on a line: sent, or cubic_metres × per_cubic_metre. */
+function specificTaxes(it: Item, p: string, codes: string[]): { code: string; amount: bigint }[] {
+  return (it.taxes ?? []).flatMap((t, j) => {
+    const tt = t.type.trim().toUpperCase();
+    if (!SPECIFIC_TAXES[tt] || !codes.includes(tt)) return [];
+    const tp = `${p}.taxes[${j}]`;
+    if (t.rate !== undefined) notAllowed(`${tp}.rate`, `the specific tax ${tt} has no percentage rate; send amount, or cubic_metres and per_cubic_metre`);
+    let computed: bigint | undefined;
+    if (t.cubic_metres !== undefined || t.per_cubic_metre !== undefined) {
+      if (t.cubic_metres === undefined || t.per_cubic_metre === undefined) {
+        const missing = t.cubic_metres === undefined ? "cubic_metres" : "per_cubic_metre";
+        throw new EngineError("INVALID_INPUT", `${tp}.${missing} is required with ${missing === "cubic_metres" ? "per_cubic_metre" : "cubic_metres"}`, { field: `${tp}.${missing}` });
+      }
+      const m3 = parseScaled(t.cubic_metres, QTY_SCALE, `${tp}.cubic_metres`);
+      const per = parseScaled(t.per_cubic_metre, QTY_SCALE, `${tp}.per_cubic_metre`);
+      computed = divRound(m3 * per, pow10(2 * QTY_SCALE));
+      sameAmount(t.amount, computed, 0, `${tp}.amount`);
+    }
+    if (computed === undefined && t.amount === undefined) {
+      throw new EngineError("INVALID_INPUT", `${tp}.amount is required for the specific tax ${tt} (or cubic_metres and per_cubic_metre)`, { field: `${tp}.amount` });
+    }
+    const amount = computed ?? parseScaled(t.amount, 0, `${tp}.amount`);
+    if (amount === 0n) throw new EngineError("INVALID_NUMBER", `${tp}.amount must be greater than 0`, { field: `${tp}.amount` });
+    return [{ code: tt, amount }];
+  });
 }

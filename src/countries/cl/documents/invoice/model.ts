@@ -58,16 +58,42 @@ export interface ComputedLine {
   retainer?: { baseAmount?: bigint; margin?: bigint; finalPrice?: bigint };
   /** TpoDocLiq on a liquidación-factura. */
   settledType?: string;
+  /** Subcantidad: SubQty (decimal string), SubCod, TipCodSubQty (exports). */
+  subQuantities?: { qty: string; code: string; codeType?: string }[];
+  /** FchElabor, FchVencim. */
+  elaborationDate?: string;
+  expiryDate?: string;
+  /** A sale on behalf of a third party: its IVA goes to IVATerc. */
+  thirdParty?: boolean;
+  /** OtrMnda: the price in another currency; amounts scaled by 10^4. */
+  otherCurrency?: { code: string; price: string; factor?: string; discount?: bigint; surcharge?: bigint; amount: bigint };
+  /** Specific fuel taxes (28, 35) of the line: amounts in pesos, sent by the client. */
+  specificTaxes?: { code: string; amount: bigint }[];
+  /** Boletas: ItemEspectaculo (1 ticket, 2 service) and InfoTicket. */
+  show?: { kind: 1 | 2; ticket?: ComputedTicket };
   /** MontoItem (scaled by currency.scale). */
   amount: bigint;
+}
+
+export interface ComputedTicket {
+  folio: number;
+  generatedAt: string;
+  eventName: string;
+  ticketType: string;
+  eventCode: string;
+  eventDate: string;
+  venue: string;
+  section: string;
+  row?: string;
+  seat?: string;
 }
 
 export interface ComputedTax {
   /** "IVA" or an additional-tax code. */
   type: string;
   kind: "IVA" | "A" | "R";
-  /** Rate as decimal string (e.g. "19", "20.5"). */
-  rate: string;
+  /** Rate as decimal string (e.g. "19", "20.5"); none for the specific fuel taxes 28 and 35. */
+  rate?: string;
   base: bigint;
   amount: bigint;
 }
@@ -119,6 +145,11 @@ export interface ComputedTotals {
   iva?: bigint;
   /** ImptoReten entries (additional taxes A and withholdings R). */
   additional: ComputedTax[];
+  /** IVAProp and IVATerc: the IVA split into the issuer's own and third parties' (lines marked third_party). */
+  ivaOwn?: bigint;
+  ivaThirdParty?: bigint;
+  /** CredEC: the construction companies' special credit (DL 910), deducted from the total. */
+  constructionCredit?: bigint;
   /** IVANoRet: the IVA not withheld when withholdings take only part of it. */
   ivaNotRetained?: bigint;
   /** GrntDep: deposit guarantees on containers (IndExe 3; IndExe 5 on the credit note returning them). */
@@ -173,6 +204,11 @@ export interface ComputedOtherCurrency {
   scale: number;
   exempt: bigint;
   total: bigint;
+  /** Domestic documents only: MntNetoOtrMnda, IVAOtrMnda, ImpRetOtrMnda, IVANoRetOtrMnda (omitted when zero). */
+  net?: bigint;
+  iva?: bigint;
+  taxes?: { type: string; rate?: string; amount: bigint }[];
+  ivaNotRetained?: bigint;
 }
 
 export interface ComputedSubtotal {

@@ -47,11 +47,15 @@ export const partySchema = z
   })
   .describe("Issuer or recipient.");
 
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
 export const itemTaxSchema = z
   .object({
     type: z.string().min(1).max(8).describe("IVA (19 %), EXE (exempt line) or an SII additional-tax code (15, 17, 18, 19, 23, 24, 25, 26, 27, 271)."),
-    amount: num.optional().describe("Optional; when sent it must equal the line's tax computed by the engine."),
-    rate: num.optional().describe("Optional; when sent it must equal the SII rate of the tax (IVA 19)."),
+    amount: num.optional().describe("Optional; when sent it must equal the line's tax computed by the engine. Required for the specific fuel taxes 28 and 35 unless cubic_metres and per_cubic_metre are sent."),
+    rate: num.optional().describe("Optional; when sent it must equal the SII rate of the tax (IVA 19). Not used with 28 and 35 (their amount is per cubic metre, not a percentage)."),
+    cubic_metres: num.optional().describe("Specific fuel taxes 28 (diesel) and 35 (gasolines) only: the volume taxed on this line in m³ (up to 6 decimals)."),
+    per_cubic_metre: num.optional().describe("Specific fuel taxes 28 and 35 only: the tax per m³ in pesos the SII publishes for the week (up to 6 decimals). With cubic_metres, amount = round(cubic_metres × per_cubic_metre)."),
   })
   .describe("Tax applied to a line.");
 
@@ -81,6 +85,47 @@ export const itemSchema = z
       .optional()
       .describe("IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6."),
     reference_quantity: num.optional().describe("Reference quantity (QtyRef), e.g. the content of a package; informative."),
+    sub_quantities: z
+      .array(
+        z.object({
+          quantity: num.describe("SubQty: part of the line's quantity, > 0, up to 6 decimals."),
+          code: z.string().min(1).max(35).describe("SubCod: the code of that part (e.g. a lot or a size)."),
+          code_type: z.string().min(1).max(10).optional().describe("TipCodSubQty: the coding scheme of `code`. Export documents (110–112) only."),
+        }),
+      )
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("Distribution of the quantity (Subcantidad, up to 5); their sum may not exceed quantity. Not on boletas."),
+    elaboration_date: dateOnly.optional().describe("FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas."),
+    expiry_date: dateOnly.optional().describe("FchVencim: expiry date of the item, YYYY-MM-DD, not before elaboration_date. Not on boletas."),
+    third_party: z.boolean().optional().describe("The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of facturas 33, liquidaciones-factura 43 and notes 56, 61."),
+    other_currency: z
+      .object({
+        code: z.string().min(3).max(3).describe("ISO 4217 code of the price currency (Moneda)."),
+        unit_price: num.describe("PrcOtrMon: the unit price in that currency, up to 4 decimals."),
+        conversion_factor: num.optional().describe("FctConv: pesos per unit of `code` (up to 4 decimals). When sent, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with."),
+        discount_amount: num.optional().describe("DctoOtrMnda: the line discount in that currency. Defaults to the line's discount_percent applied to quantity × unit_price, rounded to 4 decimals."),
+        surcharge_amount: num.optional().describe("RecargoOtrMnda: the line surcharge in that currency. Defaults to surcharge_percent applied the same way."),
+      })
+      .optional()
+      .describe("Per-line price in another currency (OtrMnda): MontoItemOtrMnda = round(quantity × unit_price, 4 decimals) − discount + surcharge. Facturas, notes, guías and exports; not boletas or 43."),
+    ticket: z
+      .object({
+        kind: z.enum(["TICKET", "SERVICE"]).describe("ItemEspectaculo: TICKET (01, the entrance) or SERVICE (02, a service charge)."),
+        folio: z.number().int().positive().max(999_999).optional().describe("FolioTicket: the ticket number within the event. Required with the other ticket fields."),
+        generated_at: z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/).optional().describe("FchGenera: when the ticket was made, YYYY-MM-DD HH:MM:SS."),
+        event_name: z.string().min(1).max(80).optional().describe("NmbEvento (max 80)."),
+        ticket_type: z.string().min(1).max(10).optional().describe("TpoTicket, e.g. Adulto, Niño (max 10)."),
+        event_code: z.string().min(1).max(5).optional().describe("CdgEvento (max 5)."),
+        event_date: z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/).optional().describe("FchEvento: date and time of the show."),
+        venue: z.string().min(1).max(80).optional().describe("LugarEvento: the venue (max 80)."),
+        section: z.string().min(1).max(20).optional().describe("UbicEvento: sector or section (max 20)."),
+        row: z.string().min(1).max(3).optional().describe("FilaUbicEvento (max 3)."),
+        seat: z.string().min(1).max(3).optional().describe("AsntoUbicEvento (max 3)."),
+      })
+      .optional()
+      .describe("Boletas 39 and 41 only: a show ticket (ItemEspectaculo and InfoTicket of EnvioBOLETA). With kind TICKET, folio, generated_at, event_name, ticket_type, event_code, event_date, venue and section are required together."),
     reference_unit: z.string().max(4).optional().describe("Unit of the reference quantity (UnmdRef, max 4)."),
     reference_price: num.optional().describe("Price per reference unit (PrcRef); informative."),
     retainer: z
@@ -137,8 +182,6 @@ export const billingReferenceSchema = z
     other_issuer: z.string().max(12).optional().describe("RUTOtr: RUT of the issuer of the referenced document when it is not ours."),
   })
   .describe("Reference to another document.");
-
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const transportSchema = z
   .object({
@@ -257,7 +300,11 @@ export const invoiceSchema = z
     other_currency: z
       .object({ code: z.string().min(3).max(3).describe("ISO 4217 (CLP for pesos)."), exchange_rate: num.describe("Units of `code` per unit of the document currency, up to 4 decimals.") })
       .optional()
-      .describe("Export documents: the amounts in a second currency (OtraMoneda). currency.exchange_rate alone means a second currency of CLP."),
+      .describe("The amounts in a second currency (OtraMoneda). Export documents: exchange_rate is units of `code` per unit of the document currency; currency.exchange_rate alone means a second currency of CLP. Domestic documents (33, 34, 46, 52, 56, 61): exchange_rate is pesos per unit of `code` (e.g. the dólar observado), and each amount is round(pesos / exchange_rate, 4 decimals)."),
+    construction_credit: z
+      .object({ amount: num.optional().describe("CredEC when it is less than 65 % of the IVA (e.g. the UF cap per dwelling). Defaults to round(IVA × 0.65).") })
+      .optional()
+      .describe("Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. Facturas 33 and notes 56, 61 with IVA. MntTotal = … − CredEC."),
     commissions: z.array(commissionSchema).max(20).optional().describe("Liquidación-factura (43) only: commissions and other charges."),
     totals: totalsSchema.optional(),
     reason_code: z.string().max(3).optional().describe("ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes."),

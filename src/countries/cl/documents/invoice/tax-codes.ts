@@ -41,6 +41,18 @@ export const ADDITIONAL_TAXES: Readonly<Record<string, AdditionalTax>> = {
   "271": { rate: "18", kind: "A", name: "Bebidas analcohólicas con alto contenido de azúcar" },
 };
 
+/**
+ * Specific fuel taxes (Formato DTE v2.2, code table: 28 "Impuesto específico diesel", 35 "Impuesto
+ * específico gasolinas"; DL 18.502): their amount is a sum per cubic metre that the SII publishes
+ * weekly, not a percentage of the line, so the client sends it (or the volume and the sum per m³).
+ * They add to MntTotal like kind A, are outside the IVA base, written in ImptoReten without TasaImp,
+ * and never count as IVA withheld (IVANoRet is unchanged by them).
+ */
+export const SPECIFIC_TAXES: Readonly<Record<string, { name: string }>> = {
+  "28": { name: "Impuesto específico diesel" },
+  "35": { name: "Impuesto específico gasolinas" },
+};
+
 /** Document types that may carry additional taxes (A) and partial withholdings (R). */
 export const ADDITIONAL_TAX_TYPES: readonly number[] = [33, 43, 46, 52, 56, 61];
 /** Code 15 (the whole IVA withheld) belongs to facturas de compra and the notes that modify them. */

@@ -14,20 +14,24 @@
  * | IVA | round(MntNeto × 19 / 100) |
  * | MntExe | exempt base ± its global adjustments |
  * | ImptoReten (per code) | round(base × TasaImp / 100), base = Σ MontoItem of the lines carrying the code (MntBaseFaena for 17 and 18 when sent), moved by the taxed percentage adjustments |
+ * | ImptoReten 28, 35 (specific fuel taxes) | the amounts sent per line (or round(m³ × sum per m³)), added up; no TasaImp; outside the IVA base; not moved by global adjustments |
+ * | IVATerc | IVA of the lines marked third_party: round(their MontoItem, moved by the taxed percentage adjustments, × 19 / 100) (gross prices: amount − round(amount × 100 / 119)) |
+ * | IVAProp | IVA − IVATerc (written only with IVATerc) |
+ * | CredEC (33, 56, 61) | round(IVA × 65 / 100), or a smaller amount sent (the cap per dwelling) |
  * | IVANoRet | IVA − Σ withholdings, when withholdings take only part of the IVA |
  * | GrntDep | Σ MontoItem IndExe 3 (deposits charged) and IndExe 5 (deposits returned, on the credit note that returns them) |
  * | Comisiones (43) | Σ ValComNeto, ValComExe, ValComIVA = round(ValComNeto × 19 / 100) |
- * | MntTotal | MntNeto + MntExe + IVA + additional taxes − withholdings + GrntDep − commissions (43) |
+ * | MntTotal | MntNeto + MntExe + IVA + additional taxes (28 and 35 included) − withholdings + GrntDep − commissions (43) − CredEC |
  * | MontoNF | not-billable base ± its global adjustments (outside MntTotal) |
  */
 import { EngineError } from "../../errors";
 import { divRound, parseScaled, pow10 } from "../decimal";
 import type { DocumentTypeInfo } from "../document-types";
-import { MAX_AMOUNT, sameAmount, sameRate } from "./checks";
+import { MAX_AMOUNT, notAllowed, sameAmount, sameRate } from "./checks";
 import { type Bases, scaleTaxBase } from "./discounts";
 import type { ComputedAdjustment, ComputedCommission, ComputedLine, ComputedTax, ComputedTotals } from "./model";
 import type { InvoiceInput } from "./schema";
-import { ADDITIONAL_TAXES, IVA_RATE, RATE_SCALE, SLAUGHTER_BASE_TAXES } from "./tax-codes";
+import { ADDITIONAL_TAXES, IVA_RATE, RATE_SCALE, SLAUGHTER_BASE_TAXES, SPECIFIC_TAXES } from "./tax-codes";
 
 const sum = (xs: bigint[]) => xs.reduce((s, x) => s + x, 0n);
 
@@ -57,8 +61,12 @@ export function netAndIva(taxed: bigint, gross: boolean): { net: bigint; iva: bi
 function additionalTaxes(lines: ComputedLine[], adjustments: ComputedAdjustment[]): ComputedTax[] {
   const codes = [...new Set(lines.flatMap((l) => l.additionalTaxCodes))].sort((a, b) => Number(a) - Number(b));
   return codes.map((c) => {
-    const info = ADDITIONAL_TAXES[c]!;
     const carrying = lines.filter((l) => l.additionalTaxCodes.includes(c));
+    if (SPECIFIC_TAXES[c]) {
+      const amount = sum(carrying.map((l) => l.specificTaxes!.find((x) => x.code === c)!.amount));
+      return { type: c, kind: "A" as const, base: sum(carrying.map((l) => l.amount)), amount };
+    }
+    const info = ADDITIONAL_TAXES[c]!;
     const lineBase = sum(carrying.map((l) => (SLAUGHTER_BASE_TAXES.includes(c) && l.retainer?.baseAmount !== undefined ? l.retainer.baseAmount : l.amount)));
     const base = scaleTaxBase(lineBase, adjustments, "global_adjustments");
     const amount = divRound(base * parseScaled(info.rate, RATE_SCALE, "rate"), 100n * pow10(RATE_SCALE));
@@ -74,6 +82,34 @@ export interface TotalsInput {
   commissions: ComputedCommission[];
   /** Line prices include IVA (boletas unless IndMntNeto 2; MntBruto 1). */
   grossPrices: boolean;
+  /** construction_credit of the body (CredEC). */
+  constructionCredit?: InvoiceInput["construction_credit"];
+}
+
+/** Types that may carry CredEC: facturas and the notes that modify them (Formato DTE v2.2, CredEC). */
+export const CONSTRUCTION_CREDIT_TYPES: readonly number[] = [33, 56, 61];
+/** DL 910 art. 21: 65 % of the IVA. */
+const CONSTRUCTION_CREDIT_PCT = 65n;
+
+/** CredEC: 65 % of the IVA, rounded, or a smaller amount the client sends (a cap). */
+function constructionCredit(c: TotalsInput["constructionCredit"], type: DocumentTypeInfo, iva: bigint | undefined): bigint | undefined {
+  if (c === undefined) return undefined;
+  if (!CONSTRUCTION_CREDIT_TYPES.includes(type.code)) notAllowed("construction_credit", `CredEC is carried by ${CONSTRUCTION_CREDIT_TYPES.join(", ")}, not by ${type.name}`);
+  if (!iva) notAllowed("construction_credit", "CredEC is a part of the IVA, and this document has none");
+  const max = divRound(iva * CONSTRUCTION_CREDIT_PCT, 100n);
+  if (c.amount === undefined) return max;
+  const amount = parseScaled(c.amount, 0, "construction_credit.amount");
+  if (amount === 0n || amount > max) throw new EngineError("AMOUNT_OUT_OF_RANGE", `construction_credit.amount must be greater than 0 and at most 65 % of the IVA (${max})`, { field: "construction_credit.amount", expected: `1–${max}` });
+  return amount;
+}
+
+/** IVATerc (the IVA of the third-party lines, after the taxed global adjustments) and IVAProp (the rest). */
+function thirdPartyIva(t: TotalsInput, iva: bigint | undefined): { own: bigint; third: bigint } | undefined {
+  const lines = t.lines.filter((l) => l.thirdParty);
+  if (lines.length === 0 || iva === undefined) return undefined;
+  const base = scaleTaxBase(sum(lines.map((l) => l.amount)), t.adjustments, "global_adjustments");
+  const third = netAndIva(base, t.grossPrices).iva;
+  return { own: iva - third, third };
 }
 
 export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTotals {
@@ -109,7 +145,14 @@ export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTot
     };
     commissions = totals.commissions.net + totals.commissions.exempt + totals.commissions.iva;
   }
-  totals.total = (totals.net ?? 0n) + (totals.exempt ?? 0n) + (totals.iva ?? 0n) + add - withheld + (totals.deposit ?? 0n) - commissions;
+  const split = thirdPartyIva(t, totals.iva);
+  if (split) {
+    totals.ivaOwn = split.own;
+    totals.ivaThirdParty = split.third;
+  }
+  const credit = constructionCredit(t.constructionCredit, type, totals.iva);
+  if (credit !== undefined) totals.constructionCredit = credit;
+  totals.total = (totals.net ?? 0n) + (totals.exempt ?? 0n) + (totals.iva ?? 0n) + add - withheld + (totals.deposit ?? 0n) - commissions - (credit ?? 0n);
   if (totals.total > MAX_AMOUNT) throw new EngineError("AMOUNT_OUT_OF_RANGE", `The total exceeds 18 digits`, { field: "totals.total" });
   if (totals.total < 0n && type.code !== 43) throw new EngineError("AMOUNT_OUT_OF_RANGE", `The total is negative`, { field: "totals.total" });
   if (withheld > (totals.iva ?? 0n)) throw new EngineError("TAX_NOT_ALLOWED", `The withholdings (${withheld}) exceed the IVA of the document (${totals.iva ?? 0n})`, { field: "items" });
@@ -131,6 +174,7 @@ export function checkClientAmounts(input: InvoiceInput, lines: ComputedLine[], t
       const f = `items[${i}].taxes[${j}].amount`;
       if (tt === "EXE") sameAmount(t.amount, 0n, scale, f);
       else if (tt === "IVA") sameAmount(t.amount, lineIva(line.amount, grossPrices), scale, f);
+      else if (SPECIFIC_TAXES[tt]) sameAmount(t.amount, line.specificTaxes?.find((x) => x.code === tt)?.amount ?? 0n, scale, f);
       else sameAmount(t.amount, divRound(line.amount * parseScaled(ADDITIONAL_TAXES[tt]!.rate, RATE_SCALE, f), 100n * pow10(RATE_SCALE)), scale, f);
     });
   });
@@ -159,6 +203,7 @@ function checkClientTax(tx: NonNullable<NonNullable<InvoiceInput["totals"]>["tax
     if (!c) throw new EngineError("TOTALS_MISMATCH", `${f}: no line carries tax ${tx.type}`, { field: `${f}.type`, expected: "absent" });
     sameAmount(tx.amount, c.amount, scale, `${f}.amount`);
     sameAmount(tx.base_amount, c.base, scale, `${f}.base_amount`);
-    sameRate(tx.rate, c.rate, `${f}.rate`);
+    if (c.rate === undefined && tx.rate !== undefined) throw new EngineError("TAX_RATE_MISMATCH", `${f}.rate: the specific tax ${tt} has no percentage rate`, { field: `${f}.rate`, expected: "absent" });
+    if (c.rate !== undefined) sameRate(tx.rate, c.rate, `${f}.rate`);
   }
 }
