@@ -35,7 +35,7 @@ describe("feature documents", () => {
     const all = Object.values(dtes);
     const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
     const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
-    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 10], [boletas.xmlString, "EnvioBOLETA", 3]] as const) {
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 13], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
       const v = await validateEnvio(parseXml(xml), kind, ctx);
       expect(v.errors, kind).toEqual([]);
       expect(v.documents).toHaveLength(n);
@@ -84,6 +84,25 @@ describe("feature documents", () => {
     expect(f39).toContain("<MntTotal>7013</MntTotal><MontoNF>1000</MontoNF></Totales>");
     expect(f39).toContain("<IndExe>2</IndExe><NmbItem>Propina sugerida</NmbItem>");
     expect(flat("39-net")).toContain("<IndServicio>1</IndServicio><IndMntNeto>2</IndMntNeto><PeriodoDesde>2026-10-01</PeriodoDesde><PeriodoHasta>2026-10-31</PeriodoHasta></IdDoc>");
+    const fuel = flat("33-fuel-third-party");
+    // IVA 12,600,000 × 19 % = 2,394,000, of which the third party's line (100,000) carries 19,000
+    expect(fuel).toContain("<IVA>2394000</IVA><IVAProp>2375000</IVAProp><IVATerc>19000</IVATerc>");
+    // 28: 10 m³ × 98,765.4321 = 987,654.321 → 987,654; 35 sent; no TasaImp; MntTotal adds both
+    expect(fuel).toContain("<ImptoReten><TipoImp>28</TipoImp><MontoImp>987654</MontoImp></ImptoReten><ImptoReten><TipoImp>35</TipoImp><MontoImp>450000</MontoImp></ImptoReten><MntTotal>16431654</MntTotal>");
+    expect(fuel).toContain("<PrcItem>800</PrcItem><CodImpAdic>28</CodImpAdic><MontoItem>8000000</MontoItem>");
+    // pesos ÷ 950.25, 4 decimals: 12,600,000 → 13,259.6685; 16,431,654 → 17,291.9274
+    expect(fuel).toContain("<OtraMoneda><TpoMoneda>DOLAR USA</TpoMoneda><TpoCambio>950.25</TpoCambio><MntNetoOtrMnda>13259.6685</MntNetoOtrMnda><IVAOtrMnda>2519.337</IVAOtrMnda><ImpRetOtrMnda><TipoImpOtrMnda>28</TipoImpOtrMnda><VlrImpOtrMnda>1039.3623</VlrImpOtrMnda></ImpRetOtrMnda><ImpRetOtrMnda><TipoImpOtrMnda>35</TipoImpOtrMnda><VlrImpOtrMnda>473.5596</VlrImpOtrMnda></ImpRetOtrMnda><MntTotOtrMnda>17291.9274</MntTotOtrMnda></OtraMoneda>");
+    // 65 % of 9,500,000 = 6,175,000, deducted
+    expect(flat("33-construction")).toContain("<IVA>9500000</IVA><CredEC>6175000</CredEC><MntTotal>53325000</MntTotal>");
+    const lots = flat("52-lots");
+    expect(lots).toContain("<QtyItem>120</QtyItem><Subcantidad><SubQty>70</SubQty><SubCod>L2026-311</SubCod></Subcantidad><Subcantidad><SubQty>50</SubQty><SubCod>L2026-312</SubCod></Subcantidad><FchElabor>2026-11-02</FchElabor><FchVencim>2027-02-02</FchVencim><UnmdItem>UN</UnmdItem><PrcItem>1020.5</PrcItem>");
+    // 120 × 1.05 = 126 EUR, 10 % = 12.6, 113.4
+    expect(lots).toContain("<OtrMnda><PrcOtrMon>1.05</PrcOtrMon><Moneda>EUR</Moneda><FctConv>971.9048</FctConv><DctoOtrMnda>12.6</DctoOtrMnda><MontoItemOtrMnda>113.4</MontoItemOtrMnda></OtrMnda><DescuentoPct>10</DescuentoPct><DescuentoMonto>12246</DescuentoMonto><MontoItem>110214</MontoItem>");
+    expect(flat("110-customs")).toContain("<QtyItem>60</QtyItem><Subcantidad><SubQty>40</SubQty><SubCod>LOTE-A</SubCod><TipCodSubQty>LOTE</TipCodSubQty></Subcantidad>");
+    const show = flat("39-show");
+    expect(show).toContain("<NroLinDet>1</NroLinDet><ItemEspectaculo>01</ItemEspectaculo><NmbItem>Entrada Platea Alta</NmbItem><InfoTicket><FolioTicket>1201</FolioTicket><FchGenera>2026-11-20T10:29:00</FchGenera><NmbEvento>Concierto de Primavera</NmbEvento><TpoTicket>Adulto</TpoTicket><CdgEvento>CP26</CdgEvento><FchEvento>2026-12-05T21:00:00</FchEvento><LugarEvento>Teatro Municipal, Santiago</LugarEvento><UbicEvento>Platea Alta</UbicEvento><FilaUbicEvento>F</FilaUbicEvento><AsntoUbicEvento>12</AsntoUbicEvento></InfoTicket><QtyItem>1</QtyItem>");
+    expect(show).toContain("<ItemEspectaculo>02</ItemEspectaculo><NmbItem>Cargo por servicio</NmbItem><QtyItem>2</QtyItem>");
+    expect(show).toContain("<MntNeto>36134</MntNeto><IVA>6866</IVA><MntTotal>43000</MntTotal>");
     expect(flat("41-surcharge")).toContain("<DscRcgGlobal><NroLinDR>1</NroLinDR><TpoMov>R</TpoMov><GlosaDR>Recargo atraso</GlosaDR><TpoValor>$</TpoValor><ValorDR>1000</ValorDR><IndExeDR>1</IndExeDR></DscRcgGlobal>");
   });
 });

@@ -45,6 +45,12 @@ describe("totals", () => {
       "52-transfer": { subTotal: 100000, discount: 0, surcharge: 0, additional: [], net: 100000, iva: 19000, ivaRate: "19", total: 119000 },
       // cents: 1230.00 − 31.00 (2.5 %, whole units) + 60 − 25.75
       "110-customs": { subTotal: 129000, discount: 3100, surcharge: 0, additional: [], exempt: 123325, total: 123325 },
+      // 28: 10 m³ × 98,765.4321 → 987,654 (no rate, base informative); 35 sent; IVATerc = 19 % of the third party's 100,000
+      "33-fuel-third-party": { subTotal: 12600000, discount: 0, surcharge: 0, additional: [{ type: "28", kind: "A", base: 8000000, amount: 987654 }, { type: "35", kind: "A", base: 4500000, amount: 450000 }], net: 12600000, iva: 2394000, ivaRate: "19", ivaOwn: 2375000, ivaThirdParty: 19000, total: 16431654 },
+      // CredEC 65 % of 9,500,000
+      "33-construction": { subTotal: 50000000, discount: 0, surcharge: 0, additional: [], net: 50000000, iva: 9500000, ivaRate: "19", constructionCredit: 6175000, total: 53325000 },
+      // 120 × 1020.5 = 122,460 − 10 % (12,246) = 110,214; IVA 20,940.66 → 20,941
+      "52-lots": { subTotal: 122460, discount: 12246, surcharge: 0, additional: [], net: 110214, iva: 20941, ivaRate: "19", total: 131155 },
       "61-references": { subTotal: 1300, discount: 0, surcharge: 0, additional: [], net: 1000, iva: 190, ivaRate: "19", deposit: 300, total: 1490 },
       "34-surcharge": { subTotal: 30000, discount: 0, surcharge: 0, additional: [], exempt: 30450, total: 30450 },
       // commissions 8 % of 165000 = 13200 (IVA 2508) and 5000 (IVA 950) are deducted
@@ -52,6 +58,8 @@ describe("totals", () => {
       // 3582 + 3800 = 7382 − 5 % (369.1 → 369) = 7013 gross: net round(7013 / 1.19) = 5893
       "39-features": { subTotal: 8480, discount: 398, surcharge: 300, additional: [], net: 5893, iva: 1120, ivaRate: "19", nonBillable: 1000, total: 7013 },
       "39-net": { subTotal: 25210, discount: 0, surcharge: 0, additional: [], net: 25210, iva: 4790, ivaRate: "19", total: 30000 },
+      // 43,000 gross: net round(43000 / 1.19) = 36,134
+      "39-show": { subTotal: 43000, discount: 0, surcharge: 0, additional: [], net: 36134, iva: 6866, ivaRate: "19", total: 43000 },
       "41-surcharge": { subTotal: 20000, discount: 0, surcharge: 0, additional: [], exempt: 21000, total: 21000 },
     });
   });
