@@ -179,6 +179,9 @@ export interface Labels {
   onExempt: string;
   onNonBillable: string;
   ivaNotRetained: string;
+  ivaOwn: string;
+  ivaThirdParty: string;
+  constructionCredit: string;
   deposit: string;
   commissions: string;
   nonBillable: string;
@@ -235,6 +238,9 @@ const ES: Labels = {
   onExempt: "(exento)",
   onNonBillable: "(no facturable)",
   ivaNotRetained: "IVA no retenido",
+  ivaOwn: "IVA propio",
+  ivaThirdParty: "IVA terceros",
+  constructionCredit: "Crédito 65% empresas constructoras",
   deposit: "Garantía por envases",
   commissions: "Comisiones y otros cargos",
   nonBillable: "Monto no facturable",
@@ -289,6 +295,9 @@ const EN: Labels = {
   onExempt: "(exempt)",
   onNonBillable: "(non-billable)",
   ivaNotRetained: "VAT not withheld",
+  ivaOwn: "Own VAT",
+  ivaThirdParty: "Third-party VAT",
+  constructionCredit: "Construction companies' 65% credit",
   deposit: "Container deposit",
   commissions: "Commissions and charges",
   nonBillable: "Non-billable amount",

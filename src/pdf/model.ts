@@ -188,6 +188,11 @@ export interface PrintableTotals {
   otherTaxes?: PrintableOtherTax[];
   /** IVANoRet, GrntDep, Comisiones (43, net + exempt + IVA, deducted), MontoNF (outside the total). */
   ivaNotRetained?: Amount;
+  /** IVAProp and IVATerc: the IVA split into the issuer's own and third parties'. */
+  ivaOwn?: Amount;
+  ivaThirdParty?: Amount;
+  /** CredEC: printed as a deduction. */
+  constructionCredit?: Amount;
   deposit?: Amount;
   commissions?: Amount;
   nonBillable?: Amount;

@@ -49,6 +49,18 @@ describe("the PDF shows every section of the document", () => {
       const { all } = await texts("110-customs", format);
       for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
     });
+    it(`${format}: fuel taxes, IVA propio and de terceros, the total in USD; CredEC deducted`, async () => {
+      const f = (await texts("33-fuel-third-party", format)).all;
+      for (const t of ["Impuesto específico diesel", "987.654", "Impuesto específico gasolinas", "450.000", "IVA propio", "2.375.000", "IVA terceros", "19.000", "Total en DOLAR USA (T/C 950,25)", "$ 16.431.654"]) expect(f, t).toContain(t);
+      const c = (await texts("33-construction", format)).all;
+      for (const t of ["Crédito 65% empresas constructoras", "-6.175.000", "$ 53.325.000"]) expect(c, t).toContain(t);
+    });
+    it(`${format}: sub-quantities, elaboration and expiry dates, the price in another currency, show tickets`, async () => {
+      const l = (await texts("52-lots", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
+      const s = (await texts("39-show", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Ticket N° 1201 Adulto: Concierto de Primavera (CP26), 2026-12-05 21:00:00", "Platea Alta, fila F, asiento 12", "Valor servicio (espectáculo)"]) expect(s, t).toContain(t);
+    });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);
       expect(all).toContain("Comisiones y otros cargos");

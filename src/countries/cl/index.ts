@@ -49,6 +49,8 @@ export {
 } from "./documents/document-types";
 export {
   ADDITIONAL_TAXES,
+  SPECIFIC_TAXES,
+  OTHER_SCALE,
   CURRENCY_SII_NAMES,
   IVA_RATE,
   billingReferenceSchema,

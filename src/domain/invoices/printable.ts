@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
+import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import countries from "../catalogs/cl/data/customs-countries.json";
 import packageTypes from "../catalogs/cl/data/customs-package-types.json";
 import ports from "../catalogs/cl/data/customs-ports.json";
@@ -93,6 +93,31 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
   };
 }
 
+/**
+ * The text printed under a line's name: its long description, then what else the XML's Detalle
+ * carries (sub-quantities, elaboration and expiry dates, the price in another currency, the show ticket).
+ */
+function lineDetail(l: ComputedLine): string | undefined {
+  const parts: string[] = [];
+  if (l.longDescription) parts.push(l.longDescription);
+  if (l.subQuantities) parts.push(`Subcantidades: ${l.subQuantities.map((q) => `${q.qty} ${q.codeType ? `${q.codeType} ` : ""}${q.code}`).join(", ")}`);
+  if (l.elaborationDate) parts.push(`Elaboración: ${l.elaborationDate}`);
+  if (l.expiryDate) parts.push(`Vencimiento: ${l.expiryDate}`);
+  const o = l.otherCurrency;
+  if (o) {
+    const v = (x: bigint) => formatScaled(x, OTHER_SCALE);
+    const adj = [o.discount ? `desc. ${v(o.discount)}` : "", o.surcharge ? `rec. ${v(o.surcharge)}` : ""].filter(Boolean).join(", ");
+    parts.push(`${o.code} ${o.price} c/u${o.factor ? ` (factor ${o.factor})` : ""}${adj ? `, ${adj}` : ""}: ${o.code} ${v(o.amount)}`);
+  }
+  if (l.show) parts.push(l.show.kind === 2 ? "Valor servicio (espectáculo)" : "Entrada");
+  const t = l.show?.ticket;
+  if (t) {
+    const seat = [t.section, t.row ? `fila ${t.row}` : "", t.seat ? `asiento ${t.seat}` : ""].filter(Boolean).join(", ");
+    parts.push(`Ticket N° ${t.folio} ${t.ticketType}: ${t.eventName} (${t.eventCode}), ${t.eventDate.replace("T", " ")}, ${t.venue}, ${seat}`);
+  }
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
 /** What the PDF prints of a computed document: every section the XML carries. */
 export function printableOf(doc: ComputedDocument, folio: number, ted: string): PrintableDocument {
   const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
@@ -125,7 +150,7 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
     transferType: doc.transferKind,
     lines: doc.lines.map((l) => ({
       description: l.name,
-      detail: l.longDescription,
+      detail: lineDetail(l),
       code: l.codes[0]?.value,
       quantity: l.qty,
       unit: l.unit,
@@ -151,8 +176,11 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
       exempt: amt(doc.totals.exempt),
       ivaRate: doc.totals.ivaRate,
       iva: amt(doc.totals.iva),
-      otherTaxes: doc.totals.additional.map((t) => ({ code: Number(t.type), name: ADDITIONAL_TAXES[t.type]?.name ?? `Impuesto ${t.type}`, rate: t.rate, amount: amt(t.amount)!, withholding: t.kind === "R" })),
+      otherTaxes: doc.totals.additional.map((t) => ({ code: Number(t.type), name: ADDITIONAL_TAXES[t.type]?.name ?? SPECIFIC_TAXES[t.type]?.name ?? `Impuesto ${t.type}`, rate: t.rate, amount: amt(t.amount)!, withholding: t.kind === "R" })),
       ivaNotRetained: amt(doc.totals.ivaNotRetained),
+      ivaOwn: amt(doc.totals.ivaOwn),
+      ivaThirdParty: amt(doc.totals.ivaThirdParty),
+      constructionCredit: amt(doc.totals.constructionCredit),
       deposit: amt(doc.totals.deposit),
       commissions: doc.totals.commissions ? amt(doc.totals.commissions.net + doc.totals.commissions.exempt + doc.totals.commissions.iva) : undefined,
       nonBillable: amt(doc.totals.nonBillable),

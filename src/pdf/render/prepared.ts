@@ -136,7 +136,10 @@ export function prepare(doc: PrintableDocument): Prepared {
     const rate = o.rate !== undefined ? ` ${formatRate(o.rate, s, `totals.otherTaxes[${i}].rate`)}` : "";
     totals.push([`${o.name}${rate}`, `${o.withholding ? "-" : ""}${amt(o.amount, `totals.otherTaxes[${i}].amount`)}`]);
   });
+  if (t.ivaOwn !== undefined) totals.push([L.ivaOwn, amt(t.ivaOwn, "totals.ivaOwn")]);
+  if (t.ivaThirdParty !== undefined) totals.push([L.ivaThirdParty, amt(t.ivaThirdParty, "totals.ivaThirdParty")]);
   if (t.ivaNotRetained !== undefined) totals.push([L.ivaNotRetained, amt(t.ivaNotRetained, "totals.ivaNotRetained")]);
+  if (t.constructionCredit !== undefined) totals.push([L.constructionCredit, `-${amt(t.constructionCredit, "totals.constructionCredit")}`]);
   if (t.deposit !== undefined) totals.push([L.deposit, amt(t.deposit, "totals.deposit")]);
   if (t.commissions !== undefined) totals.push([L.commissions, `-${amt(t.commissions, "totals.commissions")}`]);
   const total: [string, string] = [L.total, amt(t.total, "totals.total")];

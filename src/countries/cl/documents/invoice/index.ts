@@ -50,7 +50,8 @@ import { buildCustoms, buildTransport, exportPaymentForm } from "./transport";
 export * from "./model";
 export * from "./schema";
 export { parseInvoice } from "./checks";
-export { ADDITIONAL_TAXES, CURRENCY_SII_NAMES, IVA_RATE } from "./tax-codes";
+export { ADDITIONAL_TAXES, CURRENCY_SII_NAMES, IVA_RATE, SPECIFIC_TAXES } from "./tax-codes";
+export { OTHER_SCALE } from "./line-extras";
 
 /** The line limit of the type is checked before the body is parsed (a huge body fails fast). */
 function checkLineCount(raw: unknown, typeInfo?: DocumentTypeInfo): void {
