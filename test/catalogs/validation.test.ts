@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { ADDITIONAL_TAXES } from "../../src/countries/cl/documents/invoice";
+import { ADDITIONAL_TAXES, SPECIFIC_TAXES } from "../../src/countries/cl/documents/invoice";
 import { CHILE } from "../../src/domain/catalogs/cl";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";
@@ -37,6 +37,12 @@ describe("coded fields of an invoice body are checked against the catalogs", () 
     const long = await issue(issuer, body);
     expectError(long, 400, "VALIDATION_FAILED");
     expect(long.body.error.details).toEqual([expect.objectContaining({ field: "items[0].code_unit_of_measure" })]);
+  });
+
+  it("the currency of a line's price in another currency (OtrMnda Moneda)", async () => {
+    const body = invoiceBody(issuer.rut, "33");
+    body.items[0].other_currency = { code: "XYZ", unit_price: 1 };
+    expectCatalogError(await issue(issuer, body), "INVOICE_CATALOG_CODE_UNKNOWN", "items[0].other_currency.code", "currencies");
   });
 
   it("tax type", async () => {
@@ -108,6 +114,9 @@ describe("the catalog is the one home of the engine's codes", () => {
       const e = taxTypes.entries.find((x) => x.code === code);
       expect(e, code).toBeDefined();
       expect(e!.attributes).toMatchObject({ rate: t.rate, retention: t.kind === "R", supported: true });
+    }
+    for (const [code, t] of Object.entries(SPECIFIC_TAXES)) {
+      expect(taxTypes.entries.find((x) => x.code === code), code).toEqual({ code, name: t.name, attributes: { rate: null, per: "m3", retention: false, supported: true } });
     }
   });
 });

@@ -1,7 +1,7 @@
 import { findActivity } from "./activities";
 import { CHILE } from "./index";
 import { findItemCodeType } from "./legal";
-import { EngineError, type DocumentTypeInfo, type InvoiceInput } from "../../../countries/cl";
+import { EngineError, SPECIFIC_TAXES, type DocumentTypeInfo, type InvoiceInput } from "../../../countries/cl";
 import { findEntry, fold } from "../query";
 import type { CatalogEntry } from "../types";
 import additionalTaxes from "./data/additional-taxes.json";
@@ -26,7 +26,7 @@ import { REGIONS } from "./legal";
 const BASE = "/api/catalogs/CL";
 const CURRENCY_CODES = new Set(currencies.map((c) => c.code));
 const UNIT_CODES = new Set(units.flatMap((u) => [fold(u.name), u.code]));
-const TAX_CODES = new Set(["IVA", "EXE", ...additionalTaxes.map((t) => t.code)]);
+const TAX_CODES = new Set(["IVA", "EXE", ...additionalTaxes.map((t) => t.code), ...Object.keys(SPECIFIC_TAXES)]);
 const REGION_CODES = new Set(REGIONS.flatMap((r) => [r.code, fold(String(r.attributes.roman)), fold(r.name)]));
 const PAYMENT_CODES = new Set(["1", "2", "3", "CONTADO", "CASH", "CREDITO", "CRÉDITO", "CREDIT", "SIN_COSTO", "FREE"]);
 
@@ -94,6 +94,8 @@ export function checkInvoiceCodes(input: InvoiceInput, type: DocumentTypeInfo): 
       unknown(`items[${i}].code_unit_of_measure`, unit, "measurement-units", "customs unit of measure (export documents use the customs table)");
     }
     (it.item_codes ?? []).forEach((c, j) => checkItemCode(c, `items[${i}].item_codes[${j}]`));
+    const moneda = it.other_currency?.code;
+    if (moneda !== undefined && !CURRENCY_CODES.has(moneda.trim().toUpperCase())) unknown(`items[${i}].other_currency.code`, moneda, "currencies", "currency code of the SII/customs table");
     (it.taxes ?? []).forEach((t, j) => {
       if (!TAX_CODES.has(t.type.trim().toUpperCase())) {
         const field = `items[${i}].taxes[${j}].type`;

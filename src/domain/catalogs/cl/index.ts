@@ -1,4 +1,4 @@
-import { ADDITIONAL_TAXES, DOCUMENT_TYPES, REASON_CODES } from "../../../countries/cl";
+import { ADDITIONAL_TAXES, DOCUMENT_TYPES, REASON_CODES, SPECIFIC_TAXES } from "../../../countries/cl";
 import { COUNTRIES } from "../countries";
 import { TAX_ID_DOCUMENTS } from "../tax-id-documents";
 import { entriesOf, entry, type Catalog, type CatalogEntry, type CountryCatalogs } from "../types";
@@ -34,12 +34,16 @@ function documentTypes(): CatalogEntry[] {
   });
 }
 
+const order = (code: string) => (/^\d+$/.test(code) ? Number(code) : -1);
+
 function taxTypes(): CatalogEntry[] {
   return [
     entry("IVA", "Impuesto al Valor Agregado", { rate: "19", retention: false, supported: true }),
     entry("EXE", "Exento o no afecto (línea sin IVA)", { rate: "0", retention: false, supported: true }),
     ...additionalTaxes.map((t) => entry(t.code, t.name, { rate: t.rate, retention: t.retention, supported: t.code in ADDITIONAL_TAXES })),
-  ];
+    // Specific fuel taxes: an amount per m³ the SII publishes weekly, no percentage rate.
+    ...Object.entries(SPECIFIC_TAXES).map(([code, t]) => entry(code, t.name, { rate: null, per: "m3", retention: false, supported: true })),
+  ].sort((a, b) => order(a.code) - order(b.code));
 }
 
 const REASON_NAMES = { ANU: "Anula documento de referencia", COT: "Corrige texto del documento de referencia", COM: "Corrige montos" } as const;
