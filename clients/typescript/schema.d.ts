@@ -7331,7 +7331,7 @@ export interface paths {
                          *       ],
                          *       "current_page": 1,
                          *       "per_page": 20,
-                         *       "total": 26,
+                         *       "total": 28,
                          *       "last_page": 2,
                          *       "catalog": {
                          *         "country": "CHL",
@@ -21382,6 +21382,11 @@ export interface components {
                 /** @description TasaComision, percent of the settled net amount (computes net_amount). */
                 percent?: number | string;
             }[];
+            /** @description Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. Facturas 33 and notes 56, 61 with IVA. MntTotal = … − CredEC. */
+            construction_credit?: {
+                /** @description CredEC when it is less than 65 % of the IVA (e.g. the UF cap per dwelling). Defaults to round(IVA × 0.65). */
+                amount?: number | string;
+            };
             /** @description Defaults to CLP. */
             currency?: {
                 /** @description ISO 4217; CLP except on export documents. */
@@ -21540,8 +21545,12 @@ export interface components {
                 discount_amount?: number | string;
                 /** @description Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it. */
                 discount_percent?: number | string;
+                /** @description FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas. */
+                elaboration_date?: string;
                 /** @description IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6. */
                 exempt_indicator?: number;
+                /** @description FchVencim: expiry date of the item, YYYY-MM-DD, not before elaboration_date. Not on boletas. */
+                expiry_date?: string;
                 /** @description Up to 5 item codes (CdgItem). */
                 item_codes?: {
                     /** @description Coding scheme (TpoCodigo, max 10), e.g. INT1 (internal), EAN13, PLU, DUN14. */
@@ -21551,6 +21560,19 @@ export interface components {
                 }[];
                 /** @description Long description (DscItem, max 1,000 characters). */
                 long_description?: string;
+                /** @description Per-line price in another currency (OtrMnda): MontoItemOtrMnda = round(quantity × unit_price, 4 decimals) − discount + surcharge. Facturas, notes, guías and exports; not boletas or 43. */
+                other_currency?: {
+                    /** @description ISO 4217 code of the price currency (Moneda). */
+                    code: string;
+                    /** @description FctConv: pesos per unit of `code` (up to 4 decimals). When sent, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with. */
+                    conversion_factor?: number | string;
+                    /** @description DctoOtrMnda: the line discount in that currency. Defaults to the line's discount_percent applied to quantity × unit_price, rounded to 4 decimals. */
+                    discount_amount?: number | string;
+                    /** @description RecargoOtrMnda: the line surcharge in that currency. Defaults to surcharge_percent applied the same way. */
+                    surcharge_amount?: number | string;
+                    /** @description PrcOtrMon: the unit price in that currency, up to 4 decimals. */
+                    unit_price: number | string;
+                };
                 /** @description Quantity, > 0, up to 6 decimals. */
                 quantity: number | string;
                 /** @description Price per reference unit (PrcRef); informative. */
@@ -21570,25 +21592,68 @@ export interface components {
                 };
                 /** @description Liquidación-factura (43) only, required there: the type of the document settled on this line (TpoDocLiq, e.g. 33). */
                 settled_type?: string;
+                /** @description Distribution of the quantity (Subcantidad, up to 5); their sum may not exceed quantity. Not on boletas. */
+                sub_quantities?: {
+                    /** @description SubCod: the code of that part (e.g. a lot or a size). */
+                    code: string;
+                    /** @description TipCodSubQty: the coding scheme of `code`. Export documents (110–112) only. */
+                    code_type?: string;
+                    /** @description SubQty: part of the line's quantity, > 0, up to 6 decimals. */
+                    quantity: number | string;
+                }[];
                 /** @description Line surcharge amount (RecargoMonto) in the document currency. */
                 surcharge_amount?: number | string;
                 /** @description Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100). */
                 surcharge_percent?: number | string;
                 /** @description See itemTaxSchema; empty means the document type's default (affected or exempt). */
                 taxes?: {
-                    /** @description Optional; when sent it must equal the line's tax computed by the engine. */
+                    /** @description Optional; when sent it must equal the line's tax computed by the engine. Required for the specific fuel taxes 28 and 35 unless cubic_metres and per_cubic_metre are sent. */
                     amount?: number | string;
-                    /** @description Optional; when sent it must equal the SII rate of the tax (IVA 19). */
+                    /** @description Specific fuel taxes 28 (diesel) and 35 (gasolines) only: the volume taxed on this line in m³ (up to 6 decimals). */
+                    cubic_metres?: number | string;
+                    /** @description Specific fuel taxes 28 and 35 only: the tax per m³ in pesos the SII publishes for the week (up to 6 decimals). With cubic_metres, amount = round(cubic_metres × per_cubic_metre). */
+                    per_cubic_metre?: number | string;
+                    /** @description Optional; when sent it must equal the SII rate of the tax (IVA 19). Not used with 28 and 35 (their amount is per cubic metre, not a percentage). */
                     rate?: number | string;
                     /** @description IVA (19 %), EXE (exempt line) or an SII additional-tax code (15, 17, 18, 19, 23, 24, 25, 26, 27, 271). */
                     type: string;
                 }[];
+                /** @description The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of facturas 33, liquidaciones-factura 43 and notes 56, 61. */
+                third_party?: boolean;
+                /** @description Boletas 39 and 41 only: a show ticket (ItemEspectaculo and InfoTicket of EnvioBOLETA). With kind TICKET, folio, generated_at, event_name, ticket_type, event_code, event_date, venue and section are required together. */
+                ticket?: {
+                    /** @description CdgEvento (max 5). */
+                    event_code?: string;
+                    /** @description FchEvento: date and time of the show. */
+                    event_date?: string;
+                    /** @description NmbEvento (max 80). */
+                    event_name?: string;
+                    /** @description FolioTicket: the ticket number within the event. Required with the other ticket fields. */
+                    folio?: number;
+                    /** @description FchGenera: when the ticket was made, YYYY-MM-DD HH:MM:SS. */
+                    generated_at?: string;
+                    /**
+                     * @description ItemEspectaculo: TICKET (01, the entrance) or SERVICE (02, a service charge).
+                     * @enum {string}
+                     */
+                    kind: "TICKET" | "SERVICE";
+                    /** @description FilaUbicEvento (max 3). */
+                    row?: string;
+                    /** @description AsntoUbicEvento (max 3). */
+                    seat?: string;
+                    /** @description UbicEvento: sector or section (max 20). */
+                    section?: string;
+                    /** @description TpoTicket, e.g. Adulto, Niño (max 10). */
+                    ticket_type?: string;
+                    /** @description LugarEvento: the venue (max 80). */
+                    venue?: string;
+                };
                 /** @description Unit price, ≥ 0, up to 6 decimals. Net on facturas and notes, gross (IVA included) on boletas 39. */
                 unit_price: number | string;
             }[];
             /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA. */
             net_amounts?: boolean;
-            /** @description Export documents: the amounts in a second currency (OtraMoneda). currency.exchange_rate alone means a second currency of CLP. */
+            /** @description The amounts in a second currency (OtraMoneda). Export documents: exchange_rate is units of `code` per unit of the document currency; currency.exchange_rate alone means a second currency of CLP. Domestic documents (33, 34, 46, 52, 56, 61): exchange_rate is pesos per unit of `code` (e.g. the dólar observado), and each amount is round(pesos / exchange_rate, 4 decimals). */
             other_currency?: {
                 /** @description ISO 4217 (CLP for pesos). */
                 code: string;
