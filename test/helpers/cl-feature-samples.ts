@@ -161,9 +161,14 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
 
 /** Signs every feature body with the sample set's signer and simulator CAFs (43 gets its own). */
 export async function buildFeatureDtes(set: { cafs: Record<number, Caf>; signer: SigningCredentials }): Promise<Record<string, SignedDte>> {
+  return signInputs(set, FEATURE_INPUTS, 20);
+}
+
+/** Computes and signs each body (folios from `firstFolio` + 1), issuing a simulator CAF for a type the set lacks. */
+export async function signInputs(set: { cafs: Record<number, Caf>; signer: SigningCredentials }, inputs: Record<string, InvoiceInput>, firstFolio: number): Promise<Record<string, SignedDte>> {
   const out: Record<string, SignedDte> = {};
-  let folio = 20;
-  for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+  let folio = firstFolio;
+  for (const [name, input] of Object.entries(inputs)) {
     const doc = computeDocument(input);
     const code = doc.type.code;
     set.cafs[code] ??= await parseCaf((await issueSimulatorCaf({ rut: ISSUER_RUT, legalName: issuer.legal_name, documentType: code, from: 1, to: 50, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
