@@ -21564,7 +21564,7 @@ export interface components {
                 other_currency?: {
                     /** @description ISO 4217 code of the price currency (Moneda). */
                     code: string;
-                    /** @description FctConv: pesos per unit of `code` (up to 4 decimals). When sent, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with. */
+                    /** @description FctConv: pesos per unit of `code` (up to 4 decimals). When sent on a peso document, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with (exports: written as sent). */
                     conversion_factor?: number | string;
                     /** @description DctoOtrMnda: the line discount in that currency. Defaults to the line's discount_percent applied to quantity × unit_price, rounded to 4 decimals. */
                     discount_amount?: number | string;

@@ -83,7 +83,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     },
     items: [
       { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
-      { quantity: 1, unit_price: 60, description: "Embalaje especial" },
+      { quantity: 1, unit_price: 60, description: "Embalaje especial", other_currency: { code: "EUR", unit_price: 55.2, conversion_factor: 1020.33 } },
     ],
     global_adjustments: [{ kind: "DISCOUNT", amount: 25.75, description: "Pronto pago" }],
   },
@@ -128,7 +128,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   "43-commission": {
     invoice_type: "43", invoice_date: date, issuer, recipient,
     items: [
-      { quantity: 100, unit_price: 1200, description: "Venta de manzanas por cuenta de", settled_type: "33" },
+      { quantity: 100, unit_price: 1200, description: "Venta de manzanas por cuenta de", settled_type: "33", third_party: true },
       { quantity: 50, unit_price: 900, description: "Venta de peras por cuenta de", settled_type: "33" },
     ],
     commissions: [{ kind: "COMMISSION", description: "Comisión de venta 8 %", percent: 8 }, { kind: "OTHER", description: "Flete", net_amount: 5000 }],

@@ -131,7 +131,8 @@ describe("per-line price in another currency (OtrMnda)", () => {
     expect(fails({ items: [{ ...line, unit_price: 1020, other_currency: { code: "EUR", unit_price: 1.05, conversion_factor: 971.9048 } }] })).toEqual({ code: "TOTALS_MISMATCH", field: "items[0].unit_price", expected: "1021" });
     expect(fails({ items: [{ ...line, other_currency: { code: "EUR", unit_price: 1, conversion_factor: 0 } }] })).toEqual({ code: "INVALID_NUMBER", field: "items[0].other_currency.conversion_factor" });
   });
-  it("precise errors: a discount over the line, boletas, 43", () => {
+  it("precise errors: a zero price, a discount over the line, boletas, 43", () => {
+    expect(fails({ items: [{ ...line, other_currency: { code: "USD", unit_price: 0 } }] })).toEqual({ code: "INVALID_NUMBER", field: "items[0].other_currency.unit_price" });
     expect(fails({ items: [{ ...line, other_currency: { code: "USD", unit_price: 1, discount_amount: 2 } }] })).toEqual({ code: "AMOUNT_OUT_OF_RANGE", field: "items[0].other_currency.discount_amount" });
     expect(fails({ invoice_type: "39", items: [{ ...line, other_currency: { code: "USD", unit_price: 1 } }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].other_currency" });
     expect(fails({ invoice_type: "43", items: [{ ...line, settled_type: "33", other_currency: { code: "USD", unit_price: 1 } }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].other_currency" });

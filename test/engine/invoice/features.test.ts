@@ -77,6 +77,8 @@ describe("feature documents", () => {
     const f43 = flat("43-commission");
     expect(f43).toContain('<Liquidacion ID="F');
     expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");
+    expect(f43).toContain("<IVA>31350</IVA><IVAProp>8550</IVAProp><IVATerc>22800</IVATerc><Comisiones>");
+    expect(flat("110-customs")).toContain("<PrcItem>60</PrcItem><OtrMnda><PrcOtrMon>55.2</PrcOtrMon><Moneda>EUR</Moneda><FctConv>1020.33</FctConv><MontoItemOtrMnda>55.2</MontoItemOtrMnda></OtrMnda><MontoItem>60</MontoItem>");
     expect(f43).toContain("<Comisiones><ValComNeto>18200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>3458</ValComIVA></Comisiones><MntTotal>174692</MntTotal>");
     expect(f43).toContain("<Comisiones><NroLinCom>1</NroLinCom><TipoMovim>C</TipoMovim><Glosa>Comisión de venta 8 %</Glosa><TasaComision>8</TasaComision><ValComNeto>13200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>2508</ValComIVA></Comisiones>");
     const f39 = flat("39-features");

@@ -53,8 +53,9 @@ describe("totals", () => {
       "52-lots": { subTotal: 122460, discount: 12246, surcharge: 0, additional: [], net: 110214, iva: 20941, ivaRate: "19", total: 131155 },
       "61-references": { subTotal: 1300, discount: 0, surcharge: 0, additional: [], net: 1000, iva: 190, ivaRate: "19", deposit: 300, total: 1490 },
       "34-surcharge": { subTotal: 30000, discount: 0, surcharge: 0, additional: [], exempt: 30450, total: 30450 },
+      // the first line is the principal's: IVATerc 120000 × 19 % = 22800, IVAProp the rest;
       // commissions 8 % of 165000 = 13200 (IVA 2508) and 5000 (IVA 950) are deducted
-      "43-commission": { subTotal: 165000, discount: 0, surcharge: 0, additional: [], net: 165000, iva: 31350, ivaRate: "19", commissions: { net: 18200, exempt: 0, iva: 3458 }, total: 174692 },
+      "43-commission": { subTotal: 165000, discount: 0, surcharge: 0, additional: [], net: 165000, iva: 31350, ivaRate: "19", ivaOwn: 8550, ivaThirdParty: 22800, commissions: { net: 18200, exempt: 0, iva: 3458 }, total: 174692 },
       // 3582 + 3800 = 7382 − 5 % (369.1 → 369) = 7013 gross: net round(7013 / 1.19) = 5893
       "39-features": { subTotal: 8480, discount: 398, surcharge: 300, additional: [], net: 5893, iva: 1120, ivaRate: "19", nonBillable: 1000, total: 7013 },
       "39-net": { subTotal: 25210, discount: 0, surcharge: 0, additional: [], net: 25210, iva: 4790, ivaRate: "19", total: 30000 },

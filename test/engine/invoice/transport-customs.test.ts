@@ -42,7 +42,7 @@ describe("second currency", () => {
     expect(plain(o)).toEqual({ code: "USD", siiName: "DOLAR USA", rate: "1.0837", scale: 4, exempt: 1083592, total: 1083592 }); // 108.359163 → 108.3592
   });
   it("precise errors", () => {
-    expect(fails({ other_currency: { code: "USD", exchange_rate: 900 } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "other_currency" });
+    expect(fails({ invoice_type: "39", other_currency: { code: "USD", exchange_rate: 900 } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "other_currency" });
     expect(fails({ ...exp, other_currency: { code: "USD", exchange_rate: 1 } })).toMatchObject({ code: "CURRENCY_NOT_SUPPORTED", field: "other_currency.code" });
     expect(fails({ ...exp, other_currency: { code: "XXX", exchange_rate: 1 } })).toMatchObject({ code: "CURRENCY_NOT_SUPPORTED", field: "other_currency.code" });
   });

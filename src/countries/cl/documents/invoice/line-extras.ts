@@ -69,6 +69,7 @@ function otherCurrencyLine(it: Item, p: string, type: DocumentTypeInfo, qty: big
   const f = `${p}.other_currency`;
   if (type.boleta || type.code === 43) notAllowed(f, `${type.name}'s schema has no price in another currency (OtrMnda)`);
   const price = parseScaled(o.unit_price, OTHER_SCALE, `${f}.unit_price`);
+  if (price === 0n) throw new EngineError("INVALID_NUMBER", `${f}.unit_price must be greater than 0 (PrcOtrMon)`, { field: `${f}.unit_price` });
   const gross = divRound(qty * price, pow10(QTY_SCALE));
   const pct = (v: unknown, k: string) => (v === undefined ? undefined : divRound(gross * parseScaled(v, RATE_SCALE, k), 100n * pow10(RATE_SCALE)));
   const part = (amount: unknown, percent: unknown, k: string) => (amount !== undefined ? parseScaled(amount, OTHER_SCALE, `${f}.${k}`) : pct(percent, `${p}.${k.replace("amount", "percent")}`));
@@ -77,7 +78,8 @@ function otherCurrencyLine(it: Item, p: string, type: DocumentTypeInfo, qty: big
   const amount = gross - (discount ?? 0n) + (surcharge ?? 0n);
   if (amount < 0n) throw new EngineError("AMOUNT_OUT_OF_RANGE", `${f}.discount_amount exceeds the line's amount in ${o.code}`, { field: `${f}.discount_amount` });
   const out: NonNullable<ComputedLine["otherCurrency"]> = { code: o.code.toUpperCase(), price: formatScaled(price, OTHER_SCALE), amount };
-  if (o.conversion_factor !== undefined) out.factor = conversionFactor(o.conversion_factor, it.unit_price, price, p);
+  // FctConv converts to pesos: the line's own price is in pesos (checked) except on exports (written as sent).
+  if (o.conversion_factor !== undefined) out.factor = type.export ? formatScaled(parseScaled(o.conversion_factor, OTHER_SCALE, `${f}.conversion_factor`), OTHER_SCALE) : conversionFactor(o.conversion_factor, it.unit_price, price, p);
   if (discount) out.discount = discount;
   if (surcharge) out.surcharge = surcharge;
   return out;

@@ -104,7 +104,7 @@ export const itemSchema = z
       .object({
         code: z.string().min(3).max(3).describe("ISO 4217 code of the price currency (Moneda)."),
         unit_price: num.describe("PrcOtrMon: the unit price in that currency, up to 4 decimals."),
-        conversion_factor: num.optional().describe("FctConv: pesos per unit of `code` (up to 4 decimals). When sent, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with."),
+        conversion_factor: num.optional().describe("FctConv: pesos per unit of `code` (up to 4 decimals). When sent on a peso document, the line's unit_price must equal other_currency.unit_price × factor, rounded to the decimals unit_price is written with (exports: written as sent)."),
         discount_amount: num.optional().describe("DctoOtrMnda: the line discount in that currency. Defaults to the line's discount_percent applied to quantity × unit_price, rounded to 4 decimals."),
         surcharge_amount: num.optional().describe("RecargoOtrMnda: the line surcharge in that currency. Defaults to surcharge_percent applied the same way."),
       })
