@@ -3,9 +3,9 @@
  * signature, the simulated SII's verdict ACCEPTED, and the PDF.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call } from "../helpers/api";
+import { call, expectError } from "../helpers/api";
 import { FEATURE_INPUTS } from "../helpers/cl-feature-samples";
-import { issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
 let issuer: Issuer;
 beforeAll(async () => {
@@ -24,4 +24,21 @@ describe("the whole SII document end to end", () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get("Content-Type")).toBe("application/pdf");
   }, 90_000);
+});
+
+describe("inconsistent input for the last parts of the model: 400 in our envelope, naming the field", () => {
+  const line = { quantity: 1, unit_price: 1000, description: "a" };
+  it.each([
+    ["a show ticket on a factura", "33", { items: [{ ...line, ticket: { kind: "SERVICE" } }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].ticket"],
+    ["CredEC above 65 % of the IVA", "33", { items: [line], construction_credit: { amount: 125 } }, "INVOICE_AMOUNT_OUT_OF_RANGE", "construction_credit.amount"],
+    ["a fuel tax with half its volume", "33", { items: [{ ...line, taxes: [{ type: "28", cubic_metres: 1 }] }] }, "INVOICE_INVALID_INPUT", "items[0].taxes[0].per_cubic_metre"],
+    ["IVA de terceros on a factura de compra", "46", { items: [{ ...line, third_party: true }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].third_party"],
+    ["sub-quantities beyond the quantity", "33", { items: [{ ...line, sub_quantities: [{ quantity: 2, code: "L1" }] }] }, "INVOICE_AMOUNT_OUT_OF_RANGE", "items[0].sub_quantities"],
+    ["expiry before elaboration", "33", { items: [{ ...line, elaboration_date: "2026-11-02", expiry_date: "2026-11-01" }] }, "INVOICE_INVALID_DATE", "items[0].expiry_date"],
+    ["a second currency on a boleta", "39", { items: [line], other_currency: { code: "USD", exchange_rate: 950 } }, "INVOICE_FIELD_NOT_ALLOWED", "other_currency"],
+  ] as const)("%s", async (_what, type, over, code, field) => {
+    const res = await issue(issuer, { ...invoiceBody(issuer.rut, type), ...over });
+    expectError(res, 400, code);
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
+  });
 });
