@@ -69,8 +69,9 @@ function indicatorOf(it: Item, p: string, type: DocumentTypeInfo): ExemptIndicat
   return ind;
 }
 
+type ItemTax = NonNullable<Item["taxes"]>[number];
+
 function lineTaxes(it: Item, p: string, ctx: LineContext, taxable: boolean): string[] {
-  const { type } = ctx;
   const additional: string[] = [];
   let sawIva = false;
   (it.taxes ?? []).forEach((t, j) => {
@@ -78,32 +79,12 @@ function lineTaxes(it: Item, p: string, ctx: LineContext, taxable: boolean): str
     const tt = t.type.trim().toUpperCase();
     if (tt === "EXE") return;
     if (tt === "IVA") {
-      if (type.exempt) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: IVA is not allowed on ${type.name}`, { field: `${tp}.type` });
+      if (ctx.type.exempt) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: IVA is not allowed on ${ctx.type.name}`, { field: `${tp}.type` });
       sameRate(t.rate, String(IVA_RATE), `${tp}.rate`);
       sawIva = true;
       return;
     }
-    if (SPECIFIC_TAXES[tt]) {
-      if (!ADDITIONAL_TAX_TYPES.includes(type.code)) {
-        throw new EngineError("TAX_NOT_ALLOWED", `${tp}: the specific tax ${tt} (${SPECIFIC_TAXES[tt].name}) is not allowed on ${type.name}; it is used on ${ADDITIONAL_TAX_TYPES.join(", ")}`, { field: `${tp}.type` });
-      }
-      if (ctx.grossPrices) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: additional taxes and withholdings need net prices; gross_prices cannot be used with them`, { field: `${tp}.type` });
-      if (additional.includes(tt)) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax ${tt} listed twice`, { field: `${tp}.type` });
-      additional.push(tt);
-      return;
-    }
-    if (t.cubic_metres !== undefined || t.per_cubic_metre !== undefined) notAllowed(`${tp}.${t.cubic_metres !== undefined ? "cubic_metres" : "per_cubic_metre"}`, "volumes and sums per m³ belong to the specific fuel taxes 28 and 35");
-    const info = ADDITIONAL_TAXES[tt];
-    if (!info) {
-      throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service; use IVA, EXE or one of ${[...Object.keys(ADDITIONAL_TAXES), ...Object.keys(SPECIFIC_TAXES)].join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
-    }
-    const allowed = tt === "15" ? TOTAL_RETENTION_TYPES : ADDITIONAL_TAX_TYPES;
-    if (!allowed.includes(type.code)) {
-      const what = info.kind === "R" ? "withholding" : "additional tax";
-      throw new EngineError("TAX_NOT_ALLOWED", `${tp}: ${what} ${tt} (${info.name}) is not allowed on ${type.name}; it is used on ${allowed.join(", ")}`, { field: `${tp}.type` });
-    }
-    if (ctx.grossPrices) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: additional taxes and withholdings need net prices; gross_prices cannot be used with them`, { field: `${tp}.type` });
-    sameRate(t.rate, info.rate, `${tp}.rate`);
+    checkAdditionalTax(t, tt, tp, ctx);
     if (additional.includes(tt)) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax ${tt} listed twice`, { field: `${tp}.type` });
     additional.push(tt);
   });
@@ -112,6 +93,25 @@ function lineTaxes(it: Item, p: string, ctx: LineContext, taxable: boolean): str
   }
   if (additional.length > 2) throw new EngineError("TAX_NOT_ALLOWED", `${p}: at most 2 additional taxes per line (CodImpAdic)`, { field: `${p}.taxes` });
   return additional;
+}
+
+/** An additional tax, withholding or specific tax code: known, allowed on the type, with net prices, at its rate. */
+function checkAdditionalTax(t: ItemTax, tt: string, tp: string, ctx: LineContext): void {
+  const specific = SPECIFIC_TAXES[tt];
+  const info = ADDITIONAL_TAXES[tt];
+  if (!specific && (t.cubic_metres !== undefined || t.per_cubic_metre !== undefined)) {
+    notAllowed(`${tp}.${t.cubic_metres !== undefined ? "cubic_metres" : "per_cubic_metre"}`, "volumes and sums per m³ belong to the specific fuel taxes 28 and 35");
+  }
+  if (!specific && !info) {
+    throw new EngineError("TAX_NOT_ALLOWED", `${tp}: tax type "${t.type}" is not issued by this service; use IVA, EXE or one of ${[...Object.keys(ADDITIONAL_TAXES), ...Object.keys(SPECIFIC_TAXES)].join(", ")} (GET /api/catalogs/CL/tax-types, attribute supported)`, { field: `${tp}.type` });
+  }
+  const allowed = tt === "15" ? TOTAL_RETENTION_TYPES : ADDITIONAL_TAX_TYPES;
+  if (!allowed.includes(ctx.type.code)) {
+    const what = specific ? "specific tax" : info!.kind === "R" ? "withholding" : "additional tax";
+    throw new EngineError("TAX_NOT_ALLOWED", `${tp}: ${what} ${tt} (${(specific ?? info)!.name}) is not allowed on ${ctx.type.name}; it is used on ${allowed.join(", ")}`, { field: `${tp}.type` });
+  }
+  if (ctx.grossPrices) throw new EngineError("TAX_NOT_ALLOWED", `${tp}: additional taxes and withholdings need net prices; gross_prices cannot be used with them`, { field: `${tp}.type` });
+  if (info) sameRate(t.rate, info.rate, `${tp}.rate`);
 }
 
 function optionalAmount(v: unknown, scale: number, field: string): bigint | undefined {
