@@ -116,6 +116,9 @@ describe("second currency on domestic documents (OtraMoneda)", () => {
     expect(fails({ other_currency: { code: "CLP", exchange_rate: 1 } })).toEqual({ code: "CURRENCY_NOT_SUPPORTED", field: "other_currency.code" });
     expect(fails({ other_currency: { code: "XAU", exchange_rate: 1 } })).toEqual({ code: "CURRENCY_NOT_SUPPORTED", field: "other_currency.code" });
     expect(fails({ other_currency: { code: "USD", exchange_rate: 0 } })).toEqual({ code: "INVALID_NUMBER", field: "other_currency.exchange_rate" });
+    expect(fails({ other_currency: { code: "USD", exchange_rate: 1000000 } })).toEqual({ code: "AMOUNT_OUT_OF_RANGE", field: "other_currency.exchange_rate", expected: "≤ 999999.9999" });
+    // 10^15 pesos / 0.0001 = 10^19 units: beyond the 18 digits of MntTotOtrMnda
+    expect(fails({ other_currency: { code: "USD", exchange_rate: 0.0001 }, items: [{ ...line, unit_price: 1e15, taxes: [{ type: "EXE" }] }] })).toEqual({ code: "AMOUNT_OUT_OF_RANGE", field: "other_currency.exchange_rate" });
     expect(fails({ invoice_type: "52", transfer_kind: 5, other_currency: { code: "USD", exchange_rate: 900 }, items: [{ ...line, unit_price: 0 }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "other_currency" });
   });
 });

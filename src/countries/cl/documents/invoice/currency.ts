@@ -26,7 +26,9 @@ export function buildOtherCurrency(input: InvoiceInput, type: DocumentTypeInfo, 
   const rate = positiveRate(rateText, o ? "other_currency.exchange_rate" : "currency.exchange_rate");
   const scale = code === "CLP" ? 0 : 4;
   const convert = (v: bigint) => divRound(v * rate * pow10(scale), pow10(currency.scale + RATE_DECIMALS));
-  return { code, siiName, rate: rateText, scale, exempt: convert(totals.exempt ?? 0n), total: convert(totals.total) };
+  const total = convert(totals.total);
+  withinRange(total, scale);
+  return { code, siiName, rate: rateText, scale, exempt: convert(totals.exempt ?? 0n), total };
 }
 
 /** Domestic types whose schema (Documento) carries OtraMoneda: every one but boletas. */
@@ -48,6 +50,7 @@ function domesticOtherCurrency(o: NonNullable<InvoiceInput["other_currency"]>, t
   const nonZero = (v: bigint | undefined) => (v === undefined || v === 0n ? undefined : convert(v));
   const total = convert(totals.total);
   if (total <= 0n) notAllowed("other_currency", "a document whose total is 0 has no amount to show in another currency (MntTotOtrMnda must be at least 0.0001)");
+  withinRange(total, RATE_DECIMALS);
   const out: ComputedOtherCurrency = { code, siiName, rate: rateText, scale: RATE_DECIMALS, exempt: nonZero(totals.exempt) ?? 0n, total };
   const net = nonZero(totals.net);
   if (net !== undefined) out.net = net;
@@ -66,8 +69,20 @@ function siiNameOf(code: string): string {
   return siiName;
 }
 
+/** TpoCambio: decimal(10,4), 0.0001–999999.9999. */
+const MAX_RATE = 9_999_999_999n;
+/** Amounts in another currency: at most 99999999999999.9999 (18 digits, 4 decimals). */
+const MAX_OTHER = 999_999_999_999_999_999n;
+
 function positiveRate(text: string, field: string): bigint {
   const rate = parseScaled(text, RATE_DECIMALS, field);
   if (rate === 0n) throw new EngineError("INVALID_NUMBER", "the exchange rate must be greater than 0", { field });
+  if (rate > MAX_RATE) throw new EngineError("AMOUNT_OUT_OF_RANGE", `${field} must be at most 999999.9999 (TpoCambio)`, { field, expected: "≤ 999999.9999" });
   return rate;
+}
+
+function withinRange(total: bigint, scale: number): void {
+  if (total * pow10(RATE_DECIMALS - scale) > MAX_OTHER) {
+    throw new EngineError("AMOUNT_OUT_OF_RANGE", "the total in the second currency exceeds 18 digits; check other_currency.exchange_rate", { field: "other_currency.exchange_rate" });
+  }
 }

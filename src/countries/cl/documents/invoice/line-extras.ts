@@ -15,6 +15,8 @@ type Item = InvoiceInput["items"][number];
 
 /** Amounts in another currency keep 4 decimals (SII MontoImpType of OtrMnda, TpoCambio). */
 export const OTHER_SCALE = 4;
+/** Amounts in another currency: at most 99999999999999.9999 (scaled by 10^4). */
+const MAX_OTHER = 999_999_999_999_999_999n;
 /** Types whose IVA may be partly third parties' (IVATerc / IVAProp in Totales). */
 export const THIRD_PARTY_TYPES: readonly number[] = [33, 43, 56, 61];
 
@@ -77,6 +79,7 @@ function otherCurrencyLine(it: Item, p: string, type: DocumentTypeInfo, qty: big
   const surcharge = part(o.surcharge_amount, it.surcharge_percent, "surcharge_amount");
   const amount = gross - (discount ?? 0n) + (surcharge ?? 0n);
   if (amount < 0n) throw new EngineError("AMOUNT_OUT_OF_RANGE", `${f}.discount_amount exceeds the line's amount in ${o.code}`, { field: `${f}.discount_amount` });
+  if (amount > MAX_OTHER) throw new EngineError("AMOUNT_OUT_OF_RANGE", `${f}: the line's amount in ${o.code} exceeds 18 digits`, { field: `${f}.unit_price` });
   const out: NonNullable<ComputedLine["otherCurrency"]> = { code: o.code.toUpperCase(), price: formatScaled(price, OTHER_SCALE), amount };
   // FctConv converts to pesos: the line's own price is in pesos (checked) except on exports (written as sent).
   if (o.conversion_factor !== undefined) out.factor = type.export ? formatScaled(parseScaled(o.conversion_factor, OTHER_SCALE, `${f}.conversion_factor`), OTHER_SCALE) : conversionFactor(o.conversion_factor, it.unit_price, price, p);
