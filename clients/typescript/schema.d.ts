@@ -21615,7 +21615,7 @@ export interface components {
                     per_cubic_metre?: number | string;
                     /** @description Optional; when sent it must equal the SII rate of the tax (IVA 19). Not used with 28 and 35 (their amount is per cubic metre, not a percentage). */
                     rate?: number | string;
-                    /** @description IVA (19 %), EXE (exempt line) or an SII additional-tax code (15, 17, 18, 19, 23, 24, 25, 26, 27, 271). */
+                    /** @description IVA (19 %), EXE (exempt line) or an SII additional-tax or withholding code (GET /api/catalogs/CL/tax-types: 15, 17–19, 23–27, 30–34, 36–39, 41, 44, 45, 47, 48, 271), or a specific fuel tax (28 diesel, 35 gasolines). */
                     type: string;
                 }[];
                 /** @description The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of facturas 33, liquidaciones-factura 43 and notes 56, 61. */

@@ -51,7 +51,7 @@ const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const itemTaxSchema = z
   .object({
-    type: z.string().min(1).max(8).describe("IVA (19 %), EXE (exempt line) or an SII additional-tax code (15, 17, 18, 19, 23, 24, 25, 26, 27, 271)."),
+    type: z.string().min(1).max(8).describe("IVA (19 %), EXE (exempt line) or an SII additional-tax or withholding code (GET /api/catalogs/CL/tax-types: 15, 17–19, 23–27, 30–34, 36–39, 41, 44, 45, 47, 48, 271), or a specific fuel tax (28 diesel, 35 gasolines)."),
     amount: num.optional().describe("Optional; when sent it must equal the line's tax computed by the engine. Required for the specific fuel taxes 28 and 35 unless cubic_metres and per_cubic_metre are sent."),
     rate: num.optional().describe("Optional; when sent it must equal the SII rate of the tax (IVA 19). Not used with 28 and 35 (their amount is per cubic metre, not a percentage)."),
     cubic_metres: num.optional().describe("Specific fuel taxes 28 (diesel) and 35 (gasolines) only: the volume taxed on this line in m³ (up to 6 decimals)."),
