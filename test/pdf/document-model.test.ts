@@ -51,7 +51,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: fuel taxes, IVA propio and de terceros, the total in USD; CredEC deducted`, async () => {
       const f = (await texts("33-fuel-third-party", format)).all;
-      for (const t of ["Impuesto específico diesel", "987.654", "Impuesto específico gasolinas", "450.000", "IVA propio", "2.375.000", "IVA terceros", "19.000", "Total en DOLAR USA (T/C 950,25)", "$ 16.431.654"]) expect(f, t).toContain(t);
+      for (const t of ["Impuesto específico diesel", "987.654", "Impuesto específico gasolinas", "450.000", "IVA propio", "2.375.000", "IVA terceros", "19.000", "Total en DOLAR USA (T/C 950,25)", "17.291,9274", "$ 16.431.654"]) expect(f, t).toContain(t);
       const c = (await texts("33-construction", format)).all;
       for (const t of ["Crédito 65% empresas constructoras", "-6.175.000", "$ 53.325.000"]) expect(c, t).toContain(t);
     });
