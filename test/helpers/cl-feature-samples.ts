@@ -101,6 +101,17 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     invoice_type: "33", invoice_date: date, issuer, recipient, construction_credit: {},
     items: [{ quantity: 1, unit_price: 50000000, description: "Estado de pago 3, contrato general de construcción" }],
   },
+  /** Exempt factura with its total in euros (domestic OtraMoneda: only MntExeOtrMnda and the total). */
+  "34-other-currency": {
+    invoice_type: "34", invoice_date: date, issuer, recipient, other_currency: { code: "EUR", exchange_rate: 1020.33 },
+    items: [{ quantity: 1, unit_price: 1000000, description: "Asesoría exenta" }],
+  },
+  /** Debit note of a construction company: CredEC on the IVA of the increase. */
+  "56-construction": {
+    invoice_type: "56", invoice_date: date, issuer, recipient, reason_code: "COM", construction_credit: {},
+    billing_reference: [{ ...ref33, reason: "Reajuste estado de pago 3" }],
+    items: [{ quantity: 1, unit_price: 2000000, description: "Reajuste contrato de construcción" }],
+  },
   /** Guía with lots (sub-quantities), elaboration and expiry dates and a price in euros per line. */
   "52-lots": {
     invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 1,

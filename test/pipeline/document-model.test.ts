@@ -9,7 +9,7 @@ import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } fr
 
 let issuer: Issuer;
 beforeAll(async () => {
-  issuer = await readyIssuer([33, 34, 39, 41, 43, 46, 52, 61, 110], 20);
+  issuer = await readyIssuer([33, 34, 39, 41, 43, 46, 52, 56, 61, 110], 20);
 });
 
 describe("the whole SII document end to end", () => {

@@ -35,7 +35,7 @@ describe("feature documents", () => {
     const all = Object.values(dtes);
     const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
     const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
-    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 13], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 15], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
       const v = await validateEnvio(parseXml(xml), kind, ctx);
       expect(v.errors, kind).toEqual([]);
       expect(v.documents).toHaveLength(n);
@@ -96,6 +96,10 @@ describe("feature documents", () => {
     expect(fuel).toContain("<OtraMoneda><TpoMoneda>DOLAR USA</TpoMoneda><TpoCambio>950.25</TpoCambio><MntNetoOtrMnda>13259.6685</MntNetoOtrMnda><IVAOtrMnda>2519.337</IVAOtrMnda><ImpRetOtrMnda><TipoImpOtrMnda>28</TipoImpOtrMnda><VlrImpOtrMnda>1039.3623</VlrImpOtrMnda></ImpRetOtrMnda><ImpRetOtrMnda><TipoImpOtrMnda>35</TipoImpOtrMnda><VlrImpOtrMnda>473.5596</VlrImpOtrMnda></ImpRetOtrMnda><MntTotOtrMnda>17291.9274</MntTotOtrMnda></OtraMoneda>");
     // 65 % of 9,500,000 = 6,175,000, deducted
     expect(flat("33-construction")).toContain("<IVA>9500000</IVA><CredEC>6175000</CredEC><MntTotal>53325000</MntTotal>");
+    // 1,000,000 / 1020.33 = 980.07507… → 980.0751
+    expect(flat("34-other-currency")).toContain("<OtraMoneda><TpoMoneda>EURO</TpoMoneda><TpoCambio>1020.33</TpoCambio><MntExeOtrMnda>980.0751</MntExeOtrMnda><MntTotOtrMnda>980.0751</MntTotOtrMnda></OtraMoneda>");
+    // 65 % of 380,000 = 247,000
+    expect(flat("56-construction")).toContain("<IVA>380000</IVA><CredEC>247000</CredEC><MntTotal>2133000</MntTotal>");
     const lots = flat("52-lots");
     expect(lots).toContain("<QtyItem>120</QtyItem><Subcantidad><SubQty>70</SubQty><SubCod>L2026-311</SubCod></Subcantidad><Subcantidad><SubQty>50</SubQty><SubCod>L2026-312</SubCod></Subcantidad><FchElabor>2026-11-02</FchElabor><FchVencim>2027-02-02</FchVencim><UnmdItem>UN</UnmdItem><PrcItem>1020.5</PrcItem>");
     // 120 × 1.05 = 126 EUR, 10 % = 12.6, 113.4

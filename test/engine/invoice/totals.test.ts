@@ -49,6 +49,8 @@ describe("totals", () => {
       "33-fuel-third-party": { subTotal: 12600000, discount: 0, surcharge: 0, additional: [{ type: "28", kind: "A", base: 8000000, amount: 987654 }, { type: "35", kind: "A", base: 4500000, amount: 450000 }], net: 12600000, iva: 2394000, ivaRate: "19", ivaOwn: 2375000, ivaThirdParty: 19000, total: 16431654 },
       // CredEC 65 % of 9,500,000
       "33-construction": { subTotal: 50000000, discount: 0, surcharge: 0, additional: [], net: 50000000, iva: 9500000, ivaRate: "19", constructionCredit: 6175000, total: 53325000 },
+      "34-other-currency": { subTotal: 1000000, discount: 0, surcharge: 0, additional: [], exempt: 1000000, total: 1000000 },
+      "56-construction": { subTotal: 2000000, discount: 0, surcharge: 0, additional: [], net: 2000000, iva: 380000, ivaRate: "19", constructionCredit: 247000, total: 2133000 },
       // 120 × 1020.5 = 122,460 − 10 % (12,246) = 110,214; IVA 20,940.66 → 20,941
       "52-lots": { subTotal: 122460, discount: 12246, surcharge: 0, additional: [], net: 110214, iva: 20941, ivaRate: "19", total: 131155 },
       "61-references": { subTotal: 1300, discount: 0, surcharge: 0, additional: [], net: 1000, iva: 190, ivaRate: "19", deposit: 300, total: 1490 },
