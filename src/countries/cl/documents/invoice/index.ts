@@ -30,6 +30,11 @@
  * - totals (optional) is checked, never trusted; any difference raises TOTALS_MISMATCH naming the
  *   field and carrying the expected value.
  * - Rounding: half away from zero, at each step of the table in totals.ts.
+ * - Specific fuel taxes (28, 35): the client sends each line's amount (or m³ and the sum per m³);
+ *   they add to the total and are outside the IVA base.
+ * - A second currency (OtraMoneda): exports multiply by the rate (units of it per document unit);
+ *   domestic documents divide pesos by the rate (pesos per unit), to 4 decimals. Per-line prices
+ *   in another currency (OtrMnda) keep 4 decimals too.
  */
 import { EngineError } from "../../errors";
 import { type DocumentTypeInfo, resolveDocumentType } from "../document-types";
