@@ -1,6 +1,7 @@
 /**
- * Schema validity of a received DTE inside the Worker: the element tree is checked against the
- * SII's DTE structure (dte-model.ts, generated from DTE_v10.xsd): element names and namespace,
+ * Schema validity of a received DTE inside the Worker, and of a whole EnvioDTE / EnvioBOLETA in the
+ * simulator: the element tree is checked against the SII's structure (dte-model.ts, generated from
+ * DTE_v10.xsd, EnvioDTE_v10.xsd and EnvioBOLETA_v11.xsd): element names and namespace,
  * order, required and repeated elements, choices, attributes (required, fixed, declared), and every
  * value against its simple type (base type, lengths, digits, ranges, code lists, pattern). The
  * official XSD run by libxml2 (xmllint-wasm, test/reception/schema.node.test.ts) is the
@@ -10,7 +11,7 @@
  * signature verification's wrapping check, not here; numeric bounds are compared as numbers.
  */
 import { NS_DSIG, NS_SII, type XElement } from "../xml/xml";
-import { DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
+import { DTE_MODEL, ENVIO_BOLETA_MODEL, ENVIO_DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
 
 export interface SimpleType {
   b: string;
@@ -263,12 +264,14 @@ class Checker {
     while ((max === -1 || n < max) && kids[i] && kids[i]!.localName === name) {
       const k = kids[i]!;
       const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
-      if (k.namespaceURI !== ns) this.add(`${path}/${name}`, `must be in namespace ${ns}`);
-      this.element(k, p, `${path}/${name}`);
+      const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
+      if (k.namespaceURI !== ns) this.add(at, `must be in namespace ${ns}`);
+      this.element(k, p, at);
       n++;
       i++;
     }
     if (n < min) this.add(path, `${name} is missing${kids[i] ? ` (found ${kids[i]!.localName} instead)` : ""}`);
+    else if (max > 1 && n === max && kids[i]?.localName === name) this.add(`${path}/${name}`, `more than ${max} (the schema's maximum)`);
     return i;
   }
 }
@@ -281,5 +284,19 @@ export function dteSchemaProblems(dte: XElement): string[] {
   const c = new Checker();
   if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
   c.element(dte, DTE_MODEL, "DTE");
+  return c.errors;
+}
+
+const ENVELOPE_MODELS = { EnvioDTE: ENVIO_DTE_MODEL, EnvioBOLETA: ENVIO_BOLETA_MODEL } as const;
+
+/**
+ * Schema problems of a whole envelope (Caratula, SubTotDTE and the number of DTEs, every DTE in it
+ * against EnvioDTE_v10.xsd with DTE_v10.xsd, or against EnvioBOLETA_v11.xsd's own boleta DTE), at
+ * most MAX_ERRORS in document order, each as "EnvioDTE/SetDTE/DTE/…: why".
+ */
+export function envelopeSchemaProblems(root: XElement, kind: keyof typeof ENVELOPE_MODELS): string[] {
+  const c = new Checker();
+  if (root.localName !== kind || root.namespaceURI !== NS_SII) return [`the root is <${root.nodeName}>, not an ${kind} in ${NS_SII}`];
+  c.element(root, ENVELOPE_MODELS[kind], kind);
   return c.errors;
 }
