@@ -133,6 +133,22 @@ describe("rules the engine enforces at POST, before any folio (one per row of do
     ["[AMOUNTS] totals that differ from the engine's", () => invoiceBody(issuer.rut, "33", { totals: { total: 1 } }), 400, "INVOICE_TOTALS_MISMATCH"],
     ["[DTE-EMISOR] an issuer that is not the company", () => invoiceBody("77879240-0", "33"), 400, "INVOICE_ISSUER_MISMATCH"],
   ];
+  it("[SCH-XSD] values the engine computes with but the SII's schema refuses: a quantity or a price over 12 integer digits", async () => {
+    const before = await folioStatus(issuer, "33");
+    const over: [Record<string, unknown>, string, RegExp][] = [
+      [{ quantity: 1e13, unit_price: 1, description: "Tornillos" }, "items[0].quantity", /Detalle\[1\]\/QtyItem: '10000000000000' is above 999999999999\.999999/],
+      [{ quantity: 1, unit_price: 1e17, description: "Planta" }, "items[0].unit_price", /Detalle\[1\]\/PrcItem: '100000000000000000' is above 999999999999\.999999/],
+    ];
+    for (const [item, field, why] of over) {
+      const res = await issue(issuer, invoiceBody(issuer.rut, "33", { items: [item], totals: undefined }));
+      expectError(res, 400, "INVOICE_INVALID_NUMBER");
+      expect(res.body.error.details[0].field).toBe(field);
+      expect(res.body.error.message).toMatch(why);
+      expect(res.body.error.message).toMatch(/reject its whole envelope \(RSC\).*\[SCH-XSD\]/);
+    }
+    expect(await folioStatus(issuer, "33")).toEqual(before);
+  });
+
   it.each(cases)("%s", async (_name, body, status, code) => {
     const before = await folioStatus(issuer, "33");
     const res = await issue(issuer, body());
