@@ -107,7 +107,7 @@ describe("the whole schema (RSC) and the file's encoding (STATUS 7)", () => {
     expect(await envelopeErrors(trackId)).toEqual([`EnvioDTE/SetDTE/DTE[1]/Documento/Detalle[1]/NmbItem: '${"N".repeat(40)}…' is longer than 80 characters`]);
   });
 
-  it("[SCH-STRUCT] an element the schema does not have, and one out of its place: RSC", async () => {
+  it("[SCH-XSD] an element the schema does not have, and one out of its place: RSC", async () => {
     const unknown = await unsafeDte(caf33, 2202, cert, "33", (x) => x.replace("</IdDoc>", "<Descuento>5</Descuento></IdDoc>"));
     const r1 = await uploadAndSettle((await envelope([unknown], cert)).xml);
     expect(r1.seen).toEqual(["REC", "RSC"]);
