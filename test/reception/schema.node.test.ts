@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { dteSchemaProblems, envelopeSchemaProblems } from "../../src/countries/cl/documents/dte-schema";
 import { encodeLatin1, parseXml, type XElement } from "../../src/countries/cl/xml/xml";
-import { buildSamples, type SampleSet } from "../helpers/cl-samples";
+import { buildSamples, SAMPLE_INPUTS, type SampleSet } from "../helpers/cl-samples";
+import { assertDocumentSchema, computeDocument } from "../../src/countries/cl";
 
 const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(import.meta.dirname, "../../../shared/sii-schemas");
 const file = (name: string) => ({ fileName: name, contents: new Uint8Array(readFileSync(path.join(dir, name))) as unknown as string });
@@ -141,4 +142,24 @@ describe("envelope schema check (the simulator's RSC) agrees with libxml2 and th
     expect((await libxml2Envelope(mutated, kind)).length, "libxml2 refuses it").toBeGreaterThan(0);
     expect(oursEnvelope(mutated, kind).length, "ours refuses it").toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe("the schema check at POST (engine before simulator, SCH-XSD)", () => {
+  it("takes every document type the engine computes, boletas against EnvioBOLETA's own DTE", () => {
+    for (const [name, input] of Object.entries(SAMPLE_INPUTS)) expect(() => assertDocumentSchema(computeDocument(input)), name).not.toThrow();
+  });
+
+  it("refuses what the engine computes with but the schema does not, naming the body field", () => {
+    for (const name of ["33", "39"]) {
+      const input = SAMPLE_INPUTS[name]!;
+      const doc = computeDocument({ ...input, items: [{ quantity: 1e13, unit_price: 1, description: "Tornillos" }], totals: undefined });
+      let error: unknown;
+      try {
+        assertDocumentSchema(doc);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, name).toMatchObject({ code: "INVALID_NUMBER", field: "items[0].quantity", message: expect.stringMatching(/DTE\/Documento\/Detalle\[1\]\/QtyItem: '10000000000000' is above/) });
+    }
+  });
 });
