@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Writes src/countries/cl/documents/dte-model.ts, the structure of a DTE (element order, required
-// and repeated elements, simple types with their lengths, digits, ranges and code lists, attributes)
-// in our own compact form, from the SII's official DTE_v10.xsd and SiiTypes_v10.xsd. The schemas
-// are read at development time from SII_SCHEMAS_DIR or ../shared/sii-schemas and never copied
-// into the project; only this model (facts: names, cardinalities, facets) is. Run it again when
-// the SII publishes new schemas: `node scripts/gen-dte-model.mjs`.
+// Writes src/countries/cl/documents/dte-model.ts, the structure of a DTE, of an EnvioDTE and of an
+// EnvioBOLETA (element order, required and repeated elements, simple types with their lengths,
+// digits, ranges and code lists, attributes) in our own compact form, from the SII's official
+// DTE_v10.xsd + SiiTypes_v10.xsd, EnvioDTE_v10.xsd and the self-contained EnvioBOLETA_v11.xsd. The
+// schemas are read at development time from SII_SCHEMAS_DIR or ../shared/sii-schemas and never
+// copied into the project; only this model (facts: names, cardinalities, facets) is. Run it again
+// when the SII publishes new schemas: `node scripts/gen-dte-model.mjs`; `--check` only compares
+// (exit 1 when the committed file differs; test/reception/schema.node.test.ts runs it).
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { DOMParser } from "@xmldom/xmldom";
@@ -13,9 +15,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const dir = process.env.SII_SCHEMAS_DIR ?? path.resolve(root, "../shared/sii-schemas");
 const XS = "http://www.w3.org/2001/XMLSchema";
 const read = (f) => new DOMParser().parseFromString(readFileSync(path.join(dir, f), "latin1"), "text/xml");
-const dte = read("DTE_v10.xsd");
-const types = read("SiiTypes_v10.xsd");
-const header = /Fecha Actualizacion:\s*([^\n]+)\n(?![\s\S]*Fecha Actualizacion)/.exec(readFileSync(path.join(dir, "DTE_v10.xsd"), "latin1"))?.[1]?.trim() ?? "?";
+const updated = (f) => /Fecha Actualizacion:\s*([^\n]+)\n(?![\s\S]*Fecha Actualizacion)/.exec(readFileSync(path.join(dir, f), "latin1"))?.[1]?.trim() ?? "not stated";
+const header = updated("DTE_v10.xsd");
 
 const kids = (el, name) => {
   const out = [];
@@ -25,10 +26,22 @@ const kids = (el, name) => {
 const kid = (el, name) => kids(el, name)[0];
 const local = (q) => q.slice(q.indexOf(":") + 1);
 
-const named = new Map();
-for (const doc of [types, dte]) for (const st of kids(doc.documentElement, "simpleType")) named.set(st.getAttribute("name"), st);
-const namedComplex = new Map();
-for (const ct of kids(dte.documentElement, "complexType")) namedComplex.set(ct.getAttribute("name"), ct);
+// The named types of the schema set being read (EnvioBOLETA_v11 redefines RUTType and others, so
+// each set has its own names; the facet table below is shared).
+let named = new Map();
+let namedComplex = new Map();
+let globals = new Map();
+function useSchemaSet(files) {
+  named = new Map();
+  namedComplex = new Map();
+  globals = new Map();
+  for (const f of files) {
+    const doc = read(f).documentElement;
+    for (const st of kids(doc, "simpleType")) named.set(st.getAttribute("name"), st);
+    for (const ct of kids(doc, "complexType")) namedComplex.set(ct.getAttribute("name"), ct);
+    for (const e of kids(doc, "element")) globals.set(e.getAttribute("name"), e);
+  }
+}
 
 // Simple types: a table of distinct facet sets, referred to by index.
 const simple = [];
@@ -102,7 +115,12 @@ function groupOf(g) {
 }
 function elementOf(e) {
   const [min, max] = occurs(e);
-  if (e.getAttribute("ref")) return [local(e.getAttribute("ref")), min, max, "sig"];
+  const ref = e.getAttribute("ref");
+  if (ref === "ds:Signature") return ["Signature", min, max, "sig"];
+  if (ref) {
+    const [name, , , type] = elementOf(globals.get(local(ref)) ?? fail(`unknown element ${ref}`));
+    return [name, min, max, type];
+  }
   const name = e.getAttribute("name");
   const ct = kid(e, "complexType");
   const st = kid(e, "simpleType");
@@ -116,11 +134,26 @@ function elementOf(e) {
   return [name, min, max, type];
 }
 
-const rootEl = kids(dte.documentElement, "element").find((e) => e.getAttribute("name") === "DTE");
-const model = elementOf(rootEl);
+function fail(message) {
+  throw new Error(message);
+}
+
+useSchemaSet(["SiiTypes_v10.xsd", "DTE_v10.xsd", "EnvioDTE_v10.xsd"]);
+const model = elementOf(globals.get("DTE"));
+const envioDte = elementOf(globals.get("EnvioDTE"));
+useSchemaSet(["EnvioBOLETA_v11.xsd"]);
+const envioBoleta = elementOf(globals.get("EnvioBOLETA"));
+
+// The EnvioDTE's DTE is the DTE model itself: written once, referred to by name.
+const dteType = JSON.stringify(model[3]);
+const envioDteText = JSON.stringify(envioDte).replace(dteType, "DTE_MODEL[3]");
+if (envioDteText.includes(dteType) || !envioDteText.includes("DTE_MODEL[3]")) fail("the EnvioDTE's DTE is not the DTE model");
+
 const out = `/**
  * The structure of a DTE as the SII's schema DTE_v10.xsd (with SiiTypes_v10.xsd; last change noted
- * in its header: ${header}) defines it, in our own compact form: GENERATED by
+ * in its header: ${header}) defines it, of the EnvioDTE that carries DTEs (EnvioDTE_v10.xsd, last
+ * change ${updated("EnvioDTE_v10.xsd")}) and of the EnvioBOLETA (the self-contained
+ * EnvioBOLETA_v11.xsd, with its own boleta DTE), in our own compact form: GENERATED by
  * scripts/gen-dte-model.mjs from the official schemas (read at development time, never copied
  * here). Do not edit by hand; read by dte-schema.ts.
  *
@@ -137,6 +170,16 @@ import type { ElementDecl, SimpleType } from "./dte-schema";
 export const SIMPLE_TYPES: SimpleType[] = ${JSON.stringify(simple)};
 
 export const DTE_MODEL: ElementDecl = ${JSON.stringify(model)};
+
+export const ENVIO_DTE_MODEL: ElementDecl = ${envioDteText};
+
+export const ENVIO_BOLETA_MODEL: ElementDecl = ${JSON.stringify(envioBoleta)};
 `;
-writeFileSync(path.join(root, "src/countries/cl/documents/dte-model.ts"), out);
+const target = path.join(root, "src/countries/cl/documents/dte-model.ts");
+if (process.argv.includes("--check")) {
+  const same = readFileSync(target, "utf8") === out;
+  console.log(same ? "dte-model.ts is in sync with the schemas" : "dte-model.ts differs from what the schemas give: run node scripts/gen-dte-model.mjs");
+  process.exit(same ? 0 : 1);
+}
+writeFileSync(target, out);
 console.log(`dte-model.ts: ${simple.length} simple types, ${out.length} bytes`);

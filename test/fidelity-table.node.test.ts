@@ -67,6 +67,11 @@ describe("the simulator fidelity table", () => {
     }
   });
 
+  it("no rule the simulator applies is left untested, and a rule it does not apply says why", () => {
+    expect(table.filter((r) => kind(r.simulator) === "yes" && citations(r.simulator).length === 0).map((r) => r.id)).toEqual([]);
+    for (const r of table.filter((x) => kind(x.simulator) === "no")) expect(/not published|not rejected/.test(r.sii), `${r.id}: ${r.sii}`).toBe(true);
+  });
+
   it("a POST rule names error codes that exist", () => {
     for (const r of table.filter((x) => kind(x.beforeFolio) === "POST")) {
       const codes = [...r.beforeFolio.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!);

@@ -3,7 +3,8 @@
  * - buildSignedDte of a typical 2-line factura (stamp + sign);
  * - buildEnvioDte of 50 signed DTEs (envelope + its signature);
  * - the simulator's check of that 50-document EnvioDTE (decode + upload precheck/parse +
- *   validateEnvio with every signature, TED and CAF check; the duplicate lookup is a no-op here).
+ *   validateEnvio with every signature, TED and CAF check and the whole XSD; the duplicate lookup
+ *   is a no-op here), and the XSD walk of that envelope alone.
  * Prints ms per operation (median of rounds). Knobs: ENGINE_BENCH_ROUNDS (default 5).
  */
 import { env } from "cloudflare:workers";
@@ -15,8 +16,9 @@ import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
-import { precheckUpload, validateEnvio } from "../../src/simulator/validate";
-import { decodeXmlBytes } from "../../src/countries/cl/xml/xml";
+import { precheckFile, validateEnvio } from "../../src/simulator/validate";
+import { envelopeSchemaProblems } from "../../src/countries/cl/documents/dte-schema";
+import { parseXml, type XElement } from "../../src/countries/cl/xml/xml";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
 const ROUNDS = Number((env as unknown as Record<string, string>).ENGINE_BENCH_ROUNDS ?? 5);
@@ -74,12 +76,15 @@ it("engine signing and simulator validation", async () => {
   const ctx = { companyRut: ISSUER, now, acceptedAmong: async () => new Set<string>() };
   let verdict;
   await time("simulator: precheck + validateEnvio (50 DTEs)", 10, async () => {
-    const pre = precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE");
+    const pre = precheckFile(env50.xml, "EnvioDTE");
     if (!pre.ok) throw new Error(pre.errors.join("; "));
     verdict = await validateEnvio(pre.doc, "EnvioDTE", { ...ctx, now: new Date() });
   });
-  const pre = precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE");
-  await time("simulator: precheck (decode + parse) only", 10, async () => precheckUpload(decodeXmlBytes(env50.xml), "EnvioDTE"));
+  const pre = precheckFile(env50.xml, "EnvioDTE");
+  await time("simulator: precheck (Latin-1 + decode + parse) only", 10, async () => precheckFile(env50.xml, "EnvioDTE"));
+  const root = parseXml(new TextDecoder("latin1").decode(env50.xml)).documentElement as XElement;
+  await time("simulator: XSD walk of the envelope only (50 DTEs)", 20, async () => envelopeSchemaProblems(root, "EnvioDTE"));
+  expect(envelopeSchemaProblems(root, "EnvioDTE")).toEqual([]);
   expect(verdict!.finalStatus).toBe("EPR");
   expect(verdict!.documents.filter((d: { status: string }) => d.status === "DOK").length).toBe(50);
   expect(pre.ok).toBe(true);

@@ -15,6 +15,8 @@ export interface RuleFindings {
 /** Types whose CAF folios expire six months after authorisation (reference §2, LC Caf::hasVencimiento). */
 const EXPIRING_TYPES = new Set([33, 43, 46, 56, 61]);
 const NOTE_TYPES = new Set([56, 61, 111, 112]);
+const EXPORT_NOTES = new Set([111, 112]);
+const EXPORT_TYPES = new Set(["110", "111", "112"]);
 
 function addMonths(date: string, months: number): string {
   const d = new Date(`${date}T00:00:00Z`);
@@ -33,7 +35,10 @@ function dateRules(type: number, issueDate: string, dd: XElement | undefined, da
   if (issueDate > latest) out.fatal.push(`DATE-FUTURE FchEmis ${issueDate} posterior a la fecha de recepcion`);
 }
 
-/** Referencias: folio 0 only with IndGlobal; notes carry a CodRef; a text correction (CodRef 2) has zero amounts. */
+/**
+ * Referencias: folio 0 only with IndGlobal; notes carry a CodRef; a text correction (CodRef 2) has
+ * zero amounts; an export note's coded references are to export documents.
+ */
 function referenceRules(type: number, doc: XElement, total: string, out: RuleFindings) {
   const refs = childElements(doc, "Referencia");
   for (const r of refs) {
@@ -44,6 +49,10 @@ function referenceRules(type: number, doc: XElement, total: string, out: RuleFin
   const coded = refs.filter((r) => /^[123]$/.test(childText(r, "CodRef") ?? ""));
   if (coded.length === 0) out.fatal.push(`NOTE-REF Nota ${type} sin Referencia con CodRef (1, 2 o 3) al documento que modifica`);
   if (coded.some((r) => childText(r, "CodRef") === "2") && Number(total) !== 0) out.fatal.push(`COT-AMOUNT Nota que corrige texto (CodRef 2) con MntTotal ${total}; debe ser 0`);
+  // An export note (111/112) modifies export documents: the 110, or an export note (AO; ref §1.2).
+  if (EXPORT_NOTES.has(type) && coded.length > 0 && !coded.some((r) => EXPORT_TYPES.has(childText(r, "TpoDocRef") ?? ""))) {
+    out.fatal.push(`NOTE-TARGET Nota de exportacion ${type} cuyas Referencias con CodRef no son a un documento de exportacion (110, 111, 112)`);
+  }
 }
 
 /** A guía de despacho declared as a sale (IndTraslado 1) of nothing. */

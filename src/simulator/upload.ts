@@ -2,11 +2,10 @@
 import { sha256Hex } from "../lib/crypto";
 import { type Db } from "../db/client";
 import { normalizeRut } from "../countries/cl/documents/rut";
-import { decodeXmlBytes } from "../countries/cl/xml/xml";
 import { parseMultipart, WireError, type ParsedPart } from "../countries/cl/sii/wire";
 import { keepEnvio } from "./kept-envios";
 import { saveEnvio, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, envioByFileQuery, acceptedQueries, acceptedSet, acceptedAmong, type TokenRow, type Channel, type EnvioRow, type ScenarioRow } from "./store";
-import { documentKeyText, envelopeDocumentKeys, precheckUpload, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind } from "./validate";
+import { documentKeyText, envelopeDocumentKeys, precheckFile, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind } from "./validate";
 import { C, MAX_FILE_BYTES, cookieToken } from "./common";
 
 // ---- upload ----------------------------------------------------------------------------------------
@@ -38,7 +37,7 @@ interface ReadUpload {
   sender: string | null;
   base: { rutSender: string; rutCompany: string; file: string } | null;
   file: Uint8Array | null;
-  pre: ReturnType<typeof precheckUpload> | null;
+  pre: ReturnType<typeof precheckFile> | null;
   sha: string | null;
   keys: DocumentKey[];
 }
@@ -82,7 +81,7 @@ async function readForm(c: C, body: Uint8Array, kind: EnvelopeKind, answer: Answ
   r.base = { rutSender: r.sender, rutCompany: r.company, file: f.archivo!.filename ?? "archivo" };
   r.file = f.archivo!.data;
   if (r.file.length > 0 && r.file.length <= MAX_FILE_BYTES) {
-    r.pre = precheckUpload(decodeXmlBytes(r.file), kind);
+    r.pre = precheckFile(r.file, kind);
     if (r.pre.ok) {
       r.sha = await sha256Hex(r.file);
       r.keys = envelopeDocumentKeys(r.pre.doc);

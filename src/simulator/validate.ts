@@ -1,9 +1,12 @@
 /**
  * What the simulated SII checks on an uploaded envelope, in the SII's order:
- * 1. upload time (DTEUpload STATUS 7): well-formed XML, the right root, no line over 4096 chars;
- * 2. schema-level structure (RSC): namespace, version, SetDTE ID, Carátula fields and formats,
- *    1..2000 DTEs (500 on boletas), each with Documento ID, IdDoc, Emisor, Receptor, Totales, TED
- *    and Signature, types allowed in that envelope;
+ * 1. upload time (DTEUpload STATUS 7): ISO-8859-1 (LATIN1), no line over 4096 chars, well-formed
+ *    XML, the right root;
+ * 2. schema (RSC): first the structure with the simulator's own messages (namespace, version, SetDTE
+ *    ID, Carátula fields and formats, 1..2000 DTEs (500 on boletas), each with Documento ID, IdDoc,
+ *    Emisor, Receptor, Totales, TED and Signature, types allowed in that envelope, RUT check
+ *    digits), then the whole XSD (EnvioDTE_v10 with DTE_v10, or EnvioBOLETA_v11) through the
+ *    Worker's schema checker (dte-schema.ts): every element, its order and count, every value;
  * 3. envelope signature (RFR): XMLDSig over SetDTE, signer certificate in force;
  * 4. Carátula (RCT): RutEnvia = certificate holder (DECISIONS 19: any well-formed certificate is
  *    accepted), RutEmisor = the uploading company, RutReceptor = SII, SubTotDTE = actual counts;
@@ -22,6 +25,7 @@
 import type { CafTrustOptions } from "../countries/cl/documents/caf";
 import { normalizeRut, SII_RUT } from "../countries/cl/documents/rut";
 import { verifyTed } from "../countries/cl/documents/ted";
+import { envelopeSchemaProblems } from "../countries/cl/documents/dte-schema";
 import { childElements, childText, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../countries/cl/xml/xml";
 import { verifyChildSignature } from "../countries/cl/xml/xmldsig";
 import { cardinalityErrors, documentContentRules, fechaTypeOk } from "./document-rules";
@@ -71,6 +75,38 @@ function hasRunOver(text: string, max: number): boolean {
     if (nl < 0) return false;
     from = nl + 1;
   }
+}
+
+const XML_ENCODING = /^<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']/;
+/** WHATWG "latin1" is Windows-1252: bytes 0x00-0x7E and 0xA0-0xFF decode to themselves, 0x7F-0x9F never do or are controls. */
+const W1252 = new TextDecoder("latin1");
+const NOT_LATIN1_TEXT = /[^\x00-\x7e\xa0-\xff]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * LATIN1 (docs/simulator-fidelity.md): the file is ISO-8859-1 as the SII requires. Refused: a BOM,
+ * a declared encoding other than ISO-8859-1, non-ASCII bytes without a declaration (XML then means
+ * UTF-8), and DEL/C1 control bytes (0x7F-0x9F), which is how the UTF-8 bytes of ’ “ ” – … € and
+ * most other characters outside Latin-1 arrive when read as ISO-8859-1. The SII's answer is not
+ * published; STATUS 7 is the closest published code (the upload's "invalid file/schema").
+ * Returns the file's text (ISO-8859-1) or the problem.
+ */
+export function latin1Text(b: Uint8Array): { text: string } | { problem: string } {
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return { problem: "LATIN1: el archivo trae BOM UTF-8; debe ser ISO-8859-1" };
+  const head = String.fromCharCode(...b.subarray(0, Math.min(b.length, 200)));
+  const declared = XML_ENCODING.exec(head)?.[1];
+  if (declared !== undefined && declared.toUpperCase() !== "ISO-8859-1") return { problem: `LATIN1: encoding declarado '${declared}'; debe ser ISO-8859-1` };
+  const text = W1252.decode(b);
+  if (declared === undefined && NON_ASCII.test(text)) return { problem: "LATIN1: el archivo no declara encoding ISO-8859-1 y trae bytes no ASCII (sin declaracion es UTF-8)" };
+  const at = text.search(NOT_LATIN1_TEXT);
+  if (at >= 0) return { problem: `LATIN1: byte 0x${b[at]!.toString(16).toUpperCase()} en la posicion ${at} no es un caracter ISO-8859-1 (texto UTF-8 leido como ISO-8859-1)` };
+  return { text };
+}
+
+/** The DTEUpload-time checks of the uploaded bytes: LATIN1, then those of precheckUpload. */
+export function precheckFile(file: Uint8Array, expected: EnvelopeKind): ReturnType<typeof precheckUpload> {
+  const r = latin1Text(file);
+  return "problem" in r ? { ok: false, errors: [r.problem] } : precheckUpload(r.text, expected);
 }
 
 /** DTEUpload-time check (STATUS 7 on failure). Returns the parsed document or the error lines. */
@@ -225,6 +261,9 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
 
   const schema = schemaErrors(root, kind);
   if (schema.length) return reject("RSC", schema);
+  // Then the whole schema (EnvioDTE_v10 + DTE_v10, or EnvioBOLETA_v11): every element and value.
+  const xsd = envelopeSchemaProblems(root, kind);
+  if (xsd.length) return reject("RSC", xsd);
   const set = firstChild(root, "SetDTE")!;
   const car = firstChild(set, "Caratula")!;
 

@@ -133,6 +133,40 @@ describe("rules the engine enforces at POST, before any folio (one per row of do
     ["[AMOUNTS] totals that differ from the engine's", () => invoiceBody(issuer.rut, "33", { totals: { total: 1 } }), 400, "INVOICE_TOTALS_MISMATCH"],
     ["[DTE-EMISOR] an issuer that is not the company", () => invoiceBody("77879240-0", "33"), 400, "INVOICE_ISSUER_MISMATCH"],
   ];
+  it("[NOTE-TARGET] an export credit note whose coded reference is to a domestic factura", async () => {
+    const base = invoiceBody(issuer.rut, "33");
+    const body = {
+      invoice_type: "NCE",
+      invoice_date: base.invoice_date,
+      issuer: base.issuer,
+      recipient: { legal_name: "ACME TRADING INC", document_number: "US-99-1234567", address: { country: "US", address: "1 Main St, Springfield" } },
+      currency: { code: "USD" },
+      reason_code: "ANU",
+      billing_reference: [{ number: 99_999, invoice_type: "33", invoice_date: nowLocal().slice(0, 10), reason_code: "ANU" }],
+      items: [{ quantity: 1, unit_price: 123.45, description: "Anula" }],
+    };
+    const res = await issue(issuer, body);
+    expectError(res, 400, "INVOICE_REFERENCE_INVALID");
+    expect(res.body.error.details[0].field).toBe("billing_reference[0].invoice_type");
+    expect(res.body.error.message).toMatch(/\[NOTE-TARGET\]/);
+  });
+
+  it("[SCH-XSD] values the engine computes with but the SII's schema refuses: a quantity or a price over 12 integer digits", async () => {
+    const before = await folioStatus(issuer, "33");
+    const over: [Record<string, unknown>, string, RegExp][] = [
+      [{ quantity: 1e13, unit_price: 1, description: "Tornillos" }, "items[0].quantity", /Detalle\[1\]\/QtyItem: '10000000000000' is above 999999999999\.999999/],
+      [{ quantity: 1, unit_price: 1e17, description: "Planta" }, "items[0].unit_price", /Detalle\[1\]\/PrcItem: '100000000000000000' is above 999999999999\.999999/],
+    ];
+    for (const [item, field, why] of over) {
+      const res = await issue(issuer, invoiceBody(issuer.rut, "33", { items: [item], totals: undefined }));
+      expectError(res, 400, "INVOICE_INVALID_NUMBER");
+      expect(res.body.error.details[0].field).toBe(field);
+      expect(res.body.error.message).toMatch(why);
+      expect(res.body.error.message).toMatch(/reject its whole envelope \(RSC\).*\[SCH-XSD\]/);
+    }
+    expect(await folioStatus(issuer, "33")).toEqual(before);
+  });
+
   it.each(cases)("%s", async (_name, body, status, code) => {
     const before = await folioStatus(issuer, "33");
     const res = await issue(issuer, body());

@@ -77,14 +77,17 @@ export async function scenario(body: unknown): Promise<Response> {
   return exports.default.fetch(new Request("http://localhost/simulator/sii/scenario", { method: body === null ? "DELETE" : "POST", headers: { "Content-Type": "application/json" }, body: body === null ? null : JSON.stringify(body) }));
 }
 
-/** A DTE stamped and signed without the engine's CAF checks (to build what the SII must refuse). */
-export async function unsafeDte(caf: Caf, folio: number, signer: SigningCredentials, type: "33" | "39" = "33"): Promise<SignedDte> {
+/**
+ * A DTE stamped and signed without the engine's CAF checks (to build what the SII must refuse);
+ * `edit` changes the document's XML before it is signed.
+ */
+export async function unsafeDte(caf: Caf, folio: number, signer: SigningCredentials, type: "33" | "39" = "33", edit: (xml: string) => string = (x) => x): Promise<SignedDte> {
   const d = computeDocument(invoice(type));
   const t = Number(type);
   const total = String(d.totals.total);
   const ted = await stampTed({ issuerRut: ISSUER_RUT, documentType: t, folio, issueDate: d.issueDate, receiverRut: d.receiver.rut, receiverName: d.receiver.legalName, total, firstItemName: d.lines[0]!.name, caf, timestamp: TIMESTAMP });
   const id = dteId(t, folio);
-  const element = await signXml(buildDteXml(d, folio, ted, TIMESTAMP), id, signer);
+  const element = await signXml(edit(buildDteXml(d, folio, ted, TIMESTAMP)), id, signer);
   const xmlString = XML_DECL + element + "\n";
   return { id, documentType: t, folio, issuerRut: ISSUER_RUT, receiverRut: d.receiver.rut, issueDate: d.issueDate, total, element, xmlString, xml: encodeLatin1(xmlString), ted, envelope: t === 39 ? "EnvioBOLETA" : "EnvioDTE" };
 }

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import { buildDteXml, dteId, XML_DECL, type SignedDte } from "../../src/countries/cl/documents/dte";
-import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
+import { computeDocument, formatAmount, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import { stampTed } from "../../src/countries/cl/documents/ted";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
@@ -9,6 +9,7 @@ import { signXml } from "../../src/countries/cl/xml/xmldsig";
 import { validateEnvio, type DocumentVerdict } from "../../src/simulator/validate";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { HOLDER_RUT, ISSUER_RUT, envelope, fakeCredentials, invoice, signedDte, simulatorCaf } from "./helpers";
+import { SAMPLE_INPUTS } from "../helpers/cl-samples";
 
 /**
  * The simulated SII's content rules (src/simulator/document-rules.ts, docs/simulator-fidelity.md):
@@ -30,7 +31,7 @@ beforeAll(async () => {
 async function crafted(caf: Caf, folio: number, body: InvoiceInput, timestamp = "2026-11-20T10:30:00", edit: (xml: string) => string = (x) => x): Promise<SignedDte> {
   const d = computeDocument(body);
   const t = d.type.code;
-  const total = String(d.totals.total);
+  const total = formatAmount(d, d.totals.total);
   const ted = await stampTed({ issuerRut: ISSUER_RUT, documentType: t, folio, issueDate: d.issueDate, receiverRut: d.receiver.rut, receiverName: d.receiver.legalName, total, firstItemName: d.lines[0]!.name, caf, timestamp });
   const id = dteId(t, folio);
   const element = await signXml(edit(buildDteXml(d, folio, ted, timestamp)), id, cert);
@@ -97,6 +98,15 @@ describe("what the simulated SII rejects or objects to in a document's content",
     const v = await verdict(await crafted(caf61, 2, note("COM"), undefined, (x) => x.replace("<CodRef>3</CodRef>", "")));
     expect(v.status).toBe("RCH");
     expect(v.errors).toEqual(["NOTE-REF Nota 61 sin Referencia con CodRef (1, 2 o 3) al documento que modifica"]);
+  });
+
+  it("[NOTE-TARGET] an export credit note whose coded reference is not to an export document: RCH", async () => {
+    const caf112 = await simulatorCaf({ documentType: 112, from: 1, to: 10, authorizedOn: "2026-06-01" });
+    const body = { ...SAMPLE_INPUTS["112"]!, invoice_date: "2026-11-20 10:30:00" };
+    expect(await verdict(await crafted(caf112, 1, body))).toMatchObject({ status: "DOK", errors: [] });
+    // The engine refuses this at POST (INVOICE_REFERENCE_INVALID); the reference becomes a 33 before signing.
+    const v = await verdict(await crafted(caf112, 2, body, undefined, (x) => x.replace("<TpoDocRef>110</TpoDocRef>", "<TpoDocRef>33</TpoDocRef>")));
+    expect(v).toMatchObject({ status: "RCH", errors: ["NOTE-TARGET Nota de exportacion 112 cuyas Referencias con CodRef no son a un documento de exportacion (110, 111, 112)"] });
   });
 
   it("[COT-AMOUNT] a text correction (CodRef 2) with an amount: RCH", async () => {

@@ -88,6 +88,7 @@ export {
 } from "./pki/certificate";
 export { ALG, buildTokenRequest, signXml, verifyChildSignature, verifySignatureElement, type DigestMode, type SignatureCheck, type XmlSigner } from "./xml/xmldsig";
 export { XML_DECL, buildDteXml, buildSignedDte, dteId, type BuildDteParams, type SignedDte } from "./documents/dte";
+export { assertDocumentSchema } from "./documents/document-schema";
 export { buildEnvioBoleta, buildEnvioDte, type EnvelopeParams, type SignedEnvelope } from "./exchange/envelopes";
 export {
   DTE_RECEPTION_STATUS,

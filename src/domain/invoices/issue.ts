@@ -1,5 +1,5 @@
 import { and, eq, exists, getTableColumns, gte, lte, ne, sql, type SQL } from "drizzle-orm";
-import { DOCUMENT_TYPES, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
+import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cafs, cancellations, certificates, companySettings, invoiceEvents, invoices } from "../../db/schema";
@@ -23,7 +23,9 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
     const parsed = invoiceSchema.safeParse(body);
     const type = parsed.success ? findDocumentType(parsed.data.invoice_type) : undefined;
     if (parsed.success && type) checkInvoiceCodes(parsed.data, type);
-    return computeDocument(body);
+    const doc = computeDocument(body);
+    assertDocumentSchema(doc);
+    return doc;
   } catch (e) {
     if (isEngineError(e) && isInvoiceInputCode(e.code)) {
       const message = e.expected !== undefined ? `${e.message} (expected ${e.expected})` : e.message;

@@ -93,8 +93,24 @@ export function assertResolution(resolution: { number: number; date: string } | 
   }
 }
 
+/**
+ * [NOTE-TARGET] An export note (111, 112) modifies an export document: among its coded references
+ * (reason_code on the note or on a reference) one is to a 110, 111 or 112 (AO; ref §1.2). The engine
+ * codes only such references from the note's reason_code, but a reference's own reason_code may
+ * name any type.
+ */
+function exportNoteTarget(doc: ComputedDocument) {
+  if (doc.type.code !== 111 && doc.type.code !== 112) return;
+  const coded = doc.references.filter((r) => r.codRef !== undefined);
+  if (coded.length === 0 || coded.some((r) => ["110", "111", "112"].includes(r.type))) return;
+  const i = doc.references.indexOf(coded[0]!);
+  const field = `billing_reference[${i}].invoice_type`;
+  refuse("INVOICE_REFERENCE_INVALID", `An export note (${doc.type.code}) modifies an export document (110, 111 or 112), not a ${coded[0]!.type}; reference the export invoice it corrects [NOTE-TARGET]`, [{ field, message: "Not an export document" }]);
+}
+
 /** The document-level SII rules the engine does not enforce by construction (see the fidelity table). */
 export function checkSiiRules(doc: ComputedDocument) {
   referenceFolios(doc);
   despatchAmount(doc);
+  exportNoteTarget(doc);
 }

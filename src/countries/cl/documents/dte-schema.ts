@@ -1,6 +1,7 @@
 /**
- * Schema validity of a received DTE inside the Worker: the element tree is checked against the
- * SII's DTE structure (dte-model.ts, generated from DTE_v10.xsd): element names and namespace,
+ * Schema validity of a received DTE inside the Worker, and of a whole EnvioDTE / EnvioBOLETA in the
+ * simulator: the element tree is checked against the SII's structure (dte-model.ts, generated from
+ * DTE_v10.xsd, EnvioDTE_v10.xsd and EnvioBOLETA_v11.xsd): element names and namespace,
  * order, required and repeated elements, choices, attributes (required, fixed, declared), and every
  * value against its simple type (base type, lengths, digits, ranges, code lists, pattern). The
  * official XSD run by libxml2 (xmllint-wasm, test/reception/schema.node.test.ts) is the
@@ -10,7 +11,7 @@
  * signature verification's wrapping check, not here; numeric bounds are compared as numbers.
  */
 import { NS_DSIG, NS_SII, type XElement } from "../xml/xml";
-import { DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
+import { DTE_MODEL, ENVIO_BOLETA_MODEL, ENVIO_DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
 
 export interface SimpleType {
   b: string;
@@ -176,13 +177,16 @@ function optional(p: Particle): boolean {
 class Checker {
   readonly errors: string[] = [];
 
+  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
+  constructor(private readonly opaque: ReadonlySet<string> | null = null) {}
+
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
   }
 
   element(el: XElement, decl: ElementDecl, path: string): void {
     const type = decl[3];
-    if (type === "sig") return;
+    if (type === "sig" || this.opaque?.has(decl[0])) return;
     const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
     if (el.attributes.length || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
     if (simple !== null) {
@@ -263,23 +267,50 @@ class Checker {
     while ((max === -1 || n < max) && kids[i] && kids[i]!.localName === name) {
       const k = kids[i]!;
       const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
-      if (k.namespaceURI !== ns) this.add(`${path}/${name}`, `must be in namespace ${ns}`);
-      this.element(k, p, `${path}/${name}`);
+      const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
+      if (k.namespaceURI !== ns) this.add(at, `must be in namespace ${ns}`);
+      this.element(k, p, at);
       n++;
       i++;
     }
     if (n < min) this.add(path, `${name} is missing${kids[i] ? ` (found ${kids[i]!.localName} instead)` : ""}`);
+    else if (max > 1 && n === max && kids[i]?.localName === name) this.add(`${path}/${name}`, `more than ${max} (the schema's maximum)`);
     return i;
   }
 }
 
 /**
  * Schema problems of a <DTE> element (empty when it is valid), at most MAX_ERRORS, each as
- * "DTE/Documento/Encabezado/IdDoc/FchEmis: why".
+ * "DTE/Documento/Encabezado/IdDoc/FchEmis: why". `opaque` names elements whose content is not
+ * checked (only their presence and place).
  */
-export function dteSchemaProblems(dte: XElement): string[] {
-  const c = new Checker();
+export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<string>; boleta?: boolean } = {}): string[] {
+  const c = new Checker(opts.opaque ?? null);
   if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
-  c.element(dte, DTE_MODEL, "DTE");
+  c.element(dte, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
+  return c.errors;
+}
+
+/** The declaration of `name` in the top-level sequence of `decl`'s content. */
+function childDecl(decl: ElementDecl, name: string): ElementDecl {
+  const t = decl[3] as { m: Group | null };
+  const found = (t.m?.s ?? []).find((p): p is ElementDecl => isElement(p) && p[0] === name);
+  if (!found) throw new Error(`${decl[0]} has no ${name} in the generated model`);
+  return found;
+}
+/** A boleta's DTE as EnvioBOLETA_v11.xsd defines it (boletas are no DTE_v10 documents). */
+const BOLETA_DTE = childDecl(childDecl(ENVIO_BOLETA_MODEL, "SetDTE"), "DTE");
+
+const ENVELOPE_MODELS = { EnvioDTE: ENVIO_DTE_MODEL, EnvioBOLETA: ENVIO_BOLETA_MODEL } as const;
+
+/**
+ * Schema problems of a whole envelope (Caratula, SubTotDTE and the number of DTEs, every DTE in it
+ * against EnvioDTE_v10.xsd with DTE_v10.xsd, or against EnvioBOLETA_v11.xsd's own boleta DTE), at
+ * most MAX_ERRORS in document order, each as "EnvioDTE/SetDTE/DTE/…: why".
+ */
+export function envelopeSchemaProblems(root: XElement, kind: keyof typeof ENVELOPE_MODELS): string[] {
+  const c = new Checker();
+  if (root.localName !== kind || root.namespaceURI !== NS_SII) return [`the root is <${root.nodeName}>, not an ${kind} in ${NS_SII}`];
+  c.element(root, ENVELOPE_MODELS[kind], kind);
   return c.errors;
 }

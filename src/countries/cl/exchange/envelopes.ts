@@ -56,6 +56,17 @@ async function buildEnvelope(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams
   const counts = new Map<number, number>();
   for (const d of p.dtes) counts.set(d.documentType, (counts.get(d.documentType) ?? 0) + 1);
   const subtotals = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([type, count]) => ({ type, count }));
+  return signEnvelopeAsGiven(kind, p, subtotals);
+}
+
+/**
+ * Writes and signs an envelope exactly as given: none of buildEnvelope's checks (number of DTEs,
+ * their types and issuer, RutEnvia, duplicates), and the SubTotDTE as passed. The engine itself
+ * only reaches it through buildEnvioDte/buildEnvioBoleta; tests use it to make what the SII refuses
+ * (an envelope over its limit, a carátula whose counts are wrong).
+ */
+export async function signEnvelopeAsGiven(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams, subtotals: { type: number; count: number }[]): Promise<SignedEnvelope> {
+  const issuer = normalizeRut(p.issuerRut);
   const setId = p.setId ?? "SetDoc";
   const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
   const caratula =
@@ -67,10 +78,9 @@ async function buildEnvelope(kind: "EnvioDTE" | "EnvioBOLETA", p: EnvelopeParams
   const body =
     `<${kind} xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" version="1.0" xsi:schemaLocation="${NS_SII} ${schema}">\n` +
     `<SetDTE ID="${setId}">\n${caratula}\n${p.dtes.map((d) => d.element).join("\n")}\n</SetDTE>\n</${kind}>`;
-  return signXml(body, setId, p.signer).then((signed) => {
-    const xmlString = XML_DECL + signed + "\n";
-    return { kind, setId, xmlString, xml: encodeLatin1(xmlString), subtotals };
-  });
+  const signed = await signXml(body, setId, p.signer);
+  const xmlString = XML_DECL + signed + "\n";
+  return { kind, setId, xmlString, xml: encodeLatin1(xmlString), subtotals };
 }
 
 /** EnvioDTE for every type except boletas. receiverRut defaults to the SII (60803000-K). */
