@@ -13,6 +13,15 @@
  * anything malformed) returns null, and the caller parses with @xmldom/xmldom as before, so errors
  * and edge cases keep their former behaviour. Profiling showed @xmldom/xmldom parsing as the largest
  * CPU cost of signing and of the simulator's validation; this parser is several times faster.
+ *
+ * It also notes, per element, where it sits in the source text and whether its source is already in
+ * canonical form (C14N 1.0): then the canonical form of a subtree is its source text with a rebuilt
+ * start tag (c14n.ts, `spanCanonical`), without walking the tree. "Canonical as written" means: start
+ * tags as `<name a="v">` (one space, double quotes, namespace declarations first and sorted by prefix,
+ * then unprefixed attributes sorted by name, no `/>`), end tags as `</name>`, text and values with
+ * only the escapes C14N writes (`&amp;` `&lt;` `&gt;` in text, `&amp;` `&lt;` `&quot;` in values) and
+ * no `>` in text. Namespace declarations that repeat the one in scope (C14N drops them) are noted as
+ * cuts, ranges of the source left out. Anything else is simply not marked, and the tree walk decides.
  */
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -68,9 +77,25 @@ export class FAttrs {
 
 const NO_ATTRS = new FAttrs([]);
 
+/** FElement.flags: the start tag is canonical as written (apart from cuts). */
+export const TAG_CANONICAL = 1;
+/** FElement.flags: content and end tag are canonical as written (every descendant's tag and content too). */
+export const BODY_CANONICAL = 2;
+/** FElement.flags: no namespace declaration, prefixed name or prefixed attribute in the subtree below the element. */
+export const BODY_PLAIN = 4;
+/** FElement.flags: the element's own name and attributes carry no prefix and no namespace declaration. */
+export const TAG_PLAIN = 8;
+
 export class FElement extends FNode {
   readonly nodeType = 1;
   attributes: FAttrs = NO_ATTRS;
+  /** The document (its source text and cuts), for the canonical form from the source. */
+  doc: FDocument | null = null;
+  /** Source offsets: after the start tag's `>`, and where the end tag starts (self-closing: -1). */
+  contentStart = -1;
+  contentEnd = -1;
+  /** TAG_CANONICAL | BODY_CANONICAL | BODY_PLAIN | TAG_PLAIN. */
+  flags = 0;
   constructor(
     readonly nodeName: string,
     readonly prefix: string | null,
@@ -125,6 +150,10 @@ export class FDocument extends FNode {
   readonly nodeType = 9;
   readonly nodeName = "#document";
   documentElement: FElement | null = null;
+  /** The parsed text (line ends normalised). */
+  source = "";
+  /** Ranges [cuts[2i], cuts[2i+1]) of the source that C14N leaves out: redundant namespace declarations. */
+  readonly cuts: number[] = [];
   get textContent(): null {
     return null;
   }
@@ -142,6 +171,23 @@ const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 /** Characters outside XML 1.0's Char production, and surrogates (left to @xmldom/xmldom). */
 const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
+/** Text as written is what C14N writes for it: no `>`, and `&` only in `&amp;` `&lt;` `&gt;`. */
+function canonicalText(raw: string): boolean {
+  if (raw.indexOf(">") >= 0) return false;
+  for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
+    if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("gt;", i + 1))) return false;
+  }
+  return true;
+}
+
+/** An attribute value as written (double-quoted, no tab or line break) is what C14N writes: `&` only in `&amp;` `&lt;` `&quot;`. */
+function canonicalValue(raw: string): boolean {
+  for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
+    if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("quot;", i + 1))) return false;
+  }
+  return true;
+}
 
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported();
@@ -187,12 +233,17 @@ export function fastParse(text: string): FDocument | null {
 function parse(text: string): FDocument {
   if (NOT_CHAR.test(text)) throw UNSUPPORTED;
   const doc = new FDocument();
+  doc.source = text;
+  const cuts = doc.cuts;
   let pos = 0;
   DECL.lastIndex = 0;
   if (DECL.test(text)) pos = DECL.lastIndex;
   const rootScope: Scope = new Map([["xml", XML_NS]]);
   const stack: FElement[] = [];
   const scopes: Scope[] = [];
+  // BODY_CANONICAL | BODY_PLAIN of the open element while its content holds up; the enclosing ones' on `bodies`.
+  const bodies: number[] = [];
+  let body = 0;
   let parent: FNode = doc;
   let scope = rootScope;
   let rootDone = false;
@@ -207,6 +258,7 @@ function parse(text: string): FDocument {
       } else {
         if (raw.indexOf("]]>") >= 0) throw UNSUPPORTED;
         parent.appendChild(new FText(decode(raw)));
+        if (!canonicalText(raw)) body &= ~BODY_CANONICAL;
       }
     }
     if (lt < 0) break;
@@ -217,6 +269,12 @@ function parse(text: string): FDocument {
       const m = END.exec(text);
       const open = stack.pop();
       if (!m || !open || m[1] !== open.nodeName) throw UNSUPPORTED;
+      open.contentEnd = lt;
+      if (END.lastIndex - lt !== open.nodeName.length + 3) body &= ~BODY_CANONICAL;
+      const f = (open.flags |= body);
+      body = bodies.pop()!;
+      if (!(f & TAG_CANONICAL) || !(f & BODY_CANONICAL)) body &= ~BODY_CANONICAL;
+      if (!(f & TAG_PLAIN) || !(f & BODY_PLAIN)) body &= ~BODY_PLAIN;
       pos = END.lastIndex;
       scope = scopes.pop()!;
       parent = open.parentNode!;
@@ -233,12 +291,18 @@ function parse(text: string): FDocument {
     let names: string[] | null = null;
     let values: string[] | null = null;
     let own: Scope | null = null;
+    // Whether the start tag is canonical as written, and plain (see the flags); `last` is the
+    // previous namespace prefix or attribute name, for the order C14N writes them in.
+    let tag = qname.indexOf(":") < 0 ? TAG_CANONICAL | TAG_PLAIN : TAG_CANONICAL;
+    let inAttrs = false;
+    let last = "";
     // Attributes only when the name is not directly followed by ">" (most elements have none).
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
       ATTR.lastIndex = p;
       const am = ATTR.exec(text);
       if (!am) break;
+      const from = p;
       p = ATTR.lastIndex;
       const name = am[1]!;
       const rawValue = am[2] ?? am[3]!;
@@ -248,12 +312,23 @@ function parse(text: string): FDocument {
       if (names.includes(name)) throw UNSUPPORTED;
       names.push(name);
       values.push(value);
+      if (am[3] !== undefined || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
       if (name === "xmlns" || name.startsWith("xmlns:")) {
         const pre = name === "xmlns" ? "" : name.slice(6);
         if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
         if (pre !== "" && value === "") throw UNSUPPORTED;
+        tag &= ~TAG_PLAIN;
+        if (inAttrs || (names.length > 1 && pre <= last)) tag &= ~TAG_CANONICAL;
+        last = pre;
+        // A declaration equal to the one in scope (or of the xml prefix) is not written by C14N.
+        if (pre === "xml" || (pre === "" ? (scope.get("") ?? "") === value : scope.get(pre) === value)) cuts.push(from, p);
         own ??= new Map(scope);
         own.set(pre, value);
+      } else {
+        if (name.indexOf(":") >= 0) tag &= ~(TAG_CANONICAL | TAG_PLAIN);
+        else if (inAttrs && name <= last) tag &= ~TAG_CANONICAL;
+        inAttrs = true;
+        last = name;
       }
     }
     let selfClosing: boolean;
@@ -266,6 +341,7 @@ function parse(text: string): FDocument {
       if (!em) throw UNSUPPORTED;
       pos = START_END.lastIndex;
       selfClosing = em[1] === "/";
+      if (pos - p !== 1) tag &= ~TAG_CANONICAL;
     }
     const elScope = own ?? scope;
     const colon = qname.indexOf(":");
@@ -308,13 +384,21 @@ function parse(text: string): FDocument {
       }
     }
     const el = new FElement(qname, prefix, local, ns, attrs);
+    el.doc = doc;
+    el.contentStart = pos;
+    el.flags = tag;
     parent.appendChild(el);
     if (stack.length === 0) doc.documentElement = el;
     if (selfClosing) {
+      // C14N writes <a></a>: neither this element nor its ancestors are canonical as written.
+      body &= ~BODY_CANONICAL;
+      if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
       if (stack.length === 0) rootDone = true;
       continue;
     }
     stack.push(el);
+    bodies.push(body);
+    body = BODY_CANONICAL | BODY_PLAIN;
     scopes.push(scope);
     scope = elScope;
     parent = el;
