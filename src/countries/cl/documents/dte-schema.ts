@@ -55,12 +55,14 @@ const anchored = (p: string) => {
   return r;
 };
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function validDate(y: string, m: string, d: string): boolean {
   const month = Number(m);
   const day = Number(d);
   if (month < 1 || month > 12 || day < 1) return false;
+  if (month !== 2) return day <= MONTH_DAYS[month - 1]!;
   const leap = (Number(y) % 4 === 0 && Number(y) % 100 !== 0) || Number(y) % 400 === 0;
-  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return day <= (leap ? 29 : 28);
 }
 
 /** Digits of a decimal lexical value: [total significant digits, fraction digits]. */
@@ -75,8 +77,16 @@ function digits(v: string): [number, number] {
   const frac = end - dot - 1;
   return [Math.max(1, int + frac), frac];
 }
+/** A numeric enumeration's values as numbers (worked out once per type). */
+const numericEnums = new WeakMap<SimpleType, Set<number>>();
+function numericValues(t: SimpleType): Set<number> {
+  let set = numericEnums.get(t);
+  if (!set) numericEnums.set(t, (set = new Set(t.en!.map(Number))));
+  return set;
+}
 const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
+const NON_SPACE = /\S/;
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
@@ -128,13 +138,15 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       return `type ${t.b} is not supported`;
   }
   if (t.en) {
-    const ok = num === null ? t.en.includes(v) : t.en.some((e) => Number(e) === num);
+    const ok = num === null ? t.en.includes(v) : numericValues(t).has(num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
   }
-  const length = SURROGATE.test(v) ? [...v].length : v.length;
-  if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
-  if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
-  if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
+  if (t.len !== undefined || t.minL !== undefined || t.maxL !== undefined) {
+    const length = SURROGATE.test(v) ? [...v].length : v.length;
+    if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
+    if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
+    if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
+  }
   if (t.pat !== undefined && !anchored(t.pat).test(v)) return `'${v}' does not match ${t.pat}`;
   if (num !== null) {
     const [total, fraction] = digits(v);
@@ -167,10 +179,13 @@ function first(p: Particle): Set<string> {
   firstSets.set(p, f);
   return f;
 }
+const optionals = new WeakMap<Group, boolean>();
+/** Whether a particle may match nothing (memoised per group: the walk asks it for every element). */
 function optional(p: Particle): boolean {
   if (isElement(p)) return p[1] === 0;
-  if ((p.min ?? 1) === 0) return true;
-  return p.c ? p.c.some(optional) : (p.s ?? []).every(optional);
+  let o = optionals.get(p);
+  if (o === undefined) optionals.set(p, (o = (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional))));
+  return o;
 }
 
 class Checker {
@@ -194,8 +209,12 @@ class Checker {
     const kids: XElement[] = [];
     let text = false;
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1) kids.push(c as XElement);
-      else if (!text && (c.nodeType === 3 || c.nodeType === 4) && /\S/.test((c as unknown as { data: string }).data)) text = true;
+      const type = c.nodeType;
+      if (type === 1) kids.push(c as XElement);
+      else if (!text && (type === 3 || type === 4)) {
+        const data = (c as unknown as { data: string }).data;
+        text = data !== "\n" && NON_SPACE.test(data);
+      }
     }
     if (text) this.add(path, "holds text where only elements are allowed");
     const m = (type as { m: Group | null }).m;
@@ -208,7 +227,9 @@ class Checker {
     for (let i = 0; i < attrs.length; i++) {
       const a = attrs.item(i)!;
       if (a.name === "xmlns" || a.name.startsWith("xmlns:") || a.namespaceURI === "http://www.w3.org/2001/XMLSchema-instance") continue;
-      if (!decls.some((d) => d[0] === a.name)) this.add(path, `attribute ${a.name} is not allowed`);
+      let declared = false;
+      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === a.name;
+      if (!declared) this.add(path, `attribute ${a.name} is not allowed`);
     }
     for (const [name, required, type, fixed] of decls) {
       const v = el.getAttribute(name);

@@ -11,6 +11,7 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { FElement, idCount } from "../xml/fastxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 
 export type InboundFailure =
@@ -63,6 +64,7 @@ export interface InboundOptions extends CafTrustOptions {
 const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
+  if (root instanceof FElement) return idCount(root, id);
   let n = 0;
   const walk = (e: XElement) => {
     if (e.getAttribute("ID") === id) n++;

@@ -5,7 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
-import { fastParse } from "./fastxml";
+import { byId, FDocument, FElement, fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -147,6 +147,7 @@ export function descendants(root: XElement | XDocument, localName: string): XEle
 
 /** Finds the element whose attribute ID equals id. */
 export function findById(root: XDocument | XElement, id: string): XElement | undefined {
+  if (root instanceof FElement || root instanceof FDocument) return byId(root, id) as unknown as XElement | undefined;
   let found: XElement | undefined;
   const walk = (n: XNode): boolean => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
