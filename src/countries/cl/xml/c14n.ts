@@ -7,7 +7,7 @@
  * enveloped-signature transform).
  */
 import { escAttr, escText, type XDocument, type XElement, type XNode } from "./xml";
-import { BODY_CANONICAL, BODY_PLAIN, FElement, type FDocument } from "./fastxml";
+import { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal, type FDocument } from "./fastxml";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -127,7 +127,7 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
 function spanCanonical(el: XElement, opts: C14nOptions): string | null {
   if (!(el instanceof FElement) || opts.exclusive || opts.exclude) return null;
   const f = el.flags;
-  if (!(f & BODY_CANONICAL) || (opts.stripNamespaces && !(f & BODY_PLAIN))) return null;
+  if (!(f & BODY_CANONICAL) || (opts.stripNamespaces && !(f & BODY_PLAIN)) || !sourceIsFinal(el)) return null;
   const start = startTag(el as unknown as XElement, new Map(), null, opts);
   return start + sourceWithoutCuts(el.doc!, el.contentStart, el.contentEnd) + `</${tagName}>`;
 }
@@ -252,6 +252,8 @@ function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts
 }
 
 function renderChildren(el: XElement, nextRendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
+  // A DTE of a lazily parsed envelope whose content is not built (fastxml.ts expand): never render it as empty.
+  if (el.firstChild === null && el instanceof FElement && el.flags & OPAQUE) throw new Error("The content of this DTE was not parsed");
   const memo = opts.memo && !opts.exclude && !opts.exclusive && !opts.stripNamespaces && el.getAttribute("ID") !== null ? opts.memo : undefined;
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude) continue;

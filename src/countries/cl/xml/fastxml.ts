@@ -89,6 +89,10 @@ export const BODY_CANONICAL = 2;
 export const BODY_PLAIN = 4;
 /** FElement.flags: the element's own name and attributes carry no prefix and no namespace declaration. */
 export const TAG_PLAIN = 8;
+/** FElement.flags: a DTE of an envelope parsed lazily (fastParseEnvelope): its content is built only by `expand`. */
+export const OPAQUE = 16;
+/** FElement.flags: `expand` has run once on this element (its cuts are in the document). */
+const EXPANDED = 32;
 
 export class FElement extends FNode {
   get nodeType(): 1 {
@@ -166,6 +170,12 @@ export class FDocument extends FNode {
   readonly cuts: number[] = [];
   /** Elements by the value of their ID attribute, document order (XMLDSig references and the wrapping check). */
   readonly ids = new Map<string, FElement[]>();
+  /** Every ID value met (expanded DTEs included, even once collapsed), and whether one repeated. */
+  readonly idsSeen = new Set<string>();
+  duplicateIds = false;
+  /** The OPAQUE elements of a lazily parsed envelope, and how many were never expanded. */
+  readonly opaque: FElement[] = [];
+  unexpanded = 0;
   get textContent(): null {
     return null;
   }
@@ -270,30 +280,43 @@ export function fastParse(text: string): FDocument | null {
 
 // One function on purpose: the hot loop of every parse (a DTE, an envelope of 500), measured by
 // `npm run bench -- engine`; splitting it into per-token calls cost about a fifth of its speed.
-function parse(text: string): FDocument {
+function parse(text: string, lazy = false): FDocument {
   if (NOT_CHAR.test(text)) throw UNSUPPORTED;
   const doc = new FDocument();
   doc.source = text;
-  const cuts = doc.cuts;
   let pos = 0;
   DECL.lastIndex = 0;
   if (DECL.test(text)) pos = DECL.lastIndex;
-  const rootScope: Scope = new Map([["xml", XML_NS]]);
+  parseRange(doc, pos, text.length, null, new Map([["xml", XML_NS]]), lazy, doc.cuts, null);
+  if (!doc.documentElement) throw UNSUPPORTED;
+  return doc;
+}
+
+/**
+ * Parses doc.source from `from` to `to`: the whole document (base null), or the content of `base`
+ * (its start tag already parsed, `scope` its namespaces) into `base`. Cuts go to `cuts`, ID values
+ * also to `idsOut` when given. Returns the content's BODY_CANONICAL | BODY_PLAIN. With `lazy`, the
+ * DTEs of an envelope's SetDTE are not built: they are marked OPAQUE and skipped to their end tag.
+ */
+function parseRange(doc: FDocument, from: number, to: number, base: FElement | null, baseScope: Scope, lazy: boolean, cuts: number[], idsOut: string[] | null): number {
+  const text = doc.source;
+  let pos = from;
   const stack: FElement[] = [];
   const scopes: Scope[] = [];
   // BODY_CANONICAL | BODY_PLAIN of the open element while its content holds up; the enclosing ones' on `bodies`.
   const bodies: number[] = [];
-  let body = 0;
-  let parent: FNode = doc;
-  let scope = rootScope;
+  let body = BODY_CANONICAL | BODY_PLAIN;
+  let parent: FNode = base ?? doc;
+  let scope = baseScope;
   let rootDone = false;
-  const len = text.length;
+  const len = to;
   while (pos < len) {
-    const lt = text.indexOf("<", pos);
+    let lt = text.indexOf("<", pos);
+    if (lt >= len) lt = -1;
     const end = lt < 0 ? len : lt;
     if (end > pos) {
       const raw = text.slice(pos, end);
-      if (stack.length === 0) {
+      if (stack.length === 0 && base === null) {
         if (!WS_ONLY.test(raw)) throw UNSUPPORTED;
       } else {
         if (raw.indexOf(">") >= 0) {
@@ -314,6 +337,7 @@ function parse(text: string): FDocument {
       const open = stack.pop();
       if (!open) throw UNSUPPORTED;
       const name = open.nodeName;
+      if (lt + 3 + name.length > len) throw UNSUPPORTED;
       let endAt: number;
       if (text.startsWith(name, lt + 2) && text.charCodeAt(lt + 2 + name.length) === 62 /* > */) endAt = lt + 3 + name.length;
       else {
@@ -331,7 +355,7 @@ function parse(text: string): FDocument {
       pos = endAt;
       scope = scopes.pop()!;
       parent = open.parentNode!;
-      if (stack.length === 0) rootDone = true;
+      if (stack.length === 0 && base === null) rootDone = true;
       continue;
     }
     if (next === 33 /* ! */ || next === 63 /* ? */) throw UNSUPPORTED;
@@ -370,7 +394,7 @@ function parse(text: string): FDocument {
       if (names.includes(name)) throw UNSUPPORTED;
       names.push(name);
       values.push(value);
-      if (am[3] !== undefined || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
+      if (am[3] !== undefined || text.charCodeAt(from) !== 32 || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
       if (name === "xmlns" || name.startsWith("xmlns:")) {
         const pre = name === "xmlns" ? "" : name.slice(6);
         if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
@@ -450,14 +474,32 @@ function parse(text: string): FDocument {
       const same = doc.ids.get(id);
       if (same) same.push(el);
       else doc.ids.set(id, [el]);
+      if (doc.idsSeen.has(id)) doc.duplicateIds = true;
+      doc.idsSeen.add(id);
+      idsOut?.push(id);
     }
     parent.appendChild(el);
-    if (stack.length === 0) doc.documentElement = el;
+    if (stack.length === 0 && base === null) doc.documentElement = el;
     if (selfClosing) {
       // C14N writes <a></a>: neither this element nor its ancestors are canonical as written.
       body &= ~BODY_CANONICAL;
       if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
-      if (stack.length === 0) rootDone = true;
+      if (stack.length === 0 && base === null) rootDone = true;
+      continue;
+    }
+    if (lazy && stack.length === 2 && local === "DTE" && stack[1]!.localName === "SetDTE") {
+      // Skipped to its end tag, which must be written as </name>: `expand` parses the content in
+      // between, and fails (so the caller parses the whole file) unless it is balanced.
+      const close = text.indexOf(`</${qname}>`, pos);
+      if (close < 0) throw UNSUPPORTED;
+      el.contentEnd = close;
+      el.flags |= OPAQUE | BODY_CANONICAL | BODY_PLAIN;
+      doc.opaque.push(el);
+      doc.unexpanded++;
+      opaqueScopes.set(el, elScope);
+      if (!(tag & TAG_CANONICAL)) body &= ~BODY_CANONICAL;
+      if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
+      pos = close + qname.length + 3;
       continue;
     }
     stack.push(el);
@@ -467,6 +509,83 @@ function parse(text: string): FDocument {
     scope = elScope;
     parent = el;
   }
-  if (stack.length !== 0 || !doc.documentElement) throw UNSUPPORTED;
-  return doc;
+  if (stack.length !== 0) throw UNSUPPORTED;
+  return body;
+}
+
+/**
+ * An envelope (EnvioDTE, EnvioBOLETA) parsed without building its DTEs (OPAQUE until `expand`), so
+ * that a large envelope never holds every DTE's tree at once; null when outside the subset.
+ * The SetDTE's and the root's canonical flags assume every DTE canonical until `expand` says otherwise:
+ * canonicalize them only after every DTE was expanded.
+ */
+export function fastParseEnvelope(text: string): FDocument | null {
+  try {
+    return parse(text, true);
+  } catch (e) {
+    if (e === UNSUPPORTED) return null;
+    throw e;
+  }
+}
+
+/**
+ * Builds the content of an OPAQUE element (false: outside the subset or not balanced). Its flags
+ * become the real ones, and an ancestor whose flags assumed it canonical loses that.
+ */
+export function expand(el: FElement): boolean {
+  const doc = el.doc!;
+  const scope = opaqueScopes.get(el);
+  if (!scope || el.firstChild) return false;
+  const cuts: number[] = [];
+  const ids: string[] = [];
+  let body: number;
+  try {
+    body = parseRange(doc, el.contentStart, el.contentEnd, el, scope, false, cuts, ids);
+  } catch (e) {
+    if (e === UNSUPPORTED) return false;
+    throw e;
+  }
+  expandedIds.set(el, ids);
+  el.flags = (el.flags & ~(BODY_CANONICAL | BODY_PLAIN)) | body;
+  for (let a = el.parentNode; a instanceof FElement; a = a.parentNode) {
+    if (!(body & BODY_CANONICAL)) a.flags &= ~BODY_CANONICAL;
+    if (!(body & BODY_PLAIN)) a.flags &= ~BODY_PLAIN;
+  }
+  if (!(el.flags & EXPANDED)) {
+    doc.unexpanded--;
+    // Kept in source order: after the last cut before this element.
+    let at = doc.cuts.length;
+    while (at > 0 && doc.cuts[at - 2]! > el.contentStart) at -= 2;
+    if (cuts.length) doc.cuts.splice(at, 0, ...cuts);
+  }
+  el.flags |= EXPANDED;
+  return true;
+}
+const expandedIds = new WeakMap<FElement, string[]>();
+const opaqueScopes = new WeakMap<FElement, Scope>();
+
+/** Whether the canonical form of `el` may be taken from the source: not while an OPAQUE element below it was never expanded. */
+export function sourceIsFinal(el: FElement): boolean {
+  if (el.doc === null || el.doc.unexpanded === 0) return true;
+  // Only the root and SetDTE (depth 1 and 2) hold OPAQUE elements.
+  const p = el.parentNode;
+  return !(p instanceof FDocument || (p !== null && p.parentNode instanceof FDocument));
+}
+
+/** Drops the content `expand` built (its IDs leave the index), so it can be collected. */
+export function collapse(el: FElement): void {
+  const doc = el.doc!;
+  for (const id of expandedIds.get(el) ?? []) {
+    const left = (doc.ids.get(id) ?? []).filter((e) => !isWithin(e, el));
+    if (left.length) doc.ids.set(id, left);
+    else doc.ids.delete(id);
+  }
+  expandedIds.delete(el);
+  el.firstChild = null;
+  el.lastChild = null;
+}
+
+function isWithin(e: FNode, root: FNode): boolean {
+  for (let a: FNode | null = e; a; a = a.parentNode) if (a === root) return true;
+  return false;
 }
