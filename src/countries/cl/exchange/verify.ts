@@ -148,7 +148,7 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   try {
     text = decodeXmlBytes(input);
     // A DTD (declared entities, even unused) is refused outright, whichever parser would take the file.
-    if (/<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
+    if (text.indexOf("<!") >= 0 && /<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
     const lazy = opts.lazy === false ? null : await verifyEnvelopeLazily(text, opts).catch(() => null);
     if (lazy) {
       verifyPaths.lazy++;
