@@ -32,6 +32,9 @@ export interface Group {
   c?: Particle[];
   min?: number;
   max?: number;
+  /** Worked out by the checker on first use: the names that can start the group, and whether it may match nothing. */
+  first?: Set<string>;
+  optional?: boolean;
 }
 export type Particle = ElementDecl | Group;
 
@@ -162,30 +165,29 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
 }
 
 const isElement = (p: Particle): p is ElementDecl => Array.isArray(p);
-const firstSets = new WeakMap<object, Set<string>>();
-/** Names that can start a particle. */
-function first(p: Particle): Set<string> {
-  if (isElement(p)) return new Set([p[0]]);
-  let f = firstSets.get(p);
+/** Names that can start a group (worked out once per group and kept on it: the walk asks for every element). */
+function first(p: Group): Set<string> {
+  let f = p.first;
   if (f) return f;
   f = new Set<string>();
-  if (p.c) for (const q of p.c) for (const n of first(q)) f.add(n);
+  if (p.c) for (const q of p.c) for (const n of names(q)) f.add(n);
   else {
     for (const q of p.s ?? []) {
-      for (const n of first(q)) f.add(n);
+      for (const n of names(q)) f.add(n);
       if (!optional(q)) break;
     }
   }
-  firstSets.set(p, f);
-  return f;
+  return (p.first = f);
 }
-const optionals = new WeakMap<Group, boolean>();
-/** Whether a particle may match nothing (memoised per group: the walk asks it for every element). */
+const names = (p: Particle): Iterable<string> => (isElement(p) ? [p[0]] : first(p));
+/** Whether `name` can start the particle. */
+function starts(p: Particle, name: string): boolean {
+  return isElement(p) ? p[0] === name : first(p).has(name);
+}
+/** Whether a particle may match nothing (memoised on the group). */
 function optional(p: Particle): boolean {
   if (isElement(p)) return p[1] === 0;
-  let o = optionals.get(p);
-  if (o === undefined) optionals.set(p, (o = (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional))));
-  return o;
+  return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
 class Checker {
@@ -262,7 +264,8 @@ class Checker {
   once(g: Group, kids: XElement[], i: number, path: string): number {
     if (g.c) {
       const next = kids[i];
-      const alt = next && g.c.find((p) => first(p).has(next.localName ?? ""));
+      const name = next?.localName ?? "";
+      const alt = next && g.c.find((p) => starts(p, name));
       if (!alt) {
         if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${next ? `, found ${next.localName}` : ""}`);
         return i;
