@@ -29,6 +29,7 @@ export interface C14nOptions {
 }
 
 type NsMap = Map<string, string>; // prefix ("" = default) -> uri
+const NO_SCOPE: NsMap = new Map();
 
 function ownNs(el: XElement): [string, string][] {
   const out: [string, string][] = [];
@@ -170,7 +171,8 @@ function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts
     else if (n.charCodeAt(0) === 120 /* x */ && n.startsWith("xmlns:")) (own ??= []).push([n.slice(6), a.value]);
   }
   let scope: NsMap;
-  if (apex) scope = inScope(el);
+  // Without namespaces (the TED's DD, a CAF) no declaration is rendered: the apex needs no scope.
+  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : inScope(el);
   else if (own === null) scope = parentScope;
   else {
     scope = new Map(parentScope);
