@@ -79,7 +79,9 @@ export class FAttrs {
   }
 }
 
-const NO_ATTRS = new FAttrs([]);
+/** Shared by every element without attributes (never written to). */
+const NO_ATTR_LIST: FAttr[] = [];
+const NO_ATTRS = new FAttrs(NO_ATTR_LIST);
 
 /** FElement.flags: the start tag is canonical as written (apart from cuts). */
 export const TAG_CANONICAL = 1;
@@ -438,7 +440,7 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
       if (u === undefined) throw UNSUPPORTED;
       ns = u;
     }
-    const attrs: FAttr[] = [];
+    const attrs: FAttr[] = names === null ? NO_ATTR_LIST : [];
     if (names !== null && values !== null) {
       const expanded = new Set<string>();
       for (let i = 0; i < names.length; i++) {
