@@ -121,7 +121,10 @@ export function childElements(el: XElement, localName?: string): XElement[] {
 }
 
 export function firstChild(el: XElement, localName: string): XElement | undefined {
-  return childElements(el, localName)[0];
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (n as XElement).localName === localName) return n as XElement;
+  }
+  return undefined;
 }
 
 /** Text of the first child element with that local name, trimmed; undefined if absent. */
