@@ -279,12 +279,16 @@ export interface CafElementCheck {
  */
 const cafVerdicts = new Map<string, Promise<CafElementCheck>>();
 const extraKeyIds = new WeakMap<Record<number, Uint8Array>, string>();
+/** A short token per distinct set of extra keys (their SPKI bytes), so that verdict keys stay short to hash. */
+const extraKeyTokens = new Map<string, string>();
 function trustId(opts: CafTrustOptions): string {
   const mode = opts.mode ?? "sii";
   if (!opts.extraKeys) return mode;
   let id = extraKeyIds.get(opts.extraKeys);
   if (id === undefined) {
-    id = Object.entries(opts.extraKeys).map(([idk, spki]) => `${idk}:${b64encode(spki)}`).join(",");
+    const content = Object.entries(opts.extraKeys).map(([idk, spki]) => `${idk}:${b64encode(spki)}`).join(",");
+    id = extraKeyTokens.get(content) ?? `keys${extraKeyTokens.size}`;
+    extraKeyTokens.set(content, id);
     extraKeyIds.set(opts.extraKeys, id);
   }
   return `${mode}+${id}`;

@@ -33,6 +33,9 @@ export interface Group {
   c?: Particle[];
   min?: number;
   max?: number;
+  /** Worked out by the checker on first use: the names that can start the group, and whether it may match nothing. */
+  first?: Set<string>;
+  optional?: boolean;
 }
 export type Particle = ElementDecl | Group;
 
@@ -56,12 +59,14 @@ const anchored = (p: string) => {
   return r;
 };
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function validDate(y: string, m: string, d: string): boolean {
   const month = Number(m);
   const day = Number(d);
   if (month < 1 || month > 12 || day < 1) return false;
+  if (month !== 2) return day <= MONTH_DAYS[month - 1]!;
   const leap = (Number(y) % 4 === 0 && Number(y) % 100 !== 0) || Number(y) % 400 === 0;
-  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return day <= (leap ? 29 : 28);
 }
 
 /** Digits of a decimal lexical value: [total significant digits, fraction digits]. */
@@ -76,8 +81,16 @@ function digits(v: string): [number, number] {
   const frac = end - dot - 1;
   return [Math.max(1, int + frac), frac];
 }
+/** A numeric enumeration's values as numbers (worked out once per type). */
+const numericEnums = new WeakMap<SimpleType, Set<number>>();
+function numericValues(t: SimpleType): Set<number> {
+  let set = numericEnums.get(t);
+  if (!set) numericEnums.set(t, (set = new Set(t.en!.map(Number))));
+  return set;
+}
 const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
+const NON_SPACE = /\S/;
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
@@ -129,13 +142,15 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       return `type ${t.b} is not supported`;
   }
   if (t.en) {
-    const ok = num === null ? t.en.includes(v) : t.en.some((e) => Number(e) === num);
+    const ok = num === null ? t.en.includes(v) : numericValues(t).has(num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
   }
-  const length = SURROGATE.test(v) ? [...v].length : v.length;
-  if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
-  if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
-  if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
+  if (t.len !== undefined || t.minL !== undefined || t.maxL !== undefined) {
+    const length = SURROGATE.test(v) ? [...v].length : v.length;
+    if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
+    if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
+    if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
+  }
   if (t.pat !== undefined && !anchored(t.pat).test(v)) return `'${v}' does not match ${t.pat}`;
   if (num !== null) {
     const [total, fraction] = digits(v);
@@ -151,27 +166,29 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
 }
 
 const isElement = (p: Particle): p is ElementDecl => Array.isArray(p);
-const firstSets = new WeakMap<object, Set<string>>();
-/** Names that can start a particle. */
-function first(p: Particle): Set<string> {
-  if (isElement(p)) return new Set([p[0]]);
-  let f = firstSets.get(p);
+/** Names that can start a group (worked out once per group and kept on it: the walk asks for every element). */
+function first(p: Group): Set<string> {
+  let f = p.first;
   if (f) return f;
   f = new Set<string>();
-  if (p.c) for (const q of p.c) for (const n of first(q)) f.add(n);
+  if (p.c) for (const q of p.c) for (const n of names(q)) f.add(n);
   else {
     for (const q of p.s ?? []) {
-      for (const n of first(q)) f.add(n);
+      for (const n of names(q)) f.add(n);
       if (!optional(q)) break;
     }
   }
-  firstSets.set(p, f);
-  return f;
+  return (p.first = f);
 }
+const names = (p: Particle): Iterable<string> => (isElement(p) ? [p[0]] : first(p));
+/** Whether `name` can start the particle. */
+function starts(p: Particle, name: string): boolean {
+  return isElement(p) ? p[0] === name : first(p).has(name);
+}
+/** Whether a particle may match nothing (memoised on the group). */
 function optional(p: Particle): boolean {
   if (isElement(p)) return p[1] === 0;
-  if ((p.min ?? 1) === 0) return true;
-  return p.c ? p.c.some(optional) : (p.s ?? []).every(optional);
+  return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
 class Checker {
@@ -198,8 +215,12 @@ class Checker {
     const kids: XElement[] = [];
     let text = false;
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1) kids.push(c as XElement);
-      else if (!text && (c.nodeType === 3 || c.nodeType === 4) && /\S/.test((c as unknown as { data: string }).data)) text = true;
+      const type = c.nodeType;
+      if (type === 1) kids.push(c as XElement);
+      else if (!text && (type === 3 || type === 4)) {
+        const data = (c as unknown as { data: string }).data;
+        text = data !== "\n" && NON_SPACE.test(data);
+      }
     }
     if (text) this.add(path, "holds text where only elements are allowed");
     const m = (type as { m: Group | null }).m;
@@ -212,7 +233,9 @@ class Checker {
     for (let i = 0; i < attrs.length; i++) {
       const a = attrs.item(i)!;
       if (a.name === "xmlns" || a.name.startsWith("xmlns:") || a.namespaceURI === "http://www.w3.org/2001/XMLSchema-instance") continue;
-      if (!decls.some((d) => d[0] === a.name)) this.add(path, `attribute ${a.name} is not allowed`);
+      let declared = false;
+      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === a.name;
+      if (!declared) this.add(path, `attribute ${a.name} is not allowed`);
     }
     for (const [name, required, type, fixed] of decls) {
       const v = el.getAttribute(name);
@@ -245,7 +268,8 @@ class Checker {
   once(g: Group, kids: XElement[], i: number, path: string): number {
     if (g.c) {
       const next = kids[i];
-      const alt = next && g.c.find((p) => first(p).has(next.localName ?? ""));
+      const name = next?.localName ?? "";
+      const alt = next && g.c.find((p) => starts(p, name));
       if (!alt) {
         if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${next ? `, found ${next.localName}` : ""}`);
         return i;

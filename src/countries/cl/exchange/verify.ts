@@ -11,6 +11,7 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { collapse, expand, FElement, fastParseEnvelope, idCount, type FDocument } from "../xml/fastxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 
 export type InboundFailure =
@@ -58,11 +59,17 @@ export interface InboundReport {
 export interface InboundOptions extends CafTrustOptions {
   /** Try the namespace variants the SII accepts (default true). */
   fallbacks?: boolean;
+  /** Verify envelopes one DTE tree at a time when possible (default true); false: always the whole tree (tests compare both). */
+  lazy?: boolean;
 }
+
+/** How many envelopes were verified one DTE at a time and how many with the whole tree (the bench and tests read it). */
+export const verifyPaths = { lazy: 0, whole: 0 };
 
 const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
+  if (root instanceof FElement) return idCount(root, id);
   let n = 0;
   const walk = (e: XElement) => {
     if (e.getAttribute("ID") === id) n++;
@@ -136,9 +143,19 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
 async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
+  let text: string;
   let doc: XDocument;
   try {
-    doc = parseXml(decodeXmlBytes(input), "The received file");
+    text = decodeXmlBytes(input);
+    // A DTD (declared entities, even unused) is refused outright, whichever parser would take the file.
+    if (text.indexOf("<!") >= 0 && /<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
+    const lazy = opts.lazy === false ? null : await verifyEnvelopeLazily(text, opts).catch(() => null);
+    if (lazy) {
+      verifyPaths.lazy++;
+      return lazy;
+    }
+    verifyPaths.whole++;
+    doc = parseXml(text, "The received file");
   } catch (e) {
     return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: e instanceof EngineError ? e.message : String(e), documents: [] };
   }
@@ -151,6 +168,27 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   if (kind !== "EnvioDTE" && kind !== "EnvioBOLETA") {
     return { ok: false, kind: "unknown", failure: "ENVELOPE_INVALID", message: `Unexpected root element <${kind}>`, documents: [] };
   }
+  return verifyEnvelope(doc, root, kind, opts, null);
+}
+
+/**
+ * The envelope without every DTE's tree at once (fastxml.ts fastParseEnvelope): each DTE is built,
+ * verified and dropped in turn, then the envelope's signature is checked over the source. Only a
+ * report where everything passed is returned; anything else (outside the parser's subset, an ID
+ * used twice, any failed check) returns null and the caller verifies the file with the whole
+ * tree, so failures keep their exact former reports.
+ */
+async function verifyEnvelopeLazily(text: string, opts: InboundOptions): Promise<InboundReport | null> {
+  const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
+  const doc = fastParseEnvelope(normalized);
+  const root = doc?.documentElement;
+  if (!doc || !root || doc.duplicateIds || (root.localName !== "EnvioDTE" && root.localName !== "EnvioBOLETA")) return null;
+  const report = await verifyEnvelope(doc as unknown as XDocument, root as unknown as XElement, root.localName, opts, doc);
+  return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
+}
+
+/** An EnvioDTE or EnvioBOLETA; `lazy` is the lazily parsed document whose DTEs are expanded one by one. */
+async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" | "EnvioBOLETA", opts: InboundOptions, lazy: FDocument | null): Promise<InboundReport> {
   const set = firstChild(root, "SetDTE");
   if (!set) return { ok: false, kind, failure: "ENVELOPE_INVALID", message: "The envelope has no SetDTE", documents: [] };
   const car = firstChild(set, "Caratula");
@@ -165,11 +203,21 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   };
   // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
   const memo = new WeakMap<object, string>();
+  const dtes = childElements(set, "DTE");
+  if (lazy) {
+    // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
+    for (const dte of dtes) {
+      const el = dte as unknown as FElement;
+      if (!expand(el)) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
+      report.documents.push(await verifyDteElement(doc, dte, opts));
+      collapse(el);
+    }
+  }
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
-  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
+  if (!lazy) for (const dte of dtes) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
     report.message = `Envelope: ${report.envelopeSignature.message}`;

@@ -7,6 +7,7 @@
  * enveloped-signature transform).
  */
 import { escAttr, escText, type XDocument, type XElement, type XNode } from "./xml";
+import { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal, type FDocument } from "./fastxml";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -28,6 +29,7 @@ export interface C14nOptions {
 }
 
 type NsMap = Map<string, string>; // prefix ("" = default) -> uri
+const NO_SCOPE: NsMap = new Map();
 
 function ownNs(el: XElement): [string, string][] {
   const out: [string, string][] = [];
@@ -54,6 +56,10 @@ function prefixOf(qname: string): string {
 }
 
 export function canonicalize(node: XElement | XDocument, opts: C14nOptions = {}): string {
+  if (node.nodeType === 1) {
+    const fast = spanCanonical(node as XElement, opts);
+    if (fast !== null) return fast;
+  }
   const out: string[] = [];
   if (node.nodeType === 9) {
     const doc = node as XDocument;
@@ -97,10 +103,7 @@ function byUriLocal(a: Attr, b: Attr): number {
 // Long on purpose: it runs once per element of every signed or verified document (the hot path of
 // C14N, tuned with `npm run bench -- engine` and checked against libxml2 in test/node).
 function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions, out: string[]): void {
-  const apex = parentScope === null;
-  const a0 = el.attributes;
-  const nAttrs = a0.length;
-  if (nAttrs === 0 && !apex && !opts.exclusive) {
+  if (el.attributes.length === 0 && parentScope !== null && !opts.exclusive) {
     // No attributes, no declarations, nothing inherited to add: the common element.
     const name = opts.stripNamespaces ? (el.localName ?? el.nodeName) : el.nodeName;
     out.push(`<${name}>`);
@@ -108,6 +111,58 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
     out.push(`</${name}>`);
     return;
   }
+  out.push(startTag(el, rendered, parentScope, opts));
+  const name = tagName;
+  renderChildren(el, tagRendered, tagScope, opts, out);
+  out.push(`</${name}>`);
+}
+
+/**
+ * The canonical form of an element whose source is canonical as written (fastxml.ts notes it while
+ * parsing): its start tag as C14N writes an apex (every namespace in scope, inherited xml:*
+ * attributes), then its source text up to the end tag without the redundant namespace
+ * declarations. Null when the element did not come from the fast parser, its source is not
+ * canonical as written, or the options ask for what only the tree walk does (exclusive C14N, an
+ * excluded node, namespaces stripped from a subtree that has any).
+ */
+function spanCanonical(el: XElement, opts: C14nOptions): string | null {
+  if (!(el instanceof FElement) || opts.exclusive || opts.exclude) return null;
+  const f = el.flags;
+  if (!(f & BODY_CANONICAL) || (opts.stripNamespaces && !(f & BODY_PLAIN)) || !sourceIsFinal(el)) return null;
+  const start = startTag(el as unknown as XElement, new Map(), null, opts);
+  return start + sourceWithoutCuts(el.doc!, el.contentStart, el.contentEnd) + `</${tagName}>`;
+}
+
+/** The source text from `from` to `to` without the cuts (redundant namespace declarations) inside. */
+function sourceWithoutCuts(doc: FDocument, from: number, to: number): string {
+  const { cuts, source } = doc;
+  let lo = 0;
+  let hi = cuts.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cuts[mid << 1]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  let out = "";
+  let at = from;
+  for (let i = lo << 1; i < cuts.length && cuts[i]! < to; i += 2) {
+    out += source.slice(at, cuts[i]);
+    at = cuts[i + 1]!;
+  }
+  return out + source.slice(at, to);
+}
+
+// What startTag worked out besides the tag: the element's name as written, its namespace scope and
+// the namespaces rendered up to it (module state instead of a result object: it runs per element).
+let tagName = "";
+let tagScope: NsMap = new Map();
+let tagRendered: NsMap = tagScope;
+
+/** The canonical start tag of `el` (apex when parentScope is null), `>` included; sets tagName, tagScope, tagRendered. */
+function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions): string {
+  const apex = parentScope === null;
+  const a0 = el.attributes;
+  const nAttrs = a0.length;
   let own: [string, string][] | null = null;
   for (let i = 0; i < nAttrs; i++) {
     const a = a0.item(i)!;
@@ -116,7 +171,8 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
     else if (n.charCodeAt(0) === 120 /* x */ && n.startsWith("xmlns:")) (own ??= []).push([n.slice(6), a.value]);
   }
   let scope: NsMap;
-  if (apex) scope = inScope(el);
+  // Without namespaces (the TED's DD, a CAF) no declaration is rendered: the apex needs no scope.
+  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : inScope(el);
   else if (own === null) scope = parentScope;
   else {
     scope = new Map(parentScope);
@@ -191,12 +247,15 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
     if (attrs.length > 1) attrs.sort(byUriLocal);
     for (const a of attrs) s += ` ${a.name}="${escAttr(a.value)}"`;
   }
-  out.push(s + ">");
-  renderChildren(el, nextRendered, scope, opts, out);
-  out.push(`</${name}>`);
+  tagName = name;
+  tagScope = scope;
+  tagRendered = nextRendered;
+  return s + ">";
 }
 
 function renderChildren(el: XElement, nextRendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
+  // A DTE of a lazily parsed envelope whose content is not built (fastxml.ts expand): never render it as empty.
+  if (el.firstChild === null && el instanceof FElement && el.flags & OPAQUE) throw new Error("The content of this DTE was not parsed");
   const memo = opts.memo && !opts.exclude && !opts.exclusive && !opts.stripNamespaces && el.getAttribute("ID") !== null ? opts.memo : undefined;
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude) continue;

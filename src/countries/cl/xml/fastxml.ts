@@ -13,13 +13,22 @@
  * anything malformed) returns null, and the caller parses with @xmldom/xmldom as before, so errors
  * and edge cases keep their former behaviour. Profiling showed @xmldom/xmldom parsing as the largest
  * CPU cost of signing and of the simulator's validation; this parser is several times faster.
+ *
+ * It also notes, per element, where it sits in the source text and whether its source is already in
+ * canonical form (C14N 1.0): then the canonical form of a subtree is its source text with a rebuilt
+ * start tag (c14n.ts, `spanCanonical`), without walking the tree. "Canonical as written" means: start
+ * tags as `<name a="v">` (one space, double quotes, namespace declarations first and sorted by prefix,
+ * then unprefixed attributes sorted by name, no `/>`), end tags as `</name>`, text and values with
+ * only the escapes C14N writes (`&amp;` `&lt;` `&gt;` in text, `&amp;` `&lt;` `&quot;` in values) and
+ * no `>` in text. Namespace declarations that repeat the one in scope (C14N drops them) are noted as
+ * cuts, ranges of the source left out. Anything else is simply not marked, and the tree walk decides.
  */
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 abstract class FNode {
-  abstract readonly nodeType: number;
+  abstract get nodeType(): number;
   parentNode: FNode | null = null;
   firstChild: FNode | null = null;
   lastChild: FNode | null = null;
@@ -33,10 +42,14 @@ abstract class FNode {
 }
 
 export class FText extends FNode {
-  readonly nodeType = 3;
-  readonly nodeName = "#text";
   constructor(public data: string) {
     super();
+  }
+  get nodeType(): 3 {
+    return 3;
+  }
+  get nodeName(): string {
+    return "#text";
   }
   get textContent(): string {
     return this.data;
@@ -66,11 +79,35 @@ export class FAttrs {
   }
 }
 
-const NO_ATTRS = new FAttrs([]);
+/** Shared by every element without attributes (never written to). */
+const NO_ATTR_LIST: FAttr[] = [];
+const NO_ATTRS = new FAttrs(NO_ATTR_LIST);
+
+/** FElement.flags: the start tag is canonical as written (apart from cuts). */
+export const TAG_CANONICAL = 1;
+/** FElement.flags: content and end tag are canonical as written (every descendant's tag and content too). */
+export const BODY_CANONICAL = 2;
+/** FElement.flags: no namespace declaration, prefixed name or prefixed attribute in the subtree below the element. */
+export const BODY_PLAIN = 4;
+/** FElement.flags: the element's own name and attributes carry no prefix and no namespace declaration. */
+export const TAG_PLAIN = 8;
+/** FElement.flags: a DTE of an envelope parsed lazily (fastParseEnvelope): its content is built only by `expand`. */
+export const OPAQUE = 16;
+/** FElement.flags: `expand` has run once on this element (its cuts are in the document). */
+const EXPANDED = 32;
 
 export class FElement extends FNode {
-  readonly nodeType = 1;
+  get nodeType(): 1 {
+    return 1;
+  }
   attributes: FAttrs = NO_ATTRS;
+  /** The document (its source text and cuts), for the canonical form from the source. */
+  doc: FDocument | null = null;
+  /** Source offsets: after the start tag's `>`, and where the end tag starts (self-closing: -1). */
+  contentStart = -1;
+  contentEnd = -1;
+  /** TAG_CANONICAL | BODY_CANONICAL | BODY_PLAIN | TAG_PLAIN. */
+  flags = 0;
   constructor(
     readonly nodeName: string,
     readonly prefix: string | null,
@@ -122,16 +159,37 @@ export class FElement extends FNode {
 }
 
 export class FDocument extends FNode {
-  readonly nodeType = 9;
-  readonly nodeName = "#document";
+  get nodeType(): 9 {
+    return 9;
+  }
+  get nodeName(): string {
+    return "#document";
+  }
   documentElement: FElement | null = null;
+  /** The parsed text (line ends normalised). */
+  source = "";
+  /** Ranges [cuts[2i], cuts[2i+1]) of the source that C14N leaves out: redundant namespace declarations. */
+  readonly cuts: number[] = [];
+  /** Elements by the value of their ID attribute, document order (XMLDSig references and the wrapping check). */
+  readonly ids = new Map<string, FElement[]>();
+  /** Every ID value met (expanded DTEs included, even once collapsed), and whether one repeated. */
+  readonly idsSeen = new Set<string>();
+  duplicateIds = false;
+  /** The OPAQUE elements of a lazily parsed envelope, and how many were never expanded. */
+  readonly opaque: FElement[] = [];
+  unexpanded = 0;
   get textContent(): null {
     return null;
   }
 }
 
 const NAME = "[A-Za-z_][A-Za-z0-9_.\\-]*(?::[A-Za-z_][A-Za-z0-9_.\\-]*)?";
-const START = new RegExp(`<(${NAME})`, "y");
+/** NAME's characters by code: 1 may start a name (A-Z a-z _), 2 only continue it (0-9 . -). */
+const NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  NAME_CHAR[c] = /[A-Za-z_]/.test(ch) ? 1 : /[0-9.\-]/.test(ch) ? 2 : 0;
+}
 // Raw tabs and line breaks in attribute values are left out: a parser normalises them (xmldom does).
 const ATTR = new RegExp(`[ \\t\\n]+(${NAME})[ \\t\\n]*=[ \\t\\n]*(?:"([^"<\\t\\n]*)"|'([^'<\\t\\n]*)')`, "y");
 const START_END = /[ \t\n]*(\/?)>/y;
@@ -142,6 +200,23 @@ const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 /** Characters outside XML 1.0's Char production, and surrogates (left to @xmldom/xmldom). */
 const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
+/** Text as written is what C14N writes for it: no `>`, and `&` only in `&amp;` `&lt;` `&gt;`. */
+function canonicalText(raw: string): boolean {
+  if (raw.indexOf(">") >= 0) return false;
+  for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
+    if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("gt;", i + 1))) return false;
+  }
+  return true;
+}
+
+/** An attribute value as written (double-quoted, no tab or line break) is what C14N writes: `&` only in `&amp;` `&lt;` `&quot;`. */
+function canonicalValue(raw: string): boolean {
+  for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
+    if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("quot;", i + 1))) return false;
+  }
+  return true;
+}
 
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported();
@@ -167,6 +242,29 @@ function decode(s: string): string {
   return out;
 }
 
+/** How many elements in the subtree of `root` (itself included) have ID="id", from the document's index. */
+export function idCount(root: FElement, id: string): number {
+  let n = 0;
+  for (const e of root.doc?.ids.get(id) ?? []) {
+    for (let a: FNode | null = e; a; a = a.parentNode) {
+      if (a === root) {
+        n++;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+/** The first element in document order with ID="id" below `root` (root itself excluded, as xml.ts findById). */
+export function byId(root: FElement | FDocument, id: string): FElement | undefined {
+  const doc = root instanceof FDocument ? root : root.doc;
+  for (const e of doc?.ids.get(id) ?? []) {
+    for (let a: FNode | null = e.parentNode; a; a = a.parentNode) if (a === root) return e;
+  }
+  return undefined;
+}
+
 type Scope = Map<string, string>;
 
 /**
@@ -184,61 +282,111 @@ export function fastParse(text: string): FDocument | null {
 
 // One function on purpose: the hot loop of every parse (a DTE, an envelope of 500), measured by
 // `npm run bench -- engine`; splitting it into per-token calls cost about a fifth of its speed.
-function parse(text: string): FDocument {
+function parse(text: string, lazy = false): FDocument {
   if (NOT_CHAR.test(text)) throw UNSUPPORTED;
   const doc = new FDocument();
+  doc.source = text;
   let pos = 0;
   DECL.lastIndex = 0;
   if (DECL.test(text)) pos = DECL.lastIndex;
-  const rootScope: Scope = new Map([["xml", XML_NS]]);
+  parseRange(doc, pos, text.length, null, new Map([["xml", XML_NS]]), lazy, doc.cuts, null);
+  if (!doc.documentElement) throw UNSUPPORTED;
+  return doc;
+}
+
+/**
+ * Parses doc.source from `from` to `to`: the whole document (base null), or the content of `base`
+ * (its start tag already parsed, `scope` its namespaces) into `base`. Cuts go to `cuts`, ID values
+ * also to `idsOut` when given. Returns the content's BODY_CANONICAL | BODY_PLAIN. With `lazy`, the
+ * DTEs of an envelope's SetDTE are not built: they are marked OPAQUE and skipped to their end tag.
+ */
+function parseRange(doc: FDocument, from: number, to: number, base: FElement | null, baseScope: Scope, lazy: boolean, cuts: number[], idsOut: string[] | null): number {
+  const text = doc.source;
+  let pos = from;
   const stack: FElement[] = [];
   const scopes: Scope[] = [];
-  let parent: FNode = doc;
-  let scope = rootScope;
+  // BODY_CANONICAL | BODY_PLAIN of the open element while its content holds up; the enclosing ones' on `bodies`.
+  const bodies: number[] = [];
+  let body = BODY_CANONICAL | BODY_PLAIN;
+  let parent: FNode = base ?? doc;
+  let scope = baseScope;
   let rootDone = false;
-  const len = text.length;
+  const len = to;
   while (pos < len) {
-    const lt = text.indexOf("<", pos);
+    let lt = text.indexOf("<", pos);
+    if (lt >= len) lt = -1;
     const end = lt < 0 ? len : lt;
     if (end > pos) {
       const raw = text.slice(pos, end);
-      if (stack.length === 0) {
+      if (stack.length === 0 && base === null) {
         if (!WS_ONLY.test(raw)) throw UNSUPPORTED;
       } else {
-        if (raw.indexOf("]]>") >= 0) throw UNSUPPORTED;
-        parent.appendChild(new FText(decode(raw)));
+        if (raw.indexOf(">") >= 0) {
+          if (raw.indexOf("]]>") >= 0) throw UNSUPPORTED;
+          body &= ~BODY_CANONICAL;
+        }
+        if (raw.indexOf("&") < 0) parent.appendChild(new FText(raw));
+        else {
+          parent.appendChild(new FText(decode(raw)));
+          if (!canonicalText(raw)) body &= ~BODY_CANONICAL;
+        }
       }
     }
     if (lt < 0) break;
     pos = lt;
     const next = text.charCodeAt(lt + 1);
     if (next === 47 /* / */) {
-      END.lastIndex = lt;
-      const m = END.exec(text);
       const open = stack.pop();
-      if (!m || !open || m[1] !== open.nodeName) throw UNSUPPORTED;
-      pos = END.lastIndex;
+      if (!open) throw UNSUPPORTED;
+      const name = open.nodeName;
+      if (lt + 3 + name.length > len) throw UNSUPPORTED;
+      let endAt: number;
+      if (text.startsWith(name, lt + 2) && text.charCodeAt(lt + 2 + name.length) === 62 /* > */) endAt = lt + 3 + name.length;
+      else {
+        END.lastIndex = lt;
+        const m = END.exec(text);
+        if (!m || m[1] !== name) throw UNSUPPORTED;
+        endAt = END.lastIndex;
+        body &= ~BODY_CANONICAL;
+      }
+      open.contentEnd = lt;
+      const f = (open.flags |= body);
+      body = bodies.pop()!;
+      if (!(f & TAG_CANONICAL) || !(f & BODY_CANONICAL)) body &= ~BODY_CANONICAL;
+      if (!(f & TAG_PLAIN) || !(f & BODY_PLAIN)) body &= ~BODY_PLAIN;
+      pos = endAt;
       scope = scopes.pop()!;
       parent = open.parentNode!;
-      if (stack.length === 0) rootDone = true;
+      if (stack.length === 0 && base === null) rootDone = true;
       continue;
     }
     if (next === 33 /* ! */ || next === 63 /* ? */) throw UNSUPPORTED;
     if (rootDone) throw UNSUPPORTED;
-    START.lastIndex = lt;
-    const sm = START.exec(text);
-    if (!sm) throw UNSUPPORTED;
-    const qname = sm[1]!;
-    let p = START.lastIndex;
+    // The name: NAME (see above), scanned by character classes (a regex here cost a tenth of the parse).
+    let p = lt + 1;
+    if (NAME_CHAR[text.charCodeAt(p)] !== 1) throw UNSUPPORTED;
+    while (NAME_CHAR[text.charCodeAt(++p)]! > 0);
+    if (text.charCodeAt(p) === 58 /* : */) {
+      if (NAME_CHAR[text.charCodeAt(++p)] !== 1) throw UNSUPPORTED;
+      while (NAME_CHAR[text.charCodeAt(++p)]! > 0);
+    }
+    const qname = text.slice(lt + 1, p);
     let names: string[] | null = null;
     let values: string[] | null = null;
     let own: Scope | null = null;
+    // Whether the start tag is canonical as written, and plain (see the flags); `last` is the
+    // previous namespace prefix or attribute name, for the order C14N writes them in.
+    let tag = qname.indexOf(":") < 0 ? TAG_CANONICAL | TAG_PLAIN : TAG_CANONICAL;
+    let inAttrs = false;
+    let last = "";
+    let id: string | null = null;
     // Attributes only when the name is not directly followed by ">" (most elements have none).
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
       ATTR.lastIndex = p;
       const am = ATTR.exec(text);
       if (!am) break;
+      const from = p;
       p = ATTR.lastIndex;
       const name = am[1]!;
       const rawValue = am[2] ?? am[3]!;
@@ -248,12 +396,24 @@ function parse(text: string): FDocument {
       if (names.includes(name)) throw UNSUPPORTED;
       names.push(name);
       values.push(value);
+      if (am[3] !== undefined || text.charCodeAt(from) !== 32 || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
       if (name === "xmlns" || name.startsWith("xmlns:")) {
         const pre = name === "xmlns" ? "" : name.slice(6);
         if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
         if (pre !== "" && value === "") throw UNSUPPORTED;
+        tag &= ~TAG_PLAIN;
+        if (inAttrs || (names.length > 1 && pre <= last)) tag &= ~TAG_CANONICAL;
+        last = pre;
+        // A declaration equal to the one in scope (or of the xml prefix) is not written by C14N.
+        if (pre === "xml" || (pre === "" ? (scope.get("") ?? "") === value : scope.get(pre) === value)) cuts.push(from, p);
         own ??= new Map(scope);
         own.set(pre, value);
+      } else {
+        if (name === "ID") id = value;
+        if (name.indexOf(":") >= 0) tag &= ~(TAG_CANONICAL | TAG_PLAIN);
+        else if (inAttrs && name <= last) tag &= ~TAG_CANONICAL;
+        inAttrs = true;
+        last = name;
       }
     }
     let selfClosing: boolean;
@@ -266,6 +426,7 @@ function parse(text: string): FDocument {
       if (!em) throw UNSUPPORTED;
       pos = START_END.lastIndex;
       selfClosing = em[1] === "/";
+      if (pos - p !== 1) tag &= ~TAG_CANONICAL;
     }
     const elScope = own ?? scope;
     const colon = qname.indexOf(":");
@@ -279,7 +440,7 @@ function parse(text: string): FDocument {
       if (u === undefined) throw UNSUPPORTED;
       ns = u;
     }
-    const attrs: FAttr[] = [];
+    const attrs: FAttr[] = names === null ? NO_ATTR_LIST : [];
     if (names !== null && values !== null) {
       const expanded = new Set<string>();
       for (let i = 0; i < names.length; i++) {
@@ -308,17 +469,125 @@ function parse(text: string): FDocument {
       }
     }
     const el = new FElement(qname, prefix, local, ns, attrs);
+    el.doc = doc;
+    el.contentStart = pos;
+    el.flags = tag;
+    if (id !== null) {
+      const same = doc.ids.get(id);
+      if (same) same.push(el);
+      else doc.ids.set(id, [el]);
+      if (doc.idsSeen.has(id)) doc.duplicateIds = true;
+      doc.idsSeen.add(id);
+      idsOut?.push(id);
+    }
     parent.appendChild(el);
-    if (stack.length === 0) doc.documentElement = el;
+    if (stack.length === 0 && base === null) doc.documentElement = el;
     if (selfClosing) {
-      if (stack.length === 0) rootDone = true;
+      // C14N writes <a></a>: neither this element nor its ancestors are canonical as written.
+      body &= ~BODY_CANONICAL;
+      if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
+      if (stack.length === 0 && base === null) rootDone = true;
+      continue;
+    }
+    if (lazy && stack.length === 2 && local === "DTE" && stack[1]!.localName === "SetDTE") {
+      // Skipped to its end tag, which must be written as </name>: `expand` parses the content in
+      // between, and fails (so the caller parses the whole file) unless it is balanced.
+      const close = text.indexOf(`</${qname}>`, pos);
+      if (close < 0) throw UNSUPPORTED;
+      el.contentEnd = close;
+      el.flags |= OPAQUE | BODY_CANONICAL | BODY_PLAIN;
+      doc.opaque.push(el);
+      doc.unexpanded++;
+      opaqueScopes.set(el, elScope);
+      if (!(tag & TAG_CANONICAL)) body &= ~BODY_CANONICAL;
+      if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
+      pos = close + qname.length + 3;
       continue;
     }
     stack.push(el);
+    bodies.push(body);
+    body = BODY_CANONICAL | BODY_PLAIN;
     scopes.push(scope);
     scope = elScope;
     parent = el;
   }
-  if (stack.length !== 0 || !doc.documentElement) throw UNSUPPORTED;
-  return doc;
+  if (stack.length !== 0) throw UNSUPPORTED;
+  return body;
+}
+
+/**
+ * An envelope (EnvioDTE, EnvioBOLETA) parsed without building its DTEs (OPAQUE until `expand`), so
+ * that a large envelope never holds every DTE's tree at once; null when outside the subset.
+ * The SetDTE's and the root's canonical flags assume every DTE canonical until `expand` says otherwise:
+ * canonicalize them only after every DTE was expanded.
+ */
+export function fastParseEnvelope(text: string): FDocument | null {
+  try {
+    return parse(text, true);
+  } catch (e) {
+    if (e === UNSUPPORTED) return null;
+    throw e;
+  }
+}
+
+/**
+ * Builds the content of an OPAQUE element (false: outside the subset or not balanced). Its flags
+ * become the real ones, and an ancestor whose flags assumed it canonical loses that.
+ */
+export function expand(el: FElement): boolean {
+  const doc = el.doc!;
+  const scope = opaqueScopes.get(el);
+  if (!scope || el.firstChild) return false;
+  const cuts: number[] = [];
+  const ids: string[] = [];
+  let body: number;
+  try {
+    body = parseRange(doc, el.contentStart, el.contentEnd, el, scope, false, cuts, ids);
+  } catch (e) {
+    if (e === UNSUPPORTED) return false;
+    throw e;
+  }
+  expandedIds.set(el, ids);
+  el.flags = (el.flags & ~(BODY_CANONICAL | BODY_PLAIN)) | body;
+  for (let a = el.parentNode; a instanceof FElement; a = a.parentNode) {
+    if (!(body & BODY_CANONICAL)) a.flags &= ~BODY_CANONICAL;
+    if (!(body & BODY_PLAIN)) a.flags &= ~BODY_PLAIN;
+  }
+  if (!(el.flags & EXPANDED)) {
+    doc.unexpanded--;
+    // Kept in source order: after the last cut before this element.
+    let at = doc.cuts.length;
+    while (at > 0 && doc.cuts[at - 2]! > el.contentStart) at -= 2;
+    if (cuts.length) doc.cuts.splice(at, 0, ...cuts);
+  }
+  el.flags |= EXPANDED;
+  return true;
+}
+const expandedIds = new WeakMap<FElement, string[]>();
+const opaqueScopes = new WeakMap<FElement, Scope>();
+
+/** Whether the canonical form of `el` may be taken from the source: not while an OPAQUE element below it was never expanded. */
+export function sourceIsFinal(el: FElement): boolean {
+  if (el.doc === null || el.doc.unexpanded === 0) return true;
+  // Only the root and SetDTE (depth 1 and 2) hold OPAQUE elements.
+  const p = el.parentNode;
+  return !(p instanceof FDocument || (p !== null && p.parentNode instanceof FDocument));
+}
+
+/** Drops the content `expand` built (its IDs leave the index), so it can be collected. */
+export function collapse(el: FElement): void {
+  const doc = el.doc!;
+  for (const id of expandedIds.get(el) ?? []) {
+    const left = (doc.ids.get(id) ?? []).filter((e) => !isWithin(e, el));
+    if (left.length) doc.ids.set(id, left);
+    else doc.ids.delete(id);
+  }
+  expandedIds.delete(el);
+  el.firstChild = null;
+  el.lastChild = null;
+}
+
+function isWithin(e: FNode, root: FNode): boolean {
+  for (let a: FNode | null = e; a; a = a.parentNode) if (a === root) return true;
+  return false;
 }

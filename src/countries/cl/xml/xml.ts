@@ -5,7 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
-import { fastParse } from "./fastxml";
+import { byId, FDocument, FElement, fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -121,7 +121,10 @@ export function childElements(el: XElement, localName?: string): XElement[] {
 }
 
 export function firstChild(el: XElement, localName: string): XElement | undefined {
-  return childElements(el, localName)[0];
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (n as XElement).localName === localName) return n as XElement;
+  }
+  return undefined;
 }
 
 /** Text of the first child element with that local name, trimmed; undefined if absent. */
@@ -147,6 +150,7 @@ export function descendants(root: XElement | XDocument, localName: string): XEle
 
 /** Finds the element whose attribute ID equals id. */
 export function findById(root: XDocument | XElement, id: string): XElement | undefined {
+  if (root instanceof FElement || root instanceof FDocument) return byId(root, id) as unknown as XElement | undefined;
   let found: XElement | undefined;
   const walk = (n: XNode): boolean => {
     for (let c = n.firstChild; c; c = c.nextSibling) {

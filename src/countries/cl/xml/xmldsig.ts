@@ -237,11 +237,13 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   const hash = dm === ALG.SHA1 ? "SHA-1" : "SHA-256";
 
   // Certificate / key
-  const certB64 = (firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "X509Data") ?? sig, "X509Certificate")?.textContent ?? "").replace(/\s+/g, "");
+  const certText = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "X509Data") ?? sig, "X509Certificate")?.textContent ?? "";
   const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
-  let cert: CertificateInfo | undefined;
+  let cert: CertificateInfo | undefined = certCache.get(certText);
+  // The cache is keyed by the text as written too: the same signer's certificate, document after document.
+  const certB64 = cert ? certText : certText.replace(/\s+/g, "");
   if (certB64) {
-    cert = certCache.get(certB64);
+    cert ??= certCache.get(certB64);
     if (!cert) {
       try {
         cert = readCertificate(b64decode(certB64));
@@ -250,6 +252,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
       }
       if (certCache.size > 64) certCache.clear();
       certCache.set(certB64, cert);
+      certCache.set(certText, cert);
     }
   }
   let modulus: Uint8Array, exponent: Uint8Array;

@@ -1,0 +1,189 @@
+/**
+ * Reception verification at speed (issue 12, item 9) without giving up correctness:
+ * - an envelope is verified one DTE tree at a time (exchange/verify.ts verifyEnvelopeLazily) and its
+ *   canonical forms are taken from the source (xml/c14n.ts spanCanonical); every report must equal
+ *   the one of the whole-tree path (`lazy: false`), for every envelope the engine makes and for
+ *   tampered, wrapped, re-written and malformed ones;
+ * - the canonicaliser from the source equals the reference canonicaliser (the implementation before
+ *   any speed-up, over @xmldom/xmldom) on generated XML inside and around the fast parser's subset.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
+import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
+import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
+import { canonicalize } from "../../src/countries/cl/xml/c14n";
+import { BODY_CANONICAL, fastParse, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
+import { canonicalizeReference } from "../engine/c14n-reference";
+import { buildFeatureDtes } from "../helpers/cl-feature-samples";
+import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
+import { makeFakeCertificate } from "../helpers/fake-certificates";
+
+let set: SampleSet;
+let features: Record<string, SignedDte>;
+const SIM: InboundOptions = { mode: "simulator" };
+const common = () => ({ issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer });
+
+beforeAll(async () => {
+  set = await buildSamples();
+  features = await buildFeatureDtes(set);
+});
+
+/** verifyInbound as it runs (lazily when it can) and with the whole tree: the reports must be equal. */
+async function both(xml: string | Uint8Array, opts: InboundOptions = SIM) {
+  const lazyBefore = verifyPaths.lazy;
+  const fast = await verifyInbound(xml, opts);
+  const lazy = verifyPaths.lazy > lazyBefore;
+  const whole = await verifyInbound(xml, { ...opts, lazy: false });
+  expect(fast).toEqual(whole);
+  return { report: fast, lazy };
+}
+
+const envelopeOf = (name: string) => set.samples.find((s) => s.name === name)!.xmlString;
+
+describe("envelopes verified one DTE at a time", () => {
+  it("every envelope the engine makes (eleven types, the feature set, boletas): same report, passed, lazily", async () => {
+    const inputs = [envelopeOf("EnvioDTE to SII"), envelopeOf("EnvioDTE to recipient"), envelopeOf("EnvioBOLETA")];
+    const all = Object.values(features);
+    inputs.push((await buildEnvioDte({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioDTE") })).xmlString);
+    inputs.push((await buildEnvioBoleta({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioBOLETA") })).xmlString);
+    let documents = 0;
+    for (const xml of inputs) {
+      const { report, lazy } = await both(xml);
+      expect(report.ok, report.message).toBe(true);
+      expect(lazy).toBe(true);
+      documents += report.documents.length;
+    }
+    expect(documents).toBeGreaterThan(20);
+  });
+
+  it("tampered, re-signed, wrapped or malformed envelopes: the whole tree's exact report, never a pass", async () => {
+    const dtes = Object.values(set.dtes).filter((d) => d.envelope === "EnvioDTE");
+    const d33 = set.dtes["33"]!;
+    const others = dtes.filter((d) => d !== d33);
+    /** The envelope re-signed over a changed DTE 33: only that DTE's own checks can fail. */
+    const resigned = async (element: string) => (await buildEnvioDte({ ...common(), dtes: [{ ...d33, element }, ...others] })).xmlString;
+    const env = envelopeOf("EnvioDTE to SII");
+    const other = await makeFakeCertificate({ rut: "22222222-2", bits: 1024 });
+    const certB64 = /<X509Certificate>([\s\S]*?)<\/X509Certificate>/.exec(d33.element)![1]!;
+    const cases: Record<string, string> = {
+      "amount changed, envelope not re-signed": env.replace("<MntTotal>9926</MntTotal>", "<MntTotal>9927</MntTotal>"),
+      "amount changed, envelope re-signed": await resigned(d33.element.replace("<MntTotal>9926</MntTotal>", "<MntTotal>9927</MntTotal>")),
+      "certificate replaced": await resigned(d33.element.replace(certB64, btoa(String.fromCharCode(...other.certDer)))),
+      "DTE signature removed": await resigned(d33.element.replace(/<Signature xmlns[\s\S]*<\/Signature>/, "")),
+      "stamp removed": await resigned(d33.element.replace(/<TED version[\s\S]*<\/TED>\n/, "")),
+      "envelope signature removed": env.replace(/<\/SetDTE>\n<Signature xmlns[\s\S]*<\/Signature>\n/, "</SetDTE>\n"),
+      "the SetDTE's ID again inside a DTE (wrapping)": await resigned(d33.element.replace("</Documento>", '</Documento>\n<Extra ID="SetDoc"></Extra>')),
+      "a DTE's ID twice (wrapping)": await resigned(d33.element.replace("</Documento>", '</Documento>\n<Extra ID="F1T33"></Extra>')),
+      "no end tag for the last DTE": env.replace(/<\/DTE>\n<\/SetDTE>/, "\n</SetDTE>"),
+      "a DTE's end tag misspelt": env.replace("</DTE>", "</DTEX>"),
+      "not XML": "<EnvioDTE><SetDTE><DTE>",
+      "a DTD, its entity unused": env.replace("<EnvioDTE", '<!DOCTYPE EnvioDTE [<!ENTITY x "y">]>\n<EnvioDTE'),
+    };
+    for (const [name, xml] of Object.entries(cases)) {
+      const { report, lazy } = await both(xml);
+      expect(report.ok, name).toBe(false);
+      expect(lazy, name).toBe(false);
+    }
+    // Structures the one-DTE-at-a-time path does not take on: whatever the whole tree says, lazily nothing.
+    const structural: Record<string, string> = {
+      "a DTE inside a DTE (its end tag first)": await resigned(d33.element.replace("</Documento>", "</Documento>\n<X><DTE></DTE></X>")),
+      "a second SetDTE": env.replace("</SetDTE>", '</SetDTE>\n<SetDTE ID="Other"><DTE></DTE></SetDTE>'),
+    };
+    for (const [name, xml] of Object.entries(structural)) expect((await both(xml)).lazy, name).toBe(false);
+    // Simulator CAFs outside simulator mode (a CAF from an untrusted key): refused the same way.
+    const { report } = await both(env, {});
+    expect(report.documents.every((d) => d.failure === "CAF_UNKNOWN_IDK")).toBe(true);
+  });
+
+  it("rewrites that keep the canonical form still verify: redundant declarations lazily (cut), others with the whole tree", async () => {
+    const env = envelopeOf("EnvioDTE to recipient");
+    const lazily = {
+      "a redundant default namespace inside a DTE": env.replace("<Encabezado>", '<Encabezado xmlns="http://www.sii.cl/SiiDte">'),
+      "a redundant xsi declaration inside a DTE": env.replace("<Totales>", '<Totales xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'),
+      "CRLF line ends": env.replace(/\n/g, "\r\n"),
+    };
+    for (const [name, xml] of Object.entries(lazily)) {
+      const { report, lazy } = await both(xml);
+      expect(report.ok, `${name}: ${report.message}`).toBe(true);
+      expect(lazy, name).toBe(true);
+    }
+    const whole = {
+      "single quotes and spaces in a start tag": env.replace('<Documento ID="F1T33">', "<Documento  ID='F1T33' >"),
+      "an end tag with a space": env.replace("</Encabezado>", "</Encabezado >"),
+      "a character reference in text": env.replace("<RznSoc>EMPRESA", "<RznSoc>&#69;MPRESA"),
+    };
+    for (const [name, xml] of Object.entries(whole)) {
+      const before = verifyPaths.whole;
+      const { report, lazy } = await both(xml);
+      expect(report.ok, `${name}: ${report.message}`).toBe(true);
+      expect(lazy, name).toBe(false);
+      expect(verifyPaths.whole, name).toBe(before + 2);
+    }
+  });
+});
+
+function elements(doc: XDocument | XNode): XElement[] {
+  const out: XElement[] = [];
+  const walk = (n: XNode) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) (out.push(c as XElement), walk(c));
+  };
+  walk(doc as XNode);
+  return out;
+}
+
+/** Random XML around the fast parser's subset: namespaces declared, re-declared and redundant, attribute order and quoting, empty elements, escapes. */
+const space = fc.constantFrom(" ", " ", " ", "  ", "\n", "\t");
+const value = fc.constantFrom("1", "F1T33", "1.0", "a&amp;b", "&lt;x", "&quot;q&quot;", "x > y", "ñandú", "&#65;", "");
+const uri = fc.constantFrom("urn:a", "urn:b", "http://www.sii.cl/SiiDte", "");
+const attribute = fc.oneof(
+  fc.record({ name: fc.constantFrom("ID", "version", "z", "a", "q:w", "p:v"), value, quote: fc.constantFrom('"', '"', "'"), before: space }),
+  fc.record({ name: fc.constantFrom("xmlns", "xmlns:p", "xmlns:q"), value: uri, quote: fc.constantFrom('"', '"', "'"), before: space }),
+);
+const text = fc.array(fc.constantFrom("x", "Santiago", " ", "\n", "&amp;", "&lt;", "&gt;", "&quot;", "&#65;", ">", "ñ", '"', "'"), { maxLength: 4 }).map((a) => a.join(""));
+type Tree = { name: string; attrs: { name: string; value: string; quote: string; before: string }[]; close: string; empty: boolean; kids: (Tree | string)[] };
+const { tree } = fc.letrec<{ tree: Tree; node: Tree | string }>((tie) => ({
+  tree: fc.record({
+    name: fc.constantFrom("a", "b", "DTE", "Documento", "p:x", "q:y"),
+    attrs: fc.uniqueArray(attribute, { maxLength: 4, selector: (a) => a.name }),
+    close: fc.constantFrom(">", ">", ">", " >", "\n>"),
+    empty: fc.boolean(),
+    kids: fc.array(tie("node"), { maxLength: 3 }),
+  }),
+  node: fc.oneof({ depthSize: "small", withCrossShrink: true }, text, tie("tree")),
+}));
+function write(t: Tree | string): string {
+  if (typeof t === "string") return t;
+  const attrs = t.attrs.map((a) => `${a.before}${a.name}=${a.quote}${a.name.startsWith("xmlns:") && a.value === "" ? "urn:z" : a.value}${a.quote}`).join("");
+  if (t.empty && t.kids.length === 0) return `<${t.name}${attrs}/>`;
+  return `<${t.name}${attrs}${t.close}${t.kids.map(write).join("")}</${t.name}>`;
+}
+
+describe("C14N from the source", () => {
+  it("equals the reference canonicaliser on generated XML (every element as apex, with and without namespaces)", () => {
+    let fromSource = 0;
+    let compared = 0;
+    fc.assert(
+      fc.property(tree, (t) => {
+        const xml = `<r xmlns:p="urn:p" xmlns:q="urn:q">\n${write(t)}\n</r>`;
+        const fast = fastParse(xml);
+        if (!fast) return;
+        const reference = elements(parseXmlDom(xml));
+        const mine = elements(fast as unknown as XDocument);
+        expect(mine.length).toBe(reference.length);
+        mine.forEach((e, i) => {
+          if ((e as unknown as FElement).flags & BODY_CANONICAL) fromSource++;
+          for (const opts of [{}, { stripNamespaces: true }]) {
+            expect(canonicalize(e, opts)).toBe(canonicalizeReference(reference[i]!, opts));
+            compared++;
+          }
+        });
+      }),
+      { numRuns: 400, seed: 12 },
+    );
+    // The generator reaches both paths: the source's own text and the tree walk.
+    expect(fromSource).toBeGreaterThan(200);
+    expect(compared - 2 * fromSource).toBeGreaterThan(200);
+  });
+});
