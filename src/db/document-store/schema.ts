@@ -4,8 +4,8 @@
  * applies the entries it has not applied yet when it starts (under blockConcurrencyWhile), so a new
  * entry reaches every store the next time it wakes. Never edit an entry that has shipped; add one.
  *
- * The tables have the names and columns of their D1 twins (src/db/schema), so the same Drizzle table
- * objects query both; foreign keys to control-plane tables (companies) are not here: those live in D1.
+ * The tables have the names, columns and indexes of their D1 twins (src/db/schema, as of migration
+ * 0011), so the same Drizzle table objects query both and the data migration copies rows as they are; foreign keys to control-plane tables (companies) are not here: those live in D1.
  */
 export const STORE_SCHEMA: readonly (readonly string[])[] = [
   // 1: issued documents, their history, cancellations, envelopes and the event outbox.
@@ -82,6 +82,87 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
      )`,
     `CREATE INDEX event_outbox_pending_idx ON event_outbox (dispatched_at, created_at)`,
     `CREATE UNIQUE INDEX event_outbox_dedupe_uq ON event_outbox (company_id, dedupe_key)`,
+  ],
+  // 2: webhook deliveries and attempts, received documents and the inbound messages of the company.
+  [
+    `CREATE TABLE webhook_deliveries (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       endpoint_id TEXT NOT NULL,
+       event_id TEXT NOT NULL,
+       event_type TEXT NOT NULL,
+       status TEXT DEFAULT 'PENDING' NOT NULL,
+       attempts INTEGER DEFAULT 0 NOT NULL,
+       round_attempts INTEGER DEFAULT 0 NOT NULL,
+       next_attempt_at TEXT,
+       last_response_status INTEGER,
+       last_error TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE UNIQUE INDEX webhook_deliveries_endpoint_event_uq ON webhook_deliveries (endpoint_id, event_id)`,
+    `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (company_id, endpoint_id, created_at)`,
+    `CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (company_id, event_id)`,
+    `CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (status, next_attempt_at)`,
+    `CREATE TABLE webhook_attempts (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       delivery_id TEXT NOT NULL,
+       endpoint_id TEXT NOT NULL,
+       event_id TEXT NOT NULL,
+       event_type TEXT NOT NULL,
+       attempt INTEGER NOT NULL,
+       started_at TEXT NOT NULL,
+       duration_ms INTEGER NOT NULL,
+       response_status INTEGER,
+       response_body TEXT,
+       error TEXT
+     )`,
+    `CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt)`,
+    `CREATE INDEX webhook_attempts_endpoint_idx ON webhook_attempts (company_id, endpoint_id, started_at)`,
+    `CREATE TABLE received_documents (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       issuer_rut TEXT NOT NULL,
+       document_type INTEGER NOT NULL,
+       folio INTEGER NOT NULL,
+       issue_date TEXT,
+       total TEXT,
+       recipient_rut TEXT,
+       channel TEXT NOT NULL,
+       message_id TEXT,
+       xml_key TEXT,
+       xml_start INTEGER,
+       xml_end INTEGER,
+       xml_sha256 TEXT,
+       reception_status INTEGER,
+       checks TEXT,
+       summary TEXT,
+       duplicate INTEGER DEFAULT 0 NOT NULL,
+       sii_received_at TEXT,
+       response_deadline TEXT,
+       response_state TEXT DEFAULT 'PENDING' NOT NULL,
+       responses TEXT DEFAULT '[]' NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE UNIQUE INDEX received_documents_key_uq ON received_documents (company_id, issuer_rut, document_type, folio, xml_sha256)`,
+    `CREATE INDEX received_documents_company_idx ON received_documents (company_id, created_at)`,
+    `CREATE INDEX received_documents_deadline_idx ON received_documents (response_state, response_deadline)`,
+    `CREATE TABLE inbound_messages (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT,
+       channel TEXT NOT NULL,
+       sender TEXT,
+       recipient TEXT,
+       size INTEGER NOT NULL,
+       sha256 TEXT,
+       outcome TEXT NOT NULL,
+       detail TEXT,
+       documents INTEGER DEFAULT 0 NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE INDEX inbound_messages_company_idx ON inbound_messages (company_id, created_at)`,
   ],
 ];
 

@@ -8,7 +8,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const PARTITION_CLOSE_REASONS = ["MONTH_END", "SIZE"] as const;
+/** MONTH_END and SIZE: rolled over; LEGACY: partition 0, the rows copied from D1 (never open). */
+export const PARTITION_CLOSE_REASONS = ["MONTH_END", "SIZE", "LEGACY"] as const;
 
 export const documentPartitions = sqliteTable(
   "document_partitions",
@@ -33,3 +34,16 @@ export const documentPartitions = sqliteTable(
 );
 
 export type DocumentPartition = typeof documentPartitions.$inferSelect;
+
+/**
+ * Progress of the data migration of the D1 tables that moved into the document stores (one row per
+ * table): the last primary key copied, so an interrupted run resumes where it stopped.
+ */
+export const storeMigration = sqliteTable("store_migration", {
+  tableName: text("table_name").primaryKey(),
+  cursor: text("cursor").notNull().default(""),
+  copied: integer("copied").notNull().default(0),
+  /** Rows left in D1 because they belong to no company (inbound messages never matched to one, history rows of a vanished document). */
+  skipped: integer("skipped").notNull().default(0),
+  finishedAt: text("finished_at"),
+});
