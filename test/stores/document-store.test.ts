@@ -102,6 +102,14 @@ describe("the partition directory", () => {
     ]);
   });
 
+  it("a clock behind the month that another isolate already opened keeps the newer partition", async () => {
+    const companyId = newCompanyId();
+    await openPartition(env, companyId, nov);
+    expect((await openPartition(env, companyId, dec)).ordinal).toBe(2);
+    expect(await openPartition(env, companyId, new Date("2026-11-30T23:59:59Z"))).toMatchObject({ ordinal: 2, period: "2026-12" });
+    expect(await partitionsOf(env, companyId)).toHaveLength(2);
+  });
+
   it("concurrent openers agree on one open partition", async () => {
     const companyId = newCompanyId();
     const opened = await Promise.all(Array.from({ length: 12 }, () => openPartition(env, companyId, nov)));

@@ -97,11 +97,12 @@ export async function openStore(env: StoreEnv, companyId: string, now: Date = ne
 export async function openPartition(env: StoreEnv, companyId: string, now: Date = new Date()): Promise<DocumentPartition> {
   const period = periodOf(now);
   const cached = openCache.get(companyId);
-  if (cached && cached.until > Date.now() && cached.partition.period === period) return cached.partition;
+  if (cached && cached.until > Date.now() && cached.partition.period >= period) return cached.partition;
   const db = createDb(env.DB);
   for (let attempt = 0; attempt < 5; attempt++) {
     const [open] = await db.select().from(documentPartitions).where(and(eq(documentPartitions.companyId, companyId), isNull(documentPartitions.closedAt)));
-    if (open && open.period === period) {
+    // A clock a little behind another isolate's (a month just began there) keeps the newer partition.
+    if (open && open.period >= period) {
       openCache.set(companyId, { partition: open, until: Date.now() + OPEN_PARTITION_CACHE_MS });
       return open;
     }
