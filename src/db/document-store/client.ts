@@ -69,9 +69,13 @@ class StorePreparedStatement {
   }
 }
 
+/**
+ * `stub` makes the store's stub for each call: a stub belongs to the request that made it (workerd
+ * refuses I/O on it from another request), while this client lives as long as the isolate.
+ */
 export class StoreD1 {
   constructor(
-    private readonly rpc: StoreRpc,
+    private readonly stub: () => StoreRpc,
     private readonly onSize: (size: number) => Promise<void> | void = () => {},
   ) {}
 
@@ -80,14 +84,14 @@ export class StoreD1 {
   }
 
   async batch(statements: StorePreparedStatement[]): Promise<D1Result<Row>[]> {
-    const answer = await this.rpc.batch(statements.map((s) => s.statement("objects")));
+    const answer = await this.stub().batch(statements.map((s) => s.statement("objects")));
     await this.onSize(answer.size);
     return answer.results.map(d1Result);
   }
 
   /** @internal one statement; the size hook runs after it. */
   async send(statement: StoreStatement): Promise<StoreAnswer> {
-    const answer = await this.rpc.query(statement);
+    const answer = await this.stub().query(statement);
     await this.onSize(answer.size);
     return answer;
   }

@@ -74,18 +74,30 @@ export function storeForId(env: StoreEnv, companyId: string, id: string): StoreH
 }
 
 function storeDb(env: StoreEnv, companyId: string, ordinal: number): Db {
-  const name = storeName(companyId, ordinal);
+  return handle(env, storeName(companyId, ordinal), (size) => (size >= maxStoreBytes(env) ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined));
+}
+
+/** The Drizzle handle of a store by name, made once per isolate (building one walks the schema). */
+function handle(env: StoreEnv, name: string, onSize?: (size: number) => Promise<void> | undefined): Db {
   let byName = handles.get(env.DOCUMENT_STORE);
   if (!byName) handles.set(env.DOCUMENT_STORE, (byName = new Map()));
   let db = byName.get(name);
   if (!db) {
-    const stub = env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(name));
-    const client = new StoreD1(stub, (size) => (size >= maxStoreBytes(env) ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined));
-    db = drizzle(client.asD1(), { schema });
+    const namespace = env.DOCUMENT_STORE;
+    db = drizzle(new StoreD1(() => namespace.get(namespace.idFromName(name)), onSize).asD1(), { schema });
     if (byName.size >= 1000) byName.delete(byName.keys().next().value!);
     byName.set(name, db);
   }
   return db;
+}
+
+/**
+ * The index store of an owner (`<ownerId>:index`, one per owner, never partitioned): records that
+ * must be found or kept unique across all of the owner's partitions. Holds the Idempotency-Key
+ * records of a client and mode (owner `<clientId>` or `<clientId>:live`).
+ */
+export function indexStore(env: StoreEnv, ownerId: string): Db {
+  return handle(env, `${ownerId}:index`);
 }
 
 /** The company's open partition for writes at `now`: opened on first use, rolled over at a new month. */

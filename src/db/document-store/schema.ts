@@ -164,6 +164,22 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
      )`,
     `CREATE INDEX inbound_messages_company_idx ON inbound_messages (company_id, created_at)`,
   ],
+  // 3: index stores (`<owner>:index`, not partitioned): the Idempotency-Key records of a client and mode.
+  [
+    `CREATE TABLE idempotency_keys (
+       client_id TEXT NOT NULL,
+       key TEXT NOT NULL,
+       scope TEXT NOT NULL,
+       fingerprint TEXT NOT NULL,
+       state TEXT NOT NULL,
+       response_status INTEGER,
+       response_body TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       expires_at TEXT NOT NULL,
+       PRIMARY KEY (client_id, key)
+     )`,
+    `CREATE INDEX idempotency_expires_idx ON idempotency_keys (expires_at)`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */
