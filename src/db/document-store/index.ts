@@ -74,19 +74,21 @@ export function storeForId(env: StoreEnv, companyId: string, id: string): StoreH
 }
 
 function storeDb(env: StoreEnv, companyId: string, ordinal: number): Db {
-  return handle(env, storeName(companyId, ordinal), (size) => (size >= maxStoreBytes(env) ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined));
+  const max = maxStoreBytes(env);
+  return handle(env, storeName(companyId, ordinal), (size) => (size >= max ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined), String(max));
 }
 
 /** The Drizzle handle of a store by name, made once per isolate (building one walks the schema). */
-function handle(env: StoreEnv, name: string, onSize?: (size: number) => Promise<void> | undefined): Db {
+function handle(env: StoreEnv, name: string, onSize?: (size: number) => Promise<void> | undefined, variant = ""): Db {
   let byName = handles.get(env.DOCUMENT_STORE);
   if (!byName) handles.set(env.DOCUMENT_STORE, (byName = new Map()));
-  let db = byName.get(name);
+  const cacheKey = `${name}|${variant}`;
+  let db = byName.get(cacheKey);
   if (!db) {
     const namespace = env.DOCUMENT_STORE;
     db = drizzle(new StoreD1(() => namespace.get(namespace.idFromName(name)), onSize).asD1(), { schema });
     if (byName.size >= 1000) byName.delete(byName.keys().next().value!);
-    byName.set(name, db);
+    byName.set(cacheKey, db);
   }
   return db;
 }
