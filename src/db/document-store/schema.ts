@@ -180,6 +180,14 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
      )`,
     `CREATE INDEX idempotency_expires_idx ON idempotency_keys (expires_at)`,
   ],
+  // 4: a company's index store (`<companyId>:index`): who holds each external_reference.
+  [
+    `CREATE TABLE external_references (
+       reference TEXT PRIMARY KEY NOT NULL,
+       invoice_id TEXT NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */
