@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { closePartition, openPartition, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor, storeForId } from "../../src/db/document-store";
+import { closePartition, openPartition, openPartitions, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor, storeForId } from "../../src/db/document-store";
 import { createDb, uniqueViolation } from "../../src/db/client";
 import { documentPartitions, invoiceEvents, invoices } from "../../src/db/schema";
 import { randomUlid } from "../../src/lib/ids";
@@ -118,6 +118,15 @@ describe("the partition directory", () => {
     expect(new Set(rolled.map((p) => p.ordinal))).toEqual(new Set([2]));
     const rows = await createDb(env.DB).select().from(documentPartitions).where(eq(documentPartitions.companyId, companyId));
     expect(rows).toHaveLength(2);
+  });
+
+  it("the open partitions of every company are what the sweeps walk", async () => {
+    const [a, b] = [newCompanyId(), newCompanyId()];
+    await openPartition(env, a, nov);
+    await openPartition(env, a, dec);
+    await openPartition(env, b, nov);
+    const open = (await openPartitions(env)).filter((p) => p.companyId === a || p.companyId === b);
+    expect(open.map((p) => [p.companyId, p.ordinal]).sort()).toEqual([[a, 2], [b, 1]].sort());
   });
 
   it("a stale roll-over changes nothing", async () => {
