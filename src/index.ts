@@ -11,6 +11,7 @@ import { handleEmail } from "./reception/email";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
+export { DocumentStore } from "./durable-objects/document-store";
 
 /** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
 const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);

@@ -11,6 +11,7 @@ import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMe
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
+import { migrateToStores } from "../operations/store-migration";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
 
@@ -86,11 +87,22 @@ export const rotateMasterKey: Job = async (env) => {
 };
 
 /**
+ * Issue 16: while DOCUMENT_STORE_MIGRATION is "on", each run copies up to 5,000 more rows of the moved
+ * D1 tables into the document stores (src/operations/store-migration.ts); once everything is copied a
+ * run costs one D1 read per table. Off by default: it is for the deploy that moves the writes.
+ */
+export const migrateDocumentStores: Job = async (env) => {
+  if (env.DOCUMENT_STORE_MIGRATION !== "on") return;
+  const step = await migrateToStores(env, 5_000);
+  if (step.rows > 0) log("info", "store migration step", { rows: step.rows, done: step.done });
+};
+
+/**
  * Cron expression -> jobs. Must match [triggers].crons in wrangler.toml (a test checks it). Jobs only
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey],
+  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

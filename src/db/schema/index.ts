@@ -316,3 +316,6 @@ export * from "./taxpayers";
 
 /** Master key rotation progress and dead-lettered queue messages. */
 export * from "./operations";
+
+/** The partition directory of the per-company document stores (issue 16). */
+export * from "./partitions";

@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import type { Principal } from "./principal";
 import { reachesAllCompanies, type Role } from "./roles";
+import { cachedKey, rememberKey, type CachedCompany } from "./cache";
 
 /**
  * `dte_test_` or `dte_live_` + 40 base62 characters (about 238 bits of entropy). Keys made before
@@ -63,29 +64,42 @@ export interface CompanyAccess {
 
 /**
  * Resolves the X-Api-Key header to a principal (§2.5). When the request names a company, that
- * company and the key's grant on it are read in the same D1 round trip.
+ * company and the key's grant on it are read in the same D1 round trip. Both are cached in the
+ * isolate for a few seconds (./cache.ts): a POST after the first reads nothing from D1.
  */
 export async function authenticate(db: Db, pepper: string, header: string | undefined, now = new Date(), companyId?: string): Promise<AuthResult> {
   if (header === undefined || header.trim() === "") return { ok: false, reason: "MISSING" };
   const key = header.trim();
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "MALFORMED" };
   const hash = await hashApiKey(pepper, key);
-  const keyQuery = db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1);
-  let row: typeof apiKeys.$inferSelect | undefined;
+  const at = now.getTime();
+  const cached = cachedKey(hash, at);
+  let row = cached?.row;
   let company: CompanyAccess | undefined;
-  if (companyId) {
-    const [keys, found] = await db.batch([keyQuery, companyAccessQuery(db, companyId, eq(apiKeys.keyHash, hash))]);
-    row = keys[0];
-    company = { id: companyId, row: found[0]?.company, granted: !!found[0]?.granted };
-  } else {
-    row = (await keyQuery)[0];
+  if (cached && companyId) {
+    const known: CachedCompany = cached.companies.get(companyId) ?? (await companyAccessQuery(db, companyId, eq(apiKeys.id, cached.row.id)).then(([found]) => ({ row: found?.company, granted: !!found?.granted })));
+    cached.companies.set(companyId, known);
+    company = { id: companyId, ...known };
+  } else if (!cached) {
+    const keyQuery = db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1);
+    if (companyId) {
+      const [keys, found] = await db.batch([keyQuery, companyAccessQuery(db, companyId, eq(apiKeys.keyHash, hash))]);
+      row = keys[0];
+      company = { id: companyId, row: found[0]?.company, granted: !!found[0]?.granted };
+    } else {
+      row = (await keyQuery)[0];
+    }
+    if (row) {
+      const entry = rememberKey(hash, row, at);
+      if (company) entry.companies.set(company.id, { row: company.row, granted: company.granted });
+    }
   }
   if (!row) return { ok: false, reason: "UNKNOWN" };
   if (row.revokedAt) return { ok: false, reason: "REVOKED" };
-  const stale = !row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
-  const touch = stale
-    ? () => db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, row.id))
-    : null;
+  const stale = !row.lastUsedAt || at - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
+  const keyId = row.id;
+  if (stale) row.lastUsedAt = now.toISOString(); // the cached copy: the next requests of the minute do not touch again
+  const touch = stale ? () => db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, keyId)) : null;
   return {
     ok: true,
     principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role, livemode: row.livemode },

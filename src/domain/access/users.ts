@@ -6,6 +6,7 @@ import { AppError } from "../../errors";
 import { createApiKey } from "./api-keys";
 import type { Principal } from "./principal";
 import { canManageKeyOfRole, type Role } from "./roles";
+import { forgetAccess } from "./cache";
 
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -61,6 +62,7 @@ export async function revokeUser(db: Db, principal: Principal, userId: string): 
     db.update(users).set({ status: "REVOKED", revokedAt: now }).where(eq(users.id, user.id)),
     db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt))),
   ]);
+  forgetAccess();
   return { ...user, status: "REVOKED", revokedAt: user.revokedAt ?? now };
 }
 
@@ -117,6 +119,7 @@ export async function revokeKey(db: Db, principal: Principal, keyId: string): Pr
   }
   const now = new Date().toISOString();
   await db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, key.id));
+  forgetAccess();
   return { ...key, revokedAt: now };
 }
 
@@ -139,5 +142,6 @@ export async function setGrant(db: Db, principal: Principal, keyId: string, comp
   } else {
     await db.delete(apiKeyCompanies).where(and(eq(apiKeyCompanies.apiKeyId, key.id), eq(apiKeyCompanies.companyId, companyId)));
   }
+  forgetAccess();
   return { ...key, companyIds: (await grantsOf(db, [key.id])).get(key.id) ?? [] };
 }

@@ -9,6 +9,7 @@ import { findCountry } from "../catalogs/countries";
 import { normalizeTaxId, taxIdDocumentsFor, taxIdFilterForms } from "../catalogs/tax-id-documents";
 import { AppError } from "../../errors";
 import type { CompanyRow } from "./repository";
+import { forgetAccess } from "../access/cache";
 
 export interface CreateCompanyInput {
   legal_name: string;
@@ -115,6 +116,7 @@ export async function softDeleteCompany(db: Db, company: CompanyRow): Promise<vo
     .update(companies)
     .set({ status: "DELETED", deletedAt: now, updatedAt: now })
     .where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
+  forgetAccess();
 }
 
 /** The list item of §2.2. `created_at` is wall-clock time in the company's time zone, no offset. */

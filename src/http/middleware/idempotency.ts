@@ -1,6 +1,7 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, gte, lt } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../../db/client";
+import { indexStore } from "../../db/document-store";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { AppError } from "../../errors";
@@ -15,6 +16,10 @@ const TTL_MS = 24 * 60 * 60 * 1000;
  * true) without doing the work again; the same key with another request is 409
  * IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE.
  * Responses of 5xx are not stored, so the client may retry. Keys are kept 24 hours, per client.
+ *
+ * The records live in the client's index store (issue 16: `<clientId>[:live]:index`, a Durable
+ * Object), which purges its expired records as it claims new ones. Records made before they moved
+ * stay in D1 until they expire and are still honoured (`legacyRecord`); the cron purges them there.
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
@@ -25,7 +30,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = c.get("principal");
   // Keys are per client and mode: a test request and a live one never share an Idempotency-Key.
   const clientId = principal.livemode ? `${principal.clientId}:live` : principal.clientId;
-  const db = createDb(c.env.DB);
+  const db = indexStore(c.env, clientId);
   const url = new URL(c.req.url);
   const scope = `${c.req.method} ${url.pathname}`;
   const contentType = c.req.header("content-type") ?? "";
@@ -38,12 +43,17 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const fingerprint = await sha256Hex(signed);
   const now = new Date();
 
-  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, now.toISOString())));
-  const claimed = await db
-    .insert(idempotencyKeys)
-    .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key });
+  await adoptLegacyRecord(c.env, db, clientId, key, now);
+  // The store is the client's alone: a claim also removes every record that expired since the last
+  // (at most a day of keys), so the store never holds much more than a day's records.
+  const [, claimed] = await db.batch([
+    db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())),
+    db
+      .insert(idempotencyKeys)
+      .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key }),
+  ]);
 
   if (claimed.length === 0) {
     const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)) });
@@ -81,6 +91,31 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     .set({ state: "COMPLETED", responseStatus: res.status, responseBody: text })
     .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
 };
+
+/** How long an isolate trusts "D1 holds no idempotency record any more". */
+const LEGACY_CHECK_MS = 60_000;
+let legacyEmptyUntil = 0;
+
+/** Makes the next request look at D1 again (tests: a record put back in D1 within the minute). */
+export function recheckLegacyRecords(): void {
+  legacyEmptyUntil = 0;
+}
+
+/**
+ * A record made before the records moved (still in D1 and not expired) is copied into the index store
+ * before the claim, so a request retried across that deploy is still recognised. Once the cron has
+ * purged D1's table (24 hours after the deploy), each isolate reads D1 once a minute to learn it.
+ */
+async function adoptLegacyRecord(env: Env, store: Db, clientId: string, key: string, now: Date): Promise<void> {
+  if (Date.now() < legacyEmptyUntil) return;
+  const d1 = createDb(env.DB);
+  const [[any], [legacy]] = await d1.batch([
+    d1.select({ key: idempotencyKeys.key }).from(idempotencyKeys).limit(1),
+    d1.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), gte(idempotencyKeys.expiresAt, now.toISOString()))).limit(1),
+  ]);
+  if (!any) legacyEmptyUntil = Date.now() + LEGACY_CHECK_MS;
+  if (legacy) await store.insert(idempotencyKeys).values(legacy).onConflictDoNothing();
+}
 
 function release(db: Db, clientId: string, key: string) {
   return db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));

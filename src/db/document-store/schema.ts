@@ -1,0 +1,214 @@
+/**
+ * The SQLite schema of a document store (one Durable Object per company and partition), as a
+ * versioned list: entry N holds the statements that take a store from version N to N + 1. The store
+ * applies the entries it has not applied yet when it starts (under blockConcurrencyWhile), so a new
+ * entry reaches every store the next time it wakes. Never edit an entry that has shipped; add one.
+ *
+ * The tables have the names, columns and indexes of their D1 twins (src/db/schema, as of migration
+ * 0011), so the same Drizzle table objects query both and the data migration copies rows as they are; foreign keys to control-plane tables (companies) are not here: those live in D1.
+ */
+export const STORE_SCHEMA: readonly (readonly string[])[] = [
+  // 1: issued documents, their history, cancellations, envelopes and the event outbox.
+  [
+    `CREATE TABLE invoices (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       document_type INTEGER NOT NULL,
+       status TEXT NOT NULL,
+       fiscal_status TEXT,
+       fiscal_message TEXT,
+       folio INTEGER,
+       caf_id TEXT,
+       external_reference TEXT,
+       issue_date TEXT NOT NULL,
+       recipient_rut TEXT NOT NULL,
+       recipient_name TEXT NOT NULL,
+       currency TEXT NOT NULL,
+       total TEXT NOT NULL,
+       body TEXT NOT NULL,
+       stamped_at TEXT,
+       xml_key TEXT,
+       envelope_id TEXT,
+       track_id TEXT,
+       cancels_invoice_id TEXT,
+       last_error TEXT,
+       attempts INTEGER DEFAULT 0 NOT NULL,
+       last_event_id TEXT,
+       request_id TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE INDEX invoices_company_idx ON invoices (company_id, created_at, id)`,
+    `CREATE INDEX invoices_status_idx ON invoices (status, updated_at)`,
+    `CREATE INDEX invoices_folio_idx ON invoices (company_id, document_type, folio)`,
+    `CREATE INDEX invoices_envelope_idx ON invoices (envelope_id)`,
+    `CREATE UNIQUE INDEX invoices_external_reference_uq ON invoices (company_id, external_reference) WHERE external_reference IS NOT NULL AND status <> 'FAILED'`,
+    `CREATE TABLE invoice_events (
+       id TEXT PRIMARY KEY NOT NULL,
+       invoice_id TEXT NOT NULL,
+       status TEXT NOT NULL,
+       fiscal_status TEXT,
+       message TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE INDEX invoice_events_invoice_idx ON invoice_events (invoice_id, created_at, id)`,
+    `CREATE TABLE cancellations (
+       cancelled_invoice_id TEXT PRIMARY KEY NOT NULL,
+       credit_note_id TEXT NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE TABLE envelopes (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       kind TEXT NOT NULL,
+       xml_key TEXT NOT NULL,
+       document_count INTEGER NOT NULL,
+       status TEXT NOT NULL,
+       track_id TEXT,
+       sii_status TEXT,
+       polls INTEGER DEFAULT 0 NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE INDEX envelopes_status_idx ON envelopes (status, updated_at)`,
+    `CREATE TABLE event_outbox (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       type TEXT NOT NULL,
+       dedupe_key TEXT,
+       payload TEXT NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       dispatched_at TEXT
+     )`,
+    `CREATE INDEX event_outbox_pending_idx ON event_outbox (dispatched_at, created_at)`,
+    `CREATE UNIQUE INDEX event_outbox_dedupe_uq ON event_outbox (company_id, dedupe_key)`,
+  ],
+  // 2: webhook deliveries and attempts, received documents and the inbound messages of the company.
+  [
+    `CREATE TABLE webhook_deliveries (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       endpoint_id TEXT NOT NULL,
+       event_id TEXT NOT NULL,
+       event_type TEXT NOT NULL,
+       status TEXT DEFAULT 'PENDING' NOT NULL,
+       attempts INTEGER DEFAULT 0 NOT NULL,
+       round_attempts INTEGER DEFAULT 0 NOT NULL,
+       next_attempt_at TEXT,
+       last_response_status INTEGER,
+       last_error TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE UNIQUE INDEX webhook_deliveries_endpoint_event_uq ON webhook_deliveries (endpoint_id, event_id)`,
+    `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (company_id, endpoint_id, created_at)`,
+    `CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (company_id, event_id)`,
+    `CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (status, next_attempt_at)`,
+    `CREATE TABLE webhook_attempts (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       delivery_id TEXT NOT NULL,
+       endpoint_id TEXT NOT NULL,
+       event_id TEXT NOT NULL,
+       event_type TEXT NOT NULL,
+       attempt INTEGER NOT NULL,
+       started_at TEXT NOT NULL,
+       duration_ms INTEGER NOT NULL,
+       response_status INTEGER,
+       response_body TEXT,
+       error TEXT
+     )`,
+    `CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt)`,
+    `CREATE INDEX webhook_attempts_endpoint_idx ON webhook_attempts (company_id, endpoint_id, started_at)`,
+    `CREATE TABLE received_documents (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT NOT NULL,
+       issuer_rut TEXT NOT NULL,
+       document_type INTEGER NOT NULL,
+       folio INTEGER NOT NULL,
+       issue_date TEXT,
+       total TEXT,
+       recipient_rut TEXT,
+       channel TEXT NOT NULL,
+       message_id TEXT,
+       xml_key TEXT,
+       xml_start INTEGER,
+       xml_end INTEGER,
+       xml_sha256 TEXT,
+       reception_status INTEGER,
+       checks TEXT,
+       summary TEXT,
+       duplicate INTEGER DEFAULT 0 NOT NULL,
+       sii_received_at TEXT,
+       response_deadline TEXT,
+       response_state TEXT DEFAULT 'PENDING' NOT NULL,
+       responses TEXT DEFAULT '[]' NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE UNIQUE INDEX received_documents_key_uq ON received_documents (company_id, issuer_rut, document_type, folio, xml_sha256)`,
+    `CREATE INDEX received_documents_company_idx ON received_documents (company_id, created_at)`,
+    `CREATE INDEX received_documents_deadline_idx ON received_documents (response_state, response_deadline)`,
+    `CREATE TABLE inbound_messages (
+       id TEXT PRIMARY KEY NOT NULL,
+       company_id TEXT,
+       channel TEXT NOT NULL,
+       sender TEXT,
+       recipient TEXT,
+       size INTEGER NOT NULL,
+       sha256 TEXT,
+       outcome TEXT NOT NULL,
+       detail TEXT,
+       documents INTEGER DEFAULT 0 NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE INDEX inbound_messages_company_idx ON inbound_messages (company_id, created_at)`,
+  ],
+  // 3: index stores (`<owner>:index`, not partitioned): the Idempotency-Key records of a client and mode.
+  [
+    `CREATE TABLE idempotency_keys (
+       client_id TEXT NOT NULL,
+       key TEXT NOT NULL,
+       scope TEXT NOT NULL,
+       fingerprint TEXT NOT NULL,
+       state TEXT NOT NULL,
+       response_status INTEGER,
+       response_body TEXT,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+       expires_at TEXT NOT NULL,
+       PRIMARY KEY (client_id, key)
+     )`,
+    `CREATE INDEX idempotency_expires_idx ON idempotency_keys (expires_at)`,
+  ],
+  // 4: a company's index store (`<companyId>:index`): who holds each external_reference.
+  [
+    `CREATE TABLE external_references (
+       reference TEXT PRIMARY KEY NOT NULL,
+       invoice_id TEXT NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+  ],
+];
+
+/** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */
+export interface StoreStatement {
+  sql: string;
+  params: unknown[];
+  rows: "objects" | "arrays";
+}
+
+/** What a store answers for one statement (the fields of a D1 result the Drizzle D1 driver reads), plus the store's size. */
+export interface StoreResult {
+  rows: unknown[];
+  columns: string[];
+  changes: number;
+  lastRowId: number;
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+export interface StoreAnswer {
+  results: StoreResult[];
+  /** The store's database size in bytes after the statements (drives the size roll-over). */
+  size: number;
+}

@@ -1,0 +1,112 @@
+/**
+ * The data migration of issue 16: the rows of the D1 tables that moved into the document stores are
+ * copied into each company's legacy partition (ordinal 0, recorded in the directory as closed,
+ * LEGACY). Tables are walked in primary-key order in chunks; the cursor (table `store_migration`)
+ * moves only after a chunk is in the stores, and every row is written with INSERT OR REPLACE by its
+ * primary key, so a run stopped anywhere resumes where it stopped and a second run changes nothing.
+ * Rows that belong to no company (inbound messages never matched to one, history rows whose document
+ * is gone) stay in D1 and are counted as skipped.
+ *
+ * Run it once writes go to the stores (D1's copies are frozen then): a row changed in D1 after its
+ * chunk was copied is not copied again. On a deployed Worker the cron runs a step every 5 minutes
+ * while DOCUMENT_STORE_MIGRATION is "on"; `migrateToStores` is the whole of it.
+ */
+import { eq } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { periodOf, storeFor, storeName } from "../db/document-store";
+import { documentPartitions, storeMigration } from "../db/schema";
+import { log } from "../lib/log";
+
+interface MovedTable {
+  readonly name: string;
+  /** Its primary key (one text column): the walk's order and the cursor. */
+  readonly key: string;
+  /** SQL over the row `t` giving its company (null: the row belongs to none and stays). */
+  readonly company: string;
+}
+
+const OWN = "t.company_id";
+const OF_INVOICE = (column: string) => `(SELECT i.company_id FROM invoices i WHERE i.id = t.${column})`;
+
+/** Every D1 table whose rows move to the document stores, in the order they are copied. */
+export const MOVED_TABLES: readonly MovedTable[] = [
+  { name: "invoices", key: "id", company: OWN },
+  { name: "invoice_events", key: "id", company: OF_INVOICE("invoice_id") },
+  { name: "cancellations", key: "cancelled_invoice_id", company: OF_INVOICE("cancelled_invoice_id") },
+  { name: "envelopes", key: "id", company: OWN },
+  { name: "event_outbox", key: "id", company: OWN },
+  { name: "webhook_deliveries", key: "id", company: OWN },
+  { name: "webhook_attempts", key: "id", company: OWN },
+  { name: "received_documents", key: "id", company: OWN },
+  { name: "inbound_messages", key: "id", company: OWN },
+];
+
+/** Rows per D1 read and per store batch. */
+const CHUNK = 100;
+
+type Row = Record<string, unknown> & { __company: string | null };
+
+export interface MigrationStep {
+  /** Every table is copied. */
+  done: boolean;
+  /** Rows read from D1 in this step (copied or skipped). */
+  rows: number;
+}
+
+/** Copies at most `budget` rows (whole chunks) and says whether everything is copied. */
+export async function migrateToStores(env: Env, budget = 5_000): Promise<MigrationStep> {
+  let rows = 0;
+  for (const table of MOVED_TABLES) {
+    const [progress] = await createDb(env.DB).select().from(storeMigration).where(eq(storeMigration.tableName, table.name));
+    if (progress?.finishedAt) continue;
+    let cursor = progress?.cursor ?? "";
+    while (rows < budget) {
+      const limit = Math.min(CHUNK, budget - rows);
+      const chunk = (await env.DB.prepare(`SELECT ${table.company} AS __company, t.* FROM ${table.name} t WHERE t.${table.key} > ? ORDER BY t.${table.key} LIMIT ?`).bind(cursor, limit).all<Row>()).results;
+      const skipped = await copyChunk(env, table, chunk);
+      if (chunk.length > 0) cursor = String(chunk.at(-1)![table.key]);
+      const finished = chunk.length < limit;
+      await recordProgress(env, table.name, cursor, chunk.length - skipped, skipped, finished);
+      rows += chunk.length;
+      if (finished) break;
+    }
+    if (rows >= budget) return { done: false, rows };
+  }
+  return { done: true, rows };
+}
+
+/** One chunk into the stores, one atomic batch per company; returns the rows that stay (no company). */
+async function copyChunk(env: Env, table: MovedTable, chunk: Row[]): Promise<number> {
+  const byCompany = new Map<string, Record<string, unknown>[]>();
+  let skipped = 0;
+  for (const { __company, ...row } of chunk) {
+    if (!__company) skipped++;
+    else byCompany.set(__company, [...(byCompany.get(__company) ?? []), row]);
+  }
+  for (const [companyId, rows] of byCompany) {
+    await recordLegacyPartition(env, companyId);
+    const client = storeFor(env, companyId, 0).db.$client;
+    const columns = Object.keys(rows[0]!);
+    const insert = `INSERT OR REPLACE INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+    await client.batch(rows.map((r) => client.prepare(insert).bind(...columns.map((c) => r[c]))));
+  }
+  return skipped;
+}
+
+/** The directory row of the company's legacy partition (closed from the start: nothing new goes there). */
+async function recordLegacyPartition(env: Env, companyId: string): Promise<void> {
+  const now = new Date();
+  await createDb(env.DB)
+    .insert(documentPartitions)
+    .values({ companyId, ordinal: 0, storeName: storeName(companyId, 0), period: periodOf(now), openedAt: now.toISOString(), closedAt: now.toISOString(), closedReason: "LEGACY" })
+    .onConflictDoNothing();
+}
+
+async function recordProgress(env: Env, tableName: string, cursor: string, copied: number, skipped: number, finished: boolean): Promise<void> {
+  const db = createDb(env.DB);
+  const finishedAt = finished ? new Date().toISOString() : null;
+  const [row] = await db.select().from(storeMigration).where(eq(storeMigration.tableName, tableName));
+  if (!row) await db.insert(storeMigration).values({ tableName, cursor, copied, skipped, finishedAt });
+  else await db.update(storeMigration).set({ cursor, copied: row.copied + copied, skipped: row.skipped + skipped, finishedAt }).where(eq(storeMigration.tableName, tableName));
+  if (finished) log("info", "store migration: table copied", { table: tableName, copied: (row?.copied ?? 0) + copied, skipped: (row?.skipped ?? 0) + skipped });
+}

@@ -1,0 +1,83 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { authenticate } from "../../src/domain/access/api-keys";
+import { ACCESS_CACHE_MS, forgetAccess } from "../../src/domain/access/cache";
+import { call, expectError, newKey, newCompany, newOwner } from "../helpers/api";
+
+/**
+ * The per-isolate cache of key and company lookups (issue 16): a lookup is served from memory for
+ * ACCESS_CACHE_MS, and every change of access made through the API clears it at once in the isolate.
+ * The clock is the `now` authenticate is given, so nothing here depends on how fast the machine is.
+ */
+const db = () => createDb(env.DB);
+const pepper = () => env.API_KEY_PEPPER!;
+
+describe("key and company lookups are cached in the isolate", () => {
+  it("a change made behind the API's back shows only when the entry expires", async () => {
+    forgetAccess();
+    const owner = await newOwner();
+    const companyId = await newCompany(owner);
+    const t0 = new Date(Date.now() + 60_000);
+    const first = await authenticate(db(), pepper(), owner.key, t0, companyId);
+    expect(first).toMatchObject({ ok: true, company: { id: companyId, granted: false } });
+    // Revoked directly in D1 (not through the API): the isolate does not know yet.
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(t0.toISOString(), owner.apiKeyId).run();
+    const cached = await authenticate(db(), pepper(), owner.key, new Date(t0.getTime() + ACCESS_CACHE_MS - 1), companyId);
+    expect(cached).toMatchObject({ ok: true, company: { id: companyId, row: { id: companyId } } });
+    const expired = await authenticate(db(), pepper(), owner.key, new Date(t0.getTime() + ACCESS_CACHE_MS + 1), companyId);
+    expect(expired).toEqual({ ok: false, reason: "REVOKED" });
+  });
+
+  it("a company first named while the key is cached is read once, then served from the cache", async () => {
+    forgetAccess();
+    const owner = await newOwner();
+    const a = await newCompany(owner);
+    const b = await newCompany(owner);
+    const t0 = new Date(Date.now() + 60_000);
+    expect(await authenticate(db(), pepper(), owner.key, t0, a)).toMatchObject({ ok: true, company: { id: a } });
+    expect(await authenticate(db(), pepper(), owner.key, t0, b)).toMatchObject({ ok: true, company: { id: b, row: { id: b } } });
+    await env.DB.prepare("UPDATE companies SET status = 'DELETED' WHERE id = ?").bind(b).run();
+    expect(await authenticate(db(), pepper(), owner.key, new Date(t0.getTime() + 1), b)).toMatchObject({ company: { row: { status: "ACTIVE" } } });
+    expect(await authenticate(db(), pepper(), owner.key, new Date(t0.getTime() + ACCESS_CACHE_MS + 1), b)).toMatchObject({ company: { row: { status: "DELETED" } } });
+  });
+
+  it("unknown keys are not cached: a key created after a miss works at once", async () => {
+    forgetAccess();
+    const owner = await newOwner();
+    const member = await newKey(owner.clientId, "MEMBER");
+    await env.DB.prepare("UPDATE api_keys SET key_hash = 'moved' WHERE id = ?").bind(member.apiKeyId).run();
+    expect(await authenticate(db(), pepper(), member.key)).toEqual({ ok: false, reason: "UNKNOWN" });
+    const hash = await import("../../src/domain/access/api-keys").then((m) => m.hashApiKey(pepper(), member.key));
+    await env.DB.prepare("UPDATE api_keys SET key_hash = ? WHERE id = ?").bind(hash, member.apiKeyId).run();
+    expect(await authenticate(db(), pepper(), member.key)).toMatchObject({ ok: true, principal: { apiKeyId: member.apiKeyId } });
+  });
+});
+
+describe("changes through the API take effect at once in the isolate", () => {
+  it("revoking a key", async () => {
+    const owner = await newOwner();
+    const admin = await newKey(owner.clientId, "ADMIN");
+    expect((await call("GET", "/api/companies", { key: admin.key })).status).toBe(200);
+    expect((await call("DELETE", `/api/api-keys/${admin.apiKeyId}`, { key: owner.key })).status).toBe(200);
+    expectError(await call("GET", "/api/companies", { key: admin.key }), 401, "AUTH_INVALID_API_KEY");
+  });
+
+  it("withdrawing a MEMBER's grant", async () => {
+    const owner = await newOwner();
+    const companyId = await newCompany(owner);
+    const member = await newKey(owner.clientId, "MEMBER");
+    expect((await call("PUT", `/api/api-keys/${member.apiKeyId}/companies/${companyId}`, { key: owner.key })).status).toBe(200);
+    expect((await call("GET", `/api/companies/${companyId}`, { key: member.key })).status).toBe(200);
+    expect((await call("DELETE", `/api/api-keys/${member.apiKeyId}/companies/${companyId}`, { key: owner.key })).status).toBe(200);
+    expectError(await call("GET", `/api/companies/${companyId}`, { key: member.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+  });
+
+  it("deleting a company", async () => {
+    const owner = await newOwner();
+    const companyId = await newCompany(owner);
+    expect((await call("GET", `/api/companies/${companyId}`, { key: owner.key })).status).toBe(200);
+    expect((await call("DELETE", `/api/companies/${companyId}`, { key: owner.key })).status).toBe(200);
+    expectError(await call("GET", `/api/companies/${companyId}`, { key: owner.key }), 404, "COMPANY_NOT_FOUND");
+  });
+});
