@@ -173,7 +173,7 @@ function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: 
 export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], now = new Date()): Promise<Map<string, Outcome>> {
   const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets);
   const byId = new Map(deliveries.map((d) => [d.id, d]));
-  const legacy = new Set(targets.filter((t) => t.partition === undefined).map((t) => t.id));
+  const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) !== null).map((t) => t.id));
   const plans = [...new Set(targets.map((t) => t.id))].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
   const outcomes = new Map<string, Outcome>();
   const writes = new Map<Db, BatchItem<"sqlite">[]>();
