@@ -107,6 +107,7 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
 
 /** How long after its close a partition is still swept: the retry schedule (about 4 days) and a margin. */
 export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
+const SWEEP_PARALLEL = 20;
 
 /**
  * PENDING deliveries whose attempt time passed before `cutoff` (their queue message was lost), in the
@@ -114,16 +115,20 @@ export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
  */
 export async function overdueDeliveries(env: Env, cutoff: string, now = new Date(), limit = 1000): Promise<DeliveryRef[]> {
   const out: DeliveryRef[] = [];
-  for (const p of await sweptPartitions(env, now)) {
+  // Stores are asked SWEEP_PARALLEL at a time, until `limit` deliveries are found.
+  for (const group of chunked(await sweptPartitions(env, now), SWEEP_PARALLEL)) {
     if (out.length >= limit) break;
-    const rows = await storeFor(env, p.companyId, p.ordinal).db
-      .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
-      .limit(limit - out.length);
-    out.push(...rows.map((r) => ({ ...r, partition: p.ordinal })));
+    const found = await Promise.all(group.map(async (p) => {
+      const rows = await storeFor(env, p.companyId, p.ordinal).db
+        .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
+        .limit(limit);
+      return rows.map((r) => ({ ...r, partition: p.ordinal }));
+    }));
+    out.push(...found.flat());
   }
-  return out;
+  return out.slice(0, limit);
 }
 
 async function sweptPartitions(env: Env, now: Date): Promise<DocumentPartition[]> {
