@@ -67,7 +67,7 @@ export const redriveWebhooks: Job = async (env, at) => {
   const db = createDb(env.DB);
   const cutoff = new Date(at.getTime() - WEBHOOK_STALE_MS).toISOString();
   await notifyEvents(env, await companiesWithStaleEvents(db, cutoff));
-  const overdue = await overdueDeliveries(db, cutoff);
+  const overdue = await overdueDeliveries(env, cutoff);
   await enqueueDeliveries(env, overdue);
   if (overdue.length > 0) log("info", "sweep re-queued webhook deliveries", { deliveries: overdue.length });
 };

@@ -4,9 +4,11 @@ import { chunked } from "../lib/chunked";
 /**
  * Messages of the webhook queue. `fanout`: turn a company's undispatched events into deliveries;
  * `deliver`: make one attempt of one delivery. Bodies carry ids only; `v` is the schema version.
+ * `partition` names the document store holding the delivery (issue 16); messages sent before the move
+ * have none and are looked up in the partition the delivery id names (legacy ids: partition 0).
  */
 export const fanoutMessage = z.object({ v: z.literal(1), type: z.literal("fanout"), company_id: z.string() });
-export const deliverMessage = z.object({ v: z.literal(1), type: z.literal("deliver"), delivery_id: z.string(), company_id: z.string() });
+export const deliverMessage = z.object({ v: z.literal(1), type: z.literal("deliver"), delivery_id: z.string(), company_id: z.string(), partition: z.number().int().min(0).optional() });
 export const webhookMessage = z.discriminatedUnion("type", [fanoutMessage, deliverMessage]);
 export type WebhookMessage = z.infer<typeof webhookMessage>;
 
@@ -18,11 +20,19 @@ export async function notifyEvents(env: Env, companyIds: Iterable<string>): Prom
   }
 }
 
+/** A delivery and the partition (document store) of its company that holds it. */
+export interface DeliveryRef {
+  id: string;
+  companyId: string;
+  partition: number;
+  delaySeconds?: number;
+}
+
 /** Queues one attempt per delivery (in sends of at most 100 messages, the Queues limit per batch). */
-export async function enqueueDeliveries(env: Env, deliveries: { id: string; companyId: string; delaySeconds?: number }[]): Promise<void> {
+export async function enqueueDeliveries(env: Env, deliveries: DeliveryRef[]): Promise<void> {
   for (const chunk of chunked(deliveries, 100)) {
     await env.WEBHOOK_QUEUE.sendBatch(
-      chunk.map((d) => ({ body: { v: 1, type: "deliver", delivery_id: d.id, company_id: d.companyId } satisfies WebhookMessage, ...(d.delaySeconds ? { delaySeconds: d.delaySeconds } : {}) })),
+      chunk.map((d) => ({ body: { v: 1, type: "deliver", delivery_id: d.id, company_id: d.companyId, partition: d.partition } satisfies WebhookMessage, ...(d.delaySeconds ? { delaySeconds: d.delaySeconds } : {}) })),
     );
   }
 }

@@ -6,33 +6,45 @@
 import { createDb } from "../db/client";
 import { describeError, log } from "../lib/log";
 import { notifyEvents, webhookMessage } from "../queues/webhooks";
-import { deliverBatch } from "./delivery";
+import { deliverBatch, type DeliveryTarget } from "./delivery";
 import { fanOut } from "./fanout";
 
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
   const fanouts = new Map<string, Message<unknown>[]>();
-  const deliveries: { msg: Message<unknown>; id: string }[] = [];
+  const deliveries: { msg: Message<unknown>; target: DeliveryTarget }[] = [];
   for (const msg of batch.messages) {
     const parsed = webhookMessage.safeParse(msg.body);
     if (!parsed.success) {
       log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
       msg.ack();
     } else if (parsed.data.type === "fanout") fanouts.set(parsed.data.company_id, [...(fanouts.get(parsed.data.company_id) ?? []), msg]);
-    else deliveries.push({ msg, id: parsed.data.delivery_id });
+    else deliveries.push({ msg, target: { id: parsed.data.delivery_id, companyId: parsed.data.company_id, partition: parsed.data.partition } });
   }
   // One fan-out per company and batch does the work of all its notices.
   await Promise.all([...fanouts].map(([companyId, msgs]) => settleAll(msgs, "fanout", companyId, async () => {
     if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
   })));
-  if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.id)));
+  if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.target)), absentLater);
+}
+
+/**
+ * A message from before the move whose delivery is not in the legacy partition yet (the data
+ * migration has not copied it): tried again later rather than dropped; after the queue's retries the
+ * dead-letter path logs it and the cron sweep finds the delivery once it is copied.
+ */
+function absentLater(msg: Message<unknown>, outcomes: unknown): boolean {
+  const body = msg.body as { delivery_id?: string };
+  if (!(outcomes instanceof Map) || outcomes.get(body.delivery_id) !== "absent") return false;
+  msg.retry({ delaySeconds: 300 });
+  return true;
 }
 
 /** Acks the messages once `work` is done; retries them with backoff when it failed. */
-async function settleAll(msgs: Message<unknown>[], type: string, companyId: string | undefined, work: () => Promise<unknown>) {
+async function settleAll(msgs: Message<unknown>[], type: string, companyId: string | undefined, work: () => Promise<unknown>, later?: (msg: Message<unknown>, result: unknown) => boolean) {
   try {
-    await work();
-    for (const m of msgs) m.ack();
+    const result = await work();
+    for (const m of msgs) if (!later?.(m, result)) m.ack();
   } catch (e) {
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "webhook step failed; retrying", { company_id: companyId, type, attempts, error: describeError(e) });

@@ -1,15 +1,19 @@
 /**
  * The delivery log: deliveries of an endpoint or of an event (filters, pages), their attempts, and
  * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time), plus
- * the sweep's query for deliveries whose queue message was lost.
+ * the sweep's query for deliveries whose queue message was lost. Deliveries and their attempts live in
+ * the company's document stores (issue 16): a delivery id names its partition, its attempts are in
+ * the same store, lists walk the partitions newest first; events and endpoints stay in D1.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { eventOutbox, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { createDb, type Db } from "../db/client";
+import { openStore, partitionedId, partitionsOf, storeFor, storeForId } from "../db/document-store";
+import { pageAcrossPartitions } from "../db/document-store/lists";
+import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../db/schema";
 import { AppError } from "../errors";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
-import { enqueueDeliveries } from "../queues/webhooks";
+import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
 import { getEndpoint } from "./endpoints";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -23,7 +27,7 @@ export interface DeliveryFilters {
   since?: string;
 }
 
-export async function listDeliveries(db: Db, companyId: string, f: DeliveryFilters, page: { perPage: number; offset: number }) {
+export async function listDeliveries(env: Env, companyId: string, f: DeliveryFilters, page: { perPage: number; offset: number }) {
   const where: SQL[] = [eq(webhookDeliveries.companyId, companyId)];
   if (f.endpoint_id) where.push(eq(webhookDeliveries.endpointId, f.endpoint_id));
   if (f.event_id) where.push(eq(webhookDeliveries.eventId, f.event_id));
@@ -31,22 +35,23 @@ export async function listDeliveries(db: Db, companyId: string, f: DeliveryFilte
   if (f.status) where.push(eq(webhookDeliveries.status, f.status));
   if (f.since) where.push(gte(webhookDeliveries.createdAt, f.since));
   const condition = and(...where);
-  const [rows, totals] = await db.batch([
-    db.select().from(webhookDeliveries).where(condition).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(page.perPage).offset(page.offset),
-    db.select({ n: count() }).from(webhookDeliveries).where(condition),
-  ]);
-  return { rows, total: totals[0]?.n ?? 0 };
+  return pageAcrossPartitions(env, companyId, {
+    count: async (db) => (await db.select({ n: count() }).from(webhookDeliveries).where(condition))[0]?.n ?? 0,
+    rows: (db, limit, offset) => db.select().from(webhookDeliveries).where(condition).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+  }, page);
 }
 
-export async function getDelivery(db: Db, companyId: string, id: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
-  const delivery = await db.query.webhookDeliveries.findFirst({ where: and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, companyId)) });
-  if (!delivery) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Delivery ${id} does not exist for this company.`);
+export async function getDelivery(env: Env, companyId: string, id: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
+  const db = storeForId(env, companyId, id)?.db;
+  const delivery = db && (await db.query.webhookDeliveries.findFirst({ where: and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, companyId)) }));
+  if (!db || !delivery) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Delivery ${id} does not exist for this company.`);
   const attempts = await db.select().from(webhookAttempts).where(and(eq(webhookAttempts.deliveryId, id), eq(webhookAttempts.companyId, companyId))).orderBy(asc(webhookAttempts.attempt));
   return { delivery, attempts };
 }
 
-/** Restarts deliveries (a fresh retry schedule) and queues them. */
-async function restart(db: Db, env: Env, companyId: string, ids: string[], now: Date): Promise<number> {
+/** Restarts deliveries of one partition (a fresh retry schedule) and queues them. */
+async function restart(env: Env, companyId: string, partition: number, ids: string[], now: Date): Promise<number> {
+  const db = storeFor(env, companyId, partition).db;
   const at = now.toISOString();
   let restarted: { id: string }[] = [];
   for (const chunk of chunked(ids, 90)) {
@@ -58,55 +63,92 @@ async function restart(db: Db, env: Env, companyId: string, ids: string[], now: 
         .returning({ id: webhookDeliveries.id }),
     );
   }
-  await enqueueDeliveries(env, restarted.map((d) => ({ id: d.id, companyId })));
+  await enqueueDeliveries(env, restarted.map((d) => ({ id: d.id, companyId, partition })));
   return restarted.length;
 }
 
-/** Sends one event again to one endpoint (a new delivery if it never had one, e.g. it subscribed later). */
+/**
+ * Sends one event again to one endpoint: its delivery, in whichever partition holds it, or a new one
+ * in the open store if it never had one (e.g. the endpoint subscribed later).
+ */
 export async function redeliverEvent(db: Db, env: Env, companyId: string, endpointId: string, eventId: string, now = new Date()): Promise<DeliveryRow> {
   await getEndpoint(db, companyId, endpointId);
   const event = await db.query.eventOutbox.findFirst({ where: and(eq(eventOutbox.id, eventId), eq(eventOutbox.companyId, companyId)) });
   if (!event) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Event ${eventId} does not exist for this company.`);
   const at = now.toISOString();
-  await db.insert(webhookDeliveries).values({ id: newId("dlv"), companyId, endpointId, eventId, eventType: event.type, nextAttemptAt: at, createdAt: at, updatedAt: at }).onConflictDoNothing();
-  const row = (await db.query.webhookDeliveries.findFirst({ where: and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId)) }))!;
-  await restart(db, env, companyId, [row.id], now);
+  const mine = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId));
+  const found = await Promise.all((await partitionsOf(env, companyId)).map(async (p) => ({ partition: p.ordinal, row: await storeFor(env, companyId, p.ordinal).db.query.webhookDeliveries.findFirst({ where: mine }) })));
+  let hit = found.find((f) => f.row);
+  if (!hit) {
+    const store = await openStore(env, companyId, now);
+    await store.db.insert(webhookDeliveries).values({ id: partitionedId("dlv", store.ordinal), companyId, endpointId, eventId, eventType: event.type, nextAttemptAt: at, createdAt: at, updatedAt: at }).onConflictDoNothing();
+    hit = { partition: store.ordinal, row: await store.db.query.webhookDeliveries.findFirst({ where: mine }) };
+  }
+  const row = hit.row!;
+  await restart(env, companyId, hit.partition, [row.id], now);
   return { ...row, status: "PENDING", roundAttempts: 0, nextAttemptAt: at };
 }
 
 /** Every FAILED delivery of an endpoint created since `since`, sent again; returns how many. */
 export async function redeliverFailed(db: Db, env: Env, companyId: string, endpointId: string, since: string, now = new Date()): Promise<number> {
   await getEndpoint(db, companyId, endpointId);
-  const failed = await db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.companyId, companyId), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "FAILED"), gte(webhookDeliveries.createdAt, since)))
-    .limit(10_000);
-  return restart(db, env, companyId, failed.map((r) => r.id), now);
+  // A partition closed before `since` holds no delivery created after it.
+  const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= since || p.closedReason === "LEGACY");
+  const counts = await Promise.all(partitions.map(async (p) => {
+    const failed = await storeFor(env, companyId, p.ordinal).db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.companyId, companyId), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "FAILED"), gte(webhookDeliveries.createdAt, since)))
+      .limit(10_000);
+    return restart(env, companyId, p.ordinal, failed.map((r) => r.id), now);
+  }));
+  return counts.reduce((a, b) => a + b, 0);
 }
 
-/** PENDING deliveries whose attempt time passed before `cutoff` (their queue message was lost). */
-export async function overdueDeliveries(db: Db, cutoff: string, limit = 1000): Promise<{ id: string; companyId: string }[]> {
-  return db
-    .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
-    .limit(limit);
+/** How long after its close a partition is still swept: the retry schedule (about 4 days) and a margin. */
+export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
+const SWEEP_PARALLEL = 20;
+
+/**
+ * PENDING deliveries whose attempt time passed before `cutoff` (their queue message was lost), in the
+ * open partitions of the directory and those closed in the last week (their deliveries still retry).
+ */
+export async function overdueDeliveries(env: Env, cutoff: string, now = new Date(), limit = 1000): Promise<DeliveryRef[]> {
+  const out: DeliveryRef[] = [];
+  // Stores are asked SWEEP_PARALLEL at a time, until `limit` deliveries are found.
+  for (const group of chunked(await sweptPartitions(env, now), SWEEP_PARALLEL)) {
+    if (out.length >= limit) break;
+    const found = await Promise.all(group.map(async (p) => {
+      const rows = await storeFor(env, p.companyId, p.ordinal).db
+        .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
+        .limit(limit);
+      return rows.map((r) => ({ ...r, partition: p.ordinal }));
+    }));
+    out.push(...found.flat());
+  }
+  return out.slice(0, limit);
 }
 
-/** A `webhook.test` event for one endpoint only, delivered at once through the queue. */
+async function sweptPartitions(env: Env, now: Date): Promise<DocumentPartition[]> {
+  const since = new Date(now.getTime() - SWEEP_CLOSED_PARTITIONS_MS).toISOString();
+  const db = createDb(env.DB);
+  return db.select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
+}
+
+/** A `webhook.test` event for one endpoint only (D1's outbox, already dispatched), its delivery in the open store, queued at once. */
 export async function sendTestEvent(db: Db, env: Env, companyId: string, endpointId: string, now = new Date()): Promise<DeliveryRow> {
   await getEndpoint(db, companyId, endpointId);
   const at = now.toISOString();
   const eventId = newId("evt");
+  const store = await openStore(env, companyId, now);
   const delivery: DeliveryRow = {
-    id: newId("dlv"), companyId, endpointId, eventId, eventType: "webhook.test", status: "PENDING", attempts: 0, roundAttempts: 0,
+    id: partitionedId("dlv", store.ordinal), companyId, endpointId, eventId, eventType: "webhook.test", status: "PENDING", attempts: 0, roundAttempts: 0,
     nextAttemptAt: at, lastResponseStatus: null, lastError: null, createdAt: at, updatedAt: at,
   };
-  await db.batch([
-    db.insert(eventOutbox).values({ id: eventId, companyId, type: "webhook.test", payload: JSON.stringify({ message: "Test event from the DTE API" }), createdAt: at, dispatchedAt: at }),
-    db.insert(webhookDeliveries).values(delivery),
-  ]);
-  await enqueueDeliveries(env, [{ id: delivery.id, companyId }]);
+  await db.insert(eventOutbox).values({ id: eventId, companyId, type: "webhook.test", payload: JSON.stringify({ message: "Test event from the DTE API" }), createdAt: at, dispatchedAt: at });
+  await store.db.insert(webhookDeliveries).values(delivery);
+  await enqueueDeliveries(env, [{ id: delivery.id, companyId, partition: store.ordinal }]);
   return delivery;
 }

@@ -4,16 +4,18 @@
  * success; anything else waits for the next attempt of the schedule, or ends FAILED when none is left.
  * An endpoint that has failed continuously for 5 days is disabled and the company's other endpoints
  * get a `webhook_endpoint.disabled` event. The same `webhook-id` (the event id) goes with every
- * attempt, so receivers can deduplicate (delivery is at least once).
+ * attempt, so receivers can deduplicate (delivery is at least once). Deliveries and attempts are in
+ * the company's document stores (issue 16), events and endpoints in D1.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
+import { ordinalOfId, storeFor } from "../db/document-store";
 import { eventOutbox, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { log } from "../lib/log";
-import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
+import { enqueueDeliveries, notifyEvents, type DeliveryRef } from "../queues/webhooks";
 import { renderEvent } from "./render";
 import { DISABLE_AFTER_MS, MAX_QUEUE_DELAY_SECONDS, retryDelaySeconds, retrySchedule } from "./schedule";
 import { signedHeaders } from "./signing";
@@ -82,24 +84,50 @@ async function readExcerpt(res: Response): Promise<string | null> {
   return new TextDecoder().decode(all.subarray(0, BODY_EXCERPT_BYTES));
 }
 
-type Outcome = "sent" | "retry" | "failed" | "skipped" | "early";
+/** `absent`: no such delivery in the store named (a message from before the move whose row is not copied yet). */
+type Outcome = "sent" | "retry" | "failed" | "skipped" | "early" | "absent";
+
+/** A delivery to attempt: its id, company, and partition (none in messages sent before the move). */
+export interface DeliveryTarget {
+  id: string;
+  companyId: string;
+  partition?: number;
+}
 type Plan =
   | { kind: "skip" }
   | { kind: "endpoint-gone"; delivery: DeliveryRow; reason: string }
   | { kind: "early"; delivery: DeliveryRow; waitMs: number }
   | { kind: "post"; delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
 
-/** The deliveries, their endpoints and their events: two D1 round trips for a whole batch. */
-async function loadMany(db: Db, ids: string[]) {
-  const deliveries = (await Promise.all(chunked(ids, 90).map((c) => db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c))))).flat();
+/** Each delivery's store: the partition the message names, else the one its id names (legacy ids: 0). */
+function storesOf(env: Env, targets: DeliveryTarget[]): Map<string, { db: Db; partition: number; ids: string[] }> {
+  const stores = new Map<string, { db: Db; partition: number; ids: string[] }>();
+  for (const t of targets) {
+    const partition = t.partition ?? ordinalOfId(t.id);
+    if (partition === null) continue;
+    const key = `${t.companyId}:${partition}`;
+    const entry = stores.get(key) ?? { db: storeFor(env, t.companyId, partition).db, partition, ids: [] };
+    entry.ids.push(t.id);
+    stores.set(key, entry);
+  }
+  return stores;
+}
+
+/** The deliveries (one read per store), their endpoints and their events (one D1 round trip). */
+async function loadMany(db: Db, env: Env, targets: DeliveryTarget[]) {
+  const stores = storesOf(env, targets);
+  const perStore = await Promise.all([...stores.values()].map(async (s) => (await Promise.all(chunked(s.ids, 90).map((c) => s.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c))))).flat().map((d) => ({ d, store: s }))));
+  const found = perStore.flat();
+  const deliveries = found.map((f) => f.d);
+  const storeOf = new Map(found.map((f) => [f.d.id, { db: f.store.db, partition: f.store.partition }]));
   const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))];
   const eventIds = [...new Set(deliveries.map((d) => d.eventId))];
-  if (deliveries.length === 0) return { deliveries, endpoints: new Map<string, EndpointRow>(), events: new Map<string, EventRow>() };
+  if (deliveries.length === 0) return { deliveries, storeOf, endpoints: new Map<string, EndpointRow>(), events: new Map<string, EventRow>() };
   const reads = [...chunked(endpointIds, 90).map((c) => db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, c))), ...chunked(eventIds, 90).map((c) => db.select().from(eventOutbox).where(inArray(eventOutbox.id, c)))];
   const rows = (await db.batch(reads as [(typeof reads)[number], ...(typeof reads)[number][]])).flat() as (EndpointRow | EventRow)[];
   const endpoints = new Map(rows.filter((r): r is EndpointRow => "url" in r).map((r) => [r.id, r]));
   const events = new Map(rows.filter((r): r is EventRow => "payload" in r).map((r) => [r.id, r]));
-  return { deliveries, endpoints, events };
+  return { deliveries, storeOf, endpoints, events };
 }
 
 function planOne(d: DeliveryRow | undefined, endpoints: Map<string, EndpointRow>, events: Map<string, EventRow>, now: Date): Plan {
@@ -136,28 +164,34 @@ function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: 
 }
 
 /**
- * Works a batch of delivery messages: one read of deliveries, endpoints and events, the POSTs in
- * parallel, then one D1 batch with every attempt row and outcome, and one queue send for the retries
- * (and for messages that arrived before their delivery's next attempt time, e.g. a wait longer than a
- * queue can hold a message). Returns what happened to each delivery (for logs and tests).
+ * Works a batch of delivery messages: one read of the deliveries per store and of endpoints and
+ * events in D1, the POSTs in parallel, then one batch per store with its attempt rows and outcomes,
+ * one D1 batch for the endpoints, and one queue send for the retries (and for messages that arrived
+ * before their delivery's next attempt time, e.g. a wait longer than a queue can hold a message).
+ * Returns what happened to each delivery (for logs and tests).
  */
-export async function deliverBatch(db: Db, env: Env, ids: string[], now = new Date()): Promise<Map<string, Outcome>> {
-  const { deliveries, endpoints, events } = await loadMany(db, ids);
+export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], now = new Date()): Promise<Map<string, Outcome>> {
+  const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets);
   const byId = new Map(deliveries.map((d) => [d.id, d]));
-  const plans = [...new Set(ids)].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
+  const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) !== null).map((t) => t.id));
+  const plans = [...new Set(targets.map((t) => t.id))].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
   const outcomes = new Map<string, Outcome>();
-  const writes: BatchItem<"sqlite">[] = [];
-  const requeue: { id: string; companyId: string; delaySeconds: number }[] = [];
+  const writes = new Map<Db, BatchItem<"sqlite">[]>();
+  const write = (id: string, item: (store: Db) => BatchItem<"sqlite">) => {
+    const store = storeOf.get(id)!.db;
+    writes.set(store, [...(writes.get(store) ?? []), item(store)]);
+  };
+  const requeue: DeliveryRef[] = [];
   const at = now.toISOString();
   const posts = plans.filter((p): p is readonly [string, Extract<Plan, { kind: "post" }>] => p[1].kind === "post");
   const results = await Promise.all(posts.map(([, p]) => post(env, p.endpoint, p.event, now)));
   for (const [id, p] of plans) {
-    if (p.kind === "skip") outcomes.set(id, "skipped");
+    if (p.kind === "skip") outcomes.set(id, !byId.has(id) && legacy.has(id) ? "absent" : "skipped");
     else if (p.kind === "endpoint-gone") {
-      writes.push(settle(db, p.delivery, { status: "FAILED", lastError: p.reason, nextAttemptAt: null }, at));
+      write(id, (store) => settle(store, p.delivery, { status: "FAILED", lastError: p.reason, nextAttemptAt: null }, at));
       outcomes.set(id, "failed");
     } else if (p.kind === "early") {
-      requeue.push({ id, companyId: p.delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(p.waitMs / 1000)) });
+      requeue.push({ id, companyId: p.delivery.companyId, partition: storeOf.get(id)!.partition, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(p.waitMs / 1000)) });
       outcomes.set(id, "early");
     }
   }
@@ -166,27 +200,29 @@ export async function deliverBatch(db: Db, env: Env, ids: string[], now = new Da
   const disables: { endpoint: EndpointRow; failingSince: string }[] = [];
   posts.forEach(([id, p], i) => {
     const result = results[i]!;
-    writes.push(attemptRow(db, p.delivery, p.event, result, at));
+    write(id, (store) => attemptRow(store, p.delivery, p.event, result, at));
     const s = settleAttempt(env, p.delivery, p.endpoint, result, now);
-    writes.push(settle(db, p.delivery, s.patch, at));
+    write(id, (store) => settle(store, p.delivery, s.patch, at));
     outcomes.set(id, s.outcome);
     if (result.ok) recovered.add(p.endpoint.id);
     else if (!result.unsendable) failing.set(p.endpoint.id, p.endpoint);
-    if (s.retryInSeconds !== undefined) requeue.push({ id, companyId: p.delivery.companyId, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, s.retryInSeconds) });
+    if (s.retryInSeconds !== undefined) requeue.push({ id, companyId: p.delivery.companyId, partition: storeOf.get(id)!.partition, delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, s.retryInSeconds) });
     if (s.disable && !disables.some((x) => x.endpoint.id === p.endpoint.id)) disables.push({ endpoint: p.endpoint, failingSince: s.disable });
   });
+  await Promise.all([...writes].map(([store, items]) => store.batch(items as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])));
   // An endpoint that answered once in this batch is not failing; one that only failed starts (or goes on with) its run.
-  for (const id of recovered) writes.push(db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, id)));
-  for (const [id] of failing) if (!recovered.has(id)) writes.push(db.update(webhookEndpoints).set({ failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${at})` }).where(eq(webhookEndpoints.id, id)));
-  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const endpointWrites: BatchItem<"sqlite">[] = [];
+  for (const id of recovered) endpointWrites.push(db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, id)));
+  for (const [id] of failing) if (!recovered.has(id)) endpointWrites.push(db.update(webhookEndpoints).set({ failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${at})` }).where(eq(webhookEndpoints.id, id)));
+  if (endpointWrites.length > 0) await db.batch(endpointWrites as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   for (const d of disables) await disableEndpoint(db, env, d.endpoint, d.failingSince, now);
   await enqueueDeliveries(env, requeue);
   return outcomes;
 }
 
 /** One delivery (tests, and the manual paths): the batch path with one id. */
-export async function deliver(db: Db, env: Env, deliveryId: string, now = new Date()): Promise<Outcome> {
-  return (await deliverBatch(db, env, [deliveryId], now)).get(deliveryId)!;
+export async function deliver(db: Db, env: Env, target: DeliveryTarget, now = new Date()): Promise<Outcome> {
+  return (await deliverBatch(db, env, [target], now)).get(target.id)!;
 }
 
 function attemptRow(db: Db, d: DeliveryRow, event: EventRow, r: AttemptResult, at: string) {

@@ -1,16 +1,20 @@
 /**
- * Fan-out: a company's undispatched events become one delivery per subscribed, enabled endpoint, and
- * the events are stamped dispatched, in one D1 batch (a delivery exists at most once per endpoint and
- * event: unique key). Then one queue message per new delivery. If the worker dies in between, the
- * cron sweep finds the undispatched events or the pending deliveries and re-drives them.
+ * Fan-out: a company's undispatched events (D1's outbox) become one delivery per subscribed, enabled
+ * endpoint in the company's open document store (issue 16), then the events are stamped dispatched in
+ * D1, then one queue message per delivery. The two writes are in two databases, so the store write is
+ * idempotent: a delivery exists at most once per endpoint and event (unique key, INSERT OR IGNORE),
+ * and a fan-out that finds deliveries of its events already made (a crash before the stamp) queues
+ * the ones never attempted instead of making them again, in the open store or in the partition
+ * before it (a roll-over between the crash and the retry). If the worker dies after the stamp, the
+ * cron sweep finds the pending deliveries and re-drives them.
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
+import { openStore, partitionedId, storeFor } from "../db/document-store";
 import { eventOutbox, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { chunked } from "../lib/chunked";
-import { newId } from "../lib/ids";
-import { enqueueDeliveries } from "../queues/webhooks";
+import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
 import { subscribes } from "./endpoints";
 
 /**
@@ -27,14 +31,42 @@ export async function fanOut(db: Db, env: Env, companyId: string, now = new Date
   ]);
   if (events.length === 0) return { events: 0, deliveries: 0, more: false };
   const at = now.toISOString();
-  const rows = events.flatMap((e) => endpoints.filter((ep) => subscribes(ep, e.type) && !excluded(e, ep.id)).map((ep) => ({ id: newId("dlv"), companyId, endpointId: ep.id, eventId: e.id, eventType: e.type, nextAttemptAt: at, createdAt: at, updatedAt: at })));
-  const statements: BatchItem<"sqlite">[] = rows.map((r) => db.insert(webhookDeliveries).values(r).onConflictDoNothing().returning({ id: webhookDeliveries.id }));
+  const store = await openStore(env, companyId, now);
+  const eventIds = events.map((e) => e.id);
+  const made = await existingDeliveries(env, companyId, store.ordinal, eventIds);
+  const rows = events.flatMap((e) =>
+    endpoints
+      .filter((ep) => subscribes(ep, e.type) && !excluded(e, ep.id) && !made.keys.has(`${ep.id}|${e.id}`))
+      .map((ep) => ({ id: partitionedId("dlv", store.ordinal), companyId, endpointId: ep.id, eventId: e.id, eventType: e.type, nextAttemptAt: at, createdAt: at, updatedAt: at })),
+  );
+  const inserts: BatchItem<"sqlite">[] = rows.map((r) => store.db.insert(webhookDeliveries).values(r).onConflictDoNothing().returning({ id: webhookDeliveries.id }));
+  const created = inserts.length > 0 ? ((await store.db.batch(inserts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { id: string }[][]).flat() : [];
   // D1 binds at most 100 parameters per statement: the stamp goes in chunks.
-  for (const ids of chunked(events.map((e) => e.id), 90)) statements.push(db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, ids)));
-  const results = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-  const created = results.slice(0, rows.length).flatMap((r) => r as { id: string }[]);
-  await enqueueDeliveries(env, created.map((d) => ({ id: d.id, companyId })));
+  const stamps: BatchItem<"sqlite">[] = chunked(eventIds, 90).map((ids) => db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, ids)));
+  await db.batch(stamps as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  await enqueueDeliveries(env, [...made.unsent, ...created.map((d) => ({ id: d.id, companyId, partition: store.ordinal }))]);
   return { events: events.length, deliveries: created.length, more: events.length === FANOUT_BATCH };
+}
+
+/**
+ * Deliveries of these events already in the open store or the partition before it (made by a
+ * fan-out that died before stamping its events): their keys, and those never attempted, to queue.
+ */
+async function existingDeliveries(env: Env, companyId: string, ordinal: number, eventIds: string[]): Promise<{ keys: Set<string>; unsent: DeliveryRef[] }> {
+  const ordinals = ordinal > 1 ? [ordinal, ordinal - 1] : [ordinal];
+  const found = await Promise.all(
+    ordinals.map(async (o) => {
+      const rows = (await Promise.all(chunked(eventIds, 90).map((ids) => storeFor(env, companyId, o).db
+        .select({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId, eventId: webhookDeliveries.eventId, status: webhookDeliveries.status, attempts: webhookDeliveries.attempts })
+        .from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids))))).flat();
+      return rows.map((r) => ({ ...r, partition: o }));
+    }),
+  );
+  const rows = found.flat();
+  return {
+    keys: new Set(rows.map((r) => `${r.endpointId}|${r.eventId}`)),
+    unsent: rows.filter((r) => r.status === "PENDING" && r.attempts === 0).map((r) => ({ id: r.id, companyId, partition: r.partition })),
+  };
 }
 
 /** An event about an endpoint (its disabling) is not sent to that endpoint itself. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { storeRows } from "../helpers/store";
 import { EVENT_CATALOG, EVENT_TYPES } from "../../src/webhooks/catalog";
 import { describeSchedule, RETRY_SCHEDULE_SECONDS } from "../../src/webhooks/schedule";
 import { call, newCompany, newOwner } from "../helpers/api";
@@ -70,7 +72,7 @@ describe("fan-out of a backlog", () => {
     // attempt is tried again; every request the receiver got is an attempt in the log, and every
     // delivery ends SUCCEEDED
     const settled = async () =>
-      (await env.DB.prepare("SELECT event_id, status, attempts FROM webhook_deliveries WHERE company_id = ? AND endpoint_id = ?").bind(companyId, hook.id).all<{ event_id: string; status: string; attempts: number }>()).results;
+      storeRows<{ event_id: string; status: string; attempts: number }>(companyId, sql`SELECT event_id, status, attempts FROM webhook_deliveries WHERE company_id = ${companyId} AND endpoint_id = ${hook.id}`);
     let log = await settled();
     for (let i = 0; i < 150 && log.some((d) => d.status !== "SUCCEEDED"); i++) {
       await new Promise((res) => setTimeout(res, 200));

@@ -6,6 +6,8 @@ import { call, newCompany, newOwner } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { createDb } from "../../src/db/client";
 import { deliver } from "../../src/webhooks/delivery";
+import { storeRows } from "../helpers/store";
+import { sql } from "drizzle-orm";
 import { behave, received, receiverUrl, register, types, until, verified } from "./helpers";
 
 async function deliveries(base: string, key: string, endpointId: string) {
@@ -149,8 +151,8 @@ describe("webhook delivery", () => {
     await until(dead.path, (r) => r.length >= 1);
     // the endpoint has been failing since 6 days ago; the next attempt (clock: now) disables it
     await env.DB.prepare("UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?").bind(new Date(Date.now() - 6 * 86_400_000).toISOString(), deadHook.id).run();
-    await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = NULL, status = 'PENDING' WHERE id = ?").bind(t.body.id).run();
-    expect(await deliver(createDb(env.DB), env, t.body.id)).toBe("failed");
+    await storeRows(companyId, sql`UPDATE webhook_deliveries SET next_attempt_at = NULL, status = 'PENDING' WHERE id = ${t.body.id}`);
+    expect(await deliver(createDb(env.DB), env, { id: t.body.id, companyId })).toBe("failed");
     const after = (await call("GET", `${base}/webhooks/${deadHook.id}`, { key: owner.key })).body;
     expect(after).toMatchObject({ enabled: false, disabled_reason: "Every delivery failed for 5 days" });
     const told = await until(other.path, (r) => r.length >= 1);

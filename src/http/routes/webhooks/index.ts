@@ -143,7 +143,7 @@ export const webhooksRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     await getEndpoint(db, companyId, endpointId);
     const q = c.req.valid("query");
     const page = pageParams(q);
-    const { rows, total } = await listDeliveries(db, companyId, { ...q, endpoint_id: endpointId }, page);
+    const { rows, total } = await listDeliveries(c.env, companyId, { ...q, endpoint_id: endpointId }, page);
     return c.json(pageEnvelope(rows.map(deliveryView), total, page), 200);
   })
   .openapi(redeliver, async (c) => {
@@ -157,10 +157,10 @@ export const webhooksRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(companyDeliveries, async (c) => {
     const q = c.req.valid("query");
     const page = pageParams(q);
-    const { rows, total } = await listDeliveries(createDb(c.env.DB), c.get("company").id, q, page);
+    const { rows, total } = await listDeliveries(c.env, c.get("company").id, q, page);
     return c.json(pageEnvelope(rows.map(deliveryView), total, page), 200);
   })
   .openapi(deliveryDetail, async (c) => {
-    const { delivery, attempts } = await getDelivery(createDb(c.env.DB), c.get("company").id, c.req.valid("param").delivery_id);
+    const { delivery, attempts } = await getDelivery(c.env, c.get("company").id, c.req.valid("param").delivery_id);
     return c.json({ ...deliveryView(delivery), attempts_log: attempts.map(attemptView) }, 200);
   });

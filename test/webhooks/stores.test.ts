@@ -1,0 +1,124 @@
+/**
+ * Webhook deliveries and attempts in the company's document stores (issue 16): a delivery of a
+ * partition the month has closed is still attempted where it lives, a message sent before the move
+ * (no partition) finds its delivery in the legacy partition 0, a fan-out that died before stamping its
+ * events makes no second delivery (even across a roll-over), and the sweep walks recently closed
+ * partitions too.
+ */
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
+import { webhookDeliveries } from "../../src/db/schema";
+import { newId } from "../../src/lib/ids";
+import { overdueDeliveries } from "../../src/webhooks/deliveries";
+import { deliver } from "../../src/webhooks/delivery";
+import { fanOut } from "../../src/webhooks/fanout";
+import { newCompany, newOwner } from "../helpers/api";
+import { storeRows } from "../helpers/store";
+import { receiverUrl, register, until, verified } from "./helpers";
+
+const LAST_MONTH = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15));
+
+async function enuEvent(companyId: string, dispatched: boolean): Promise<string> {
+  const id = newId("evt");
+  const at = new Date().toISOString();
+  const payload = { reason: "LOW_AVAILABILITY", document_type: "33", available: 3, threshold: 10, detected_at: at };
+  await env.DB.prepare("INSERT INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at, dispatched_at) VALUES (?, ?, 'ENU', ?, ?, ?, ?)")
+    .bind(id, companyId, `ENU:${id}`, JSON.stringify(payload), at, dispatched ? at : null)
+    .run();
+  return id;
+}
+
+async function pendingDelivery(companyId: string, partition: number, id: string, endpointId: string, eventId: string, nextAttemptAt = new Date().toISOString()) {
+  const at = new Date().toISOString();
+  await storeFor(env, companyId, partition).db.insert(webhookDeliveries).values({ id, companyId, endpointId, eventId, eventType: "ENU", nextAttemptAt, createdAt: at, updatedAt: at });
+}
+
+type Row = { id: string; status: string; attempts: number };
+async function settledIn(companyId: string, partition: number, id: string): Promise<{ delivery: Row; attempts: number }> {
+  const db = storeFor(env, companyId, partition).db;
+  for (let i = 0; i < 100; i++) {
+    const [delivery] = (await db.all(sql`SELECT id, status, attempts FROM webhook_deliveries WHERE id = ${id}`)) as Row[];
+    if (delivery && delivery.status !== "PENDING") {
+      const [n] = (await db.all(sql`SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ${id}`)) as { n: number }[];
+      return { delivery, attempts: n!.n };
+    }
+    await new Promise((res) => setTimeout(res, 150));
+  }
+  throw new Error(`delivery ${id} never settled in partition ${partition}`);
+}
+
+describe("webhook deliveries in the document stores", () => {
+  it("a delivery message for a previous month's partition is processed there; a message from before the move finds partition 0", async () => {
+    const owner = await newOwner("Webhook stores");
+    const companyId = await newCompany(owner);
+    const r = receiverUrl("stores-old-month");
+    const hook = await register(owner, companyId, { url: r.url, events: ["ENU"] });
+    const old = await openStore(env, companyId, LAST_MONTH);
+    const current = await openStore(env, companyId);
+    expect(current.ordinal).toBeGreaterThan(old.ordinal);
+
+    const [e1, e2] = [await enuEvent(companyId, true), await enuEvent(companyId, true)];
+    const inOld = partitionedId("dlv", old.ordinal);
+    await pendingDelivery(companyId, old.ordinal, inOld, hook.id, e1);
+    await env.WEBHOOK_QUEUE.send({ v: 1, type: "deliver", delivery_id: inOld, company_id: companyId, partition: old.ordinal });
+    // made before the move: a legacy id, copied into partition 0 by the data migration, a message without partition
+    const legacy = newId("dlv");
+    await pendingDelivery(companyId, 0, legacy, hook.id, e2);
+    await env.WEBHOOK_QUEUE.send({ v: 1, type: "deliver", delivery_id: legacy, company_id: companyId });
+
+    const got = await until(r.path, (x) => x.length >= 2);
+    expect(got.map((x) => verified(hook.secret, x).id).sort()).toEqual([e1, e2].sort());
+    expect(await settledIn(companyId, old.ordinal, inOld)).toEqual({ delivery: { id: inOld, status: "SUCCEEDED", attempts: 1 }, attempts: 1 });
+    expect(await settledIn(companyId, 0, legacy)).toEqual({ delivery: { id: legacy, status: "SUCCEEDED", attempts: 1 }, attempts: 1 });
+    // nothing of either landed in the open partition
+    expect(await storeFor(env, companyId, current.ordinal).db.all(sql`SELECT id FROM webhook_deliveries`)).toEqual([]);
+    // a message from before the move whose row the migration has not copied yet is kept for later
+    // (the consumer retries it), one that names its partition and finds nothing is done with
+    const uncopied = newId("dlv");
+    const db = createDb(env.DB);
+    expect(await deliver(db, env, { id: uncopied, companyId })).toBe("absent");
+    expect(await deliver(db, env, { id: partitionedId("dlv", current.ordinal), companyId, partition: current.ordinal })).toBe("skipped");
+    expect(await deliver(db, env, { id: "dlv_not-an-id", companyId })).toBe("skipped");
+  });
+
+  it("a fan-out that died before stamping its events makes no second delivery, across a roll-over too", async () => {
+    const owner = await newOwner("Webhook fan-out crash");
+    const companyId = await newCompany(owner);
+    const r = receiverUrl("stores-crash");
+    await register(owner, companyId, { url: r.url, events: ["ENU"] });
+    const events = [await enuEvent(companyId, false), await enuEvent(companyId, false), await enuEvent(companyId, false)];
+    const db = createDb(env.DB);
+    expect(await fanOut(db, env, companyId)).toMatchObject({ events: 3, deliveries: 3 });
+    const first = await openStore(env, companyId);
+    // the stamp is lost (the worker died between the store write and D1), then the partition rolls over
+    await env.DB.prepare(`UPDATE event_outbox SET dispatched_at = NULL WHERE id IN (?, ?, ?)`).bind(...events).run();
+    await closePartition(env, companyId, first.ordinal, "SIZE", null);
+    expect((await openStore(env, companyId)).ordinal).toBe(first.ordinal + 1);
+    expect(await fanOut(db, env, companyId)).toMatchObject({ events: 3, deliveries: 0 });
+    const rows = await storeRows<{ event_id: string }>(companyId, "SELECT event_id FROM webhook_deliveries");
+    expect(rows.map((x) => x.event_id).sort()).toEqual([...events].sort());
+    const stamped = await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE company_id = ? AND dispatched_at IS NOT NULL").bind(companyId).first<{ n: number }>();
+    expect(stamped!.n).toBe(3);
+    await until(r.path, (x) => new Set(x.map((y) => y.headers["webhook-id"])).size === 3);
+  });
+
+  it("the sweep finds overdue deliveries in open partitions and in those closed in the last week, not older ones", async () => {
+    const owner = await newOwner("Webhook sweep stores");
+    const companyId = await newCompany(owner);
+    const hook = await register(owner, companyId, { url: receiverUrl("stores-sweep").url, events: ["ENU"] });
+    const old = await openStore(env, companyId, LAST_MONTH);
+    const current = await openStore(env, companyId);
+    const long = new Date(Date.now() - 3_600_000).toISOString();
+    const [inOld, inCurrent] = [partitionedId("dlv", old.ordinal), partitionedId("dlv", current.ordinal)];
+    await pendingDelivery(companyId, old.ordinal, inOld, hook.id, await enuEvent(companyId, true), long);
+    await pendingDelivery(companyId, current.ordinal, inCurrent, hook.id, await enuEvent(companyId, true), long);
+    const cutoff = new Date(Date.now() - 60_000).toISOString();
+    const mine = async () => (await overdueDeliveries(env, cutoff)).filter((d) => d.companyId === companyId).sort((a, b) => a.partition - b.partition);
+    expect(await mine()).toEqual([{ id: inOld, companyId, partition: old.ordinal }, { id: inCurrent, companyId, partition: current.ordinal }]);
+    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 8 * 86_400_000).toISOString(), companyId, old.ordinal).run();
+    expect(await mine()).toEqual([{ id: inCurrent, companyId, partition: current.ordinal }]);
+  });
+});
