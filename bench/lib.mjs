@@ -160,9 +160,11 @@ export async function startService({ vars = {}, cwd = root, args = [], dir = mkd
     base,
     dir,
     key: JSON.parse(made.stdout).api_key,
-    async stop() {
+    /** `keep`: leave the state directory (to restart on it). */
+    async stop({ keep = false } = {}) {
       stop();
       await sleep(1500);
+      if (keep) return;
       if (process.env.BENCH_KEEP_STATE) console.error(`state kept in ${dir}`);
       else rmSync(dir, { recursive: true, force: true });
     },

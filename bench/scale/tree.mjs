@@ -44,14 +44,19 @@ export default {
 `;
 }
 
-/** Writes the metered entry and its wrangler config into `tree`; returns the `wrangler dev` args. */
-export function prepareTree(tree) {
-  mkdirSync(path.join(tree, GEN_DIR), { recursive: true });
-  copyFileSync(path.join(import.meta.dirname, "worker-meter.js"), path.join(tree, GEN_DIR, "worker-meter.js"));
-  writeFileSync(path.join(tree, GEN_DIR, "entry.js"), entrySource(durableObjectClasses(tree)));
+/**
+ * Writes the wrangler config (and, with `meter`, the metered entry) into `tree`; returns the
+ * `wrangler dev` args.
+ */
+export function prepareTree(tree, { meter = true } = {}) {
   const config = parse(readFileSync(path.join(tree, "wrangler.toml"), "utf8"));
   delete config.env;
-  config.main = `${GEN_DIR}/entry.js`;
+  if (meter) {
+    mkdirSync(path.join(tree, GEN_DIR), { recursive: true });
+    copyFileSync(path.join(import.meta.dirname, "worker-meter.js"), path.join(tree, GEN_DIR, "worker-meter.js"));
+    writeFileSync(path.join(tree, GEN_DIR, "entry.js"), entrySource(durableObjectClasses(tree)));
+    config.main = `${GEN_DIR}/entry.js`;
+  }
   for (const rl of config.ratelimits ?? []) rl.simple = { ...rl.simple, limit: RATE_LIMIT };
   writeFileSync(path.join(tree, CONFIG_FILE), stringify(config));
   return ["--config", CONFIG_FILE];
