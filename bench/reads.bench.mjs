@@ -8,6 +8,7 @@
 // list, READS_BENCH_SAMPLES times each (default 100) on each company, one request at a time,
 // alternating; the ratio large/small of each p99 (target <= 2). Then the query plans of the list
 // queries on the large company (EXPLAIN QUERY PLAN, SQL as src/domain/invoices/queries.ts builds it).
+// READS_BENCH_WRITE_DOC=1 writes the table into docs/capacity.md ("Reads at 1 million documents").
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { readyCompany, root, run, startService, untilAccepted } from "./lib.mjs"
 import { measure } from "./reads/queries.mjs";
 import { seeders } from "./reads/seed.mjs";
 import { d1File, layoutOf } from "./scale/layouts.mjs";
+import { writeDoc } from "./scale/report.mjs";
 import { cleanTree, prepareTree } from "./scale/tree.mjs";
 
 const DOCS = Number(process.env.READS_BENCH_DOCS ?? 1_000_000);
@@ -118,6 +120,9 @@ async function main() {
     const failing = Object.entries(results).filter(([, r]) => r.large.p99 > 2 * r.small.p99).map(([q]) => q);
     console.log(`target p99 <= 2x the small company's: ${failing.length ? `NOT met for ${failing.join("; ")}` : "met for every query"}`);
     if (layout === "d1") console.log("query plans on the large company:", JSON.stringify(plans(dir, big.cid), null, 2));
+    const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+    const intro = `Run of ${when} UTC (${layout} layout): ${DOCS.toLocaleString("en")} issued and ${RECEIVED.toLocaleString("en")} received documents in the large company (seeded in ${seedSeconds.toFixed(0)} s), ${SAMPLES} samples per query and company, one request at a time.`;
+    if (process.env.READS_BENCH_WRITE_DOC === "1") writeDoc(`${intro}\n\n${lines.join("\n")}`, "reads");
   } finally {
     cleanTree(root);
     if (process.env.BENCH_KEEP_STATE) console.error(`state kept in ${dir}`);

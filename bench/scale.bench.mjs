@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Load simulation (issue 16 item 3): SCALE_BENCH_COMPANIES simulated companies (default 1,000),
-// each with its certificate and CAFs, issue SCALE_BENCH_DOCS documents (default 3,000; a mix of
+// each with its certificate and CAFs, issue SCALE_BENCH_DOCS documents (default 2,000; a mix of
 // boletas and facturas, Zipf-skewed over the companies) through the service as `npm start` runs
 // it, posted by 64 concurrent clients. Measured: end-to-end throughput (first POST to the last
 // document final, then every document checked through the API: final, accepted, folios distinct per
@@ -21,7 +21,7 @@ import { checkoutBaseline, cleanTree, currentCommit, prepareTree } from "./scale
 
 const env = process.env;
 const COMPANIES = Number(env.SCALE_BENCH_COMPANIES ?? 1000);
-const DOCS = Number(env.SCALE_BENCH_DOCS ?? 3000);
+const DOCS = Number(env.SCALE_BENCH_DOCS ?? 2000);
 const ZIPF_S = Number(env.SCALE_BENCH_ZIPF_S ?? 1);
 const BOLETA_SHARE = Number(env.SCALE_BENCH_BOLETA_SHARE ?? 0.7);
 const CLIENTS = Number(env.SCALE_BENCH_CLIENTS ?? 64);

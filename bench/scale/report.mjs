@@ -31,11 +31,10 @@ export function runTable(runs, noop) {
   return lines.join("\n");
 }
 
-const START = "<!-- scale tables: start -->";
-const END = "<!-- scale tables: end -->";
-
-/** Replaces the generated part of docs/capacity.md's "Load simulation" section. */
-export function writeDoc(markdown) {
+/** Replaces a generated block of docs/capacity.md (`scale`: "Load simulation", `reads`: "Reads at 1 million documents"). */
+export function writeDoc(markdown, block = "scale") {
+  const START = `<!-- ${block} tables: start -->`;
+  const END = `<!-- ${block} tables: end -->`;
   const file = path.join(root, "docs/capacity.md");
   const doc = readFileSync(file, "utf8");
   const a = doc.indexOf(START);
