@@ -90,7 +90,7 @@ async function runOnce(tree, label, commit, counts) {
       verified,
       stores,
       queues,
-      largest: { cid: companies[0].cid, documents: counts[0] },
+      largest: { cid: companies[0].cid, documents: counts[0], types: { 33: companies[0].types.filter((t) => t === "33").length, 39: companies[0].types.filter((t) => t === "39").length } },
     };
   } finally {
     await svc.stop();
