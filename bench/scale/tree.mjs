@@ -1,6 +1,6 @@
 // The source trees the scale bench runs: this one, and a baseline checked out at a git ref into a
 // temporary `git worktree` (node_modules linked, .dev.vars copied). Each gets a generated wrangler
-// config (.scale-bench.wrangler.toml, next to wrangler.toml so .dev.vars and relative paths resolve)
+// config (.scale-bench-<pid>.wrangler.toml, next to wrangler.toml so .dev.vars and relative paths resolve)
 // whose entry wraps the service with the counting meter (worker-meter.js) and whose rate limits are
 // raised: the bench measures the service, not the per-key and per-company limiters (issue 15).
 import { spawnSync } from "node:child_process";
@@ -10,8 +10,9 @@ import path from "node:path";
 import { parse, stringify } from "smol-toml";
 import { root } from "../lib.mjs";
 
-const GEN_DIR = ".scale-bench";
-export const CONFIG_FILE = ".scale-bench.wrangler.toml";
+// Per process, so that two benches can run on the same tree at once.
+const GEN_DIR = `.scale-bench-${process.pid}`;
+const CONFIG_FILE = `.scale-bench-${process.pid}.wrangler.toml`;
 const RATE_LIMIT = 1_000_000;
 
 function git(args, cwd = root) {
