@@ -101,58 +101,70 @@ export function rutDv(body) {
 
 /**
  * A company ready to issue facturas (33): created, with a throwaway certificate and `quantity` folios
- * from the simulated SII. Returns the headers, the company id and a body maker for factura `i`.
+ * from the simulated SII. Returns the headers, the company id and body makers for factura and boleta
+ * `i`. Options: `rut` (default random), `pfx` (default a new one: generating it takes a while, so a
+ * bench with many companies passes one), `cafs` (folios per document type, default `{ 33: quantity }`).
  */
-export async function readyCompany(base, key, quantity) {
+export async function readyCompany(base, key, quantity, { rut: given, pfx = fakePfx(), cafs = { 33: quantity } } = {}) {
   const H = { "X-Api-Key": key, "Content-Type": "application/json" };
   const body = String(70_000_000 + Math.floor(Math.random() * 9_000_000));
-  const rut = `${body}-${rutDv(body)}`;
-  const company = await (await fetch(`${base}/api/companies`, { method: "POST", headers: H, body: JSON.stringify({ legal_name: "BENCH SPA", tax_identification_document_code: "RUT", tax_identification_document_number: rut, country: "CL", start_activities_date: "2020-01-01" }) })).json();
-  const cid = company.id_company;
+  const rut = given ?? `${body}-${rutDv(body)}`;
+  const created = await fetch(`${base}/api/companies`, { method: "POST", headers: H, body: JSON.stringify({ legal_name: "BENCH SPA", tax_identification_document_code: "RUT", tax_identification_document_number: rut, country: "CL", start_activities_date: "2020-01-01" }) });
+  if (created.status !== 201) throw new Error(`company: ${created.status} ${await created.text()}`);
+  const cid = (await created.json()).id_company;
   const form = new FormData();
-  form.append("certificate", new Blob([fakePfx()]), "bench.pfx");
+  form.append("certificate", new Blob([pfx]), "bench.pfx");
   form.append("password", "bench");
   const cert = await fetch(`${base}/api/companies/${cid}/certificates`, { method: "POST", headers: { "X-Api-Key": key }, body: form });
   if (cert.status !== 201) throw new Error(`certificate upload: ${cert.status} ${await cert.text()}`);
-  const caf = await fetch(`${base}/api/companies/${cid}/enumeration/refetch`, { method: "POST", headers: H, body: JSON.stringify({ document_type: "33", quantity }) });
-  if (caf.status !== 201) throw new Error(`CAF: ${caf.status} ${await caf.text()}`);
+  for (const [type, n] of Object.entries(cafs)) {
+    if (n <= 0) continue;
+    const caf = await fetch(`${base}/api/companies/${cid}/enumeration/refetch`, { method: "POST", headers: H, body: JSON.stringify({ document_type: type, quantity: n }) });
+    if (caf.status !== 201) throw new Error(`CAF ${type}: ${caf.status} ${await caf.text()}`);
+  }
 
   const now = new Date().toLocaleString("sv-SE", { timeZone: "America/Santiago" });
+  const issuer = { legal_name: "BENCH SPA", document_type: "RUT", document_number: rut, address: { country: "CL", city: "Santiago", address: "Calle 1" }, tax_information: { activity: "Servicios", activity_codes: [620200] } };
   const invoice = (i) => ({
     invoice_type: "33",
     invoice_date: now,
     external_reference: `bench-${i}`,
-    issuer: { legal_name: "BENCH SPA", document_type: "RUT", document_number: rut, address: { country: "CL", city: "Santiago", address: "Calle 1" }, tax_information: { activity: "Servicios", activity_codes: [620200] } },
+    issuer,
     recipient: { legal_name: "CLIENTE DE PRUEBA LTDA", document_type: "RUT", document_number: "77879240-0", address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" } },
     items: [
       { quantity: 2, unit_price: 15000, description: "Servicio mensual", code_unit_of_measure: "UN" },
       { quantity: 1, unit_price: 4990, description: "Despacho" },
     ],
   });
-  return { H, cid, rut, invoice };
+  const boleta = (i) => ({ invoice_type: "39", invoice_date: now, external_reference: `bench-${i}`, issuer, items: [{ quantity: 1, unit_price: 1000 + (Number(String(i).replace(/\D/g, "")) % 97), description: "Pan amasado" }] });
+  return { H, cid, rut, invoice, boleta };
 }
 
 /**
- * The service as `npm start` runs it, in a temporary state directory: migrations applied, wrangler dev
- * started (extra `vars` as --var), one OWNER key. `stop()` stops wrangler and deletes the data.
+ * The service as `npm start` runs it, in a temporary state directory (or `dir`): migrations applied,
+ * wrangler dev started (extra `vars` as --var, extra CLI `args`), one OWNER key. `cwd` is the source
+ * tree to run (default this one; the scale bench also runs a baseline checkout). `stop()` stops
+ * wrangler and deletes the data.
  */
-export async function startService({ vars = {} } = {}) {
+export async function startService({ vars = {}, cwd = root, args = [], dir = mkdtempSync(path.join(tmpdir(), "dte-bench-")) } = {}) {
   ensureDevVars();
-  const dir = mkdtempSync(path.join(tmpdir(), "dte-bench-"));
-  spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: quietEnv, stdio: "ignore" });
+  spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd, env: quietEnv, stdio: "ignore" });
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const { base, stop } = await startWranglerDev({ args: ["--persist-to", dir, ...varArgs], readyPath: "/health" });
-  const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd: root, env: quietEnv, encoding: "utf8" });
+  const { base, stop } = await startWranglerDev({ cwd, args: ["--persist-to", dir, ...varArgs, ...args], readyPath: "/health" });
+  const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd, env: quietEnv, encoding: "utf8" });
   if (made.status !== 0) {
     stop();
     throw new Error(`apikey:create failed: ${made.stderr}`);
   }
   return {
     base,
+    dir,
     key: JSON.parse(made.stdout).api_key,
-    async stop() {
+    /** `keep`: leave the state directory (to restart on it). */
+    async stop({ keep = false } = {}) {
       stop();
       await sleep(1500);
+      if (keep) return;
       if (process.env.BENCH_KEEP_STATE) console.error(`state kept in ${dir}`);
       else rmSync(dir, { recursive: true, force: true });
     },

@@ -260,6 +260,10 @@ export const invoices = sqliteTable(
     index("invoices_status_idx").on(t.status, t.updatedAt),
     index("invoices_folio_idx").on(t.companyId, t.documentType, t.folio),
     index("invoices_envelope_idx").on(t.envelopeId),
+    // Lookups that must not scan a large company's documents (migration 0014, issue 16 item 4).
+    index("invoices_company_reference_idx").on(t.companyId, t.externalReference, t.createdAt, t.id),
+    index("invoices_company_folio_only_idx").on(t.companyId, t.folio, t.createdAt, t.id),
+    index("invoices_company_issue_date_idx").on(t.companyId, t.issueDate),
     // A FAILED document frees its reference (issue 18): it can be issued again under the same one.
     uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL AND status <> 'FAILED'`),
   ],

@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// Reads stay fast (issue 16 item 4): one company with READS_BENCH_DOCS issued documents (default
+// 1,000,000) and READS_BENCH_RECEIVED received ones (default 100,000), and one with a handful of
+// each, on the same service in the same run. Both first issue and receive a few documents through
+// the API; the large one is then grown by cloning those rows in the local state while the service
+// is stopped (bench/reads/seed.mjs, one seeder per layout). Measured with the service restarted on
+// that state: p50/p99 of getting one document, listing with filters and pages, and the reception
+// list, READS_BENCH_SAMPLES times each (default 100) on each company, one request at a time,
+// alternating; the ratio large/small of each p99 (target <= 2). Then the query plans of the list
+// queries on the large company (EXPLAIN QUERY PLAN, SQL as src/domain/invoices/queries.ts builds it).
+// READS_BENCH_WRITE_DOC=1 writes the table into docs/capacity.md ("Reads at 1 million documents").
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { readyCompany, root, run, startService, untilAccepted } from "./lib.mjs";
+import { measure } from "./reads/queries.mjs";
+import { seeders } from "./reads/seed.mjs";
+import { d1File, layoutOf } from "./scale/layouts.mjs";
+import { writeDoc } from "./scale/report.mjs";
+import { cleanTree, prepareTree } from "./scale/tree.mjs";
+
+const DOCS = Number(process.env.READS_BENCH_DOCS ?? 1_000_000);
+const RECEIVED = Number(process.env.READS_BENCH_RECEIVED ?? 100_000);
+const SAMPLES = Number(process.env.READS_BENCH_SAMPLES ?? 100);
+const HANDFUL = 10; // facturas and as many boletas issued through the API by each company
+const RECEIVED_HANDFUL = 5;
+
+const progress = (msg) => process.stderr.write(`[reads ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+/** A company that issued HANDFUL facturas and HANDFUL boletas through the API, all accepted. */
+async function issuingCompany(base, key) {
+  const c = await readyCompany(base, key, 0, { cafs: { 33: HANDFUL, 39: HANDFUL } });
+  for (let i = 0; i < HANDFUL; i++)
+    for (const body of [c.invoice(`api-f${i}`), c.boleta(`api-b${i}`)]) {
+      const res = await fetch(`${base}/api/companies/${c.cid}/invoices`, { method: "POST", headers: c.H, body: JSON.stringify(body) });
+      if (res.status !== 202) throw new Error(`POST: ${res.status} ${await res.text()}`);
+    }
+  await untilAccepted(base, c.H, c.cid, 2 * HANDFUL, 5 * 60_000);
+  return c;
+}
+
+/** `to` receives, by upload, the signed XML of RECEIVED_HANDFUL facturas `from` issued. */
+async function receiveFrom(base, from, to) {
+  const list = await (await fetch(`${base}/api/companies/${from.cid}/invoices?invoice_type=33&per_page=${RECEIVED_HANDFUL}`, { headers: from.H })).json();
+  for (const d of list.data) {
+    const xml = await (await fetch(`${base}/api/companies/${from.cid}/invoices/${d.id}/xml`, { headers: from.H })).arrayBuffer();
+    const form = new FormData();
+    form.append("file", new Blob([xml], { type: "application/xml" }), `${d.id}.xml`);
+    const res = await fetch(`${base}/api/reception/invoices/upload?company_id=${to.cid}`, { method: "POST", headers: { "X-Api-Key": to.H["X-Api-Key"] }, body: form });
+    if (res.status !== 201) throw new Error(`reception upload: ${res.status} ${await res.text()}`);
+  }
+}
+
+/** What the queries name for a company: some of its ids, folios, references and issue dates. */
+function contextOf(dir, c) {
+  const db = new DatabaseSync(d1File(dir), { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT id, folio, external_reference, issue_date FROM invoices WHERE company_id = ? ORDER BY random() LIMIT 200").all(c.cid);
+    return { ...c, ids: rows.map((r) => r.id), folios: rows.map((r) => r.folio), refs: rows.map((r) => r.external_reference), dates: rows.map((r) => r.issue_date.slice(0, 10)) };
+  } finally {
+    db.close();
+  }
+}
+
+/** EXPLAIN QUERY PLAN of the list queries (page and total) as src/domain/invoices/queries.ts builds them. */
+function plans(dir, cid) {
+  const db = new DatabaseSync(d1File(dir), { readOnly: true });
+  const filters = { "": [], "document_type = 39": [], "status = 'REJECTED'": [], "issue_date >= '2026-06-01' AND issue_date <= '2026-06-01'": [], "folio = 5": [], "external_reference = 'seed-5'": [] };
+  const out = {};
+  try {
+    for (const f of Object.keys(filters)) {
+      const where = `company_id = ?${f ? ` AND ${f}` : ""}`;
+      const plan = (sql) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(cid).map((r) => r.detail).join("; ");
+      out[f || "(no filter)"] = {
+        page: plan(`SELECT * FROM invoices WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`),
+        total: plan(`SELECT count(*) FROM invoices WHERE ${where}`),
+      };
+    }
+    out["reception list"] = { page: db.prepare("EXPLAIN QUERY PLAN SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at, id LIMIT 20").all(cid).map((r) => r.detail).join("; ") };
+  } finally {
+    db.close();
+  }
+  return out;
+}
+
+async function main() {
+  const layout = layoutOf(root);
+  const seeder = seeders[layout];
+  const dir = mkdtempSync(path.join(tmpdir(), "dte-reads-bench-"));
+  const args = prepareTree(root, { meter: false });
+  try {
+    let svc = await startService({ dir, args });
+    let big, small;
+    try {
+      [big, small] = [await issuingCompany(svc.base, svc.key), await issuingCompany(svc.base, svc.key)];
+      await receiveFrom(svc.base, small, big);
+      await receiveFrom(svc.base, big, small);
+      progress(`two companies issued ${2 * HANDFUL} documents each and received ${RECEIVED_HANDFUL}`);
+    } finally {
+      await svc.stop({ keep: true });
+    }
+    const t0 = performance.now();
+    seeder.issued(dir, big.cid, DOCS - 2 * HANDFUL, { progress: (m) => progress(`issued: ${m}`) });
+    seeder.received(dir, big.cid, RECEIVED - RECEIVED_HANDFUL, { progress: (m) => progress(`received: ${m}`) });
+    const seedSeconds = (performance.now() - t0) / 1000;
+    progress(`seeded ${DOCS} issued and ${RECEIVED} received documents in ${seedSeconds.toFixed(0)} s (${layout} layout)`);
+    const companies = { large: contextOf(dir, big), small: contextOf(dir, small) };
+    svc = await startService({ dir, args });
+    let results;
+    try {
+      results = await measure(svc.base, companies, SAMPLES);
+    } finally {
+      await svc.stop({ keep: true });
+    }
+    const lines = [`| query | small company p50 / p99 (ms) | large company p50 / p99 (ms) | p99 ratio (target ≤ 2) |`, "|---|---|---|---|"];
+    for (const [q, r] of Object.entries(results)) lines.push(`| ${q} | ${r.small.p50} / ${r.small.p99} | ${r.large.p50} / ${r.large.p99} | ${(r.large.p99 / r.small.p99).toFixed(2)} |`);
+    console.log(JSON.stringify({ layout, large_company: { issued: DOCS, received: RECEIVED }, small_company: { issued: 2 * HANDFUL, received: RECEIVED_HANDFUL }, samples: SAMPLES, seed_seconds: +seedSeconds.toFixed(1) }, null, 2));
+    console.log(`\n${lines.join("\n")}\n`);
+    const failing = Object.entries(results).filter(([, r]) => r.large.p99 > 2 * r.small.p99).map(([q]) => q);
+    console.log(`target p99 <= 2x the small company's: ${failing.length ? `NOT met for ${failing.join("; ")}` : "met for every query"}`);
+    if (layout === "d1") console.log("query plans on the large company:", JSON.stringify(plans(dir, big.cid), null, 2));
+    const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+    const intro = `Run of ${when} UTC (${layout} layout): ${DOCS.toLocaleString("en")} issued and ${RECEIVED.toLocaleString("en")} received documents in the large company (seeded in ${seedSeconds.toFixed(0)} s), ${SAMPLES} samples per query and company, one request at a time.`;
+    if (process.env.READS_BENCH_WRITE_DOC === "1") writeDoc(`${intro}\n\n${lines.join("\n")}`, "reads");
+  } finally {
+    cleanTree(root);
+    if (process.env.BENCH_KEEP_STATE) console.error(`state kept in ${dir}`);
+    else (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+run(main);

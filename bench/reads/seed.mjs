@@ -1,0 +1,120 @@
+// Seeding a company with many documents directly into the local state while the service is stopped
+// (the pipeline would take hours for a million): every seeded row is a clone of a real row the
+// service wrote for that company (issued through the API first), with a new id, folio, dates and
+// external reference, so every column is realistic. One implementation per layout (bench/scale/
+// layouts.mjs tells which):
+// - `d1`: rows into the one local D1 database (node:sqlite on its file);
+// - `stores`: issue 16 item 2 moves these rows into per-company Durable Object stores. Not written
+//   here: either seed the old tables with `seeders.d1` and run item 2's data migration (resumable,
+//   it moves what it finds), or write the store rows directly. Fill in `seeders.stores`.
+import { randomBytes } from "node:crypto";
+import { DatabaseSync } from "node:sqlite";
+import { d1File } from "../scale/layouts.mjs";
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/** `<prefix>_<ULID>` for time `ms`, as src/lib/ids.ts makes them (48-bit time, 80 random bits). */
+function ulid(prefix, ms) {
+  let time = "";
+  for (let i = 0, t = ms; i < 10; i++, t = Math.floor(t / 32)) time = ALPHABET[t % 32] + time;
+  const r = randomBytes(10);
+  let bits = 0n;
+  for (const b of r) bits = (bits << 8n) | BigInt(b);
+  let rand = "";
+  for (let i = 0; i < 16; i++, bits >>= 5n) rand = ALPHABET[Number(bits & 31n)] + rand;
+  return `${prefix}_${time}${rand}`;
+}
+const prefixOf = (id) => id.slice(0, id.indexOf("_"));
+const iso = (ms) => new Date(ms).toISOString();
+
+function insertAll(db, table, rows) {
+  if (rows.length === 0) return;
+  const cols = Object.keys(rows[0]);
+  const stmt = db.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+  for (const r of rows) stmt.run(...cols.map((c) => r[c]));
+}
+
+/** Runs `make(k)` for k < n in transactions of `chunk`, inserting what it returns ({ table: rows }). */
+function inChunks(db, n, make, progress, chunk = 20_000) {
+  for (let start = 0; start < n; start += chunk) {
+    db.exec("BEGIN");
+    const batch = {};
+    for (let k = start; k < Math.min(n, start + chunk); k++) for (const [table, rows] of Object.entries(make(k))) (batch[table] ??= []).push(...rows);
+    for (const [table, rows] of Object.entries(batch)) insertAll(db, table, rows);
+    db.exec("COMMIT");
+    if ((start / chunk) % 10 === 9) progress(`${Math.min(n, start + chunk)} of ${n}`);
+  }
+}
+
+/** Creation times spread evenly over the `days` before `endMs`, oldest first. */
+const timeOf = (k, n, days, endMs) => endMs - Math.round(((n - k) * days * 86_400_000) / n);
+
+export const seeders = {
+  d1: {
+    /**
+     * `n` more issued documents for `companyId`, cloned from its rows (and their history rows, when
+     * `events`), created over the `days` before its first real document, folios after its highest.
+     * A small share is REJECTED (1 in 50), the rest keep the template's status.
+     */
+    issued(dir, companyId, n, { days = 365, events = true, progress = () => {} } = {}) {
+      const db = new DatabaseSync(d1File(dir));
+      try {
+        const templates = db.prepare("SELECT * FROM invoices WHERE company_id = ? ORDER BY created_at").all(companyId);
+        if (templates.length === 0) throw new Error(`no documents of ${companyId} to clone`);
+        const history = new Map(templates.map((t) => [t.id, db.prepare("SELECT * FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").all(t.id)]));
+        const folio = {};
+        for (const t of templates) folio[t.document_type] = Math.max(folio[t.document_type] ?? 0, t.folio ?? 0);
+        const endMs = Date.parse(templates[0].created_at) - 60_000;
+        inChunks(db, n, (k) => {
+          const t = templates[k % templates.length];
+          const ms = timeOf(k, n, days, endMs);
+          const id = ulid(prefixOf(t.id), ms);
+          const ref = `seed-${k}`;
+          const body = JSON.parse(t.body);
+          body.external_reference = ref;
+          body.invoice_date = iso(ms).slice(0, 10);
+          const evs = events ? (history.get(t.id) ?? []).map((e, j) => ({ ...e, id: ulid(prefixOf(e.id), ms + j), invoice_id: id, created_at: iso(ms + j * 1000) })) : [];
+          const row = {
+            ...t,
+            id,
+            folio: ++folio[t.document_type],
+            external_reference: ref,
+            issue_date: iso(ms).slice(0, 10),
+            body: JSON.stringify(body),
+            status: k % 50 === 49 ? "REJECTED" : t.status,
+            stamped_at: t.stamped_at ? iso(ms).slice(0, 19) : null,
+            last_event_id: evs.length ? evs[evs.length - 1].id : t.last_event_id,
+            created_at: iso(ms),
+            updated_at: iso(ms + 60_000),
+          };
+          return { invoices: [row], invoice_events: evs };
+        }, progress);
+      } finally {
+        db.close();
+      }
+    },
+    /** `n` more received documents for `companyId`, cloned from its rows, received over the `days` before them. */
+    received(dir, companyId, n, { days = 365, progress = () => {} } = {}) {
+      const db = new DatabaseSync(d1File(dir));
+      try {
+        const templates = db.prepare("SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at").all(companyId);
+        if (templates.length === 0) throw new Error(`no received documents of ${companyId} to clone`);
+        const endMs = Date.parse(templates[0].created_at) - 60_000;
+        inChunks(db, n, (k) => {
+          const t = templates[k % templates.length];
+          const ms = timeOf(k, n, days, endMs);
+          return { received_documents: [{ ...t, id: ulid(prefixOf(t.id), ms), folio: 1_000_000 + k, issue_date: iso(ms).slice(0, 10), created_at: iso(ms), updated_at: iso(ms) }] };
+        }, progress);
+      } finally {
+        db.close();
+      }
+    },
+  },
+  stores: {
+    issued() {
+      throw new Error("seeding the per-company stores is not written yet: see bench/reads/seed.mjs");
+    },
+    received() {
+      throw new Error("seeding the per-company stores is not written yet: see bench/reads/seed.mjs");
+    },
+  },
+};

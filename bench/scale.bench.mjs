@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// Load simulation (issue 16 item 3): SCALE_BENCH_COMPANIES simulated companies (default 1,000),
+// each with its certificate and CAFs, issue SCALE_BENCH_DOCS documents (default 2,000; a mix of
+// boletas and facturas, Zipf-skewed over the companies) through the service as `npm start` runs
+// it, posted by 64 concurrent clients. Measured: end-to-end throughput (first POST to the last
+// document final, then every document checked through the API: final, accepted, folios distinct per
+// company and type), POST p50/p95/p99, and per store (the D1 database, each Durable Object) the
+// documents, bytes and requests the load added. The same load runs on a baseline (the code at
+// SCALE_BASELINE_REF, default HEAD, in a temporary git worktree) and on this tree, one after the
+// other: throughput ratio after/before (target >= 1.5) and each POST p99 over a no-op route's p99
+// at 64 clients measured in the same run (target <= 2). Then the model's extrapolation to 10 million
+// documents a day across 100,000 companies (target: no store above 50 % of a limit).
+// SCALE_BENCH_WRITE_DOC=1 writes the tables into docs/capacity.md ("Load simulation").
+import { pct, root, run, sleep, startService, untilAccepted, postInvoices, readyCompany } from "./lib.mjs";
+import { noopLatency, startProbe } from "./platform/probe.mjs";
+import { describeDistribution, jobsFor, postAll, setupCompanies, verify, zipfCounts } from "./scale/load.mjs";
+import { layoutOf, layouts, storeDelta } from "./scale/layouts.mjs";
+import { extrapolate, modelTable, TARGET } from "./scale/model.mjs";
+import { partitionTable, perKind, runTable, writeDoc } from "./scale/report.mjs";
+import { checkoutBaseline, cleanTree, currentCommit, prepareTree } from "./scale/tree.mjs";
+
+const env = process.env;
+const COMPANIES = Number(env.SCALE_BENCH_COMPANIES ?? 1000);
+const DOCS = Number(env.SCALE_BENCH_DOCS ?? 2000);
+const ZIPF_S = Number(env.SCALE_BENCH_ZIPF_S ?? 1);
+const BOLETA_SHARE = Number(env.SCALE_BENCH_BOLETA_SHARE ?? 0.7);
+const CLIENTS = Number(env.SCALE_BENCH_CLIENTS ?? 64);
+const SETUP_CONCURRENCY = Number(env.SCALE_BENCH_SETUP_CONCURRENCY ?? 16);
+const BASELINE_REF = env.SCALE_BASELINE_REF ?? "HEAD";
+const DEADLINE_MS = Number(env.SCALE_BENCH_DEADLINE_MS ?? 15 * 60_000);
+const SEED = Number(env.SCALE_BENCH_SEED ?? 16);
+const WARM_UP = 10;
+
+const progress = (msg) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const meterOf = async (base) => (await fetch(`${base}/__scale/meter`)).json();
+
+async function untilFinal(layout, dir, tree, total) {
+  const started = performance.now();
+  for (let logged = started; ; ) {
+    const p = layout.progress(dir, tree);
+    if (p.final >= total) return;
+    if (performance.now() - started > DEADLINE_MS) throw new Error(`only ${p.final}/${total} documents final after ${DEADLINE_MS} ms`);
+    if (performance.now() - logged > 10_000) {
+      progress(`${p.final}/${total} final`);
+      logged = performance.now();
+    }
+    await sleep(500);
+  }
+}
+
+/** The whole load on one tree: set-up, warm-up, the measured load, the checks, per-store figures. */
+async function runOnce(tree, label, commit, counts) {
+  const layoutName = layoutOf(tree);
+  const layout = layouts[layoutName];
+  const svc = await startService({ cwd: tree, args: prepareTree(tree) });
+  progress(`${label}: service up (${layoutName} layout); setting up ${counts.length} companies`);
+  try {
+    const t0 = performance.now();
+    const companies = await setupCompanies(svc.base, svc.key, counts, { boletaShare: BOLETA_SHARE, concurrency: SETUP_CONCURRENCY, progress: (m) => progress(`${label}: ${m}`) });
+    const setupSeconds = (performance.now() - t0) / 1000;
+    const warm = await readyCompany(svc.base, svc.key, WARM_UP);
+    await postInvoices(svc.base, warm.H, warm.cid, warm.invoice, WARM_UP, 4, "warm-");
+    await untilAccepted(svc.base, warm.H, warm.cid, WARM_UP, DEADLINE_MS);
+    progress(`${label}: ${counts.length} companies set up in ${setupSeconds.toFixed(1)} s; load starts`);
+
+    const meter0 = await meterOf(svc.base);
+    const stores0 = layout.stores(svc.dir, tree, meter0);
+    const started = performance.now();
+    const latencies = await postAll(svc.base, jobsFor(companies, SEED), CLIENTS);
+    const postSeconds = (performance.now() - started) / 1000;
+    await untilFinal(layout, svc.dir, tree, DOCS + WARM_UP);
+    const seconds = (performance.now() - started) / 1000;
+    const meter1 = await meterOf(svc.base);
+    const stores = storeDelta(stores0, layout.stores(svc.dir, tree, meter1));
+    const queues = Object.fromEntries(Object.entries(meter1.queues).map(([k, v]) => [k, v - (meter0.queues[k] ?? 0)]));
+    progress(`${label}: all final after ${seconds.toFixed(1)} s; checking every document through the API`);
+    const verified = await verify(svc.base, companies);
+    return {
+      label,
+      commit,
+      layout: layoutName,
+      setup_seconds: +setupSeconds.toFixed(1),
+      documents: DOCS,
+      seconds: +seconds.toFixed(1),
+      docs_per_s: +(DOCS / seconds).toFixed(1),
+      post_rate_per_s: +(DOCS / postSeconds).toFixed(1),
+      post_p50_ms: +pct(latencies, 50).toFixed(1),
+      post_p95_ms: +pct(latencies, 95).toFixed(1),
+      post_p99_ms: +pct(latencies, 99).toFixed(1),
+      verified,
+      stores,
+      queues,
+      largest: { cid: companies[0].cid, documents: counts[0], types: { 33: companies[0].types.filter((t) => t === "33").length, 39: companies[0].types.filter((t) => t === "39").length } },
+    };
+  } finally {
+    await svc.stop();
+    cleanTree(tree);
+  }
+}
+
+async function measureNoop() {
+  const probe = await startProbe();
+  try {
+    await noopLatency(probe.base, 500); // warm-up
+    return await noopLatency(probe.base);
+  } finally {
+    await probe.stop();
+  }
+}
+
+function summary(r) {
+  const { stores, largest, ...rest } = r;
+  return { ...rest, per_store_kind: perKind(stores) };
+}
+
+async function main() {
+  const counts = zipfCounts(COMPANIES, DOCS, ZIPF_S);
+  const distribution = describeDistribution(counts);
+  console.log(`population (Zipf s=${ZIPF_S}, ${Math.round(BOLETA_SHARE * 100)} % boletas):`, JSON.stringify(distribution));
+  const noop = await measureNoop();
+  progress(`no-op route at 64 clients: p50 ${noop.p50_ms} ms, p99 ${noop.p99_ms} ms`);
+
+  const runs = [];
+  if (BASELINE_REF !== "none") {
+    const baseline = checkoutBaseline(BASELINE_REF);
+    try {
+      runs.push(await runOnce(baseline.dir, "baseline", `${BASELINE_REF} = ${baseline.commit.slice(0, 7)}`, counts));
+    } finally {
+      baseline.remove();
+    }
+  }
+  const current = await runOnce(root, "current", currentCommit(), counts);
+  runs.push(current);
+
+  const model = extrapolate(current);
+  const before = runs.length > 1 ? runs[0] : null;
+  const result = {
+    population: distribution,
+    noop_route_64_clients: noop,
+    runs: runs.map(summary),
+    throughput_ratio_after_over_before: before ? +(current.docs_per_s / before.docs_per_s).toFixed(2) : null,
+    post_p99_over_noop_p99: Object.fromEntries(runs.map((r) => [r.label, +(r.post_p99_ms / noop.p99_ms).toFixed(2)])),
+    extrapolation: { target: TARGET, over_50_pct: model.over_50_pct },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  const markdown = [
+    `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC: ${COMPANIES} companies, ${DOCS} documents (Zipf s=${ZIPF_S}: the largest company ${distribution.largest} documents, ${distribution.largest_share_pct} %; the ten largest ${distribution.top_10_share_pct} %; median ${distribution.median}), ${Math.round(BOLETA_SHARE * 100)} % boletas, ${CLIENTS} clients. No-op route at 64 clients in the same run: p50 ${noop.p50_ms} ms, p99 ${noop.p99_ms} ms.`,
+    "",
+    runTable(runs, noop),
+    "",
+    before ? `Throughput after ÷ before: **${result.throughput_ratio_after_over_before}** (target ≥ 1.5).` : "No baseline run (SCALE_BASELINE_REF=none).",
+    "",
+    `Per store, what the measured load added (${current.layout} layout, the current tree):`,
+    "",
+    partitionTable(perKind(current.stores)),
+    "",
+    `Extrapolated with the per-document costs of this run (${current.layout} layout) to ${TARGET.documents_per_day.toLocaleString("en")} documents a day across ${TARGET.companies.toLocaleString("en")} companies, the largest issuing ${TARGET.largest_company_per_day.toLocaleString("en")} a day, peak hour ${TARGET.peak_factor}× the average:`,
+    "",
+    modelTable(model),
+    "",
+    model.over_50_pct.length ? `Over 50 % of a limit: ${model.over_50_pct.join("; ")}.` : "No store above 50 % of any limit.",
+  ].join("\n");
+  console.log(`\n${markdown}`);
+  for (const k of perKind(current.stores)) console.log(`busiest ${k.kind}: ${k.busiest.join(" | ")}`);
+  const met = (ok) => (ok ? "met" : "NOT met");
+  console.log(`targets: throughput after/before >= 1.5: ${before ? met(result.throughput_ratio_after_over_before >= 1.5) : "no baseline"}; POST p99 <= 2x no-op p99: ${met(current.post_p99_ms <= 2 * noop.p99_ms)}; no store above 50 %: ${met(model.over_50_pct.length === 0)}`);
+  if (env.SCALE_BENCH_WRITE_DOC === "1") writeDoc(markdown);
+  const bad = runs.some((r) => r.verified.not_final || r.verified.not_accepted || r.verified.folio_duplicates || r.verified.missing);
+  if (bad) process.exitCode = 1;
+}
+
+run(main);

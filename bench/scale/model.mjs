@@ -1,0 +1,108 @@
+// The capacity model's extrapolation (docs/capacity.md): from the per-document costs this run
+// measured on each store kind, the load at 10 million documents a day across 100,000 companies, as a
+// share of Cloudflare's published limits (docs/capacity.md, "Cloudflare's published limits").
+
+/** The population of the extrapolation: an assumption, stated in the output. */
+export const TARGET = {
+  documents_per_day: 10_000_000,
+  companies: 100_000,
+  largest_company_per_day: 1_000_000,
+  peak_factor: 3, // the busiest hour at 3x the day's average (assumed, as in docs/capacity.md)
+};
+
+export const LIMITS = {
+  d1_bytes: 10e9, // D1 database size (Workers Paid)
+  d1_statements_per_s: 1000, // single-threaded, the published 1 ms-per-query planning figure
+  do_bytes: 10e9, // SQLite Durable Object storage per object
+  do_requests_per_s: 1000, // soft limit per object
+  queue_messages_per_s: 5000, // per queue
+};
+
+const GB = 1e9;
+const share = (x, limit) => +((100 * x) / limit).toFixed(2);
+
+/**
+ * `run`: { documents, stores (delta per store: kind, name, documents, bytes, requests, statements),
+ * queues (messages per producer binding), largest: { cid, documents, types: documents per type } (the
+ * run's largest company) }. Per-object costs of a Durable Object class are charged
+ * to one company (each object serves one company: a folio allocator per company and type, a store per
+ * company and month), so they scale with the largest company's rate; D1 and the queues are shared by
+ * all companies and scale with the total rate.
+ */
+export function extrapolate(run, { partitionCloseBytes = 4 * GB } = {}) {
+  const { documents } = run;
+  const peakTotal = (TARGET.documents_per_day / 86_400) * TARGET.peak_factor;
+  const peakLargest = (TARGET.largest_company_per_day / 86_400) * TARGET.peak_factor;
+  const rows = [];
+  const d1 = run.stores.find((s) => s.kind === "D1");
+  const d1BytesPerDoc = d1.bytes / documents;
+  const d1StatementsPerDoc = d1.statements / documents;
+  rows.push({
+    store: "D1 database (the one, shared)",
+    measured: `${Math.round(d1BytesPerDoc)} B and ${d1StatementsPerDoc.toFixed(2)} statements (${(d1.requests / documents).toFixed(2)} round trips) per document`,
+    load: `${((d1BytesPerDoc * TARGET.documents_per_day) / GB).toFixed(2)} GB a day; ${Math.round(d1StatementsPerDoc * peakTotal)} statements/s at peak`,
+    size_share_pct: share(d1BytesPerDoc * TARGET.documents_per_day, LIMITS.d1_bytes),
+    size_basis: "after one day",
+    rate_share_pct: share(d1StatementsPerDoc * peakTotal, LIMITS.d1_statements_per_s),
+  });
+  const kinds = [...new Set(run.stores.filter((s) => s.kind !== "D1").map((s) => s.kind))];
+  for (const kind of kinds) {
+    const objects = run.stores.filter((s) => s.kind === kind);
+    const requests = objects.reduce((a, s) => a + s.requests, 0);
+    const bytes = objects.reduce((a, s) => a + Math.max(0, s.bytes), 0);
+    const holdsDocuments = objects.some((s) => s.documents > 0);
+    // The requests per document of the run's largest company on its busiest object of this class
+    // (objects are addressed by names carrying the company id); the class's average if none is.
+    const own = objects.filter((s) => run.largest && String(s.name).includes(run.largest.cid));
+    const perDoc = own.length ? Math.max(...own.map((s) => s.requests)) / run.largest.documents : requests / documents;
+    const rate = perDoc * peakLargest;
+    if (holdsDocuments) {
+      // A document store grows with its company's documents; it closes its partition at
+      // `partitionCloseBytes` (docs/capacity.md, "Target layout"), a month at the latest.
+      const bytesPerDoc = bytes / documents;
+      const month = bytesPerDoc * TARGET.largest_company_per_day * 30;
+      const capped = Math.min(month, partitionCloseBytes);
+      rows.push({
+        store: `${kind} (${objects.length} objects in this run; the largest company's open store)`,
+        measured: `${Math.round(bytesPerDoc)} B per document; ${perDoc.toFixed(3)} requests per document of the largest company (${(requests / documents).toFixed(3)} over all)`,
+        load: `${(month / GB).toFixed(2)} GB a month${capped < month ? ` (a partition closes at ${(partitionCloseBytes / GB).toFixed(0)} GB)` : ""}; ${rate.toFixed(1)} requests/s at peak`,
+        size_share_pct: share(capped, LIMITS.do_bytes),
+        size_basis: "a partition of the largest company",
+        rate_share_pct: share(rate, LIMITS.do_requests_per_s),
+      });
+    } else {
+      // Not a document store (the folio allocator, an index store): whether it grows with documents
+      // is measured, not assumed: the growth of the largest company's busiest object per document
+      // of its type (objects are named `<company>:<type>` or carry the company id), kept for a year.
+      const docsOf = (s) => run.largest.types?.[String(s.name).split(":")[1]] ?? run.largest.documents;
+      const growth = own.length ? Math.max(...own.map((s) => Math.max(0, s.bytes) / docsOf(s))) : bytes / documents;
+      const year = growth * TARGET.largest_company_per_day * 365;
+      rows.push({
+        store: `${kind} (${objects.length} objects in this run; the largest company's busiest)`,
+        measured: `${perDoc.toFixed(3)} requests per document of the largest company on its busiest object (${(requests / documents).toFixed(3)} over all); it grew ${Math.round(growth)} B per document (SQLite pages of 4 KiB: a coarse figure)`,
+        load: `${rate.toFixed(1)} requests/s at peak; ${(year / GB).toFixed(1)} GB after a year if nothing is deleted`,
+        size_share_pct: share(year, LIMITS.do_bytes),
+        size_basis: "a year of the largest company",
+        rate_share_pct: share(rate, LIMITS.do_requests_per_s),
+      });
+    }
+  }
+  for (const [binding, messages] of Object.entries(run.queues)) {
+    rows.push({
+      store: `queue ${binding}`,
+      measured: `${(messages / documents).toFixed(2)} messages per document`,
+      load: `${Math.round((messages / documents) * peakTotal)} messages/s at peak`,
+      size_share_pct: null,
+      size_basis: "",
+      rate_share_pct: share((messages / documents) * peakTotal, LIMITS.queue_messages_per_s),
+    });
+  }
+  return { target: TARGET, limits: LIMITS, rows, over_50_pct: rows.filter((r) => (r.size_share_pct ?? 0) > 50 || r.rate_share_pct > 50).map((r) => r.store) };
+}
+
+/** The table as Markdown. */
+export function modelTable(model) {
+  const lines = ["| store | measured in this run | at 10 million documents/day (peak 3×) | size, share of limit | rate, share of limit |", "|---|---|---|---|---|"];
+  for (const r of model.rows) lines.push(`| ${r.store} | ${r.measured} | ${r.load} | ${r.size_share_pct === null ? "—" : `${r.size_share_pct} % (${r.size_basis})`} | ${r.rate_share_pct} % |`);
+  return lines.join("\n");
+}

@@ -1,0 +1,46 @@
+// Per-partition figures of one run and the Markdown the bench prints and writes to docs/capacity.md.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pct, root } from "../lib.mjs";
+import { modelTable } from "./model.mjs";
+
+/** Per store kind: how many stores, and the sum, median and largest of documents, bytes, requests. */
+export function perKind(stores) {
+  const kinds = [...new Set(stores.map((s) => s.kind))];
+  return kinds.map((kind) => {
+    const of = stores.filter((s) => s.kind === kind);
+    const stat = (f) => {
+      const v = of.map((s) => s[f] ?? 0).sort((a, b) => a - b);
+      return { sum: v.reduce((a, b) => a + b, 0), median: pct(v, 50), max: v[v.length - 1] };
+    };
+    const busiest = [...of].sort((a, b) => b.requests - a.requests).slice(0, 3).map((s) => `${s.name}: ${s.requests} requests, ${s.documents} documents, ${(s.bytes / 1024).toFixed(0)} KiB`);
+    return { kind, stores: of.length, documents: stat("documents"), bytes: stat("bytes"), requests: stat("requests"), busiest };
+  });
+}
+
+export function partitionTable(kinds) {
+  const lines = ["| store kind | stores | documents: total / median / largest | bytes added: total / median / largest | requests: total / median / largest |", "|---|---|---|---|---|"];
+  const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
+  for (const k of kinds) lines.push(`| ${k.kind} | ${k.stores} | ${k.documents.sum} / ${k.documents.median} / ${k.documents.max} | ${kb(k.bytes.sum)} / ${kb(k.bytes.median)} / ${kb(k.bytes.max)} | ${k.requests.sum} / ${k.requests.median} / ${k.requests.max} |`);
+  return lines.join("\n");
+}
+
+export function runTable(runs, noop) {
+  const lines = ["| run | layout | documents/s end to end | POST p50 / p95 / p99 (ms) | POST p99 ÷ no-op p99 | verified |", "|---|---|---|---|---|---|"];
+  for (const r of runs) lines.push(`| ${r.label} (${r.commit}) | ${r.layout} | ${r.docs_per_s} | ${r.post_p50_ms} / ${r.post_p95_ms} / ${r.post_p99_ms} | ${(r.post_p99_ms / noop.p99_ms).toFixed(2)} | ${r.verified.documents} documents, ${r.verified.not_final} not final, ${r.verified.not_accepted} not accepted, ${r.verified.folio_duplicates} duplicate folios, ${r.verified.missing} missing |`);
+  return lines.join("\n");
+}
+
+/** Replaces a generated block of docs/capacity.md (`scale`: "Load simulation", `reads`: "Reads at 1 million documents"). */
+export function writeDoc(markdown, block = "scale") {
+  const START = `<!-- ${block} tables: start -->`;
+  const END = `<!-- ${block} tables: end -->`;
+  const file = path.join(root, "docs/capacity.md");
+  const doc = readFileSync(file, "utf8");
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`docs/capacity.md has no ${START} … ${END} block`);
+  writeFileSync(file, `${doc.slice(0, a + START.length)}\n${markdown}\n${doc.slice(b)}`);
+}
+
+export { modelTable };

@@ -1,0 +1,109 @@
+// Counting wrappers around the service's bindings, for the scale bench only (nothing in src uses
+// this). The bench copies this file into the tree it runs and generates an entry module that wraps
+// the service's `env` (and every Durable Object class's `env`) with `wrapEnv`; `GET /__scale/meter`
+// answers the counts. Counted: D1 round trips and statements (a batch is one round trip), Durable
+// Object calls per object (with the name it was addressed by), queue messages per producer binding.
+export const meter = { d1: { round_trips: 0, statements: 0 }, objects: {}, queues: {} };
+const names = new Map(); // id hex -> name
+
+const unwrapped = new WeakMap(); // statement proxy -> the binding's statement
+
+/** A prepared statement that counts one round trip when it runs on its own. */
+function statement(st) {
+  const proxy = new Proxy(st, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (prop === "bind") return (...args) => statement(Reflect.apply(value, target, args));
+      if (["first", "all", "run", "raw"].includes(prop))
+        return (...args) => {
+          meter.d1.round_trips++;
+          meter.d1.statements++;
+          return Reflect.apply(value, target, args);
+        };
+      return value.bind(target);
+    },
+  });
+  unwrapped.set(proxy, st);
+  return proxy;
+}
+
+/** The D1 binding, counting round trips (a batch is one) and statements. */
+function d1(db) {
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (prop === "prepare") return (sql) => statement(target.prepare(sql));
+      if (prop === "batch")
+        return (statements) => {
+          meter.d1.round_trips++;
+          meter.d1.statements += statements.length;
+          return target.batch(statements.map((s) => unwrapped.get(s) ?? s));
+        };
+      if (prop === "exec")
+        return (sql) => {
+          meter.d1.round_trips++;
+          meter.d1.statements++;
+          return target.exec(sql);
+        };
+      if (prop === "withSession") return (...args) => d1(Reflect.apply(value, target, args));
+      return value.bind(target);
+    },
+  });
+}
+
+function stub(s, record) {
+  return new Proxy(s, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function" || prop === "then") return value;
+      return (...args) => {
+        record.calls++;
+        return target[prop](...args); // an RPC stub's method: called through the stub
+      };
+    },
+  });
+}
+
+function namespace(binding, ns) {
+  const per = (meter.objects[binding] ??= {});
+  const record = (id, name) => {
+    const hex = id.toString();
+    if (name) names.set(hex, name);
+    return (per[hex] ??= { name: names.get(hex) ?? null, calls: 0 });
+  };
+  return new Proxy(ns, {
+    get(target, prop) {
+      if (prop === "idFromName")
+        return (name) => {
+          const id = target.idFromName(name);
+          names.set(id.toString(), name);
+          return id;
+        };
+      if (prop === "get") return (id, options) => stub(target.get(id, options), record(id));
+      if (prop === "getByName") return (name, options) => stub(target.getByName(name, options), record(target.idFromName(name), name));
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function queue(binding, q) {
+  const add = (n) => (meter.queues[binding] = (meter.queues[binding] ?? 0) + n);
+  return {
+    send: (...args) => (add(1), q.send(...args)),
+    sendBatch: (messages, ...rest) => (add(messages.length), q.sendBatch(messages, ...rest)),
+  };
+}
+
+export function wrapEnv(env) {
+  const out = { ...env };
+  for (const [k, v] of Object.entries(env)) {
+    if (!v || typeof v !== "object") continue;
+    if (typeof v.prepare === "function" && typeof v.batch === "function") out[k] = d1(v);
+    else if (typeof v.idFromName === "function") out[k] = namespace(k, v);
+    else if (typeof v.send === "function" && typeof v.sendBatch === "function") out[k] = queue(k, v);
+  }
+  return out;
+}
