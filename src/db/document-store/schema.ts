@@ -5,7 +5,7 @@
  * entry reaches every store the next time it wakes. Never edit an entry that has shipped; add one.
  *
  * The tables have the names, columns and indexes of their D1 twins (src/db/schema, as of migration
- * 0011), so the same Drizzle table objects query both and the data migration copies rows as they are; foreign keys to control-plane tables (companies) are not here: those live in D1.
+ * 0014), so the same Drizzle table objects query both and the data migration copies rows as they are; foreign keys to control-plane tables (companies) are not here: those live in D1.
  */
 export const STORE_SCHEMA: readonly (readonly string[])[] = [
   // 1: issued documents, their history, cancellations, envelopes and the event outbox.
@@ -187,6 +187,14 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
        invoice_id TEXT NOT NULL,
        created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
      )`,
+  ],
+  // 5: the list lookups of D1 migration 0014 (by external_reference, by folio alone, by issue date),
+  [
+    `CREATE INDEX invoices_company_reference_idx ON invoices (company_id, external_reference, created_at, id)`,
+    `CREATE INDEX invoices_company_folio_only_idx ON invoices (company_id, folio, created_at, id)`,
+    `CREATE INDEX invoices_company_issue_date_idx ON invoices (company_id, issue_date)`,
+    // and the outbox's per-company pending index, which version 1 left out.
+    `CREATE INDEX event_outbox_company_pending_idx ON event_outbox (company_id, dispatched_at, created_at)`,
   ],
 ];
 
