@@ -8,7 +8,7 @@
 // documents, bytes, requests). The `stores` side reads every SQLite Durable Object of every class
 // and counts the rows of DOCUMENT_TABLE where a store has it; if item 2 names its table otherwise
 // or keeps documents elsewhere, change it here.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -98,11 +98,18 @@ export const layouts = {
   },
 };
 
-/** The layout of a tree: `stores` when it binds a Durable Object class besides the folio allocator. */
+/**
+ * The layout of a tree: `stores` when its issuance writes documents into the per-company stores
+ * (`openStore` in src/domain/invoices/issue.ts). A tree that has the DocumentStore class but still
+ * keeps issued documents in D1 (issue 16 part-way: idempotency records and webhook deliveries moved
+ * first) is `d1` for the documents these benches count and seed. `SCALE_BENCH_LAYOUT` forces one.
+ */
 export function layoutOf(tree) {
   const forced = process.env.SCALE_BENCH_LAYOUT;
   if (forced) return forced;
-  return durableObjectClasses(tree).some((c) => c !== "FolioAllocator") ? "stores" : "d1";
+  const issue = path.join(tree, "src/domain/invoices/issue.ts");
+  const documentsInStores = existsSync(issue) && /\bopenStore\(/.test(readFileSync(issue, "utf8"));
+  return documentsInStores ? "stores" : "d1";
 }
 
 /** `after - before` of two store lists (matched by kind and name): what the measured load added. */
