@@ -75,7 +75,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   /** Export invoice in USD with the customs block and CLP as second currency, a global discount and freight. */
   "110-customs": {
     invoice_type: "110", invoice_date: date, issuer, recipient: foreign, currency: { code: "USD" }, other_currency: { code: "CLP", exchange_rate: 945.37 },
-    dispatch_kind: 1,
+    dispatch_kind: 1, payment_method: { code: "2", paid_amount: 1000, balance: 233, account: { type: "CORRIENTE", number: "0012345678", bank: "Banco de Chile" } },
     customs: {
       sale_modality: "1", sale_clause: "1", sale_clause_total: 1234.5, transport_mode: "1", carrier_name: "MSC ALINA", port_of_loading: "906", port_of_unloading: "111",
       gross_weight: 820.5, gross_weight_unit: "6", net_weight: 780, net_weight_unit: "6", packages: [{ type: "75", quantity: 60, marks: "ACME-2026" }], freight: 150, insurance: 12.5,
@@ -125,7 +125,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Credit note: per-reference codes, a reference of another issuer, and a deposit refund line (IndExe 5). */
   "61-references": {
-    invoice_type: "61", invoice_date: date, issuer, recipient, reason_code: "COM",
+    invoice_type: "61", invoice_date: date, issuer, recipient, reason_code: "COM", no_debit_reduction: true,
     billing_reference: [
       { ...ref33, reason: "Devolución de envases" },
       { number: "OC-77", invoice_type: "801", invoice_date: "2026-11-01", other_issuer: "77879240-0" },
@@ -133,8 +133,11 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     ],
     items: [{ quantity: 2, unit_price: 150, description: "Devolución envases", exempt_indicator: 5 }, { quantity: 1, unit_price: 1000, description: "Rebaja de precio" }],
   },
-  /** Exempt factura with a global surcharge (EXEMPT by default). */
-  "34-surcharge": { invoice_type: "34", invoice_date: date, issuer, recipient, items: [{ quantity: 2, unit_price: 15000, description: "Arriendo exento" }], global_adjustments: [{ kind: "SURCHARGE", percent: 1.5, description: "Interés por mora" }] },
+  /** Exempt factura with a global surcharge (EXEMPT by default), issued for a principal (RUTMandante), part paid by transfer at issue. */
+  "34-surcharge": {
+    invoice_type: "34", invoice_date: date, issuer, recipient, principal_rut: "11.111.111-1",
+    payment_method: { code: "1", means: "PE", paid_date: "2026-11-19", paid_amount: 20000, balance: 10450, account: { type: "VISTA", number: "12-345-678", bank: "BancoEstado" } },
+    items: [{ quantity: 2, unit_price: 15000, description: "Arriendo exento" }], global_adjustments: [{ kind: "SURCHARGE", percent: 1.5, description: "Interés por mora" }] },
   /** Liquidación-factura: the agent settles two sales of its principal and charges a commission. */
   "43-commission": {
     invoice_type: "43", invoice_date: date, issuer, recipient,
@@ -150,7 +153,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     service_indicator: 3,
     items: [
       { quantity: 2, unit_price: 1990, description: "Pan amasado", item_codes: [{ type: "PLU", value: "4011" }], discount_percent: 10, long_description: "Bolsa de 1 kg" },
-      { quantity: 1, unit_price: 3500, description: "Torta", surcharge_amount: 300 },
+      { quantity: 1, unit_price: 3500, description: "Torta", surcharge_amount: 300, principal_rut: "77.879.240-0" },
       { quantity: 1, unit_price: 1000, description: "Propina sugerida", exempt_indicator: 2 },
     ],
     global_adjustments: [{ kind: "DISCOUNT", percent: 5, description: "Descuento socio" }],

@@ -66,7 +66,6 @@ describe("feature documents", () => {
     expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado>");
     expect(f52).toContain("<Transporte><Patente>ABCD12</Patente><RUTTrans>77879240-0</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Pedro Soto</NombreChofer></Chofer><DirDest>Camino a Melipilla 1234</DirDest><CmnaDest>Maipú</CmnaDest><CiudadDest>Santiago</CiudadDest></Transporte><Totales>");
     const f110 = flat("110-customs");
-    expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPagExp>1</FmaPagExp></IdDoc>");
     expect(f110).toContain("<Extranjero><NumId>US-99-1234567</NumId><Nacionalidad>225</Nacionalidad></Extranjero>");
     expect(f110).toContain("<Aduana><CodModVenta>1</CodModVenta><CodClauVenta>1</CodClauVenta><TotClauVenta>1234.5</TotClauVenta><CodViaTransp>1</CodViaTransp><NombreTransp>MSC ALINA</NombreTransp><CodPtoEmbarque>906</CodPtoEmbarque><CodPtoDesemb>111</CodPtoDesemb><PesoBruto>820.5</PesoBruto><CodUnidPesoBruto>6</CodUnidPesoBruto><PesoNeto>780</PesoNeto><CodUnidPesoNeto>6</CodUnidPesoNeto><TotBultos>60</TotBultos><TipoBultos><CodTpoBultos>75</CodTpoBultos><CantBultos>60</CantBultos><Marcas>ACME-2026</Marcas></TipoBultos><MntFlete>150</MntFlete><MntSeguro>12.5</MntSeguro><CodPaisRecep>225</CodPaisRecep><CodPaisDestin>225</CodPaisDestin></Aduana>");
     // 1233.25 USD × 945.37 = 1165877.5525 → 1165878 pesos
@@ -74,6 +73,13 @@ describe("feature documents", () => {
     const f61 = flat("61-references");
     expect(f61).toContain("<IndExe>5</IndExe><NmbItem>Devolución envases</NmbItem>");
     expect(f61).toContain("<Referencia><NroLinRef>2</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>OC-77</FolioRef><RUTOtr>77879240-0</RUTOtr><FchRef>2026-11-01</FchRef></Referencia><Referencia><NroLinRef>3</NroLinRef><TpoDocRef>52</TpoDocRef><FolioRef>9</FolioRef><FchRef>2026-11-02</FchRef><RazonRef>Guía asociada</RazonRef></Referencia>");
+    // 30,000 + 1.5 % = 30,450: 20,000 paid by transfer, 10,450 unpaid; issued for a principal
+    const f34 = flat("34-surcharge");
+    expect(f34).toContain("<FchEmis>2026-11-20</FchEmis><FmaPago>1</FmaPago><FchCancel>2026-11-19</FchCancel><MntCancel>20000</MntCancel><SaldoInsol>10450</SaldoInsol><MedioPago>PE</MedioPago><TpoCtaPago>VISTA</TpoCtaPago><NumCtaPago>12-345-678</NumCtaPago><BcoPago>BancoEstado</BcoPago></IdDoc>");
+    expect(f34).toContain("</Emisor><RUTMandante>11111111-1</RUTMandante><Receptor>");
+    expect(f61).toContain("<FchEmis>2026-11-20</FchEmis><IndNoRebaja>1</IndNoRebaja></IdDoc>");
+    // 1,233.25 USD: MntCancel and SaldoInsol are whole units, 1,000 + 233
+    expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPago>2</FmaPago><FmaPagExp>1</FmaPagExp><MntCancel>1000</MntCancel><SaldoInsol>233</SaldoInsol><TpoCtaPago>CORRIENTE</TpoCtaPago><NumCtaPago>0012345678</NumCtaPago><BcoPago>Banco de Chile</BcoPago></IdDoc>");
     const f43 = flat("43-commission");
     expect(f43).toContain('<Liquidacion ID="F');
     expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");
@@ -85,6 +91,7 @@ describe("feature documents", () => {
     expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto></Receptor>");
     expect(f39).toContain("<MntTotal>7013</MntTotal><MontoNF>1000</MontoNF></Totales>");
     expect(f39).toContain("<IndExe>2</IndExe><NmbItem>Propina sugerida</NmbItem>");
+    expect(f39).toContain("<NroLinDet>2</NroLinDet><RUTMandante>77879240-0</RUTMandante><NmbItem>Torta</NmbItem>");
     expect(flat("39-net")).toContain("<IndServicio>1</IndServicio><IndMntNeto>2</IndMntNeto><PeriodoDesde>2026-10-01</PeriodoDesde><PeriodoHasta>2026-10-31</PeriodoHasta></IdDoc>");
     const fuel = flat("33-fuel-third-party");
     // IVA 12,600,000 × 19 % = 2,394,000, of which the third party's line (100,000) carries 19,000

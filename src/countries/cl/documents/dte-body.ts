@@ -24,20 +24,29 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
     return el("IdDoc", null, leaf("TipoDTE", t.code), leaf("Folio", folio), leaf("FchEmis", d.issueDate), leaf("IndServicio", d.serviceIndicator ?? 3), d.netAmounts ? leaf("IndMntNeto", 2) : null, period, leaf("FchVenc", d.dueDate));
   }
   const terms = d.paymentTerms;
+  const s = d.settlement;
   return el(
     "IdDoc",
     null,
     leaf("TipoDTE", t.code),
     leaf("Folio", folio),
     leaf("FchEmis", d.issueDate),
+    f === "Documento" && d.noDebitReduction ? leaf("IndNoRebaja", 1) : null,
     f !== "Liquidacion" ? leaf("TipoDespacho", d.dispatchKind) : null,
     f === "Documento" ? leaf("IndTraslado", d.transferKind) : null,
     leaf("IndServicio", d.serviceIndicator),
     f !== "Exportaciones" && d.grossPrices ? leaf("MntBruto", 1) : null,
     leaf("FmaPago", d.paymentForm),
     f !== "Liquidacion" ? leaf("FmaPagExp", d.exportPaymentForm) : null,
+    leaf("FchCancel", s?.paidDate),
+    leaf("MntCancel", s?.paidAmount),
+    leaf("SaldoInsol", s?.balance),
     d.payments.map((p) => el("MntPagos", null, leaf("FchPago", p.date), leaf("MntPago", amt(d, p.amount)), leaf("GlosaPagos", p.description))),
     period,
+    leaf("MedioPago", s?.means),
+    leaf("TpoCtaPago", s?.account?.type),
+    leaf("NumCtaPago", s?.account?.number),
+    leaf("BcoPago", s?.account?.bank),
     leaf("TermPagoCdg", terms?.code),
     leaf("TermPagoGlosa", terms?.description),
     leaf("TermPagoDias", terms?.days),
@@ -239,6 +248,7 @@ function detalleLine(d: ComputedDocument, l: ComputedLine): XmlEl {
     leaf("IndExe", l.indicator),
     f === "Documento" ? retenedor(l, d) : null,
     f === "Boleta" && l.show ? leaf("ItemEspectaculo", `0${l.show.kind}`) : null,
+    f === "Boleta" ? leaf("RUTMandante", l.principalRut) : null,
     leaf("NmbItem", l.name),
     f === "Boleta" ? infoTicket(l) : null,
     leaf("DscItem", l.longDescription),

@@ -15,6 +15,7 @@
  * | subtotals.ts | SubTotInfo |
  * | transport.ts | Transporte and its customs block (Aduana) |
  * | currency.ts | OtraMoneda (exports; domestic documents) |
+ * | settlement.ts | IdDoc's payment status (MedioPago, FchCancel, MntCancel, SaldoInsol, the account), RUTMandante, IndNoRebaja |
  * | references.ts | Referencia, CodRef of notes |
  * | model.ts | the computed document the XML (../dte.ts) and the PDF are made from |
  *
@@ -47,6 +48,7 @@ import { buildLines } from "./lines";
 import type { ComputedDocument } from "./model";
 import { buildParties } from "./parties";
 import { buildReferences } from "./references";
+import { buildPrincipal, buildSettlement } from "./settlement";
 import type { InvoiceInput } from "./schema";
 import { buildSubtotals } from "./subtotals";
 import { buildTotals, checkClientAmounts, lineBases } from "./totals";
@@ -91,6 +93,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const doc: ComputedDocument = {
     type,
     ...header,
+    ...buildPrincipal(input, type),
     payments: buildPayments(input, type, currency.scale, totals.total),
     issuer,
     receiver,
@@ -111,5 +114,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const other = buildOtherCurrency(input, type, currency, totals);
   if (other) doc.otherCurrency = other;
   if (reason) doc.reason = reason;
+  const settlement = buildSettlement(input, type, currency.scale, totals.total);
+  if (settlement) doc.settlement = settlement;
   return doc;
 }

@@ -69,6 +69,8 @@ export interface ComputedLine {
   otherCurrency?: { code: string; price: string; factor?: string; discount?: bigint; surcharge?: bigint; amount: bigint };
   /** Specific fuel taxes (28, 35) of the line: amounts in pesos, sent by the client. */
   specificTaxes?: { code: string; amount: bigint }[];
+  /** Boletas: RUTMandante of the line (the principal it is sold for). */
+  principalRut?: string;
   /** Boletas: ItemEspectaculo (1 ticket, 2 service) and InfoTicket. */
   show?: { kind: 1 | 2; ticket?: ComputedTicket };
   /** MontoItem (scaled by currency.scale). */
@@ -244,6 +246,18 @@ export interface ComputedDocument {
   dispatchKind?: 1 | 2 | 3;
   paymentTerms?: { code?: string; description?: string; days?: number };
   payments: { date: string; amount: bigint; description?: string }[];
+  /** MedioPago, FchCancel, MntCancel and SaldoInsol (whole units, no decimals), TpoCtaPago/NumCtaPago/BcoPago. */
+  settlement?: {
+    means?: "CH" | "LT" | "EF" | "PE" | "TC" | "CF" | "OT";
+    paidDate?: string;
+    paidAmount?: bigint;
+    balance?: bigint;
+    account?: { type?: "AHORRO" | "CORRIENTE" | "VISTA"; number?: string; bank?: string };
+  };
+  /** RUTMandante: the principal on whose account the document is issued. */
+  principalRut?: string;
+  /** IndNoRebaja 1 (credit notes 61). */
+  noDebitReduction?: boolean;
   issuer: Party;
   receiver: Party;
   currency: { code: string; siiName: string; scale: number; exchangeRate?: string };

@@ -7,7 +7,7 @@ import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
 
-function rutOf(value: string, field: string): string {
+export function rutOf(value: string, field: string): string {
   try {
     return formatRut(parseRut(value));
   } catch (e) {

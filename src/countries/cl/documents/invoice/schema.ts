@@ -126,6 +126,7 @@ export const itemSchema = z
       })
       .optional()
       .describe("Boletas 39 and 41 only: a show ticket (ItemEspectaculo and InfoTicket of EnvioBOLETA). With kind TICKET, folio, generated_at, event_name, ticket_type, event_code, event_date, venue and section are required together."),
+    principal_rut: z.string().min(1).max(12).optional().describe("Boletas 39 and 41 only: RUTMandante of the line, the principal on whose account it is sold."),
     reference_unit: z.string().max(4).optional().describe("Unit of the reference quantity (UnmdRef, max 4)."),
     reference_price: num.optional().describe("Price per reference unit (PrcRef); informative."),
     retainer: z
@@ -261,8 +262,25 @@ export const invoiceSchema = z
       .optional()
       .describe("Defaults to CLP."),
     payment_method: z
-      .object({ code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."), description: z.string().max(60).optional() })
+      .object({
+        code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."),
+        description: z.string().max(60).optional(),
+        means: z.enum(["CH", "LT", "EF", "PE", "TC", "CF", "OT"]).optional().describe("MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas."),
+        paid_date: dateOnly.optional().describe("FchCancel: the date the document was paid, YYYY-MM-DD (when it is paid at or before issue). Not on boletas."),
+        paid_amount: num.optional().describe("MntCancel: the amount paid when the document is issued, in whole units of the document currency (the schema allows no decimals), at most the total rounded to whole units. Not on boletas."),
+        balance: num.optional().describe("SaldoInsol: the amount still unpaid when the document is issued, whole units, at most the total; with paid_amount, paid_amount + balance must equal the total rounded to whole units. Not on boletas."),
+        account: z
+          .object({
+            type: z.enum(["AHORRO", "CORRIENTE", "VISTA"]).optional().describe("TpoCtaPago: savings, checking or demand account."),
+            number: z.string().min(1).max(20).optional().describe("NumCtaPago (max 20)."),
+            bank: z.string().min(1).max(40).optional().describe("BcoPago: the bank's name (max 40)."),
+          })
+          .optional()
+          .describe("The account the payment is to be made to (TpoCtaPago, NumCtaPago, BcoPago). Not on boletas."),
+      })
       .optional(),
+    principal_rut: z.string().min(1).max(12).optional().describe("RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports."),
+    no_debit_reduction: z.boolean().optional().describe("IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA."),
     items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
     gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),
     net_amounts: z.boolean().optional().describe("Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA."),
