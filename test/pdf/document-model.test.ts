@@ -1,7 +1,8 @@
 /**
  * The PDF shows what the XML says (issue #14): discounts and surcharges, withholdings, transport,
  * customs, the second currency, the guía's transfer kind and "CEDIBLE CON SU FACTURA" copy, the
- * liquidación-factura's commissions; and a very long roll document is cut into pages.
+ * liquidación-factura's commissions, the payment status and the principal; and a very long roll
+ * document is cut into pages.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
@@ -60,6 +61,14 @@ describe("the PDF shows every section of the document", () => {
       for (const t of ["Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
       const s = (await texts("39-show", format)).all.replace(/\s+/g, " ");
       for (const t of ["Ticket N° 1201 Adulto: Concierto de Primavera (CP26), 2026-12-05 21:00:00", "Platea Alta, fila F, asiento 12", "Valor servicio (espectáculo)"]) expect(s, t).toContain(t);
+    });
+    it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction`, async () => {
+      const p = (await texts("34-surcharge", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1"]) expect(p, t).toContain(t);
+      const e = (await texts("110-customs", format)).all.replace(/\s+/g, " ");
+      for (const t of ["USD 1000", "USD 233", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
+      expect((await texts("39-features", format)).all.replace(/\s+/g, " ")).toContain("77879240-0");
+      expect((await texts("61-references", format)).all.replace(/\s+/g, " ")).toContain("sin derecho a descontar débito");
     });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);
