@@ -21573,6 +21573,8 @@ export interface components {
                     /** @description PrcOtrMon: the unit price in that currency, up to 4 decimals. */
                     unit_price: number | string;
                 };
+                /** @description Boletas 39 and 41 only: RUTMandante of the line, the principal on whose account it is sold. */
+                principal_rut?: string;
                 /** @description Quantity, > 0, up to 6 decimals. */
                 quantity: number | string;
                 /** @description Price per reference unit (PrcRef); informative. */
@@ -21653,6 +21655,8 @@ export interface components {
             }[];
             /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA. */
             net_amounts?: boolean;
+            /** @description IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA. */
+            no_debit_reduction?: boolean;
             /** @description The amounts in a second currency (OtraMoneda). Export documents: exchange_rate is units of `code` per unit of the document currency; currency.exchange_rate alone means a second currency of CLP. Domestic documents (33, 34, 46, 52, 56, 61): exchange_rate is pesos per unit of `code` (e.g. the dólar observado), and each amount is round(pesos / exchange_rate, 4 decimals). */
             other_currency?: {
                 /** @description ISO 4217 (CLP for pesos). */
@@ -21663,9 +21667,32 @@ export interface components {
             /** @description FchVenc, YYYY-MM-DD. */
             payment_due_date?: string;
             payment_method?: {
+                /** @description The account the payment is to be made to (TpoCtaPago, NumCtaPago, BcoPago). Not on boletas. */
+                account?: {
+                    /** @description BcoPago: the bank's name (max 40). */
+                    bank?: string;
+                    /** @description NumCtaPago (max 20). */
+                    number?: string;
+                    /**
+                     * @description TpoCtaPago: savings, checking or demand account.
+                     * @enum {string}
+                     */
+                    type?: "AHORRO" | "CORRIENTE" | "VISTA";
+                };
+                /** @description SaldoInsol: the amount still unpaid when the document is issued, whole units, at most the total; with paid_amount, paid_amount + balance must equal the total rounded to whole units. Not on boletas. */
+                balance?: number | string;
                 /** @description 1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). */
                 code: string;
                 description?: string;
+                /**
+                 * @description MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas.
+                 * @enum {string}
+                 */
+                means?: "CH" | "LT" | "EF" | "PE" | "TC" | "CF" | "OT";
+                /** @description MntCancel: the amount paid when the document is issued, in whole units of the document currency (the schema allows no decimals), at most the total rounded to whole units. Not on boletas. */
+                paid_amount?: number | string;
+                /** @description FchCancel: the date the document was paid, YYYY-MM-DD (when it is paid at or before issue). Not on boletas. */
+                paid_date?: string;
             };
             /** @description Instalments (MntPagos, up to 30; FmaPago 2 credit). Not on boletas. Their sum must equal the total. */
             payment_schedule?: {
@@ -21685,6 +21712,8 @@ export interface components {
                 /** @description TermPagoGlosa (max 100). */
                 description?: string;
             };
+            /** @description RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports. */
+            principal_rut?: string;
             /** @description ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes. */
             reason_code?: string;
             /** @description Required except on boletas (then 66666666-6, anonymous buyer). */
