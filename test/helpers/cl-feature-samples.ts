@@ -30,7 +30,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     service_indicator: 3, service_period: { from: "2026-11-01", to: "2026-11-30" },
     items: [
       { quantity: 3, unit_price: 3333.33, description: "Soporte mensual", discount_percent: 5, item_codes: [{ type: "INT1", value: "SOP-01" }, { type: "EAN13", value: "7801234567894" }], long_description: "Soporte 8x5 por correo y teléfono, noviembre 2026." },
-      { quantity: 2, unit_price: 1250, description: "Horas extra", surcharge_percent: 50, code_unit_of_measure: "HR" },
+      { quantity: 2, unit_price: 1250, description: "Horas extra", surcharge_percent: 50, surcharge_breakdown: [{ percent: 40 }, { amount: 250 }], code_unit_of_measure: "HR" },
       { quantity: 1, unit_price: 5000, description: "Curso exento", taxes: [{ type: "EXE" }], reference_quantity: 8, reference_unit: "HR", reference_price: 625 },
     ],
     global_adjustments: [
@@ -82,7 +82,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
       recipient_country: "225", destination_country: "225", payment_form: "1",
     },
     items: [
-      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
+      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, discount_breakdown: [{ percent: 2 }, { amount: 6.4 }], item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
       { quantity: 1, unit_price: 60, description: "Embalaje especial", other_currency: { code: "EUR", unit_price: 55.2, conversion_factor: 1020.33 } },
     ],
     global_adjustments: [{ kind: "DISCOUNT", amount: 25.75, description: "Pronto pago" }],
@@ -117,7 +117,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 1,
     items: [
       {
-        quantity: 120, unit_price: 1020.5, code_unit_of_measure: "UN", description: "Queso mantecoso 1 kg", discount_percent: 10,
+        quantity: 120, unit_price: 1020.5, code_unit_of_measure: "UN", description: "Queso mantecoso 1 kg", discount_percent: 10, discount_breakdown: [{ percent: 5 }, { amount: 6123 }],
         sub_quantities: [{ quantity: 70, code: "L2026-311" }, { quantity: 50, code: "L2026-312" }], elaboration_date: "2026-11-02", expiry_date: "2027-02-02",
         other_currency: { code: "EUR", unit_price: 1.05, conversion_factor: 971.9048 },
       },

@@ -30,7 +30,7 @@ describe("the PDF shows every section of the document", () => {
   for (const format of ["A4", "80mm"] as const) {
     it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
       const { all } = await texts("33-mixed-global", format);
-      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
+      for (const t of ["Recargo: 40% + 250", "-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
     });
     it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
       const w = (await texts("46-withholdings", format)).all;
@@ -58,7 +58,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: sub-quantities, elaboration and expiry dates, the price in another currency, show tickets`, async () => {
       const l = (await texts("52-lots", format)).all.replace(/\s+/g, " ");
-      for (const t of ["Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
+      for (const t of ["Descuento: 5% + 6123", "Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
       const s = (await texts("39-show", format)).all.replace(/\s+/g, " ");
       for (const t of ["Ticket N° 1201 Adulto: Concierto de Primavera (CP26), 2026-12-05 21:00:00", "Platea Alta, fila F, asiento 12", "Valor servicio (espectáculo)"]) expect(s, t).toContain(t);
     });

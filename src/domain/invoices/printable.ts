@@ -116,12 +116,16 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
 
 /**
  * The text printed under a line's name: its long description, then what else the XML's Detalle
- * carries (sub-quantities, elaboration and expiry dates, the price in another currency, the show ticket).
+ * carries (the parts of its discount or surcharge, sub-quantities, elaboration and expiry dates, the
+ * price in another currency, the show ticket).
  */
 function lineDetail(l: ComputedLine): string | undefined {
   const parts: string[] = [];
   if (l.longDescription) parts.push(l.longDescription);
   if (l.subQuantities) parts.push(`Subcantidades: ${l.subQuantities.map((q) => `${q.qty} ${q.codeType ? `${q.codeType} ` : ""}${q.code}`).join(", ")}`);
+  const split = (xs: { type: "%" | "$"; value: string }[]) => xs.map((x) => (x.type === "%" ? `${x.value}%` : x.value)).join(" + ");
+  if (l.discountParts) parts.push(`Descuento: ${split(l.discountParts)}`);
+  if (l.surchargeParts) parts.push(`Recargo: ${split(l.surchargeParts)}`);
   if (l.elaborationDate) parts.push(`Elaboración: ${l.elaborationDate}`);
   if (l.expiryDate) parts.push(`Vencimiento: ${l.expiryDate}`);
   const o = l.otherCurrency;

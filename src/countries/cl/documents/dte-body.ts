@@ -236,8 +236,10 @@ function detalleLine(d: ComputedDocument, l: ComputedLine): XmlEl {
   const adjustments = f === "Liquidacion" ? null : [
     leaf("DescuentoPct", l.discountPct),
     l.discount > 0n ? leaf("DescuentoMonto", amt(d, l.discount)) : null,
+    ...(f !== "Boleta" ? (l.discountParts ?? []).map((x) => el("SubDscto", null, leaf("TipoDscto", x.type), leaf("ValorDscto", x.value))) : []),
     leaf("RecargoPct", l.surchargePct),
     l.surcharge > 0n ? leaf("RecargoMonto", amt(d, l.surcharge)) : null,
+    ...(f !== "Boleta" ? (l.surchargeParts ?? []).map((x) => el("SubRecargo", null, leaf("TipoRecargo", x.type), leaf("ValorRecargo", x.value))) : []),
   ];
   return el(
     "Detalle",

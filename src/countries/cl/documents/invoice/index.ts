@@ -7,6 +7,7 @@
  * | schema.ts | the body the API accepts (zod, documented in the OpenAPI document) |
  * | header.ts | IdDoc (dates, payment form, terms and schedule, service, MntBruto, IndTraslado) and the currency |
  * | parties.ts | Emisor, Receptor (Extranjero) |
+ * | breakdown.ts | Detalle's SubDscto/SubRecargo (the parts of a line's discount or surcharge) |
  * | lines.ts | Detalle (codes, discounts and surcharges, IndExe, Retenedor, additional and specific taxes) |
  * | line-extras.ts | Detalle's Subcantidad, FchElabor/FchVencim, third-party mark, OtrMnda, ItemEspectaculo/InfoTicket |
  * | discounts.ts | DscRcgGlobal |

@@ -47,6 +47,9 @@ export interface ComputedLine {
   discount: bigint;
   /** RecargoMonto. */
   surcharge: bigint;
+  /** SubDscto / SubRecargo: the breakdown of the discount or surcharge (TipoDscto %/$, ValorDscto as written). */
+  discountParts?: { type: "%" | "$"; value: string }[];
+  surchargeParts?: { type: "%" | "$"; value: string }[];
   /** Gross of the line before discount: round(qty × price). */
   gross: bigint;
   /** IndExe written on the line (undefined: the type's default treatment). */

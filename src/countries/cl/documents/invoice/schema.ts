@@ -59,6 +59,13 @@ export const itemTaxSchema = z
   })
   .describe("Tax applied to a line.");
 
+const breakdownPart = z
+  .object({
+    percent: num.optional().describe("A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals."),
+    amount: num.optional().describe("An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals."),
+  })
+  .describe("One part of a line's discount or surcharge: exactly one of percent and amount.");
+
 export const itemSchema = z
   .object({
     quantity: num.describe("Quantity, > 0, up to 6 decimals."),
@@ -77,6 +84,18 @@ export const itemSchema = z
     discount_percent: num.optional().describe("Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it."),
     surcharge_percent: num.optional().describe("Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100)."),
     surcharge_amount: num.optional().describe("Line surcharge amount (RecargoMonto) in the document currency."),
+    discount_breakdown: z
+      .array(breakdownPart)
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("SubDscto: the line discount in up to 5 parts. Their sum, rounded to whole units, must equal the line's discount; without discount_percent and discount_amount it is the discount. Facturas, notes, guías and exports; not boletas or 43."),
+    surcharge_breakdown: z
+      .array(breakdownPart)
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("SubRecargo: the line surcharge in up to 5 parts, under the same rules as discount_breakdown."),
     exempt_indicator: z
       .number()
       .int()
