@@ -21543,6 +21543,13 @@ export interface components {
                 description: string;
                 /** @description Line discount amount (DescuentoMonto) in the document currency; ≤ quantity × unit_price. */
                 discount_amount?: number | string;
+                /** @description SubDscto: the line discount in up to 5 parts. Their sum, rounded to whole units, must equal the line's discount; without discount_percent and discount_amount it is the discount. Facturas, notes, guías and exports; not boletas or 43. */
+                discount_breakdown?: {
+                    /** @description An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals. */
+                    amount?: number | string;
+                    /** @description A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals. */
+                    percent?: number | string;
+                }[];
                 /** @description Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it. */
                 discount_percent?: number | string;
                 /** @description FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas. */
@@ -21605,6 +21612,13 @@ export interface components {
                 }[];
                 /** @description Line surcharge amount (RecargoMonto) in the document currency. */
                 surcharge_amount?: number | string;
+                /** @description SubRecargo: the line surcharge in up to 5 parts, under the same rules as discount_breakdown. */
+                surcharge_breakdown?: {
+                    /** @description An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals. */
+                    amount?: number | string;
+                    /** @description A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals. */
+                    percent?: number | string;
+                }[];
                 /** @description Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100). */
                 surcharge_percent?: number | string;
                 /** @description See itemTaxSchema; empty means the document type's default (affected or exempt). */
