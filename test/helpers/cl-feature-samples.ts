@@ -87,6 +87,16 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     ],
     global_adjustments: [{ kind: "DISCOUNT", amount: 25.75, description: "Pronto pago" }],
   },
+  /** Meat of a retention agent with slaughter bases and a margin (MntBase, MntMargenCom), a "$" global discount, totals in USD too (MntFaeCarneOtrMnda, MntMargComOtrMnda, ValorDROtrMnda). */
+  "33-meat-usd": {
+    invoice_type: "33", invoice_date: date, issuer, recipient, other_currency: { code: "USD", exchange_rate: 950.25 },
+    items: [
+      { quantity: 100, unit_price: 3000, code_unit_of_measure: "KG", description: "Carne en vara", taxes: [{ type: "17" }], retainer: { base_amount: 250000, margin_amount: 40000 } },
+      { quantity: 50, unit_price: 2000, code_unit_of_measure: "KG", description: "Cerdo en vara", taxes: [{ type: "17" }], retainer: { base_amount: 90000 } },
+      { quantity: 1, unit_price: 20000, description: "Flete exento", taxes: [{ type: "EXE" }] },
+    ],
+    global_adjustments: [{ kind: "DISCOUNT", amount: 5000, description: "Descuento flete", applies_to: "EXEMPT" }],
+  },
   /** Fuel distributor: specific taxes 28 (from m³ × sum per m³) and 35 (amount sent), a sale on behalf of a third party (IVATerc/IVAProp), totals in USD too. */
   "33-fuel-third-party": {
     invoice_type: "33", invoice_date: date, issuer, recipient, other_currency: { code: "USD", exchange_rate: 950.25 },

@@ -62,13 +62,15 @@ describe("the PDF shows every section of the document", () => {
       const s = (await texts("39-show", format)).all.replace(/\s+/g, " ");
       for (const t of ["Ticket N° 1201 Adulto: Concierto de Primavera (CP26), 2026-12-05 21:00:00", "Platea Alta, fila F, asiento 12", "Valor servicio (espectáculo)"]) expect(s, t).toContain(t);
     });
-    it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction`, async () => {
+    it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction, MntBase and MntMargenCom`, async () => {
       const p = (await texts("34-surcharge", format)).all.replace(/\s+/g, " ");
       for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1"]) expect(p, t).toContain(t);
       const e = (await texts("110-customs", format)).all.replace(/\s+/g, " ");
       for (const t of ["USD 1000", "USD 233", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
       expect((await texts("39-features", format)).all.replace(/\s+/g, " ")).toContain("77879240-0");
       expect((await texts("61-references", format)).all.replace(/\s+/g, " ")).toContain("sin derecho a descontar débito");
+      const m = (await texts("33-meat-usd", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Base faenamiento carne", "CLP 340000", "Base márgenes de comercialización", "CLP 40000"]) expect(m, t).toContain(t);
     });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);

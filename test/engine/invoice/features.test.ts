@@ -35,7 +35,7 @@ describe("feature documents", () => {
     const all = Object.values(dtes);
     const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
     const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
-    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 15], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 16], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
       const v = await validateEnvio(parseXml(xml), kind, ctx);
       expect(v.errors, kind).toEqual([]);
       expect(v.documents).toHaveLength(n);
@@ -81,6 +81,13 @@ describe("feature documents", () => {
     expect(f61).toContain("<FchEmis>2026-11-20</FchEmis><IndNoRebaja>1</IndNoRebaja></IdDoc>");
     // 1,233.25 USD: MntCancel and SaldoInsol are whole units, 1,000 + 233
     expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPago>2</FmaPago><FmaPagExp>1</FmaPagExp><MntCancel>1000</MntCancel><SaldoInsol>233</SaldoInsol><TpoCtaPago>CORRIENTE</TpoCtaPago><NumCtaPago>0012345678</NumCtaPago><BcoPago>Banco de Chile</BcoPago></IdDoc>");
+    // MntBase 250,000 + 90,000 and MntMargenCom 40,000; in USD ÷ 950.25: 357.8006, 42.0942; the exempt $ discount 5,000 → 5.2618
+    const meat = flat("33-meat-usd");
+    expect(meat).toContain("<MntNeto>400000</MntNeto><MntExe>15000</MntExe><MntBase>340000</MntBase><MntMargenCom>40000</MntMargenCom><TasaIVA>19</TasaIVA>");
+    expect(meat).toContain("<MntNetoOtrMnda>420.9419</MntNetoOtrMnda><MntExeOtrMnda>15.7853</MntExeOtrMnda><MntFaeCarneOtrMnda>357.8006</MntFaeCarneOtrMnda><MntMargComOtrMnda>42.0942</MntMargComOtrMnda><IVAOtrMnda>79.979</IVAOtrMnda>");
+    expect(meat).toContain("<TpoValor>$</TpoValor><ValorDR>5000</ValorDR><ValorDROtrMnda>5.2618</ValorDROtrMnda><IndExeDR>1</IndExeDR></DscRcgGlobal>");
+    // 25.75 USD × 945.37 = 24,343.2775 → 24,343 pesos
+    expect(f110).toContain("<TpoValor>$</TpoValor><ValorDR>25.75</ValorDR><ValorDROtrMnda>24343</ValorDROtrMnda><IndExeDR>1</IndExeDR>");
     const f43 = flat("43-commission");
     expect(f43).toContain('<Liquidacion ID="F');
     expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");

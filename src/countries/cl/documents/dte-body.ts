@@ -158,6 +158,7 @@ export function totales(d: ComputedDocument): XmlEl {
     null,
     leaf("MntNeto", a(t.net)),
     leaf("MntExe", a(t.exempt)),
+    f === "Documento" ? [leaf("MntBase", a(t.meatBase)), leaf("MntMargenCom", a(t.marginBase))] : null,
     leaf("TasaIVA", t.ivaRate),
     leaf("IVA", a(t.iva)),
     leaf("IVAProp", a(t.ivaOwn)),
@@ -182,6 +183,8 @@ export function otraMoneda(d: ComputedDocument): XmlEl | null {
     leaf("TpoCambio", o.rate),
     leaf("MntNetoOtrMnda", v(o.net)),
     o.exempt > 0n ? leaf("MntExeOtrMnda", v(o.exempt)) : null,
+    leaf("MntFaeCarneOtrMnda", v(o.meatBase)),
+    leaf("MntMargComOtrMnda", v(o.marginBase)),
     leaf("IVAOtrMnda", v(o.iva)),
     (o.taxes ?? []).map((x) => el("ImpRetOtrMnda", null, leaf("TipoImpOtrMnda", x.type), leaf("TasaImpOtrMnda", x.rate), leaf("VlrImpOtrMnda", v(x.amount)))),
     leaf("IVANoRetOtrMnda", v(o.ivaNotRetained)),
@@ -277,7 +280,8 @@ export function subTotInfo(d: ComputedDocument): XmlEl[] {
 }
 
 export function dscRcgGlobal(d: ComputedDocument): XmlEl[] {
-  return d.adjustments.map((a) => el("DscRcgGlobal", null, leaf("NroLinDR", a.lineNo), leaf("TpoMov", a.kind), leaf("GlosaDR", a.description), leaf("TpoValor", a.valueType), leaf("ValorDR", a.value), leaf("IndExeDR", a.base)));
+  const f = familyOf(d);
+  return d.adjustments.map((a) => el("DscRcgGlobal", null, leaf("NroLinDR", a.lineNo), leaf("TpoMov", a.kind), leaf("GlosaDR", a.description), leaf("TpoValor", a.valueType), leaf("ValorDR", a.value), f !== "Boleta" && d.otherCurrency && a.otherValue !== undefined ? leaf("ValorDROtrMnda", formatScaled(a.otherValue, d.otherCurrency.scale)) : null, leaf("IndExeDR", a.base)));
 }
 
 export function referencias(d: ComputedDocument): XmlEl[] {

@@ -42,7 +42,7 @@ import { EngineError } from "../../errors";
 import { type DocumentTypeInfo, resolveDocumentType } from "../document-types";
 import { checkLatin1, parseInvoice } from "./checks";
 import { buildCommissions } from "./commissions";
-import { buildOtherCurrency } from "./currency";
+import { addAdjustmentsInOtherCurrency, buildOtherCurrency } from "./currency";
 import { buildAdjustments } from "./discounts";
 import { buildCurrency, buildHeader, buildPayments } from "./header";
 import { buildLines } from "./lines";
@@ -113,7 +113,10 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const fma = exportPaymentForm(input);
   if (fma !== undefined) doc.exportPaymentForm = fma;
   const other = buildOtherCurrency(input, type, currency, totals);
-  if (other) doc.otherCurrency = other;
+  if (other) {
+    doc.otherCurrency = other;
+    addAdjustmentsInOtherCurrency(adjustments, other, type, currency.scale);
+  }
   if (reason) doc.reason = reason;
   const settlement = buildSettlement(input, type, currency.scale, totals.total);
   if (settlement) doc.settlement = settlement;

@@ -115,6 +115,8 @@ export interface ComputedAdjustment {
   base?: 1 | 2;
   /** The amount it moves, in currency units. */
   amount: bigint;
+  /** ValorDROtrMnda: a "$" value in the second currency (OtraMoneda's scale), when the document has one. */
+  otherValue?: bigint;
 }
 
 export interface ComputedReference {
@@ -146,6 +148,9 @@ export interface ComputedTotals {
   net?: bigint;
   /** MntExe. */
   exempt?: bigint;
+  /** MntBase and MntMargenCom: sums of the retainer lines' slaughter bases and marketing margins. */
+  meatBase?: bigint;
+  marginBase?: bigint;
   ivaRate?: string;
   iva?: bigint;
   /** ImptoReten entries (additional taxes A and withholdings R). */
@@ -209,8 +214,10 @@ export interface ComputedOtherCurrency {
   scale: number;
   exempt: bigint;
   total: bigint;
-  /** Domestic documents only: MntNetoOtrMnda, IVAOtrMnda, ImpRetOtrMnda, IVANoRetOtrMnda (omitted when zero). */
+  /** Domestic documents only: MntNetoOtrMnda, MntFaeCarneOtrMnda, MntMargComOtrMnda, IVAOtrMnda, ImpRetOtrMnda, IVANoRetOtrMnda (omitted when zero). */
   net?: bigint;
+  meatBase?: bigint;
+  marginBase?: bigint;
   iva?: bigint;
   taxes?: { type: string; rate?: string; amount: bigint }[];
   ivaNotRetained?: bigint;
