@@ -145,7 +145,9 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Exempt factura with a global surcharge (EXEMPT by default), issued for a principal (RUTMandante), part paid by transfer at issue. */
   "34-surcharge": {
-    invoice_type: "34", invoice_date: date, issuer, recipient, principal_rut: "11.111.111-1",
+    invoice_type: "34", invoice_date: date, principal_rut: "11.111.111-1",
+    issuer: { ...issuer, phones: ["+56 2 2345 6789", "+56 9 8765 4321"], seller_code: "V-17", sii_branch_code: 81234567 },
+    recipient: { ...recipient, postal_address: { address: "Casilla 123", commune: "Providencia", city: "Santiago" } },
     payment_method: { code: "1", means: "PE", paid_date: "2026-11-19", paid_amount: 20000, balance: 10450, account: { type: "VISTA", number: "12-345-678", bank: "BancoEstado" } },
     items: [{ quantity: 2, unit_price: 15000, description: "Arriendo exento" }], global_adjustments: [{ kind: "SURCHARGE", percent: 1.5, description: "Interés por mora" }] },
   /** Liquidación-factura: the agent settles two sales of its principal and charges a commission. */
@@ -159,7 +161,8 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Boleta: codes, long description, line % discount and surcharge, a not-billable line and a global discount. */
   "39-features": {
-    invoice_type: "39", invoice_date: date, issuer, recipient: { legal_name: "JUAN PÉREZ", document_number: "11111111-1", contact: "+56 9 1234 5678", internal_code: "SOCIO-9" },
+    invoice_type: "39", invoice_date: date, issuer: { ...issuer, sii_branch_code: 81234567 },
+    recipient: { legal_name: "JUAN PÉREZ", document_number: "11111111-1", contact: "+56 9 1234 5678", internal_code: "SOCIO-9", postal_address: { address: "Casilla 45", city: "Valparaíso" } },
     service_indicator: 3,
     items: [
       { quantity: 2, unit_price: 1990, description: "Pan amasado", item_codes: [{ type: "PLU", value: "4011" }], discount_percent: 10, long_description: "Bolsa de 1 kg" },

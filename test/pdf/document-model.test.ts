@@ -64,7 +64,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction, MntBase and MntMargenCom`, async () => {
       const p = (await texts("34-surcharge", format)).all.replace(/\s+/g, " ");
-      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1"]) expect(p, t).toContain(t);
+      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1", "+56 2 2345 6789, +56 9 8765 4321", "V-17", "81234567", "Casilla 123, Providencia, Santiago"]) expect(p, t).toContain(t);
       const e = (await texts("110-customs", format)).all.replace(/\s+/g, " ");
       for (const t of ["USD 1000", "USD 233", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
       expect((await texts("39-features", format)).all.replace(/\s+/g, " ")).toContain("77879240-0");

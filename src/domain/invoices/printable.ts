@@ -48,7 +48,7 @@ const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
 
-/** IdDoc's payment status, the principal, the no-debit-reduction mark and MntBase/MntMargenCom, as the PDF prints them. */
+/** IdDoc's payment status, the principal, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
 function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   const out: PrintableBlock[] = [];
   const s = doc.settlement;
@@ -61,6 +61,12 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
   const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")]];
   if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
+  const e = doc.issuer;
+  if (e.phones) fields.push(["Teléfono", e.phones.join(", ")]);
+  if (e.sellerCode) fields.push(["Vendedor", e.sellerCode]);
+  if (e.siiBranchCode !== undefined) fields.push(["Código SII sucursal", String(e.siiBranchCode)]);
+  const postal = doc.receiver.postal;
+  if (postal) fields.push(["Dirección postal del receptor", [postal.address, postal.commune, postal.city].filter(Boolean).join(", ")]);
   const t = doc.totals;
   if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", `${doc.currency.code} ${formatAmount(doc, t.meatBase)}`]);
   if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", `${doc.currency.code} ${formatAmount(doc, t.marginBase)}`]);

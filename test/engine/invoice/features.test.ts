@@ -78,6 +78,9 @@ describe("feature documents", () => {
     const f34 = flat("34-surcharge");
     expect(f34).toContain("<FchEmis>2026-11-20</FchEmis><FmaPago>1</FmaPago><FchCancel>2026-11-19</FchCancel><MntCancel>20000</MntCancel><SaldoInsol>10450</SaldoInsol><MedioPago>PE</MedioPago><TpoCtaPago>VISTA</TpoCtaPago><NumCtaPago>12-345-678</NumCtaPago><BcoPago>BancoEstado</BcoPago></IdDoc>");
     expect(f34).toContain("</Emisor><RUTMandante>11111111-1</RUTMandante><Receptor>");
+    expect(f34).toMatch(/<GiroEmis>[^<]+<\/GiroEmis><Telefono>\+56 2 2345 6789<\/Telefono><Telefono>\+56 9 8765 4321<\/Telefono><Acteco>/);
+    expect(f34).toMatch(/<CdgSIISucur>81234567<\/CdgSIISucur><DirOrigen>[^<]+<\/DirOrigen><CmnaOrigen>[^<]+<\/CmnaOrigen><CiudadOrigen>[^<]+<\/CiudadOrigen><CdgVendedor>V-17<\/CdgVendedor><\/Emisor>/);
+    expect(f34).toContain("<DirPostal>Casilla 123</DirPostal><CmnaPostal>Providencia</CmnaPostal><CiudadPostal>Santiago</CiudadPostal></Receptor>");
     expect(f61).toContain("<FchEmis>2026-11-20</FchEmis><IndNoRebaja>1</IndNoRebaja></IdDoc>");
     // 1,233.25 USD: MntCancel and SaldoInsol are whole units, 1,000 + 233
     expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPago>2</FmaPago><FmaPagExp>1</FmaPagExp><MntCancel>1000</MntCancel><SaldoInsol>233</SaldoInsol><TpoCtaPago>CORRIENTE</TpoCtaPago><NumCtaPago>0012345678</NumCtaPago><BcoPago>Banco de Chile</BcoPago></IdDoc>");
@@ -96,7 +99,8 @@ describe("feature documents", () => {
     expect(f43).toContain("<Comisiones><ValComNeto>18200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>3458</ValComIVA></Comisiones><MntTotal>174692</MntTotal>");
     expect(f43).toContain("<Comisiones><NroLinCom>1</NroLinCom><TipoMovim>C</TipoMovim><Glosa>Comisión de venta 8 %</Glosa><TasaComision>8</TasaComision><ValComNeto>13200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>2508</ValComIVA></Comisiones>");
     const f39 = flat("39-features");
-    expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto></Receptor>");
+    expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto><DirPostal>Casilla 45</DirPostal><CiudadPostal>Valparaíso</CiudadPostal></Receptor>");
+    expect(f39).toMatch(/<GiroEmisor>[^<]+<\/GiroEmisor><CdgSIISucur>81234567<\/CdgSIISucur><DirOrigen>/);
     expect(f39).toContain("<MntTotal>7013</MntTotal><MontoNF>1000</MontoNF></Totales>");
     expect(f39).toContain("<IndExe>2</IndExe><NmbItem>Propina sugerida</NmbItem>");
     expect(f39).toContain("<NroLinDet>2</NroLinDet><RUTMandante>77879240-0</RUTMandante><NmbItem>Torta</NmbItem>");

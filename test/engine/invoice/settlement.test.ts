@@ -1,10 +1,10 @@
 /**
  * Golden and bad-path tests of IdDoc's payment status (MedioPago, FchCancel, MntCancel, SaldoInsol,
  * TpoCtaPago, NumCtaPago, BcoPago), RUTMandante (document and boleta line) and IndNoRebaja
- * (settlement.ts, line-extras.ts).
+ * (settlement.ts, line-extras.ts), and the parties' phones, seller and SII branch codes, postal address (parties.ts).
  */
 import { describe, expect, it } from "vitest";
-import { doc, fails, plain } from "./helpers";
+import { doc, fails, issuer, plain, recipient } from "./helpers";
 
 const line = { quantity: 1, unit_price: 1000, description: "a" };
 const note = { invoice_type: "61", reason_code: "COM", billing_reference: [{ number: 1, invoice_type: "33", invoice_date: "2026-11-01" }] };
@@ -65,5 +65,23 @@ describe("RUTMandante and IndNoRebaja", () => {
     expect(doc({ ...note, no_debit_reduction: false }).noDebitReduction).toBeUndefined();
     expect(fails({ no_debit_reduction: true })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "no_debit_reduction" });
     expect(fails({ ...note, invoice_type: "56", no_debit_reduction: true })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "no_debit_reduction" });
+  });
+});
+
+describe("the issuer's phones, seller code and SII branch code; the recipient's postal address", () => {
+  it("kept as sent", () => {
+    const d = doc({ issuer: { ...issuer, phones: ["+56 2 1"], seller_code: "V1", sii_branch_code: 123 }, recipient: { ...recipient, postal_address: { address: "Casilla 1", city: "Santiago" } } });
+    expect([d.issuer.phones, d.issuer.sellerCode, d.issuer.siiBranchCode, d.receiver.postal]).toEqual([["+56 2 1"], "V1", 123, { address: "Casilla 1", city: "Santiago" }]);
+    expect(doc({ invoice_type: "39", recipient: undefined, issuer: { ...issuer, sii_branch_code: 9 } }).issuer.siiBranchCode).toBe(9);
+  });
+  it("on the wrong party, on boletas, too many or too long: refused naming the field", () => {
+    expect(fails({ recipient: { ...recipient, phones: ["1"] } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.phones" });
+    expect(fails({ recipient: { ...recipient, sii_branch_code: 1 } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.sii_branch_code" });
+    expect(fails({ issuer: { ...issuer, postal_address: { address: "x" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.postal_address" });
+    expect(fails({ invoice_type: "39", recipient: undefined, issuer: { ...issuer, seller_code: "V1" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.seller_code" });
+    expect(fails({ issuer: { ...issuer, phones: ["1", "2", "3"] } }).field).toBe("issuer.phones");
+    expect(fails({ issuer: { ...issuer, seller_code: "V".repeat(61) } }).field).toBe("issuer.seller_code");
+    expect(fails({ issuer: { ...issuer, sii_branch_code: 1_000_000_000 } }).field).toBe("issuer.sii_branch_code");
+    expect(fails({ recipient: { ...recipient, postal_address: { commune: "C".repeat(21) } } }).field).toBe("recipient.postal_address.commune");
   });
 });

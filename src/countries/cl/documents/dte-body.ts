@@ -57,7 +57,7 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
 export function emisor(d: ComputedDocument): XmlEl {
   const e = d.issuer;
   if (d.type.boleta) {
-    return el("Emisor", null, leaf("RUTEmisor", e.rut), leaf("RznSocEmisor", e.legalName), leaf("GiroEmisor", e.activity), leaf("DirOrigen", e.address), leaf("CmnaOrigen", e.commune), leaf("CiudadOrigen", e.city));
+    return el("Emisor", null, leaf("RUTEmisor", e.rut), leaf("RznSocEmisor", e.legalName), leaf("GiroEmisor", e.activity), leaf("CdgSIISucur", e.siiBranchCode), leaf("DirOrigen", e.address), leaf("CmnaOrigen", e.commune), leaf("CiudadOrigen", e.city));
   }
   return el(
     "Emisor",
@@ -65,19 +65,22 @@ export function emisor(d: ComputedDocument): XmlEl {
     leaf("RUTEmisor", e.rut),
     leaf("RznSoc", e.legalName),
     leaf("GiroEmis", e.activity),
+    (e.phones ?? []).map((t) => leaf("Telefono", t)),
     leaf("CorreoEmisor", e.email),
     e.activityCodes.map((c) => leaf("Acteco", c)),
     d.branchOffice !== undefined ? leaf("Sucursal", String(d.branchOffice).slice(0, 20)) : null,
+    leaf("CdgSIISucur", e.siiBranchCode),
     leaf("DirOrigen", e.address),
     leaf("CmnaOrigen", e.commune),
     leaf("CiudadOrigen", e.city),
+    leaf("CdgVendedor", e.sellerCode),
   );
 }
 
 export function receptor(d: ComputedDocument): XmlEl {
   const r = d.receiver;
   const f = familyOf(d);
-  const place = [leaf("DirRecep", r.address), leaf("CmnaRecep", r.commune), leaf("CiudadRecep", r.city)];
+  const place = [leaf("DirRecep", r.address), leaf("CmnaRecep", r.commune), leaf("CiudadRecep", r.city), leaf("DirPostal", r.postal?.address), leaf("CmnaPostal", r.postal?.commune), leaf("CiudadPostal", r.postal?.city)];
   if (f === "Boleta") {
     return el("Receptor", null, leaf("RUTRecep", r.rut), leaf("CdgIntRecep", r.internalCode), leaf("RznSocRecep", r.legalName), leaf("Contacto", r.contact), place);
   }

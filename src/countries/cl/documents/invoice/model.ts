@@ -20,6 +20,12 @@ export interface Party {
   nationality?: string;
   resolutionDate?: string;
   resolutionNumber?: string;
+  /** Issuer: Telefono (up to 2), CdgVendedor, CdgSIISucur. */
+  phones?: string[];
+  sellerCode?: string;
+  siiBranchCode?: number;
+  /** Recipient: DirPostal, CmnaPostal, CiudadPostal. */
+  postal?: { address?: string; commune?: string; city?: string };
 }
 
 /** IndExe of a line: what base its amount goes to. */

@@ -37,6 +37,17 @@ export const partySchema = z
     email: z.string().max(80).optional().describe("E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas."),
     contact: z.string().max(80).optional().describe("Recipient only: phone or e-mail of a contact person (Contacto, max 80)."),
     internal_code: z.string().max(20).optional().describe("Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20)."),
+    phones: z.array(z.string().min(1).max(20)).min(1).max(2).optional().describe("Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas."),
+    seller_code: z.string().min(1).max(60).optional().describe("Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas."),
+    sii_branch_code: z.number().int().positive().max(999_999_999).optional().describe("Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits)."),
+    postal_address: z
+      .object({
+        address: z.string().min(1).max(70).optional().describe("DirPostal (max 70)."),
+        commune: z.string().min(1).max(20).optional().describe("CmnaPostal (max 20)."),
+        city: z.string().min(1).max(20).optional().describe("CiudadPostal (max 20)."),
+      })
+      .optional()
+      .describe("Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal)."),
     foreign: z
       .object({
         nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
