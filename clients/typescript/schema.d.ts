@@ -21523,6 +21523,21 @@ export interface components {
                 internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal). */
+                postal_address?: {
+                    /** @description DirPostal (max 70). */
+                    address?: string;
+                    /** @description CiudadPostal (max 20). */
+                    city?: string;
+                    /** @description CmnaPostal (max 20). */
+                    commune?: string;
+                };
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
                 /** @description Tax information. */
                 tax_information?: {
                     /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
@@ -21764,6 +21779,21 @@ export interface components {
                 internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal). */
+                postal_address?: {
+                    /** @description DirPostal (max 70). */
+                    address?: string;
+                    /** @description CiudadPostal (max 20). */
+                    city?: string;
+                    /** @description CmnaPostal (max 20). */
+                    commune?: string;
+                };
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
                 /** @description Tax information. */
                 tax_information?: {
                     /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
