@@ -68,7 +68,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Guía: internal transfer with transport data. */
   "52-transfer": {
-    invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 5, dispatch_kind: 2,
+    invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 5, dispatch_kind: 2, print_format: "TICKET", requester_rut: "11.111.111-1",
     transport: { plate: "ABCD12", carrier_rut: "77879240-0", driver: { rut: "11111111-1", name: "Pedro Soto" }, destination: { address: "Camino a Melipilla 1234", commune: "Maipú", city: "Santiago" } },
     items: [{ quantity: 40, unit_price: 2500, description: "Cajas de repuestos", item_codes: [{ type: "INT1", value: "REP-40" }] }],
   },

@@ -40,7 +40,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: guía transfer kind and transport; CEDIBLE CON SU FACTURA on a sale`, async () => {
       const { all } = await texts("52-transfer", format);
-      for (const t of ["Traslados internos", "Transporte", "ABCD12", "Pedro Soto (11111111-1)", "Camino a Melipilla 1234, Maipú, Santiago"]) expect(all, t).toContain(t);
+      for (const t of ["Solicitado por (RUT)", "Traslados internos", "Transporte", "ABCD12", "Pedro Soto (11111111-1)", "Camino a Melipilla 1234, Maipú, Santiago"]) expect(all, t).toContain(t);
       expect(all).not.toContain("CEDIBLE CON SU FACTURA");
       const sale = await texts("52-transfer", format, { ...FEATURE_INPUTS["52-transfer"]!, transfer_kind: 1 });
       expect(sale.all).toContain("Operación constituye venta");

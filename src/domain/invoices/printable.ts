@@ -48,7 +48,7 @@ const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
 
-/** IdDoc's payment status, the principal, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
+/** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
 function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   const out: PrintableBlock[] = [];
   const s = doc.settlement;
@@ -60,6 +60,7 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   }
   const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
   const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")]];
+  if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
   if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
   const e = doc.issuer;
   if (e.phones) fields.push(["Teléfono", e.phones.join(", ")]);

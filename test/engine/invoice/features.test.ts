@@ -64,7 +64,8 @@ describe("feature documents", () => {
     expect(flat("33-meat")).toContain("<Retenedor><IndAgente>R</IndAgente><MntBaseFaena>250000</MntBaseFaena><PrcConsFinal>4500</PrcConsFinal></Retenedor><NmbItem>Carne en vara</NmbItem>");
     expect(flat("46-withholdings")).toContain("<ImptoReten><TipoImp>15</TipoImp><TasaImp>19</TasaImp><MontoImp>11400</MontoImp></ImptoReten><ImptoReten><TipoImp>32</TipoImp><TasaImp>8</TasaImp><MontoImp>73600</MontoImp></ImptoReten><IVANoRet>101200</IVANoRet><MntTotal>1081200</MntTotal>");
     const f52 = flat("52-transfer");
-    expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado>");
+    expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado><TpoImpresion>T</TpoImpresion>");
+    expect(f52).toContain("</Receptor><RUTSolicita>11111111-1</RUTSolicita><Transporte>");
     expect(f52).toContain("<Transporte><Patente>ABCD12</Patente><RUTTrans>77879240-0</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Pedro Soto</NombreChofer></Chofer><DirDest>Camino a Melipilla 1234</DirDest><CmnaDest>Maipú</CmnaDest><CiudadDest>Santiago</CiudadDest></Transporte><Totales>");
     const f110 = flat("110-customs");
     expect(f110).toContain("<Extranjero><NumId>US-99-1234567</NumId><Nacionalidad>225</Nacionalidad></Extranjero>");

@@ -60,6 +60,13 @@ describe("RUTMandante and IndNoRebaja", () => {
     expect(fails({ items: [{ ...line, principal_rut: "11111111-1" }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].principal_rut" });
     expect(fails({ invoice_type: "39", recipient: undefined, items: [{ ...line, principal_rut: "1-2" }] })).toEqual({ code: "INVALID_RUT", field: "items[0].principal_rut" });
   });
+  it("RUTSolicita and TpoImpresion on the Documento types only, the RUT checked", () => {
+    expect([doc({ requester_rut: "77.879.240-0", print_format: "TICKET" }).requesterRut, doc({ print_format: "NORMAL" }).printFormat]).toEqual(["77879240-0", "N"]);
+    expect(fails({ requester_rut: "77879240-1" })).toEqual({ code: "INVALID_RUT", field: "requester_rut" });
+    expect(fails({ invoice_type: "39", recipient: undefined, requester_rut: "11111111-1" })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "requester_rut" });
+    expect(fails({ ...usd, print_format: "TICKET" })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "print_format" });
+    expect(fails({ print_format: "PDF" as never }).field).toBe("print_format");
+  });
   it("IndNoRebaja on credit notes only", () => {
     expect(doc({ ...note, no_debit_reduction: true }).noDebitReduction).toBe(true);
     expect(doc({ ...note, no_debit_reduction: false }).noDebitReduction).toBeUndefined();

@@ -33,7 +33,7 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
     leaf("FchEmis", d.issueDate),
     f === "Documento" && d.noDebitReduction ? leaf("IndNoRebaja", 1) : null,
     f !== "Liquidacion" ? leaf("TipoDespacho", d.dispatchKind) : null,
-    f === "Documento" ? leaf("IndTraslado", d.transferKind) : null,
+    f === "Documento" ? [leaf("IndTraslado", d.transferKind), leaf("TpoImpresion", d.printFormat)] : null,
     leaf("IndServicio", d.serviceIndicator),
     f !== "Exportaciones" && d.grossPrices ? leaf("MntBruto", 1) : null,
     leaf("FmaPago", d.paymentForm),

@@ -272,6 +272,9 @@ export interface ComputedDocument {
   };
   /** RUTMandante: the principal on whose account the document is issued. */
   principalRut?: string;
+  /** RUTSolicita and TpoImpresion (DTE_v10 Documento). */
+  requesterRut?: string;
+  printFormat?: "N" | "T";
   /** IndNoRebaja 1 (credit notes 61). */
   noDebitReduction?: boolean;
   issuer: Party;

@@ -310,6 +310,8 @@ export const invoiceSchema = z
       })
       .optional(),
     principal_rut: z.string().min(1).max(12).optional().describe("RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports."),
+    requester_rut: z.string().min(1).max(12).optional().describe("RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports)."),
+    print_format: z.enum(["NORMAL", "TICKET"]).optional().describe("TpoImpresion: how the document is printed, NORMAL (N) or TICKET (T). Facturas, notes, guías and 46."),
     no_debit_reduction: z.boolean().optional().describe("IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA."),
     items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
     gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),

@@ -1,6 +1,7 @@
 /**
  * IdDoc's payment status (MedioPago, FchCancel, MntCancel, SaldoInsol, TpoCtaPago, NumCtaPago,
- * BcoPago), the principal (RUTMandante) and the credit note without debit reduction (IndNoRebaja).
+ * BcoPago), the principal (RUTMandante), the requester (RUTSolicita), the print format (TpoImpresion)
+ * and the credit note without debit reduction (IndNoRebaja).
  */
 import { EngineError } from "../../errors";
 import { divRound, formatScaled, parseScaled, pow10 } from "../decimal";
@@ -47,13 +48,26 @@ export function buildSettlement(input: InvoiceInput, type: DocumentTypeInfo, sca
   return s;
 }
 
-/** RUTMandante of the document (DTE_v10 Documento) and IndNoRebaja (credit notes 61). */
-export function buildPrincipal(input: InvoiceInput, type: DocumentTypeInfo): Pick<ComputedDocument, "principalRut" | "noDebitReduction"> {
-  const out: Pick<ComputedDocument, "principalRut" | "noDebitReduction"> = {};
+type Marks = Pick<ComputedDocument, "principalRut" | "requesterRut" | "printFormat" | "noDebitReduction">;
+
+/** RUTMandante, RUTSolicita and TpoImpresion of the document (DTE_v10 Documento) and IndNoRebaja (credit notes 61). */
+export function buildPrincipal(input: InvoiceInput, type: DocumentTypeInfo): Marks {
+  const out: Marks = {};
+  const documento = (field: string, what: string) => {
+    if (type.boleta && field === "principal_rut") notAllowed(field, "on boletas the principal is per line: items[].principal_rut");
+    if (type.boleta || type.xmlBranch !== "Documento") notAllowed(field, `${what} is not part of ${type.name}`);
+  };
   if (input.principal_rut !== undefined) {
-    if (type.boleta) notAllowed("principal_rut", "on boletas the principal is per line: items[].principal_rut");
-    if (type.xmlBranch !== "Documento") notAllowed("principal_rut", `RUTMandante is not part of ${type.name}`);
+    documento("principal_rut", "RUTMandante");
     out.principalRut = rutOf(input.principal_rut, "principal_rut");
+  }
+  if (input.requester_rut !== undefined) {
+    documento("requester_rut", "RUTSolicita");
+    out.requesterRut = rutOf(input.requester_rut, "requester_rut");
+  }
+  if (input.print_format !== undefined) {
+    documento("print_format", "TpoImpresion");
+    out.printFormat = input.print_format === "TICKET" ? "T" : "N";
   }
   if (input.no_debit_reduction) {
     if (type.code !== 61) notAllowed("no_debit_reduction", "IndNoRebaja is for credit notes (61) only");
