@@ -21743,6 +21743,11 @@ export interface components {
             };
             /** @description RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports. */
             principal_rut?: string;
+            /**
+             * @description TpoImpresion: how the document is printed, NORMAL (N) or TICKET (T). Facturas, notes, guías and 46.
+             * @enum {string}
+             */
+            print_format?: "NORMAL" | "TICKET";
             /** @description ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes. */
             reason_code?: string;
             /** @description Required except on boletas (then 66666666-6, anonymous buyer). */
@@ -21806,6 +21811,8 @@ export interface components {
                     resolution_number?: string;
                 };
             };
+            /** @description RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports). */
+            requester_rut?: string;
             /** @description IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel). */
             service_indicator?: number;
             /** @description Billing period of a service. */
