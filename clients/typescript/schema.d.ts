@@ -21523,6 +21523,21 @@ export interface components {
                 internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal). */
+                postal_address?: {
+                    /** @description DirPostal (max 70). */
+                    address?: string;
+                    /** @description CiudadPostal (max 20). */
+                    city?: string;
+                    /** @description CmnaPostal (max 20). */
+                    commune?: string;
+                };
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
                 /** @description Tax information. */
                 tax_information?: {
                     /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
@@ -21543,6 +21558,13 @@ export interface components {
                 description: string;
                 /** @description Line discount amount (DescuentoMonto) in the document currency; ≤ quantity × unit_price. */
                 discount_amount?: number | string;
+                /** @description SubDscto: the line discount in up to 5 parts. Their sum, rounded to whole units, must equal the line's discount; without discount_percent and discount_amount it is the discount. Facturas, notes, guías and exports; not boletas or 43. */
+                discount_breakdown?: {
+                    /** @description An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals. */
+                    amount?: number | string;
+                    /** @description A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals. */
+                    percent?: number | string;
+                }[];
                 /** @description Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it. */
                 discount_percent?: number | string;
                 /** @description FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas. */
@@ -21573,6 +21595,8 @@ export interface components {
                     /** @description PrcOtrMon: the unit price in that currency, up to 4 decimals. */
                     unit_price: number | string;
                 };
+                /** @description Boletas 39 and 41 only: RUTMandante of the line, the principal on whose account it is sold. */
+                principal_rut?: string;
                 /** @description Quantity, > 0, up to 6 decimals. */
                 quantity: number | string;
                 /** @description Price per reference unit (PrcRef); informative. */
@@ -21603,6 +21627,13 @@ export interface components {
                 }[];
                 /** @description Line surcharge amount (RecargoMonto) in the document currency. */
                 surcharge_amount?: number | string;
+                /** @description SubRecargo: the line surcharge in up to 5 parts, under the same rules as discount_breakdown. */
+                surcharge_breakdown?: {
+                    /** @description An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals. */
+                    amount?: number | string;
+                    /** @description A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals. */
+                    percent?: number | string;
+                }[];
                 /** @description Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100). */
                 surcharge_percent?: number | string;
                 /** @description See itemTaxSchema; empty means the document type's default (affected or exempt). */
@@ -21653,6 +21684,8 @@ export interface components {
             }[];
             /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA. */
             net_amounts?: boolean;
+            /** @description IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA. */
+            no_debit_reduction?: boolean;
             /** @description The amounts in a second currency (OtraMoneda). Export documents: exchange_rate is units of `code` per unit of the document currency; currency.exchange_rate alone means a second currency of CLP. Domestic documents (33, 34, 46, 52, 56, 61): exchange_rate is pesos per unit of `code` (e.g. the dólar observado), and each amount is round(pesos / exchange_rate, 4 decimals). */
             other_currency?: {
                 /** @description ISO 4217 (CLP for pesos). */
@@ -21663,9 +21696,32 @@ export interface components {
             /** @description FchVenc, YYYY-MM-DD. */
             payment_due_date?: string;
             payment_method?: {
+                /** @description The account the payment is to be made to (TpoCtaPago, NumCtaPago, BcoPago). Not on boletas. */
+                account?: {
+                    /** @description BcoPago: the bank's name (max 40). */
+                    bank?: string;
+                    /** @description NumCtaPago (max 20). */
+                    number?: string;
+                    /**
+                     * @description TpoCtaPago: savings, checking or demand account.
+                     * @enum {string}
+                     */
+                    type?: "AHORRO" | "CORRIENTE" | "VISTA";
+                };
+                /** @description SaldoInsol: the amount still unpaid when the document is issued, whole units, at most the total; with paid_amount, paid_amount + balance must equal the total rounded to whole units. Not on boletas. */
+                balance?: number | string;
                 /** @description 1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). */
                 code: string;
                 description?: string;
+                /**
+                 * @description MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas.
+                 * @enum {string}
+                 */
+                means?: "CH" | "LT" | "EF" | "PE" | "TC" | "CF" | "OT";
+                /** @description MntCancel: the amount paid when the document is issued, in whole units of the document currency (the schema allows no decimals), at most the total rounded to whole units. Not on boletas. */
+                paid_amount?: number | string;
+                /** @description FchCancel: the date the document was paid, YYYY-MM-DD (when it is paid at or before issue). Not on boletas. */
+                paid_date?: string;
             };
             /** @description Instalments (MntPagos, up to 30; FmaPago 2 credit). Not on boletas. Their sum must equal the total. */
             payment_schedule?: {
@@ -21685,6 +21741,13 @@ export interface components {
                 /** @description TermPagoGlosa (max 100). */
                 description?: string;
             };
+            /** @description RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports. */
+            principal_rut?: string;
+            /**
+             * @description TpoImpresion: how the document is printed, NORMAL (N) or TICKET (T). Facturas, notes, guías and 46.
+             * @enum {string}
+             */
+            print_format?: "NORMAL" | "TICKET";
             /** @description ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes. */
             reason_code?: string;
             /** @description Required except on boletas (then 66666666-6, anonymous buyer). */
@@ -21721,6 +21784,21 @@ export interface components {
                 internal_code?: string;
                 /** @description Legal name (RznSoc max 100). */
                 legal_name: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal). */
+                postal_address?: {
+                    /** @description DirPostal (max 70). */
+                    address?: string;
+                    /** @description CiudadPostal (max 20). */
+                    city?: string;
+                    /** @description CmnaPostal (max 20). */
+                    commune?: string;
+                };
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
                 /** @description Tax information. */
                 tax_information?: {
                     /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
@@ -21733,6 +21811,8 @@ export interface components {
                     resolution_number?: string;
                 };
             };
+            /** @description RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports). */
+            requester_rut?: string;
             /** @description IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel). */
             service_indicator?: number;
             /** @description Billing period of a service. */

@@ -30,7 +30,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     service_indicator: 3, service_period: { from: "2026-11-01", to: "2026-11-30" },
     items: [
       { quantity: 3, unit_price: 3333.33, description: "Soporte mensual", discount_percent: 5, item_codes: [{ type: "INT1", value: "SOP-01" }, { type: "EAN13", value: "7801234567894" }], long_description: "Soporte 8x5 por correo y teléfono, noviembre 2026." },
-      { quantity: 2, unit_price: 1250, description: "Horas extra", surcharge_percent: 50, code_unit_of_measure: "HR" },
+      { quantity: 2, unit_price: 1250, description: "Horas extra", surcharge_percent: 50, surcharge_breakdown: [{ percent: 40 }, { amount: 250 }], code_unit_of_measure: "HR" },
       { quantity: 1, unit_price: 5000, description: "Curso exento", taxes: [{ type: "EXE" }], reference_quantity: 8, reference_unit: "HR", reference_price: 625 },
     ],
     global_adjustments: [
@@ -68,24 +68,34 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Guía: internal transfer with transport data. */
   "52-transfer": {
-    invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 5, dispatch_kind: 2,
+    invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 5, dispatch_kind: 2, print_format: "TICKET", requester_rut: "11.111.111-1",
     transport: { plate: "ABCD12", carrier_rut: "77879240-0", driver: { rut: "11111111-1", name: "Pedro Soto" }, destination: { address: "Camino a Melipilla 1234", commune: "Maipú", city: "Santiago" } },
     items: [{ quantity: 40, unit_price: 2500, description: "Cajas de repuestos", item_codes: [{ type: "INT1", value: "REP-40" }] }],
   },
   /** Export invoice in USD with the customs block and CLP as second currency, a global discount and freight. */
   "110-customs": {
     invoice_type: "110", invoice_date: date, issuer, recipient: foreign, currency: { code: "USD" }, other_currency: { code: "CLP", exchange_rate: 945.37 },
-    dispatch_kind: 1,
+    dispatch_kind: 1, payment_method: { code: "2", paid_amount: 1000, balance: 233, account: { type: "CORRIENTE", number: "0012345678", bank: "Banco de Chile" } },
     customs: {
       sale_modality: "1", sale_clause: "1", sale_clause_total: 1234.5, transport_mode: "1", carrier_name: "MSC ALINA", port_of_loading: "906", port_of_unloading: "111",
       gross_weight: 820.5, gross_weight_unit: "6", net_weight: 780, net_weight_unit: "6", packages: [{ type: "75", quantity: 60, marks: "ACME-2026" }], freight: 150, insurance: 12.5,
       recipient_country: "225", destination_country: "225", payment_form: "1",
     },
     items: [
-      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
+      { quantity: 60, unit_price: 20.5, description: "Vino tinto reserva (caja)", code_unit_of_measure: "10", discount_percent: 2.5, discount_breakdown: [{ percent: 2 }, { amount: 6.4 }], item_codes: [{ type: "SA", value: "22042100" }], sub_quantities: [{ quantity: 40, code: "LOTE-A", code_type: "LOTE" }, { quantity: 20, code: "LOTE-B", code_type: "LOTE" }] },
       { quantity: 1, unit_price: 60, description: "Embalaje especial", other_currency: { code: "EUR", unit_price: 55.2, conversion_factor: 1020.33 } },
     ],
     global_adjustments: [{ kind: "DISCOUNT", amount: 25.75, description: "Pronto pago" }],
+  },
+  /** Meat of a retention agent with slaughter bases and a margin (MntBase, MntMargenCom), a "$" global discount, totals in USD too (MntFaeCarneOtrMnda, MntMargComOtrMnda, ValorDROtrMnda). */
+  "33-meat-usd": {
+    invoice_type: "33", invoice_date: date, issuer, recipient, other_currency: { code: "USD", exchange_rate: 950.25 },
+    items: [
+      { quantity: 100, unit_price: 3000, code_unit_of_measure: "KG", description: "Carne en vara", taxes: [{ type: "17" }], retainer: { base_amount: 250000, margin_amount: 40000 } },
+      { quantity: 50, unit_price: 2000, code_unit_of_measure: "KG", description: "Cerdo en vara", taxes: [{ type: "17" }], retainer: { base_amount: 90000 } },
+      { quantity: 1, unit_price: 20000, description: "Flete exento", taxes: [{ type: "EXE" }] },
+    ],
+    global_adjustments: [{ kind: "DISCOUNT", amount: 5000, description: "Descuento flete", applies_to: "EXEMPT" }],
   },
   /** Fuel distributor: specific taxes 28 (from m³ × sum per m³) and 35 (amount sent), a sale on behalf of a third party (IVATerc/IVAProp), totals in USD too. */
   "33-fuel-third-party": {
@@ -117,7 +127,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     invoice_type: "52", invoice_date: date, issuer, recipient, transfer_kind: 1,
     items: [
       {
-        quantity: 120, unit_price: 1020.5, code_unit_of_measure: "UN", description: "Queso mantecoso 1 kg", discount_percent: 10,
+        quantity: 120, unit_price: 1020.5, code_unit_of_measure: "UN", description: "Queso mantecoso 1 kg", discount_percent: 10, discount_breakdown: [{ percent: 5 }, { amount: 6123 }],
         sub_quantities: [{ quantity: 70, code: "L2026-311" }, { quantity: 50, code: "L2026-312" }], elaboration_date: "2026-11-02", expiry_date: "2027-02-02",
         other_currency: { code: "EUR", unit_price: 1.05, conversion_factor: 971.9048 },
       },
@@ -125,7 +135,7 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Credit note: per-reference codes, a reference of another issuer, and a deposit refund line (IndExe 5). */
   "61-references": {
-    invoice_type: "61", invoice_date: date, issuer, recipient, reason_code: "COM",
+    invoice_type: "61", invoice_date: date, issuer, recipient, reason_code: "COM", no_debit_reduction: true,
     billing_reference: [
       { ...ref33, reason: "Devolución de envases" },
       { number: "OC-77", invoice_type: "801", invoice_date: "2026-11-01", other_issuer: "77879240-0" },
@@ -133,8 +143,13 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
     ],
     items: [{ quantity: 2, unit_price: 150, description: "Devolución envases", exempt_indicator: 5 }, { quantity: 1, unit_price: 1000, description: "Rebaja de precio" }],
   },
-  /** Exempt factura with a global surcharge (EXEMPT by default). */
-  "34-surcharge": { invoice_type: "34", invoice_date: date, issuer, recipient, items: [{ quantity: 2, unit_price: 15000, description: "Arriendo exento" }], global_adjustments: [{ kind: "SURCHARGE", percent: 1.5, description: "Interés por mora" }] },
+  /** Exempt factura with a global surcharge (EXEMPT by default), issued for a principal (RUTMandante), part paid by transfer at issue. */
+  "34-surcharge": {
+    invoice_type: "34", invoice_date: date, principal_rut: "11.111.111-1",
+    issuer: { ...issuer, phones: ["+56 2 2345 6789", "+56 9 8765 4321"], seller_code: "V-17", sii_branch_code: 81234567 },
+    recipient: { ...recipient, postal_address: { address: "Casilla 123", commune: "Providencia", city: "Santiago" } },
+    payment_method: { code: "1", means: "PE", paid_date: "2026-11-19", paid_amount: 20000, balance: 10450, account: { type: "VISTA", number: "12-345-678", bank: "BancoEstado" } },
+    items: [{ quantity: 2, unit_price: 15000, description: "Arriendo exento" }], global_adjustments: [{ kind: "SURCHARGE", percent: 1.5, description: "Interés por mora" }] },
   /** Liquidación-factura: the agent settles two sales of its principal and charges a commission. */
   "43-commission": {
     invoice_type: "43", invoice_date: date, issuer, recipient,
@@ -146,11 +161,12 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
   },
   /** Boleta: codes, long description, line % discount and surcharge, a not-billable line and a global discount. */
   "39-features": {
-    invoice_type: "39", invoice_date: date, issuer, recipient: { legal_name: "JUAN PÉREZ", document_number: "11111111-1", contact: "+56 9 1234 5678", internal_code: "SOCIO-9" },
+    invoice_type: "39", invoice_date: date, issuer: { ...issuer, sii_branch_code: 81234567 },
+    recipient: { legal_name: "JUAN PÉREZ", document_number: "11111111-1", contact: "+56 9 1234 5678", internal_code: "SOCIO-9", postal_address: { address: "Casilla 45", city: "Valparaíso" } },
     service_indicator: 3,
     items: [
       { quantity: 2, unit_price: 1990, description: "Pan amasado", item_codes: [{ type: "PLU", value: "4011" }], discount_percent: 10, long_description: "Bolsa de 1 kg" },
-      { quantity: 1, unit_price: 3500, description: "Torta", surcharge_amount: 300 },
+      { quantity: 1, unit_price: 3500, description: "Torta", surcharge_amount: 300, principal_rut: "77.879.240-0" },
       { quantity: 1, unit_price: 1000, description: "Propina sugerida", exempt_indicator: 2 },
     ],
     global_adjustments: [{ kind: "DISCOUNT", percent: 5, description: "Descuento socio" }],

@@ -1,7 +1,8 @@
 /**
  * The PDF shows what the XML says (issue #14): discounts and surcharges, withholdings, transport,
  * customs, the second currency, the guía's transfer kind and "CEDIBLE CON SU FACTURA" copy, the
- * liquidación-factura's commissions; and a very long roll document is cut into pages.
+ * liquidación-factura's commissions, the payment status and the principal; and a very long roll
+ * document is cut into pages.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
@@ -29,7 +30,7 @@ describe("the PDF shows every section of the document", () => {
   for (const format of ["A4", "80mm"] as const) {
     it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
       const { all } = await texts("33-mixed-global", format);
-      for (const t of ["-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
+      for (const t of ["Recargo: 40% + 250", "-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
     });
     it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
       const w = (await texts("46-withholdings", format)).all;
@@ -39,7 +40,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: guía transfer kind and transport; CEDIBLE CON SU FACTURA on a sale`, async () => {
       const { all } = await texts("52-transfer", format);
-      for (const t of ["Traslados internos", "Transporte", "ABCD12", "Pedro Soto (11111111-1)", "Camino a Melipilla 1234, Maipú, Santiago"]) expect(all, t).toContain(t);
+      for (const t of ["Solicitado por (RUT)", "Traslados internos", "Transporte", "ABCD12", "Pedro Soto (11111111-1)", "Camino a Melipilla 1234, Maipú, Santiago"]) expect(all, t).toContain(t);
       expect(all).not.toContain("CEDIBLE CON SU FACTURA");
       const sale = await texts("52-transfer", format, { ...FEATURE_INPUTS["52-transfer"]!, transfer_kind: 1 });
       expect(sale.all).toContain("Operación constituye venta");
@@ -57,9 +58,19 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: sub-quantities, elaboration and expiry dates, the price in another currency, show tickets`, async () => {
       const l = (await texts("52-lots", format)).all.replace(/\s+/g, " ");
-      for (const t of ["Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
+      for (const t of ["Descuento: 5% + 6123", "Subcantidades: 70 L2026-311, 50 L2026-312", "Elaboración: 2026-11-02", "Vencimiento: 2027-02-02", "EUR 1.05 c/u (factor 971.9048), desc. 12.6: EUR 113.4"]) expect(l, t).toContain(t);
       const s = (await texts("39-show", format)).all.replace(/\s+/g, " ");
       for (const t of ["Ticket N° 1201 Adulto: Concierto de Primavera (CP26), 2026-12-05 21:00:00", "Platea Alta, fila F, asiento 12", "Valor servicio (espectáculo)"]) expect(s, t).toContain(t);
+    });
+    it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction, MntBase and MntMargenCom`, async () => {
+      const p = (await texts("34-surcharge", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1", "+56 2 2345 6789, +56 9 8765 4321", "V-17", "81234567", "Casilla 123, Providencia, Santiago"]) expect(p, t).toContain(t);
+      const e = (await texts("110-customs", format)).all.replace(/\s+/g, " ");
+      for (const t of ["USD 1000", "USD 233", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
+      expect((await texts("39-features", format)).all.replace(/\s+/g, " ")).toContain("77879240-0");
+      expect((await texts("61-references", format)).all.replace(/\s+/g, " ")).toContain("sin derecho a descontar débito");
+      const m = (await texts("33-meat-usd", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Base faenamiento carne", "CLP 340000", "Base márgenes de comercialización", "CLP 40000"]) expect(m, t).toContain(t);
     });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import countries from "../catalogs/cl/data/customs-countries.json";
 import packageTypes from "../catalogs/cl/data/customs-package-types.json";
+import paymentMeans from "../catalogs/cl/data/payment-means.json";
 import ports from "../catalogs/cl/data/customs-ports.json";
 import saleClauses from "../catalogs/cl/data/customs-sale-clauses.json";
 import saleModalities from "../catalogs/cl/data/customs-sale-modalities.json";
@@ -44,6 +45,35 @@ const MODALITY = nameOf(saleModalities);
 const MODE = nameOf(transportModes);
 const PACKAGE = nameOf(packageTypes);
 const UNIT = nameOf(units);
+const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
+const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
+
+/** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
+function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
+  const out: PrintableBlock[] = [];
+  const s = doc.settlement;
+  if (s) {
+    const whole = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${v}`);
+    const a = s.account;
+    const account = a ? [a.type ? `Cuenta ${ACCOUNT[a.type]}` : "Cuenta", a.number ? `N° ${a.number}` : "", a.bank ?? ""].filter(Boolean).join(" ") : "";
+    out.push({ title: "Pago", fields: [["Medio de pago", s.means ? (MEANS.get(s.means) ?? s.means) : ""], ["Fecha de pago", s.paidDate ?? ""], ["Monto pagado", whole(s.paidAmount)], ["Saldo insoluto", whole(s.balance)], ["Cuenta de pago", account]] });
+  }
+  const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
+  const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")]];
+  if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
+  if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
+  const e = doc.issuer;
+  if (e.phones) fields.push(["Teléfono", e.phones.join(", ")]);
+  if (e.sellerCode) fields.push(["Vendedor", e.sellerCode]);
+  if (e.siiBranchCode !== undefined) fields.push(["Código SII sucursal", String(e.siiBranchCode)]);
+  const postal = doc.receiver.postal;
+  if (postal) fields.push(["Dirección postal del receptor", [postal.address, postal.commune, postal.city].filter(Boolean).join(", ")]);
+  const t = doc.totals;
+  if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", `${doc.currency.code} ${formatAmount(doc, t.meatBase)}`]);
+  if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", `${doc.currency.code} ${formatAmount(doc, t.marginBase)}`]);
+  if (fields.some(([, v]) => v !== "")) out.push({ title: "Otros datos", fields });
+  return out;
+}
 
 /** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
 function blocksOf(doc: ComputedDocument): PrintableBlock[] {
@@ -78,6 +108,7 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
   if (doc.subtotals.length > 0) {
     out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}`]) });
   }
+  out.push(...paymentBlocks(doc));
   return out;
 }
 
@@ -95,12 +126,16 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
 
 /**
  * The text printed under a line's name: its long description, then what else the XML's Detalle
- * carries (sub-quantities, elaboration and expiry dates, the price in another currency, the show ticket).
+ * carries (the parts of its discount or surcharge, sub-quantities, elaboration and expiry dates, the
+ * price in another currency, the show ticket).
  */
 function lineDetail(l: ComputedLine): string | undefined {
   const parts: string[] = [];
   if (l.longDescription) parts.push(l.longDescription);
   if (l.subQuantities) parts.push(`Subcantidades: ${l.subQuantities.map((q) => `${q.qty} ${q.codeType ? `${q.codeType} ` : ""}${q.code}`).join(", ")}`);
+  const split = (xs: { type: "%" | "$"; value: string }[]) => xs.map((x) => (x.type === "%" ? `${x.value}%` : x.value)).join(" + ");
+  if (l.discountParts) parts.push(`Descuento: ${split(l.discountParts)}`);
+  if (l.surchargeParts) parts.push(`Recargo: ${split(l.surchargeParts)}`);
   if (l.elaborationDate) parts.push(`Elaboración: ${l.elaborationDate}`);
   if (l.expiryDate) parts.push(`Vencimiento: ${l.expiryDate}`);
   const o = l.otherCurrency;

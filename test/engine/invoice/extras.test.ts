@@ -1,7 +1,8 @@
 /**
  * Golden and bad-path tests of the parts added last to the document model: IVATerc/IVAProp, CredEC,
  * the specific fuel taxes 28 and 35, Subcantidad, FchElabor/FchVencim, OtraMoneda on domestic
- * documents, per-line OtrMnda and the boleta show tickets (line-extras.ts, totals.ts, currency.ts).
+ * documents, per-line OtrMnda, the boleta show tickets, MntBase/MntMargenCom and ValorDROtrMnda
+ * (line-extras.ts, totals.ts, currency.ts).
  */
 import { describe, expect, it } from "vitest";
 import { body, doc, fails, plain } from "./helpers";
@@ -155,5 +156,21 @@ describe("boleta show tickets (ItemEspectaculo, InfoTicket)", () => {
     expect(fails({ ...b, items: [{ ...line, ticket: { kind: "SERVICE", folio: 3 } }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].ticket.folio" });
     expect(fails({ ...b, items: [{ ...line, ticket: { ...ticket, event_date: "2009-12-31 20:00:00" } }] })).toEqual({ code: "INVALID_DATE", field: "items[0].ticket.event_date" });
     expect(fails({ ...b, items: [{ ...line, ticket: { ...ticket, event_code: "TOOLONG" } }] })).toMatchObject({ code: "FIELD_TOO_LONG", field: "items[0].ticket.event_code" });
+  });
+});
+
+describe("MntBase, MntMargenCom and the global adjustments in the second currency", () => {
+  it("MntBase and MntMargenCom are the sums of the retainer lines' bases and margins, outside the total", () => {
+    const meat = { quantity: 1, unit_price: 1000, description: "Carne", taxes: [{ type: "17" }] };
+    const d = doc({ items: [{ ...meat, retainer: { base_amount: 800, margin_amount: 100 } }, { ...meat, retainer: { base_amount: 700 } }, line] });
+    expect(plain([d.totals.meatBase, d.totals.marginBase, d.totals.total])).toEqual([1500, 100, 3000 + 570 + 75]);
+    expect(doc({ items: [line] }).totals.meatBase).toBeUndefined();
+  });
+  it("ValorDROtrMnda: a $ adjustment converted like the totals; a % one carries none; none without a second currency", () => {
+    const exe = { ...line, unit_price: 10000, taxes: [{ type: "EXE" }] };
+    const d = doc({ items: [exe], other_currency: { code: "USD", exchange_rate: 950 }, global_adjustments: [{ kind: "DISCOUNT", amount: 1000, applies_to: "EXEMPT" }, { kind: "SURCHARGE", percent: 5, applies_to: "EXEMPT" }] });
+    // 1,000 / 950 = 1.052631… → 1.0526
+    expect(d.adjustments.map((a) => a.otherValue)).toEqual([10526n, undefined]);
+    expect(doc({ items: [exe], global_adjustments: [{ kind: "DISCOUNT", amount: 1000, applies_to: "EXEMPT" }] }).adjustments[0]!.otherValue).toBeUndefined();
   });
 });

@@ -35,7 +35,7 @@ describe("feature documents", () => {
     const all = Object.values(dtes);
     const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
     const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
-    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 15], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 16], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
       const v = await validateEnvio(parseXml(xml), kind, ctx);
       expect(v.errors, kind).toEqual([]);
       expect(v.documents).toHaveLength(n);
@@ -53,7 +53,8 @@ describe("feature documents", () => {
     expect(f33).toContain("<Contacto>Juana Pérez +56 2 2345 6789</Contacto><CorreoRecep>pagos@cliente.cl</CorreoRecep><DirRecep>Irarrázaval 2401, of. 5</DirRecep><CmnaRecep>Ñuñoa</CmnaRecep><CiudadRecep>Santiago</CiudadRecep>");
     expect(f33).toContain("<NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>SOP-01</VlrCodigo></CdgItem><CdgItem><TpoCodigo>EAN13</TpoCodigo>");
     expect(f33).toContain("<DscItem>Soporte 8x5 por correo y teléfono, noviembre 2026.</DscItem><QtyItem>3</QtyItem><PrcItem>3333.33</PrcItem><DescuentoPct>5</DescuentoPct><DescuentoMonto>500</DescuentoMonto><MontoItem>9500</MontoItem>");
-    expect(f33).toContain("<RecargoPct>50</RecargoPct><RecargoMonto>1250</RecargoMonto><MontoItem>3750</MontoItem>");
+    // SubRecargo: 40 % of 2,500 = 1,000, + 250 = the RecargoMonto 1,250
+    expect(f33).toContain("<RecargoPct>50</RecargoPct><RecargoMonto>1250</RecargoMonto><SubRecargo><TipoRecargo>%</TipoRecargo><ValorRecargo>40</ValorRecargo></SubRecargo><SubRecargo><TipoRecargo>$</TipoRecargo><ValorRecargo>250</ValorRecargo></SubRecargo><MontoItem>3750</MontoItem>");
     expect(f33).toContain("<IndExe>1</IndExe><NmbItem>Curso exento</NmbItem><QtyRef>8</QtyRef><UnmdRef>HR</UnmdRef><PrcRef>625</PrcRef>");
     expect(f33).toContain("<SubTotInfo><NroSTI>1</NroSTI><GlosaSTI>Servicios</GlosaSTI><OrdenSTI>1</OrdenSTI><ValSubtotSTI>13250</ValSubtotSTI><LineasDeta>1</LineasDeta><LineasDeta>2</LineasDeta></SubTotInfo>");
     expect(f33).toContain("<DscRcgGlobal><NroLinDR>1</NroLinDR><TpoMov>D</TpoMov><GlosaDR>Cliente frecuente</GlosaDR><TpoValor>%</TpoValor><ValorDR>10</ValorDR></DscRcgGlobal><DscRcgGlobal><NroLinDR>2</NroLinDR><TpoMov>D</TpoMov><GlosaDR>Promoción curso</GlosaDR><TpoValor>$</TpoValor><ValorDR>500</ValorDR><IndExeDR>1</IndExeDR></DscRcgGlobal>");
@@ -63,10 +64,10 @@ describe("feature documents", () => {
     expect(flat("33-meat")).toContain("<Retenedor><IndAgente>R</IndAgente><MntBaseFaena>250000</MntBaseFaena><PrcConsFinal>4500</PrcConsFinal></Retenedor><NmbItem>Carne en vara</NmbItem>");
     expect(flat("46-withholdings")).toContain("<ImptoReten><TipoImp>15</TipoImp><TasaImp>19</TasaImp><MontoImp>11400</MontoImp></ImptoReten><ImptoReten><TipoImp>32</TipoImp><TasaImp>8</TasaImp><MontoImp>73600</MontoImp></ImptoReten><IVANoRet>101200</IVANoRet><MntTotal>1081200</MntTotal>");
     const f52 = flat("52-transfer");
-    expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado>");
+    expect(f52).toContain("<TipoDespacho>2</TipoDespacho><IndTraslado>5</IndTraslado><TpoImpresion>T</TpoImpresion>");
+    expect(f52).toContain("</Receptor><RUTSolicita>11111111-1</RUTSolicita><Transporte>");
     expect(f52).toContain("<Transporte><Patente>ABCD12</Patente><RUTTrans>77879240-0</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Pedro Soto</NombreChofer></Chofer><DirDest>Camino a Melipilla 1234</DirDest><CmnaDest>Maipú</CmnaDest><CiudadDest>Santiago</CiudadDest></Transporte><Totales>");
     const f110 = flat("110-customs");
-    expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPagExp>1</FmaPagExp></IdDoc>");
     expect(f110).toContain("<Extranjero><NumId>US-99-1234567</NumId><Nacionalidad>225</Nacionalidad></Extranjero>");
     expect(f110).toContain("<Aduana><CodModVenta>1</CodModVenta><CodClauVenta>1</CodClauVenta><TotClauVenta>1234.5</TotClauVenta><CodViaTransp>1</CodViaTransp><NombreTransp>MSC ALINA</NombreTransp><CodPtoEmbarque>906</CodPtoEmbarque><CodPtoDesemb>111</CodPtoDesemb><PesoBruto>820.5</PesoBruto><CodUnidPesoBruto>6</CodUnidPesoBruto><PesoNeto>780</PesoNeto><CodUnidPesoNeto>6</CodUnidPesoNeto><TotBultos>60</TotBultos><TipoBultos><CodTpoBultos>75</CodTpoBultos><CantBultos>60</CantBultos><Marcas>ACME-2026</Marcas></TipoBultos><MntFlete>150</MntFlete><MntSeguro>12.5</MntSeguro><CodPaisRecep>225</CodPaisRecep><CodPaisDestin>225</CodPaisDestin></Aduana>");
     // 1233.25 USD × 945.37 = 1165877.5525 → 1165878 pesos
@@ -74,6 +75,23 @@ describe("feature documents", () => {
     const f61 = flat("61-references");
     expect(f61).toContain("<IndExe>5</IndExe><NmbItem>Devolución envases</NmbItem>");
     expect(f61).toContain("<Referencia><NroLinRef>2</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>OC-77</FolioRef><RUTOtr>77879240-0</RUTOtr><FchRef>2026-11-01</FchRef></Referencia><Referencia><NroLinRef>3</NroLinRef><TpoDocRef>52</TpoDocRef><FolioRef>9</FolioRef><FchRef>2026-11-02</FchRef><RazonRef>Guía asociada</RazonRef></Referencia>");
+    // 30,000 + 1.5 % = 30,450: 20,000 paid by transfer, 10,450 unpaid; issued for a principal
+    const f34 = flat("34-surcharge");
+    expect(f34).toContain("<FchEmis>2026-11-20</FchEmis><FmaPago>1</FmaPago><FchCancel>2026-11-19</FchCancel><MntCancel>20000</MntCancel><SaldoInsol>10450</SaldoInsol><MedioPago>PE</MedioPago><TpoCtaPago>VISTA</TpoCtaPago><NumCtaPago>12-345-678</NumCtaPago><BcoPago>BancoEstado</BcoPago></IdDoc>");
+    expect(f34).toContain("</Emisor><RUTMandante>11111111-1</RUTMandante><Receptor>");
+    expect(f34).toMatch(/<GiroEmis>[^<]+<\/GiroEmis><Telefono>\+56 2 2345 6789<\/Telefono><Telefono>\+56 9 8765 4321<\/Telefono><Acteco>/);
+    expect(f34).toMatch(/<CdgSIISucur>81234567<\/CdgSIISucur><DirOrigen>[^<]+<\/DirOrigen><CmnaOrigen>[^<]+<\/CmnaOrigen><CiudadOrigen>[^<]+<\/CiudadOrigen><CdgVendedor>V-17<\/CdgVendedor><\/Emisor>/);
+    expect(f34).toContain("<DirPostal>Casilla 123</DirPostal><CmnaPostal>Providencia</CmnaPostal><CiudadPostal>Santiago</CiudadPostal></Receptor>");
+    expect(f61).toContain("<FchEmis>2026-11-20</FchEmis><IndNoRebaja>1</IndNoRebaja></IdDoc>");
+    // 1,233.25 USD: MntCancel and SaldoInsol are whole units, 1,000 + 233
+    expect(f110).toContain("<TipoDespacho>1</TipoDespacho><FmaPago>2</FmaPago><FmaPagExp>1</FmaPagExp><MntCancel>1000</MntCancel><SaldoInsol>233</SaldoInsol><TpoCtaPago>CORRIENTE</TpoCtaPago><NumCtaPago>0012345678</NumCtaPago><BcoPago>Banco de Chile</BcoPago></IdDoc>");
+    // MntBase 250,000 + 90,000 and MntMargenCom 40,000; in USD ÷ 950.25: 357.8006, 42.0942; the exempt $ discount 5,000 → 5.2618
+    const meat = flat("33-meat-usd");
+    expect(meat).toContain("<MntNeto>400000</MntNeto><MntExe>15000</MntExe><MntBase>340000</MntBase><MntMargenCom>40000</MntMargenCom><TasaIVA>19</TasaIVA>");
+    expect(meat).toContain("<MntNetoOtrMnda>420.9419</MntNetoOtrMnda><MntExeOtrMnda>15.7853</MntExeOtrMnda><MntFaeCarneOtrMnda>357.8006</MntFaeCarneOtrMnda><MntMargComOtrMnda>42.0942</MntMargComOtrMnda><IVAOtrMnda>79.979</IVAOtrMnda>");
+    expect(meat).toContain("<TpoValor>$</TpoValor><ValorDR>5000</ValorDR><ValorDROtrMnda>5.2618</ValorDROtrMnda><IndExeDR>1</IndExeDR></DscRcgGlobal>");
+    // 25.75 USD × 945.37 = 24,343.2775 → 24,343 pesos
+    expect(f110).toContain("<TpoValor>$</TpoValor><ValorDR>25.75</ValorDR><ValorDROtrMnda>24343</ValorDROtrMnda><IndExeDR>1</IndExeDR>");
     const f43 = flat("43-commission");
     expect(f43).toContain('<Liquidacion ID="F');
     expect(f43).toContain("<NroLinDet>1</NroLinDet><TpoDocLiq>33</TpoDocLiq><NmbItem>");
@@ -82,9 +100,11 @@ describe("feature documents", () => {
     expect(f43).toContain("<Comisiones><ValComNeto>18200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>3458</ValComIVA></Comisiones><MntTotal>174692</MntTotal>");
     expect(f43).toContain("<Comisiones><NroLinCom>1</NroLinCom><TipoMovim>C</TipoMovim><Glosa>Comisión de venta 8 %</Glosa><TasaComision>8</TasaComision><ValComNeto>13200</ValComNeto><ValComExe>0</ValComExe><ValComIVA>2508</ValComIVA></Comisiones>");
     const f39 = flat("39-features");
-    expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto></Receptor>");
+    expect(f39).toContain("<RUTRecep>11111111-1</RUTRecep><CdgIntRecep>SOCIO-9</CdgIntRecep><RznSocRecep>JUAN PÉREZ</RznSocRecep><Contacto>+56 9 1234 5678</Contacto><DirPostal>Casilla 45</DirPostal><CiudadPostal>Valparaíso</CiudadPostal></Receptor>");
+    expect(f39).toMatch(/<GiroEmisor>[^<]+<\/GiroEmisor><CdgSIISucur>81234567<\/CdgSIISucur><DirOrigen>/);
     expect(f39).toContain("<MntTotal>7013</MntTotal><MontoNF>1000</MontoNF></Totales>");
     expect(f39).toContain("<IndExe>2</IndExe><NmbItem>Propina sugerida</NmbItem>");
+    expect(f39).toContain("<NroLinDet>2</NroLinDet><RUTMandante>77879240-0</RUTMandante><NmbItem>Torta</NmbItem>");
     expect(flat("39-net")).toContain("<IndServicio>1</IndServicio><IndMntNeto>2</IndMntNeto><PeriodoDesde>2026-10-01</PeriodoDesde><PeriodoHasta>2026-10-31</PeriodoHasta></IdDoc>");
     const fuel = flat("33-fuel-third-party");
     // IVA 12,600,000 × 19 % = 2,394,000, of which the third party's line (100,000) carries 19,000
@@ -103,7 +123,9 @@ describe("feature documents", () => {
     const lots = flat("52-lots");
     expect(lots).toContain("<QtyItem>120</QtyItem><Subcantidad><SubQty>70</SubQty><SubCod>L2026-311</SubCod></Subcantidad><Subcantidad><SubQty>50</SubQty><SubCod>L2026-312</SubCod></Subcantidad><FchElabor>2026-11-02</FchElabor><FchVencim>2027-02-02</FchVencim><UnmdItem>UN</UnmdItem><PrcItem>1020.5</PrcItem>");
     // 120 × 1.05 = 126 EUR, 10 % = 12.6, 113.4
-    expect(lots).toContain("<OtrMnda><PrcOtrMon>1.05</PrcOtrMon><Moneda>EUR</Moneda><FctConv>971.9048</FctConv><DctoOtrMnda>12.6</DctoOtrMnda><MontoItemOtrMnda>113.4</MontoItemOtrMnda></OtrMnda><DescuentoPct>10</DescuentoPct><DescuentoMonto>12246</DescuentoMonto><MontoItem>110214</MontoItem>");
+    expect(lots).toContain("<OtrMnda><PrcOtrMon>1.05</PrcOtrMon><Moneda>EUR</Moneda><FctConv>971.9048</FctConv><DctoOtrMnda>12.6</DctoOtrMnda><MontoItemOtrMnda>113.4</MontoItemOtrMnda></OtrMnda><DescuentoPct>10</DescuentoPct><DescuentoMonto>12246</DescuentoMonto><SubDscto><TipoDscto>%</TipoDscto><ValorDscto>5</ValorDscto></SubDscto><SubDscto><TipoDscto>$</TipoDscto><ValorDscto>6123</ValorDscto></SubDscto><MontoItem>110214</MontoItem>");
+    // 2 % of USD 1,230 = 24.60, + 6.40 = the DescuentoMonto 31 (30.75 rounded to whole units)
+    expect(flat("110-customs")).toContain("<DescuentoPct>2.5</DescuentoPct><DescuentoMonto>31</DescuentoMonto><SubDscto><TipoDscto>%</TipoDscto><ValorDscto>2</ValorDscto></SubDscto><SubDscto><TipoDscto>$</TipoDscto><ValorDscto>6.4</ValorDscto></SubDscto><MontoItem>1199</MontoItem>");
     expect(flat("110-customs")).toContain("<QtyItem>60</QtyItem><Subcantidad><SubQty>40</SubQty><SubCod>LOTE-A</SubCod><TipCodSubQty>LOTE</TipCodSubQty></Subcantidad>");
     const show = flat("39-show");
     expect(show).toContain("<NroLinDet>1</NroLinDet><ItemEspectaculo>01</ItemEspectaculo><NmbItem>Entrada Platea Alta</NmbItem><InfoTicket><FolioTicket>1201</FolioTicket><FchGenera>2026-11-20T10:29:00</FchGenera><NmbEvento>Concierto de Primavera</NmbEvento><TpoTicket>Adulto</TpoTicket><CdgEvento>CP26</CdgEvento><FchEvento>2026-12-05T21:00:00</FchEvento><LugarEvento>Teatro Municipal, Santiago</LugarEvento><UbicEvento>Platea Alta</UbicEvento><FilaUbicEvento>F</FilaUbicEvento><AsntoUbicEvento>12</AsntoUbicEvento></InfoTicket><QtyItem>1</QtyItem>");

@@ -40,7 +40,9 @@ describe("totals", () => {
       "33-gross": { subTotal: 14900, discount: 0, surcharge: 0, additional: [], net: 12521, iva: 2379, ivaRate: "19", total: 14900 },
       // NF 2000 − 500 + 100; deposit 1500 in the total; the IndExe 4 line in nothing
       "33-indicators": { subTotal: 12001, discount: 0, surcharge: 0, additional: [{ type: "27", kind: "A", rate: "10", base: 8000, amount: 800 }], net: 8000, iva: 1520, ivaRate: "19", nonBillable: 1600, deposit: 1500, total: 11820 },
-      "33-meat": { subTotal: 300000, discount: 0, surcharge: 0, additional: [{ type: "17", kind: "A", rate: "5", base: 250000, amount: 12500 }], net: 300000, iva: 57000, ivaRate: "19", total: 369500 },
+      "33-meat": { subTotal: 300000, discount: 0, surcharge: 0, additional: [{ type: "17", kind: "A", rate: "5", base: 250000, amount: 12500 }], net: 300000, iva: 57000, ivaRate: "19", meatBase: 250000, total: 369500 },
+      // tax 17 on the slaughter bases 250,000 + 90,000; exempt 20,000 − 5,000; MntBase and MntMargenCom informative
+      "33-meat-usd": { subTotal: 420000, discount: 0, surcharge: 0, additional: [{ type: "17", kind: "A", rate: "5", base: 340000, amount: 17000 }], net: 400000, iva: 76000, ivaRate: "19", exempt: 15000, meatBase: 340000, marginBase: 40000, total: 508000 },
       "46-withholdings": { subTotal: 960000, discount: 0, surcharge: 20000, additional: [{ type: "15", kind: "R", rate: "19", base: 60000, amount: 11400 }, { type: "32", kind: "R", rate: "8", base: 920000, amount: 73600 }], net: 980000, iva: 186200, ivaRate: "19", ivaNotRetained: 101200, total: 1081200 },
       "52-transfer": { subTotal: 100000, discount: 0, surcharge: 0, additional: [], net: 100000, iva: 19000, ivaRate: "19", total: 119000 },
       // cents: 1230.00 − 31.00 (2.5 %, whole units) + 60 − 25.75

@@ -24,20 +24,29 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
     return el("IdDoc", null, leaf("TipoDTE", t.code), leaf("Folio", folio), leaf("FchEmis", d.issueDate), leaf("IndServicio", d.serviceIndicator ?? 3), d.netAmounts ? leaf("IndMntNeto", 2) : null, period, leaf("FchVenc", d.dueDate));
   }
   const terms = d.paymentTerms;
+  const s = d.settlement;
   return el(
     "IdDoc",
     null,
     leaf("TipoDTE", t.code),
     leaf("Folio", folio),
     leaf("FchEmis", d.issueDate),
+    f === "Documento" && d.noDebitReduction ? leaf("IndNoRebaja", 1) : null,
     f !== "Liquidacion" ? leaf("TipoDespacho", d.dispatchKind) : null,
-    f === "Documento" ? leaf("IndTraslado", d.transferKind) : null,
+    f === "Documento" ? [leaf("IndTraslado", d.transferKind), leaf("TpoImpresion", d.printFormat)] : null,
     leaf("IndServicio", d.serviceIndicator),
     f !== "Exportaciones" && d.grossPrices ? leaf("MntBruto", 1) : null,
     leaf("FmaPago", d.paymentForm),
     f !== "Liquidacion" ? leaf("FmaPagExp", d.exportPaymentForm) : null,
+    leaf("FchCancel", s?.paidDate),
+    leaf("MntCancel", s?.paidAmount),
+    leaf("SaldoInsol", s?.balance),
     d.payments.map((p) => el("MntPagos", null, leaf("FchPago", p.date), leaf("MntPago", amt(d, p.amount)), leaf("GlosaPagos", p.description))),
     period,
+    leaf("MedioPago", s?.means),
+    leaf("TpoCtaPago", s?.account?.type),
+    leaf("NumCtaPago", s?.account?.number),
+    leaf("BcoPago", s?.account?.bank),
     leaf("TermPagoCdg", terms?.code),
     leaf("TermPagoGlosa", terms?.description),
     leaf("TermPagoDias", terms?.days),
@@ -48,7 +57,7 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
 export function emisor(d: ComputedDocument): XmlEl {
   const e = d.issuer;
   if (d.type.boleta) {
-    return el("Emisor", null, leaf("RUTEmisor", e.rut), leaf("RznSocEmisor", e.legalName), leaf("GiroEmisor", e.activity), leaf("DirOrigen", e.address), leaf("CmnaOrigen", e.commune), leaf("CiudadOrigen", e.city));
+    return el("Emisor", null, leaf("RUTEmisor", e.rut), leaf("RznSocEmisor", e.legalName), leaf("GiroEmisor", e.activity), leaf("CdgSIISucur", e.siiBranchCode), leaf("DirOrigen", e.address), leaf("CmnaOrigen", e.commune), leaf("CiudadOrigen", e.city));
   }
   return el(
     "Emisor",
@@ -56,19 +65,22 @@ export function emisor(d: ComputedDocument): XmlEl {
     leaf("RUTEmisor", e.rut),
     leaf("RznSoc", e.legalName),
     leaf("GiroEmis", e.activity),
+    (e.phones ?? []).map((t) => leaf("Telefono", t)),
     leaf("CorreoEmisor", e.email),
     e.activityCodes.map((c) => leaf("Acteco", c)),
     d.branchOffice !== undefined ? leaf("Sucursal", String(d.branchOffice).slice(0, 20)) : null,
+    leaf("CdgSIISucur", e.siiBranchCode),
     leaf("DirOrigen", e.address),
     leaf("CmnaOrigen", e.commune),
     leaf("CiudadOrigen", e.city),
+    leaf("CdgVendedor", e.sellerCode),
   );
 }
 
 export function receptor(d: ComputedDocument): XmlEl {
   const r = d.receiver;
   const f = familyOf(d);
-  const place = [leaf("DirRecep", r.address), leaf("CmnaRecep", r.commune), leaf("CiudadRecep", r.city)];
+  const place = [leaf("DirRecep", r.address), leaf("CmnaRecep", r.commune), leaf("CiudadRecep", r.city), leaf("DirPostal", r.postal?.address), leaf("CmnaPostal", r.postal?.commune), leaf("CiudadPostal", r.postal?.city)];
   if (f === "Boleta") {
     return el("Receptor", null, leaf("RUTRecep", r.rut), leaf("CdgIntRecep", r.internalCode), leaf("RznSocRecep", r.legalName), leaf("Contacto", r.contact), place);
   }
@@ -149,6 +161,7 @@ export function totales(d: ComputedDocument): XmlEl {
     null,
     leaf("MntNeto", a(t.net)),
     leaf("MntExe", a(t.exempt)),
+    f === "Documento" ? [leaf("MntBase", a(t.meatBase)), leaf("MntMargenCom", a(t.marginBase))] : null,
     leaf("TasaIVA", t.ivaRate),
     leaf("IVA", a(t.iva)),
     leaf("IVAProp", a(t.ivaOwn)),
@@ -173,6 +186,8 @@ export function otraMoneda(d: ComputedDocument): XmlEl | null {
     leaf("TpoCambio", o.rate),
     leaf("MntNetoOtrMnda", v(o.net)),
     o.exempt > 0n ? leaf("MntExeOtrMnda", v(o.exempt)) : null,
+    leaf("MntFaeCarneOtrMnda", v(o.meatBase)),
+    leaf("MntMargComOtrMnda", v(o.marginBase)),
     leaf("IVAOtrMnda", v(o.iva)),
     (o.taxes ?? []).map((x) => el("ImpRetOtrMnda", null, leaf("TipoImpOtrMnda", x.type), leaf("TasaImpOtrMnda", x.rate), leaf("VlrImpOtrMnda", v(x.amount)))),
     leaf("IVANoRetOtrMnda", v(o.ivaNotRetained)),
@@ -227,8 +242,10 @@ function detalleLine(d: ComputedDocument, l: ComputedLine): XmlEl {
   const adjustments = f === "Liquidacion" ? null : [
     leaf("DescuentoPct", l.discountPct),
     l.discount > 0n ? leaf("DescuentoMonto", amt(d, l.discount)) : null,
+    ...(f !== "Boleta" ? (l.discountParts ?? []).map((x) => el("SubDscto", null, leaf("TipoDscto", x.type), leaf("ValorDscto", x.value))) : []),
     leaf("RecargoPct", l.surchargePct),
     l.surcharge > 0n ? leaf("RecargoMonto", amt(d, l.surcharge)) : null,
+    ...(f !== "Boleta" ? (l.surchargeParts ?? []).map((x) => el("SubRecargo", null, leaf("TipoRecargo", x.type), leaf("ValorRecargo", x.value))) : []),
   ];
   return el(
     "Detalle",
@@ -239,6 +256,7 @@ function detalleLine(d: ComputedDocument, l: ComputedLine): XmlEl {
     leaf("IndExe", l.indicator),
     f === "Documento" ? retenedor(l, d) : null,
     f === "Boleta" && l.show ? leaf("ItemEspectaculo", `0${l.show.kind}`) : null,
+    f === "Boleta" ? leaf("RUTMandante", l.principalRut) : null,
     leaf("NmbItem", l.name),
     f === "Boleta" ? infoTicket(l) : null,
     leaf("DscItem", l.longDescription),
@@ -265,7 +283,8 @@ export function subTotInfo(d: ComputedDocument): XmlEl[] {
 }
 
 export function dscRcgGlobal(d: ComputedDocument): XmlEl[] {
-  return d.adjustments.map((a) => el("DscRcgGlobal", null, leaf("NroLinDR", a.lineNo), leaf("TpoMov", a.kind), leaf("GlosaDR", a.description), leaf("TpoValor", a.valueType), leaf("ValorDR", a.value), leaf("IndExeDR", a.base)));
+  const f = familyOf(d);
+  return d.adjustments.map((a) => el("DscRcgGlobal", null, leaf("NroLinDR", a.lineNo), leaf("TpoMov", a.kind), leaf("GlosaDR", a.description), leaf("TpoValor", a.valueType), leaf("ValorDR", a.value), f !== "Boleta" && d.otherCurrency && a.otherValue !== undefined ? leaf("ValorDROtrMnda", formatScaled(a.otherValue, d.otherCurrency.scale)) : null, leaf("IndExeDR", a.base)));
 }
 
 export function referencias(d: ComputedDocument): XmlEl[] {

@@ -68,7 +68,7 @@ export function buildDteXml(d: ComputedDocument, folio: number, ted: Ted, timest
     el(
       branch,
       [["ID", id]],
-      el("Encabezado", null, idDoc(d, folio), emisor(d), receptor(d), transporte(d), totales(d), otraMoneda(d)),
+      el("Encabezado", null, idDoc(d, folio), emisor(d), branch === "Documento" && !d.type.boleta ? leaf("RUTMandante", d.principalRut) : null, receptor(d), branch === "Documento" && !d.type.boleta ? leaf("RUTSolicita", d.requesterRut) : null, transporte(d), totales(d), otraMoneda(d)),
       detalle(d),
       subTotInfo(d),
       dscRcgGlobal(d),

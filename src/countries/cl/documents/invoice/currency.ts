@@ -1,13 +1,14 @@
 /**
  * OtraMoneda. Export documents: the exempt amount and the total in a second currency, amount ×
  * TpoCambio, rounded half away from zero to whole pesos (CLP) or to 4 decimals. Domestic documents:
- * every amount of Totales in a foreign currency, pesos ÷ TpoCambio to 4 decimals.
+ * every amount of Totales in a foreign currency, pesos ÷ TpoCambio to 4 decimals. The "$" global
+ * discounts and surcharges too (ValorDROtrMnda).
  */
 import { EngineError } from "../../errors";
 import { divRound, formatScaled, parseScaled, pow10 } from "../decimal";
 import type { DocumentTypeInfo } from "../document-types";
 import { notAllowed } from "./checks";
-import type { ComputedDocument, ComputedOtherCurrency, ComputedTotals } from "./model";
+import type { ComputedAdjustment, ComputedDocument, ComputedOtherCurrency, ComputedTotals } from "./model";
 import type { InvoiceInput } from "./schema";
 import { CURRENCY_SII_NAMES } from "./tax-codes";
 
@@ -54,6 +55,10 @@ function domesticOtherCurrency(o: NonNullable<InvoiceInput["other_currency"]>, t
   const out: ComputedOtherCurrency = { code, siiName, rate: rateText, scale: RATE_DECIMALS, exempt: nonZero(totals.exempt) ?? 0n, total };
   const net = nonZero(totals.net);
   if (net !== undefined) out.net = net;
+  const meatBase = nonZero(totals.meatBase);
+  if (meatBase !== undefined) out.meatBase = meatBase;
+  const marginBase = nonZero(totals.marginBase);
+  if (marginBase !== undefined) out.marginBase = marginBase;
   const iva = nonZero(totals.iva);
   if (iva !== undefined) out.iva = iva;
   const taxes = totals.additional.filter((x) => x.amount > 0n).map((x) => ({ type: x.type, ...(x.rate !== undefined ? { rate: x.rate } : {}), amount: convert(x.amount) }));
@@ -61,6 +66,21 @@ function domesticOtherCurrency(o: NonNullable<InvoiceInput["other_currency"]>, t
   const ivaNotRetained = nonZero(totals.ivaNotRetained);
   if (ivaNotRetained !== undefined) out.ivaNotRetained = ivaNotRetained;
   return out;
+}
+
+/**
+ * ValorDROtrMnda: each "$" global discount or surcharge in the second currency, converted like the
+ * totals (exports: × rate; domestic: ÷ rate, 4 decimals). A "%" one is a percentage in any currency
+ * and carries none.
+ */
+export function addAdjustmentsInOtherCurrency(adjustments: ComputedAdjustment[], o: ComputedOtherCurrency, type: DocumentTypeInfo, currencyScale: number): void {
+  const rate = parseScaled(o.rate, RATE_DECIMALS, "other_currency.exchange_rate");
+  const convert = type.export ? (v: bigint) => divRound(v * rate * pow10(o.scale), pow10(currencyScale + RATE_DECIMALS)) : (v: bigint) => divRound(v * pow10(2 * RATE_DECIMALS), rate);
+  for (const a of adjustments) {
+    if (a.valueType !== "$") continue;
+    const v = convert(a.amount < 0n ? -a.amount : a.amount);
+    if (v > 0n) a.otherValue = v;
+  }
 }
 
 function siiNameOf(code: string): string {

@@ -7,6 +7,7 @@
  * | schema.ts | the body the API accepts (zod, documented in the OpenAPI document) |
  * | header.ts | IdDoc (dates, payment form, terms and schedule, service, MntBruto, IndTraslado) and the currency |
  * | parties.ts | Emisor, Receptor (Extranjero) |
+ * | breakdown.ts | Detalle's SubDscto/SubRecargo (the parts of a line's discount or surcharge) |
  * | lines.ts | Detalle (codes, discounts and surcharges, IndExe, Retenedor, additional and specific taxes) |
  * | line-extras.ts | Detalle's Subcantidad, FchElabor/FchVencim, third-party mark, OtrMnda, ItemEspectaculo/InfoTicket |
  * | discounts.ts | DscRcgGlobal |
@@ -15,6 +16,7 @@
  * | subtotals.ts | SubTotInfo |
  * | transport.ts | Transporte and its customs block (Aduana) |
  * | currency.ts | OtraMoneda (exports; domestic documents) |
+ * | settlement.ts | IdDoc's payment status (MedioPago, FchCancel, MntCancel, SaldoInsol, the account), RUTMandante, IndNoRebaja |
  * | references.ts | Referencia, CodRef of notes |
  * | model.ts | the computed document the XML (../dte.ts) and the PDF are made from |
  *
@@ -40,13 +42,14 @@ import { EngineError } from "../../errors";
 import { type DocumentTypeInfo, resolveDocumentType } from "../document-types";
 import { checkLatin1, parseInvoice } from "./checks";
 import { buildCommissions } from "./commissions";
-import { buildOtherCurrency } from "./currency";
+import { addAdjustmentsInOtherCurrency, buildOtherCurrency } from "./currency";
 import { buildAdjustments } from "./discounts";
 import { buildCurrency, buildHeader, buildPayments } from "./header";
 import { buildLines } from "./lines";
 import type { ComputedDocument } from "./model";
 import { buildParties } from "./parties";
 import { buildReferences } from "./references";
+import { buildPrincipal, buildSettlement } from "./settlement";
 import type { InvoiceInput } from "./schema";
 import { buildSubtotals } from "./subtotals";
 import { buildTotals, checkClientAmounts, lineBases } from "./totals";
@@ -91,6 +94,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const doc: ComputedDocument = {
     type,
     ...header,
+    ...buildPrincipal(input, type),
     payments: buildPayments(input, type, currency.scale, totals.total),
     issuer,
     receiver,
@@ -109,7 +113,12 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const fma = exportPaymentForm(input);
   if (fma !== undefined) doc.exportPaymentForm = fma;
   const other = buildOtherCurrency(input, type, currency, totals);
-  if (other) doc.otherCurrency = other;
+  if (other) {
+    doc.otherCurrency = other;
+    addAdjustmentsInOtherCurrency(adjustments, other, type, currency.scale);
+  }
   if (reason) doc.reason = reason;
+  const settlement = buildSettlement(input, type, currency.scale, totals.total);
+  if (settlement) doc.settlement = settlement;
   return doc;
 }

@@ -1,13 +1,15 @@
 /**
  * The optional parts of a Detalle line beyond its amount: sub-quantities (Subcantidad), elaboration
  * and expiry dates (FchElabor, FchVencim), the third-party mark (IVATerc), the price in another
- * currency (OtrMnda) and the show ticket of boletas (ItemEspectaculo, InfoTicket).
+ * currency (OtrMnda), the show ticket of boletas (ItemEspectaculo, InfoTicket) and a boleta line's
+ * principal (RUTMandante).
  */
 import { EngineError } from "../../errors";
 import { divRound, formatScaled, parseScaled, pow10 } from "../decimal";
 import type { DocumentTypeInfo } from "../document-types";
 import { checkDate, checkDateTime, notAllowed } from "./checks";
 import type { ComputedLine, ComputedTicket } from "./model";
+import { rutOf } from "./parties";
 import type { InvoiceInput } from "./schema";
 import { QTY_SCALE, RATE_SCALE } from "./tax-codes";
 
@@ -27,6 +29,10 @@ export function addLineExtras(line: ComputedLine, it: Item, p: string, type: Doc
   if (it.third_party) line.thirdParty = thirdParty(line, p, type);
   if (it.other_currency) line.otherCurrency = otherCurrencyLine(it, p, type, qty);
   if (it.ticket) line.show = show(it.ticket, p, type);
+  if (it.principal_rut !== undefined) {
+    if (!type.boleta) notAllowed(`${p}.principal_rut`, `a line's RUTMandante is part of boletas (39, 41) only; on ${type.name} send principal_rut for the whole document`);
+    line.principalRut = rutOf(it.principal_rut, `${p}.principal_rut`);
+  }
 }
 
 function subQuantities(subs: NonNullable<Item["sub_quantities"]>, p: string, type: DocumentTypeInfo, qty: bigint): NonNullable<ComputedLine["subQuantities"]> {

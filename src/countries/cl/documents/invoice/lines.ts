@@ -1,4 +1,4 @@
-/** Detalle: one computed line per item (codes, quantities, discounts and surcharges, tax treatment). */
+/** Detalle: one computed line per item (codes, quantities, discounts and surcharges with their breakdown, tax treatment). */
 import { EngineError } from "../../errors";
 import { divRound, formatScaled, parseScaled, pow10 } from "../decimal";
 import type { DocumentTypeInfo } from "../document-types";
@@ -7,6 +7,7 @@ import type { ComputedLine, ExemptIndicator } from "./model";
 import type { InvoiceInput } from "./schema";
 import { ADDITIONAL_TAXES, ADDITIONAL_TAX_TYPES, IVA_RATE, QTY_SCALE, RATE_SCALE, SPECIFIC_TAXES, TOTAL_RETENTION_TYPES } from "./tax-codes";
 import { addLineExtras } from "./line-extras";
+import { type Breakdown, breakdownOf, checkBreakdown } from "./breakdown";
 
 type Item = InvoiceInput["items"][number];
 interface LineContext {
@@ -40,8 +41,15 @@ function parsePercent(value: unknown, field: string, max: bigint, maxText: strin
   return pct;
 }
 
-/** DescuentoMonto or RecargoMonto from a percentage and/or an amount (both must agree). */
-function adjustment(gross: bigint, pctIn: unknown, amountIn: unknown, p: string, what: "discount" | "surcharge", ctx: LineContext): { amount: bigint; pct?: string } {
+type Adjustment = { amount: bigint; pct?: string; parts?: Breakdown["parts"] };
+
+/** DescuentoMonto or RecargoMonto from a percentage, an amount and/or a breakdown (all must agree). */
+function adjustment(gross: bigint, it: Item, p: string, what: "discount" | "surcharge", ctx: LineContext): Adjustment {
+  const pctIn = it[`${what}_percent`];
+  const amountIn = it[`${what}_amount`];
+  const partsIn = it[`${what}_breakdown`];
+  const b = partsIn ? breakdownOf(partsIn, gross, `${p}.${what}_breakdown`, ctx.type, ctx.scale) : undefined;
+  if (b && pctIn === undefined && amountIn === undefined) return { amount: b.amount, parts: b.parts };
   let pct: bigint | undefined;
   if (pctIn !== undefined) {
     const max = what === "discount" || ctx.type.boleta ? 10000n : 99999n;
@@ -55,7 +63,12 @@ function adjustment(gross: bigint, pctIn: unknown, amountIn: unknown, p: string,
   if (amount % whole !== 0n) {
     throw new EngineError("INVALID_NUMBER", `${p}.${what}_amount must be a whole number of ${ctx.type.name}'s currency (DescuentoMonto and RecargoMonto carry no decimals)`, { field: `${p}.${what}_amount` });
   }
-  return pct === undefined ? { amount } : { amount, pct: formatScaled(pct, RATE_SCALE) };
+  const out: Adjustment = pct === undefined ? { amount } : { amount, pct: formatScaled(pct, RATE_SCALE) };
+  if (b) {
+    checkBreakdown(b, amount, `${p}.${what}_breakdown`, ctx.scale);
+    out.parts = b.parts;
+  }
+  return out;
 }
 
 function indicatorOf(it: Item, p: string, type: DocumentTypeInfo): ExemptIndicator | undefined {
@@ -125,8 +138,8 @@ function buildLine(it: Item, i: number, ctx: LineContext): ComputedLine {
   if (qty === 0n) throw new EngineError("INVALID_NUMBER", `${p}.quantity must be greater than 0`, { field: `${p}.quantity` });
   const price = parseScaled(it.unit_price, QTY_SCALE, `${p}.unit_price`);
   const gross = divRound(qty * price * pow10(scale), pow10(2 * QTY_SCALE));
-  const disc = adjustment(gross, it.discount_percent, it.discount_amount, p, "discount", ctx);
-  const surch = adjustment(gross, it.surcharge_percent, it.surcharge_amount, p, "surcharge", ctx);
+  const disc = adjustment(gross, it, p, "discount", ctx);
+  const surch = adjustment(gross, it, p, "surcharge", ctx);
   if (disc.amount > gross + surch.amount) {
     const max = formatScaled(gross + surch.amount, scale);
     throw new EngineError("AMOUNT_OUT_OF_RANGE", `${p}: the discount ${formatScaled(disc.amount, scale)} exceeds the line amount ${max}`, { field: `${p}.discount_amount`, expected: `≤ ${max}` });
@@ -151,6 +164,8 @@ function buildLine(it: Item, i: number, ctx: LineContext): ComputedLine {
   if (indicator !== undefined) line.indicator = indicator;
   if (disc.pct) line.discountPct = disc.pct;
   if (surch.pct) line.surchargePct = surch.pct;
+  if (disc.parts) line.discountParts = disc.parts;
+  if (surch.parts) line.surchargeParts = surch.parts;
   if (it.long_description) line.longDescription = it.long_description;
   line.qty = formatScaled(qty, QTY_SCALE);
   if (price !== 0n) line.price = formatScaled(price, QTY_SCALE);

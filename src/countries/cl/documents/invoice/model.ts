@@ -20,6 +20,12 @@ export interface Party {
   nationality?: string;
   resolutionDate?: string;
   resolutionNumber?: string;
+  /** Issuer: Telefono (up to 2), CdgVendedor, CdgSIISucur. */
+  phones?: string[];
+  sellerCode?: string;
+  siiBranchCode?: number;
+  /** Recipient: DirPostal, CmnaPostal, CiudadPostal. */
+  postal?: { address?: string; commune?: string; city?: string };
 }
 
 /** IndExe of a line: what base its amount goes to. */
@@ -47,6 +53,9 @@ export interface ComputedLine {
   discount: bigint;
   /** RecargoMonto. */
   surcharge: bigint;
+  /** SubDscto / SubRecargo: the breakdown of the discount or surcharge (TipoDscto %/$, ValorDscto as written). */
+  discountParts?: { type: "%" | "$"; value: string }[];
+  surchargeParts?: { type: "%" | "$"; value: string }[];
   /** Gross of the line before discount: round(qty × price). */
   gross: bigint;
   /** IndExe written on the line (undefined: the type's default treatment). */
@@ -69,6 +78,8 @@ export interface ComputedLine {
   otherCurrency?: { code: string; price: string; factor?: string; discount?: bigint; surcharge?: bigint; amount: bigint };
   /** Specific fuel taxes (28, 35) of the line: amounts in pesos, sent by the client. */
   specificTaxes?: { code: string; amount: bigint }[];
+  /** Boletas: RUTMandante of the line (the principal it is sold for). */
+  principalRut?: string;
   /** Boletas: ItemEspectaculo (1 ticket, 2 service) and InfoTicket. */
   show?: { kind: 1 | 2; ticket?: ComputedTicket };
   /** MontoItem (scaled by currency.scale). */
@@ -110,6 +121,8 @@ export interface ComputedAdjustment {
   base?: 1 | 2;
   /** The amount it moves, in currency units. */
   amount: bigint;
+  /** ValorDROtrMnda: a "$" value in the second currency (OtraMoneda's scale), when the document has one. */
+  otherValue?: bigint;
 }
 
 export interface ComputedReference {
@@ -141,6 +154,9 @@ export interface ComputedTotals {
   net?: bigint;
   /** MntExe. */
   exempt?: bigint;
+  /** MntBase and MntMargenCom: sums of the retainer lines' slaughter bases and marketing margins. */
+  meatBase?: bigint;
+  marginBase?: bigint;
   ivaRate?: string;
   iva?: bigint;
   /** ImptoReten entries (additional taxes A and withholdings R). */
@@ -204,8 +220,10 @@ export interface ComputedOtherCurrency {
   scale: number;
   exempt: bigint;
   total: bigint;
-  /** Domestic documents only: MntNetoOtrMnda, IVAOtrMnda, ImpRetOtrMnda, IVANoRetOtrMnda (omitted when zero). */
+  /** Domestic documents only: MntNetoOtrMnda, MntFaeCarneOtrMnda, MntMargComOtrMnda, IVAOtrMnda, ImpRetOtrMnda, IVANoRetOtrMnda (omitted when zero). */
   net?: bigint;
+  meatBase?: bigint;
+  marginBase?: bigint;
   iva?: bigint;
   taxes?: { type: string; rate?: string; amount: bigint }[];
   ivaNotRetained?: bigint;
@@ -244,6 +262,21 @@ export interface ComputedDocument {
   dispatchKind?: 1 | 2 | 3;
   paymentTerms?: { code?: string; description?: string; days?: number };
   payments: { date: string; amount: bigint; description?: string }[];
+  /** MedioPago, FchCancel, MntCancel and SaldoInsol (whole units, no decimals), TpoCtaPago/NumCtaPago/BcoPago. */
+  settlement?: {
+    means?: "CH" | "LT" | "EF" | "PE" | "TC" | "CF" | "OT";
+    paidDate?: string;
+    paidAmount?: bigint;
+    balance?: bigint;
+    account?: { type?: "AHORRO" | "CORRIENTE" | "VISTA"; number?: string; bank?: string };
+  };
+  /** RUTMandante: the principal on whose account the document is issued. */
+  principalRut?: string;
+  /** RUTSolicita and TpoImpresion (DTE_v10 Documento). */
+  requesterRut?: string;
+  printFormat?: "N" | "T";
+  /** IndNoRebaja 1 (credit notes 61). */
+  noDebitReduction?: boolean;
   issuer: Party;
   receiver: Party;
   currency: { code: string; siiName: string; scale: number; exchangeRate?: string };

@@ -7,7 +7,7 @@ import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
 
-function rutOf(value: string, field: string): string {
+export function rutOf(value: string, field: string): string {
   try {
     return formatRut(parseRut(value));
   } catch (e) {
@@ -57,7 +57,7 @@ function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "r
   return out;
 }
 
-/** E-mail, contact and internal code, where the type's schema has them. */
+/** E-mail, contact, internal code, the issuer's codes and the postal address, where the type's schema has them. */
 function contacts(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, out: Party): void {
   if (p.email) {
     if (type.boleta) notAllowed(`${path}.email`, "boletas carry no e-mail of the parties");
@@ -66,6 +66,22 @@ function contacts(p: z.infer<typeof partySchema>, path: string, role: "issuer" |
   if (role === "issuer" && (p.contact || p.internal_code)) notAllowed(`${path}.${p.contact ? "contact" : "internal_code"}`, "contact and internal_code belong to the recipient");
   if (p.contact) out.contact = p.contact;
   if (p.internal_code) out.internalCode = p.internal_code;
+  issuerCodes(p, path, role, type, out);
+  if (p.postal_address) {
+    if (role !== "recipient") notAllowed(`${path}.postal_address`, "the postal address (DirPostal) belongs to the recipient");
+    out.postal = { ...p.postal_address };
+  }
+}
+
+/** Telefono, CdgVendedor (not on boletas) and CdgSIISucur: the issuer's. */
+function issuerCodes(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, out: Party): void {
+  const sent = (["phones", "seller_code", "sii_branch_code"] as const).filter((k) => p[k] !== undefined);
+  if (sent.length === 0) return;
+  if (role !== "issuer") notAllowed(`${path}.${sent[0]}`, "phones, seller_code and sii_branch_code belong to the issuer");
+  if (type.boleta && (p.phones || p.seller_code)) notAllowed(`${path}.${p.phones ? "phones" : "seller_code"}`, "a boleta's issuer carries no phones or seller code");
+  if (p.phones) out.phones = p.phones;
+  if (p.seller_code) out.sellerCode = p.seller_code;
+  if (p.sii_branch_code !== undefined) out.siiBranchCode = p.sii_branch_code;
 }
 
 /** The document's two parties. */

@@ -37,6 +37,17 @@ export const partySchema = z
     email: z.string().max(80).optional().describe("E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas."),
     contact: z.string().max(80).optional().describe("Recipient only: phone or e-mail of a contact person (Contacto, max 80)."),
     internal_code: z.string().max(20).optional().describe("Recipient only: the issuer's own code for the recipient (CdgIntRecep, max 20)."),
+    phones: z.array(z.string().min(1).max(20)).min(1).max(2).optional().describe("Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas."),
+    seller_code: z.string().min(1).max(60).optional().describe("Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas."),
+    sii_branch_code: z.number().int().positive().max(999_999_999).optional().describe("Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits)."),
+    postal_address: z
+      .object({
+        address: z.string().min(1).max(70).optional().describe("DirPostal (max 70)."),
+        commune: z.string().min(1).max(20).optional().describe("CmnaPostal (max 20)."),
+        city: z.string().min(1).max(20).optional().describe("CiudadPostal (max 20)."),
+      })
+      .optional()
+      .describe("Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal)."),
     foreign: z
       .object({
         nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
@@ -59,6 +70,13 @@ export const itemTaxSchema = z
   })
   .describe("Tax applied to a line.");
 
+const breakdownPart = z
+  .object({
+    percent: num.optional().describe("A percentage of quantity × unit_price (TipoDscto/TipoRecargo %), 0.01–100, 2 decimals."),
+    amount: num.optional().describe("An amount in the document currency (TipoDscto/TipoRecargo $), at least 0.01, 2 decimals."),
+  })
+  .describe("One part of a line's discount or surcharge: exactly one of percent and amount.");
+
 export const itemSchema = z
   .object({
     quantity: num.describe("Quantity, > 0, up to 6 decimals."),
@@ -77,6 +95,18 @@ export const itemSchema = z
     discount_percent: num.optional().describe("Line discount in percent (DescuentoPct, 0.01–100, 2 decimals). DescuentoMonto = round(quantity × unit_price × percent / 100); discount_amount, if also sent, must equal it."),
     surcharge_percent: num.optional().describe("Line surcharge in percent (RecargoPct, 0.01–999.99; boletas up to 100). RecargoMonto = round(quantity × unit_price × percent / 100)."),
     surcharge_amount: num.optional().describe("Line surcharge amount (RecargoMonto) in the document currency."),
+    discount_breakdown: z
+      .array(breakdownPart)
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("SubDscto: the line discount in up to 5 parts. Their sum, rounded to whole units, must equal the line's discount; without discount_percent and discount_amount it is the discount. Facturas, notes, guías and exports; not boletas or 43."),
+    surcharge_breakdown: z
+      .array(breakdownPart)
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("SubRecargo: the line surcharge in up to 5 parts, under the same rules as discount_breakdown."),
     exempt_indicator: z
       .number()
       .int()
@@ -126,6 +156,7 @@ export const itemSchema = z
       })
       .optional()
       .describe("Boletas 39 and 41 only: a show ticket (ItemEspectaculo and InfoTicket of EnvioBOLETA). With kind TICKET, folio, generated_at, event_name, ticket_type, event_code, event_date, venue and section are required together."),
+    principal_rut: z.string().min(1).max(12).optional().describe("Boletas 39 and 41 only: RUTMandante of the line, the principal on whose account it is sold."),
     reference_unit: z.string().max(4).optional().describe("Unit of the reference quantity (UnmdRef, max 4)."),
     reference_price: num.optional().describe("Price per reference unit (PrcRef); informative."),
     retainer: z
@@ -261,8 +292,27 @@ export const invoiceSchema = z
       .optional()
       .describe("Defaults to CLP."),
     payment_method: z
-      .object({ code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."), description: z.string().max(60).optional() })
+      .object({
+        code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."),
+        description: z.string().max(60).optional(),
+        means: z.enum(["CH", "LT", "EF", "PE", "TC", "CF", "OT"]).optional().describe("MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas."),
+        paid_date: dateOnly.optional().describe("FchCancel: the date the document was paid, YYYY-MM-DD (when it is paid at or before issue). Not on boletas."),
+        paid_amount: num.optional().describe("MntCancel: the amount paid when the document is issued, in whole units of the document currency (the schema allows no decimals), at most the total rounded to whole units. Not on boletas."),
+        balance: num.optional().describe("SaldoInsol: the amount still unpaid when the document is issued, whole units, at most the total; with paid_amount, paid_amount + balance must equal the total rounded to whole units. Not on boletas."),
+        account: z
+          .object({
+            type: z.enum(["AHORRO", "CORRIENTE", "VISTA"]).optional().describe("TpoCtaPago: savings, checking or demand account."),
+            number: z.string().min(1).max(20).optional().describe("NumCtaPago (max 20)."),
+            bank: z.string().min(1).max(40).optional().describe("BcoPago: the bank's name (max 40)."),
+          })
+          .optional()
+          .describe("The account the payment is to be made to (TpoCtaPago, NumCtaPago, BcoPago). Not on boletas."),
+      })
       .optional(),
+    principal_rut: z.string().min(1).max(12).optional().describe("RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports."),
+    requester_rut: z.string().min(1).max(12).optional().describe("RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports)."),
+    print_format: z.enum(["NORMAL", "TICKET"]).optional().describe("TpoImpresion: how the document is printed, NORMAL (N) or TICKET (T). Facturas, notes, guías and 46."),
+    no_debit_reduction: z.boolean().optional().describe("IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA."),
     items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
     gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),
     net_amounts: z.boolean().optional().describe("Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA."),

@@ -112,6 +112,18 @@ function thirdPartyIva(t: TotalsInput, iva: bigint | undefined): { own: bigint; 
   return { own: iva - third, third };
 }
 
+/**
+ * MntBase and MntMargenCom: the sums of the lines' slaughter bases (MntBaseFaena) and marketing
+ * margins (MntMargComer) of a retention agent (our reading of DTE_v10: "Monto Base Faenamiento
+ * Carne", "Monto Base de Márgenes de Comercialización"). Informative: they do not change the total.
+ */
+function retainerBases(lines: ComputedLine[], totals: ComputedTotals): void {
+  const bases = lines.flatMap((l) => (l.retainer?.baseAmount !== undefined ? [l.retainer.baseAmount] : []));
+  const margins = lines.flatMap((l) => (l.retainer?.margin !== undefined ? [l.retainer.margin] : []));
+  if (bases.length > 0) totals.meatBase = sum(bases);
+  if (margins.length > 0) totals.marginBase = sum(margins);
+}
+
 export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTotals {
   const { lines, bases } = t;
   const totals: ComputedTotals = {
@@ -150,6 +162,7 @@ export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTot
     totals.ivaOwn = split.own;
     totals.ivaThirdParty = split.third;
   }
+  retainerBases(lines, totals);
   const credit = constructionCredit(t.constructionCredit, type, totals.iva);
   if (credit !== undefined) totals.constructionCredit = credit;
   totals.total = (totals.net ?? 0n) + (totals.exempt ?? 0n) + (totals.iva ?? 0n) + add - withheld + (totals.deposit ?? 0n) - commissions - (credit ?? 0n);
