@@ -10,37 +10,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
-import { b64decode } from "../../src/countries/cl/pki/asn1";
-import { parseCaf } from "../../src/countries/cl/documents/caf";
-import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { buildSignedDte } from "../../src/countries/cl/documents/dte";
-import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
-import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/exchange/verify";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { RECIPIENT, supplier } from "./fixture";
 
-const ISSUER = "76086428-5";
-const RECIPIENT = "77879240-0";
 const root = path.resolve(import.meta.dirname, "../..");
-
-const doc = (i: number) => computeDocument({
-  invoice_type: "33", invoice_date: "2026-11-20 10:30:00",
-  issuer: { legal_name: "EMPRESA DE PRUEBA SPA", document_type: "RUT", document_number: ISSUER, address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" }, tax_information: { activity: "Venta de software", activity_codes: [620200], resolution_date: "2026-01-15", resolution_number: "0" } },
-  recipient: { legal_name: "CLIENTE LIMITADA", document_number: RECIPIENT, address: { country: "CL", city: "Santiago", address: "Calle 2" }, tax_information: { activity: "Comercio" } },
-  items: [{ quantity: 2, unit_price: 1000 + i, description: "Servicio de prueba" }, { quantity: 1, unit_price: 4990, description: "Licencia mensual" }],
-} as never);
 
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const signer = await loadSigningCredentials(b64decode(readFileSync(path.join(root, "test/fixtures/cl/fake-modern-aes.pfx.b64"), "utf8")), "test-only-1234");
-const caf = await parseCaf((await issueSimulatorCaf({ rut: ISSUER, legalName: "EMPRESA DE PRUEBA SPA", documentType: 33, from: 1, to: 100_000, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
-let folio = 1;
-const envelopeOf = async (n: number) => {
-  const dtes = [];
-  for (let i = 0; i < n; i++) dtes.push(await buildSignedDte({ document: doc(i), folio: folio++, caf, signer, timestamp: "2026-11-20T10:30:00" }));
-  return (await buildEnvioDte({ dtes, issuerRut: ISSUER, senderRut: signer.rut ?? ISSUER, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:30:00", signer })).xml;
-};
+const { signer, envelopeOf } = await supplier(readFileSync(path.join(root, "test/fixtures/cl/fake-modern-aes.pfx.b64"), "utf8"));
 
 const message = new Uint8Array(2500).fill(65);
 const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signer.privateKey, message);

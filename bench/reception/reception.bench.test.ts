@@ -13,25 +13,9 @@
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import worker from "../../src/index";
-import { b64decode } from "../../src/countries/cl/pki/asn1";
-import { parseCaf } from "../../src/countries/cl/documents/caf";
-import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { buildSignedDte } from "../../src/countries/cl/documents/dte";
-import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
-import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/exchange/verify";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
-
-const ISSUER = "76086428-5";
-const RECIPIENT = "77879240-0";
-
-const doc = (i: number) => computeDocument({
-  invoice_type: "33", invoice_date: "2026-11-20 10:30:00",
-  issuer: { legal_name: "EMPRESA DE PRUEBA SPA", document_type: "RUT", document_number: ISSUER, address: { country: "CL", region: "13", city: "Santiago", address: "Av. Siempre Viva 123" }, tax_information: { activity: "Venta de software", activity_codes: [620200], resolution_date: "2026-01-15", resolution_number: "0" } },
-  recipient: { legal_name: "CLIENTE LIMITADA", document_number: RECIPIENT, address: { country: "CL", city: "Santiago", address: "Calle 2" }, tax_information: { activity: "Comercio" } },
-  items: [{ quantity: 2, unit_price: 1000 + i, description: "Servicio de prueba" }, { quantity: 1, unit_price: 4990, description: "Licencia mensual" }],
-});
+import { RECIPIENT, supplier } from "./fixture";
 
 const b64 = (b: Uint8Array) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s).replace(/.{76}/g, "$&\r\n"); };
 const mime = (to: string, xml: Uint8Array) => new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
@@ -42,14 +26,7 @@ async function deliver(to: string, raw: Uint8Array) {
 }
 
 it("reception throughput and verification cost", async () => {
-  const signer = await loadSigningCredentials(b64decode(pfxB64), "test-only-1234");
-  const caf = await parseCaf((await issueSimulatorCaf({ rut: ISSUER, legalName: "EMPRESA DE PRUEBA SPA", documentType: 33, from: 1, to: 100_000, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
-  let folio = 1;
-  const envelopeOf = async (n: number) => {
-    const dtes = [];
-    for (let i = 0; i < n; i++) dtes.push(await buildSignedDte({ document: doc(i), folio: folio++, caf, signer, timestamp: "2026-11-20T10:30:00" }));
-    return (await buildEnvioDte({ dtes, issuerRut: ISSUER, senderRut: signer.rut ?? ISSUER, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:30:00", signer })).xml;
-  };
+  const { signer, envelopeOf } = await supplier(pfxB64);
   await env.DB.prepare("INSERT INTO clients (id, name) VALUES ('cli_bench', 'bench')").run();
   await env.DB.prepare("INSERT INTO companies (id, client_id, legal_name, tax_id_code, tax_id, country) VALUES ('cmp_bench', 'cli_bench', 'CLIENTE LIMITADA', 'RUT', ?, 'CHL')").bind(RECIPIENT).run();
   await env.DB.prepare("INSERT INTO reception_addresses (company_id, token) VALUES ('cmp_bench', 'benchtoken')").run();
