@@ -103,7 +103,7 @@ describe("copying the moved D1 tables into the document stores", () => {
 
   it("a run from a cursor set back (a chunk written, its cursor lost) rewrites the same rows and loses none", async () => {
     const before = await snapshot();
-    await run("UPDATE store_migration SET cursor = '', finished_at = NULL WHERE table_name IN ('invoices', 'webhook_attempts')");
+    await run("UPDATE store_migration SET cursor = '', copied_at = NULL, finished_at = NULL WHERE table_name IN ('invoices', 'webhook_attempts')");
     let step;
     do step = await migrateToStores(env, 5);
     while (!step.done);
