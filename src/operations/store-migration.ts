@@ -18,7 +18,7 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { periodOf, storeFor, storeName } from "../db/document-store";
-import { LEGACY_GROUPS, type LegacyGroup } from "../db/document-store/legacy";
+import { LEGACY_GROUPS, SWITCHABLE_GROUPS, type LegacyGroup } from "../db/document-store/legacy";
 import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
 
@@ -63,8 +63,11 @@ export interface MigrationStep {
 
 const GUARDED: ReadonlySet<string> = new Set(Object.values(LEGACY_GROUPS).flat());
 
-/** Copies at most `budget` rows (whole chunks) and says whether everything is copied and finished. */
-export async function migrateToStores(env: Env, budget = 5_000): Promise<MigrationStep> {
+/**
+ * Copies at most `budget` rows (whole chunks) and says whether everything is copied and the
+ * switchable legacy groups finished (`groups`: SWITCHABLE_GROUPS; tests name others).
+ */
+export async function migrateToStores(env: Env, budget = 5_000, groups: readonly LegacyGroup[] = SWITCHABLE_GROUPS): Promise<MigrationStep> {
   let rows = 0;
   for (const table of MOVED_TABLES) {
     const [progress] = await createDb(env.DB).select().from(storeMigration).where(eq(storeMigration.tableName, table.name));
@@ -82,7 +85,7 @@ export async function migrateToStores(env: Env, budget = 5_000): Promise<Migrati
     }
     if (rows >= budget) return { done: false, rows };
   }
-  for (const group of Object.keys(LEGACY_GROUPS) as LegacyGroup[]) {
+  for (const group of groups) {
     const step = await settleGroup(env, group, budget - rows);
     rows += step.rows;
     if (!step.finished) return { done: false, rows };

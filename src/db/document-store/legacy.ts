@@ -23,6 +23,14 @@ export const LEGACY_GROUPS = {
 } as const satisfies Record<string, readonly string[]>;
 export type LegacyGroup = keyof typeof LEGACY_GROUPS;
 
+/**
+ * The groups the data migration may switch to the stores: a group joins once every writer of its
+ * tables goes through this module (partition 0 via `withPartition`, new rows in the open store).
+ * Switching a group whose writers still write D1 directly would make D1 refuse them. Issued
+ * documents are not in yet: issue.ts and the pipeline still write D1 (issue 16 item 1, the rest).
+ */
+export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = [];
+
 type StoreEnv = Parameters<typeof storeFor>[0];
 
 /** A partition's database, and whether it is still D1 (partition 0 before its group's switch). */
