@@ -13,6 +13,7 @@ import { resolutionOf } from "../companies/settings";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
+import { claimReference, releaseReference } from "./references";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
@@ -191,16 +192,38 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
   const [{ cert, resolution }, reservation] = await Promise.all([issueContext(db, company.id), folios.reserve(id, { issueDate: doc.issueDate })]);
+  let claimed = false;
   try {
     assertIssueDateInCertificate(cert, doc.issueDate);
     assertResolution(resolution, body);
     if (!reservation.ok) await refuseReservation(db, company.id, doc, reservation, body.external_reference, now);
+    if (body.external_reference) claimed = await claimExternalReference(db, env, company.id, body.external_reference, id);
     return await storeAndEnqueue(db, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
-    // Not stored: the reservation goes back (a crash here leaves it to lapse after a day).
+    // Not stored: the reservation and the reference go back (a crash here leaves the reservation to
+    // lapse after a day and the reference to be taken over: its holder was never stored).
     if (reservation.ok) await folios.release(id).catch(() => undefined);
+    if (claimed) await releaseReference(env, company.id, body.external_reference!, id).catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * Claims `external_reference` for the new document in the company's index store (unique across its
+ * partitions, issue 16), or refuses it naming the document that holds it. A holder that FAILED or
+ * was never stored no longer holds it. The partial unique index on the document rows stays as a
+ * second guard (and catches references of documents made before the claims existed).
+ */
+async function claimExternalReference(db: Db, env: Env, companyId: string, reference: string, id: string): Promise<true> {
+  const holds = async (holderId: string) => {
+    const [holder] = await db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
+    return holder !== undefined && holder.status !== "FAILED";
+  };
+  const claim = await claimReference(env, companyId, reference, id, holds);
+  if (claim.ok) return true;
+  throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${reference} is already document ${claim.holder}.`, [
+    { field: "external_reference", message: `Already used by ${claim.holder}` },
+  ]);
 }
 
 /** Stores the document (RECEIVED), its first history row and the cancellation it holds, then enqueues it. */

@@ -12,6 +12,7 @@ import type { TaxAuthority } from "../../countries/port";
 import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
 import { allocator } from "../../domain/folios/cafs";
+import { releaseReference } from "../../domain/invoices/references";
 
 export interface StepDeps {
   db: Db;
@@ -139,13 +140,21 @@ export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
 }
 
 /**
- * Ends a document FAILED (terminal); a cancellation it held is released, and so is its folio
- * reservation when it never got a folio (its external_reference is free again: the unique index
- * leaves FAILED documents out).
+ * What a document that just ended FAILED lets go: the document it meant to cancel and its
+ * external_reference in the company's index store (best effort: a FAILED holder is taken over anyway).
+ */
+export async function releaseOnFailure(deps: StepDeps, inv: InvoiceRow) {
+  await releaseCancellation(deps, inv);
+  if (inv.externalReference) await releaseReference(deps.env, inv.companyId, inv.externalReference, inv.id).catch(() => undefined);
+}
+
+/**
+ * Ends a document FAILED (terminal); a cancellation and an external_reference it held are released,
+ * and so is its folio reservation when it never got a folio.
  */
 export async function fail(deps: StepDeps, inv: InvoiceRow, reason: string): Promise<InvoiceRow | null> {
   const done = await transition(deps.db, inv.id, MOVES.fail, { fiscalMessage: reason, lastError: reason }, reason);
-  if (done) await releaseCancellation(deps, inv);
+  if (done) await releaseOnFailure(deps, inv);
   if (done && inv.folio === null) await allocator(deps.env, inv.companyId, inv.documentType).release(inv.id).catch(() => undefined);
   return done;
 }

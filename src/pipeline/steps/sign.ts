@@ -7,7 +7,7 @@ import { MOVES, signedTransitions, transition, type InvoiceRow } from "../../dom
 import { toLocalDateTime } from "../../lib/time";
 import { documentKeys } from "../../storage/keys";
 import { inEnvelope } from "../../storage/documents";
-import { type StepDeps, TerminalStepError, reload, signerFor, cafFor, releaseCancellation, companyContext, type CompanyContext, type Signer } from "./context";
+import { type StepDeps, TerminalStepError, reload, signerFor, cafFor, releaseOnFailure, companyContext, type CompanyContext, type Signer } from "./context";
 import type { Allocation } from "./assign-folio";
 import { refuseFolio } from "./assign-folio";
 import { buildAndStoreEnvelope } from "./send-envelope";
@@ -47,7 +47,7 @@ async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: stri
       await allocator(deps.env, inv.companyId, inv.documentType).annul(folio, { reason: `document ${inv.id} could not be generated` });
       const why = `The document could not be generated: ${e.message}. Folio ${folio} was annulled.`;
       const done = await transition(deps.db, inv.id, MOVES.failBuild, { folio, cafId, fiscalMessage: why, lastError: why }, why);
-      if (done) await releaseCancellation(deps, inv);
+      if (done) await releaseOnFailure(deps, inv);
       throw new TerminalStepError(why);
     }
     throw e;

@@ -1,0 +1,73 @@
+/**
+ * external_reference claimed in the company's index store by the POST (issue 16): one winner under
+ * concurrency, a claim given back when the POST stores nothing, and released when the pipeline ends
+ * the document FAILED.
+ */
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { indexStore } from "../../src/db/document-store";
+import { externalReferences } from "../../src/db/document-store/tables";
+import { invoices } from "../../src/db/schema";
+import { fail, type StepDeps } from "../../src/pipeline/steps";
+import { expectError } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
+
+const holderOf = async (companyId: string, reference: string) =>
+  (await indexStore(env, companyId).select().from(externalReferences).where(eq(externalReferences.reference, reference)))[0]?.invoiceId ?? null;
+
+describe("external_reference claims at POST", () => {
+  it("12 concurrent POSTs with one reference: one 202, eleven 409 naming it, and the index holds it", async () => {
+    const issuer = await readyIssuer([33], 30);
+    const ref = `ERP-${crypto.randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 12 }, () => issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }))));
+    const accepted = results.filter((r) => r.status === 202);
+    expect(accepted).toHaveLength(1);
+    const winner = accepted[0]!.body.id as string;
+    for (const r of results.filter((x) => x.status !== 202)) {
+      expectError(r, 409, "INVOICE_DUPLICATE_EXTERNAL_REFERENCE");
+      expect(r.body.error.message).toContain(winner);
+    }
+    expect(await holderOf(issuer.companyId, ref)).toBe(winner);
+    const stored = await env.DB.prepare("SELECT id FROM invoices WHERE company_id = ? AND external_reference = ?").bind(issuer.companyId, ref).all<{ id: string }>();
+    expect(stored.results.map((r) => r.id)).toEqual([winner]);
+    expect((await untilFinal(issuer, winner)).status).toBe("ACCEPTED");
+  });
+
+  it("a POST refused after its claim gives the reference back", async () => {
+    const issuer = await readyIssuer([33], 5);
+    const ref = `ERP-${crypto.randomUUID()}`;
+    // Refused by the folio reservation (a date before the CAF's authorisation): before any claim.
+    const early = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref, invoice_date: "2001-01-01 10:00:00" }));
+    expect(early.status).toBeGreaterThanOrEqual(400);
+    expect(await holderOf(issuer.companyId, ref)).toBeNull();
+    // Refused after the claim: with no active certificate the guarded insert stores nothing.
+    await env.DB.prepare("UPDATE certificates SET active = 0 WHERE company_id = ?").bind(issuer.companyId).run();
+    const refused = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
+    expectError(refused, 422, "CERTIFICATE_REQUIRED");
+    expect(await holderOf(issuer.companyId, ref)).toBeNull();
+    await env.DB.prepare("UPDATE certificates SET active = 1 WHERE company_id = ?").bind(issuer.companyId).run();
+    const ok = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    expect(await holderOf(issuer.companyId, ref)).toBe(ok.body.id);
+  });
+
+  it("the pipeline's FAIL releases the reference, and the next document takes it", async () => {
+    const issuer = await readyIssuer([33], 5);
+    const ref = `ERP-${crypto.randomUUID()}`;
+    const first = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
+    expect(first.status).toBe(202);
+    await untilFinal(issuer, first.body.id);
+    // State fixture: the document back in a state the pipeline fails from, then the pipeline's own fail step.
+    await env.DB.prepare("UPDATE invoices SET status = 'SIGNED' WHERE id = ?").bind(first.body.id).run();
+    const db = createDb(env.DB);
+    const [row] = await db.select().from(invoices).where(eq(invoices.id, first.body.id));
+    const deps = { db, env, authority: undefined as never, now: () => new Date() } satisfies StepDeps;
+    expect((await fail(deps, row!, "test failure"))?.status).toBe("FAILED");
+    expect(await holderOf(issuer.companyId, ref)).toBeNull();
+    const next = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
+    expect(next.status, JSON.stringify(next.body)).toBe(202);
+    expect(await holderOf(issuer.companyId, ref)).toBe(next.body.id);
+  });
+});
