@@ -18,7 +18,7 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { periodOf, storeFor, storeName } from "../db/document-store";
-import { LEGACY_GROUPS, SWITCHABLE_GROUPS, type LegacyGroup } from "../db/document-store/legacy";
+import { LEGACY_GROUPS, SWITCHABLE_GROUPS, rememberSwitched, type LegacyGroup } from "../db/document-store/legacy";
 import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
 
@@ -125,6 +125,7 @@ async function settleGroup(env: Env, group: LegacyGroup, budget: number): Promis
     .returning({ t: storeMigration.tableName });
   if (finished.length > 0) log("info", "store migration: legacy group switched to the stores", { group, tables: finished.map((f) => f.t) });
   const done = await db.select({ t: storeMigration.tableName }).from(storeMigration).where(and(inArray(storeMigration.tableName, tables), isNotNull(storeMigration.finishedAt)));
+  if (done.length === tables.length) rememberSwitched(env, group);
   return { finished: done.length === tables.length, rows };
 }
 

@@ -40,22 +40,35 @@ export interface PartitionHandle extends StoreHandle {
 
 /** Per D1 binding, the groups seen switched (a switch never goes back, so it is cached for good). */
 const switched = new WeakMap<object, Set<LegacyGroup>>();
+/**
+ * Per D1 binding and group, until when "not switched" is trusted. Safe to cache briefly: a writer
+ * that still picks D1 after the switch is refused and runs again against the store (`withPartition`),
+ * and a reader reads D1's frozen copy, complete up to the switch.
+ */
+const notYet = new WeakMap<object, Map<LegacyGroup, number>>();
+const NOT_SWITCHED_CACHE_MS = 2_000;
 
 /** Whether partition 0 of the group lives in the stores (every table of the group finished). */
 export async function legacyMoved(env: StoreEnv, group: LegacyGroup): Promise<boolean> {
   const seen = switched.get(env.DB);
   if (seen?.has(group)) return true;
+  if ((notYet.get(env.DB)?.get(group) ?? 0) > Date.now()) return false;
   const tables = LEGACY_GROUPS[group];
   const done = await createDb(env.DB)
     .select({ t: storeMigration.tableName })
     .from(storeMigration)
     .where(and(inArray(storeMigration.tableName, [...tables]), isNotNull(storeMigration.finishedAt)));
   const moved = done.length === tables.length;
-  if (moved) {
-    if (!seen) switched.set(env.DB, new Set([group]));
-    else seen.add(group);
-  }
+  if (moved) rememberSwitched(env, group);
+  else notYet.set(env.DB, (notYet.get(env.DB) ?? new Map()).set(group, Date.now() + NOT_SWITCHED_CACHE_MS));
   return moved;
+}
+
+/** Records in this isolate that a group switched (the migration calls it when it finishes one). */
+export function rememberSwitched(env: StoreEnv, group: LegacyGroup): void {
+  const seen = switched.get(env.DB);
+  if (!seen) switched.set(env.DB, new Set([group]));
+  else seen.add(group);
 }
 
 /** The company's partition 0 of a group: D1 before the switch, its store afterwards. */
@@ -106,9 +119,7 @@ export async function withPartition<T>(env: StoreEnv, companyId: string, ordinal
     return await fn(first);
   } catch (err) {
     if (!first.inD1 || !isLegacyMoved(err)) throw err;
-    const seen = switched.get(env.DB);
-    if (!seen) switched.set(env.DB, new Set([group]));
-    else seen.add(group);
+    rememberSwitched(env, group);
     return fn({ ...storeFor(env, companyId, 0), inD1: false });
   }
 }

@@ -17,8 +17,9 @@ export interface PartitionedQuery<T> {
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
-export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }): Promise<{ rows: T[]; total: number }> {
-  const stores = (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
+/** `stores`: the partitions to walk, newest first (default: the directory's; lists of a legacy group pass `partitionsWithLegacy`). */
+export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, stores?: Db[]): Promise<{ rows: T[]; total: number }> {
+  stores ??= (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
   const counts = await Promise.all(stores.map((db) => query.count(db)));
   const rows: T[] = [];
   let skip = page.offset;

@@ -1,11 +1,21 @@
 import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { partitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { pageAcrossPartitions } from "../../db/document-store/lists";
 import { cancellations, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
 import { history, type InvoiceRow } from "./state";
 
-export async function getInvoice(db: Db, companyId: string, id: string): Promise<InvoiceRow> {
-  const row = await db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) });
+/**
+ * Reads of issued documents (issue 16): a document is read from the partition its id names (ids
+ * made before the stores: the legacy partition, D1 until the migration switches it); lists walk the
+ * company's partitions newest first with the same pages and `total` as one table.
+ */
+type StoreEnv = Parameters<typeof partitionForId>[0];
+
+export async function getInvoice(env: StoreEnv, companyId: string, id: string): Promise<InvoiceRow> {
+  const partition = await partitionForId(env, companyId, id, "documents");
+  const row = partition ? await partition.db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) }) : undefined;
   if (!row) throw new AppError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
   return row;
 }
@@ -19,7 +29,7 @@ export interface InvoiceFilters {
   folio?: number;
 }
 
-export async function listInvoices(db: Db, companyId: string, f: InvoiceFilters, page: { perPage: number; offset: number }) {
+export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceFilters, page: { perPage: number; offset: number }) {
   const where: SQL[] = [eq(invoices.companyId, companyId)];
   if (f.invoice_type !== undefined) where.push(eq(invoices.documentType, f.invoice_type));
   if (f.status) where.push(eq(invoices.status, f.status));
@@ -28,19 +38,27 @@ export async function listInvoices(db: Db, companyId: string, f: InvoiceFilters,
   if (f.external_reference) where.push(eq(invoices.externalReference, f.external_reference));
   if (f.folio !== undefined) where.push(eq(invoices.folio, f.folio));
   const condition = and(...where);
-  const [rows, totals] = await db.batch([
-    db.select().from(invoices).where(condition).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(page.perPage).offset(page.offset),
-    db.select({ n: count() }).from(invoices).where(condition),
-  ]);
-  return { rows, total: totals[0]?.n ?? 0 };
+  const partitions = (await partitionsWithLegacy(env, companyId, "documents")).map((p) => p.db);
+  return pageAcrossPartitions(
+    env,
+    companyId,
+    {
+      count: async (db: Db) => (await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0,
+      rows: (db: Db, limit: number, offset: number) => db.select().from(invoices).where(condition).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(limit).offset(offset),
+    },
+    page,
+    partitions,
+  );
 }
 
-export async function invoiceDetail(db: Db, row: InvoiceRow) {
+/** The history and the note cancelling a document, from the partition that holds it. */
+export async function invoiceDetail(env: StoreEnv, row: InvoiceRow) {
+  const partition = await partitionForId(env, row.companyId, row.id, "documents");
+  if (!partition) return { events: [], cancelledBy: null };
+  const db = partition.db;
   const [events, cancelledBy] = await Promise.all([
     history(db, row.id),
     db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, row.id) }),
   ]);
   return { events, cancelledBy: cancelledBy?.creditNoteId ?? null };
 }
-
-

@@ -27,7 +27,7 @@ const INPUT_ERRORS = Object.keys(INVOICE_INPUT_CODES).map((c) => `INVOICE_${c}` 
 
 /** The public shape; `known` skips the history queries when the caller already has them (POST). */
 async function view(c: { env: AppEnv["Bindings"] }, row: InvoiceRow, known?: InvoiceDetail) {
-  return invoiceView(row, known ?? (await invoiceDetail(createDb(c.env.DB), row)));
+  return invoiceView(row, known ?? (await invoiceDetail(c.env, row)));
 }
 
 const issue = defineRoute({
@@ -152,13 +152,12 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       if (!t) throw new AppError("VALIDATION_FAILED", `Unknown invoice_type ${q.invoice_type}.`, [{ field: "invoice_type", message: "Unknown document type" }]);
       type = t.code;
     }
-    const db = createDb(c.env.DB);
-    const { rows, total } = await listInvoices(db, c.get("company").id, { ...q, invoice_type: type, folio: q.folio ? Number(q.folio) : undefined }, page);
+    const { rows, total } = await listInvoices(c.env, c.get("company").id, { ...q, invoice_type: type, folio: q.folio ? Number(q.folio) : undefined }, page);
     return c.json(pageEnvelope(await Promise.all(rows.map((r) => view(c, r))), total, page), 200);
   })
-  .openapi(get, async (c) => c.json(await view(c, await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id)), 200))
+  .openapi(get, async (c) => c.json(await view(c, await getInvoice(c.env, c.get("company").id, c.req.valid("param").invoice_id)), 200))
   .openapi(xml, async (c) => {
-    const row = await getInvoice(createDb(c.env.DB), c.get("company").id, c.req.valid("param").invoice_id);
+    const row = await getInvoice(c.env, c.get("company").id, c.req.valid("param").invoice_id);
     const object = await readDocumentXml(c.env.FILES, row.xmlKey);
     if (!object && row.status === "FAILED") {
       throw new AppError("INVOICE_XML_UNAVAILABLE", `${row.id} FAILED before it was signed, so its XML will never exist${row.lastError ? `: ${row.lastError.replace(/\.$/, "")}` : ""}. Issue a new document.`);
@@ -174,14 +173,12 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(pdf, async (c) => {
     const { invoice_id, format } = c.req.valid("param");
     const f = parsePdfFormat(format);
-    const db = createDb(c.env.DB);
-    const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
+    const { bytes, fileName } = await invoicePdf(createDb(c.env.DB), c.env, await getInvoice(c.env, c.get("company").id, invoice_id), f);
     return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${fileName}"` } }) as never;
   })
   .openapi(pdfBase64, async (c) => {
     const { invoice_id, format } = c.req.valid("param");
     const f = parsePdfFormat(format);
-    const db = createDb(c.env.DB);
-    const { bytes, fileName } = await invoicePdf(db, c.env, await getInvoice(db, c.get("company").id, invoice_id), f);
+    const { bytes, fileName } = await invoicePdf(createDb(c.env.DB), c.env, await getInvoice(c.env, c.get("company").id, invoice_id), f);
     return c.json({ file_name: fileName, content_type: "application/pdf" as const, format: f, size: bytes.length, data: bytesToBase64(bytes) }, 200);
   });

@@ -1,0 +1,69 @@
+/**
+ * Reads of issued documents across partitions (issue 16): GET finds a document in the partition its
+ * id names (a previous month's store, the current one, or the legacy partition 0, which is D1 until
+ * the migration switches it), with its history from the same place; the list walks the partitions
+ * newest first with the pages and `total` of one table.
+ */
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { closePartition, openStore, partitionedId } from "../../src/db/document-store";
+import { invoiceEvents, invoices } from "../../src/db/schema";
+import { randomUlid } from "../../src/lib/ids";
+import { call } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
+
+const monthsAgo = (n: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - n, 10, 12));
+
+describe("issued documents read across partitions", () => {
+  it("GET and the list find documents of a previous month's store, the current store and D1's legacy partition", async () => {
+    const issuer = await readyIssuer([33], 5);
+    const res = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: `R-${randomUlid()}` }));
+    expect(res.status).toBe(202);
+    await untilFinal(issuer, res.body.id);
+    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, res.body.id));
+    // Fixtures: the issued document's row as an older legacy document in D1, and copies in last month's and this month's stores.
+    const legacyId = `inv_${randomUlid()}`;
+    await createDb(env.DB).insert(invoices).values({ ...issued!, id: legacyId, externalReference: null, folio: 900, createdAt: monthsAgo(2).toISOString() });
+    await env.DB.prepare("DELETE FROM invoices WHERE id = ?").bind(res.body.id).run(); // only the fixtures remain
+    const placed: string[] = [];
+    for (const at of [monthsAgo(1), new Date()]) {
+      const store = await openStore(env, issuer.companyId, at);
+      // The first copy's partition is then closed, as the month's end closes it: the second goes to the next one.
+      const id = partitionedId("inv", store.ordinal);
+      await store.db.batch([
+        store.db.insert(invoices).values({ ...issued!, id, externalReference: null, folio: 901 + placed.length, createdAt: at.toISOString() }),
+        store.db.insert(invoiceEvents).values({ id: `evt_${randomUlid()}`, invoiceId: id, status: "ACCEPTED", message: `in partition ${store.ordinal}`, createdAt: at.toISOString() }),
+      ]);
+      placed.push(id);
+      if (placed.length === 1) await closePartition(env, issuer.companyId, store.ordinal, "MONTH_END", null);
+    }
+    const [lastMonth, current] = placed as [string, string];
+    const ordinal = (id: string) => Number(/^inv_p(\d+)_/.exec(id)![1]);
+    expect(ordinal(current)).toBe(ordinal(lastMonth) + 1);
+
+    for (const [id, folio] of [[lastMonth, 901], [current, 902], [legacyId, 900]] as const) {
+      const got = await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key });
+      expect(got.status, JSON.stringify(got.body)).toBe(200);
+      expect(got.body).toMatchObject({ id, folio, status: "ACCEPTED" });
+    }
+    const history = await call("GET", `${issuer.base}/invoices/${lastMonth}`, { key: issuer.owner.key });
+    expect(JSON.stringify(history.body)).toContain(`in partition ${ordinal(lastMonth)}`);
+
+    const all = await call("GET", `${issuer.base}/invoices?per_page=10`, { key: issuer.owner.key });
+    expect(all.body.total).toBe(3);
+    expect(all.body.data.map((d: { id: string }) => d.id)).toEqual([current, lastMonth, legacyId]);
+    const second = await call("GET", `${issuer.base}/invoices?per_page=1&page=2`, { key: issuer.owner.key });
+    expect(second.body.data.map((d: { id: string }) => d.id)).toEqual([lastMonth]);
+    expect(second.body.total).toBe(3);
+    const byFolio = await call("GET", `${issuer.base}/invoices?folio=900`, { key: issuer.owner.key });
+    expect(byFolio.body.data.map((d: { id: string }) => d.id)).toEqual([legacyId]);
+    // An id of a partition the company never had, and a malformed one: not found.
+    for (const id of [partitionedId("inv", 7), "inv_nope"]) {
+      const missing = await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key });
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe("INVOICE_NOT_FOUND");
+    }
+  });
+});
