@@ -12,6 +12,7 @@ import { outboxInsert, relayNow } from "../../src/db/document-store/outbox";
 import { invoices } from "../../src/db/schema";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { randomUlid } from "../../src/lib/ids";
+import { MOVES, transition } from "../../src/domain/invoices/state";
 import { newCompany, newOwner } from "../helpers/api";
 import { storeRows } from "../helpers/store";
 import { receiverUrl, register, until, verified } from "../webhooks/helpers";
@@ -102,5 +103,20 @@ describe("store outbox relay", () => {
     expect(body).toMatchObject({ type: "ENU", company_id: companyId, data: { reason: "LOW_AVAILABILITY", available: 3 } });
     const [event] = await d1Events(companyId);
     expect(body.id).toBe(event!.id);
+  });
+
+  it("a state transition of a document in a store records its invoice event there, and the relay carries it to D1", async () => {
+    const companyId = `cmp_${randomUlid()}`;
+    const { store, name, id } = await writeWithEvent(companyId, "ENU:test:4");
+    await store.db.update(invoices).set({ status: "SIGNED" }).where(eq(invoices.id, id));
+    const moved = await transition(store.db, id, MOVES.send, { trackId: "123" }, "uploaded");
+    expect(moved?.status).toBe("SENT");
+    // A replayed move records nothing (the transition is conditional, the event deduplicated).
+    expect(await transition(store.db, id, MOVES.send, { trackId: "123" })).toBeNull();
+    await relayNow(env, name);
+    const events = await d1Events(companyId);
+    expect(events.map((e) => [e.type, e.dedupe_key])).toEqual([["ENU", "ENU:test:4"], ["invoice.sent", `invoice:${id}:SENT`]]);
+    expect(JSON.parse(events[1]!.payload)).toMatchObject({ invoice: { id, status: "SENT", track_id: "123" }, cancelled_by: null });
+    expect(await storeRows(companyId, sql`SELECT status, message FROM invoice_events WHERE invoice_id = ${id}`)).toEqual([{ status: "SENT", message: "uploaded" }]);
   });
 });
