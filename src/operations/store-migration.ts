@@ -72,6 +72,9 @@ export async function migrateToStores(env: Env, budget = 5_000, groups: readonly
   for (const table of MOVED_TABLES) {
     const [progress] = await createDb(env.DB).select().from(storeMigration).where(eq(storeMigration.tableName, table.name));
     if (progress?.finishedAt || progress?.copiedAt) continue;
+    // The row first: from then on D1 marks the table's written rows dirty (migration 0015), so a row
+    // written after its chunk is copied is copied again.
+    if (!progress) await createDb(env.DB).insert(storeMigration).values({ tableName: table.name }).onConflictDoNothing();
     let cursor = progress?.cursor ?? "";
     while (rows < budget) {
       const limit = Math.min(CHUNK, budget - rows);

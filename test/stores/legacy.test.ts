@@ -123,4 +123,29 @@ describe("the legacy partition", () => {
     }
     expect((await storeFor(env, companyId, 0).db.all(sql`SELECT status FROM invoices WHERE id = ${a}`))).toEqual([{ status: "SENT" }]);
   });
+
+  it("a row written in D1 after its copy is marked dirty and copied again before the switch; before the migration starts nothing is marked", async () => {
+    // A fresh migration (the test above switched the group): D1 takes writes again, nothing is tracked yet.
+    await env.DB.exec("DELETE FROM store_migration; DELETE FROM store_migration_dirty;");
+    const owner = await newOwner();
+    const companyId = await newCompany(owner);
+    const [a] = await seed(companyId);
+    const dirty = async () => (await env.DB.prepare("SELECT table_name, row_key, company_id FROM store_migration_dirty").all()).results;
+    expect(await dirty()).toEqual([]); // no migration started: writes are not marked
+    let step;
+    do step = await migrateToStores(env, 50, []);
+    while (!step.done);
+    expect((await storeFor(env, companyId, 0).db.select().from(invoices).where(eq(invoices.id, a)))[0]!.fiscalMessage).toBeNull();
+    await env.DB.prepare("UPDATE invoices SET fiscal_message = 'after the copy' WHERE id = ?").bind(a).run();
+    expect(await dirty()).toEqual([{ table_name: "invoices", row_key: a, company_id: companyId }]);
+    // Copied, not switched: D1 still takes writes.
+    const unswitched = await env.DB.prepare("SELECT count(*) AS n FROM store_migration WHERE finished_at IS NOT NULL AND table_name = 'invoices'").first("n");
+    expect(unswitched).toBe(0);
+    do step = await migrateToStores(env, 50, ["documents"]);
+    while (!step.done);
+    expect(await dirty()).toEqual([]);
+    expect((await storeFor(env, companyId, 0).db.select().from(invoices).where(eq(invoices.id, a)))[0]!.fiscalMessage).toBe("after the copy");
+    const refused = await env.DB.prepare("UPDATE invoices SET fiscal_message = 'too late' WHERE id = ?").bind(a).run().then(() => null, (e: unknown) => e);
+    expect(isLegacyMoved(refused)).toBe(true);
+  });
 });
