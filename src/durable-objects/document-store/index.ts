@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
+import { StoreAlarms } from "./alarms";
+import { OverdueDeliveries } from "./overdue-deliveries";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -15,11 +17,17 @@ import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement }
  */
 export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** The store's alarm and the work it runs (./alarms.ts): the re-drive of overdue webhook deliveries. */
+  private readonly alarms: StoreAlarms;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    void ctx.blockConcurrencyWhile(async () => this.migrate());
+    this.alarms = new StoreAlarms(ctx.storage, [new OverdueDeliveries(this.sql, env)]);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.migrate();
+      await this.alarms.start();
+    });
   }
 
   /** Applies the schema entries this store has not applied yet, each in one transaction. */
@@ -35,14 +43,31 @@ export class DocumentStore extends DurableObject<Env> {
   }
 
   /** One statement (its own implicit transaction). */
-  query(statement: StoreStatement): StoreAnswer {
-    return { results: [this.exec(statement)], size: this.sql.databaseSize };
+  async query(statement: StoreStatement): Promise<StoreAnswer> {
+    const result = this.exec(statement);
+    if (result.rowsWritten > 0) await this.alarms.afterWrite([statement.sql]);
+    return { results: [result], size: this.sql.databaseSize };
   }
 
   /** Several statements, all or none. */
-  batch(statements: StoreStatement[]): StoreAnswer {
+  async batch(statements: StoreStatement[]): Promise<StoreAnswer> {
     const results = this.ctx.storage.transactionSync(() => statements.map((s) => this.exec(s)));
+    const wrote = statements.filter((_, i) => results[i]!.rowsWritten > 0).map((s) => s.sql);
+    if (wrote.length > 0) await this.alarms.afterWrite(wrote);
     return { results, size: this.sql.databaseSize };
+  }
+
+  /**
+   * Sets the alarm if some work is due and none is set (the cron's one-time walk over the stores
+   * that existed before the alarm did, src/webhooks/store-alarms.ts); returns when it is set.
+   */
+  async armAlarm(): Promise<number | null> {
+    await this.alarms.start();
+    return this.alarms.scheduledAt;
+  }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.fire();
   }
 
   /** The schema version and size (operations and tests). */
