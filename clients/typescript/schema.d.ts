@@ -21257,9 +21257,14 @@ export interface components {
             id_document_type: string;
         };
         Health: {
-            /** @description D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending). */
+            /** @description D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending). */
             checks: {
                 d1: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                document_store: {
                     error?: string;
                     /** @enum {string} */
                     status: "ok" | "error";
