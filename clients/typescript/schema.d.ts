@@ -10223,7 +10223,7 @@ export interface paths {
          *
          *     Request body: at most 2097152 bytes (2048 KiB).
          *
-         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits.
+         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits (6000 for a company on the high-volume tier).
          */
         post: {
             parameters: {
