@@ -586,11 +586,16 @@ export class FolioAllocator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     if (!this.scopeCache) this.rememberScope();
     if (!this.scopeCache) return;
-    const pruned = await this.pruneAllocations();
+    let more = false;
+    try {
+      more = (await this.pruneAllocations()).more;
+    } catch (err) {
+      log("warn", "folio allocator: pruning failed, the next alarm retries", { error: describeError(err) });
+    }
     try {
       await this.checkAlerts();
     } finally {
-      await this.scheduleAlarm(Date.now(), pruned.more);
+      await this.scheduleAlarm(Date.now(), more);
     }
   }
 }
