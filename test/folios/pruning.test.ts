@@ -107,6 +107,21 @@ describe("folio allocator: pruning allocations behind a horizon", () => {
     expect(await rowCount(stub)).toBe(60);
   });
 
+  it("an alarm set for a far CAF expiry is brought forward to the next prune by the first allocation", async () => {
+    const { stub } = freshAllocator("33"); // facturas: the CAF expires 6 months after authorisation
+    const today = new Date().toISOString().slice(0, 10);
+    await stub.addRange({ cafId: "F1", from: 1, to: 100, authorizedAt: today });
+    const alarmAt = () => runInDurableObject(stub, (_i: FolioAllocator, state: DurableObjectState) => state.storage.getAlarm());
+    const expiryCheck = await alarmAt();
+    expect(expiryCheck! - Date.now()).toBeGreaterThan(30 * DAY);
+    await stub.allocate(docAt(Date.now() - ALLOCATION_RETENTION_MS - DAY));
+    const next = await alarmAt();
+    expect(next! - Date.now()).toBeLessThanOrEqual(PRUNE_INTERVAL_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await rowCount(stub)).toBe(0);
+    expect(await alarmAt()).toBe(expiryCheck); // nothing left to prune: back to the expiry check
+  });
+
   it("the alarm prunes in bounded batches and keeps itself scheduled", async () => {
     const { stub } = freshAllocator("39"); // boletas: no expiry, so only pruning sets the alarm
     await stub.addRange({ cafId: "B1", from: 1, to: 20_000, authorizedAt: "2026-01-01", expiresAt: null });

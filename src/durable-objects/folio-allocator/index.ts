@@ -46,6 +46,10 @@ import { AllocationPruner, type PruneResult } from "./pruning";
  * hold each RPC's reply until its writes are durable, so a caller never sees a folio that a crash
  * could take back.
  *
+ * Allocations are not kept forever: the alarm deletes those of documents created more than a week
+ * ago and the allocator refuses (TOO_OLD) any request for a document created before that horizon,
+ * so a deleted allocation can never be asked for again (./pruning.ts).
+ *
  * ENU alerts: the condition is detected inside the same transaction (row in the local `alerts` table,
  * deduplicated by key), then copied to D1 `event_outbox` with INSERT OR IGNORE on
  * (company_id, dedupe_key): inline right after the operation that raised it, and by the alarm as
@@ -284,7 +288,7 @@ export class FolioAllocator extends DurableObject<Env> {
   private async armPruning(): Promise<void> {
     if (this.pruneArmed) return;
     this.pruneArmed = true;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.scheduleAlarm();
+    await this.scheduleAlarm(); // brings an alarm set for a far expiry forward to the next prune
   }
 
   /**
