@@ -122,6 +122,18 @@ describe("folio allocator: pruning allocations behind a horizon", () => {
     expect(await alarmAt()).toBe(expiryCheck); // nothing left to prune: back to the expiry check
   });
 
+  it("after an alarm that left nothing to prune (no alarm set), the next allocation arms it again", async () => {
+    const { stub } = freshAllocator("39");
+    await stub.addRange({ cafId: "B1", from: 1, to: 100, authorizedAt: "2026-01-01", expiresAt: null });
+    const alarmAt = () => runInDurableObject(stub, (_i: FolioAllocator, state: DurableObjectState) => state.storage.getAlarm());
+    await stub.allocate(docAt(Date.now() - ALLOCATION_RETENTION_MS - DAY));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await rowCount(stub)).toBe(0);
+    expect(await alarmAt()).toBeNull();
+    await stub.allocate(docAt(Date.now()));
+    expect((await alarmAt())!).toBeGreaterThanOrEqual(Date.now() + ALLOCATION_RETENTION_MS - 60_000);
+  });
+
   it("the alarm prunes in bounded batches and keeps itself scheduled", async () => {
     const { stub } = freshAllocator("39"); // boletas: no expiry, so only pruning sets the alarm
     await stub.addRange({ cafId: "B1", from: 1, to: 20_000, authorizedAt: "2026-01-01", expiresAt: null });

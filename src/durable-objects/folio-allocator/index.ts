@@ -600,6 +600,7 @@ export class FolioAllocator extends DurableObject<Env> {
       await this.checkAlerts();
     } finally {
       await this.scheduleAlarm(Date.now(), more);
+      this.pruneArmed = false; // the next new allocation checks again (the alarm may have found nothing to keep it)
     }
   }
 }
