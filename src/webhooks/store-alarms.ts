@@ -29,9 +29,12 @@ export interface ArmStep {
 /** One run of the walk: the next ARM_PER_RUN partitions after the cursor are asked to arm their alarm. */
 export async function armStoreAlarms(env: Env, now = new Date(), limit = ARM_PER_RUN): Promise<ArmStep> {
   const db = createDb(env.DB);
-  await db.insert(cronCursors).values({ job: JOB }).onConflictDoNothing();
-  const [state] = await db.select().from(cronCursors).where(eq(cronCursors.job, JOB));
-  if (state!.finishedAt) return { armed: 0, walked: 0, finished: true };
+  let [state] = await db.select().from(cronCursors).where(eq(cronCursors.job, JOB));
+  if (state?.finishedAt) return { armed: 0, walked: 0, finished: true };
+  if (!state) {
+    await db.insert(cronCursors).values({ job: JOB }).onConflictDoNothing();
+    [state] = await db.select().from(cronCursors).where(eq(cronCursors.job, JOB));
+  }
   const page = await nextPartitions(env, state!.cursor, now, limit);
   let armed = 0;
   for (const group of chunked(page, ARM_PARALLEL)) {
