@@ -10223,7 +10223,7 @@ export interface paths {
          *
          *     Request body: at most 2097152 bytes (2048 KiB).
          *
-         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits.
+         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits (6000 for a company on the high-volume tier).
          */
         post: {
             parameters: {
@@ -21257,9 +21257,14 @@ export interface components {
             id_document_type: string;
         };
         Health: {
-            /** @description D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending). */
+            /** @description D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending). */
             checks: {
                 d1: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                document_store: {
                     error?: string;
                     /** @enum {string} */
                     status: "ok" | "error";

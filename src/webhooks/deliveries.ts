@@ -1,9 +1,10 @@
 /**
  * The delivery log: deliveries of an endpoint or of an event (filters, pages), their attempts, and
- * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time), plus
- * the sweep's query for deliveries whose queue message was lost. Deliveries and their attempts live in
- * the company's document stores (issue 16): a delivery id names its partition, its attempts are in
- * the same store, lists walk the partitions newest first; events and endpoints stay in D1.
+ * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time).
+ * Deliveries and their attempts live in the company's document stores (issue 16): a delivery id names
+ * its partition, its attempts are in the same store, lists walk the partitions newest first; events
+ * and endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
+ * alarm (src/durable-objects/document-store/overdue-deliveries.ts).
  */
 import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { createDb, type Db } from "../db/client";
@@ -103,38 +104,6 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
     return restart(env, companyId, p.ordinal, failed.map((r) => r.id), now);
   }));
   return counts.reduce((a, b) => a + b, 0);
-}
-
-/** How long after its close a partition is still swept: the retry schedule (about 4 days) and a margin. */
-export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
-const SWEEP_PARALLEL = 20;
-
-/**
- * PENDING deliveries whose attempt time passed before `cutoff` (their queue message was lost), in the
- * open partitions of the directory and those closed in the last week (their deliveries still retry).
- */
-export async function overdueDeliveries(env: Env, cutoff: string, now = new Date(), limit = 1000): Promise<DeliveryRef[]> {
-  const out: DeliveryRef[] = [];
-  // Stores are asked SWEEP_PARALLEL at a time, until `limit` deliveries are found.
-  for (const group of chunked(await sweptPartitions(env, now), SWEEP_PARALLEL)) {
-    if (out.length >= limit) break;
-    const found = await Promise.all(group.map(async (p) => {
-      const rows = await storeFor(env, p.companyId, p.ordinal).db
-        .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
-        .limit(limit);
-      return rows.map((r) => ({ ...r, partition: p.ordinal }));
-    }));
-    out.push(...found.flat());
-  }
-  return out.slice(0, limit);
-}
-
-async function sweptPartitions(env: Env, now: Date): Promise<DocumentPartition[]> {
-  const since = new Date(now.getTime() - SWEEP_CLOSED_PARTITIONS_MS).toISOString();
-  const db = createDb(env.DB);
-  return db.select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
 }
 
 /** A `webhook.test` event for one endpoint only (D1's outbox, already dispatched), its delivery in the open store, queued at once. */
