@@ -4,24 +4,24 @@
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
 import { envForMode } from "../config";
-import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
-import { certificates, companies, eventOutbox, receivedDocuments, receptionAddresses } from "../db/schema";
+import { openStore, partitionedId, storeFor } from "../db/document-store";
+import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
-import { newId } from "../lib/ids";
+import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
 import { intakeFile } from "./intake";
-import { receivedView, type ReceivedRow } from "./view";
+import { keysOf, claimKeys } from "./keys";
+import { receivedByIds, receptionEvents, receptionPartitions, storeOfId } from "./stores";
+import type { ReceivedRow } from "./view";
 
 export const POLL_COMPANIES_PER_RUN = 10;
 export const DEADLINE_ROWS_PER_RUN = 300;
-
-const event = (db: Db, row: ReceivedRow, type: string, key: string) =>
-  db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type, dedupeKey: key, payload: JSON.stringify(receivedView(row)) }).onConflictDoNothing();
 
 /** XML fetches from the register per company and run (the rest waits for the next run). */
 export const XML_FETCHES_PER_RUN = 50;
@@ -35,31 +35,41 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
  * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time.
  */
 async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch): Promise<void> {
-  const db = createDb(env.DB);
   let fetches = 0;
   for (const d of docs) {
-    const keyOf = and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.issuerRut, d.issuerRut), eq(receivedDocuments.documentType, d.documentType), eq(receivedDocuments.folio, d.folio));
-    let known = await db.select().from(receivedDocuments).where(keyOf);
-    if (!known.some((k) => k.xmlSha256) && fetches < XML_FETCHES_PER_RUN) {
+    const key = { issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio };
+    let known = await keysOf(env, company.id, key);
+    if (!known.some((k) => k.xmlSha256 !== "") && fetches < XML_FETCHES_PER_RUN) {
       fetches++;
       const xml = await fetchXml(d);
       if (xml) {
         await intakeFile(env, company, xml, "SII", null);
-        known = await db.select().from(receivedDocuments).where(keyOf);
+        known = await keysOf(env, company.id, key);
       }
     }
-    const deadline = ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null;
-    if (known.length === 0) {
-      await db.insert(receivedDocuments).values({
-        id: newId("rcv"), companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
-        channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: deadline, responseState: ACTIONABLE_TYPES.has(d.documentType) ? "PENDING" : "NOT_APPLICABLE",
-      });
-      continue;
-    }
-    const missing = known.filter((k) => !k.siiReceivedAt).map((k) => k.id);
-    if (missing.length) {
-      await db.update(receivedDocuments).set({ siiReceivedAt: d.receivedAt, responseDeadline: deadline, updatedAt: new Date().toISOString() }).where(and(eq(receivedDocuments.companyId, company.id), inArray(receivedDocuments.id, missing)));
-    }
+    if (known.length === 0) await listedOnly(env, company, d);
+    else await stampReceivedAt(env, company.id, d, known.map((k) => k.documentId));
+  }
+}
+
+/** A document the register lists whose XML has not arrived: a placeholder claimed under the key '' (one, however many polls race). */
+async function listedOnly(env: Env, company: Company, d: RegisteredDocument): Promise<void> {
+  const store = await openStore(env, company.id);
+  const [claim] = await claimKeys(env, company.id, [{ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" }], [partitionedId("rcv", store.ordinal)]);
+  const actionable = ACTIONABLE_TYPES.has(d.documentType);
+  // Inserted in the store its id names; a holder already there (an earlier poll) changes nothing.
+  await storeOfId(env, company.id, claim!.documentId)!.insert(receivedDocuments).values({
+    id: claim!.documentId, companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
+    channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
+  }).onConflictDoNothing();
+}
+
+/** The SII's reception time (and so the deadline) on the documents of this key that lack it, each in its own store. */
+async function stampReceivedAt(env: Env, companyId: string, d: RegisteredDocument, ids: string[]): Promise<void> {
+  const deadline = ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null;
+  const missing = [...(await receivedByIds(env, companyId, ids)).values()].filter((r) => !r.siiReceivedAt);
+  for (const row of missing) {
+    await storeOfId(env, companyId, row.id)!.update(receivedDocuments).set({ siiReceivedAt: d.receivedAt, responseDeadline: deadline, updatedAt: new Date().toISOString() }).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, row.id), isNull(receivedDocuments.siiReceivedAt)));
   }
 }
 
@@ -90,20 +100,47 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
   }
 }
 
-/** Deadlines: 2 days left -> deadline_approaching; passed -> accepted by law + deadline_passed. */
+/** Stores asked at once by the deadline job. */
+const DEADLINE_PARALLEL = 20;
+
+/**
+ * Deadlines, in the open partitions and those closed recently enough to hold open windows: passed ->
+ * accepted by law + deadline_passed; 2 days left -> deadline_approaching. At most DEADLINE_ROWS_PER_RUN
+ * of each per run.
+ */
 export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
-  const db = createDb(env.DB);
-  const now = at.toISOString();
-  const passed = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), lte(receivedDocuments.responseDeadline, now))).limit(DEADLINE_ROWS_PER_RUN);
-  const writes: any[] = [];
-  for (const row of passed) {
-    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
-    const next = { ...row, responseState: "ACCEPTED_BY_LAW" as const, responses: JSON.stringify(responses), updatedAt: now };
-    writes.push(db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), eq(receivedDocuments.responseState, "PENDING"))));
-    writes.push(event(db, next, "received_document.deadline_passed", `deadline_passed:${row.id}`));
+  const budget = { passed: DEADLINE_ROWS_PER_RUN, approaching: DEADLINE_ROWS_PER_RUN };
+  for (const group of chunked(await receptionPartitions(env, at), DEADLINE_PARALLEL)) {
+    if (budget.passed <= 0 && budget.approaching <= 0) break;
+    const events = await Promise.all(group.map((p) => deadlinesIn(storeFor(env, p.companyId, p.ordinal).db, at, budget)));
+    await receptionEvents(env, events.flat());
   }
+}
+
+type DeadlineEvent = Parameters<typeof receptionEvents>[1][number];
+
+/** One store's passed and approaching deadlines; the passed ones are marked accepted by law here. */
+async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approaching: number }): Promise<DeadlineEvent[]> {
+  const now = at.toISOString();
   const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
-  const approaching = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(DEADLINE_ROWS_PER_RUN);
-  for (const row of approaching) writes.push(event(db, row, "received_document.deadline_approaching", `deadline_approaching:${row.id}`));
-  for (let i = 0; i < writes.length; i += 100) await db.batch(writes.slice(i, i + 100) as [any, ...any[]]);
+  const pending = eq(receivedDocuments.responseState, "PENDING");
+  const [passed, approaching] = await Promise.all([
+    budget.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(budget.passed) : [],
+    budget.approaching > 0 ? db.select().from(receivedDocuments).where(and(pending, gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(budget.approaching) : [],
+  ]);
+  budget.passed -= passed.length;
+  budget.approaching -= approaching.length;
+  const out: DeadlineEvent[] = approaching.map((row) => ({ row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` }));
+  for (const chunk of chunked(passed, 100)) {
+    const next = chunk.map((row) => acceptedByLaw(row, now));
+    const updates = next.map((row) => db.update(receivedDocuments).set({ responseState: row.responseState, responses: row.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)).returning({ id: receivedDocuments.id }));
+    const done = (await db.batch(updates as [(typeof updates)[number], ...typeof updates])) as { id: string }[][];
+    next.forEach((row, i) => done[i]!.length && out.push({ row, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }));
+  }
+  return out;
+}
+
+function acceptedByLaw(row: ReceivedRow, now: string): ReceivedRow {
+  const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
+  return { ...row, responseState: "ACCEPTED_BY_LAW", responses: JSON.stringify(responses), updatedAt: now };
 }

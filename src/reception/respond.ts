@@ -8,13 +8,13 @@ import { and, eq } from "drizzle-orm";
 import { AuthorityError, type ReceptionAction } from "../countries/port";
 import { siiReception } from "../countries/cl";
 import { createDb } from "../db/client";
-import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
+import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
-import { newId } from "../lib/ids";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
+import { receptionEvents, storeOfId } from "./stores";
 import { buildReplies, mailReplies, replyRecipient } from "./replies";
 import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
 
@@ -57,18 +57,18 @@ function siiRefusal(code: number, message: string): { code: ErrorCode; text: str
   return { code: "RECEPTION_AUTHORITY_REFUSED", text: `The SII refused the action (${code}: ${message}).` };
 }
 
+/** Updates the document in the store its id names, then records the event (if any). */
 async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
-  const db = createDb(env.DB);
+  const db = storeOfId(env, row.companyId, row.id)!;
   const next = { ...row, ...set, updatedAt: new Date().toISOString() };
-  const writes: any[] = [db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)))];
-  if (event) writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type: event.type, dedupeKey: event.key, payload: JSON.stringify(receivedView(next)) }).onConflictDoNothing());
-  await db.batch(writes as [any, ...any[]]);
+  await db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
+  if (event) await receptionEvents(env, [{ row: next, ...event }]);
   return next;
 }
 
 export async function respondToDocument(env: Env, ctx: ExecutionContext | undefined, company: CompanyRow, id: string, action: ReceptionAction, reason: string | null): Promise<ReceivedRow> {
   const db = createDb(env.DB);
-  let row = await getReceived(db, company.id, id);
+  let row = await getReceived(env, company.id, id);
   if (checkRules(row, action, Date.now())) return row;
   const signer = await requireSigningCredentials(db, env, company.id);
   const sii = siiReception(envForMode(env, company.livemode), ctx);

@@ -17,8 +17,11 @@ export interface PartitionedQuery<T> {
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
-export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }): Promise<{ rows: T[]; total: number }> {
-  const stores = (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
+/** `oldestFirst`: the partitions are walked oldest first, for a list whose rows each store sorts oldest first. */
+export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, order: { oldestFirst?: boolean } = {}): Promise<{ rows: T[]; total: number }> {
+  const partitions = await partitionsOf(env, companyId);
+  if (order.oldestFirst) partitions.reverse();
+  const stores = partitions.map((p) => storeFor(env, companyId, p.ordinal).db);
   const counts = await Promise.all(stores.map((db) => query.count(db)));
   const rows: T[] = [];
   let skip = page.offset;

@@ -1,0 +1,78 @@
+/**
+ * The duplicate check of received documents across a company's partitions (issue 16): every DTE's key
+ * (issuer, type, folio, SHA-256 of its XML) is claimed in the company's index store
+ * (`<companyId>:index`, table `received_keys`) before its row is written to a partition. One claim is
+ * one atomic batch in that store (turn a register-only placeholder into this XML, or insert the key,
+ * then read every key of the (issuer, type, folio)), so concurrent intakes agree on exactly one
+ * holder per key and on which document came first (the original; a later different one is a duplicate).
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import { indexStore } from "../db/document-store";
+import { receivedKeys } from "../db/document-store/tables";
+import { chunked } from "../lib/chunked";
+
+type StoreEnv = Parameters<typeof indexStore>[0];
+
+export interface DteKey {
+  issuerRut: string;
+  documentType: number;
+  folio: number;
+  /** SHA-256 of the DTE's XML; '' for a document known from the SII's register only. */
+  sha: string;
+}
+
+export interface Claim {
+  /** The document that holds this key: `candidateId`, a placeholder's id, or an earlier holder's. */
+  documentId: string;
+  /**
+   * `NEW`: the key was free and is now `candidateId`'s; `PLACEHOLDER`: a register-only document of
+   * the same (issuer, type, folio) became this XML's holder; `HELD`: the same XML was claimed before
+   * (its holder's row may still be missing if that intake died: the caller checks).
+   */
+  kind: "NEW" | "PLACEHOLDER" | "HELD";
+  /** Another XML with the same (issuer, type, folio) came first. */
+  duplicate: boolean;
+}
+
+const sameDocument = (k: DteKey) => and(eq(receivedKeys.issuerRut, k.issuerRut), eq(receivedKeys.documentType, k.documentType), eq(receivedKeys.folio, k.folio));
+
+/** Claims the keys in order (a later key of the same batch sees the earlier ones); `candidateIds[i]` is the id a new document would get. */
+export async function claimKeys(env: StoreEnv, companyId: string, keys: DteKey[], candidateIds: string[]): Promise<Claim[]> {
+  const db = indexStore(env, companyId);
+  const out: Claim[] = [];
+  // Three statements per key; 100 keys per batch keeps a batch well inside one store call.
+  for (const [n, part] of chunked(keys, 100).entries()) {
+    const statements = part.flatMap((k, i) => claimStatements(db, k, candidateIds[n * 100 + i]!));
+    const results = (await db.batch(statements as unknown as Parameters<typeof db.batch>[0])) as unknown as unknown[][];
+    part.forEach((k, i) => out.push(readClaim(k, candidateIds[n * 100 + i]!, results.slice(i * 3, i * 3 + 3))));
+  }
+  return out;
+}
+
+function claimStatements(db: ReturnType<typeof indexStore>, k: DteKey, candidateId: string) {
+  const mineExists = sql`EXISTS (SELECT 1 FROM received_keys k WHERE k.issuer_rut = ${k.issuerRut} AND k.document_type = ${k.documentType} AND k.folio = ${k.folio} AND k.xml_sha256 = ${k.sha})`;
+  return [
+    // A document the register listed before its XML arrived becomes this XML's (unless this XML is already held).
+    db.update(receivedKeys).set({ xmlSha256: k.sha }).where(and(sameDocument(k), eq(receivedKeys.xmlSha256, ""), sql`${k.sha} <> ''`, sql`NOT ${mineExists}`)).returning({ documentId: receivedKeys.documentId }),
+    db.insert(receivedKeys).values({ ...k, xmlSha256: k.sha, documentId: candidateId }).onConflictDoNothing().returning({ documentId: receivedKeys.documentId }),
+    db.select({ seq: receivedKeys.seq, sha: receivedKeys.xmlSha256, documentId: receivedKeys.documentId }).from(receivedKeys).where(sameDocument(k)).orderBy(asc(receivedKeys.seq)),
+  ];
+}
+
+function readClaim(k: DteKey, candidateId: string, [converted, inserted, all]: unknown[][]): Claim {
+  const rows = all as { seq: number; sha: string; documentId: string }[];
+  const mine = rows.find((r) => r.sha === k.sha)!;
+  const kind = (converted as unknown[]).length ? "PLACEHOLDER" : (inserted as unknown[]).length ? "NEW" : "HELD";
+  const duplicate = rows.some((r) => r.sha !== "" && r.sha !== k.sha && r.seq < mine.seq);
+  return { documentId: kind === "NEW" ? candidateId : mine.documentId, kind, duplicate };
+}
+
+/** Every key of one (issuer, type, folio): the register poll's lookup. */
+export async function keysOf(env: StoreEnv, companyId: string, k: Omit<DteKey, "sha">) {
+  return indexStore(env, companyId).select().from(receivedKeys).where(sameDocument({ ...k, sha: "" })).orderBy(asc(receivedKeys.seq));
+}
+
+/** Undoes a placeholder claim that lost to another key meanwhile (never needed for XML claims). */
+export async function forgetKey(env: StoreEnv, companyId: string, k: DteKey, documentId: string): Promise<void> {
+  await indexStore(env, companyId).delete(receivedKeys).where(and(sameDocument(k), eq(receivedKeys.xmlSha256, k.sha), eq(receivedKeys.documentId, documentId)));
+}
