@@ -11,7 +11,7 @@ import { applyLocalMigrations, ensureDevVars, spawnWrangler, wrangler } from "./
 const { values } = parseArgs({ options: { port: { type: "string", default: "8791" }, "persist-to": { type: "string" } } });
 const port = values.port;
 const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
-const TABLES = 9; // src/operations/store-migration.ts MOVED_TABLES
+const TABLES = 8; // src/operations/store-migration.ts MOVED_TABLES
 
 ensureDevVars();
 if (persist.length) wrangler(["d1", "migrations", "apply", "DB", "--local", ...persist]);

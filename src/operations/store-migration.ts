@@ -28,13 +28,16 @@ interface MovedTable {
 const OWN = "t.company_id";
 const OF_INVOICE = (column: string) => `(SELECT i.company_id FROM invoices i WHERE i.id = t.${column})`;
 
-/** Every D1 table whose rows move to the document stores, in the order they are copied. */
+/**
+ * Every D1 table whose rows move to the document stores, in the order they are copied. Not
+ * `event_outbox`: D1's outbox stays the fan-out's source; the stores' outboxes only hold events
+ * until their relay copies them there (src/durable-objects/document-store/relay.ts).
+ */
 export const MOVED_TABLES: readonly MovedTable[] = [
   { name: "invoices", key: "id", company: OWN },
   { name: "invoice_events", key: "id", company: OF_INVOICE("invoice_id") },
   { name: "cancellations", key: "cancelled_invoice_id", company: OF_INVOICE("cancelled_invoice_id") },
   { name: "envelopes", key: "id", company: OWN },
-  { name: "event_outbox", key: "id", company: OWN },
   { name: "webhook_deliveries", key: "id", company: OWN },
   { name: "webhook_attempts", key: "id", company: OWN },
   { name: "received_documents", key: "id", company: OWN },

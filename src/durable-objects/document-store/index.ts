@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
+import { describeError, log } from "../../lib/log";
+import { RELAY_RETRY_MS, hasPending, relayPending, writesOutbox } from "./relay";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -12,6 +14,11 @@ import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement }
  * exactly as a D1 batch is (a failing statement rolls back the ones before it). The object's input
  * and output gates make every call a serialisable unit: no other call interleaves inside a batch,
  * and a reply is not delivered before its writes are durable.
+ *
+ * Outbox relay: a call that wrote into the store's `event_outbox` arms the alarm (due at once)
+ * before it answers; the alarm copies the unrelayed events to D1's outbox (./relay.ts) and re-arms
+ * itself when D1 fails. A store that wakes with unrelayed events (an eviction between the commit and
+ * the alarm) arms it too. `relayOutbox` does the same on demand (sweeps, tests).
  */
 export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -19,7 +26,10 @@ export class DocumentStore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    void ctx.blockConcurrencyWhile(async () => this.migrate());
+    void ctx.blockConcurrencyWhile(async () => {
+      this.migrate();
+      if (hasPending(this.sql)) await this.armRelay(Date.now());
+    });
   }
 
   /** Applies the schema entries this store has not applied yet, each in one transaction. */
@@ -35,14 +45,42 @@ export class DocumentStore extends DurableObject<Env> {
   }
 
   /** One statement (its own implicit transaction). */
-  query(statement: StoreStatement): StoreAnswer {
-    return { results: [this.exec(statement)], size: this.sql.databaseSize };
+  async query(statement: StoreStatement): Promise<StoreAnswer> {
+    const result = this.exec(statement);
+    if (result.rowsWritten > 0 && writesOutbox(statement.sql)) await this.armRelay(Date.now());
+    return { results: [result], size: this.sql.databaseSize };
   }
 
   /** Several statements, all or none. */
-  batch(statements: StoreStatement[]): StoreAnswer {
+  async batch(statements: StoreStatement[]): Promise<StoreAnswer> {
     const results = this.ctx.storage.transactionSync(() => statements.map((s) => this.exec(s)));
+    if (statements.some((s, i) => results[i]!.rowsWritten > 0 && writesOutbox(s.sql))) await this.armRelay(Date.now());
     return { results, size: this.sql.databaseSize };
+  }
+
+  /** Relays the store's unrelayed events to D1 now (after any relay in progress); returns how many. */
+  async relayOutbox(): Promise<number> {
+    const previous = this.relaying;
+    const run = previous.catch(() => 0).then(() => relayPending(this.sql, this.env));
+    this.relaying = run.catch(() => 0);
+    return run;
+  }
+
+  private relaying: Promise<number> = Promise.resolve(0);
+
+  override async alarm(): Promise<void> {
+    try {
+      await this.relayOutbox();
+    } catch (err) {
+      log("warn", "document store: outbox relay to D1 failed, the alarm will retry", { error: describeError(err) });
+      await this.armRelay(Date.now() + RELAY_RETRY_MS);
+    }
+  }
+
+  /** Arms the alarm for `at` unless it is already due sooner. */
+  private async armRelay(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   /** The schema version and size (operations and tests). */
