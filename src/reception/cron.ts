@@ -17,7 +17,7 @@ import { log } from "../lib/log";
 import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
 import { intakeFile } from "./intake";
 import { keysOf, claimKeys } from "./keys";
-import { receivedByIds, receptionEvents, receptionPartitions, storeOfId } from "./stores";
+import { receivedByIds, receptionEvent, receptionPartitions, storeOfId } from "./stores";
 import type { ReceivedRow } from "./view";
 
 export const POLL_COMPANIES_PER_RUN = 10;
@@ -112,15 +112,16 @@ export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
   const budget = { passed: DEADLINE_ROWS_PER_RUN, approaching: DEADLINE_ROWS_PER_RUN };
   for (const group of chunked(await receptionPartitions(env, at), DEADLINE_PARALLEL)) {
     if (budget.passed <= 0 && budget.approaching <= 0) break;
-    const events = await Promise.all(group.map((p) => deadlinesIn(storeFor(env, p.companyId, p.ordinal).db, at, budget)));
-    await receptionEvents(env, events.flat());
+    await Promise.all(group.map((p) => deadlinesIn(storeFor(env, p.companyId, p.ordinal).db, at, budget)));
   }
 }
 
-type DeadlineEvent = Parameters<typeof receptionEvents>[1][number];
-
-/** One store's passed and approaching deadlines; the passed ones are marked accepted by law here. */
-async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approaching: number }): Promise<DeadlineEvent[]> {
+/**
+ * One store's passed and approaching deadlines: each passed one is marked accepted by law with its
+ * event in one batch (only while still PENDING: a repeat records nothing, its event has the same
+ * dedupe key); approaching ones get their event once (dedupe key).
+ */
+async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approaching: number }): Promise<void> {
   const now = at.toISOString();
   const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
   const pending = eq(receivedDocuments.responseState, "PENDING");
@@ -130,14 +131,17 @@ async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approachi
   ]);
   budget.passed -= passed.length;
   budget.approaching -= approaching.length;
-  const out: DeadlineEvent[] = approaching.map((row) => ({ row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` }));
-  for (const chunk of chunked(passed, 100)) {
-    const next = chunk.map((row) => acceptedByLaw(row, now));
-    const updates = next.map((row) => db.update(receivedDocuments).set({ responseState: row.responseState, responses: row.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)).returning({ id: receivedDocuments.id }));
-    const done = (await db.batch(updates as [(typeof updates)[number], ...typeof updates])) as { id: string }[][];
-    next.forEach((row, i) => done[i]!.length && out.push({ row, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }));
-  }
-  return out;
+  const statements = [
+    ...passed.flatMap((row) => {
+      const next = acceptedByLaw(row, now);
+      return [
+        db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)),
+        receptionEvent(db, { row: next, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }),
+      ];
+    }),
+    ...approaching.map((row) => receptionEvent(db, { row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` })),
+  ];
+  for (const chunk of chunked(statements, 100)) await db.batch(chunk as [(typeof chunk)[number], ...typeof chunk]);
 }
 
 function acceptedByLaw(row: ReceivedRow, now: string): ReceivedRow {

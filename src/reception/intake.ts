@@ -17,7 +17,7 @@ import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
 import { judge } from "./checks";
 import { claimKeys } from "./keys";
-import { receivedByIds, receptionEvents } from "./stores";
+import { receivedByIds, receptionEvent, type ReceptionEvent } from "./stores";
 import { readSummary } from "./summary";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import type { ReceivedRow } from "./view";
@@ -33,6 +33,8 @@ export interface IntakeResult {
   problem: string | null;
   kind: InboundReport["kind"];
   fileSha256: string;
+  /** The message id the rows carry (set once the file is taken). */
+  messageId?: string | null;
   documents: { id: string; issuer_rut: string; document_type: number; folio: number; reception_status: number; outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" }[];
 }
 
@@ -57,7 +59,11 @@ export function dteRanges(bytes: Uint8Array): [number, number][] {
 
 type Row = typeof receivedDocuments.$inferInsert;
 
-export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, messageId: string | null): Promise<IntakeResult> {
+/**
+ * `message`: the id of the inbound message that brought the file, or a maker of it from the open
+ * partition's ordinal (an upload records its message in the open store only when the file is taken).
+ */
+export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, message: string | null | ((ordinal: number) => string)): Promise<IntakeResult> {
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
@@ -72,9 +78,10 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const keyed = report.documents.map((d, i) => ({ d, range: ranges[i]!, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
   const items = await distinctDtes(bytes, keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
   const store = await openStore(env, company.id);
+  const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
   const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
-  const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [] };
+  const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
   const writes: Write[] = [];
   for (const [i, k] of items.entries()) {
     const claim = claims[i]!;
@@ -142,8 +149,9 @@ function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sh
 
 /**
  * Writes the rows into the stores their ids name (a new one: the open partition; a placeholder: its
- * own), one batch per store, then records their events. A row another intake of the same XML wrote
- * first changes nothing; its id is returned (that intake reports it as new).
+ * own), each with its event in the same batch, one batch per store. A row another intake of the same
+ * XML wrote first changes nothing (nor does its event: same dedupe key); its id is returned (that
+ * intake reports it as new).
  */
 async function storeWrites(env: Env, companyId: string, writes: Write[]): Promise<Set<string>> {
   const lost = new Set<string>();
@@ -152,22 +160,21 @@ async function storeWrites(env: Env, companyId: string, writes: Write[]): Promis
     const ordinal = ordinalOfId(w.row.id!)!;
     byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), w]);
   }
-  const events: Parameters<typeof receptionEvents>[1] = [];
   for (const [ordinal, group] of byStore) {
     const db = storeFor(env, companyId, ordinal).db;
-    for (const chunk of chunked(group, 100)) {
-      const statements = chunk.map((w) => writeOf(db, w));
-      const results = (await db.batch(statements as [(typeof statements)[number], ...typeof statements])) as { id: string }[][];
-      chunk.forEach((w, i) => {
-        if (results[i]!.length === 0) return void lost.add(w.row.id!);
-        const type = w.verdict === 0 ? "received_document.received" : "received_document.verification_failed";
-        const row = { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
-        events.push({ row, type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` });
-      });
+    for (const chunk of chunked(group, 50)) {
+      const statements = chunk.flatMap((w) => [writeOf(db, w), receptionEvent(db, eventOf(w))]);
+      const results = (await db.batch(statements as [(typeof statements)[number], ...typeof statements])) as unknown[][];
+      chunk.forEach((w, i) => results[i * 2]!.length === 0 && lost.add(w.row.id!));
     }
   }
-  await receptionEvents(env, events);
   return lost;
+}
+
+function eventOf(w: Write): ReceptionEvent {
+  const type = w.verdict === 0 ? "received_document.received" : "received_document.verification_failed";
+  const row = { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
+  return { row, type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
 }
 
 /** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML). */

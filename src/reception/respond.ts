@@ -14,7 +14,7 @@ import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
-import { receptionEvents, storeOfId } from "./stores";
+import { receptionEvent, storeOfId } from "./stores";
 import { buildReplies, mailReplies, replyRecipient } from "./replies";
 import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
 
@@ -57,12 +57,13 @@ function siiRefusal(code: number, message: string): { code: ErrorCode; text: str
   return { code: "RECEPTION_AUTHORITY_REFUSED", text: `The SII refused the action (${code}: ${message}).` };
 }
 
-/** Updates the document in the store its id names, then records the event (if any). */
+/** Updates the document in the store its id names, with its event (if any) in the same batch. */
 async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
   const db = storeOfId(env, row.companyId, row.id)!;
   const next = { ...row, ...set, updatedAt: new Date().toISOString() };
-  await db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
-  if (event) await receptionEvents(env, [{ row: next, ...event }]);
+  const update = db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
+  if (event) await db.batch([update, receptionEvent(db, { row: next, ...event })]);
+  else await update;
   return next;
 }
 

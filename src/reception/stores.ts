@@ -4,14 +4,13 @@
  * made before the move name the legacy partition 0); new ones go to the open partition. Inbound
  * messages that matched no company stay in D1 (they have no company store).
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { createDb } from "../db/client";
-import { documentPartitions, eventOutbox, receivedDocuments, type DocumentPartition } from "../db/schema";
+import { documentPartitions, receivedDocuments, type DocumentPartition } from "../db/schema";
 import { ordinalOfId, storeFor, storeForId } from "../db/document-store";
+import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
-import { newId } from "../lib/ids";
-import { gte, isNull, or } from "drizzle-orm";
 import { receivedView, type ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof storeFor>[0];
@@ -34,15 +33,16 @@ export async function receivedByIds(env: StoreEnv, companyId: string, ids: strin
   return new Map(found.flat().map((r) => [r.id, r]));
 }
 
-/**
- * Records a reception event in D1's outbox, after the store change it reports (the store outbox relay
- * is not built yet). The dedupe key makes a retry of the same change record nothing more.
- */
-export async function receptionEvents(env: Pick<Env, "DB">, events: { row: ReceivedRow; type: string; key: string }[]): Promise<void> {
-  if (events.length === 0) return;
-  const db = createDb(env.DB);
-  const inserts = events.map((e) => db.insert(eventOutbox).values({ id: newId("evt"), companyId: e.row.companyId, type: e.type, dedupeKey: e.key, payload: JSON.stringify(receivedView(e.row)) }).onConflictDoNothing());
-  for (const chunk of chunked(inserts, 100)) await db.batch(chunk as [(typeof inserts)[number], ...typeof inserts]);
+export interface ReceptionEvent {
+  row: ReceivedRow;
+  type: string;
+  /** Unique per company: a retry of the same change records nothing more. */
+  key: string;
+}
+
+/** The INSERT of a reception event into the store's outbox, for the batch of the change it reports (the store relays it to D1). */
+export function receptionEvent(db: Db, e: ReceptionEvent) {
+  return outboxInsert(db, { companyId: e.row.companyId, type: e.type, dedupeKey: e.key, payload: receivedView(e.row) });
 }
 
 /**
