@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPartition, partitionsOf, storeFor } from "../../src/db/document-store";
+import { eq } from "drizzle-orm";
+import { indexStore, openPartition, partitionsOf, storeFor } from "../../src/db/document-store";
+import { receivedKeys } from "../../src/db/document-store/tables";
+import { claimKeys } from "../../src/reception/keys";
 import { randomUlid } from "../../src/lib/ids";
 import { MOVED_TABLES, migrateToStores } from "../../src/operations/store-migration";
 import { migrateDocumentStores } from "../../src/cron";
@@ -93,6 +96,18 @@ describe("copying the moved D1 tables into the document stores", () => {
     expect(byTable.invoices).toMatchObject({ copied: 9, skipped: 0 });
     expect(byTable.inbound_messages).toMatchObject({ copied: 3, skipped: 1 });
     expect(byTable.invoice_events).toMatchObject({ copied: 18, skipped: 1 });
+  });
+
+  it("copied received documents hold their keys in the company's index store: the same XML received again is that document", async () => {
+    for (const c of companies) {
+      const legacy = (await env.DB.prepare("SELECT id, xml_sha256 FROM received_documents WHERE company_id = ?").bind(c).first<{ id: string; xml_sha256: string }>())!;
+      const keys = await indexStore(env, c).select().from(receivedKeys);
+      expect(keys.map((k) => [k.issuerRut, k.documentType, k.folio, k.xmlSha256, k.documentId])).toEqual([["76086428-5", 33, 77, legacy.xml_sha256, legacy.id]]);
+      const [again, other] = await claimKeys(env, c, [{ issuerRut: "76086428-5", documentType: 33, folio: 77, sha: legacy.xml_sha256 }, { issuerRut: "76086428-5", documentType: 33, folio: 77, sha: "another" }], ["rcv_p1_01JZZZZZZZZZZZZZZZZZZZZZZ1", "rcv_p1_01JZZZZZZZZZZZZZZZZZZZZZZ2"]);
+      expect(again).toEqual({ documentId: legacy.id, kind: "HELD", duplicate: false });
+      expect(other).toMatchObject({ kind: "NEW", duplicate: true });
+      await indexStore(env, c).delete(receivedKeys).where(eq(receivedKeys.xmlSha256, "another"));
+    }
   });
 
   it("a second run copies nothing and changes nothing", async () => {
