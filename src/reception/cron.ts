@@ -34,7 +34,7 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
  * simulator hands it out, the real SII does not) and goes through the one intake; a document still
  * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time.
  */
-async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch): Promise<void> {
+async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch, at: Date): Promise<void> {
   let fetches = 0;
   for (const d of docs) {
     const key = { issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio };
@@ -43,18 +43,18 @@ async function applyRegister(env: Env, company: Company, docs: RegisteredDocumen
       fetches++;
       const xml = await fetchXml(d);
       if (xml) {
-        await intakeFile(env, company, xml, "SII", null);
+        await intakeFile(env, company, xml, "SII", null, at);
         known = await keysOf(env, company.id, key);
       }
     }
-    if (known.length === 0) await listedOnly(env, company, d);
+    if (known.length === 0) await listedOnly(env, company, d, at);
     else await stampReceivedAt(env, company.id, d, known.map((k) => k.documentId));
   }
 }
 
 /** A document the register lists whose XML has not arrived: a placeholder claimed under the key '' (one, however many polls race). */
-async function listedOnly(env: Env, company: Company, d: RegisteredDocument): Promise<void> {
-  const store = await openStore(env, company.id);
+async function listedOnly(env: Env, company: Company, d: RegisteredDocument, at: Date): Promise<void> {
+  const store = await openStore(env, company.id, at);
   const [claim] = await claimKeys(env, company.id, [{ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" }], [partitionedId("rcv", store.ordinal)]);
   const actionable = ACTIONABLE_TYPES.has(d.documentType);
   // Inserted in the store its id names; a holder already there (an earlier poll) changes nothing.
@@ -92,7 +92,7 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
       const since = c.polledAt ? new Date(Date.parse(c.polledAt) - 9 * 86_400_000).toISOString() : new Date(at.getTime() - 30 * 86_400_000).toISOString();
       const listed = await sii.listReceived({ companyRut: c.taxId, signer, since });
       const fetchXml: Fetch = (d) => sii.receivedXml({ companyRut: c.taxId, signer, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio });
-      if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml);
+      if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml, at);
       await db.update(receptionAddresses).set({ polledAt: at.toISOString() }).where(eq(receptionAddresses.companyId, c.id));
     } catch (e) {
       log("error", "reception register poll failed", { company: c.id, error: String(e) });

@@ -62,8 +62,9 @@ type Row = typeof receivedDocuments.$inferInsert;
 /**
  * `message`: the id of the inbound message that brought the file, or a maker of it from the open
  * partition's ordinal (an upload records its message in the open store only when the file is taken).
+ * New documents go to the partition open at `now`.
  */
-export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, message: string | null | ((ordinal: number) => string)): Promise<IntakeResult> {
+export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, message: string | null | ((ordinal: number) => string), now = new Date()): Promise<IntakeResult> {
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
@@ -77,7 +78,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const key = fileKey(company.id, fileSha);
   const keyed = report.documents.map((d, i) => ({ d, range: ranges[i]!, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
   const items = await distinctDtes(bytes, keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
-  const store = await openStore(env, company.id);
+  const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
   const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
