@@ -71,8 +71,3 @@ function readClaim(k: DteKey, candidateId: string, [converted, inserted, all]: u
 export async function keysOf(env: StoreEnv, companyId: string, k: Omit<DteKey, "sha">) {
   return indexStore(env, companyId).select().from(receivedKeys).where(sameDocument({ ...k, sha: "" })).orderBy(asc(receivedKeys.seq));
 }
-
-/** Undoes a placeholder claim that lost to another key meanwhile (never needed for XML claims). */
-export async function forgetKey(env: StoreEnv, companyId: string, k: DteKey, documentId: string): Promise<void> {
-  await indexStore(env, companyId).delete(receivedKeys).where(and(sameDocument(k), eq(receivedKeys.xmlSha256, k.sha), eq(receivedKeys.documentId, documentId)));
-}
