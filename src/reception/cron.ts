@@ -5,10 +5,11 @@
  */
 import { envForMode } from "../config";
 import { and, asc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
-import { openStore, partitionedId, storeFor } from "../db/document-store";
+import { openStore, ordinalOfId, partitionedId, storeFor } from "../db/document-store";
 import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
@@ -16,8 +17,8 @@ import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
 import { intakeFile } from "./intake";
-import { keysOf, claimKeys } from "./keys";
-import { receivedByIds, receptionEvent, receptionPartitions, storeOfId } from "./stores";
+import { claimKeys, keysOfMany } from "./keys";
+import { receivedByIds, receptionEvent, receptionPartitions } from "./stores";
 import type { ReceivedRow } from "./view";
 
 export const POLL_COMPANIES_PER_RUN = 10;
@@ -32,44 +33,58 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
 /**
  * Documents of the register: the XML of each one not yet received is asked of the authority (the
  * simulator hands it out, the real SII does not) and goes through the one intake; a document still
- * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time.
+ * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time. The keys are read
+ * from the index store and the documents from their stores a hundred at a time, not one by one.
  */
 async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch, at: Date): Promise<void> {
-  let fetches = 0;
-  for (const d of docs) {
-    const key = { issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio };
-    let known = await keysOf(env, company.id, key);
-    if (!known.some((k) => k.xmlSha256 !== "") && fetches < XML_FETCHES_PER_RUN) {
-      fetches++;
-      const xml = await fetchXml(d);
-      if (xml) {
-        await intakeFile(env, company, xml, "SII", null, at);
-        known = await keysOf(env, company.id, key);
-      }
-    }
-    if (known.length === 0) await listedOnly(env, company, d, at);
-    else await stampReceivedAt(env, company.id, d, known.map((k) => k.documentId));
+  let known = await keysOfMany(env, company.id, docs);
+  const missingXml = docs.filter((_, i) => !known[i]!.some((k) => k.xmlSha256 !== "")).slice(0, XML_FETCHES_PER_RUN);
+  for (const d of missingXml) {
+    const xml = await fetchXml(d);
+    if (xml) await intakeFile(env, company, xml, "SII", null, at);
   }
+  if (missingXml.length) known = await keysOfMany(env, company.id, docs);
+  await listedOnly(env, company, docs.filter((_, i) => known[i]!.length === 0), at);
+  await stampReceivedAt(env, company.id, docs.flatMap((d, i) => known[i]!.map((k) => ({ d, id: k.documentId }))));
 }
 
-/** A document the register lists whose XML has not arrived: a placeholder claimed under the key '' (one, however many polls race). */
-async function listedOnly(env: Env, company: Company, d: RegisteredDocument, at: Date): Promise<void> {
+/** Documents the register lists whose XML has not arrived: each a placeholder claimed under the key '' (one, however many polls race). */
+async function listedOnly(env: Env, company: Company, docs: RegisteredDocument[], at: Date): Promise<void> {
+  if (docs.length === 0) return;
   const store = await openStore(env, company.id, at);
-  const [claim] = await claimKeys(env, company.id, [{ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" }], [partitionedId("rcv", store.ordinal)]);
-  const actionable = ACTIONABLE_TYPES.has(d.documentType);
+  const claims = await claimKeys(env, company.id, docs.map((d) => ({ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" })), docs.map(() => partitionedId("rcv", store.ordinal)));
   // Inserted in the store its id names; a holder already there (an earlier poll) changes nothing.
-  await storeOfId(env, company.id, claim!.documentId)!.insert(receivedDocuments).values({
-    id: claim!.documentId, companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
-    channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
-  }).onConflictDoNothing();
+  await perStore(env, company.id, docs.map((d, i) => ({ id: claims[i]!.documentId, d })), (db, { id, d }) => {
+    const actionable = ACTIONABLE_TYPES.has(d.documentType);
+    return db.insert(receivedDocuments).values({
+      id, companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
+      channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
+    }).onConflictDoNothing();
+  });
 }
 
-/** The SII's reception time (and so the deadline) on the documents of this key that lack it, each in its own store. */
-async function stampReceivedAt(env: Env, companyId: string, d: RegisteredDocument, ids: string[]): Promise<void> {
-  const deadline = ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null;
-  const missing = [...(await receivedByIds(env, companyId, ids)).values()].filter((r) => !r.siiReceivedAt);
-  for (const row of missing) {
-    await storeOfId(env, companyId, row.id)!.update(receivedDocuments).set({ siiReceivedAt: d.receivedAt, responseDeadline: deadline, updatedAt: new Date().toISOString() }).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, row.id), isNull(receivedDocuments.siiReceivedAt)));
+/** The SII's reception time (and so the deadline) on the documents that lack it, each in its own store. */
+async function stampReceivedAt(env: Env, companyId: string, held: { d: RegisteredDocument; id: string }[]): Promise<void> {
+  const rows = await receivedByIds(env, companyId, held.map((h) => h.id));
+  const missing = held.filter((h) => rows.has(h.id) && !rows.get(h.id)!.siiReceivedAt);
+  const now = new Date().toISOString();
+  await perStore(env, companyId, missing, (db, { d, id }) =>
+    db.update(receivedDocuments)
+      .set({ siiReceivedAt: d.receivedAt, responseDeadline: ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null, updatedAt: now })
+      .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id), isNull(receivedDocuments.siiReceivedAt))),
+  );
+}
+
+/** One statement per item, run in batches of 100 in the store each item's id names. */
+async function perStore<T extends { id: string }>(env: Env, companyId: string, items: T[], statement: (db: Db, item: T) => BatchItem<"sqlite">): Promise<void> {
+  const byStore = new Map<number, T[]>();
+  for (const item of items) {
+    const ordinal = ordinalOfId(item.id)!;
+    byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), item]);
+  }
+  for (const [ordinal, group] of byStore) {
+    const db = storeFor(env, companyId, ordinal).db;
+    for (const chunk of chunked(group, 100)) await db.batch(chunk.map((item) => statement(db, item)) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   }
 }
 

@@ -67,7 +67,13 @@ function readClaim(k: DteKey, candidateId: string, [converted, inserted, all]: u
   return { documentId: kind === "NEW" ? candidateId : mine.documentId, kind, duplicate };
 }
 
-/** Every key of one (issuer, type, folio): the register poll's lookup. */
-export async function keysOf(env: StoreEnv, companyId: string, k: Omit<DteKey, "sha">) {
-  return indexStore(env, companyId).select().from(receivedKeys).where(sameDocument({ ...k, sha: "" })).orderBy(asc(receivedKeys.seq));
+/** The keys of each (issuer, type, folio) of `docs`, in arrival order (the register poll's lookup): one store call per 100. */
+export async function keysOfMany(env: StoreEnv, companyId: string, docs: Omit<DteKey, "sha">[]): Promise<(typeof receivedKeys.$inferSelect)[][]> {
+  const db = indexStore(env, companyId);
+  const out: (typeof receivedKeys.$inferSelect)[][] = [];
+  for (const part of chunked(docs, 100)) {
+    const selects = part.map((d) => db.select().from(receivedKeys).where(sameDocument({ ...d, sha: "" })).orderBy(asc(receivedKeys.seq)));
+    out.push(...((await db.batch(selects as [(typeof selects)[number], ...typeof selects])) as (typeof receivedKeys.$inferSelect)[][]));
+  }
+  return out;
 }
