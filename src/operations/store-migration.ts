@@ -7,14 +7,19 @@
  * Rows that belong to no company (inbound messages never matched to one, history rows whose document
  * is gone) stay in D1 and are counted as skipped.
  *
- * Run it once writes go to the stores (D1's copies are frozen then): a row changed in D1 after its
- * chunk was copied is not copied again. On a deployed Worker the cron runs a step every 5 minutes
- * while DOCUMENT_STORE_MIGRATION is "on"; `migrateToStores` is the whole of it.
+ * Tables of a legacy group (src/db/document-store/legacy.ts: the issued documents) are read and
+ * written in D1 until their group is finished, so a row changed in D1 after its chunk was copied is
+ * marked dirty (migration 0015's triggers) and copied again; the group's tables are finished together,
+ * in one statement that finds no dirty row left, after which D1 refuses writes to them. The other
+ * tables (webhook deliveries and attempts, received documents, inbound messages) are finished when
+ * their walk ends: run it once their writes go to the stores. On a deployed Worker the cron runs a
+ * step every 5 minutes while DOCUMENT_STORE_MIGRATION is "on"; `migrateToStores` is the whole of it.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { indexStore, periodOf, storeFor, storeName } from "../db/document-store";
-import { documentPartitions, storeMigration } from "../db/schema";
+import { LEGACY_GROUPS, SWITCHABLE_GROUPS, type LegacyGroup } from "../db/document-store/legacy";
+import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
 
 interface MovedTable {
@@ -58,12 +63,17 @@ export interface MigrationStep {
   rows: number;
 }
 
-/** Copies at most `budget` rows (whole chunks) and says whether everything is copied. */
-export async function migrateToStores(env: Env, budget = 5_000): Promise<MigrationStep> {
+const GUARDED: ReadonlySet<string> = new Set(Object.values(LEGACY_GROUPS).flat());
+
+/**
+ * Copies at most `budget` rows (whole chunks) and says whether everything is copied and the
+ * switchable legacy groups finished (`groups`: SWITCHABLE_GROUPS; tests name others).
+ */
+export async function migrateToStores(env: Env, budget = 5_000, groups: readonly LegacyGroup[] = SWITCHABLE_GROUPS): Promise<MigrationStep> {
   let rows = 0;
   for (const table of MOVED_TABLES) {
     const [progress] = await createDb(env.DB).select().from(storeMigration).where(eq(storeMigration.tableName, table.name));
-    if (progress?.finishedAt) continue;
+    if (progress?.finishedAt || progress?.copiedAt) continue;
     let cursor = progress?.cursor ?? "";
     while (rows < budget) {
       const limit = Math.min(CHUNK, budget - rows);
@@ -77,7 +87,59 @@ export async function migrateToStores(env: Env, budget = 5_000): Promise<Migrati
     }
     if (rows >= budget) return { done: false, rows };
   }
+  for (const group of groups) {
+    const step = await settleGroup(env, group, budget - rows);
+    rows += step.rows;
+    if (!step.finished) return { done: false, rows };
+  }
   return { done: true, rows };
+}
+
+/**
+ * Copies a group's dirty rows again (at most `budget`), then tries to finish the group: one D1
+ * statement that records every table finished only if every one is copied and no row is dirty.
+ */
+async function settleGroup(env: Env, group: LegacyGroup, budget: number): Promise<{ finished: boolean; rows: number }> {
+  const db = createDb(env.DB);
+  const tables: string[] = [...LEGACY_GROUPS[group]];
+  let rows = 0;
+  while (rows < budget) {
+    const dirty = await db.select().from(storeMigrationDirty).where(inArray(storeMigrationDirty.tableName, tables)).orderBy(storeMigrationDirty.seq).limit(Math.min(CHUNK - 10, budget - rows));
+    if (dirty.length === 0) break;
+    for (const table of MOVED_TABLES.filter((t) => tables.includes(t.name))) await recopy(env, table, dirty.filter((d) => d.tableName === table.name));
+    // Only the marks read: a row written again meanwhile has a new seq and stays dirty.
+    await db.delete(storeMigrationDirty).where(inArray(storeMigrationDirty.seq, dirty.map((d) => d.seq)));
+    rows += dirty.length;
+  }
+  if (rows >= budget) return { finished: false, rows };
+  const now = new Date().toISOString();
+  const finished = await db
+    .update(storeMigration)
+    .set({ finishedAt: now })
+    .where(
+      and(
+        inArray(storeMigration.tableName, tables),
+        isNull(storeMigration.finishedAt),
+        sql`(SELECT count(*) FROM store_migration WHERE table_name IN ${tables} AND copied_at IS NOT NULL) = ${tables.length}`,
+        sql`NOT EXISTS (SELECT 1 FROM store_migration_dirty WHERE table_name IN ${tables})`,
+      ),
+    )
+    .returning({ t: storeMigration.tableName });
+  if (finished.length > 0) log("info", "store migration: legacy group switched to the stores", { group, tables: finished.map((f) => f.t) });
+  const done = await db.select({ t: storeMigration.tableName }).from(storeMigration).where(and(inArray(storeMigration.tableName, tables), isNotNull(storeMigration.finishedAt)));
+  return { finished: done.length === tables.length, rows };
+}
+
+/** The current D1 rows of dirty marks, into their company's store 0; a row gone from D1 is deleted there too. */
+async function recopy(env: Env, table: MovedTable, marks: (typeof storeMigrationDirty.$inferSelect)[]): Promise<void> {
+  if (marks.length === 0) return;
+  const keys = marks.map((m) => m.rowKey);
+  const found = (await env.DB.prepare(`SELECT ${table.company} AS __company, t.* FROM ${table.name} t WHERE t.${table.key} IN (${keys.map(() => "?").join(", ")})`).bind(...keys).all<Row>()).results;
+  await copyChunk(env, table, found);
+  const present = new Set(found.map((r) => String(r[table.key])));
+  for (const m of marks.filter((m) => !present.has(m.rowKey) && m.companyId)) {
+    await storeFor(env, m.companyId!, 0).db.$client.prepare(`DELETE FROM ${table.name} WHERE ${table.key} = ?`).bind(m.rowKey).run();
+  }
 }
 
 /** One chunk into the stores, one atomic batch per company; returns the rows that stay (no company). */
@@ -119,11 +181,13 @@ async function recordLegacyPartition(env: Env, companyId: string): Promise<void>
     .onConflictDoNothing();
 }
 
+/** Moves the cursor; at the end of the walk the table is copied, and finished unless it belongs to a legacy group (see settleGroup). */
 async function recordProgress(env: Env, tableName: string, cursor: string, copied: number, skipped: number, finished: boolean): Promise<void> {
   const db = createDb(env.DB);
-  const finishedAt = finished ? new Date().toISOString() : null;
+  const copiedAt = finished ? new Date().toISOString() : null;
+  const finishedAt = GUARDED.has(tableName) ? null : copiedAt;
   const [row] = await db.select().from(storeMigration).where(eq(storeMigration.tableName, tableName));
-  if (!row) await db.insert(storeMigration).values({ tableName, cursor, copied, skipped, finishedAt });
-  else await db.update(storeMigration).set({ cursor, copied: row.copied + copied, skipped: row.skipped + skipped, finishedAt }).where(eq(storeMigration.tableName, tableName));
+  if (!row) await db.insert(storeMigration).values({ tableName, cursor, copied, skipped, copiedAt, finishedAt });
+  else await db.update(storeMigration).set({ cursor, copied: row.copied + copied, skipped: row.skipped + skipped, copiedAt, finishedAt }).where(eq(storeMigration.tableName, tableName));
   if (finished) log("info", "store migration: table copied", { table: tableName, copied: (row?.copied ?? 0) + copied, skipped: (row?.skipped ?? 0) + skipped });
 }

@@ -45,5 +45,20 @@ export const storeMigration = sqliteTable("store_migration", {
   copied: integer("copied").notNull().default(0),
   /** Rows left in D1 because they belong to no company (inbound messages never matched to one, history rows of a vanished document). */
   skipped: integer("skipped").notNull().default(0),
+  /** The walk reached the end (migration 0015). For a table of a legacy group it is not yet finished: see store_migration_dirty. */
+  copiedAt: text("copied_at"),
+  /** Partition 0 of the table lives in the stores from now on: D1 refuses writes to it (migration 0015's triggers). */
   finishedAt: text("finished_at"),
 });
+
+/**
+ * Rows of a legacy group's tables written in D1 since their first copy (migration 0015's triggers;
+ * a new `seq` at each write): the data migration copies them again, and finishes the group only when
+ * none is left.
+ */
+export const storeMigrationDirty = sqliteTable("store_migration_dirty", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  tableName: text("table_name").notNull(),
+  rowKey: text("row_key").notNull(),
+  companyId: text("company_id"),
+}, (t) => [uniqueIndex("store_migration_dirty_row_uq").on(t.tableName, t.rowKey)]);

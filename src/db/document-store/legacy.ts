@@ -1,0 +1,121 @@
+/**
+ * The legacy partition (issue 16): rows made before the move (ids without `_p<n>_`, partition 0)
+ * stay in D1 until the data migration (src/operations/store-migration.ts) has copied them into the
+ * company's store partition 0 and recorded their group finished; from then on they are read and
+ * written there. The tables of a group switch together (one D1 statement finishes them all), so a
+ * batch over several of them never spans the two databases.
+ *
+ * No write is lost across the switch (migration 0015): every D1 write to a group's table marks its
+ * row dirty, the migration copies dirty rows again and finishes the group only in a statement that
+ * finds none left; after that D1 refuses writes to those tables (`LEGACY_MOVED`). D1 serialises
+ * writes, so a write either lands before the finish (dirty: copied before the finish can happen) or
+ * after it (refused). A writer that chose D1 just before the switch meets the refusal and runs again
+ * against the store (`withLegacy`); a reader that chose D1 then reads D1's frozen, complete copy.
+ */
+import { and, inArray, isNotNull } from "drizzle-orm";
+import { createDb } from "../client";
+import { storeMigration } from "../schema";
+import { ordinalOfId, partitionsOf, storeFor, type StoreHandle } from "./index";
+
+/** The groups of tables that switch together, and their tables (each has migration 0015's triggers). */
+export const LEGACY_GROUPS = {
+  documents: ["invoices", "invoice_events", "cancellations", "envelopes"],
+} as const satisfies Record<string, readonly string[]>;
+export type LegacyGroup = keyof typeof LEGACY_GROUPS;
+
+/**
+ * The groups the data migration may switch to the stores: a group joins once every writer of its
+ * tables goes through this module (partition 0 via `withPartition`, new rows in the open store).
+ * Switching a group whose writers still write D1 directly would make D1 refuse them. Issued
+ * documents are not in yet: issue.ts and the pipeline still write D1 (issue 16 item 1, the rest).
+ */
+export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = [];
+
+type StoreEnv = Parameters<typeof storeFor>[0];
+
+/** A partition's database, and whether it is still D1 (partition 0 before its group's switch). */
+export interface PartitionHandle extends StoreHandle {
+  readonly inD1: boolean;
+}
+
+/** Per D1 binding, the groups seen switched (a switch never goes back, so it is cached for good). */
+const switched = new WeakMap<object, Set<LegacyGroup>>();
+
+/** Whether partition 0 of the group lives in the stores (every table of the group finished). */
+export async function legacyMoved(env: StoreEnv, group: LegacyGroup): Promise<boolean> {
+  const seen = switched.get(env.DB);
+  if (seen?.has(group)) return true;
+  const tables = LEGACY_GROUPS[group];
+  const done = await createDb(env.DB)
+    .select({ t: storeMigration.tableName })
+    .from(storeMigration)
+    .where(and(inArray(storeMigration.tableName, [...tables]), isNotNull(storeMigration.finishedAt)));
+  const moved = done.length === tables.length;
+  if (moved) {
+    if (!seen) switched.set(env.DB, new Set([group]));
+    else seen.add(group);
+  }
+  return moved;
+}
+
+/** The company's partition 0 of a group: D1 before the switch, its store afterwards. */
+export async function legacyPartition(env: StoreEnv, companyId: string, group: LegacyGroup): Promise<PartitionHandle> {
+  if (await legacyMoved(env, group)) return { ...storeFor(env, companyId, 0), inD1: false };
+  return { db: createDb(env.DB), companyId, ordinal: 0, inD1: true };
+}
+
+/** The partition an id names (partition 0 through `legacyPartition`), or null for a malformed id. */
+export async function partitionForId(env: StoreEnv, companyId: string, id: string, group: LegacyGroup): Promise<PartitionHandle | null> {
+  const ordinal = ordinalOfId(id);
+  if (ordinal === null) return null;
+  return partitionFor(env, companyId, ordinal, group);
+}
+
+export async function partitionFor(env: StoreEnv, companyId: string, ordinal: number, group: LegacyGroup): Promise<PartitionHandle> {
+  return ordinal === 0 ? legacyPartition(env, companyId, group) : { ...storeFor(env, companyId, ordinal), inD1: false };
+}
+
+/**
+ * Every partition of a company for a group, newest first: the directory's stores, then partition 0,
+ * which is always there before the switch (D1; its queries filter by company) and afterwards only
+ * when the migration recorded it for the company (it had rows).
+ */
+export async function partitionsWithLegacy(env: StoreEnv, companyId: string, group: LegacyGroup): Promise<PartitionHandle[]> {
+  const [directory, moved] = await Promise.all([partitionsOf(env, companyId), legacyMoved(env, group)]);
+  const stores = directory.filter((p) => p.ordinal > 0).map((p) => ({ ...storeFor(env, companyId, p.ordinal), inD1: false }));
+  if (!moved) return [...stores, { db: createDb(env.DB), companyId, ordinal: 0, inD1: true }];
+  return directory.some((p) => p.ordinal === 0) ? [...stores, { ...storeFor(env, companyId, 0), inD1: false }] : stores;
+}
+
+/** D1 refused a write because the group switched to the stores in the meantime (migration 0015's triggers). */
+export function isLegacyMoved(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if (e instanceof Error && e.message.includes("LEGACY_MOVED")) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs `fn` against the partition an id names. When it chose D1 and D1 refused its write because
+ * the group switched meanwhile, it runs again against the store: the refused batch changed nothing
+ * (a D1 batch is all or nothing), so `fn` must only be safe to repeat in its other effects.
+ */
+export async function withPartition<T>(env: StoreEnv, companyId: string, ordinal: number, group: LegacyGroup, fn: (p: PartitionHandle) => Promise<T>): Promise<T> {
+  const first = await partitionFor(env, companyId, ordinal, group);
+  try {
+    return await fn(first);
+  } catch (err) {
+    if (!first.inD1 || !isLegacyMoved(err)) throw err;
+    const seen = switched.get(env.DB);
+    if (!seen) switched.set(env.DB, new Set([group]));
+    else seen.add(group);
+    return fn({ ...storeFor(env, companyId, 0), inD1: false });
+  }
+}
+
+/** `withPartition` for the partition an id names; null for a malformed id. */
+export async function withPartitionOfId<T>(env: StoreEnv, companyId: string, id: string, group: LegacyGroup, fn: (p: PartitionHandle) => Promise<T>): Promise<T | null> {
+  const ordinal = ordinalOfId(id);
+  return ordinal === null ? null : withPartition(env, companyId, ordinal, group, fn);
+}
+
