@@ -17,7 +17,8 @@
  */
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { indexStore, periodOf, storeFor, storeName } from "../db/document-store";
+import { periodOf, storeFor, storeName } from "../db/document-store";
+import { indexLegacyRows, type KeyedRow } from "../reception/keys";
 import { LEGACY_GROUPS, SWITCHABLE_GROUPS, type LegacyGroup } from "../db/document-store/legacy";
 import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
@@ -166,10 +167,7 @@ async function copyChunk(env: Env, table: MovedTable, chunk: Row[]): Promise<num
  * arrival order; a key already there (claimed by an intake since the move) keeps its holder.
  */
 async function indexReceivedKeys(env: Env, companyId: string, rows: Record<string, unknown>[]): Promise<void> {
-  const client = indexStore(env, companyId).$client;
-  const insert = client.prepare("INSERT OR IGNORE INTO received_keys (issuer_rut, document_type, folio, xml_sha256, document_id) VALUES (?, ?, ?, ?, ?)");
-  const ordered = [...rows].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)) || String(a.id).localeCompare(String(b.id)));
-  await client.batch(ordered.map((r) => insert.bind(r.issuer_rut, r.document_type, r.folio, r.xml_sha256 ?? "", r.id)));
+  await indexLegacyRows(env, companyId, rows as unknown as KeyedRow[]);
 }
 
 /** The directory row of the company's legacy partition (closed from the start: nothing new goes there). */

@@ -10,6 +10,7 @@ import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId, storeFor } from "../db/document-store";
+import { isLegacyMoved } from "../db/document-store/legacy";
 import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
@@ -17,8 +18,8 @@ import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
 import { intakeFile } from "./intake";
-import { claimKeys, keysOfMany } from "./keys";
-import { receivedByIds, receptionEvent, receptionPartitions } from "./stores";
+import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";
+import { legacyReceptionMoved, receivedByIds, receptionEvent, receptionPartitions, writeIn } from "./stores";
 import type { ReceivedRow } from "./view";
 
 export const POLL_COMPANIES_PER_RUN = 10;
@@ -37,6 +38,7 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
  * from the index store and the documents from their stores a hundred at a time, not one by one.
  */
 async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch, at: Date): Promise<void> {
+  await seedLegacyKeys(env, company.id, docs);
   let known = await keysOfMany(env, company.id, docs);
   const missingXml = docs.filter((_, i) => !known[i]!.some((k) => k.xmlSha256 !== "")).slice(0, XML_FETCHES_PER_RUN);
   for (const d of missingXml) {
@@ -83,8 +85,7 @@ async function perStore<T extends { id: string }>(env: Env, companyId: string, i
     byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), item]);
   }
   for (const [ordinal, group] of byStore) {
-    const db = storeFor(env, companyId, ordinal).db;
-    for (const chunk of chunked(group, 100)) await db.batch(chunk.map((item) => statement(db, item)) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    for (const chunk of chunked(group, 100)) await writeIn(env, companyId, ordinal, (db) => db.batch(chunk.map((item) => statement(db, item)) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]));
   }
 }
 
@@ -125,9 +126,22 @@ const DEADLINE_PARALLEL = 20;
  */
 export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
   const budget = { passed: DEADLINE_ROWS_PER_RUN, approaching: DEADLINE_ROWS_PER_RUN };
-  for (const group of chunked(await receptionPartitions(env, at), DEADLINE_PARALLEL)) {
+  const moved = await legacyReceptionMoved(env);
+  // Partition 0 of every company is D1 until the legacy switch: one pass over D1 covers them all.
+  if (!moved) await legacyDeadlines(env, at, budget);
+  const partitions = (await receptionPartitions(env, at)).filter((p) => moved || p.ordinal > 0);
+  for (const group of chunked(partitions, DEADLINE_PARALLEL)) {
     if (budget.passed <= 0 && budget.approaching <= 0) break;
     await Promise.all(group.map((p) => deadlinesIn(storeFor(env, p.companyId, p.ordinal).db, at, budget)));
+  }
+}
+
+/** The legacy partition's deadlines in D1; if the switch happens meanwhile D1 refuses, and the next run finds them in the stores. */
+async function legacyDeadlines(env: Env, at: Date, budget: { passed: number; approaching: number }): Promise<void> {
+  try {
+    await deadlinesIn(createDb(env.DB), at, budget);
+  } catch (e) {
+    if (!isLegacyMoved(e)) throw e;
   }
 }
 

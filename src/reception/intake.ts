@@ -16,8 +16,8 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
 import { judge } from "./checks";
-import { claimKeys } from "./keys";
-import { receivedByIds, receptionEvent, type ReceptionEvent } from "./stores";
+import { claimKeys, seedLegacyKeys } from "./keys";
+import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import { readSummary } from "./summary";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import type { ReceivedRow } from "./view";
@@ -78,6 +78,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const key = fileKey(company.id, fileSha);
   const keyed = report.documents.map((d, i) => ({ d, range: ranges[i]!, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
   const items = await distinctDtes(bytes, keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
+  await seedLegacyKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio! })));
   const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
@@ -162,10 +163,11 @@ async function storeWrites(env: Env, companyId: string, writes: Write[]): Promis
     byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), w]);
   }
   for (const [ordinal, group] of byStore) {
-    const db = storeFor(env, companyId, ordinal).db;
     for (const chunk of chunked(group, 50)) {
-      const statements = chunk.flatMap((w) => [writeOf(db, w), receptionEvent(db, eventOf(w))]);
-      const results = (await db.batch(statements as [(typeof statements)[number], ...typeof statements])) as unknown[][];
+      const results = await writeIn(env, companyId, ordinal, async (db) => {
+        const statements = chunk.flatMap((w) => [writeOf(db, w), receptionEvent(db, eventOf(w))]);
+        return (await db.batch(statements as [(typeof statements)[number], ...typeof statements])) as unknown[][];
+      });
       chunk.forEach((w, i) => results[i * 2]!.length === 0 && lost.add(w.row.id!));
     }
   }

@@ -4,10 +4,10 @@ import { pageAcrossPartitions } from "../db/document-store/lists";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
 import { isValidRut, normalizeRut } from "../countries/cl";
-import { storeOfId } from "./stores";
+import { partitionDb, receptionStores } from "./stores";
 import type { ReceivedRow } from "./view";
 
-type StoreEnv = Parameters<typeof storeOfId>[0];
+type StoreEnv = Parameters<typeof partitionDb>[0];
 
 export interface ListFilter {
   /** Any usual RUT form. */
@@ -50,12 +50,12 @@ export async function listReceived(env: StoreEnv, companyId: string, f: ListFilt
   return pageAcrossPartitions(env, companyId, {
     count: async (db) => (await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0,
     rows: (db, limit, offset) => db.select().from(receivedDocuments).where(w).orderBy(asc(receivedDocuments.createdAt), asc(receivedDocuments.id)).limit(limit).offset(offset),
-  }, page, { oldestFirst: true });
+  }, page, { oldestFirst: true, stores: await receptionStores(env, companyId) });
 }
 
 /** One received document, from the partition its id names. */
 export async function getReceived(env: StoreEnv, companyId: string, id: string): Promise<ReceivedRow> {
-  const db = storeOfId(env, companyId, id);
+  const db = await partitionDb(env, companyId, id);
   const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id))).get());
   if (!row) throw new AppError("RECEIVED_DOCUMENT_NOT_FOUND", `No received document ${id} for this company.`);
   return row;

@@ -14,7 +14,8 @@ import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
-import { receptionEvent, storeOfId } from "./stores";
+import { receptionEvent, writeIn } from "./stores";
+import { ordinalOfId } from "../db/document-store";
 import { buildReplies, mailReplies, replyRecipient } from "./replies";
 import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
 
@@ -59,11 +60,12 @@ function siiRefusal(code: number, message: string): { code: ErrorCode; text: str
 
 /** Updates the document in the store its id names, with its event (if any) in the same batch. */
 async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
-  const db = storeOfId(env, row.companyId, row.id)!;
   const next = { ...row, ...set, updatedAt: new Date().toISOString() };
-  const update = db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
-  if (event) await db.batch([update, receptionEvent(db, { row: next, ...event })]);
-  else await update;
+  await writeIn(env, row.companyId, ordinalOfId(row.id)!, async (db) => {
+    const update = db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
+    if (event) await db.batch([update, receptionEvent(db, { row: next, ...event })]);
+    else await update;
+  });
   return next;
 }
 

@@ -1,35 +1,67 @@
 /**
  * Where received documents and inbound messages live (issue 16): in the company's document stores,
  * one per partition. A document or message id names its partition (`rcv_p<n>_…`, `inm_p<n>_…`; ids
- * made before the move name the legacy partition 0); new ones go to the open partition. Inbound
- * messages that matched no company stay in D1 (they have no company store).
+ * made before the move name the legacy partition 0, in D1 until the data migration switches it);
+ * new ones go to the open partition. Inbound messages that matched no company stay in D1 (they have
+ * no company store).
  */
 import { and, eq, gte, inArray, isNull, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { createDb } from "../db/client";
 import { documentPartitions, receivedDocuments, type DocumentPartition } from "../db/schema";
-import { ordinalOfId, storeFor, storeForId } from "../db/document-store";
+import { ordinalOfId, storeFor } from "../db/document-store";
+import { legacyMoved, partitionFor, partitionForId, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
 import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
 import { receivedView, type ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
-/** The store an id of this company names, or null for an id that is not ours. */
-export function storeOfId(env: StoreEnv, companyId: string, id: string): Db | null {
-  return storeForId(env, companyId, id)?.db ?? null;
+const GROUP = "reception";
+
+/**
+ * The database of the partition an id of this company names, or null for an id that is not ours.
+ * Partition 0 (ids made before the move) is D1 until the data migration has switched the received
+ * documents to the stores (src/db/document-store/legacy.ts), then the company's store 0.
+ */
+export async function partitionDb(env: StoreEnv, companyId: string, id: string): Promise<Db | null> {
+  return (await partitionForId(env, companyId, id, GROUP))?.db ?? null;
+}
+
+/**
+ * Runs `write` against partition `ordinal` (partition 0 through the legacy switch: if D1 refuses the
+ * write because the switch happened meanwhile, it runs again against store 0).
+ */
+export function writeIn<T>(env: StoreEnv, companyId: string, ordinal: number, write: (db: Db) => Promise<T>): Promise<T> {
+  return withPartition(env, companyId, ordinal, GROUP, (p) => write(p.db));
+}
+
+/** Every partition of a company holding received documents, newest first (partition 0 included while in D1). */
+export async function receptionStores(env: StoreEnv, companyId: string): Promise<Db[]> {
+  return (await partitionsWithLegacy(env, companyId, GROUP)).map((p) => p.db);
+}
+
+/** Whether received documents of partition 0 have switched to the stores. */
+export const legacyReceptionMoved = (env: StoreEnv) => legacyMoved(env, GROUP);
+
+/** Items grouped by the partition their id names (malformed ids dropped). */
+export function byPartition<T>(items: T[], idOf: (item: T) => string): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const ordinal = ordinalOfId(idOf(item));
+    if (ordinal !== null) out.set(ordinal, [...(out.get(ordinal) ?? []), item]);
+  }
+  return out;
 }
 
 /** The received documents of `ids`, each read from the partition its id names (one query per partition and 90 ids). */
 export async function receivedByIds(env: StoreEnv, companyId: string, ids: string[]): Promise<Map<string, ReceivedRow>> {
-  const byPartition = new Map<number, string[]>();
-  for (const id of new Set(ids)) {
-    const ordinal = ordinalOfId(id);
-    if (ordinal !== null) byPartition.set(ordinal, [...(byPartition.get(ordinal) ?? []), id]);
-  }
-  const found = await Promise.all([...byPartition].flatMap(([ordinal, group]) => chunked(group, 90).map((chunk) =>
-    storeFor(env, companyId, ordinal).db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, chunk))),
-  )));
+  const groups = [...byPartition([...new Set(ids)], (id) => id)];
+  const found = await Promise.all(groups.map(async ([ordinal, group]) => {
+    const db = (await partitionFor(env, companyId, ordinal, GROUP)).db;
+    const rows = await Promise.all(chunked(group, 90).map((chunk) => db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, chunk)))));
+    return rows.flat();
+  }));
   return new Map(found.flat().map((r) => [r.id, r]));
 }
 

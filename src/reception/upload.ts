@@ -1,10 +1,10 @@
 /** The upload channel: one file through the intake, recorded as an inbound message. */
-import { partitionedId } from "../db/document-store";
+import { partitionedId, storeForId } from "../db/document-store";
 import { inboundMessages } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { AppError } from "../errors";
 import { intakeFile, type IntakeResult } from "./intake";
-import { receivedByIds, storeOfId } from "./stores";
+import { receivedByIds } from "./stores";
 import { receivedView } from "./view";
 
 /** Largest uploaded file (the API's body limit is 2 MiB). */
@@ -21,6 +21,6 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
   const messageId = result.messageId!;
-  await storeOfId(env, company.id, messageId)!.insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length });
+  await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length });
   return { kind: result.kind as "EnvioDTE" | "DTE", file_sha256: result.fileSha256, documents: await viewsOf(env, company.id, result) };
 }

@@ -20,6 +20,9 @@ import { ordinalOfId, partitionsOf, storeFor, type StoreHandle } from "./index";
 /** The groups of tables that switch together, and their tables (each has migration 0015's triggers). */
 export const LEGACY_GROUPS = {
   documents: ["invoices", "invoice_events", "cancellations", "envelopes"],
+  // recv: received documents (migration 0016's triggers); a company's inbound messages of partition 0
+  // are only read after the move, and read where this group says.
+  reception: ["received_documents"],
 } as const satisfies Record<string, readonly string[]>;
 export type LegacyGroup = keyof typeof LEGACY_GROUPS;
 
@@ -28,8 +31,9 @@ export type LegacyGroup = keyof typeof LEGACY_GROUPS;
  * tables goes through this module (partition 0 via `withPartition`, new rows in the open store).
  * Switching a group whose writers still write D1 directly would make D1 refuse them. Issued
  * documents are not in yet: issue.ts and the pipeline still write D1 (issue 16 item 1, the rest).
+ * Received documents are (src/reception: new rows in the open store, partition 0 through here).
  */
-export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = [];
+export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = ["reception"];
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
