@@ -10,9 +10,9 @@ import { MOVED_TABLES, migrateToStores } from "../../src/operations/store-migrat
 import { migrateDocumentStores } from "../../src/cron";
 import { newCompany, newOwner } from "../helpers/api";
 
-
 /** Every legacy group is switched in these tests (the issued documents too, which production does not switch yet). */
 const ALL_GROUPS = Object.keys(LEGACY_GROUPS) as LegacyGroup[];
+
 /**
  * The data migration of issue 16: rows seeded in the old D1 tables are copied into each company's
  * legacy store (partition 0) by runs interrupted every few rows, then run again, then run again from
