@@ -10,7 +10,7 @@ import { envForMode } from "../config";
 import { and, eq, isNull } from "drizzle-orm";
 import { isValidRut, normalizeRut, receptionCafTrust, verifyInbound, type InboundReport } from "../countries/cl";
 import type { Db } from "../db/client";
-import { openStore, ordinalOfId, partitionedId, storeFor } from "../db/document-store";
+import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";

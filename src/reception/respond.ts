@@ -17,7 +17,7 @@ import { getReceived } from "./queries";
 import { receptionEvent, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";
 import { buildReplies, mailReplies, replyRecipient } from "./replies";
-import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
+import type { ReceivedRow, ResponseEntry } from "./view";
 
 const ACCEPTANCE = new Set(["ACD", "ERM"]);
 const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
