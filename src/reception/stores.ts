@@ -10,7 +10,7 @@ import type { Db } from "../db/client";
 import { createDb } from "../db/client";
 import { documentPartitions, receivedDocuments, type DocumentPartition } from "../db/schema";
 import { ordinalOfId, storeFor } from "../db/document-store";
-import { legacyMoved, partitionFor, partitionForId, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
+import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
 import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
 import { receivedView, type ReceivedRow } from "./view";
@@ -20,12 +20,13 @@ type StoreEnv = Parameters<typeof storeFor>[0];
 const GROUP = "reception";
 
 /**
- * The database of the partition an id of this company names, or null for an id that is not ours.
+ * The database of the partition an id of this company names, or null for an id that is not ours or
+ * whose partition does not exist (a read must not create an empty store).
  * Partition 0 (ids made before the move) is D1 until the data migration has switched the received
  * documents to the stores (src/db/document-store/legacy.ts), then the company's store 0.
  */
 export async function partitionDb(env: StoreEnv, companyId: string, id: string): Promise<Db | null> {
-  return (await partitionForId(env, companyId, id, GROUP))?.db ?? null;
+  return (await existingPartitionForId(env, companyId, id, GROUP))?.db ?? null;
 }
 
 /**

@@ -15,7 +15,7 @@
 import { and, inArray, isNotNull } from "drizzle-orm";
 import { createDb } from "../client";
 import { storeMigration } from "../schema";
-import { ordinalOfId, partitionsOf, storeFor, type StoreHandle } from "./index";
+import { ordinalOfId, partitionKnown, partitionsOf, storeFor, type StoreHandle } from "./index";
 
 /** The groups of tables that switch together, and their tables (each has migration 0015's triggers). */
 export const LEGACY_GROUPS = {
@@ -77,6 +77,18 @@ export async function partitionForId(env: StoreEnv, companyId: string, id: strin
 
 export async function partitionFor(env: StoreEnv, companyId: string, ordinal: number, group: LegacyGroup): Promise<PartitionHandle> {
   return ordinal === 0 ? legacyPartition(env, companyId, group) : { ...storeFor(env, companyId, ordinal), inD1: false };
+}
+
+/**
+ * `partitionForId` for reads: null also when the id's partition does not exist for the company (a
+ * store partition the directory does not know; partition 0 after the switch when the company had
+ * none), so a read never creates an empty store.
+ */
+export async function existingPartitionForId(env: StoreEnv, companyId: string, id: string, group: LegacyGroup): Promise<PartitionHandle | null> {
+  const ordinal = ordinalOfId(id);
+  if (ordinal === null) return null;
+  const p = await partitionFor(env, companyId, ordinal, group);
+  return p.inD1 || (await partitionKnown(env, companyId, ordinal)) ? p : null;
 }
 
 /**
