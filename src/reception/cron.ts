@@ -119,27 +119,51 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
 /** Stores asked at once by the deadline job. */
 const DEADLINE_PARALLEL = 20;
 
+type Budget = { passed: number; approaching: number };
+
 /**
  * Deadlines, in the open partitions and those closed recently enough to hold open windows: passed ->
- * accepted by law + deadline_passed; 2 days left -> deadline_approaching. At most DEADLINE_ROWS_PER_RUN
- * of each per run.
+ * accepted by law + deadline_passed; 2 days left -> deadline_approaching. At most `rowsPerRun` of
+ * each per run in total: the stores asked at once share what is left, each reserving its part before
+ * it reads and handing back what it did not use.
  */
-export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
-  const budget = { passed: DEADLINE_ROWS_PER_RUN, approaching: DEADLINE_ROWS_PER_RUN };
+export async function receptionDeadlines(env: Env, at: Date, rowsPerRun = DEADLINE_ROWS_PER_RUN): Promise<void> {
+  const budget: Budget = { passed: rowsPerRun, approaching: rowsPerRun };
   const moved = await legacyReceptionMoved(env);
   // Partition 0 of every company is D1 until the legacy switch: one pass over D1 covers them all.
   if (!moved) await legacyDeadlines(env, at, budget);
   const partitions = (await receptionPartitions(env, at)).filter((p) => moved || p.ordinal > 0);
   for (const group of chunked(partitions, DEADLINE_PARALLEL)) {
     if (budget.passed <= 0 && budget.approaching <= 0) break;
-    await Promise.all(group.map((p) => deadlinesIn(storeFor(env, p.companyId, p.ordinal).db, at, budget)));
+    await deadlinesOfGroup(group.map((p) => storeFor(env, p.companyId, p.ordinal).db), at, budget);
+  }
+}
+
+/**
+ * Stores asked at once: each round they share what is left of the budget evenly; a store that found
+ * fewer than it took has no more of that kind, the others are asked again while budget is left.
+ */
+async function deadlinesOfGroup(stores: Db[], at: Date, budget: Budget): Promise<void> {
+  const left = stores.map((db) => ({ db, passed: true, approaching: true }));
+  for (;;) {
+    const asking = left.filter((s) => (s.passed && budget.passed > 0) || (s.approaching && budget.approaching > 0));
+    if (asking.length === 0) return;
+    const share = {
+      passed: Math.ceil(budget.passed / Math.max(1, asking.filter((s) => s.passed).length)),
+      approaching: Math.ceil(budget.approaching / Math.max(1, asking.filter((s) => s.approaching).length)),
+    };
+    await Promise.all(asking.map(async (s) => {
+      const r = await deadlinesIn(s.db, at, budget, { passed: s.passed ? share.passed : 0, approaching: s.approaching ? share.approaching : 0 });
+      if (r.took.passed > 0 && r.found.passed < r.took.passed) s.passed = false;
+      if (r.took.approaching > 0 && r.found.approaching < r.took.approaching) s.approaching = false;
+    }));
   }
 }
 
 /** The legacy partition's deadlines in D1; if the switch happens meanwhile D1 refuses, and the next run finds them in the stores. */
-async function legacyDeadlines(env: Env, at: Date, budget: { passed: number; approaching: number }): Promise<void> {
+async function legacyDeadlines(env: Env, at: Date, budget: Budget): Promise<void> {
   try {
-    await deadlinesIn(createDb(env.DB), at, budget);
+    await deadlinesIn(createDb(env.DB), at, budget, { ...budget });
   } catch (e) {
     if (!isLegacyMoved(e)) throw e;
   }
@@ -148,18 +172,22 @@ async function legacyDeadlines(env: Env, at: Date, budget: { passed: number; app
 /**
  * One store's passed and approaching deadlines: each passed one is marked accepted by law with its
  * event in one batch (only while still PENDING: a repeat records nothing, its event has the same
- * dedupe key); approaching ones get their event once (dedupe key).
+ * dedupe key); approaching ones get their event once (dedupe key). Takes at most `share` of each
+ * from `budget` (synchronously, before its first read) and gives back what it did not find.
  */
-async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approaching: number }): Promise<void> {
+async function deadlinesIn(db: Db, at: Date, budget: Budget, share: Budget): Promise<{ took: Budget; found: Budget }> {
+  const take = { passed: Math.max(0, Math.min(budget.passed, share.passed)), approaching: Math.max(0, Math.min(budget.approaching, share.approaching)) };
+  budget.passed -= take.passed;
+  budget.approaching -= take.approaching;
   const now = at.toISOString();
   const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
   const pending = eq(receivedDocuments.responseState, "PENDING");
   const [passed, approaching] = await Promise.all([
-    budget.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(budget.passed) : [],
-    budget.approaching > 0 ? db.select().from(receivedDocuments).where(and(pending, gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(budget.approaching) : [],
+    take.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(take.passed) : [],
+    take.approaching > 0 ? db.select().from(receivedDocuments).where(and(pending, gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(take.approaching) : [],
   ]);
-  budget.passed -= passed.length;
-  budget.approaching -= approaching.length;
+  budget.passed += take.passed - passed.length;
+  budget.approaching += take.approaching - approaching.length;
   const statements = [
     ...passed.flatMap((row) => {
       const next = acceptedByLaw(row, now);
@@ -171,6 +199,7 @@ async function deadlinesIn(db: Db, at: Date, budget: { passed: number; approachi
     ...approaching.map((row) => receptionEvent(db, { row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` })),
   ];
   for (const chunk of chunked(statements, 100)) await db.batch(chunk as [(typeof chunk)[number], ...typeof chunk]);
+  return { took: take, found: { passed: passed.length, approaching: approaching.length } };
 }
 
 function acceptedByLaw(row: ReceivedRow, now: string): ReceivedRow {

@@ -193,4 +193,36 @@ describe("the deadline job's partitions", () => {
     await receptionDeadlines(env, new Date());
     expect(await rowIn(r, 1, doc!.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
   });
+
+  it("marks at most its budget in one run, however many stores it asks at once", async () => {
+    // Other tests' overdue documents first (a run with the whole budget until nothing is left).
+    for (let i = 0; i < 5; i++) await receptionDeadlines(env, new Date());
+    const past = new Date(Date.now() - DAY).toISOString();
+    const ids: { r: Receiver; ordinal: number; id: string }[] = [];
+    for (let c = 0; c < 3; c++) {
+      const r = await receiver();
+      const company = await companyOf(r);
+      const e = await envelope([await signedDte(caf33, 440 + c, cert)], cert);
+      const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
+      const ordinal = Number(/_p(\d+)_/.exec(doc!.id)![1]);
+      const store = storeFor(env, r.companyId, ordinal).db;
+      await store.run(sql`UPDATE received_documents SET sii_received_at = ${past}, response_deadline = ${past} WHERE id = ${doc!.id}`);
+      ids.push({ r, ordinal, id: doc!.id });
+      // Three more overdue documents in the same store: clones with other ids and folios.
+      const [row] = (await store.all(sql`SELECT * FROM received_documents WHERE id = ${doc!.id}`)) as Record<string, unknown>[];
+      for (let k = 1; k <= 3; k++) {
+        const clone = { ...row, id: partitionedId("rcv", ordinal), folio: 9000 + k };
+        const cols = Object.keys(clone);
+        await store.$client.prepare(`INSERT INTO received_documents (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((k2) => clone[k2 as keyof typeof clone] ?? null)).run();
+        ids.push({ r, ordinal, id: clone.id });
+      }
+    }
+    const marked = async () => (await Promise.all(ids.map(async (d) => (await rowIn(d.r, d.ordinal, d.id))?.response_state === "ACCEPTED_BY_LAW"))).filter(Boolean).length;
+    await receptionDeadlines(env, new Date(), 5);
+    expect(await marked()).toBe(5);
+    await receptionDeadlines(env, new Date(), 5);
+    expect(await marked()).toBe(10);
+    await receptionDeadlines(env, new Date(), 5);
+    expect(await marked()).toBe(12);
+  });
 });
