@@ -8,7 +8,7 @@
  */
 import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { createDb, type Db } from "../db/client";
-import { openStore, partitionedId, partitionsOf, storeFor, storeForId } from "../db/document-store";
+import { knownStoreForId, openStore, partitionedId, partitionsOf, storeFor } from "../db/document-store";
 import { pageAcrossPartitions } from "../db/document-store/lists";
 import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../db/schema";
 import { AppError } from "../errors";
@@ -43,7 +43,7 @@ export async function listDeliveries(env: Env, companyId: string, f: DeliveryFil
 }
 
 export async function getDelivery(env: Env, companyId: string, id: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
-  const db = storeForId(env, companyId, id)?.db;
+  const db = (await knownStoreForId(env, companyId, id))?.db;
   const delivery = db && (await db.query.webhookDeliveries.findFirst({ where: and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, companyId)) }));
   if (!db || !delivery) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Delivery ${id} does not exist for this company.`);
   const attempts = await db.select().from(webhookAttempts).where(and(eq(webhookAttempts.deliveryId, id), eq(webhookAttempts.companyId, companyId))).orderBy(asc(webhookAttempts.attempt));

@@ -7,7 +7,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { pollReceptionRegister, receptionDeadlines } from "../../src/reception/cron";
+import { sql } from "drizzle-orm";
 import { call, expectError } from "../helpers/api";
+import { storeRows } from "../helpers/store";
 import { envelope, signedDte } from "../sii/helpers";
 import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
 
@@ -20,7 +22,8 @@ beforeAll(async () => {
 });
 
 const byFolio = async (folio: number) => (await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=${folio}`, { key: r.owner.key })).body.data;
-const events = async (type: string) => (await env.DB.prepare("SELECT payload FROM event_outbox WHERE company_id = ? AND type = ?").bind(r.companyId, type).all<{ payload: string }>()).results.map((e) => JSON.parse(e.payload));
+/** Reception events are written into the outbox of the document's store, in the batch of its change. */
+const events = async (type: string) => (await storeRows<{ payload: string }>(r.companyId, sql`SELECT payload FROM event_outbox WHERE company_id = ${r.companyId} AND type = ${type}`)).map((e) => JSON.parse(e.payload));
 
 describe("register polling", () => {
   it("a document the SII holds but whose XML has not arrived is listed as such; the XML later fills the same record", async () => {
