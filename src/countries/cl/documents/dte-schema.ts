@@ -11,6 +11,7 @@
  * signature verification's wrapping check, not here; numeric bounds are compared as numbers.
  */
 import { NS_DSIG, NS_SII, type XElement } from "../xml/xml";
+import { attr, hasText, textOf, type FlatIndex } from "../xml/flatxml";
 import { DTE_MODEL, ENVIO_BOLETA_MODEL, ENVIO_DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
 
 export interface SimpleType {
@@ -312,6 +313,121 @@ export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<st
   const c = new Checker(opts.opaque ?? null);
   if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
   c.element(dte, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
+  return c.errors;
+}
+
+/**
+ * The same walk over a flat index of the DTE (xml/flatxml.ts) instead of its tree: element by
+ * element the same decisions as Checker above, in the same order, so the same problems at the same
+ * paths (test/reception/lazy-verify.test.ts compares both on generated and mutated DTEs). Elements
+ * are numbers; `i` runs over siblings through `next` (-1: no more), where Checker indexes `kids`.
+ */
+class FlatChecker {
+  readonly errors: string[] = [];
+
+  constructor(private readonly x: FlatIndex) {}
+
+  add(path: string, message: string): void {
+    if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
+  }
+
+  element(el: number, decl: ElementDecl, path: string): void {
+    const x = this.x;
+    const type = decl[3];
+    if (type === "sig") return;
+    const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
+    if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
+    if (simple !== null) {
+      if (x.first[el]! >= 0) return this.add(path, "must hold a value, not elements");
+      const p = simpleProblem(textOf(x, el), SIMPLE_TYPES[simple]!);
+      if (p) this.add(path, p);
+      return;
+    }
+    if (hasText(x, el, NON_SPACE)) this.add(path, "holds text where only elements are allowed");
+    const m = (type as { m: Group | null }).m;
+    const first = x.first[el]!;
+    const at = m ? this.group(m, first, path) : first;
+    if (at >= 0) this.add(`${path}/${x.local[at]}`, `unexpected element (not allowed here by the schema)`);
+  }
+
+  attributes(el: number, decls: AttributeDecl[], path: string): void {
+    const x = this.x;
+    const from = x.attrAt[el]!;
+    for (let k = from; k < from + x.attrN[el]!; k++) {
+      const name = x.aName[k]!;
+      if (name === "xmlns" || name.startsWith("xmlns:") || x.aNs[k] === "http://www.w3.org/2001/XMLSchema-instance") continue;
+      let declared = false;
+      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
+      if (!declared) this.add(path, `attribute ${name} is not allowed`);
+    }
+    for (const [name, required, type, fixed] of decls) {
+      const v = attr(x, el, name);
+      if (v === null) {
+        if (required) this.add(path, `attribute ${name} is required`);
+        continue;
+      }
+      if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
+      const p = simpleProblem(v, SIMPLE_TYPES[type]!);
+      if (p) this.add(`${path}@${name}`, p);
+    }
+  }
+
+  /** Matches `g` (its own occurrences included) from sibling `i`; returns the sibling after it. */
+  group(g: Group, i: number, path: string): number {
+    const max = g.max ?? 1;
+    const min = g.min ?? 1;
+    let n = 0;
+    while (max === -1 || n < max) {
+      if (n >= min && (i < 0 || !first(g).has(this.x.local[i]!))) break;
+      const j = this.once(g, i, path);
+      n++;
+      if (j === i) break;
+      i = j;
+    }
+    return i;
+  }
+
+  once(g: Group, i: number, path: string): number {
+    if (g.c) {
+      const name = i < 0 ? "" : this.x.local[i]!;
+      const alt = i >= 0 ? g.c.find((p) => starts(p, name)) : undefined;
+      if (!alt) {
+        if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${i >= 0 ? `, found ${name}` : ""}`);
+        return i;
+      }
+      return this.particle(alt, i, path);
+    }
+    for (const p of g.s ?? []) i = this.particle(p, i, path);
+    return i;
+  }
+
+  particle(p: Particle, i: number, path: string): number {
+    const x = this.x;
+    if (!isElement(p)) {
+      if (optional(p) && (i < 0 || !first(p).has(x.local[i]!))) return i;
+      return this.group(p, i, path);
+    }
+    const [name, min, max] = p;
+    let n = 0;
+    while ((max === -1 || n < max) && i >= 0 && x.local[i] === name) {
+      const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
+      const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
+      if (x.ns[i] !== ns) this.add(at, `must be in namespace ${ns}`);
+      this.element(i, p, at);
+      n++;
+      i = x.next[i]!;
+    }
+    if (n < min) this.add(path, `${name} is missing${i >= 0 ? ` (found ${x.local[i]} instead)` : ""}`);
+    else if (max > 1 && n === max && i >= 0 && x.local[i] === name) this.add(`${path}/${name}`, `more than ${max} (the schema's maximum)`);
+    return i;
+  }
+}
+
+/** dteSchemaProblems over the flat index of a <DTE> (element 0): the same problems, in the same order. */
+export function dteSchemaProblemsFlat(x: FlatIndex, opts: { boleta?: boolean } = {}): string[] {
+  if (x.local[0] !== "DTE" || x.ns[0] !== NS_SII) return [`the root is <${x.qname[0]}>, not a DTE in ${NS_SII}`];
+  const c = new FlatChecker(x);
+  c.element(0, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
   return c.errors;
 }
 

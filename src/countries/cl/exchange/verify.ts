@@ -13,6 +13,7 @@ import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { collapse, expand, FElement, fastParseEnvelope, idCount, type FDocument } from "../xml/fastxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
+import { verifyDteFlat } from "./verify-flat";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -63,10 +64,13 @@ export interface InboundOptions extends CafTrustOptions {
   lazy?: boolean;
 }
 
-/** How many envelopes were verified one DTE at a time and how many with the whole tree (the bench and tests read it). */
-export const verifyPaths = { lazy: 0, whole: 0 };
+/**
+ * How many envelopes were verified one DTE at a time and how many with the whole tree, and how many
+ * DTEs of the former over their flat index (verify-flat.ts) (the bench and tests read it).
+ */
+export const verifyPaths = { lazy: 0, whole: 0, flat: 0 };
 
-const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
+export const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
   if (root instanceof FElement) return idCount(root, id);
@@ -119,9 +123,21 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     report.message = report.ted.message;
     return report;
   }
-  const dd = report.ted.dd!;
   const name = (receptor && childText(receptor, "RznSocRecep")) ?? "";
   const firstItem = branch ? childText(firstChild(branch, "Detalle") ?? branch, "NmbItem") ?? "" : "";
+  const mismatches = stampDisagreements(report, name, firstItem);
+  if (mismatches.length) {
+    report.failure = "TED_INVALID";
+    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
+    return report;
+  }
+  report.ok = true;
+  return report;
+}
+
+/** Where a verified stamp's DD disagrees with the document's own fields (RznSocRecep `name`, the first NmbItem `firstItem`). */
+export function stampDisagreements(report: InboundDteReport, name: string, firstItem: string): string[] {
+  const dd = report.ted.dd!;
   const mismatches: string[] = [];
   if (dd.RE !== report.issuerRut) mismatches.push(`RE ${dd.RE} ≠ RUTEmisor ${report.issuerRut}`);
   if (Number(dd.TD) !== report.documentType) mismatches.push(`TD ${dd.TD} ≠ TipoDTE ${report.documentType}`);
@@ -132,13 +148,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
   if (loose(dd.RSR) !== loose(tedText(name)) && loose(dd.RSR) !== loose(name.slice(0, 40))) mismatches.push("RSR differs from RznSocRecep");
   if (loose(dd.IT1) !== loose(tedText(firstItem)) && loose(dd.IT1) !== loose(firstItem.slice(0, 40))) mismatches.push("IT1 differs from the first NmbItem");
-  if (mismatches.length) {
-    report.failure = "TED_INVALID";
-    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
-    return report;
-  }
-  report.ok = true;
-  return report;
+  return mismatches;
 }
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
@@ -206,8 +216,14 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const dtes = childElements(set, "DTE");
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
+    // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
+      const flat = await verifyDteFlat(el, opts);
+      if (flat) {
+        report.documents.push(flat);
+        continue;
+      }
       if (!expand(el)) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
       report.documents.push(await verifyDteElement(doc, dte, opts));
       collapse(el);

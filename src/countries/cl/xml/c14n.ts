@@ -7,7 +7,8 @@
  * enveloped-signature transform).
  */
 import { escAttr, escText, type XDocument, type XElement, type XNode } from "./xml";
-import { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal, type FDocument } from "./fastxml";
+import { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal } from "./fastxml";
+import { elementView, type FlatIndex } from "./flatxml";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -130,12 +131,25 @@ function spanCanonical(el: XElement, opts: C14nOptions): string | null {
   const f = el.flags;
   if (!(f & BODY_CANONICAL) || (opts.stripNamespaces && !(f & BODY_PLAIN)) || !sourceIsFinal(el)) return null;
   const start = startTag(el as unknown as XElement, new Map(), null, opts);
-  return start + sourceWithoutCuts(el.doc!, el.contentStart, el.contentEnd) + `</${tagName}>`;
+  return start + sourceWithoutCuts(el.doc!.source, el.doc!.cuts, el.contentStart, el.contentEnd) + `</${tagName}>`;
 }
 
+/**
+ * Inclusive C14N (`strip`: without namespaces) of element `i` of a flat index (flatxml.ts), from
+ * the source as spanCanonical does; null when its source is not canonical as written (then only
+ * the tree walk can say).
+ */
+export function flatCanonical(x: FlatIndex, i: number, strip: boolean): string | null {
+  const f = x.flags[i]!;
+  if (!(f & BODY_CANONICAL) || (strip && !(f & BODY_PLAIN))) return null;
+  const start = startTag(elementView(x, i) as unknown as XElement, new Map(), null, strip ? STRIP : INCLUSIVE);
+  return start + sourceWithoutCuts(x.doc.source, x.cuts, x.cs[i]!, x.ce[i]!) + `</${tagName}>`;
+}
+const STRIP: C14nOptions = { stripNamespaces: true };
+const INCLUSIVE: C14nOptions = {};
+
 /** The source text from `from` to `to` without the cuts (redundant namespace declarations) inside. */
-function sourceWithoutCuts(doc: FDocument, from: number, to: number): string {
-  const { cuts, source } = doc;
+function sourceWithoutCuts(source: string, cuts: number[], from: number, to: number): string {
   let lo = 0;
   let hi = cuts.length >> 1;
   while (lo < hi) {
