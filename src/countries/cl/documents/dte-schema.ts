@@ -25,6 +25,9 @@ export interface SimpleType {
   fd?: number;
   min?: string;
   max?: string;
+  /** min and max as numbers (worked out once, see TYPES). */
+  minN?: number;
+  maxN?: number;
 }
 export type AttributeDecl = [name: string, required: number, type: number, fixed: string | null];
 export type ElementType = number | "sig" | { a: AttributeDecl[]; m: Group | null } | { t: number; a: AttributeDecl[] };
@@ -93,6 +96,16 @@ const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 const NON_SPACE = /\S/;
 
+/**
+ * The simple types as the walks use them: every facet present (undefined when the type has none),
+ * so that every type has the same shape (the checks read them at one site for all types), and the
+ * numeric bounds as numbers.
+ */
+const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
+  b: t.b, en: t.en, minL: t.minL, maxL: t.maxL, len: t.len, pat: t.pat, td: t.td, fd: t.fd, min: t.min, max: t.max,
+  minN: t.min === undefined ? undefined : Number(t.min), maxN: t.max === undefined ? undefined : Number(t.max),
+}));
+
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
   const isString = t.b === "string";
@@ -157,8 +170,8 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     const [total, fraction] = digits(v);
     if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
     if (t.fd !== undefined && fraction > t.fd) return `'${v}' has more than ${t.fd} decimals`;
-    if (t.min !== undefined && num < Number(t.min)) return `'${v}' is below ${t.min}`;
-    if (t.max !== undefined && num > Number(t.max)) return `'${v}' is above ${t.max}`;
+    if (t.min !== undefined && num < (t.minN ?? Number(t.min))) return `'${v}' is below ${t.min}`;
+    if (t.max !== undefined && num > (t.maxN ?? Number(t.max))) return `'${v}' is above ${t.max}`;
   } else if (t.b === "date" || t.b === "dateTime") {
     if (t.min !== undefined && v < t.min) return `'${v}' is before ${t.min}`;
     if (t.max !== undefined && v.slice(0, t.max.length) > t.max) return `'${v}' is after ${t.max}`;
@@ -209,7 +222,7 @@ class Checker {
     if (el.attributes.length || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
     if (simple !== null) {
       for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) return this.add(path, "must hold a value, not elements");
-      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[simple]!);
+      const p = simpleProblem(el.textContent ?? "", TYPES[simple]!);
       if (p) this.add(path, p);
       return;
     }
@@ -245,7 +258,7 @@ class Checker {
         continue;
       }
       if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
-      const p = simpleProblem(v, SIMPLE_TYPES[type]!);
+      const p = simpleProblem(v, TYPES[type]!);
       if (p) this.add(`${path}@${name}`, p);
     }
   }
@@ -287,7 +300,9 @@ class Checker {
       if (optional(p) && (!next || !first(p).has(next.localName ?? ""))) return i;
       return this.group(p, kids, i, path);
     }
-    const [name, min, max] = p;
+    const name = p[0];
+    const min = p[1];
+    const max = p[2];
     let n = 0;
     while ((max === -1 || n < max) && kids[i] && kids[i]!.localName === name) {
       const k = kids[i]!;
@@ -339,7 +354,7 @@ class FlatChecker {
     if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
     if (simple !== null) {
       if (x.first[el]! >= 0) return this.add(path, "must hold a value, not elements");
-      const p = simpleProblem(textOf(x, el), SIMPLE_TYPES[simple]!);
+      const p = simpleProblem(textOf(x, el), TYPES[simple]!);
       if (p) this.add(path, p);
       return;
     }
@@ -367,7 +382,7 @@ class FlatChecker {
         continue;
       }
       if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
-      const p = simpleProblem(v, SIMPLE_TYPES[type]!);
+      const p = simpleProblem(v, TYPES[type]!);
       if (p) this.add(`${path}@${name}`, p);
     }
   }
@@ -407,7 +422,9 @@ class FlatChecker {
       if (optional(p) && (i < 0 || !first(p).has(x.local[i]!))) return i;
       return this.group(p, i, path);
     }
-    const [name, min, max] = p;
+    const name = p[0];
+    const min = p[1];
+    const max = p[2];
     let n = 0;
     while ((max === -1 || n < max) && i >= 0 && x.local[i] === name) {
       const ns = p[3] === "sig" ? NS_DSIG : NS_SII;

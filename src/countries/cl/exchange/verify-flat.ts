@@ -47,17 +47,16 @@ async function verifyIndexed(x: FlatIndex, opts: InboundOptions): Promise<Inboun
   const emisor = enc < 0 ? -1 : child(x, enc, "Emisor");
   const receptor = enc < 0 ? -1 : child(x, enc, "Receptor");
   const totales = enc < 0 ? -1 : child(x, enc, "Totales");
-  const text = (i: number, local: string) => (i < 0 ? undefined : childTextOf(x, i, local));
   const id = attr(x, branch, "ID");
   const report: InboundDteReport = {
     ok: false,
     id,
-    documentType: num(text(idDoc, "TipoDTE")),
-    folio: num(text(idDoc, "Folio")),
-    issuerRut: text(emisor, "RUTEmisor") ?? null,
-    receiverRut: text(receptor, "RUTRecep") ?? null,
-    issueDate: text(idDoc, "FchEmis") ?? null,
-    total: text(totales, "MntTotal") ?? null,
+    documentType: num(textIn(x, idDoc, "TipoDTE")),
+    folio: num(textIn(x, idDoc, "Folio")),
+    issuerRut: textIn(x, emisor, "RUTEmisor") ?? null,
+    receiverRut: textIn(x, receptor, "RUTRecep") ?? null,
+    issueDate: textIn(x, idDoc, "FchEmis") ?? null,
+    total: textIn(x, totales, "MntTotal") ?? null,
     signature: { ok: false },
     ted: { ok: false },
     schemaErrors: [],
@@ -71,7 +70,7 @@ async function verifyIndexed(x: FlatIndex, opts: InboundOptions): Promise<Inboun
   report.ted = ted;
   const detalle = child(x, branch, "Detalle");
   const firstItem = childTextOf(x, detalle < 0 ? branch : detalle, "NmbItem") ?? "";
-  if (stampDisagreements(report, text(receptor, "RznSocRecep") ?? "", firstItem).length) return null;
+  if (stampDisagreements(report, textIn(x, receptor, "RznSocRecep") ?? "", firstItem).length) return null;
   report.ok = true;
   return report;
 }
@@ -103,7 +102,8 @@ async function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
     if (!keyValueMatchesCert(cert, modulus < 0 ? "" : textOf(x, modulus), exponent < 0 ? "" : textOf(x, exponent))) return null;
   }
   // The referenced element: the first with that ID below the DTE (findById from the Signature's parent).
-  const target = (x.ids.get(uri.slice(1)) ?? []).find((i) => i !== 0);
+  const withId = x.ids.get(uri.slice(1));
+  const target = withId === undefined ? undefined : withId[0] !== 0 ? withId[0] : withId[1];
   const signed = target === undefined ? null : flatCanonical(x, target, false);
   const signedInfo = flatCanonical(x, si, false);
   const dvEl = child(x, ref, "DigestValue");
@@ -116,6 +116,8 @@ async function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
 }
 
 const orElse = (i: number, other: number) => (i < 0 ? other : i);
+/** The text of `local` in element i (undefined when i is -1 or has no such child), as childText. */
+const textIn = (x: FlatIndex, i: number, local: string) => (i < 0 ? undefined : childTextOf(x, i, local));
 
 function algorithm(x: FlatIndex, parent: number, local: string): string | null {
   const c = child(x, parent, local);

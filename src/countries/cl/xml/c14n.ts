@@ -142,7 +142,7 @@ function spanCanonical(el: XElement, opts: C14nOptions): string | null {
 export function flatCanonical(x: FlatIndex, i: number, strip: boolean): string | null {
   const f = x.flags[i]!;
   if (!(f & BODY_CANONICAL) || (strip && !(f & BODY_PLAIN))) return null;
-  const start = startTag(elementView(x, i) as unknown as XElement, new Map(), null, strip ? STRIP : INCLUSIVE);
+  const start = startTag(elementView(x, i) as unknown as XElement, NO_SCOPE, null, strip ? STRIP : INCLUSIVE, x.scope[i]);
   return start + sourceWithoutCuts(x.doc.source, x.cuts, x.cs[i]!, x.ce[i]!) + `</${tagName}>`;
 }
 const STRIP: C14nOptions = { stripNamespaces: true };
@@ -172,8 +172,8 @@ let tagName = "";
 let tagScope: NsMap = new Map();
 let tagRendered: NsMap = tagScope;
 
-/** The canonical start tag of `el` (apex when parentScope is null), `>` included; sets tagName, tagScope, tagRendered. */
-function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions): string {
+/** The canonical start tag of `el` (apex when parentScope is null, its scope `apexScope` when known), `>` included; sets tagName, tagScope, tagRendered. */
+function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions, apexScope?: NsMap): string {
   const apex = parentScope === null;
   const a0 = el.attributes;
   const nAttrs = a0.length;
@@ -186,7 +186,8 @@ function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts
   }
   let scope: NsMap;
   // Without namespaces (the TED's DD, a CAF) no declaration is rendered: the apex needs no scope.
-  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : inScope(el);
+  // (A flat index knows an apex's scope: apexScope, which may also hold "xml", never rendered.)
+  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : (apexScope ?? inScope(el));
   else if (own === null) scope = parentScope;
   else {
     scope = new Map(parentScope);

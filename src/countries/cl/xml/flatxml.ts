@@ -50,6 +50,8 @@ export interface FlatIndex {
   end: number[];
   /** fastxml.ts flags: TAG_CANONICAL | BODY_CANONICAL | BODY_PLAIN | TAG_PLAIN. */
   flags: number[];
+  /** The namespaces in scope at each element (its own declarations included; prefix "" the default, "xml" always there). */
+  scope: Scope[];
   /** Attributes of element i: positions attrAt[i] to attrAt[i] + attrN[i] of the a* arrays. */
   attrAt: number[];
   attrN: number[];
@@ -90,13 +92,13 @@ function scopeOf(el: FElement): Scope {
   return scope;
 }
 
-function newIndex(el: FElement): FlatIndex {
+function newIndex(el: FElement, scope: Scope): FlatIndex {
   const x: FlatIndex = {
-    doc: el.doc!, root: el, qname: [], local: [], ns: [], parent: [], first: [], next: [], start: [], cs: [], ce: [], end: [], flags: [],
+    doc: el.doc!, root: el, qname: [], local: [], ns: [], parent: [], first: [], next: [], start: [], cs: [], ce: [], end: [], flags: [], scope: [],
     attrAt: [], attrN: [], aName: [], aValue: [], aLocal: [], aNs: [], ids: new Map(), idList: [], cuts: [],
   };
   const attrs = el.attributes;
-  pushElement(x, el.nodeName, el.localName, el.namespaceURI, -1, -1, el.contentStart, el.flags & (TAG_CANONICAL | TAG_PLAIN));
+  pushElement(x, el.nodeName, el.localName, known(el.namespaceURI), -1, -1, el.contentStart, el.flags & (TAG_CANONICAL | TAG_PLAIN), scope);
   for (let i = 0; i < attrs.length; i++) {
     const a = attrs.item(i)!;
     x.aName.push(a.name);
@@ -109,7 +111,7 @@ function newIndex(el: FElement): FlatIndex {
   return x;
 }
 
-function pushElement(x: FlatIndex, qname: string, local: string, ns: string | null, parent: number, start: number, cs: number, flags: number): number {
+function pushElement(x: FlatIndex, qname: string, local: string, ns: string | null, parent: number, start: number, cs: number, flags: number, scope: Scope): number {
   const i = x.qname.length;
   x.qname.push(qname);
   x.local.push(local);
@@ -122,6 +124,7 @@ function pushElement(x: FlatIndex, qname: string, local: string, ns: string | nu
   x.ce.push(-1);
   x.end.push(-1);
   x.flags.push(flags);
+  x.scope.push(scope);
   x.attrAt.push(x.aName.length);
   x.attrN.push(0);
   return i;
@@ -130,7 +133,7 @@ function pushElement(x: FlatIndex, qname: string, local: string, ns: string | nu
 // One function on purpose, like fastxml.ts parseRange, which it follows step by step (the hot loop
 // of reception: every element of every received DTE).
 function build(el: FElement, baseScope: Scope): FlatIndex {
-  const x = newIndex(el);
+  const x = newIndex(el, baseScope);
   const text = x.doc.source;
   const len = el.contentEnd;
   let pos = el.contentStart;
@@ -142,8 +145,12 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
   let body = BODY_CANONICAL | BODY_PLAIN;
   let parent = 0;
   let scope = baseScope;
-  /** The next `&` of the source (searched again only once passed: most DTEs have none). */
-  let amp = -1;
+  // The `&`s of the source, searched once per document (most DTEs have none): `amps[ampAt]` is the next one.
+  const amps = ampersands(x.doc);
+  let ampAt = firstAtOrAfter(amps, pos);
+  /** The default namespace in scope (scope.get("")), kept along with the scope. */
+  let defaultNs = known(scope.get("") || null);
+  const defaults: (string | null)[] = [];
   while (pos < len) {
     let lt = text.indexOf("<", pos);
     if (lt >= len) lt = -1;
@@ -155,8 +162,8 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
         if (r >= 0 && r + 3 <= end) throw UNSUPPORTED;
         body &= ~BODY_CANONICAL;
       }
-      if (amp < pos) amp = text.indexOf("&", pos) >>> 0; // none: 2^32 - 1, past any text
-      if (amp < end) {
+      while (ampAt < amps.length && amps[ampAt]! < pos) ampAt++;
+      if (ampAt < amps.length && amps[ampAt]! < end) {
         const raw = text.slice(pos, end);
         decode(raw);
         if (!canonicalText(raw)) body &= ~BODY_CANONICAL;
@@ -171,7 +178,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
       const name = x.qname[open]!;
       if (lt + 3 + name.length > len) throw UNSUPPORTED;
       let endAt: number;
-      if (text.startsWith(name, lt + 2) && text.charCodeAt(lt + 2 + name.length) === 62 /* > */) endAt = lt + 3 + name.length;
+      if (text.charCodeAt(lt + 2 + name.length) === 62 /* > */ && sameName(text, x.start[open]! + 1, lt + 2, name.length)) endAt = lt + 3 + name.length;
       else {
         END.lastIndex = lt;
         const m = END.exec(text);
@@ -187,20 +194,22 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
       if (!(f & TAG_PLAIN) || !(f & BODY_PLAIN)) body &= ~BODY_PLAIN;
       pos = endAt;
       scope = scopes.pop()!;
+      defaultNs = defaults.pop()!;
       lasts.pop();
       parent = x.parent[open]!;
       continue;
     }
     if (nextCh === 33 /* ! */ || nextCh === 63 /* ? */) throw UNSUPPORTED;
     let p = lt + 1;
+    let colon = -1;
     if (NAME_CHAR[text.charCodeAt(p)] !== 1) throw UNSUPPORTED;
     while (NAME_CHAR[text.charCodeAt(++p)]! > 0);
     if (text.charCodeAt(p) === 58 /* : */) {
+      colon = p - lt - 1;
       if (NAME_CHAR[text.charCodeAt(++p)] !== 1) throw UNSUPPORTED;
       while (NAME_CHAR[text.charCodeAt(++p)]! > 0);
     }
     const qname = text.slice(lt + 1, p);
-    const colon = qname.indexOf(":");
     let tag = colon < 0 ? TAG_CANONICAL | TAG_PLAIN : TAG_CANONICAL;
     let inAttrs = false;
     let last = "";
@@ -231,7 +240,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
         last = pre;
         if (pre === "xml" || (pre === "" ? (scope.get("") ?? "") === value : scope.get(pre) === value)) x.cuts.push(from, p);
         own ??= new Map(scope);
-        own.set(pre, value);
+        own.set(pre, known(value)!);
       } else {
         if (name === "ID") id = value;
         if (name.indexOf(":") >= 0) {
@@ -257,7 +266,8 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
     const elScope = own ?? scope;
     let ns: string | null;
     let local = qname;
-    if (colon < 0) ns = elScope.get("") || null;
+    const elDefault = own === null ? defaultNs : own.get("") || null;
+    if (colon < 0) ns = elDefault;
     else {
       const prefix = qname.slice(0, colon);
       local = qname.slice(colon + 1);
@@ -267,7 +277,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
       ns = u;
     }
     attributeNames(x, attrFrom, elScope, prefixedAttrs);
-    const i = pushElement(x, qname, local, ns, parent, lt, pos, tag);
+    const i = pushElement(x, qname, local, ns, parent, lt, pos, tag, elScope);
     x.attrAt[i] = attrFrom;
     x.attrN[i] = x.aName.length - attrFrom;
     const prev = lasts[lasts.length - 1]!;
@@ -291,6 +301,8 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
     body = BODY_CANONICAL | BODY_PLAIN;
     scopes.push(scope);
     scope = elScope;
+    defaults.push(defaultNs);
+    defaultNs = elDefault;
     lasts.push(-1);
     parent = i;
   }
@@ -298,6 +310,43 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
   x.flags[0] = (x.root.flags & (TAG_CANONICAL | TAG_PLAIN)) | body;
   x.ce[0] = len;
   return x;
+}
+
+const NS_SII = "http://www.sii.cl/SiiDte";
+const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
+/** The SII's and XMLDSig's namespace as the constants the schema walk compares with (the same string object compares at once). */
+function known(uri: string | null): string | null {
+  return uri === NS_SII ? NS_SII : uri === NS_DSIG ? NS_DSIG : uri;
+}
+
+/** Whether the `n` characters of `text` at `a` and at `b` are the same (an end tag's name against its start tag's). */
+function sameName(text: string, a: number, b: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (text.charCodeAt(a + k) !== text.charCodeAt(b + k)) return false;
+  return true;
+}
+
+/** The index of the first entry of the sorted `list` that is at least `pos`. */
+function firstAtOrAfter(list: number[], pos: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The offsets of every `&` in a document's source, found once per document. */
+const ampersandsOf = new WeakMap<FDocument, number[]>();
+function ampersands(doc: FDocument): number[] {
+  let list = ampersandsOf.get(doc);
+  if (!list) {
+    list = [];
+    for (let i = doc.source.indexOf("&"); i >= 0; i = doc.source.indexOf("&", i + 1)) list.push(i);
+    ampersandsOf.set(doc, list);
+  }
+  return list;
 }
 
 /** Local names and namespaces of the attributes from `from` on (fastxml.ts does the same per attribute). */
@@ -448,10 +497,17 @@ export class FlatView {
   get parentNode(): FElement | FlatView {
     return elementView(this.x, this.x.parent[this.i]!);
   }
-  get attributes(): { length: number; item(k: number): { name: string; value: string; localName: string; namespaceURI: string | null } | null } {
+  /** The element is its own attribute list (length, item), as C14N reads it. */
+  get attributes(): FlatView {
+    return this;
+  }
+  get length(): number {
+    return this.x.attrN[this.i]!;
+  }
+  item(k: number): { name: string; value: string; localName: string; namespaceURI: string | null } | null {
     const { x, i } = this;
-    const at = x.attrAt[i]!;
-    const n = x.attrN[i]!;
-    return { length: n, item: (k: number) => (k < n ? { name: x.aName[at + k]!, value: x.aValue[at + k]!, localName: x.aLocal[at + k]!, namespaceURI: x.aNs[at + k]! } : null) };
+    if (k >= x.attrN[i]!) return null;
+    const at = x.attrAt[i]! + k;
+    return { name: x.aName[at]!, value: x.aValue[at]!, localName: x.aLocal[at]!, namespaceURI: x.aNs[at]! };
   }
 }
