@@ -208,8 +208,8 @@ describe("the schema walk over a flat index", () => {
   function mutate(xml: string, m: Mutation): string {
     const doc = fastParse(xml);
     const x = doc && indexElement(doc.documentElement!);
-    if (!x || x.qname.length < 2) return xml;
-    const i = 1 + (m.at % (x.qname.length - 1));
+    if (!x || x.n < 2) return xml;
+    const i = 1 + (m.at % (x.n - 1));
     const start = x.start[i]!;
     const end = x.end[i]!;
     const nameEnd = start + 1 + x.qname[i]!.length;

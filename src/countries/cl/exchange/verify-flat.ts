@@ -14,11 +14,14 @@ import { dteSchemaProblemsFlat } from "../documents/dte-schema";
 import type { TedCheck } from "../documents/ted";
 import { flatCanonical } from "../xml/c14n";
 import type { FElement } from "../xml/fastxml";
-import { attr, child, childTextOf, commitIndex, indexElement, textOf, type FlatIndex } from "../xml/flatxml";
+import * as flat from "../xml/flatxml";
+import type { FlatIndex } from "../xml/flatxml";
 import { encodeLatin1, flatten, NS_DSIG } from "../xml/xml";
 import { ALG, certificateOf, keyValueMatchesCert, signerOf, verifyKey, type SignatureCheck } from "../xml/xmldsig";
 import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
 
+// Module-local copies of the index's accessors (a module runner may read each import through a getter).
+const { attr, child, childTextOf, commitIndex, indexElement, textOf } = flat;
 const encoder = new TextEncoder();
 const DIGITS = /^\d+$/;
 const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
@@ -26,11 +29,12 @@ const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 /**
  * The report of an OPAQUE DTE of a lazily parsed envelope when it passes every check over its flat
  * index (the document then records the DTE as seen, as `expand` would); null otherwise, and the
- * document is left as it was.
+ * document is left as it was. `scratch` holds the index for the next DTE of the envelope to write over.
  */
-export async function verifyDteFlat(dte: FElement, opts: InboundOptions): Promise<InboundDteReport | null> {
-  const x = indexElement(dte);
+export async function verifyDteFlat(dte: FElement, opts: InboundOptions, scratch: { index?: FlatIndex }): Promise<InboundDteReport | null> {
+  const x = indexElement(dte, scratch.index);
   if (!x) return null;
+  scratch.index = x;
   const report = await verifyIndexed(x, opts);
   if (!report) return null;
   commitIndex(x);

@@ -62,6 +62,8 @@ export interface InboundOptions extends CafTrustOptions {
   fallbacks?: boolean;
   /** Verify envelopes one DTE tree at a time when possible (default true); false: always the whole tree (tests compare both). */
   lazy?: boolean;
+  /** Verify each DTE of a lazily parsed envelope over its flat index first (default true); false: over its tree (the bench compares both). */
+  flat?: boolean;
 }
 
 /**
@@ -217,9 +219,10 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
     // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
+    const scratch = {};
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
-      const flat = await verifyDteFlat(el, opts);
+      const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
       if (flat) {
         report.documents.push(flat);
         continue;

@@ -10,33 +10,21 @@
  * and like it returns null for anything outside the subset. Elements are numbers: 0 is the element
  * the index was built from (its start tag parsed already, by the envelope's lazy parse), -1 is none.
  */
-import {
-  ATTR,
-  BODY_CANONICAL,
-  BODY_PLAIN,
-  canonicalText,
-  canonicalValue,
-  decode,
-  END,
-  EXPANDED,
-  FDocument,
-  FElement,
-  NAME_CHAR,
-  OPAQUE,
-  opaqueScopes,
-  START_END,
-  TAG_CANONICAL,
-  TAG_PLAIN,
-  UNSUPPORTED,
-  XML_NS,
-  XMLNS_NS,
-  type Scope,
-} from "./fastxml";
+import * as fast from "./fastxml";
+import { FDocument, FElement, type Scope } from "./fastxml";
+
+// Module-local copies of what the hot loop reads: a module runner (the tests', the benches') may
+// turn each use of an import into a property read through a getter, once per character here.
+const { ATTR, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
+const { canonicalText, canonicalValue, decode, opaqueScopes } = fast;
 
 export interface FlatIndex {
   doc: FDocument;
   /** Element 0. */
   root: FElement;
+  /** How many elements and attributes (the arrays may be longer: an index is reused from DTE to DTE, see indexElement). */
+  n: number;
+  na: number;
   qname: string[];
   local: string[];
   ns: (string | null)[];
@@ -66,11 +54,16 @@ export interface FlatIndex {
   cuts: number[];
 }
 
-/** The flat index of `el`'s subtree (an OPAQUE DTE of a lazily parsed envelope, or any element of a fast-parsed tree); null outside the subset. */
-export function indexElement(el: FElement): FlatIndex | null {
+/**
+ * The flat index of `el`'s subtree (an OPAQUE DTE of a lazily parsed envelope, or any element of a
+ * fast-parsed tree); null outside the subset. `reuse`: an index no longer needed, whose arrays are
+ * written over (growing arrays element by element cost more than building the tree: the DTEs of
+ * an envelope share one index, one after the other).
+ */
+export function indexElement(el: FElement, reuse?: FlatIndex): FlatIndex | null {
   if (!el.doc || el.contentStart < 0) return null;
   try {
-    return build(el, opaqueScopes.get(el) ?? scopeOf(el));
+    return build(el, opaqueScopes.get(el) ?? scopeOf(el), reuse);
   } catch (e) {
     if (e === UNSUPPORTED) return null;
     throw e;
@@ -92,48 +85,58 @@ function scopeOf(el: FElement): Scope {
   return scope;
 }
 
-function newIndex(el: FElement, scope: Scope): FlatIndex {
-  const x: FlatIndex = {
-    doc: el.doc!, root: el, qname: [], local: [], ns: [], parent: [], first: [], next: [], start: [], cs: [], ce: [], end: [], flags: [], scope: [],
+function newIndex(el: FElement, scope: Scope, reuse?: FlatIndex): FlatIndex {
+  const x: FlatIndex = reuse ?? {
+    doc: el.doc!, root: el, n: 0, na: 0, qname: [], local: [], ns: [], parent: [], first: [], next: [], start: [], cs: [], ce: [], end: [], flags: [], scope: [],
     attrAt: [], attrN: [], aName: [], aValue: [], aLocal: [], aNs: [], ids: new Map(), idList: [], cuts: [],
   };
+  if (reuse) {
+    x.doc = el.doc!;
+    x.root = el;
+    x.n = 0;
+    x.na = 0;
+    x.ids.clear();
+    x.idList.length = 0;
+    x.cuts.length = 0;
+  }
   const attrs = el.attributes;
   pushElement(x, el.nodeName, el.localName, known(el.namespaceURI), -1, -1, el.contentStart, el.flags & (TAG_CANONICAL | TAG_PLAIN), scope);
   for (let i = 0; i < attrs.length; i++) {
     const a = attrs.item(i)!;
-    x.aName.push(a.name);
-    x.aValue.push(a.value);
-    x.aLocal.push(a.localName);
-    x.aNs.push(a.namespaceURI);
+    x.aName[i] = a.name;
+    x.aValue[i] = a.value;
+    x.aLocal[i] = a.localName;
+    x.aNs[i] = a.namespaceURI;
     if (a.name === "ID") x.ids.set(a.value, [0]);
   }
+  x.na = attrs.length;
   x.attrN[0] = attrs.length;
   return x;
 }
 
 function pushElement(x: FlatIndex, qname: string, local: string, ns: string | null, parent: number, start: number, cs: number, flags: number, scope: Scope): number {
-  const i = x.qname.length;
-  x.qname.push(qname);
-  x.local.push(local);
-  x.ns.push(ns);
-  x.parent.push(parent);
-  x.first.push(-1);
-  x.next.push(-1);
-  x.start.push(start);
-  x.cs.push(cs);
-  x.ce.push(-1);
-  x.end.push(-1);
-  x.flags.push(flags);
-  x.scope.push(scope);
-  x.attrAt.push(x.aName.length);
-  x.attrN.push(0);
+  const i = x.n++;
+  x.qname[i] = qname;
+  x.local[i] = local;
+  x.ns[i] = ns;
+  x.parent[i] = parent;
+  x.first[i] = -1;
+  x.next[i] = -1;
+  x.start[i] = start;
+  x.cs[i] = cs;
+  x.ce[i] = -1;
+  x.end[i] = -1;
+  x.flags[i] = flags;
+  x.scope[i] = scope;
+  x.attrAt[i] = x.na;
+  x.attrN[i] = 0;
   return i;
 }
 
 // One function on purpose, like fastxml.ts parseRange, which it follows step by step (the hot loop
 // of reception: every element of every received DTE).
-function build(el: FElement, baseScope: Scope): FlatIndex {
-  const x = newIndex(el, baseScope);
+function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
+  const x = newIndex(el, baseScope, reuse);
   const text = x.doc.source;
   const len = el.contentEnd;
   let pos = el.contentStart;
@@ -178,7 +181,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
       const name = x.qname[open]!;
       if (lt + 3 + name.length > len) throw UNSUPPORTED;
       let endAt: number;
-      if (text.charCodeAt(lt + 2 + name.length) === 62 /* > */ && sameName(text, x.start[open]! + 1, lt + 2, name.length)) endAt = lt + 3 + name.length;
+      if (text.startsWith(name, lt + 2) && text.charCodeAt(lt + 2 + name.length) === 62 /* > */) endAt = lt + 3 + name.length;
       else {
         END.lastIndex = lt;
         const m = END.exec(text);
@@ -215,7 +218,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
     let last = "";
     let id: string | null = null;
     let own: Scope | null = null;
-    const attrFrom = x.aName.length;
+    const attrFrom = x.na;
     let prefixedAttrs = false;
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
@@ -227,16 +230,16 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
       const name = am[1]!;
       const rawValue = am[2] ?? am[3]!;
       const value = decode(rawValue);
-      for (let k = attrFrom; k < x.aName.length; k++) if (x.aName[k] === name) throw UNSUPPORTED;
-      x.aName.push(name);
-      x.aValue.push(value);
+      for (let k = attrFrom; k < x.na; k++) if (x.aName[k] === name) throw UNSUPPORTED;
+      x.aName[x.na] = name;
+      x.aValue[x.na++] = value;
       if (am[3] !== undefined || text.charCodeAt(from) !== 32 || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
       if (name === "xmlns" || name.startsWith("xmlns:")) {
         const pre = name === "xmlns" ? "" : name.slice(6);
         if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
         if (pre !== "" && value === "") throw UNSUPPORTED;
         tag &= ~TAG_PLAIN;
-        if (inAttrs || (x.aName.length - attrFrom > 1 && pre <= last)) tag &= ~TAG_CANONICAL;
+        if (inAttrs || (x.na - attrFrom > 1 && pre <= last)) tag &= ~TAG_CANONICAL;
         last = pre;
         if (pre === "xml" || (pre === "" ? (scope.get("") ?? "") === value : scope.get(pre) === value)) x.cuts.push(from, p);
         own ??= new Map(scope);
@@ -279,7 +282,7 @@ function build(el: FElement, baseScope: Scope): FlatIndex {
     attributeNames(x, attrFrom, elScope, prefixedAttrs);
     const i = pushElement(x, qname, local, ns, parent, lt, pos, tag, elScope);
     x.attrAt[i] = attrFrom;
-    x.attrN[i] = x.aName.length - attrFrom;
+    x.attrN[i] = x.na - attrFrom;
     const prev = lasts[lasts.length - 1]!;
     if (prev < 0) x.first[parent] = i;
     else x.next[prev] = i;
@@ -319,12 +322,6 @@ function known(uri: string | null): string | null {
   return uri === NS_SII ? NS_SII : uri === NS_DSIG ? NS_DSIG : uri;
 }
 
-/** Whether the `n` characters of `text` at `a` and at `b` are the same (an end tag's name against its start tag's). */
-function sameName(text: string, a: number, b: number, n: number): boolean {
-  for (let k = 0; k < n; k++) if (text.charCodeAt(a + k) !== text.charCodeAt(b + k)) return false;
-  return true;
-}
-
 /** The index of the first entry of the sorted `list` that is at least `pos`. */
 function firstAtOrAfter(list: number[], pos: number): number {
   let lo = 0;
@@ -352,11 +349,11 @@ function ampersands(doc: FDocument): number[] {
 /** Local names and namespaces of the attributes from `from` on (fastxml.ts does the same per attribute). */
 function attributeNames(x: FlatIndex, from: number, scope: Scope, prefixed: boolean): void {
   let expanded: Set<string> | null = null;
-  for (let k = from; k < x.aName.length; k++) {
+  for (let k = from; k < x.na; k++) {
     const name = x.aName[k]!;
     if (!prefixed && name !== "xmlns" && !name.startsWith("xmlns:")) {
-      x.aLocal.push(name);
-      x.aNs.push(null);
+      x.aLocal[k] = name;
+      x.aNs[k] = null;
       continue;
     }
     const c = name.indexOf(":");
@@ -379,8 +376,8 @@ function attributeNames(x: FlatIndex, from: number, scope: Scope, prefixed: bool
       if (expanded.has(key)) throw UNSUPPORTED;
       expanded.add(key);
     }
-    x.aLocal.push(aLocal);
-    x.aNs.push(aNs);
+    x.aLocal[k] = aLocal;
+    x.aNs[k] = aNs;
   }
 }
 
