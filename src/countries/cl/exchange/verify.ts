@@ -12,6 +12,7 @@ import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { collapse, expand, FElement, fastParseEnvelope, idCount, type FDocument } from "../xml/fastxml";
+import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { verifyDteFlat } from "./verify-flat";
 
@@ -199,6 +200,9 @@ async function verifyEnvelopeLazily(text: string, opts: InboundOptions): Promise
   return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
 }
 
+/** Flat indexes no verification holds, for the next envelope to write over (an envelope of one DTE would otherwise grow a new one each time). */
+const spareIndexes: FlatIndex[] = [];
+
 /** An EnvioDTE or EnvioBOLETA; `lazy` is the lazily parsed document whose DTEs are expanded one by one. */
 async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" | "EnvioBOLETA", opts: InboundOptions, lazy: FDocument | null): Promise<InboundReport> {
   const set = firstChild(root, "SetDTE");
@@ -219,7 +223,7 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
     // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
-    const scratch = {};
+    const scratch = { index: spareIndexes.pop() };
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
       const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
@@ -231,6 +235,7 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
       report.documents.push(await verifyDteElement(doc, dte, opts));
       collapse(el);
     }
+    if (scratch.index && spareIndexes.length < 2) spareIndexes.push(releaseIndex(scratch.index));
   }
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {

@@ -407,6 +407,19 @@ export function commitIndex(x: FlatIndex): void {
   }
 }
 
+/**
+ * An index kept for reuse (indexElement's `reuse`) without holding on to its document: its
+ * references to the source (the document, names, values, scopes) are dropped, its arrays keep their size.
+ */
+export function releaseIndex(x: FlatIndex): FlatIndex {
+  x.doc = null as unknown as FDocument;
+  x.root = null as unknown as FElement;
+  for (const a of [x.qname, x.local, x.ns, x.scope, x.aName, x.aValue, x.aLocal, x.aNs] as unknown[][]) a.fill(null);
+  x.ids.clear();
+  x.idList.length = 0;
+  return x;
+}
+
 /** The first child element of `i` with that local name, or -1. */
 export function child(x: FlatIndex, i: number, local: string): number {
   for (let c = x.first[i]!; c >= 0; c = x.next[c]!) if (x.local[c] === local) return c;
