@@ -60,6 +60,19 @@ describe("envelopes verified one DTE at a time", () => {
     expect(documents).toBeGreaterThan(20);
   });
 
+  it("envelopes verified at the same time (their DTEs over flat indexes, spare ones shared between envelopes): each its own whole-tree report", async () => {
+    const inputs = [envelopeOf("EnvioDTE to SII"), envelopeOf("EnvioDTE to recipient"), envelopeOf("EnvioBOLETA")];
+    const all = Object.values(features);
+    inputs.push((await buildEnvioDte({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioDTE") })).xmlString);
+    const expected = await Promise.all(inputs.map((xml) => verifyInbound(xml, { ...SIM, lazy: false })));
+    const flatBefore = verifyPaths.flat;
+    for (let round = 0; round < 3; round++) {
+      const reports = await Promise.all([...inputs, ...inputs].map((xml) => verifyInbound(xml, SIM)));
+      reports.forEach((r, i) => expect(r).toEqual(expected[i % inputs.length]));
+    }
+    expect(verifyPaths.flat - flatBefore).toBeGreaterThan(100);
+  });
+
   it("tampered, re-signed, wrapped or malformed envelopes: the whole tree's exact report, never a pass", async () => {
     const dtes = Object.values(set.dtes).filter((d) => d.envelope === "EnvioDTE");
     const d33 = set.dtes["33"]!;
