@@ -20,6 +20,7 @@ import { parseXmlDom, type XDocument, type XElement, type XNode } from "../../sr
 import { canonicalizeReference } from "../engine/c14n-reference";
 import { buildFeatureDtes } from "../helpers/cl-feature-samples";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
+import { certificateCacheSize } from "../../src/countries/cl/xml/xmldsig";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
 
 let set: SampleSet;
@@ -71,6 +72,25 @@ describe("envelopes verified one DTE at a time", () => {
       reports.forEach((r, i) => expect(r).toEqual(expected[i % inputs.length]));
     }
     expect(verifyPaths.flat - flatBefore).toBeGreaterThan(100);
+  });
+
+  it("the envelope's certificate re-wrapped with other whitespace, file after file: each passes with its signer, and the certificate cache stays bounded", async () => {
+    const xml = envelopeOf("EnvioDTE to recipient");
+    const open = "<X509Certificate>";
+    const at = xml.lastIndexOf(open) + open.length;
+    const end = xml.indexOf("</X509Certificate>", at);
+    const cert = xml.slice(at, end).replace(/\s+/g, "");
+    const expected = await verifyInbound(xml, SIM);
+    expect(expected.ok, expected.message).toBe(true);
+    for (let i = 0; i < 150; i++) {
+      // Line breaks at another place each time: the same certificate, another text (outside the signed SetDTE).
+      const cut = 10 + i;
+      const rewrapped = xml.slice(0, at) + `${cert.slice(0, cut)}\n${cert.slice(cut)}` + xml.slice(end);
+      const report = await verifyInbound(rewrapped, SIM);
+      expect(report.ok, report.message).toBe(true);
+      expect(report.envelopeSignature!.signer).toEqual(expected.envelopeSignature!.signer);
+      expect(certificateCacheSize()).toBeLessThanOrEqual(64);
+    }
   });
 
   it("tampered, re-signed, wrapped or malformed envelopes: the whole tree's exact report, never a pass", async () => {

@@ -165,11 +165,17 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
 }
 
 const certCache = new Map<string, CertificateInfo>();
+const CERT_CACHE_MAX = 64;
+
+/** A copy of `s` that does not hold on to the text it was sliced from (a cache key must not keep a whole received file alive). */
+const ownCopy = (s: string) => (" " + s).slice(1);
 
 /**
  * The certificate of an X509Certificate text (undefined for an empty one, null when it cannot be
  * read), isolate-wide and bounded: the same signer's certificate, document after document. Keyed
- * by the text as written too, so that a known certificate costs one lookup.
+ * by the text as written too, so that a known certificate costs one lookup. Bounded at every
+ * insertion (the same certificate wrapped with other whitespace is another key) and keyed by
+ * copies, since the texts are slices of the received files.
  */
 export function certificateOf(certText: string): CertificateInfo | undefined | null {
   const cert = certCache.get(certText);
@@ -183,12 +189,15 @@ export function certificateOf(certText: string): CertificateInfo | undefined | n
     } catch {
       return null;
     }
-    if (certCache.size > 64) certCache.clear();
-    certCache.set(certB64, read);
   }
-  certCache.set(certText, read);
+  if (certCache.size >= CERT_CACHE_MAX - 1) certCache.clear();
+  certCache.set(ownCopy(certB64), read);
+  if (certText !== certB64) certCache.set(ownCopy(certText), read);
   return read;
 }
+
+/** How many texts the certificate cache holds (tests check its bound). */
+export const certificateCacheSize = () => certCache.size;
 
 /** What a SignatureCheck says about its signer. */
 export function signerOf(cert: CertificateInfo): NonNullable<SignatureCheck["signer"]> {
