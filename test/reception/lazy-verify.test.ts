@@ -93,6 +93,19 @@ describe("envelopes verified one DTE at a time", () => {
     }
   });
 
+  it("a KeyValue that is not the certificate's key, between files whose KeyValue is: refused each time, the others pass", async () => {
+    const xml = envelopeOf("EnvioDTE to recipient");
+    const at = xml.lastIndexOf("<Modulus>") + "<Modulus>".length;
+    const c = xml[at + 100]!;
+    const other = xml.slice(0, at + 100) + (c === "A" ? "B" : "A") + xml.slice(at + 101);
+    for (let i = 0; i < 3; i++) {
+      expect((await verifyInbound(xml, SIM)).ok).toBe(true);
+      const { report } = await both(other);
+      expect(report.ok).toBe(false);
+      expect(report.message).toBe("Envelope: KeyValue and X509Certificate hold different keys");
+    }
+  });
+
   it("tampered, re-signed, wrapped or malformed envelopes: the whole tree's exact report, never a pass", async () => {
     const dtes = Object.values(set.dtes).filter((d) => d.envelope === "EnvioDTE");
     const d33 = set.dtes["33"]!;

@@ -166,6 +166,7 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
 
 const certCache = new Map<string, CertificateInfo>();
 const CERT_CACHE_MAX = 64;
+let lastCert: { text: string; cert: CertificateInfo } | null = null;
 
 /** A copy of `s` that does not hold on to the text it was sliced from (a cache key must not keep a whole received file alive). */
 const ownCopy = (s: string) => (" " + s).slice(1);
@@ -178,8 +179,13 @@ const ownCopy = (s: string) => (" " + s).slice(1);
  * copies, since the texts are slices of the received files.
  */
 export function certificateOf(certText: string): CertificateInfo | undefined | null {
+  // The last one first: comparing the text costs less than hashing it for the map (each file's text is a new string).
+  if (lastCert !== null && lastCert.text === certText) return lastCert.cert;
   const cert = certCache.get(certText);
-  if (cert) return cert;
+  if (cert) {
+    lastCert = { text: ownCopy(certText), cert };
+    return cert;
+  }
   const certB64 = certText.replace(/\s+/g, "");
   if (!certB64) return undefined;
   let read = certCache.get(certB64);
@@ -191,6 +197,7 @@ export function certificateOf(certText: string): CertificateInfo | undefined | n
     }
   }
   if (certCache.size >= CERT_CACHE_MAX - 1) certCache.clear();
+  lastCert = { text: ownCopy(certText), cert: read };
   certCache.set(ownCopy(certB64), read);
   if (certText !== certB64) certCache.set(ownCopy(certText), read);
   return read;
@@ -228,7 +235,16 @@ export function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-
 
 /** Whether an RSAKeyValue's Modulus/Exponent texts hold the certificate's key (memoised per certificate). */
 const keyValueMatches = new WeakMap<CertificateInfo, Map<string, boolean>>();
+let lastKeyValue: { cert: CertificateInfo; modulus: string; exponent: string; v: boolean } | null = null;
 export function keyValueMatchesCert(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
+  const last = lastKeyValue;
+  if (last !== null && last.cert === cert && last.modulus === modulusText && last.exponent === exponentText) return last.v;
+  const v = keyValueMatchesMemo(cert, modulusText, exponentText);
+  lastKeyValue = { cert, modulus: ownCopy(modulusText), exponent: ownCopy(exponentText), v };
+  return v;
+}
+
+function keyValueMatchesMemo(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
   let m = keyValueMatches.get(cert);
   if (!m) keyValueMatches.set(cert, (m = new Map()));
   const id = `${exponentText}|${modulusText}`;
