@@ -1,29 +1,28 @@
 /**
  * Reception's cron jobs (the existing five-minute trigger): polling the SII's register of documents received
- * by each company, and the legal deadlines. Each run does a bounded amount of work (a few companies,
+ * by each company, and the legal deadlines of the legacy partition still in D1. Each run does a bounded amount of work (a few companies,
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
 import { envForMode } from "../config";
-import { and, asc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
-import { openStore, ordinalOfId, partitionedId, storeFor } from "../db/document-store";
+import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
 import { isLegacyMoved } from "../db/document-store/legacy";
 import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
-import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
+import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
+import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "./deadline-job";
 import { intakeFile } from "./intake";
 import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";
-import { legacyReceptionMoved, receivedByIds, receptionEvent, receptionPartitions, writeIn } from "./stores";
-import type { ReceivedRow } from "./view";
+import { legacyReceptionMoved, receivedByIds, writeIn } from "./stores";
 
 export const POLL_COMPANIES_PER_RUN = 10;
-export const DEADLINE_ROWS_PER_RUN = 300;
 
 /** XML fetches from the register per company and run (the rest waits for the next run). */
 export const XML_FETCHES_PER_RUN = 50;
@@ -116,93 +115,18 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
   }
 }
 
-/** Stores asked at once by the deadline job. */
-const DEADLINE_PARALLEL = 20;
-
-type Budget = { passed: number; approaching: number };
-
 /**
- * Deadlines, in the open partitions and those closed recently enough to hold open windows: passed ->
- * accepted by law + deadline_passed; 2 days left -> deadline_approaching. At most `rowsPerRun` of
- * each per run in total: the stores asked at once share what is left, each reserving its part before
- * it reads and handing back what it did not use.
+ * Deadlines of the legacy partition 0, in D1 until the legacy switch: one pass over D1 covers every
+ * company's partition 0. The document stores do their own deadlines from their alarm
+ * (src/durable-objects/document-store/reception-deadlines.ts), so the cron asks no store; after the
+ * switch partition 0 is store 0 of each company, whose alarm covers it too. If the switch happens
+ * during the pass D1 refuses, and store 0's alarm finds the documents.
  */
 export async function receptionDeadlines(env: Env, at: Date, rowsPerRun = DEADLINE_ROWS_PER_RUN): Promise<void> {
-  const budget: Budget = { passed: rowsPerRun, approaching: rowsPerRun };
-  const moved = await legacyReceptionMoved(env);
-  // Partition 0 of every company is D1 until the legacy switch: one pass over D1 covers them all.
-  if (!moved) await legacyDeadlines(env, at, budget);
-  const partitions = (await receptionPartitions(env, at)).filter((p) => moved || p.ordinal > 0);
-  for (const group of chunked(partitions, DEADLINE_PARALLEL)) {
-    if (budget.passed <= 0 && budget.approaching <= 0) break;
-    await deadlinesOfGroup(group.map((p) => storeFor(env, p.companyId, p.ordinal).db), at, budget);
-  }
-}
-
-/**
- * Stores asked at once: each round they share what is left of the budget evenly; a store that found
- * fewer than it took has no more of that kind, the others are asked again while budget is left.
- */
-async function deadlinesOfGroup(stores: Db[], at: Date, budget: Budget): Promise<void> {
-  const left = stores.map((db) => ({ db, passed: true, approaching: true }));
-  for (;;) {
-    const asking = left.filter((s) => (s.passed && budget.passed > 0) || (s.approaching && budget.approaching > 0));
-    if (asking.length === 0) return;
-    const share = {
-      passed: Math.ceil(budget.passed / Math.max(1, asking.filter((s) => s.passed).length)),
-      approaching: Math.ceil(budget.approaching / Math.max(1, asking.filter((s) => s.approaching).length)),
-    };
-    await Promise.all(asking.map(async (s) => {
-      const r = await deadlinesIn(s.db, at, budget, { passed: s.passed ? share.passed : 0, approaching: s.approaching ? share.approaching : 0 });
-      if (r.took.passed > 0 && r.found.passed < r.took.passed) s.passed = false;
-      if (r.took.approaching > 0 && r.found.approaching < r.took.approaching) s.approaching = false;
-    }));
-  }
-}
-
-/** The legacy partition's deadlines in D1; if the switch happens meanwhile D1 refuses, and the next run finds them in the stores. */
-async function legacyDeadlines(env: Env, at: Date, budget: Budget): Promise<void> {
+  if (await legacyReceptionMoved(env)) return;
   try {
-    await deadlinesIn(createDb(env.DB), at, budget, { ...budget });
+    await deadlinesIn(createDb(env.DB), at, { passed: rowsPerRun, approaching: rowsPerRun });
   } catch (e) {
     if (!isLegacyMoved(e)) throw e;
   }
-}
-
-/**
- * One store's passed and approaching deadlines: each passed one is marked accepted by law with its
- * event in one batch (only while still PENDING: a repeat records nothing, its event has the same
- * dedupe key); approaching ones get their event once (dedupe key). Takes at most `share` of each
- * from `budget` (synchronously, before its first read) and gives back what it did not find.
- */
-async function deadlinesIn(db: Db, at: Date, budget: Budget, share: Budget): Promise<{ took: Budget; found: Budget }> {
-  const take = { passed: Math.max(0, Math.min(budget.passed, share.passed)), approaching: Math.max(0, Math.min(budget.approaching, share.approaching)) };
-  budget.passed -= take.passed;
-  budget.approaching -= take.approaching;
-  const now = at.toISOString();
-  const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
-  const pending = eq(receivedDocuments.responseState, "PENDING");
-  const [passed, approaching] = await Promise.all([
-    take.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(take.passed) : [],
-    take.approaching > 0 ? db.select().from(receivedDocuments).where(and(pending, gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(take.approaching) : [],
-  ]);
-  budget.passed += take.passed - passed.length;
-  budget.approaching += take.approaching - approaching.length;
-  const statements = [
-    ...passed.flatMap((row) => {
-      const next = acceptedByLaw(row, now);
-      return [
-        db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)),
-        receptionEvent(db, { row: next, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }),
-      ];
-    }),
-    ...approaching.map((row) => receptionEvent(db, { row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` })),
-  ];
-  for (const chunk of chunked(statements, 100)) await db.batch(chunk as [(typeof chunk)[number], ...typeof chunk]);
-  return { took: take, found: { passed: passed.length, approaching: approaching.length } };
-}
-
-function acceptedByLaw(row: ReceivedRow, now: string): ReceivedRow {
-  const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
-  return { ...row, responseState: "ACCEPTED_BY_LAW", responses: JSON.stringify(responses), updatedAt: now };
 }

@@ -5,10 +5,9 @@
  * new ones go to the open partition. Inbound messages that matched no company stay in D1 (they have
  * no company store).
  */
-import { and, eq, gte, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { createDb } from "../db/client";
-import { documentPartitions, receivedDocuments, type DocumentPartition } from "../db/schema";
+import { receivedDocuments } from "../db/schema";
 import { ordinalOfId, storeFor } from "../db/document-store";
 import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
 import { outboxInsert } from "../db/document-store/outbox";
@@ -81,12 +80,8 @@ export function receptionEvent(db: Db, e: ReceptionEvent) {
 /**
  * How long after its close a partition may still hold a PENDING document whose deadline has not been
  * reached: the 8-day window counts from the SII's reception time, which the register poll may learn
- * up to 30 days after the document arrived (its first look-back), plus a margin.
+ * up to 30 days after the document arrived (its first look-back), plus a margin. The one-time walk that
+ * arms the alarms of stores from before the deadline job moved to them covers this window
+ * (src/webhooks/store-alarms.ts).
  */
 export const RECEPTION_CLOSED_PARTITIONS_MS = 45 * 86_400_000;
-
-/** The partitions the reception cron walks: every open one and those closed in the last 45 days. */
-export async function receptionPartitions(env: Pick<Env, "DB">, now: Date): Promise<DocumentPartition[]> {
-  const since = new Date(now.getTime() - RECEPTION_CLOSED_PARTITIONS_MS).toISOString();
-  return createDb(env.DB).select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
-}

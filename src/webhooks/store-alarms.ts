@@ -1,21 +1,26 @@
 /**
- * Overdue webhook deliveries are re-driven by each document store's own alarm
- * (src/durable-objects/document-store/overdue-deliveries.ts), so the cron no longer asks every store
- * for them. A store arms its alarm when it starts and after every write to its deliveries, so stores
- * written or woken after this release are covered by themselves; what is left is a store holding a
- * delivery whose message was lost before this release and that nothing wakes again. For those the
- * cron makes one walk, once: every partition that can still hold a pending delivery (open, or closed
- * within the retry window) is asked to arm its alarm, ARM_PER_RUN per run, resuming from a cursor in
- * D1 (`cron_cursors`, migration 0017); once the walk is finished a run costs one D1 read.
+ * Overdue webhook deliveries and reception deadlines are handled by each document store's own alarm
+ * (src/durable-objects/document-store/overdue-deliveries.ts, reception-deadlines.ts), so the cron no
+ * longer asks every store for them. A store arms its alarm when it starts and after every write to
+ * its deliveries or received documents, so stores written or woken after this release are covered by
+ * themselves; what is left is a store holding a delivery whose message was lost, or a received
+ * document whose deadline comes, before this release and that nothing wakes again. For those the
+ * cron makes one walk, once: every partition that can still hold either (open, or closed within 45
+ * days: the reception window, longer than the retry one) is asked to arm its alarm, ARM_PER_RUN per
+ * run, resuming from a cursor in D1 (`cron_cursors`, migration 0017); once the walk is finished a
+ * run costs one D1 read.
  */
 import { and, asc, eq, gt, gte, isNull, or } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { storeName } from "../db/document-store";
 import { cronCursors, documentPartitions } from "../db/schema";
 import { chunked } from "../lib/chunked";
+import { RECEPTION_CLOSED_PARTITIONS_MS } from "../reception/stores";
 
 /** How long after its close a partition may still hold a pending delivery: the retry schedule (about 4 days) and a margin. */
 export const DELIVERY_RETRY_WINDOW_MS = 7 * 86_400_000;
+/** The walk's window: the longer of the deliveries' and the reception deadlines' (a PENDING received document, 45 days). */
+export const ARM_WINDOW_MS = Math.max(DELIVERY_RETRY_WINDOW_MS, RECEPTION_CLOSED_PARTITIONS_MS);
 export const ARM_PER_RUN = 500;
 const ARM_PARALLEL = 20;
 const JOB = "store_alarms";
@@ -52,9 +57,9 @@ export async function armStoreAlarms(env: Env, now = new Date(), limit = ARM_PER
 
 const cursorOf = (p: { companyId: string; ordinal: number }) => `${p.companyId}|${p.ordinal}`;
 
-/** Partitions after the cursor (company, then ordinal) that may hold pending deliveries. */
+/** Partitions after the cursor (company, then ordinal) that may hold pending deliveries or received documents with open deadlines. */
 async function nextPartitions(env: Env, cursor: string, now: Date, limit: number) {
-  const since = new Date(now.getTime() - DELIVERY_RETRY_WINDOW_MS).toISOString();
+  const since = new Date(now.getTime() - ARM_WINDOW_MS).toISOString();
   const [company = "", ordinal = "-1"] = cursor === "" ? [] : cursor.split("|");
   const after = or(gt(documentPartitions.companyId, company), and(eq(documentPartitions.companyId, company), gt(documentPartitions.ordinal, Number(ordinal))));
   const live = or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since));

@@ -1,8 +1,9 @@
 /**
  * Received documents of the legacy partition (ids without `_p<n>_`, made before the move): in D1
  * until the data migration switches group "reception", then in the company's store 0. Before the
- * switch they are read, listed, answered and marked by the deadline job in D1, and the duplicate check
- * finds them; after it the same calls reach store 0 and D1 refuses writes.
+ * switch they are read, listed, answered and marked by the cron's deadline pass in D1, and the
+ * duplicate check finds them; after it the same calls reach store 0 (whose alarm then runs their
+ * deadlines) and D1 refuses writes.
  */
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
@@ -14,10 +15,11 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { newId } from "../../src/lib/ids";
 import { migrateToStores } from "../../src/operations/store-migration";
 import { receptionDeadlines } from "../../src/reception/cron";
+import { APPROACHING_MS } from "../../src/reception/deadlines";
 import { dteRanges, fileKey } from "../../src/reception/intake";
 import { call, expectError } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
-import { getDoc, inject, receptionFixture, respond, upload, type Receiver } from "./helpers";
+import { afterAlarms, alarmAt, getDoc, inject, receptionFixture, respond, upload, type Receiver } from "./helpers";
 
 const DAY = 86_400_000;
 let cert: SigningCredentials;
@@ -80,6 +82,9 @@ describe("the legacy partition of received documents", () => {
     const inStore0 = async (id: string) => ((await storeFor(env, r.companyId, 0).db.all(sql`SELECT response_state FROM received_documents WHERE id = ${id}`)) as { response_state: string }[])[0];
     expect(await inStore0(old.id)).toEqual({ response_state: "ACCEPTED" });
     expect(await inStore0(late.id)).toEqual({ response_state: "ACCEPTED_BY_LAW" });
+    // The copy armed store 0's alarm for the deadline job: 2 days before the still pending placeholder's deadline.
+    const deadline = Date.parse((await getDoc(r, placeholder.id)).body.response_deadline);
+    await afterAlarms(r.companyId, () => alarmAt(r.companyId, 0), (at) => at === deadline - APPROACHING_MS, "store 0's alarm at the placeholder's 2-days-left time");
 
     // After the switch: store 0; D1 refuses writes.
     const erm = await respond(r, old.id, "ERM");

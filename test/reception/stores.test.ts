@@ -3,24 +3,30 @@
  * a previous month's partition is read, listed, downloaded, answered and marked by the deadline job
  * where it lives; the list pages across partitions with the same pages and `total`; a register-only
  * document is filled in its own partition after a roll-over; the duplicate check is one claim in the
- * company's index store, with exactly one winner under concurrency; the deadline job walks recently
- * closed partitions only.
+ * company's index store, with exactly one winner under concurrency; the deadline job is a task of each
+ * store's alarm, set at the earliest moment one of its documents needs an action, and the one-time
+ * walk arms the stores from before the change closed in the last 45 days only.
  */
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { closePartition, indexStore, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
+import { closePartition, indexStore, partitionedId, partitionsOf, storeFor, storeName } from "../../src/db/document-store";
 import { receivedKeys } from "../../src/db/document-store/tables";
-import { pollReceptionRegister, receptionDeadlines } from "../../src/reception/cron";
+import type { DocumentStore } from "../../src/durable-objects/document-store";
+import { ReceptionDeadlines } from "../../src/durable-objects/document-store/reception-deadlines";
+import { pollReceptionRegister } from "../../src/reception/cron";
+import { APPROACHING_MS } from "../../src/reception/deadlines";
+import { armStoreAlarms } from "../../src/webhooks/store-alarms";
 import { intakeFile } from "../../src/reception/intake";
 import { claimKeys } from "../../src/reception/keys";
 import { sha256Hex } from "../../src/lib/crypto";
 import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { call, expectError } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
-import { getDoc, inject, receiver, receptionFixture, respond, upload, type Receiver } from "./helpers";
+import { afterAlarms, alarmAt, getDoc, inject, receiver, receptionFixture, respond, storeStub, upload, type Receiver } from "./helpers";
 
 const DAY = 86_400_000;
 const LAST_MONTH = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15));
@@ -81,8 +87,8 @@ describe("a received document in a previous month's partition", () => {
     // The register gives each its SII reception time, in its own store; then the deadline job.
     await pollReceptionRegister(env, new Date());
     expect((await rowIn(r, 1, a!.id))!.sii_received_at).not.toBeNull();
-    await receptionDeadlines(env, new Date());
-    expect(await rowIn(r, 1, b!.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
+    // The poll's write armed the closed partition's store: its alarm marks the document where it lives.
+    await afterAlarms(r.companyId, () => rowIn(r, 1, b!.id), (row) => row?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the store's alarm");
     expect(await eventsIn(r, 1, "received_document.deadline_passed")).toEqual([b!.id]);
     expect((await list(r, "response_state=ACCEPTED_BY_LAW")).data.map((d: any) => d.id)).toEqual([b!.id]);
     expect((await list(r, `deadline_before=${encodeURIComponent(new Date(Date.now() + 7.5 * DAY).toISOString())}`)).data.map((d: any) => d.folio)).toEqual([401, 402]);
@@ -176,8 +182,69 @@ describe("the duplicate check: a claim in the company's index store", () => {
   });
 });
 
-describe("the deadline job's partitions", () => {
-  it("walks partitions closed in the last 45 days, not older ones", async () => {
+/** A company's received document in its open partition, its SII reception time set `daysAgo` days ago (the write the register poll makes). */
+async function receivedAgo(r: Receiver, folio: number, daysAgo: number) {
+  const company = await companyOf(r);
+  const e = await envelope([await signedDte(caf33, folio, cert)], cert);
+  const received = new Date(Date.now() - daysAgo * DAY).toISOString();
+  await inject(e, new Date(received));
+  const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
+  const ordinal = Number(/_p(\d+)_/.exec(doc!.id)![1]);
+  const deadline = new Date(Date.parse(received) + 8 * DAY).toISOString();
+  await storeFor(env, r.companyId, ordinal).db.run(sql`UPDATE received_documents SET sii_received_at = ${received}, response_deadline = ${deadline} WHERE id = ${doc!.id}`);
+  return { id: doc!.id, ordinal, deadline: Date.parse(deadline) };
+}
+
+describe("the deadline job: a task of the store's alarm", () => {
+  it("a document without its SII time sets no alarm; its SII time sets it at 2 days before the deadline; a response moves it to the next document", async () => {
+    const r = await receiver();
+    const company = await companyOf(r);
+    const e = await envelope([await signedDte(caf33, 450, cert)], cert);
+    const [unknown] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
+    const ordinal = Number(/_p(\d+)_/.exec(unknown!.id)![1]);
+    await afterAlarms(r.companyId, () => alarmAt(r.companyId, ordinal), (t) => t === null, "no alarm");
+
+    const later = await receivedAgo(r, 451, 1);
+    expect(later.ordinal).toBe(ordinal);
+    // (The intake's event is relayed by the alarm at once; it then sets the deadline's time.)
+    const settled = (at: number) => afterAlarms(r.companyId, () => alarmAt(r.companyId, ordinal), (t) => t === at, `the alarm at ${new Date(at).toISOString()}`);
+    await settled(later.deadline - APPROACHING_MS);
+    // An earlier document brings the alarm forward.
+    const first = await receivedAgo(r, 452, 3);
+    await settled(first.deadline - APPROACHING_MS);
+    // An alarm that fires early changes nothing and comes back at the same time.
+    expect(await runDurableObjectAlarm(storeStub(r.companyId, ordinal))).toBe(true);
+    expect(await eventsIn(r, ordinal, "received_document.deadline_approaching")).toEqual([]);
+    expect(await alarmAt(r.companyId, ordinal)).toBe(first.deadline - APPROACHING_MS);
+
+    // The response records its event (relayed by the alarm at once); the alarm then moves to the other document.
+    const acd = await respond(r, first.id, "ACD");
+    expect(acd.status, JSON.stringify(acd.body)).toBe(200);
+    await settled(later.deadline - APPROACHING_MS);
+    expect(await rowIn(r, ordinal, first.id)).toMatchObject({ response_state: "ACCEPTED" });
+  });
+
+  it("2 days left: the approaching event, then the alarm waits for the deadline; past it: accepted by law, then no alarm", async () => {
+    const r = await receiver();
+    const soon = await receivedAgo(r, 453, 6.5);
+    await afterAlarms(r.companyId, () => alarmAt(r.companyId, soon.ordinal), (at) => at === soon.deadline, "the alarm waits for the deadline");
+    expect(await eventsIn(r, soon.ordinal, "received_document.deadline_approaching")).toEqual([soon.id]);
+    expect(await rowIn(r, soon.ordinal, soon.id)).toMatchObject({ response_state: "PENDING" });
+
+    // The deadline passes (its SII time moved back, as if 9 days had gone by).
+    const gone = new Date(Date.now() - DAY).toISOString();
+    await storeFor(env, r.companyId, soon.ordinal).db.run(sql`UPDATE received_documents SET response_deadline = ${gone} WHERE id = ${soon.id}`);
+    await afterAlarms(r.companyId, () => rowIn(r, soon.ordinal, soon.id), (row) => row?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the store's alarm");
+    expect(await eventsIn(r, soon.ordinal, "received_document.deadline_passed")).toEqual([soon.id]);
+    // The approaching event was recorded once, and D1 got both through the relay.
+    expect(await eventsIn(r, soon.ordinal, "received_document.deadline_approaching")).toEqual([soon.id]);
+    const relayed = () => env.DB.prepare("SELECT type FROM event_outbox WHERE company_id = ? AND type LIKE 'received_document.deadline_%' ORDER BY type").bind(r.companyId).all<{ type: string }>().then((x) => x.results.map((e) => e.type));
+    await afterAlarms(r.companyId, relayed, (types) => types.length === 2, "both events relayed to D1");
+    expect(await relayed()).toEqual(["received_document.deadline_approaching", "received_document.deadline_passed"]);
+    expect(await afterAlarms(r.companyId, () => alarmAt(r.companyId, soon.ordinal), (at) => at === null, "no alarm left")).toBeNull();
+  });
+
+  it("the cron's one-time walk arms a store from before the change closed in the last 45 days, not an older one", async () => {
     const r = await receiver();
     const company = await companyOf(r);
     const e = await envelope([await signedDte(caf33, 430, cert)], cert);
@@ -185,44 +252,54 @@ describe("the deadline job's partitions", () => {
     const past = new Date(Date.now() - DAY).toISOString();
     await storeFor(env, r.companyId, 1).db.run(sql`UPDATE received_documents SET sii_received_at = ${past}, response_deadline = ${past} WHERE id = ${doc!.id}`);
     await closePartition(env, r.companyId, 1, "MONTH_END", null);
+    // A store from before the change: no alarm.
+    const stub = storeStub(r.companyId, 1);
+    await runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.deleteAlarm());
+    await evictDurableObject(stub);
     const closedAgo = (days: number) => env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = 1").bind(new Date(Date.now() - days * DAY).toISOString(), r.companyId).run();
+    const walk = async () => {
+      await env.DB.prepare("DELETE FROM cron_cursors").run();
+      const names: string[] = [];
+      const ns = env.DOCUMENT_STORE;
+      const counting = { ...env, DOCUMENT_STORE: { idFromName: (n: string) => (names.push(n), ns.idFromName(n)), get: (id: DurableObjectId) => ns.get(id) } } as unknown as Env;
+      while (!(await armStoreAlarms(counting)).finished);
+      return names;
+    };
     await closedAgo(50);
-    await receptionDeadlines(env, new Date());
-    expect(await rowIn(r, 1, doc!.id)).toMatchObject({ response_state: "PENDING" });
+    expect(await walk()).not.toContain(storeName(r.companyId, 1));
     await closedAgo(40);
-    await receptionDeadlines(env, new Date());
-    expect(await rowIn(r, 1, doc!.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
+    expect(await walk()).toContain(storeName(r.companyId, 1));
+    await afterAlarms(r.companyId, () => rowIn(r, 1, doc!.id), (row) => row?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the armed alarm");
   });
 
-  it("marks at most its budget in one run, however many stores it asks at once", async () => {
-    // Other tests' overdue documents first (a run with the whole budget until nothing is left).
-    for (let i = 0; i < 5; i++) await receptionDeadlines(env, new Date());
-    const past = new Date(Date.now() - DAY).toISOString();
-    const ids: { r: Receiver; ordinal: number; id: string }[] = [];
-    for (let c = 0; c < 3; c++) {
-      const r = await receiver();
-      const company = await companyOf(r);
-      const e = await envelope([await signedDte(caf33, 440 + c, cert)], cert);
-      const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
-      const ordinal = Number(/_p(\d+)_/.exec(doc!.id)![1]);
-      const store = storeFor(env, r.companyId, ordinal).db;
-      await store.run(sql`UPDATE received_documents SET sii_received_at = ${past}, response_deadline = ${past} WHERE id = ${doc!.id}`);
-      ids.push({ r, ordinal, id: doc!.id });
-      // Three more overdue documents in the same store: clones with other ids and folios.
-      const [row] = (await store.all(sql`SELECT * FROM received_documents WHERE id = ${doc!.id}`)) as Record<string, unknown>[];
-      for (let k = 1; k <= 3; k++) {
-        const clone = { ...row, id: partitionedId("rcv", ordinal), folio: 9000 + k };
-        const cols = Object.keys(clone);
-        await store.$client.prepare(`INSERT INTO received_documents (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((k2) => clone[k2 as keyof typeof clone] ?? null)).run();
-        ids.push({ r, ordinal, id: clone.id });
-      }
+  it("one alarm marks at most its budget; the rest waits for the next, due at once", async () => {
+    const r = await receiver();
+    // Due in a day (their approaching events are recorded by the alarm meanwhile); the runs below look 2 days ahead.
+    const first = await receivedAgo(r, 440, 7);
+    const store = storeFor(env, r.companyId, first.ordinal).db;
+    // Eleven more overdue documents in the same store: clones with other ids and folios.
+    const [row] = (await store.all(sql`SELECT * FROM received_documents WHERE id = ${first.id}`)) as Record<string, unknown>[];
+    const ids = [first.id];
+    for (let k = 1; k <= 11; k++) {
+      const clone = { ...row, id: partitionedId("rcv", first.ordinal), folio: 9000 + k };
+      const cols = Object.keys(clone);
+      await store.$client.prepare(`INSERT INTO received_documents (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((k2) => clone[k2 as keyof typeof clone] ?? null)).run();
+      ids.push(clone.id);
     }
-    const marked = async () => (await Promise.all(ids.map(async (d) => (await rowIn(d.r, d.ordinal, d.id))?.response_state === "ACCEPTED_BY_LAW"))).filter(Boolean).length;
-    await receptionDeadlines(env, new Date(), 5);
+    const marked = async () => (await Promise.all(ids.map(async (id) => (await rowIn(r, first.ordinal, id))?.response_state === "ACCEPTED_BY_LAW"))).filter(Boolean).length;
+    const stub = storeStub(r.companyId, first.ordinal);
+    const runWithBudget = () => runInDurableObject(stub, async (instance: DocumentStore, state: DurableObjectState) => {
+      const task = new ReceptionDeadlines(state.storage.sql, instance, 5);
+      await task.run(ahead);
+      return task.nextAt();
+    });
+    const ahead = Date.now() + 2 * DAY;
+    expect(await runWithBudget()).toBeLessThanOrEqual(ahead);
     expect(await marked()).toBe(5);
-    await receptionDeadlines(env, new Date(), 5);
+    expect(await runWithBudget()).toBeLessThanOrEqual(ahead);
     expect(await marked()).toBe(10);
-    await receptionDeadlines(env, new Date(), 5);
+    expect(await runWithBudget()).toBeNull();
     expect(await marked()).toBe(12);
+    expect(await eventsIn(r, first.ordinal, "received_document.deadline_passed")).toHaveLength(12);
   });
 });

@@ -3,6 +3,7 @@ import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement }
 import { StoreAlarms } from "./alarms";
 import { OutboxRelay } from "./relay";
 import { OverdueDeliveries } from "./overdue-deliveries";
+import { ReceptionDeadlines } from "./reception-deadlines";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -23,7 +24,11 @@ import { OverdueDeliveries } from "./overdue-deliveries";
  */
 export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /** The store's alarm and the work it runs (./alarms.ts): the outbox relay and the re-drive of overdue webhook deliveries. */
+  /**
+   * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
+   * events they record are relayed in the same alarm), the outbox relay and the re-drive of overdue
+   * webhook deliveries.
+   */
   private readonly alarms: StoreAlarms;
   private readonly relay: OutboxRelay;
 
@@ -31,7 +36,7 @@ export class DocumentStore extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.relay = new OutboxRelay(this.sql, env);
-    this.alarms = new StoreAlarms(ctx.storage, [this.relay, new OverdueDeliveries(this.sql, env)]);
+    this.alarms = new StoreAlarms(ctx.storage, [new ReceptionDeadlines(this.sql, this), this.relay, new OverdueDeliveries(this.sql, env)]);
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
       await this.alarms.start();
