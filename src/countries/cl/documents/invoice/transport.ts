@@ -82,7 +82,10 @@ export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale:
     booking: c.booking,
     operator: c.operator,
     portOfLoading: code(c.port_of_loading, 4, "customs.port_of_loading"),
+    portOfLoadingAdditionalId: c.port_of_loading_additional_id,
     portOfUnloading: code(c.port_of_unloading, 4, "customs.port_of_unloading"),
+    portOfUnloadingAdditionalId: c.port_of_unloading_additional_id,
+    carrierCompanyAdditionalId: c.carrier_company_additional_id,
     tare: c.tare,
     tareUnit: code(c.tare_unit, 2, "customs.tare_unit"),
     grossWeight: weight(c.gross_weight, "customs.gross_weight"),
@@ -96,10 +99,18 @@ export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale:
     recipientCountry: code(c.recipient_country, 3, "customs.recipient_country"),
     destinationCountry: code(c.destination_country, 3, "customs.destination_country"),
   });
+  requireWith(c.port_of_loading_additional_id, c.port_of_loading, "customs.port_of_loading_additional_id", "port_of_loading");
+  requireWith(c.port_of_unloading_additional_id, c.port_of_unloading, "customs.port_of_unloading_additional_id", "port_of_unloading");
+  requireWith(c.carrier_company_additional_id, c.carrier_company_rut ?? c.carrier_company_name, "customs.carrier_company_additional_id", "carrier_company_rut or carrier_company_name");
   if (out.netWeight && out.grossWeight && parseScaled(out.netWeight, 2, "") > parseScaled(out.grossWeight, 2, "")) {
     throw new EngineError("AMOUNT_OUT_OF_RANGE", `customs.net_weight ${out.netWeight} exceeds customs.gross_weight ${out.grossWeight}`, { field: "customs.net_weight", expected: `≤ ${out.grossWeight}` });
   }
   return out;
+}
+
+/** An additional identifier (IdAdicPtoEmb, IdAdicPtoDesemb, IdAdicTransp) adds to the thing it identifies, which must be there. */
+function requireWith(extra: string | undefined, base: unknown, field: string, needs: string): void {
+  if (extra !== undefined && base === undefined) throw new EngineError("INVALID_INPUT", `${field} is an additional identifier of ${needs}, which is not sent`, { field, expected: `${needs} too` });
 }
 
 /** FmaPagExp, the customs payment form of exports (in the customs block of the body). */
