@@ -72,7 +72,7 @@ export const partySchema = z
         additional_id: z.string().min(1).max(20).optional().describe("An additional identifier of the foreign recipient (IdAdicRecep, max 20)."),
       })
       .optional()
-      .describe("Export documents (110–112) only: the foreign recipient block (Extranjero)."),
+      .describe("Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112)."),
   })
   .describe("Issuer or recipient.");
 
@@ -286,7 +286,7 @@ export const customsSchema = z
     destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries)."),
     payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms)."),
   })
-  .describe("Export customs data (Transporte/Aduana). Export documents 110–112 only.");
+  .describe("Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export (52 with transfer_kind 8 or 9) only.");
 
 export const commissionSchema = z
   .object({
