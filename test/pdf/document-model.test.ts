@@ -72,6 +72,16 @@ describe("the PDF shows every section of the document", () => {
       const m = (await texts("33-meat-usd", format)).all.replace(/\s+/g, " ");
       for (const t of ["Base faenamiento carne", "CLP 340000", "Base márgenes de comercialización", "CLP 40000"]) expect(m, t).toContain(t);
     });
+    it(`${format}: transaction kinds, period totals and amount to pay, sub-total parts, the export guide's authorisation, additional and foreign ids, seller and cash register`, async () => {
+      const p = (await texts("33-period", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Tipo de transacción (compra)", "1 Compras del giro", "Tipo de transacción (venta)", "1 Ventas del giro", "Id. adicional del emisor", "EORI-CL-7608", "Totales del período", "Monto del período", "CLP 37620", "Saldo anterior", "CLP 15000", "TOTAL A PAGAR", "CLP 52620", "(neto 28000, IVA 5320, imp. adicionales 800, exento 3000)"]) expect(p, t).toContain(t);
+      const g = (await texts("52-export-guide", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Guía de exportación, autorización SII", "Res. N° 123456 del 2026-10-01 (código traslado 2)", "Traslado para exportación (no venta)"]) expect(g, t).toContain(t);
+      const x = (await texts("110-additional-ids", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Código adicional sucursal", "SUC-VALPO", "Receptor extranjero", "Id. US-99-1234567", "id. adicional EIN 12-3456789", "NAVIERA SUR, RUT 77879240-0, id. IMO 9876543", "(CLVAP)", "(USLAX)", "Referencia 1, emisor", "55555555-5 (id. adicional ACME-PO)"]) expect(x, t).toContain(t);
+      const b = (await texts("39-period", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Vendedor", "INTERNET", "Caja", "CAJA-07", "Monto del período", "CLP 12900", "CLP -2000", "TOTAL A PAGAR", "CLP 10900"]) expect(b, t).toContain(t);
+    });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);
       expect(all).toContain("Comisiones y otros cargos");

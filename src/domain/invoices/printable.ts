@@ -47,6 +47,44 @@ const PACKAGE = nameOf(packageTypes);
 const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
+/** TpoTranCompra and TpoTranVenta in words (the purchase and sales registers' kinds; TpoTranVenta 4 has no name in our reference). */
+const PURCHASE_KIND: Record<number, string> = { 1: "Compras del giro", 2: "Compras en supermercados o similares", 3: "Adquisición de bien raíz", 4: "Compra de activo fijo", 5: "Compra con IVA de uso común", 6: "Compra sin derecho a crédito", 7: "Compra que no corresponde incluir" };
+const SALE_KIND: Record<number, string> = { 1: "Ventas del giro", 2: "Venta de activo fijo", 3: "Venta de bien raíz" };
+
+/** The transaction kinds, the export guide's authorisation, the additional and foreign ids, the point of sale, as the PDF prints them. */
+function identityFields(doc: ComputedDocument): [string, string][] {
+  const f: [string, string][] = [];
+  if (doc.purchaseKind !== undefined) f.push(["Tipo de transacción (compra)", `${doc.purchaseKind} ${PURCHASE_KIND[doc.purchaseKind] ?? ""}`.trim()]);
+  if (doc.saleKind !== undefined) f.push(["Tipo de transacción (venta)", `${doc.saleKind} ${SALE_KIND[doc.saleKind] ?? ""}`.trim()]);
+  const e = doc.issuer;
+  const g = e.exportGuide;
+  if (g) {
+    const auth = [g.authorizationNumber !== undefined ? `Res. N° ${g.authorizationNumber}` : "", g.authorizationDate ? `del ${g.authorizationDate}` : "", g.transferCode !== undefined ? `(código traslado ${g.transferCode})` : ""].filter(Boolean).join(" ");
+    f.push(["Guía de exportación, autorización SII", auth]);
+  }
+  if (e.additionalId) f.push(["Id. adicional del emisor", e.additionalId]);
+  if (e.additionalBranchCode) f.push(["Código adicional sucursal", e.additionalBranchCode]);
+  const r = doc.receiver;
+  if (r.foreignId || r.nationality || r.additionalId) {
+    f.push(["Receptor extranjero", [r.foreignId ? `Id. ${r.foreignId}` : "", r.nationality ? `nacionalidad ${COUNTRY(Number(r.nationality))}` : "", r.additionalId ? `id. adicional ${r.additionalId}` : ""].filter(Boolean).join(", ")]);
+  }
+  for (const ref of doc.references) if (ref.otherIssuer) f.push([`Referencia ${ref.lineNo}, emisor`, `${ref.otherIssuer}${ref.otherIssuerAdditionalId ? ` (id. adicional ${ref.otherIssuerAdditionalId})` : ""}`]);
+  const pos = doc.pointOfSale;
+  if (pos?.sellerCode) f.push(["Vendedor", pos.sellerCode]);
+  if (pos?.registerCode) f.push(["Caja", pos.registerCode]);
+  return f;
+}
+
+/** MontoPeriodo/TotalPeriodo, SaldoAnterior and VlrPagar: what a utility bill's reader looks for. */
+function periodBlock(doc: ComputedDocument): PrintableBlock[] {
+  const p = doc.periodTotals;
+  if (!p) return [];
+  const money = (v: bigint) => `${doc.currency.code} ${formatAmount(doc, v)}`;
+  const fields: [string, string][] = [["Monto del período", money(p.periodAmount)]];
+  if (p.previousBalance !== undefined) fields.push(["Saldo anterior", money(p.previousBalance)]);
+  fields.push(["TOTAL A PAGAR", money(p.amountToPay)]);
+  return [{ title: "Totales del período", fields }];
+}
 
 /** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
 function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
@@ -59,7 +97,7 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
     out.push({ title: "Pago", fields: [["Medio de pago", s.means ? (MEANS.get(s.means) ?? s.means) : ""], ["Fecha de pago", s.paidDate ?? ""], ["Monto pagado", whole(s.paidAmount)], ["Saldo insoluto", whole(s.balance)], ["Cuenta de pago", account]] });
   }
   const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
-  const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")]];
+  const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")], ...identityFields(doc)];
   if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
   if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
   const e = doc.issuer;
@@ -93,8 +131,10 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
         ["Modalidad de venta", MODALITY(c.saleModality)],
         ["Cláusula de venta", [CLAUSE(c.saleClause), amt(c.saleClauseTotal)].filter(Boolean).join(" ")],
         ["Vía de transporte", [MODE(c.transportMode), c.carrierName ?? ""].filter(Boolean).join(" - ")],
-        ["Puerto de embarque", PORT(c.portOfLoading)],
-        ["Puerto de desembarque", PORT(c.portOfUnloading)],
+        ["Compañía transportadora", [c.carrierCompanyName ?? "", c.carrierCompanyRut ? `RUT ${c.carrierCompanyRut}` : "", c.carrierCompanyAdditionalId ? `id. ${c.carrierCompanyAdditionalId}` : ""].filter(Boolean).join(", ")],
+        ["Booking / operador", [c.booking ?? "", c.operator ?? ""].filter(Boolean).join(" / ")],
+        ["Puerto de embarque", [PORT(c.portOfLoading), c.portOfLoadingAdditionalId ? `(${c.portOfLoadingAdditionalId})` : ""].filter(Boolean).join(" ")],
+        ["Puerto de desembarque", [PORT(c.portOfUnloading), c.portOfUnloadingAdditionalId ? `(${c.portOfUnloadingAdditionalId})` : ""].filter(Boolean).join(" ")],
         ["Peso bruto", weight(c.grossWeight, c.grossWeightUnit)],
         ["Peso neto", weight(c.netWeight, c.netWeightUnit)],
         ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map((p) => `${p.quantity} × ${PACKAGE(p.type)}${p.marks ? ` (${p.marks})` : ""}`)].filter(Boolean).join("; ")],
@@ -106,10 +146,17 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
     });
   }
   if (doc.subtotals.length > 0) {
-    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}`]) });
+    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}${subtotalParts(doc, st.breakdown)}`]) });
   }
+  out.push(...periodBlock(doc));
   out.push(...paymentBlocks(doc));
   return out;
+}
+
+function subtotalParts(doc: ComputedDocument, b: ComputedDocument["subtotals"][number]["breakdown"]): string {
+  if (!b) return "";
+  const parts = ([["neto", b.net], ["IVA", b.iva], ["imp. adicionales", b.additional], ["exento", b.exempt]] as const).filter(([, v]) => v > 0n).map(([n, v]) => `${n} ${formatAmount(doc, v)}`);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }
 
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
