@@ -48,7 +48,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: export customs data with names and the total in the second currency`, async () => {
       const { all } = await texts("110-customs", format);
-      for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
+      for (const t of ["Aduana", "Forma de pago exportación", "1 Cobranza hasta 1 año", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
     });
     it(`${format}: fuel taxes, IVA propio and de terceros, the total in USD; CredEC deducted`, async () => {
       const f = (await texts("33-fuel-third-party", format)).all;

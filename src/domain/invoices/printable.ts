@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import countries from "../catalogs/cl/data/customs-countries.json";
 import packageTypes from "../catalogs/cl/data/customs-package-types.json";
+import paymentForms from "../catalogs/cl/data/customs-payment-forms.json";
 import paymentMeans from "../catalogs/cl/data/payment-means.json";
 import ports from "../catalogs/cl/data/customs-ports.json";
 import saleClauses from "../catalogs/cl/data/customs-sale-clauses.json";
@@ -44,6 +45,7 @@ const CLAUSE = nameOf(saleClauses);
 const MODALITY = nameOf(saleModalities);
 const MODE = nameOf(transportModes);
 const PACKAGE = nameOf(packageTypes);
+const PAYMENT_FORM = nameOf(paymentForms.map((r) => ({ code: r.code, name: r.description ?? r.name ?? "" })));
 const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
@@ -113,6 +115,11 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   return out;
 }
 
+function packageText(p: NonNullable<ComputedDocument["customs"]>["packages"][number]): string {
+  const extra = [p.marks, p.containerId ? `contenedor ${p.containerId}` : "", p.seal ? `sello ${p.seal}${p.sealIssuer ? ` (${p.sealIssuer})` : ""}` : ""].filter(Boolean).join(", ");
+  return `${p.quantity} × ${PACKAGE(p.type)}${extra ? ` (${extra})` : ""}`;
+}
+
 /** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
 function blocksOf(doc: ComputedDocument): PrintableBlock[] {
   const out: PrintableBlock[] = [];
@@ -137,7 +144,10 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
         ["Puerto de desembarque", [PORT(c.portOfUnloading), c.portOfUnloadingAdditionalId ? `(${c.portOfUnloadingAdditionalId})` : ""].filter(Boolean).join(" ")],
         ["Peso bruto", weight(c.grossWeight, c.grossWeightUnit)],
         ["Peso neto", weight(c.netWeight, c.netWeightUnit)],
-        ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map((p) => `${p.quantity} × ${PACKAGE(p.type)}${p.marks ? ` (${p.marks})` : ""}`)].filter(Boolean).join("; ")],
+        ["Tara", weight(c.tare !== undefined ? String(c.tare) : undefined, c.tareUnit)],
+        ["Total ítems", c.totalItems !== undefined ? String(c.totalItems) : ""],
+        ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map(packageText)].filter(Boolean).join("; ")],
+        ["Forma de pago exportación", PAYMENT_FORM(doc.exportPaymentForm)],
         ["Flete", amt(c.freight)],
         ["Seguro", amt(c.insurance)],
         ["País receptor", COUNTRY(c.recipientCountry)],
