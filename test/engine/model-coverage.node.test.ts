@@ -106,6 +106,7 @@ describe("the body expresses every element of the SII's DTE", () => {
       expect(schema.has(p), `${p} is not in the schema`).toBe(true);
       expect(written.has(p), `${p} is written now: remove it from NOT_WRITABLE`).toBe(false);
     }
+    // the list as reviewed for issue 14 (12 Comisiones paths, 43's MntBruto, 4 always-zero parts): it may shrink, not grow unnoticed
     expect(Object.keys(NOT_WRITABLE).length).toBeLessThanOrEqual(17);
   });
 });
