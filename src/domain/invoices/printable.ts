@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
-import countries from "../catalogs/cl/data/customs-countries.json";
 import packageTypes from "../catalogs/cl/data/customs-package-types.json";
 import paymentForms from "../catalogs/cl/data/customs-payment-forms.json";
 import paymentMeans from "../catalogs/cl/data/payment-means.json";
@@ -12,7 +11,8 @@ import units from "../catalogs/cl/data/customs-units.json";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
-import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type PrintableFieldValue, type DteTypeCode } from "../../pdf";
+import { COUNTRY, extrasOf, identityFields, nameOf, subtotalsBlock } from "./printable-extras";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { siiOfficeLabel } from "../catalogs/cl/communes";
@@ -35,12 +35,7 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
-const nameOf = (rows: { code: string; name: string }[]) => {
-  const m = new Map(rows.map((r) => [r.code, r.name]));
-  return (code: number | undefined) => (code === undefined ? "" : `${code} ${m.get(String(code)) ?? ""}`.trim());
-};
 const PORT = nameOf(ports);
-const COUNTRY = nameOf(countries);
 const CLAUSE = nameOf(saleClauses);
 const MODALITY = nameOf(saleModalities);
 const MODE = nameOf(transportModes);
@@ -49,57 +44,23 @@ const PAYMENT_FORM = nameOf(paymentForms.map((r) => ({ code: r.code, name: r.des
 const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
-/** TpoTranCompra and TpoTranVenta in words (the purchase and sales registers' kinds; TpoTranVenta 4 has no name in our reference). */
-const PURCHASE_KIND: Record<number, string> = { 1: "Compras del giro", 2: "Compras en supermercados o similares", 3: "Adquisición de bien raíz", 4: "Compra de activo fijo", 5: "Compra con IVA de uso común", 6: "Compra sin derecho a crédito", 7: "Compra que no corresponde incluir" };
-const SALE_KIND: Record<number, string> = { 1: "Ventas del giro", 2: "Venta de activo fijo", 3: "Venta de bien raíz" };
 
-/** The transaction kinds, the export guide's authorisation, the additional and foreign ids, the point of sale, as the PDF prints them. */
-function identityFields(doc: ComputedDocument): [string, string][] {
-  const f: [string, string][] = [];
-  if (doc.purchaseKind !== undefined) f.push(["Tipo de transacción (compra)", `${doc.purchaseKind} ${PURCHASE_KIND[doc.purchaseKind] ?? ""}`.trim()]);
-  if (doc.saleKind !== undefined) f.push(["Tipo de transacción (venta)", `${doc.saleKind} ${SALE_KIND[doc.saleKind] ?? ""}`.trim()]);
-  const e = doc.issuer;
-  const g = e.exportGuide;
-  if (g) {
-    const auth = [g.authorizationNumber !== undefined ? `Res. N° ${g.authorizationNumber}` : "", g.authorizationDate ? `del ${g.authorizationDate}` : "", g.transferCode !== undefined ? `(código traslado ${g.transferCode})` : ""].filter(Boolean).join(" ");
-    f.push(["Guía de exportación, autorización SII", auth]);
-  }
-  if (e.additionalId) f.push(["Id. adicional del emisor", e.additionalId]);
-  if (e.additionalBranchCode) f.push(["Código adicional sucursal", e.additionalBranchCode]);
-  const r = doc.receiver;
-  if (r.foreignId || r.nationality || r.additionalId) {
-    f.push(["Receptor extranjero", [r.foreignId ? `Id. ${r.foreignId}` : "", r.nationality ? `nacionalidad ${COUNTRY(Number(r.nationality))}` : "", r.additionalId ? `id. adicional ${r.additionalId}` : ""].filter(Boolean).join(", ")]);
-  }
-  for (const ref of doc.references) if (ref.otherIssuer) f.push([`Referencia ${ref.lineNo}, emisor`, `${ref.otherIssuer}${ref.otherIssuerAdditionalId ? ` (id. adicional ${ref.otherIssuerAdditionalId})` : ""}`]);
-  const pos = doc.pointOfSale;
-  if (pos?.sellerCode) f.push(["Vendedor", pos.sellerCode]);
-  if (pos?.registerCode) f.push(["Caja", pos.registerCode]);
-  return f;
-}
-
-/** MontoPeriodo/TotalPeriodo, SaldoAnterior and VlrPagar: what a utility bill's reader looks for. */
-function periodBlock(doc: ComputedDocument): PrintableBlock[] {
-  const p = doc.periodTotals;
-  if (!p) return [];
-  const money = (v: bigint) => `${doc.currency.code} ${formatAmount(doc, v)}`;
-  const fields: [string, string][] = [["Monto del período", money(p.periodAmount)]];
-  if (p.previousBalance !== undefined) fields.push(["Saldo anterior", money(p.previousBalance)]);
-  fields.push(["TOTAL A PAGAR", money(p.amountToPay)]);
-  return [{ title: "Totales del período", fields }];
-}
+/** An amount of the document's currency inside a block: the renderer prints it as the totals print money. */
+const money = (doc: ComputedDocument, v: bigint | undefined): PrintableFieldValue => (v === undefined ? "" : [{ money: formatAmount(doc, v) }]);
 
 /** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
 function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   const out: PrintableBlock[] = [];
   const s = doc.settlement;
   if (s) {
-    const whole = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${v}`);
+    // MntCancel and SaldoInsol are whole units.
+    const whole = (v: bigint | undefined) => (v === undefined ? "" : [{ money: v.toString() }]);
     const a = s.account;
     const account = a ? [a.type ? `Cuenta ${ACCOUNT[a.type]}` : "Cuenta", a.number ? `N° ${a.number}` : "", a.bank ?? ""].filter(Boolean).join(" ") : "";
     out.push({ title: "Pago", fields: [["Medio de pago", s.means ? (MEANS.get(s.means) ?? s.means) : ""], ["Fecha de pago", s.paidDate ?? ""], ["Monto pagado", whole(s.paidAmount)], ["Saldo insoluto", whole(s.balance)], ["Cuenta de pago", account]] });
   }
   const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
-  const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")], ...identityFields(doc)];
+  const fields: [string, PrintableFieldValue][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")], ...identityFields(extrasOf(doc))];
   if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
   if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
   const e = doc.issuer;
@@ -109,8 +70,8 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   const postal = doc.receiver.postal;
   if (postal) fields.push(["Dirección postal del receptor", [postal.address, postal.commune, postal.city].filter(Boolean).join(", ")]);
   const t = doc.totals;
-  if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", `${doc.currency.code} ${formatAmount(doc, t.meatBase)}`]);
-  if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", `${doc.currency.code} ${formatAmount(doc, t.marginBase)}`]);
+  if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", money(doc, t.meatBase)]);
+  if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", money(doc, t.marginBase)]);
   if (fields.some(([, v]) => v !== "")) out.push({ title: "Otros datos", fields });
   return out;
 }
@@ -130,13 +91,13 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
   }
   const c = doc.customs;
   if (c) {
-    const amt = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${formatAmount(doc, v)}`);
+    const amt = (v: bigint | undefined) => money(doc, v);
     const weight = (w: string | undefined, u: number | undefined) => (w === undefined ? "" : `${w} ${u !== undefined ? UNIT(u).replace(/^\d+ /, "") : ""}`.trim());
     out.push({
       title: "Aduana",
       fields: [
         ["Modalidad de venta", MODALITY(c.saleModality)],
-        ["Cláusula de venta", [CLAUSE(c.saleClause), amt(c.saleClauseTotal)].filter(Boolean).join(" ")],
+        ["Cláusula de venta", c.saleClauseTotal !== undefined ? [`${CLAUSE(c.saleClause)} `.trimStart(), { money: formatAmount(doc, c.saleClauseTotal) }] : CLAUSE(c.saleClause)],
         ["Vía de transporte", [MODE(c.transportMode), c.carrierName ?? ""].filter(Boolean).join(" - ")],
         ["Compañía transportadora", [c.carrierCompanyName ?? "", c.carrierCompanyRut ? `RUT ${c.carrierCompanyRut}` : "", c.carrierCompanyAdditionalId ? `id. ${c.carrierCompanyAdditionalId}` : ""].filter(Boolean).join(", ")],
         ["Booking / operador", [c.booking ?? "", c.operator ?? ""].filter(Boolean).join(" / ")],
@@ -155,18 +116,9 @@ function blocksOf(doc: ComputedDocument): PrintableBlock[] {
       ],
     });
   }
-  if (doc.subtotals.length > 0) {
-    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}${subtotalParts(doc, st.breakdown)}`]) });
-  }
-  out.push(...periodBlock(doc));
+  out.push(...subtotalsBlock(extrasOf(doc)));
   out.push(...paymentBlocks(doc));
   return out;
-}
-
-function subtotalParts(doc: ComputedDocument, b: ComputedDocument["subtotals"][number]["breakdown"]): string {
-  if (!b) return "";
-  const parts = ([["neto", b.net], ["IVA", b.iva], ["imp. adicionales", b.additional], ["exento", b.exempt]] as const).filter(([, v]) => v > 0n).map(([n, v]) => `${n} ${formatAmount(doc, v)}`);
-  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }
 
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
@@ -278,6 +230,7 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
       nonBillable: amt(doc.totals.nonBillable),
       otherCurrency: doc.otherCurrency ? { name: doc.otherCurrency.siiName, rate: doc.otherCurrency.rate, total: formatScaled(doc.otherCurrency.total, doc.otherCurrency.scale) } : undefined,
       total: amt(doc.totals.total)!,
+      period: extrasOf(doc).period,
       currency: doc.currency.code,
     },
     resolution: { number: Number(doc.issuer.resolutionNumber ?? 0), date: doc.issuer.resolutionDate ?? doc.issueDate },
