@@ -185,9 +185,9 @@ export interface PrintableBlock {
 
 /** Periodic services (MontoPeriodo or TotalPeriodo, SaldoAnterior, VlrPagar): printed under the total, the amount to pay boxed. */
 export interface PrintablePeriod {
-  amount: Amount;
+  amount?: Amount;
   previousBalance?: Amount;
-  amountToPay: Amount;
+  amountToPay?: Amount;
 }
 
 export interface PrintableTotals {

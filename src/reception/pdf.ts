@@ -2,11 +2,24 @@
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
  * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
  */
-import { childElements, childText, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
+import { childElements, childText, CURRENCY_SII_NAMES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
-import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableDocument, type PrintableLine } from "../pdf";
+import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
+import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
+const int = (e: XElement | undefined, n: string) => {
+  const v = t(e, n);
+  return v !== undefined && /^-?\d+$/.test(v) ? Number(v) : undefined;
+};
+/** Exports' TpoMoneda (the SII's name) as the currency code the renderer prints; "OTRAS MONEDAS" as written. */
+const CURRENCY_CODES = new Map(Object.entries(CURRENCY_SII_NAMES).map(([code, name]) => [name, code]));
+const currencyOf = (to: XElement | undefined) => {
+  const name = t(to, "TpoMoneda");
+  return name === undefined ? undefined : (CURRENCY_CODES.get(name) ?? name);
+};
+/** An object of the values present, or undefined when none is. */
+const some = <T extends object>(o: T): T | undefined => (Object.values(o).some((v) => v !== undefined) ? o : undefined);
 
 function lines(branch: XElement): PrintableLine[] {
   return childElements(branch, "Detalle").map((d) => ({
@@ -19,6 +32,48 @@ function lines(branch: XElement): PrintableLine[] {
     amount: t(d, "MontoItem") ?? "0",
     exempt: t(d, "IndExe") === "1",
   }));
+}
+
+/** SubTotInfo as written: its glosa, the lines it adds up, its value and its parts. */
+function subtotals(branch: XElement): PrintedExtras["subtotals"] {
+  return childElements(branch, "SubTotInfo").map((st) => ({
+    description: t(st, "GlosaSTI") ?? "",
+    lines: childElements(st, "LineasDeta").map((l) => Number((l.textContent ?? "").trim())),
+    value: t(st, "ValSubtotSTI") ?? "0",
+    parts: { net: t(st, "SubTotNetoSTI"), iva: t(st, "SubTotIVASTI"), additional: t(st, "SubTotAdicSTI"), exempt: t(st, "SubTotExeSTI") },
+  }));
+}
+
+/** The last elements of a received DTE, read from its XML as the issued path reads them from the computed document. */
+export function extrasOfXml(branch: XElement): PrintedExtras {
+  const enc = firstChild(branch, "Encabezado");
+  const id = enc && firstChild(enc, "IdDoc");
+  const em = enc && firstChild(enc, "Emisor");
+  const re = enc && firstChild(enc, "Receptor");
+  const to = enc && firstChild(enc, "Totales");
+  const guide = em && firstChild(em, "GuiaExport");
+  const foreign = re && firstChild(re, "Extranjero");
+  const refs = childElements(branch, "Referencia");
+  const pos = refs.find((r) => t(r, "CodVndor") !== undefined || t(r, "CodCaja") !== undefined);
+  const amount = t(to, "MontoPeriodo") ?? t(to, "TotalPeriodo");
+  const toPay = t(to, "VlrPagar");
+  return {
+    purchaseKind: int(id, "TpoTranCompra"),
+    saleKind: int(id, "TpoTranVenta"),
+    exportGuide: guide ? some({ transferCode: int(guide, "CdgTraslado"), authorizationNumber: int(guide, "FolioAut"), authorizationDate: t(guide, "FchAut") }) : undefined,
+    issuerAdditionalId: t(em, "IdAdicEmisor"),
+    additionalBranchCode: t(em, "CodAdicSucur"),
+    foreign: foreign ? some({ id: t(foreign, "NumId"), nationality: t(foreign, "Nacionalidad"), additionalId: t(foreign, "IdAdicRecep") }) : undefined,
+    otherIssuers: refs.filter((r) => t(r, "RUTOtr")).map((r) => ({ lineNo: int(r, "NroLinRef") ?? 0, rut: t(r, "RUTOtr")!, additionalId: t(r, "IdAdicOtr") })),
+    pointOfSale: pos ? some({ sellerCode: t(pos, "CodVndor"), registerCode: t(pos, "CodCaja") }) : undefined,
+    subtotals: subtotals(branch),
+    period: amount !== undefined || toPay !== undefined ? { amount, previousBalance: t(to, "SaldoAnterior"), amountToPay: toPay } : undefined,
+  };
+}
+
+function extraBlocks(x: PrintedExtras): PrintableBlock[] {
+  const other = identityFields(x);
+  return [...subtotalsBlock(x), ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : [])];
 }
 
 /** The printable model of a received DTE, or null when it is not a printable DTE. */
@@ -35,6 +90,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
   const to = firstChild(enc, "Totales");
   const type = Number(t(id, "TipoDTE"));
   if (!DTE_TYPE_CODES.includes(type as DteTypeCode)) return null;
+  const extras = extrasOfXml(branch);
   return {
     type: type as DteTypeCode,
     folio: Number(t(id, "Folio")),
@@ -42,8 +98,10 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     dueDate: t(id, "FchVenc"),
     issuer: { rut: t(em, "RUTEmisor") ?? "", name: t(em, "RznSoc") ?? t(em, "RznSocEmisor") ?? "", activity: t(em, "GiroEmis") ?? t(em, "GiroEmisor"), address: t(em, "DirOrigen"), comuna: t(em, "CmnaOrigen"), city: t(em, "CiudadOrigen"), siiOffice: siiOfficeLabel(t(em, "CmnaOrigen"), t(em, "CiudadOrigen")) },
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep") },
+    transferType: int(id, "IndTraslado"),
     lines: lines(branch),
-    totals: { net: t(to, "MntNeto"), exempt: t(to, "MntExe"), ivaRate: t(to, "TasaIVA"), iva: t(to, "IVA"), total: t(to, "MntTotal") ?? "0" },
+    blocks: extraBlocks(extras),
+    totals: { net: t(to, "MntNeto"), exempt: t(to, "MntExe"), ivaRate: t(to, "TasaIVA"), iva: t(to, "IVA"), total: t(to, "MntTotal") ?? "0", period: extras.period, currency: currencyOf(to) },
     // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
     resolution: { number: 0, date: t(id, "FchEmis") ?? "" },
     ted: flatten(ted[0].replace(/ xmlns(:\w+)?="[^"]*"/g, "")),

@@ -264,7 +264,7 @@ const A4_FOOTER = 16;
 
 /** The period's amount and the previous balance, then the amount to pay boxed like the total; returns the height. */
 function a4AmountToPay(c: Canvas | null, p: Prepared, tx: number, y: number, tw: number, size: number, rowH: number): number {
-  if (!p.toPay) return 0;
+  if (!p.toPay && p.period.length === 0) return 0;
   const right = tx + tw - 6;
   let ty = y;
   for (const [label, value] of p.period) {
@@ -272,6 +272,7 @@ function a4AmountToPay(c: Canvas | null, p: Prepared, tx: number, y: number, tw:
     c?.textRight(right, ty + 10, `${p.money}${value}`, { size });
     ty += rowH;
   }
+  if (!p.toPay) return ty + 6 - y;
   if (c) {
     c.rect(tx, ty + 2, tw, rowH + 4, { stroke: BLACK, lineWidth: 1.5 });
     c.text(tx + 6, ty + 14, p.toPay[0], { font: 1, size: size + 1 });

@@ -37,7 +37,7 @@ export interface Prepared {
   total: [string, string];
   /** Lines under the total, outside it: not billable amount, the second currency (value with its own unit). */
   after: [string, string][];
-  /** Under the total (and `after`): the period's amount and the previous balance, then the amount to pay, boxed. */
+  /** Under the total (and `after`): the period's amount and the previous balance, then the amount to pay, boxed (when present). */
   period: [string, string][];
   toPay: [string, string] | undefined;
   /** "$ " for CLP, "USD " etc. otherwise. */
@@ -165,7 +165,7 @@ export function prepare(doc: PrintableDocument): Prepared {
   }
   const period: [string, string][] = [];
   if (t.period) {
-    period.push([L.periodAmount, amt(t.period.amount, "totals.period.amount")]);
+    if (t.period.amount !== undefined) period.push([L.periodAmount, amt(t.period.amount, "totals.period.amount")]);
     if (t.period.previousBalance !== undefined) period.push([L.previousBalance, amt(t.period.previousBalance, "totals.period.previousBalance")]);
   }
   return {
@@ -185,7 +185,7 @@ export function prepare(doc: PrintableDocument): Prepared {
     after,
     blocks: prepareBlocks(doc.blocks ?? [], (v, f) => `${money}${amt(v, f)}`),
     period,
-    toPay: t.period ? [L.amountToPay, amt(t.period.amountToPay, "totals.period.amountToPay")] : undefined,
+    toPay: t.period?.amountToPay !== undefined ? [L.amountToPay, amt(t.period.amountToPay, "totals.period.amountToPay")] : undefined,
     money,
     transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
     resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),

@@ -200,12 +200,12 @@ function rollLines(r: Roll) {
 /** The period's amount and the previous balance, then the amount to pay in bold like the total. */
 function rollAmountToPay(r: Roll) {
   const { p, m, size, W, lh, c } = r;
-  if (!p.toPay) return;
   for (const [label, value] of p.period) {
     c.textRight(m + W * 0.62, r.y + size, `${label}:`, { size });
     c.textRight(m + W, r.y + size, `${p.money}${value}`, { size });
     r.y += lh;
   }
+  if (!p.toPay) return;
   c.textRight(m + W * 0.62, r.y + size + 1.5, `${p.toPay[0]}:`, { font: 1, size: size + 1.5 });
   c.textRight(m + W, r.y + size + 1.5, `${p.money}${p.toPay[1]}`, { font: 1, size: size + 1.5 });
   r.y += lh + 6;

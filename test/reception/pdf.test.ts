@@ -1,0 +1,78 @@
+/**
+ * The PDF of a received document prints what its XML carries, the last elements of the document
+ * model included, as the issued document's PDF prints them: the XML reader of src/reception/pdf.ts
+ * reads what the computed document holds, and a feature sample issued, then received, prints its
+ * transaction kinds, period totals, sub-total parts, ids, export guide and point of sale.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { childElements, decodeXmlBytes, parseXml, type XElement } from "../../src/countries/cl";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { extrasOf } from "../../src/domain/invoices/printable-extras";
+import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
+import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { call } from "../helpers/api";
+import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { buildSamples } from "../helpers/cl-samples";
+import { loadPdf } from "../pdf/helpers";
+import { envelope } from "../sii/helpers";
+import { receiver, upload, type Receiver } from "./helpers";
+
+let dtes: Record<string, SignedDte>;
+let signer: SigningCredentials;
+let r: Receiver;
+beforeAll(async () => {
+  const set = await buildSamples();
+  signer = set.signer;
+  dtes = await buildFeatureDtes(set);
+  r = await receiver();
+}, 120_000);
+
+const branchOf = (xml: Uint8Array) => childElements(parseXml(decodeXmlBytes(xml), "DTE").documentElement as XElement).find((c) => ["Documento", "Exportaciones", "Liquidacion"].includes(c.localName ?? ""))!;
+
+describe("received PDFs read the last elements from the XML", () => {
+  it("for every feature sample, the XML reader reads what the computed document holds (kinds, guide, ids, references' issuers, point of sale, sub-totals and parts, period)", () => {
+    expect(Object.keys(FEATURE_INPUTS).length).toBeGreaterThan(20);
+    for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+      expect(extrasOfXml(branchOf(dtes[name]!.xml)), name).toEqual(extrasOf(computeDocument(input)));
+    }
+  });
+
+  it("the received printable carries the same sub-totals, other data and period as the issued one", () => {
+    for (const name of ["33-period", "39-period", "52-export-guide", "110-additional-ids"]) {
+      const d = dtes[name]!;
+      const issued = printableOf(computeDocument(FEATURE_INPUTS[name]!), d.folio, tedFromSignedXml(d.xml));
+      const received = printableOfReceived(d.xml)!;
+      expect(received.totals.period, name).toEqual(issued.totals.period);
+      expect(received.totals.currency ?? "CLP", name).toBe(issued.totals.currency);
+      expect(received.blocks!.find((b) => b.title === "Subtotales"), name).toEqual(issued.blocks!.find((b) => b.title === "Subtotales"));
+      const other = issued.blocks!.find((b) => b.title === "Otros datos")!.fields;
+      for (const field of received.blocks!.find((b) => b.title === "Otros datos")!.fields) expect(other, `${name} ${field[0]}`).toContainEqual(field);
+    }
+  });
+
+  it("a feature sample issued, then received: its PDF prints the transaction kinds, the sub-total parts and the period totals under the total", async () => {
+    const res = await upload(r, (await envelope([dtes["33-period"]!, dtes["52-export-guide"]!], signer)).xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const texts: Record<number, string[]> = {};
+    for (const doc of res.body.documents) {
+      const pdf = await call("POST", `/api/reception/invoices/${doc.id}/download/pdf?company_id=${r.companyId}`, { key: r.owner.key });
+      expect(pdf.status).toBe(200);
+      texts[doc.document_type === "52" ? 52 : 33] = (await loadPdf(new Uint8Array(await pdf.raw.arrayBuffer()))).pages.flatMap((p) => p.texts);
+    }
+    const all = texts[33]!.join(" ").replace(/\s+/g, " ");
+    for (const t of ["Tipo de transacción (compra)", "1 Compras del giro", "1 Ventas del giro", "Id. adicional del emisor", "EORI-CL-7608", "(neto $ 28.000, IVA $ 5.320, imp. adicionales $ 800, exento $ 3.000)"]) expect(all, t).toContain(t);
+    const total = texts[33]!.indexOf("TOTAL");
+    expect(total).toBeGreaterThan(-1);
+    let at = total;
+    for (const [label, value] of [["Monto del período", "$ 37.620"], ["Saldo anterior", "$ 15.000"], ["TOTAL A PAGAR", "$ 52.620"]]) {
+      const i = texts[33]!.indexOf(label!);
+      expect(i, label).toBeGreaterThan(at);
+      expect(texts[33]![i + 1], label).toBe(value);
+      at = i;
+    }
+    const guide = texts[52]!.join(" ").replace(/\s+/g, " ");
+    for (const t of ["Guía de exportación, autorización SII", "Res. N° 123456 del 2026-10-01 (código traslado 2)", "Traslado para exportación (no venta)", "EXP-0042"]) expect(guide, t).toContain(t);
+  });
+});
