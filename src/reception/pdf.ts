@@ -2,10 +2,10 @@
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
  * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
  */
-import { childElements, childText, CURRENCY_SII_NAMES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
+import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
-import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine } from "../pdf";
+import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
 const int = (e: XElement | undefined, n: string) => {
@@ -71,6 +71,36 @@ export function extrasOfXml(branch: XElement): PrintedExtras {
   };
 }
 
+/** Totales (and OtraMoneda) as the issued path prints them: taxes by name, withholdings and deductions marked. */
+function totalsOf(branch: XElement, to: XElement | undefined, period: PrintedExtras["period"], boleta: boolean): PrintableTotals {
+  const taxes = to ? childElements(to, "ImptoReten") : [];
+  const com = to && firstChild(to, "Comisiones");
+  const other = firstChild(firstChild(branch, "Encabezado")!, "OtraMoneda");
+  const sum = (e: XElement, names: string[]) => names.reduce((a, n) => a + BigInt(int(e, n) ?? 0), 0n).toString();
+  return {
+    net: t(to, "MntNeto"),
+    exempt: t(to, "MntExe"),
+    // A boleta's Totales have no TasaIVA: its IVA is the general rate, as its issued PDF prints it.
+    ivaRate: t(to, "TasaIVA") ?? (t(to, "IVA") !== undefined && boleta ? IVA_RATE.toString() : undefined),
+    iva: t(to, "IVA"),
+    otherTaxes: taxes.map((x) => {
+      const code = t(x, "TipoImp") ?? "";
+      return { code: Number(code), name: ADDITIONAL_TAXES[code]?.name ?? SPECIFIC_TAXES[code]?.name ?? `Impuesto ${code}`, rate: t(x, "TasaImp"), amount: t(x, "MontoImp") ?? "0", withholding: ADDITIONAL_TAXES[code]?.kind === "R" };
+    }),
+    ivaNotRetained: t(to, "IVANoRet"),
+    ivaOwn: t(to, "IVAProp"),
+    ivaThirdParty: t(to, "IVATerc"),
+    constructionCredit: t(to, "CredEC"),
+    deposit: t(to, "GrntDep"),
+    commissions: com ? sum(com, ["ValComNeto", "ValComExe", "ValComIVA"]) : undefined,
+    nonBillable: t(to, "MontoNF"),
+    otherCurrency: other ? { name: t(other, "TpoMoneda") ?? "", rate: t(other, "TpoCambio") ?? "", total: t(other, "MntTotOtrMnda") ?? "0" } : undefined,
+    total: t(to, "MntTotal") ?? "0",
+    period,
+    currency: currencyOf(to),
+  };
+}
+
 function extraBlocks(x: PrintedExtras): PrintableBlock[] {
   const other = identityFields(x);
   return [...subtotalsBlock(x), ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : [])];
@@ -101,7 +131,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     transferType: int(id, "IndTraslado"),
     lines: lines(branch),
     blocks: extraBlocks(extras),
-    totals: { net: t(to, "MntNeto"), exempt: t(to, "MntExe"), ivaRate: t(to, "TasaIVA"), iva: t(to, "IVA"), total: t(to, "MntTotal") ?? "0", period: extras.period, currency: currencyOf(to) },
+    totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
     // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
     resolution: { number: 0, date: t(id, "FchEmis") ?? "" },
     ted: flatten(ted[0].replace(/ xmlns(:\w+)?="[^"]*"/g, "")),

@@ -39,6 +39,15 @@ describe("received PDFs read the last elements from the XML", () => {
     }
   });
 
+  it("for every feature sample, the received printable's totals are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
+    for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+      const d = dtes[name]!;
+      const issued = printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)).totals;
+      const received = printableOfReceived(d.xml)!.totals;
+      expect({ ...received, currency: received.currency ?? "CLP" }, name).toEqual(issued);
+    }
+  });
+
   it("the received printable carries the same sub-totals, other data and period as the issued one", () => {
     for (const name of ["33-period", "39-period", "52-export-guide", "110-additional-ids"]) {
       const d = dtes[name]!;
