@@ -5,7 +5,7 @@
 import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
-import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableTotals } from "../pdf";
+import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
 const int = (e: XElement | undefined, n: string) => {
@@ -101,6 +101,16 @@ function totalsOf(branch: XElement, to: XElement | undefined, period: PrintedExt
   };
 }
 
+/** Referencia lines that name a document (a boleta's point-of-sale line names none). */
+function references(branch: XElement): PrintableReference[] {
+  return childElements(branch, "Referencia")
+    .filter((r) => t(r, "TpoDocRef") !== undefined && t(r, "FolioRef") !== undefined)
+    .map((r) => {
+      const code = int(r, "CodRef");
+      return { typeCode: t(r, "TpoDocRef")!, folio: t(r, "FolioRef")!, date: t(r, "FchRef"), reasonCode: code === 1 || code === 2 || code === 3 ? code : undefined, reason: t(r, "RazonRef") };
+    });
+}
+
 function extraBlocks(x: PrintedExtras): PrintableBlock[] {
   const other = identityFields(x);
   return [...subtotalsBlock(x), ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : [])];
@@ -131,6 +141,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     transferType: int(id, "IndTraslado"),
     lines: lines(branch),
     blocks: extraBlocks(extras),
+    references: references(branch),
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
     // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
     resolution: { number: 0, date: t(id, "FchEmis") ?? "" },

@@ -39,12 +39,13 @@ describe("received PDFs read the last elements from the XML", () => {
     }
   });
 
-  it("for every feature sample, the received printable's totals are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
+  it("for every feature sample, the received printable's totals and references are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
     for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
       const d = dtes[name]!;
       const issued = printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)).totals;
       const received = printableOfReceived(d.xml)!.totals;
       expect({ ...received, currency: received.currency ?? "CLP" }, name).toEqual(issued);
+      expect(printableOfReceived(d.xml)!.references, name).toEqual(printableOf(computeDocument(input), d.folio, "").references);
     }
   });
 
