@@ -2,7 +2,7 @@
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
  * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
  */
-import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
+import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
@@ -21,16 +21,21 @@ const currencyOf = (to: XElement | undefined) => {
 /** An object of the values present, or undefined when none is. */
 const some = <T extends object>(o: T): T | undefined => (Object.values(o).some((v) => v !== undefined) ? o : undefined);
 
-function lines(branch: XElement): PrintableLine[] {
+function lines(branch: XElement, exemptType: boolean): PrintableLine[] {
   return childElements(branch, "Detalle").map((d) => ({
     description: t(d, "NmbItem") ?? "",
     detail: t(d, "DscItem"),
     quantity: t(d, "QtyItem"),
     unit: t(d, "UnmdItem"),
     unitPrice: t(d, "PrcItem"),
+    code: (() => { const c = firstChild(d, "CdgItem"); return c && t(c, "VlrCodigo"); })(),
     discount: t(d, "DescuentoMonto"),
+    discountPercent: t(d, "DescuentoPct"),
+    surcharge: t(d, "RecargoMonto"),
+    surchargePercent: t(d, "RecargoPct"),
     amount: t(d, "MontoItem") ?? "0",
-    exempt: t(d, "IndExe") === "1",
+    // Lines of an exempt type (34, 41, exports) are exempt unless IndExe says otherwise, as the engine reads them.
+    exempt: t(d, "IndExe") === "1" || (t(d, "IndExe") === undefined && exemptType),
   }));
 }
 
@@ -139,7 +144,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     issuer: { rut: t(em, "RUTEmisor") ?? "", name: t(em, "RznSoc") ?? t(em, "RznSocEmisor") ?? "", activity: t(em, "GiroEmis") ?? t(em, "GiroEmisor"), address: t(em, "DirOrigen"), comuna: t(em, "CmnaOrigen"), city: t(em, "CiudadOrigen"), siiOffice: siiOfficeLabel(t(em, "CmnaOrigen"), t(em, "CiudadOrigen")) },
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep") },
     transferType: int(id, "IndTraslado"),
-    lines: lines(branch),
+    lines: lines(branch, DOCUMENT_TYPES[type as DteTypeCode].exempt),
     blocks: extraBlocks(extras),
     references: references(branch),
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),

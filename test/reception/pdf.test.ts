@@ -39,13 +39,16 @@ describe("received PDFs read the last elements from the XML", () => {
     }
   });
 
-  it("for every feature sample, the received printable's totals and references are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
+  it("for every feature sample, the received printable's totals, references and lines (codes, discounts, surcharges) are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
     for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
       const d = dtes[name]!;
       const issued = printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)).totals;
       const received = printableOfReceived(d.xml)!.totals;
       expect({ ...received, currency: received.currency ?? "CLP" }, name).toEqual(issued);
-      expect(printableOfReceived(d.xml)!.references, name).toEqual(printableOf(computeDocument(input), d.folio, "").references);
+      const issuedDoc = printableOf(computeDocument(input), d.folio, "");
+      expect(printableOfReceived(d.xml)!.references, name).toEqual(issuedDoc.references);
+      // A line's detail: the received one prints DscItem, the issued one also what else its Detalle carries.
+      expect(printableOfReceived(d.xml)!.lines.map(({ detail, ...l }) => l), name).toEqual(issuedDoc.lines.map(({ detail, ...l }) => l));
     }
   });
 
