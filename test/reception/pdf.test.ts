@@ -15,6 +15,7 @@ import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples } from "../helpers/cl-samples";
+import type { PrintableDocument } from "../../src/pdf";
 import { loadPdf } from "../pdf/helpers";
 import { envelope } from "../sii/helpers";
 import { receiver, upload, type Receiver } from "./helpers";
@@ -39,13 +40,15 @@ describe("received PDFs read the last elements from the XML", () => {
     }
   });
 
-  it("for every feature sample, the received printable's totals, references and lines (codes, discounts, surcharges) are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
+  it("for every feature sample, the received printable's header, parties, totals, references and lines (codes, discounts, surcharges) are the issued one's (taxes, withholdings, deductions, not billable, second currency, period)", () => {
     for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
       const d = dtes[name]!;
       const issued = printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)).totals;
       const received = printableOfReceived(d.xml)!.totals;
       expect({ ...received, currency: received.currency ?? "CLP" }, name).toEqual(issued);
       const issuedDoc = printableOf(computeDocument(input), d.folio, "");
+      const head = ({ issuer, recipient, paymentMethod, transferType, dueDate, issueDate, folio, type }: PrintableDocument) => ({ issuer, recipient, paymentMethod, transferType, dueDate, issueDate, folio, type });
+      expect(head(printableOfReceived(d.xml)!), name).toEqual(head(issuedDoc));
       expect(printableOfReceived(d.xml)!.references, name).toEqual(issuedDoc.references);
       // A line's detail: the received one prints DscItem, the issued one also what else its Detalle carries.
       expect(printableOfReceived(d.xml)!.lines.map(({ detail, ...l }) => l), name).toEqual(issuedDoc.lines.map(({ detail, ...l }) => l));
