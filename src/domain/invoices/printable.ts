@@ -1,18 +1,12 @@
 import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
-import packageTypes from "../catalogs/cl/data/customs-package-types.json";
-import paymentForms from "../catalogs/cl/data/customs-payment-forms.json";
 import paymentMeans from "../catalogs/cl/data/payment-means.json";
-import ports from "../catalogs/cl/data/customs-ports.json";
-import saleClauses from "../catalogs/cl/data/customs-sale-clauses.json";
-import saleModalities from "../catalogs/cl/data/customs-sale-modalities.json";
-import transportModes from "../catalogs/cl/data/customs-transport-modes.json";
-import units from "../catalogs/cl/data/customs-units.json";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type PrintableFieldValue, type DteTypeCode } from "../../pdf";
-import { COUNTRY, extrasOf, identityFields, nameOf, subtotalsBlock } from "./printable-extras";
+import { extrasOf, identityFields, subtotalsBlock } from "./printable-extras";
+import { transportBlocks } from "./printable-transport";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { siiOfficeLabel } from "../catalogs/cl/communes";
@@ -35,13 +29,6 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
-const PORT = nameOf(ports);
-const CLAUSE = nameOf(saleClauses);
-const MODALITY = nameOf(saleModalities);
-const MODE = nameOf(transportModes);
-const PACKAGE = nameOf(packageTypes);
-const PAYMENT_FORM = nameOf(paymentForms.map((r) => ({ code: r.code, name: r.description ?? r.name ?? "" })));
-const UNIT = nameOf(units);
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
 
@@ -76,49 +63,12 @@ function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
   return out;
 }
 
-function packageText(p: NonNullable<ComputedDocument["customs"]>["packages"][number]): string {
-  const extra = [p.marks, p.containerId ? `contenedor ${p.containerId}` : "", p.seal ? `sello ${p.seal}${p.sealIssuer ? ` (${p.sealIssuer})` : ""}` : ""].filter(Boolean).join(", ");
-  return `${p.quantity} × ${PACKAGE(p.type)}${extra ? ` (${extra})` : ""}`;
-}
-
 /** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
 function blocksOf(doc: ComputedDocument): PrintableBlock[] {
-  const out: PrintableBlock[] = [];
-  const t = doc.transport;
-  if (t) {
-    const dest = t.destination ? [t.destination.address, t.destination.commune, t.destination.city].filter(Boolean).join(", ") : "";
-    out.push({ title: "Transporte", fields: [["Patente", t.plate ?? ""], ["RUT transportista", t.carrierRut ?? ""], ["Chofer", t.driver ? `${t.driver.name} (${t.driver.rut})` : ""], ["Destino", dest]] });
-  }
   const c = doc.customs;
-  if (c) {
-    const amt = (v: bigint | undefined) => money(doc, v);
-    const weight = (w: string | undefined, u: number | undefined) => (w === undefined ? "" : `${w} ${u !== undefined ? UNIT(u).replace(/^\d+ /, "") : ""}`.trim());
-    out.push({
-      title: "Aduana",
-      fields: [
-        ["Modalidad de venta", MODALITY(c.saleModality)],
-        ["Cláusula de venta", c.saleClauseTotal !== undefined ? [`${CLAUSE(c.saleClause)} `.trimStart(), { money: formatAmount(doc, c.saleClauseTotal) }] : CLAUSE(c.saleClause)],
-        ["Vía de transporte", [MODE(c.transportMode), c.carrierName ?? ""].filter(Boolean).join(" - ")],
-        ["Compañía transportadora", [c.carrierCompanyName ?? "", c.carrierCompanyRut ? `RUT ${c.carrierCompanyRut}` : "", c.carrierCompanyAdditionalId ? `id. ${c.carrierCompanyAdditionalId}` : ""].filter(Boolean).join(", ")],
-        ["Booking / operador", [c.booking ?? "", c.operator ?? ""].filter(Boolean).join(" / ")],
-        ["Puerto de embarque", [PORT(c.portOfLoading), c.portOfLoadingAdditionalId ? `(${c.portOfLoadingAdditionalId})` : ""].filter(Boolean).join(" ")],
-        ["Puerto de desembarque", [PORT(c.portOfUnloading), c.portOfUnloadingAdditionalId ? `(${c.portOfUnloadingAdditionalId})` : ""].filter(Boolean).join(" ")],
-        ["Peso bruto", weight(c.grossWeight, c.grossWeightUnit)],
-        ["Peso neto", weight(c.netWeight, c.netWeightUnit)],
-        ["Tara", weight(c.tare !== undefined ? String(c.tare) : undefined, c.tareUnit)],
-        ["Total ítems", c.totalItems !== undefined ? String(c.totalItems) : ""],
-        ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map(packageText)].filter(Boolean).join("; ")],
-        ["Forma de pago exportación", PAYMENT_FORM(doc.exportPaymentForm)],
-        ["Flete", amt(c.freight)],
-        ["Seguro", amt(c.insurance)],
-        ["País receptor", COUNTRY(c.recipientCountry)],
-        ["País destino", COUNTRY(c.destinationCountry)],
-      ],
-    });
-  }
-  out.push(...subtotalsBlock(extrasOf(doc)));
-  out.push(...paymentBlocks(doc));
-  return out;
+  const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
+  const customs = c ? { ...c, saleClauseTotal: amt(c.saleClauseTotal), freight: amt(c.freight), insurance: amt(c.insurance) } : undefined;
+  return [...transportBlocks(doc.transport, customs, doc.exportPaymentForm), ...subtotalsBlock(extrasOf(doc)), ...paymentBlocks(doc)];
 }
 
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
