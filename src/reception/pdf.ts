@@ -5,6 +5,7 @@
 import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
+import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
@@ -116,9 +117,45 @@ function references(branch: XElement): PrintableReference[] {
     });
 }
 
-function extraBlocks(x: PrintedExtras): PrintableBlock[] {
+/** Transporte (plate, carrier, driver, destination), as written. */
+function transportOf(tr: XElement) {
+  const driver = firstChild(tr, "Chofer");
+  return some({
+    plate: t(tr, "Patente"),
+    carrierRut: t(tr, "RUTTrans"),
+    driver: driver ? { rut: t(driver, "RUTChofer") ?? "", name: t(driver, "NombreChofer") ?? "" } : undefined,
+    destination: some({ address: t(tr, "DirDest"), commune: t(tr, "CmnaDest"), city: t(tr, "CiudadDest") }),
+  });
+}
+
+/** Aduana, as written: codes as numbers, amounts as decimal strings. */
+function customsOf(a: XElement): PrintedCustoms {
+  return {
+    saleModality: int(a, "CodModVenta"), saleClause: int(a, "CodClauVenta"), saleClauseTotal: t(a, "TotClauVenta"),
+    transportMode: int(a, "CodViaTransp"), carrierName: t(a, "NombreTransp"),
+    carrierCompanyRut: t(a, "RUTCiaTransp"), carrierCompanyName: t(a, "NomCiaTransp"), carrierCompanyAdditionalId: t(a, "IdAdicTransp"),
+    booking: t(a, "Booking"), operator: t(a, "Operador"),
+    portOfLoading: int(a, "CodPtoEmbarque"), portOfLoadingAdditionalId: t(a, "IdAdicPtoEmb"),
+    portOfUnloading: int(a, "CodPtoDesemb"), portOfUnloadingAdditionalId: t(a, "IdAdicPtoDesemb"),
+    tare: t(a, "Tara") !== undefined ? Number(t(a, "Tara")) : undefined, tareUnit: int(a, "CodUnidMedTara"),
+    grossWeight: t(a, "PesoBruto"), grossWeightUnit: int(a, "CodUnidPesoBruto"),
+    netWeight: t(a, "PesoNeto"), netWeightUnit: int(a, "CodUnidPesoNeto"),
+    totalItems: int(a, "TotItems"), totalPackages: int(a, "TotBultos"),
+    packages: childElements(a, "TipoBultos").map((b) => ({ type: int(b, "CodTpoBultos") ?? 0, quantity: int(b, "CantBultos") ?? 0, marks: t(b, "Marcas"), containerId: t(b, "IdContainer"), seal: t(b, "Sello"), sealIssuer: t(b, "EmisorSello") })),
+    freight: t(a, "MntFlete"), insurance: t(a, "MntSeguro"),
+    recipientCountry: int(a, "CodPaisRecep"), destinationCountry: int(a, "CodPaisDestin"),
+  };
+}
+
+function extraBlocks(enc: XElement, x: PrintedExtras): PrintableBlock[] {
+  const tr = firstChild(enc, "Transporte");
+  const customs = tr && firstChild(tr, "Aduana");
   const other = identityFields(x);
-  return [...subtotalsBlock(x), ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : [])];
+  return [
+    ...transportBlocks(tr && transportOf(tr), customs && customsOf(customs), int(firstChild(enc, "IdDoc"), "FmaPagExp")),
+    ...subtotalsBlock(x),
+    ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : []),
+  ];
 }
 
 /** The printable model of a received DTE, or null when it is not a printable DTE. */
@@ -146,7 +183,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep"), email: t(re, "CorreoRecep"), phone: t(re, "Contacto") },
     transferType: int(id, "IndTraslado"),
     lines: lines(branch, DOCUMENT_TYPES[type as DteTypeCode].exempt),
-    blocks: extraBlocks(extras),
+    blocks: extraBlocks(enc, extras),
     references: references(branch),
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
     // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
