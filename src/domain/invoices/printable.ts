@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
-import paymentMeans from "../catalogs/cl/data/payment-means.json";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
-import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type PrintableFieldValue, type DteTypeCode } from "../../pdf";
-import { extrasOf, identityFields, subtotalsBlock } from "./printable-extras";
+import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { extrasOf, subtotalsBlock } from "./printable-extras";
+import { otherOf, paymentBlocks } from "./printable-payment";
 import { transportBlocks } from "./printable-transport";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
@@ -29,46 +29,12 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
-const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
-const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
-
-/** An amount of the document's currency inside a block: the renderer prints it as the totals print money. */
-const money = (doc: ComputedDocument, v: bigint | undefined): PrintableFieldValue => (v === undefined ? "" : [{ money: formatAmount(doc, v) }]);
-
-/** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
-function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
-  const out: PrintableBlock[] = [];
-  const s = doc.settlement;
-  if (s) {
-    // MntCancel and SaldoInsol are whole units.
-    const whole = (v: bigint | undefined) => (v === undefined ? "" : [{ money: v.toString() }]);
-    const a = s.account;
-    const account = a ? [a.type ? `Cuenta ${ACCOUNT[a.type]}` : "Cuenta", a.number ? `N° ${a.number}` : "", a.bank ?? ""].filter(Boolean).join(" ") : "";
-    out.push({ title: "Pago", fields: [["Medio de pago", s.means ? (MEANS.get(s.means) ?? s.means) : ""], ["Fecha de pago", s.paidDate ?? ""], ["Monto pagado", whole(s.paidAmount)], ["Saldo insoluto", whole(s.balance)], ["Cuenta de pago", account]] });
-  }
-  const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
-  const fields: [string, PrintableFieldValue][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")], ...identityFields(extrasOf(doc))];
-  if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
-  if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
-  const e = doc.issuer;
-  if (e.phones) fields.push(["Teléfono", e.phones.join(", ")]);
-  if (e.sellerCode) fields.push(["Vendedor", e.sellerCode]);
-  if (e.siiBranchCode !== undefined) fields.push(["Código SII sucursal", String(e.siiBranchCode)]);
-  const postal = doc.receiver.postal;
-  if (postal) fields.push(["Dirección postal del receptor", [postal.address, postal.commune, postal.city].filter(Boolean).join(", ")]);
-  const t = doc.totals;
-  if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", money(doc, t.meatBase)]);
-  if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", money(doc, t.marginBase)]);
-  if (fields.some(([, v]) => v !== "")) out.push({ title: "Otros datos", fields });
-  return out;
-}
-
-/** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
+/** The blocks under the recipient: transport and customs, sub-totals, payment and other data. */
 function blocksOf(doc: ComputedDocument): PrintableBlock[] {
   const c = doc.customs;
   const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
   const customs = c ? { ...c, saleClauseTotal: amt(c.saleClauseTotal), freight: amt(c.freight), insurance: amt(c.insurance) } : undefined;
-  return [...transportBlocks(doc.transport, customs, doc.exportPaymentForm), ...subtotalsBlock(extrasOf(doc)), ...paymentBlocks(doc)];
+  return [...transportBlocks(doc.transport, customs, doc.exportPaymentForm), ...subtotalsBlock(extrasOf(doc)), ...paymentBlocks(otherOf(doc), extrasOf(doc))];
 }
 
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
