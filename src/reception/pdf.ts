@@ -4,8 +4,9 @@
  */
 import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
-import { identityFields, subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
+import { subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
 import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
+import { paymentBlocks, type PrintedOther } from "../domain/invoices/printable-payment";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
@@ -147,15 +148,36 @@ function customsOf(a: XElement): PrintedCustoms {
   };
 }
 
-function extraBlocks(enc: XElement, x: PrintedExtras): PrintableBlock[] {
+/** IdDoc's payment status, the principals, the requester and the other data, as written. */
+export function otherOfXml(branch: XElement): PrintedOther {
+  const enc = firstChild(branch, "Encabezado")!;
+  const id = firstChild(enc, "IdDoc");
+  const em = firstChild(enc, "Emisor");
+  const re = firstChild(enc, "Receptor");
+  const to = firstChild(enc, "Totales");
+  const phones = em ? childElements(em, "Telefono").map((p) => (p.textContent ?? "").trim()) : [];
+  const lineRuts = childElements(branch, "Detalle").map((d) => t(d, "RUTMandante"));
+  return {
+    settlement: some({
+      means: t(id, "MedioPago"), paidDate: t(id, "FchCancel"), paidAmount: t(id, "MntCancel"), balance: t(id, "SaldoInsol"),
+      account: some({ type: t(id, "TpoCtaPago"), number: t(id, "NumCtaPago"), bank: t(id, "BcoPago") }),
+    }),
+    principals: [...new Set([t(enc, "RUTMandante"), ...lineRuts].filter((r): r is string => r !== undefined))],
+    requesterRut: t(enc, "RUTSolicita"),
+    noDebitReduction: t(id, "IndNoRebaja") === "1" ? true : undefined,
+    phones: phones.length > 0 ? phones : undefined,
+    sellerCode: t(em, "CdgVendedor"),
+    siiBranchCode: int(em, "CdgSIISucur"),
+    postal: some({ address: t(re, "DirPostal"), commune: t(re, "CmnaPostal"), city: t(re, "CiudadPostal") }),
+    meatBase: t(to, "MntBase"),
+    marginBase: t(to, "MntMargenCom"),
+  };
+}
+
+function extraBlocks(branch: XElement, enc: XElement, x: PrintedExtras): PrintableBlock[] {
   const tr = firstChild(enc, "Transporte");
   const customs = tr && firstChild(tr, "Aduana");
-  const other = identityFields(x);
-  return [
-    ...transportBlocks(tr && transportOf(tr), customs && customsOf(customs), int(firstChild(enc, "IdDoc"), "FmaPagExp")),
-    ...subtotalsBlock(x),
-    ...(other.length > 0 ? [{ title: "Otros datos", fields: other }] : []),
-  ];
+  return [...transportBlocks(tr && transportOf(tr), customs && customsOf(customs), int(firstChild(enc, "IdDoc"), "FmaPagExp")), ...subtotalsBlock(x), ...paymentBlocks(otherOfXml(branch), x)];
 }
 
 /** The printable model of a received DTE, or null when it is not a printable DTE. */
@@ -183,7 +205,7 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep"), email: t(re, "CorreoRecep"), phone: t(re, "Contacto") },
     transferType: int(id, "IndTraslado"),
     lines: lines(branch, DOCUMENT_TYPES[type as DteTypeCode].exempt),
-    blocks: extraBlocks(enc, extras),
+    blocks: extraBlocks(branch, enc, extras),
     references: references(branch),
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
     // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
