@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
-import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
+import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, SPECIFIC_TAXES, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { extrasOf, subtotalsBlock } from "./printable-extras";
 import { otherOf, paymentBlocks } from "./printable-payment";
+import { detailOf, lineDetail } from "./printable-lines";
 import { transportBlocks } from "./printable-transport";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
@@ -49,35 +50,6 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
   };
 }
 
-/**
- * The text printed under a line's name: its long description, then what else the XML's Detalle
- * carries (the parts of its discount or surcharge, sub-quantities, elaboration and expiry dates, the
- * price in another currency, the show ticket).
- */
-function lineDetail(l: ComputedLine): string | undefined {
-  const parts: string[] = [];
-  if (l.longDescription) parts.push(l.longDescription);
-  if (l.subQuantities) parts.push(`Subcantidades: ${l.subQuantities.map((q) => `${q.qty} ${q.codeType ? `${q.codeType} ` : ""}${q.code}`).join(", ")}`);
-  const split = (xs: { type: "%" | "$"; value: string }[]) => xs.map((x) => (x.type === "%" ? `${x.value}%` : x.value)).join(" + ");
-  if (l.discountParts) parts.push(`Descuento: ${split(l.discountParts)}`);
-  if (l.surchargeParts) parts.push(`Recargo: ${split(l.surchargeParts)}`);
-  if (l.elaborationDate) parts.push(`Elaboración: ${l.elaborationDate}`);
-  if (l.expiryDate) parts.push(`Vencimiento: ${l.expiryDate}`);
-  const o = l.otherCurrency;
-  if (o) {
-    const v = (x: bigint) => formatScaled(x, OTHER_SCALE);
-    const adj = [o.discount ? `desc. ${v(o.discount)}` : "", o.surcharge ? `rec. ${v(o.surcharge)}` : ""].filter(Boolean).join(", ");
-    parts.push(`${o.code} ${o.price} c/u${o.factor ? ` (factor ${o.factor})` : ""}${adj ? `, ${adj}` : ""}: ${o.code} ${v(o.amount)}`);
-  }
-  if (l.show) parts.push(l.show.kind === 2 ? "Valor servicio (espectáculo)" : "Entrada");
-  const t = l.show?.ticket;
-  if (t) {
-    const seat = [t.section, t.row ? `fila ${t.row}` : "", t.seat ? `asiento ${t.seat}` : ""].filter(Boolean).join(", ");
-    parts.push(`Ticket N° ${t.folio} ${t.ticketType}: ${t.eventName} (${t.eventCode}), ${t.eventDate.replace("T", " ")}, ${t.venue}, ${seat}`);
-  }
-  return parts.length > 0 ? parts.join(" · ") : undefined;
-}
-
 /** What the PDF prints of a computed document: every section the XML carries. */
 export function printableOf(doc: ComputedDocument, folio: number, ted: string): PrintableDocument {
   const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
@@ -110,7 +82,7 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
     transferType: doc.transferKind,
     lines: doc.lines.map((l) => ({
       description: l.name,
-      detail: lineDetail(l),
+      detail: lineDetail(detailOf(l)),
       code: l.codes[0]?.value,
       quantity: l.qty,
       unit: l.unit,
