@@ -7,6 +7,7 @@ import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
 import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
 import { paymentBlocks, type PrintedOther } from "../domain/invoices/printable-payment";
+import { lineDetail, type PrintedLineDetail } from "../domain/invoices/printable-lines";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
@@ -23,10 +24,36 @@ const currencyOf = (to: XElement | undefined) => {
 /** An object of the values present, or undefined when none is. */
 const some = <T extends object>(o: T): T | undefined => (Object.values(o).some((v) => v !== undefined) ? o : undefined);
 
+const parts = (d: XElement, name: string, type: string, value: string) => {
+  const xs = childElements(d, name).map((x) => ({ type: t(x, type) as "%" | "$", value: t(x, value) ?? "" }));
+  return xs.length > 0 ? xs : undefined;
+};
+
+/** What a Detalle carries besides its amounts, as written (the detail printed under the line's name). */
+function detailOfXml(d: XElement): PrintedLineDetail {
+  const subs = childElements(d, "Subcantidad").map((q) => ({ qty: t(q, "SubQty") ?? "", code: t(q, "SubCod") ?? "", codeType: t(q, "TipCodSubQty") }));
+  const o = firstChild(d, "OtrMnda");
+  const ti = firstChild(d, "InfoTicket");
+  const show = int(d, "ItemEspectaculo");
+  return {
+    longDescription: t(d, "DscItem"),
+    subQuantities: subs.length > 0 ? subs : undefined,
+    discountParts: parts(d, "SubDscto", "TipoDscto", "ValorDscto"),
+    surchargeParts: parts(d, "SubRecargo", "TipoRecargo", "ValorRecargo"),
+    elaborationDate: t(d, "FchElabor"),
+    expiryDate: t(d, "FchVencim"),
+    otherCurrency: o ? { code: t(o, "Moneda") ?? "", price: t(o, "PrcOtrMon") ?? "", factor: t(o, "FctConv"), discount: t(o, "DctoOtrMnda"), surcharge: t(o, "RecargoOtrMnda"), amount: t(o, "MontoItemOtrMnda") } : undefined,
+    show: show !== undefined ? {
+      kind: show,
+      ticket: ti ? { folio: int(ti, "FolioTicket") ?? 0, generatedAt: t(ti, "FchGenera") ?? "", eventName: t(ti, "NmbEvento") ?? "", ticketType: t(ti, "TpoTicket") ?? "", eventCode: t(ti, "CdgEvento") ?? "", eventDate: t(ti, "FchEvento") ?? "", venue: t(ti, "LugarEvento") ?? "", section: t(ti, "UbicEvento") ?? "", row: t(ti, "FilaUbicEvento"), seat: t(ti, "AsntoUbicEvento") } : undefined,
+    } : undefined,
+  };
+}
+
 function lines(branch: XElement, exemptType: boolean): PrintableLine[] {
   return childElements(branch, "Detalle").map((d) => ({
     description: t(d, "NmbItem") ?? "",
-    detail: t(d, "DscItem"),
+    detail: lineDetail(detailOfXml(d)),
     quantity: t(d, "QtyItem"),
     unit: t(d, "UnmdItem"),
     unitPrice: t(d, "PrcItem"),
