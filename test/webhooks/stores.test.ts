@@ -105,7 +105,7 @@ describe("webhook deliveries in the document stores", () => {
     await until(r.path, (x) => new Set(x.map((y) => y.headers["webhook-id"])).size === 3);
   });
 
-  it("the one-time walk asks the stores of open partitions and of those closed in the last week to arm their alarm, not older ones", async () => {
+  it("the one-time walk asks the stores of open partitions and of those closed in the last 45 days to arm their alarm, not older ones", async () => {
     const owner = await newOwner("Webhook sweep stores");
     const companyId = await newCompany(owner);
     const old = await openStore(env, companyId, LAST_MONTH);
@@ -119,7 +119,7 @@ describe("webhook deliveries in the document stores", () => {
       return names.filter((n) => n.startsWith(`${companyId}:`)).sort();
     };
     expect(await asked()).toEqual([`${companyId}:${old.ordinal}`, `${companyId}:${current.ordinal}`].sort());
-    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 8 * 86_400_000).toISOString(), companyId, old.ordinal).run();
+    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 46 * 86_400_000).toISOString(), companyId, old.ordinal).run();
     expect(await asked()).toEqual([`${companyId}:${current.ordinal}`]);
   });
 });

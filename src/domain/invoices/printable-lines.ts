@@ -4,8 +4,7 @@
  * price in another currency, the show ticket); read from the computed line (issued documents) or
  * from the XML's Detalle (received ones, src/reception/pdf.ts).
  */
-import { formatScaled, OTHER_SCALE } from "../../countries/cl";
-import type { ComputedLine, ComputedTicket } from "../../countries/cl/documents/invoice/model";
+import { formatScaled, OTHER_SCALE, type ComputedLine, type ComputedTicket } from "../../countries/cl";
 
 /** What the detail prints; the amounts in the other currency as decimal strings. */
 export type PrintedLineDetail = Pick<ComputedLine, "longDescription" | "subQuantities" | "discountParts" | "surchargeParts" | "elaborationDate" | "expiryDate"> & {

@@ -2,7 +2,7 @@
  * Transporte and Aduana as the PDF prints them, codes with their names from the customs catalogs:
  * from the computed document (issued documents) or from the XML (received ones, src/reception/pdf.ts).
  */
-import type { ComputedCustoms, ComputedTransport } from "../../countries/cl/documents/invoice/model";
+import type { ComputedCustoms, ComputedTransport } from "../../countries/cl";
 import packageTypes from "../catalogs/cl/data/customs-package-types.json";
 import paymentForms from "../catalogs/cl/data/customs-payment-forms.json";
 import ports from "../catalogs/cl/data/customs-ports.json";
