@@ -212,14 +212,30 @@ function optional(p: Particle): boolean {
   return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
-class Checker {
+/** What both schema walks (over a tree and over a flat index) record: the problems, and an attribute's value checked against its declaration. */
+abstract class Problems {
   readonly errors: string[] = [];
-
-  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
-  constructor(private readonly opaque: ReadonlySet<string> | null = null) {}
 
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
+  }
+
+  /** `v`: the attribute's value as written, null when absent. */
+  protected attributeValue(path: string, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
+    if (v === null) {
+      if (required) this.add(path, `attribute ${name} is required`);
+      return;
+    }
+    if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
+    const p = simpleProblem(v, TYPES[type]!);
+    if (p) this.add(`${path}@${name}`, p);
+  }
+}
+
+class Checker extends Problems {
+  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
+  constructor(private readonly opaque: ReadonlySet<string> | null = null) {
+    super();
   }
 
   element(el: XElement, decl: ElementDecl, path: string): void {
@@ -258,16 +274,7 @@ class Checker {
       for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === a.name;
       if (!declared) this.add(path, `attribute ${a.name} is not allowed`);
     }
-    for (const [name, required, type, fixed] of decls) {
-      const v = el.getAttribute(name);
-      if (v === null) {
-        if (required) this.add(path, `attribute ${name} is required`);
-        continue;
-      }
-      if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
-      const p = simpleProblem(v, TYPES[type]!);
-      if (p) this.add(`${path}@${name}`, p);
-    }
+    for (const decl of decls) this.attributeValue(path, decl, el.getAttribute(decl[0]));
   }
 
   /** Matches `g` (its own occurrences included) from kids[i]; returns the index after it. */
@@ -344,13 +351,9 @@ export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<st
  * paths (test/reception/lazy-verify.test.ts compares both on generated and mutated DTEs). Elements
  * are numbers; `i` runs over siblings through `next` (-1: no more), where Checker indexes `kids`.
  */
-class FlatChecker {
-  readonly errors: string[] = [];
-
-  constructor(private readonly x: FlatIndex) {}
-
-  add(path: string, message: string): void {
-    if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
+class FlatChecker extends Problems {
+  constructor(private readonly x: FlatIndex) {
+    super();
   }
 
   element(el: number, decl: ElementDecl, path: string): void {
@@ -382,16 +385,7 @@ class FlatChecker {
       for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
       if (!declared) this.add(path, `attribute ${name} is not allowed`);
     }
-    for (const [name, required, type, fixed] of decls) {
-      const v = attr(x, el, name);
-      if (v === null) {
-        if (required) this.add(path, `attribute ${name} is required`);
-        continue;
-      }
-      if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
-      const p = simpleProblem(v, TYPES[type]!);
-      if (p) this.add(`${path}@${name}`, p);
-    }
+    for (const decl of decls) this.attributeValue(path, decl, attr(x, el, decl[0]));
   }
 
   /** Matches `g` (its own occurrences included) from sibling `i`; returns the sibling after it. */
