@@ -52,6 +52,7 @@ describe("envelopes verified one DTE at a time", () => {
     inputs.push((await buildEnvioDte({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioDTE") })).xmlString);
     inputs.push((await buildEnvioBoleta({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioBOLETA") })).xmlString);
     let documents = 0;
+    const envelopeFlatBefore = verifyPaths.envelopeFlat;
     for (const xml of inputs) {
       const { report, lazy } = await both(xml);
       expect(report.ok, report.message).toBe(true);
@@ -59,6 +60,42 @@ describe("envelopes verified one DTE at a time", () => {
       documents += report.documents.length;
     }
     expect(documents).toBeGreaterThan(20);
+    // Each envelope's own Signature (and Caratula) read over a flat index, not a tree.
+    expect(verifyPaths.envelopeFlat - envelopeFlatBefore).toBe(inputs.length);
+  });
+
+  it("the envelope's own Caratula and Signature over flat indexes: a change the tree refuses is refused the same way; one that keeps the canonical form passes", async () => {
+    const env = envelopeOf("EnvioDTE to recipient");
+    const sigAt = env.lastIndexOf("<Signature xmlns");
+    const envSig = env.slice(sigAt, env.indexOf("</Signature>", sigAt) + "</Signature>".length);
+    const inSig = (from: RegExp, to: (m: string) => string) => env.slice(0, sigAt) + envSig.replace(from, to) + env.slice(sigAt + envSig.length);
+    const flip = (m: string) => m.slice(0, -20) + (m.at(-20) === "A" ? "B" : "A") + m.slice(-19);
+    const refused: Record<string, string> = {
+      "the envelope's DigestValue changed": inSig(/<DigestValue>[^<]+/, flip),
+      "the envelope's SignatureValue changed": inSig(/<SignatureValue>[^<]+/, flip),
+      "the envelope's Reference to another ID": inSig(/URI="#[^"]+"/, () => 'URI="#Other"'),
+      "the envelope's certificate unreadable": inSig(/<X509Certificate>[^<]+/, (m) => m.slice(0, 40)),
+      "the Caratula changed after signing": env.replace(/<TmstFirmaEnv>[^<]+/, "<TmstFirmaEnv>2026-11-20T10:32:00"),
+      "the envelope's Signature unbalanced": env.slice(0, sigAt) + envSig.replace("</SignedInfo>", "") + env.slice(sigAt + envSig.length),
+    };
+    for (const [name, xml] of Object.entries(refused)) {
+      const before = verifyPaths.envelopeFlat;
+      const { report, lazy } = await both(xml);
+      expect(report.ok, name).toBe(false);
+      expect(lazy, name).toBe(false);
+      expect(verifyPaths.envelopeFlat, name).toBe(before);
+    }
+    const passed: Record<string, [string, boolean]> = {
+      "a redundant default namespace in the Caratula (a cut)": [env.replace(/<Caratula version="1.0">/, '<Caratula xmlns="http://www.sii.cl/SiiDte" version="1.0">'), true],
+      "the envelope's certificate wrapped otherwise": [inSig(/<X509Certificate>[^<]{64}/, (m) => `${m}\n`), true],
+      "a second Signature before the envelope's own (only the last is checked)": [env.slice(0, sigAt) + envSig + "\n" + env.slice(sigAt), false],
+      "the Caratula not canonical as written": [env.replace(/<Caratula version="1.0">/, "<Caratula version='1.0'>"), false],
+    };
+    for (const [name, [xml, expectLazy]] of Object.entries(passed)) {
+      const { report, lazy } = await both(xml);
+      expect(report.ok, `${name}: ${report.message}`).toBe(true);
+      expect(lazy, name).toBe(expectLazy);
+    }
   });
 
   it("envelopes verified at the same time (their DTEs over flat indexes, spare ones shared between envelopes): each its own whole-tree report", async () => {

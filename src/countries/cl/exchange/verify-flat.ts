@@ -12,13 +12,13 @@ import { b64decode, b64encode, buf } from "../pki/asn1";
 import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
 import { dteSchemaProblemsFlat } from "../documents/dte-schema";
 import type { TedCheck } from "../documents/ted";
-import { flatCanonical } from "../xml/c14n";
+import { flatCanonical, sourceCanonical } from "../xml/c14n";
 import type { FElement } from "../xml/fastxml";
 import * as flat from "../xml/flatxml";
 import type { FlatIndex } from "../xml/flatxml";
-import { encodeLatin1, flatten, NS_DSIG } from "../xml/xml";
+import { encodeLatin1, flatten, NS_DSIG, type XElement } from "../xml/xml";
 import { ALG, certificateOf, keyValueMatchesCert, signerOf, verifyKey, type SignatureCheck } from "../xml/xmldsig";
-import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
+import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions, type InboundReport } from "./verify";
 
 // Module-local copies of the index's accessors (a module runner may read each import through a getter).
 const { attr, child, childTextOf, commitIndex, indexElement, textOf } = flat;
@@ -80,9 +80,48 @@ async function verifyIndexed(x: FlatIndex, opts: InboundOptions): Promise<Inboun
 }
 
 /** The DTE's XMLDSig when it verifies in the SII profile with its content canonical as written; null otherwise. */
-async function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
+function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
   let sig = -1;
   for (let c = x.first[0]!; c >= 0; c = x.next[c]!) if (x.local[c] === "Signature" && x.ns[c] === NS_DSIG) sig = c;
+  // The referenced element: the first with that ID below the DTE (findById from the Signature's parent).
+  return signatureAt(x, sig, (id) => {
+    const withId = x.ids.get(id);
+    const target = withId === undefined ? undefined : withId[0] !== 0 ? withId[0] : withId[1];
+    return target === undefined ? null : flatCanonical(x, target, false);
+  });
+}
+
+/**
+ * The envelope's own XMLDSig (`sig`, the root's OPAQUE Signature of an envelope parsed with its
+ * parts, fastxml.ts fastParseEnvelope) over its flat index, when it verifies in the SII profile with
+ * the SetDTE (`set`, every DTE seen) canonical as written; null otherwise. The Signature is
+ * recorded as seen either way (the SetDTE's canonical form from the source needs it).
+ */
+export async function envelopeSignatureFlat(sig: FElement, set: FElement, scratch: { index?: FlatIndex }): Promise<SignatureCheck | null> {
+  const x = indexElement(sig, scratch.index);
+  if (!x) return null;
+  scratch.index = x;
+  commitIndex(x);
+  const setId = set.getAttribute("ID");
+  return signatureAt(x, 0, (id) => (id === setId ? sourceCanonical(set as unknown as XElement) : null));
+}
+
+/** The envelope's Caratula (an OPAQUE element of an envelope parsed with its parts) read over its flat index, recorded as seen; null outside the subset. */
+export function caratulaFlat(car: FElement, scratch: { index?: FlatIndex }): NonNullable<InboundReport["caratula"]> | null {
+  const x = indexElement(car, scratch.index);
+  if (!x) return null;
+  scratch.index = x;
+  commitIndex(x);
+  const t = (local: string) => childTextOf(x, 0, local);
+  return { rutEmisor: t("RutEmisor"), rutEnvia: t("RutEnvia"), rutReceptor: t("RutReceptor"), fchResol: t("FchResol"), nroResol: t("NroResol"), tmstFirmaEnv: t("TmstFirmaEnv") };
+}
+
+/**
+ * Signature element `sig` of the index verified in the SII profile (one Reference to an ID, C14N,
+ * RSA-SHA1, SHA-1, the key in its certificate), `signed` giving the canonical form of the element
+ * with that ID as written (null: not so); null for anything else.
+ */
+async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => string | null): Promise<SignatureCheck | null> {
   const si = sig < 0 ? -1 : child(x, sig, "SignedInfo");
   const sv = sig < 0 ? -1 : child(x, sig, "SignatureValue");
   if (si < 0 || sv < 0) return null;
@@ -105,14 +144,11 @@ async function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
     const exponent = child(x, rsaKv, "Exponent");
     if (!keyValueMatchesCert(cert, modulus < 0 ? "" : textOf(x, modulus), exponent < 0 ? "" : textOf(x, exponent))) return null;
   }
-  // The referenced element: the first with that ID below the DTE (findById from the Signature's parent).
-  const withId = x.ids.get(uri.slice(1));
-  const target = withId === undefined ? undefined : withId[0] !== 0 ? withId[0] : withId[1];
-  const signed = target === undefined ? null : flatCanonical(x, target, false);
+  const content = signed(uri.slice(1));
   const signedInfo = flatCanonical(x, si, false);
   const dvEl = child(x, ref, "DigestValue");
-  if (signed === null || signedInfo === null) return null;
-  const digest = b64encode(await crypto.subtle.digest("SHA-1", encoder.encode(signed)));
+  if (content === null || signedInfo === null) return null;
+  const digest = b64encode(await crypto.subtle.digest("SHA-1", encoder.encode(content)));
   if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
   if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(b64decode(textOf(x, sv))), encoder.encode(signedInfo)))) return null;

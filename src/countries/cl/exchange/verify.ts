@@ -11,10 +11,10 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
-import { collapse, expand, FElement, fastParseEnvelope, idCount, type FDocument } from "../xml/fastxml";
+import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FDocument } from "../xml/fastxml";
 import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
-import { verifyDteFlat } from "./verify-flat";
+import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -68,10 +68,11 @@ export interface InboundOptions extends CafTrustOptions {
 }
 
 /**
- * How many envelopes were verified one DTE at a time and how many with the whole tree, and how many
- * DTEs of the former over their flat index (verify-flat.ts) (the bench and tests read it).
+ * How many envelopes were verified one DTE at a time and how many with the whole tree, how many
+ * DTEs of the former over their flat index (verify-flat.ts), and how many envelope signatures
+ * passed over theirs (the bench and tests read it).
  */
-export const verifyPaths = { lazy: 0, whole: 0, flat: 0 };
+export const verifyPaths = { lazy: 0, whole: 0, flat: 0, envelopeFlat: 0 };
 
 export const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
@@ -193,7 +194,7 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
  */
 async function verifyEnvelopeLazily(text: string, opts: InboundOptions): Promise<InboundReport | null> {
   const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
-  const doc = fastParseEnvelope(normalized);
+  const doc = fastParseEnvelope(normalized, opts.flat !== false);
   const root = doc?.documentElement;
   if (!doc || !root || doc.duplicateIds || (root.localName !== "EnvioDTE" && root.localName !== "EnvioBOLETA")) return null;
   const report = await verifyEnvelope(doc as unknown as XDocument, root as unknown as XElement, root.localName, opts, doc);
@@ -208,22 +209,17 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const set = firstChild(root, "SetDTE");
   if (!set) return { ok: false, kind, failure: "ENVELOPE_INVALID", message: "The envelope has no SetDTE", documents: [] };
   const car = firstChild(set, "Caratula");
-  const report: InboundReport = {
-    ok: false,
-    kind,
-    setId: set.getAttribute("ID") ?? undefined,
-    caratula: car
-      ? { rutEmisor: childText(car, "RutEmisor"), rutEnvia: childText(car, "RutEnvia"), rutReceptor: childText(car, "RutReceptor"), fchResol: childText(car, "FchResol"), nroResol: childText(car, "NroResol"), tmstFirmaEnv: childText(car, "TmstFirmaEnv") }
-      : undefined,
-    documents: [],
-  };
+  // An envelope parsed with its parts (fastxml.ts fastParseEnvelope) has its Caratula and Signature OPAQUE, read over flat indexes.
+  const scratch: { index?: FlatIndex } = { index: lazy ? spareIndexes.pop() : undefined };
+  const caratula = car && isOpaque(car) ? caratulaFlat(car as unknown as FElement, scratch) : car && caratulaOf(car);
+  const report: InboundReport = { ok: false, kind, setId: set.getAttribute("ID") ?? undefined, caratula: caratula ?? undefined, documents: [] };
+  if (caratula === null) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
   // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
   const memo = new WeakMap<object, string>();
   const dtes = childElements(set, "DTE");
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
     // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
-    const scratch = { index: spareIndexes.pop() };
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
       const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
@@ -235,9 +231,9 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
       report.documents.push(await verifyDteElement(doc, dte, opts));
       collapse(el);
     }
-    if (scratch.index && spareIndexes.length < 2) spareIndexes.push(releaseIndex(scratch.index));
   }
-  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
+  report.envelopeSignature = await envelopeSignature(doc, root, set, opts, memo, scratch);
+  if (scratch.index && spareIndexes.length < 2) spareIndexes.push(releaseIndex(scratch.index));
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
@@ -256,6 +252,26 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
     } else report.ok = true;
   }
   return report;
+}
+
+const isOpaque = (el: XElement) => el instanceof FElement && (el.flags & OPAQUE) !== 0;
+
+function caratulaOf(car: XElement): NonNullable<InboundReport["caratula"]> {
+  return { rutEmisor: childText(car, "RutEmisor"), rutEnvia: childText(car, "RutEnvia"), rutReceptor: childText(car, "RutReceptor"), fchResol: childText(car, "FchResol"), nroResol: childText(car, "NroResol"), tmstFirmaEnv: childText(car, "TmstFirmaEnv") };
+}
+
+/**
+ * The envelope's signature: over its flat index when the lazy parse left it OPAQUE (only a pass is
+ * kept there: anything else is a failure that sends the file to the whole tree), else over the tree.
+ */
+async function envelopeSignature(doc: XDocument, root: XElement, set: XElement, opts: InboundOptions, memo: WeakMap<object, string>, scratch: { index?: FlatIndex }): Promise<SignatureCheck> {
+  const sigs = childElements(root, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
+  const last = sigs[sigs.length - 1];
+  if (!last || !isOpaque(last)) return verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
+  const flat = await envelopeSignatureFlat(last as unknown as FElement, set as unknown as FElement, scratch);
+  if (!flat) return { ok: false, failure: "SIGNATURE_INVALID", message: "Not verified lazily" };
+  verifyPaths.envelopeFlat++;
+  return flat;
 }
 
 export interface SignedXmlReport {

@@ -142,6 +142,11 @@ function spanCanonical(el: XElement, opts: C14nOptions): string | null {
   return start + sourceWithoutCuts(el.doc!.source, el.doc!.cuts, el.contentStart, el.contentEnd) + `</${tagName}>`;
 }
 
+/** Inclusive C14N of a fast-parsed element from its source (spanCanonical), or null where only the tree walk can say. */
+export function sourceCanonical(el: XElement): string | null {
+  return spanCanonical(el, INCLUSIVE);
+}
+
 /**
  * Inclusive C14N (`strip`: without namespaces) of element `i` of a flat index (flatxml.ts), from
  * the source as spanCanonical does; null when its source is not canonical as written (then only

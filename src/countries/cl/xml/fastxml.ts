@@ -283,7 +283,7 @@ export function fastParse(text: string): FDocument | null {
 
 // One function on purpose: the hot loop of every parse (a DTE, an envelope of 500), measured by
 // `npm run bench -- engine`; splitting it into per-token calls cost about a fifth of its speed.
-function parse(text: string, lazy = false): FDocument {
+function parse(text: string, lazy: Lazy = NOT_LAZY): FDocument {
   if (NOT_CHAR.test(text)) throw UNSUPPORTED;
   const doc = new FDocument();
   doc.source = text;
@@ -301,7 +301,7 @@ function parse(text: string, lazy = false): FDocument {
  * also to `idsOut` when given. Returns the content's BODY_CANONICAL | BODY_PLAIN. With `lazy`, the
  * DTEs of an envelope's SetDTE are not built: they are marked OPAQUE and skipped to their end tag.
  */
-function parseRange(doc: FDocument, from: number, to: number, base: FElement | null, baseScope: Scope, lazy: boolean, cuts: number[], idsOut: string[] | null): number {
+function parseRange(doc: FDocument, from: number, to: number, base: FElement | null, baseScope: Scope, lazy: Lazy, cuts: number[], idsOut: string[] | null): number {
   const text = doc.source;
   let pos = from;
   const stack: FElement[] = [];
@@ -490,7 +490,7 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
       if (stack.length === 0 && base === null) rootDone = true;
       continue;
     }
-    if (lazy && stack.length === 2 && local === "DTE" && stack[1]!.localName === "SetDTE") {
+    if (lazy !== NOT_LAZY && skipped(lazy, stack, local, ns)) {
       // Skipped to its end tag, which must be written as </name>: `expand` parses the content in
       // between, and fails (so the caller parses the whole file) unless it is balanced.
       const close = text.indexOf(`</${qname}>`, pos);
@@ -516,15 +516,29 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
   return body;
 }
 
+/** What a lazy parse leaves OPAQUE: nothing, the DTEs of an envelope's SetDTE, or also its Caratula and the root's XMLDSig Signature. */
+type Lazy = 0 | 1 | 2;
+const NOT_LAZY: Lazy = 0;
+const LAZY_DTES: Lazy = 1;
+const NS_DSIG_URI = "http://www.w3.org/2000/09/xmldsig#";
+
+/** Whether the element just opened (`local` in `ns`, below `stack`) is left OPAQUE by a lazy parse. */
+function skipped(lazy: Lazy, stack: FElement[], local: string, ns: string | null): boolean {
+  if (stack.length === 2) return (local === "DTE" || (lazy !== LAZY_DTES && local === "Caratula")) && stack[1]!.localName === "SetDTE";
+  return lazy !== LAZY_DTES && stack.length === 1 && local === "Signature" && ns === NS_DSIG_URI;
+}
+
 /**
  * An envelope (EnvioDTE, EnvioBOLETA) parsed without building its DTEs (OPAQUE until `expand`), so
- * that a large envelope never holds every DTE's tree at once; null when outside the subset.
- * The SetDTE's and the root's canonical flags assume every DTE canonical until `expand` says otherwise:
- * canonicalize them only after every DTE was expanded.
+ * that a large envelope never holds every DTE's tree at once; null when outside the subset. With
+ * `parts`, its Caratula and the root's Signature are OPAQUE too (reception reads them over a flat
+ * index, exchange/verify-flat.ts). The SetDTE's and the root's canonical flags assume every OPAQUE
+ * element canonical until `expand` or `commitIndex` says otherwise: canonicalize them only after
+ * every one was seen.
  */
-export function fastParseEnvelope(text: string): FDocument | null {
+export function fastParseEnvelope(text: string, parts = false): FDocument | null {
   try {
-    return parse(text, true);
+    return parse(text, parts ? 2 : LAZY_DTES);
   } catch (e) {
     if (e === UNSUPPORTED) return null;
     throw e;
@@ -543,7 +557,7 @@ export function expand(el: FElement): boolean {
   const ids: string[] = [];
   let body: number;
   try {
-    body = parseRange(doc, el.contentStart, el.contentEnd, el, scope, false, cuts, ids);
+    body = parseRange(doc, el.contentStart, el.contentEnd, el, scope, NOT_LAZY, cuts, ids);
   } catch (e) {
     if (e === UNSUPPORTED) return false;
     throw e;
