@@ -108,6 +108,8 @@ export class FElement extends FNode {
   contentEnd = -1;
   /** TAG_CANONICAL | BODY_CANONICAL | BODY_PLAIN | TAG_PLAIN. */
   flags = 0;
+  /** The namespaces in scope at an OPAQUE element (what its content is parsed with); null for any other. */
+  opaqueScope: Scope | null = null;
   constructor(
     readonly nodeName: string,
     readonly prefix: string | null,
@@ -290,7 +292,7 @@ function parse(text: string, lazy: Lazy = NOT_LAZY): FDocument {
   let pos = 0;
   DECL.lastIndex = 0;
   if (DECL.test(text)) pos = DECL.lastIndex;
-  parseRange(doc, pos, text.length, null, new Map([["xml", XML_NS]]), lazy, doc.cuts, null);
+  parseRange(doc, pos, text.length, null, documentScope(), lazy, doc.cuts, null);
   if (!doc.documentElement) throw UNSUPPORTED;
   return doc;
 }
@@ -499,7 +501,7 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
       el.flags |= OPAQUE | BODY_CANONICAL | BODY_PLAIN;
       doc.opaque.push(el);
       doc.unexpanded++;
-      opaqueScopes.set(el, elScope);
+      el.opaqueScope = elScope;
       if (!(tag & TAG_CANONICAL)) body &= ~BODY_CANONICAL;
       if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
       pos = close + qname.length + 3;
@@ -551,7 +553,7 @@ export function fastParseEnvelope(text: string, parts = false): FDocument | null
  */
 export function expand(el: FElement): boolean {
   const doc = el.doc!;
-  const scope = opaqueScopes.get(el);
+  const scope = el.opaqueScope;
   if (!scope || el.firstChild) return false;
   const cuts: number[] = [];
   const ids: string[] = [];
@@ -579,8 +581,12 @@ export function expand(el: FElement): boolean {
   return true;
 }
 const expandedIds = new WeakMap<FElement, string[]>();
-/** The namespaces in scope at each OPAQUE element (what its content is parsed with). */
-export const opaqueScopes = new WeakMap<FElement, Scope>();
+/** The namespaces in scope at a document's root: only `xml` (a Map built without an iterable: that costs a microsecond per parse). */
+export function documentScope(): Scope {
+  const scope: Scope = new Map();
+  scope.set("xml", XML_NS);
+  return scope;
+}
 
 /** Whether the canonical form of `el` may be taken from the source: not while an OPAQUE element below it was never expanded. */
 export function sourceIsFinal(el: FElement): boolean {

@@ -16,7 +16,7 @@ import { FDocument, FElement, type Scope } from "./fastxml";
 // Module-local copies of what the hot loop reads: a module runner (the tests', the benches') may
 // turn each use of an import into a property read through a getter, once per character here.
 const { ATTR, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
-const { canonicalText, canonicalValue, decode, opaqueScopes } = fast;
+const { canonicalText, canonicalValue, decode, documentScope } = fast;
 
 export interface FlatIndex {
   doc: FDocument;
@@ -63,7 +63,7 @@ export interface FlatIndex {
 export function indexElement(el: FElement, reuse?: FlatIndex): FlatIndex | null {
   if (!el.doc || el.contentStart < 0) return null;
   try {
-    return build(el, opaqueScopes.get(el) ?? scopeOf(el), reuse);
+    return build(el, el.opaqueScope ?? scopeOf(el), reuse);
   } catch (e) {
     if (e === UNSUPPORTED) return null;
     throw e;
@@ -74,7 +74,7 @@ export function indexElement(el: FElement, reuse?: FlatIndex): FlatIndex | null 
 function scopeOf(el: FElement): Scope {
   const chain: FElement[] = [];
   for (let n: unknown = el; n instanceof FElement; n = n.parentNode) chain.unshift(n);
-  const scope: Scope = new Map([["xml", XML_NS]]);
+  const scope = documentScope();
   for (const e of chain) {
     for (let i = 0; i < e.attributes.length; i++) {
       const a = e.attributes.item(i)!;
