@@ -1,7 +1,8 @@
-import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, lte, sum, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
 import { pageAcrossPartitions } from "../../db/document-store/lists";
+import { invoiceCounts } from "../../db/document-store/tables";
 import { cancellations, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
 import { history, type InvoiceRow } from "./state";
@@ -38,17 +39,39 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
   if (f.external_reference) where.push(eq(invoices.externalReference, f.external_reference));
   if (f.folio !== undefined) where.push(eq(invoices.folio, f.folio));
   const condition = and(...where);
-  const partitions = (await partitionsWithLegacy(env, companyId, "documents")).map((p) => p.db);
+  const counters = countersCondition(companyId, f);
+  const partitions = await partitionsWithLegacy(env, companyId, "documents");
   return pageAcrossPartitions(
     env,
     companyId,
     {
-      count: async (db: Db) => (await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0,
+      count: async (db: Db, inD1: boolean) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
       rows: (db: Db, limit: number, offset: number) => db.select().from(invoices).where(condition).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(limit).offset(offset),
     },
     page,
-    { stores: partitions },
+    { stores: [...partitions] },
   );
+}
+
+/**
+ * The same filter over a store's counters (src/db/document-store/counters.ts) when every filter is on
+ * a counted column (type, status, issue date); null otherwise (a folio or a reference: its indexed
+ * COUNT reads only its few matches).
+ */
+function countersCondition(companyId: string, f: InvoiceFilters): SQL | null {
+  if (f.external_reference || f.folio !== undefined) return null;
+  const c = invoiceCounts;
+  const where: SQL[] = [eq(c.companyId, companyId)];
+  if (f.invoice_type !== undefined) where.push(eq(c.documentType, f.invoice_type));
+  if (f.status) where.push(eq(c.status, f.status));
+  if (f.from_date) where.push(gte(c.issueDate, f.from_date));
+  if (f.to_date) where.push(lte(c.issueDate, f.to_date));
+  return and(...where)!;
+}
+
+async function countFromCounters(db: Db, condition: SQL): Promise<number> {
+  const [row] = await db.select({ n: sum(invoiceCounts.n).mapWith(Number) }).from(invoiceCounts).where(condition);
+  return row?.n ?? 0;
 }
 
 /** The history and the note cancelling a document, from the partition that holds it. */
