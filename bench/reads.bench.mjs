@@ -16,7 +16,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { readyCompany, root, run, startService, untilAccepted } from "./lib.mjs";
 import { measure } from "./reads/queries.mjs";
-import { seeders, withCompanyStore } from "./reads/seed.mjs";
+import { hasCompanyStore, seeders, withCompanyStore } from "./reads/seed.mjs";
 import { d1File, layoutOf, receptionLayoutOf } from "./scale/layouts.mjs";
 import { writeDoc } from "./scale/report.mjs";
 import { cleanTree, prepareTree } from "./scale/tree.mjs";
@@ -53,15 +53,21 @@ async function receiveFrom(base, from, to) {
   }
 }
 
-/** What the queries name for a company: some of its ids, folios, references and issue dates. */
+const SAMPLE = "SELECT id, folio, external_reference, issue_date FROM invoices WHERE company_id = ? ORDER BY random() LIMIT 200";
+
+/** What the queries name for a company: some of its ids, folios, references and issue dates (from its store when one holds its issued documents, else D1). */
 function contextOf(dir, c) {
-  const db = new DatabaseSync(d1File(dir), { readOnly: true });
-  try {
-    const rows = db.prepare("SELECT id, folio, external_reference, issue_date FROM invoices WHERE company_id = ? ORDER BY random() LIMIT 200").all(c.cid);
-    return { ...c, ids: rows.map((r) => r.id), folios: rows.map((r) => r.folio), refs: rows.map((r) => r.external_reference), dates: rows.map((r) => r.issue_date.slice(0, 10)) };
-  } finally {
-    db.close();
+  let rows;
+  if (hasCompanyStore(dir, c.cid, "invoices")) rows = withCompanyStore(dir, c.cid, "invoices", (db) => db.prepare(SAMPLE).all(c.cid));
+  else {
+    const db = new DatabaseSync(d1File(dir), { readOnly: true });
+    try {
+      rows = db.prepare(SAMPLE).all(c.cid);
+    } finally {
+      db.close();
+    }
   }
+  return { ...c, ids: rows.map((r) => r.id), folios: rows.map((r) => r.folio), refs: rows.map((r) => r.external_reference), dates: rows.map((r) => r.issue_date.slice(0, 10)) };
 }
 
 /** EXPLAIN QUERY PLAN of the list queries (page and total) as src/domain/invoices/queries.ts builds them. */
@@ -69,16 +75,20 @@ function plans(dir, cid) {
   const db = new DatabaseSync(d1File(dir), { readOnly: true });
   const filters = { "": [], "document_type = 39": [], "status = 'REJECTED'": [], "issue_date >= '2026-06-01' AND issue_date <= '2026-06-01'": [], "folio = 5": [], "external_reference = 'seed-5'": [] };
   const out = {};
-  try {
-    // Issued documents: their plans in D1 only while they live there (layoutOf).
-    for (const f of layoutOf(root) === "d1" ? Object.keys(filters) : []) {
+  const issuedPlans = (idb) => {
+    for (const f of Object.keys(filters)) {
       const where = `company_id = ?${f ? ` AND ${f}` : ""}`;
-      const plan = (sql) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(cid).map((r) => r.detail).join("; ");
+      const plan = (sql) => idb.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(cid).map((r) => r.detail).join("; ");
       out[f || "(no filter)"] = {
         page: plan(`SELECT * FROM invoices WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`),
         total: plan(`SELECT count(*) FROM invoices WHERE ${where}`),
       };
     }
+  };
+  try {
+    // Issued documents: their plans where the large company's live (its store once seeded there).
+    if (hasCompanyStore(dir, cid, "invoices")) withCompanyStore(dir, cid, "invoices", issuedPlans);
+    else issuedPlans(db);
   } finally {
     db.close();
   }

@@ -1,5 +1,5 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
-import { and, asc, count, eq, gte, isNull, lte, sum, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lte, sum, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
 import { receivedCounts } from "../db/document-store/tables";
@@ -52,7 +52,12 @@ export async function listReceived(env: StoreEnv, companyId: string, f: ListFilt
   const counters = countersCondition(companyId, f);
   return pageAcrossPartitions(env, companyId, {
     count: async (db, inD1) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
-    rows: (db, limit, offset) => db.select().from(receivedDocuments).where(w).orderBy(asc(receivedDocuments.createdAt), asc(receivedDocuments.id)).limit(limit).offset(offset),
+    // The page's ids first, from the filter's index alone (no document is read for the rows OFFSET skips), then their rows.
+    rows: (db, limit, offset) => {
+      const order = [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)];
+      const ids = db.select({ id: receivedDocuments.id }).from(receivedDocuments).where(w).orderBy(...order).limit(limit).offset(offset);
+      return db.select().from(receivedDocuments).where(inArray(receivedDocuments.id, ids)).orderBy(...order);
+    },
   }, page, { oldestFirst: true, stores: await receptionPartitions(env, companyId) });
 }
 

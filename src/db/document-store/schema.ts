@@ -219,6 +219,8 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
   [
     `CREATE INDEX invoices_company_status_idx ON invoices (company_id, status, created_at, id)`,
     `CREATE INDEX invoices_company_type_idx ON invoices (company_id, document_type, created_at, id)`,
+    `CREATE INDEX invoices_company_issue_order_idx ON invoices (company_id, issue_date, created_at, id)`,
+    `CREATE INDEX invoices_company_type_issue_idx ON invoices (company_id, document_type, issue_date, created_at, id)`,
     `CREATE INDEX received_documents_company_order_idx ON received_documents (company_id, created_at, id)`,
     `CREATE INDEX received_documents_company_type_idx ON received_documents (company_id, document_type, created_at, id)`,
     `CREATE INDEX received_documents_company_state_idx ON received_documents (company_id, response_state, created_at, id)`,
