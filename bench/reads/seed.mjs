@@ -134,9 +134,14 @@ export const seeders = {
      */
     issued(dir, companyId, n, opts = {}) {
       if (hasCompanyStore(dir, companyId, "invoices")) return withCompanyStore(dir, companyId, "invoices", (db) => cloneIssued(db, companyId, n, opts));
-      const d1 = new DatabaseSync(d1File(dir), { readOnly: true });
+      // The company's D1 rows are then deleted: all its issued documents are in its store, as they
+      // will be when the POST writes there (a company's reads then touch one store, not D1 too).
+      const d1 = new DatabaseSync(d1File(dir));
       try {
         withCompanyStore(dir, companyId, "received_documents", (db, _file, ordinal) => cloneIssued(db, companyId, n, { ...opts, from: d1, prefix: `inv_p${ordinal}` }));
+        d1.prepare("DELETE FROM invoice_events WHERE invoice_id IN (SELECT id FROM invoices WHERE company_id = ?)").run(companyId);
+        d1.prepare("DELETE FROM cancellations WHERE cancelled_invoice_id IN (SELECT id FROM invoices WHERE company_id = ?)").run(companyId);
+        d1.prepare("DELETE FROM invoices WHERE company_id = ?").run(companyId);
       } finally {
         d1.close();
       }

@@ -1,5 +1,5 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
-import { and, asc, count, eq, gte, inArray, isNull, lte, sum, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sum, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
 import { receivedCounts } from "../db/document-store/tables";
@@ -52,13 +52,15 @@ export async function listReceived(env: StoreEnv, companyId: string, f: ListFilt
   const counters = countersCondition(companyId, f);
   return pageAcrossPartitions(env, companyId, {
     count: async (db, inD1) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
-    // The page's ids first, from the filter's index alone (no document is read for the rows OFFSET skips), then their rows.
-    rows: (db, limit, offset) => {
-      const order = [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)];
-      const ids = db.select({ id: receivedDocuments.id }).from(receivedDocuments).where(w).orderBy(...order).limit(limit).offset(offset);
-      return db.select().from(receivedDocuments).where(inArray(receivedDocuments.id, ids)).orderBy(...order);
-    },
+    rows: (db, limit, offset) => pageRows(db, w, [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)], limit, offset),
+    rowsFromEnd: (db, limit, offset) => pageRows(db, w, [desc(receivedDocuments.createdAt), desc(receivedDocuments.id)], limit, offset),
   }, page, { oldestFirst: true, stores: await receptionPartitions(env, companyId) });
+}
+
+/** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */
+function pageRows(db: Db, w: SQL, order: SQL[], limit: number, offset: number) {
+  const ids = db.select({ id: receivedDocuments.id }).from(receivedDocuments).where(w).orderBy(...order).limit(limit).offset(offset);
+  return db.select().from(receivedDocuments).where(inArray(receivedDocuments.id, ids)).orderBy(...order);
 }
 
 /**

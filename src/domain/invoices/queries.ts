@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, lte, sum, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, sum, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
@@ -48,16 +48,18 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
     companyId,
     {
       count: async (db: Db, inD1: boolean) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
-      // The page's ids first, from the filter's index alone (no document is read for the rows OFFSET skips), then their rows.
-      rows: (db: Db, limit: number, offset: number) => {
-        const order = [desc(invoices.createdAt), desc(invoices.id)];
-        const ids = db.select({ id: invoices.id }).from(invoices).where(condition).orderBy(...order).limit(limit).offset(offset);
-        return db.select().from(invoices).where(inArray(invoices.id, ids)).orderBy(...order);
-      },
+      rows: (db: Db, limit: number, offset: number) => pageRows(db, condition, [desc(invoices.createdAt), desc(invoices.id)], limit, offset),
+      rowsFromEnd: (db: Db, limit: number, offset: number) => pageRows(db, condition, [asc(invoices.createdAt), asc(invoices.id)], limit, offset),
     },
     page,
     { stores: [...partitions] },
   );
+}
+
+/** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */
+function pageRows(db: Db, condition: SQL | undefined, order: SQL[], limit: number, offset: number) {
+  const ids = db.select({ id: invoices.id }).from(invoices).where(condition).orderBy(...order).limit(limit).offset(offset);
+  return db.select().from(invoices).where(inArray(invoices.id, ids)).orderBy(...order);
 }
 
 /**
