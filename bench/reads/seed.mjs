@@ -58,17 +58,17 @@ const timeOf = (k, n, days, endMs) => endMs - Math.round(((n - k) * days * 86_40
  * their history rows, when `events`), created over the `days` before its first real document,
  * folios after its highest. A small share is REJECTED (1 in 50), the rest keep the template's status.
  */
-function cloneIssued(db, companyId, n, { days = 365, events = true, progress = () => {} } = {}) {
-  const templates = db.prepare("SELECT * FROM invoices WHERE company_id = ? ORDER BY created_at").all(companyId);
+function cloneIssued(db, companyId, n, { days = 365, events = true, progress = () => {}, from = db, prefix } = {}) {
+  const templates = from.prepare("SELECT * FROM invoices WHERE company_id = ? ORDER BY created_at").all(companyId);
   if (templates.length === 0) throw new Error(`no documents of ${companyId} to clone`);
-  const history = new Map(templates.map((t) => [t.id, db.prepare("SELECT * FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").all(t.id)]));
+  const history = new Map(templates.map((t) => [t.id, from.prepare("SELECT * FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").all(t.id)]));
   const folio = {};
   for (const t of templates) folio[t.document_type] = Math.max(folio[t.document_type] ?? 0, t.folio ?? 0);
   const endMs = Date.parse(templates[0].created_at) - 60_000;
   inChunks(db, n, (k) => {
     const t = templates[k % templates.length];
     const ms = timeOf(k, n, days, endMs);
-    const id = ulid(prefixOf(t.id), ms);
+    const id = ulid(prefix ?? prefixOf(t.id), ms);
     const ref = `seed-${k}`;
     const body = JSON.parse(t.body);
     body.external_reference = ref;
@@ -125,9 +125,26 @@ export const seeders = {
     },
   },
   stores: {
-    /** As `d1.issued`, into the company's store that holds its issued documents (the newest, if several). */
+    /**
+     * As `d1.issued`, into the company's store that holds its issued documents (the newest, if
+     * several). While the POST still writes issued documents to D1 (no store holds any), the clones
+     * of its D1 rows go to the store of its received documents, with that partition's ids
+     * (`inv_p<n>_…`), where reads by id and lists find them as they will find documents the POST
+     * writes to the stores.
+     */
     issued(dir, companyId, n, opts = {}) {
-      withCompanyStore(dir, companyId, "invoices", (db) => cloneIssued(db, companyId, n, opts));
+      if (hasCompanyStore(dir, companyId, "invoices")) return withCompanyStore(dir, companyId, "invoices", (db) => cloneIssued(db, companyId, n, opts));
+      // The company's D1 rows are then deleted: all its issued documents are in its store, as they
+      // will be when the POST writes there (a company's reads then touch one store, not D1 too).
+      const d1 = new DatabaseSync(d1File(dir));
+      try {
+        withCompanyStore(dir, companyId, "received_documents", (db, _file, ordinal) => cloneIssued(db, companyId, n, { ...opts, from: d1, prefix: `inv_p${ordinal}` }));
+        d1.prepare("DELETE FROM invoice_events WHERE invoice_id IN (SELECT id FROM invoices WHERE company_id = ?)").run(companyId);
+        d1.prepare("DELETE FROM cancellations WHERE cancelled_invoice_id IN (SELECT id FROM invoices WHERE company_id = ?)").run(companyId);
+        d1.prepare("DELETE FROM invoices WHERE company_id = ?").run(companyId);
+      } finally {
+        d1.close();
+      }
     },
     /** As `d1.received`, into the company's store that holds its received documents (the newest, if several). */
     received(dir, companyId, n, opts = {}) {
@@ -154,8 +171,8 @@ function newestOrdinal(db, companyId, table) {
   return m ? Number(m[1]) : 0;
 }
 
-/** Runs `fn` on the company's store holding its rows of `table` (the newest partition when several do). */
-export function withCompanyStore(dir, companyId, table, fn) {
+/** The company's store holding its rows of `table` (the newest partition when several do), or null. */
+function companyStore(dir, companyId, table) {
   let best = null;
   for (const file of storeFiles(dir)) {
     const db = new DatabaseSync(file, { readOnly: true });
@@ -166,10 +183,19 @@ export function withCompanyStore(dir, companyId, table, fn) {
       db.close();
     }
   }
+  return best;
+}
+
+/** Whether some store of the company holds rows of `table`. */
+export const hasCompanyStore = (dir, companyId, table) => companyStore(dir, companyId, table) !== null;
+
+/** Runs `fn(db, file, ordinal)` on the company's store holding its rows of `table` (the newest partition when several do). */
+export function withCompanyStore(dir, companyId, table, fn) {
+  const best = companyStore(dir, companyId, table);
   if (!best) throw new Error(`no document store of ${companyId} holds ${table} under ${dir}`);
   const db = new DatabaseSync(best.file);
   try {
-    return fn(db, best.file);
+    return fn(db, best.file, best.ordinal);
   } finally {
     db.close();
   }

@@ -160,7 +160,10 @@ async function copyChunk(env: Env, table: MovedTable, chunk: Row[]): Promise<num
     const client = storeFor(env, companyId, 0).db.$client;
     const columns = Object.keys(rows[0]!);
     const insert = `INSERT OR REPLACE INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
-    await client.batch(rows.map((r) => client.prepare(insert).bind(...columns.map((c) => r[c]))));
+    // A row copied again is deleted first: REPLACE's own delete fires no trigger, and the store's list
+    // counters (src/db/document-store/counters.ts) count by trigger.
+    const remove = `DELETE FROM ${table.name} WHERE ${table.key} = ?`;
+    await client.batch(rows.flatMap((r) => [client.prepare(remove).bind(r[table.key]), client.prepare(insert).bind(...columns.map((c) => r[c]))]));
     await table.afterCopy?.(env, companyId, rows);
   }
   return skipped;

@@ -1,10 +1,12 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
-import { and, asc, count, eq, gte, isNull, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sum, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
+import { receivedCounts } from "../db/document-store/tables";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
 import { isValidRut, normalizeRut } from "../countries/cl";
-import { partitionDb, receptionStores } from "./stores";
+import { partitionDb, receptionPartitions } from "./stores";
 import type { ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof partitionDb>[0];
@@ -47,10 +49,41 @@ function where(companyId: string, f: ListFilter): SQL {
 /** One page of the company's received documents, oldest first, across its partitions (the same pages and `total` as one table). */
 export async function listReceived(env: StoreEnv, companyId: string, f: ListFilter, page: { offset: number; perPage: number }) {
   const w = where(companyId, f);
+  const counters = countersCondition(companyId, f);
   return pageAcrossPartitions(env, companyId, {
-    count: async (db) => (await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0,
-    rows: (db, limit, offset) => db.select().from(receivedDocuments).where(w).orderBy(asc(receivedDocuments.createdAt), asc(receivedDocuments.id)).limit(limit).offset(offset),
-  }, page, { oldestFirst: true, stores: await receptionStores(env, companyId) });
+    count: async (db, inD1) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
+    rows: (db, limit, offset) => pageRows(db, w, [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)], limit, offset),
+    rowsFromEnd: (db, limit, offset) => pageRows(db, w, [desc(receivedDocuments.createdAt), desc(receivedDocuments.id)], limit, offset),
+  }, page, { oldestFirst: true, stores: await receptionPartitions(env, companyId) });
+}
+
+/** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */
+function pageRows(db: Db, w: SQL, order: SQL[], limit: number, offset: number) {
+  const ids = db.select({ id: receivedDocuments.id }).from(receivedDocuments).where(w).orderBy(...order).limit(limit).offset(offset);
+  return db.select().from(receivedDocuments).where(inArray(receivedDocuments.id, ids)).orderBy(...order);
+}
+
+/**
+ * The filter over a store's counters (src/db/document-store/counters.ts) when every filter is on a
+ * counted column (type, verification outcome, response state, issue date); null otherwise.
+ */
+function countersCondition(companyId: string, f: ListFilter): SQL | null {
+  if (f.issuerTaxId || f.folio !== undefined || f.receivedFrom || f.receivedTo || f.deadlineBefore) return null;
+  const r = receivedCounts;
+  const c: SQL[] = [eq(r.companyId, companyId)];
+  if (f.documentType !== undefined) c.push(eq(r.documentType, f.documentType));
+  if (f.issueDateFrom) c.push(gte(r.issueDate, f.issueDateFrom));
+  if (f.issueDateTo) c.push(lte(r.issueDate, f.issueDateTo));
+  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0));
+  if (f.verification === "FAILED") c.push(gte(r.receptionStatus, 1));
+  if (f.verification === "PENDING") c.push(isNull(r.receptionStatus));
+  if (f.responseState) c.push(eq(r.responseState, f.responseState));
+  return and(...c)!;
+}
+
+async function countFromCounters(db: Db, condition: SQL): Promise<number> {
+  const [row] = await db.select({ n: sum(receivedCounts.n).mapWith(Number) }).from(receivedCounts).where(condition);
+  return row?.n ?? 0;
 }
 
 /** One received document, from the partition its id names. */

@@ -36,9 +36,9 @@ export function writeIn<T>(env: StoreEnv, companyId: string, ordinal: number, wr
   return withPartition(env, companyId, ordinal, GROUP, (p) => write(p.db));
 }
 
-/** Every partition of a company holding received documents, newest first (partition 0 included while in D1). */
-export async function receptionStores(env: StoreEnv, companyId: string): Promise<Db[]> {
-  return (await partitionsWithLegacy(env, companyId, GROUP)).map((p) => p.db);
+/** Every partition of a company holding received documents, newest first (partition 0 included while in D1), and whether it is D1 (lists count from a store's counters, from D1's rows). */
+export async function receptionPartitions(env: StoreEnv, companyId: string): Promise<{ db: Db; inD1: boolean }[]> {
+  return (await partitionsWithLegacy(env, companyId, GROUP)).map((p) => ({ db: p.db, inD1: p.inD1 }));
 }
 
 /** Whether received documents of partition 0 have switched to the stores. */

@@ -54,6 +54,12 @@ describe("issued documents read across partitions", () => {
     const all = await call("GET", `${issuer.base}/invoices?per_page=10`, { key: issuer.owner.key });
     expect(all.body.total).toBe(3);
     expect(all.body.data.map((d: { id: string }) => d.id)).toEqual([current, lastMonth, legacyId]);
+    // Each listed document is its GET, history and cancelling note included (the list reads them per partition, one query each).
+    for (const item of all.body.data) {
+      const { livemode: _mode, ...alone } = (await call("GET", `${issuer.base}/invoices/${item.id}`, { key: issuer.owner.key })).body;
+      expect(item).toEqual(alone);
+    }
+    expect(JSON.stringify(all.body.data)).toContain(`in partition ${ordinal(lastMonth)}`);
     const second = await call("GET", `${issuer.base}/invoices?per_page=1&page=2`, { key: issuer.owner.key });
     expect(second.body.data.map((d: { id: string }) => d.id)).toEqual([lastMonth]);
     expect(second.body.total).toBe(3);

@@ -2,7 +2,8 @@
  * Lists across a company's partitions with the API's pages and `total` (issue 16). Partitions hold
  * consecutive periods, so "newest first" is: the newest partition's rows newest first, then the
  * previous partition's, and so on. Each partition counts its matches (one indexed COUNT per store,
- * all at once); the page is then read only from the one or two partitions it falls in.
+ * all at once); the page is then read only from the one or two partitions it falls in, from the
+ * nearer end of each (the counts are exact: see ./counters.ts).
  *
  * At a roll-over by size, other isolates may still write to the closed partition for the few seconds
  * they trust their copy of the directory, so documents of those seconds can sort across the boundary.
@@ -11,30 +12,47 @@ import type { Db } from "../client";
 import { partitionsOf, storeFor } from "./index";
 
 export interface PartitionedQuery<T> {
-  count(db: Db): Promise<number>;
+  /** The partition's number of matches; `inD1`: the partition is D1 (partition 0 before its switch), which has no counters. */
+  count(db: Db, inD1: boolean): Promise<number>;
   rows(db: Db, limit: number, offset: number): Promise<T[]>;
+  /**
+   * The same rows counted from the other end: `limit` rows after skipping `offset` in the reverse
+   * order, returned in that reverse order. When given, a page in a partition's second half is read
+   * from its end, so no page skips more than half a partition's matches.
+   */
+  rowsFromEnd?(db: Db, limit: number, offset: number): Promise<T[]>;
+}
+
+/** A partition to walk: its database, and whether it is D1 rather than a store. */
+export interface PartitionRef {
+  db: Db;
+  inD1: boolean;
 }
 
 type StoreEnv = Parameters<typeof storeFor>[0];
+
+const refOf = (p: Db | PartitionRef): PartitionRef => ("inD1" in p ? p : { db: p, inD1: false });
 
 /**
  * `oldestFirst`: the partitions are walked oldest first, for a list whose rows each store sorts
  * oldest first; `stores`: the partitions to walk, newest first (default: the directory's).
  */
-export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, options: { oldestFirst?: boolean; stores?: Db[] } = {}): Promise<{ rows: T[]; total: number }> {
-  const stores = options.stores ? [...options.stores] : (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
+export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, options: { oldestFirst?: boolean; stores?: (Db | PartitionRef)[] } = {}): Promise<{ rows: T[]; total: number }> {
+  const stores = options.stores ? options.stores.map(refOf) : (await partitionsOf(env, companyId)).map((p) => ({ db: storeFor(env, companyId, p.ordinal).db, inD1: false }));
   if (options.oldestFirst) stores.reverse();
-  const counts = await Promise.all(stores.map((db) => query.count(db)));
+  const counts = await Promise.all(stores.map((p) => query.count(p.db, p.inD1)));
   const rows: T[] = [];
   let skip = page.offset;
-  for (const [i, db] of stores.entries()) {
+  for (const [i, { db }] of stores.entries()) {
     const need = page.perPage - rows.length;
     if (need <= 0) break;
     if (skip >= counts[i]!) {
       skip -= counts[i]!;
       continue;
     }
-    rows.push(...(await query.rows(db, Math.min(need, counts[i]! - skip), skip)));
+    const take = Math.min(need, counts[i]! - skip);
+    const fromEnd = counts[i]! - skip - take;
+    rows.push(...(query.rowsFromEnd && fromEnd < skip ? (await query.rowsFromEnd(db, take, fromEnd)).reverse() : await query.rows(db, take, skip)));
     skip = 0;
   }
   return { rows, total: counts.reduce((a, b) => a + b, 0) };

@@ -1,3 +1,5 @@
+import { counterStatements, INVOICE_COUNTERS, RECEIVED_COUNTERS } from "./counters";
+
 /**
  * The SQLite schema of a document store (one Durable Object per company and partition), as a
  * versioned list: entry N holds the statements that take a store from version N to N + 1. The store
@@ -210,6 +212,21 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
        created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
      )`,
     `CREATE UNIQUE INDEX received_keys_uq ON received_keys (issuer_rut, document_type, folio, xml_sha256)`,
+  ],
+  // 7: lists that cost the same in a large store as in an empty one (issue 16 item 4; D1 migration
+  // 0019 has the same indexes): each filtered list's index ends in its order (created_at, id), and
+  // the totals of the filters on few-valued columns come from counters the triggers keep (./counters.ts).
+  [
+    `CREATE INDEX invoices_company_status_idx ON invoices (company_id, status, created_at, id)`,
+    `CREATE INDEX invoices_company_type_idx ON invoices (company_id, document_type, created_at, id)`,
+    `CREATE INDEX invoices_company_issue_order_idx ON invoices (company_id, issue_date, created_at, id)`,
+    `CREATE INDEX invoices_company_type_issue_idx ON invoices (company_id, document_type, issue_date, created_at, id)`,
+    `CREATE INDEX received_documents_company_order_idx ON received_documents (company_id, created_at, id)`,
+    `CREATE INDEX received_documents_company_type_idx ON received_documents (company_id, document_type, created_at, id)`,
+    `CREATE INDEX received_documents_company_state_idx ON received_documents (company_id, response_state, created_at, id)`,
+    `CREATE INDEX received_documents_company_verification_idx ON received_documents (company_id, reception_status, created_at, id)`,
+    ...counterStatements(INVOICE_COUNTERS),
+    ...counterStatements(RECEIVED_COUNTERS),
   ],
 ];
 

@@ -28,3 +28,25 @@ export const receivedKeys = sqliteTable("received_keys", {
   documentId: text("document_id").notNull(),
   createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
 });
+
+/**
+ * In every document store (store schema entry 7): per company, document type, status and issue date,
+ * how many issued documents hold them; kept by triggers on `invoices` (./counters.ts). List totals.
+ */
+export const invoiceCounts = sqliteTable("invoice_counts", {
+  companyId: text("company_id"),
+  documentType: integer("document_type"),
+  status: text("status"),
+  issueDate: text("issue_date"),
+  n: integer("n").notNull(),
+});
+
+/** As `invoiceCounts`, for received documents: per type, verification outcome, response state and issue date. */
+export const receivedCounts = sqliteTable("received_counts", {
+  companyId: text("company_id"),
+  documentType: integer("document_type"),
+  receptionStatus: integer("reception_status"),
+  responseState: text("response_state"),
+  issueDate: text("issue_date"),
+  n: integer("n").notNull(),
+});

@@ -269,6 +269,11 @@ export const invoices = sqliteTable(
     index("invoices_company_reference_idx").on(t.companyId, t.externalReference, t.createdAt, t.id),
     index("invoices_company_folio_only_idx").on(t.companyId, t.folio, t.createdAt, t.id),
     index("invoices_company_issue_date_idx").on(t.companyId, t.issueDate),
+    // Filtered lists in their order (migration 0019, issue 16 item 4).
+    index("invoices_company_status_idx").on(t.companyId, t.status, t.createdAt, t.id),
+    index("invoices_company_type_idx").on(t.companyId, t.documentType, t.createdAt, t.id),
+    index("invoices_company_issue_order_idx").on(t.companyId, t.issueDate, t.createdAt, t.id),
+    index("invoices_company_type_issue_idx").on(t.companyId, t.documentType, t.issueDate, t.createdAt, t.id),
     // A FAILED document frees its reference (issue 18): it can be issued again under the same one.
     uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL AND status <> 'FAILED'`),
   ],

@@ -1,9 +1,12 @@
-import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, sum, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { ordinalOfId } from "../../db/document-store";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
 import { pageAcrossPartitions } from "../../db/document-store/lists";
-import { cancellations, invoices, type InvoiceStatus } from "../../db/schema";
+import { invoiceCounts } from "../../db/document-store/tables";
+import { cancellations, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
+import { chunked } from "../../lib/chunked";
 import { history, type InvoiceRow } from "./state";
 
 /**
@@ -38,17 +41,46 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
   if (f.external_reference) where.push(eq(invoices.externalReference, f.external_reference));
   if (f.folio !== undefined) where.push(eq(invoices.folio, f.folio));
   const condition = and(...where);
-  const partitions = (await partitionsWithLegacy(env, companyId, "documents")).map((p) => p.db);
+  const counters = countersCondition(companyId, f);
+  const partitions = await partitionsWithLegacy(env, companyId, "documents");
   return pageAcrossPartitions(
     env,
     companyId,
     {
-      count: async (db: Db) => (await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0,
-      rows: (db: Db, limit: number, offset: number) => db.select().from(invoices).where(condition).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(limit).offset(offset),
+      count: async (db: Db, inD1: boolean) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
+      rows: (db: Db, limit: number, offset: number) => pageRows(db, condition, [desc(invoices.createdAt), desc(invoices.id)], limit, offset),
+      rowsFromEnd: (db: Db, limit: number, offset: number) => pageRows(db, condition, [asc(invoices.createdAt), asc(invoices.id)], limit, offset),
     },
     page,
-    { stores: partitions },
+    { stores: [...partitions] },
   );
+}
+
+/** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */
+function pageRows(db: Db, condition: SQL | undefined, order: SQL[], limit: number, offset: number) {
+  const ids = db.select({ id: invoices.id }).from(invoices).where(condition).orderBy(...order).limit(limit).offset(offset);
+  return db.select().from(invoices).where(inArray(invoices.id, ids)).orderBy(...order);
+}
+
+/**
+ * The same filter over a store's counters (src/db/document-store/counters.ts) when every filter is on
+ * a counted column (type, status, issue date); null otherwise (a folio or a reference: its indexed
+ * COUNT reads only its few matches).
+ */
+function countersCondition(companyId: string, f: InvoiceFilters): SQL | null {
+  if (f.external_reference || f.folio !== undefined) return null;
+  const c = invoiceCounts;
+  const where: SQL[] = [eq(c.companyId, companyId)];
+  if (f.invoice_type !== undefined) where.push(eq(c.documentType, f.invoice_type));
+  if (f.status) where.push(eq(c.status, f.status));
+  if (f.from_date) where.push(gte(c.issueDate, f.from_date));
+  if (f.to_date) where.push(lte(c.issueDate, f.to_date));
+  return and(...where)!;
+}
+
+async function countFromCounters(db: Db, condition: SQL): Promise<number> {
+  const [row] = await db.select({ n: sum(invoiceCounts.n).mapWith(Number) }).from(invoiceCounts).where(condition);
+  return row?.n ?? 0;
 }
 
 /** The history and the note cancelling a document, from the partition that holds it. */
@@ -61,4 +93,31 @@ export async function invoiceDetail(env: StoreEnv, row: InvoiceRow) {
     db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, row.id) }),
   ]);
   return { events, cancelledBy: cancelledBy?.creditNoteId ?? null };
+}
+
+/**
+ * `invoiceDetail` of a page's documents: per partition, one query for their histories and one for
+ * the notes cancelling them (instead of two per document), in the page's order.
+ */
+export async function invoiceDetails(env: StoreEnv, rows: InvoiceRow[]): Promise<{ events: Awaited<ReturnType<typeof history>>; cancelledBy: string | null }[]> {
+  const byOrdinal = new Map<number | null, InvoiceRow[]>();
+  for (const r of rows) {
+    const ordinal = ordinalOfId(r.id);
+    byOrdinal.set(ordinal, [...(byOrdinal.get(ordinal) ?? []), r]);
+  }
+  const events = new Map<string, Awaited<ReturnType<typeof history>>>();
+  const cancelled = new Map<string, string>();
+  await Promise.all([...byOrdinal.values()].map(async (group) => {
+    const partition = await existingPartitionForId(env, group[0]!.companyId, group[0]!.id, "documents");
+    if (!partition) return;
+    for (const ids of chunked(group.map((r) => r.id), 90)) {
+      const [evs, notes] = await Promise.all([
+        partition.db.select().from(invoiceEvents).where(inArray(invoiceEvents.invoiceId, ids)).orderBy(invoiceEvents.invoiceId, invoiceEvents.createdAt, invoiceEvents.id),
+        partition.db.select().from(cancellations).where(inArray(cancellations.cancelledInvoiceId, ids)),
+      ]);
+      for (const e of evs) events.set(e.invoiceId, [...(events.get(e.invoiceId) ?? []), e]);
+      for (const n of notes) cancelled.set(n.cancelledInvoiceId, n.creditNoteId);
+    }
+  }));
+  return rows.map((r) => ({ events: events.get(r.id) ?? [], cancelledBy: cancelled.get(r.id) ?? null }));
 }

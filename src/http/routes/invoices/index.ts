@@ -6,7 +6,7 @@ import { createDb } from "../../../db/client";
 import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
-import { getInvoice, invoiceDetail, listInvoices } from "../../../domain/invoices/queries";
+import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../../domain/invoices/queries";
 import type { InvoiceRow } from "../../../domain/invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
@@ -153,7 +153,8 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       type = t.code;
     }
     const { rows, total } = await listInvoices(c.env, c.get("company").id, { ...q, invoice_type: type, folio: q.folio ? Number(q.folio) : undefined }, page);
-    return c.json(pageEnvelope(await Promise.all(rows.map((r) => view(c, r))), total, page), 200);
+    const details = await invoiceDetails(c.env, rows);
+    return c.json(pageEnvelope(rows.map((r, i) => invoiceView(r, details[i]!)), total, page), 200);
   })
   .openapi(get, async (c) => c.json(await view(c, await getInvoice(c.env, c.get("company").id, c.req.valid("param").invoice_id)), 200))
   .openapi(xml, async (c) => {
