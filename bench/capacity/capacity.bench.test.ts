@@ -130,7 +130,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   expect(msgs).toHaveLength(1);
 
   // One consumer batch (src/pipeline/consumer.ts, phases 0–2) for this one document.
-  const deps: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+  const deps: StepDeps = { db: createDb(wenv.DB), store: createDb(wenv.DB), ordinal: 0, env: wenv, authority, now: () => new Date() };
   const folio = await step(async () => {
     const inv = await reload(deps, id);
     return { inv, alloc: (await allocateFolios(deps, inv.companyId, inv.documentType, [inv.id])).get(inv.id) };
@@ -155,7 +155,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
 
   // Polls come in a later batch (a new StepDeps: nothing cached from the batch above).
   const polled = await step(async () => {
-    const deps2: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+    const deps2: StepDeps = { db: createDb(wenv.DB), store: createDb(wenv.DB), ordinal: 0, env: wenv, authority, now: () => new Date() };
     for (let n = 0; ; n++) {
       const { state } = await pollEnvelope(deps2, envelopeId);
       if (state !== "PENDING") break;

@@ -120,7 +120,7 @@ describe("exactly once", () => {
 
   it("a crash between steps: the next delivery continues where it stopped", async () => {
     const row = await quietIssue();
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const deps: StepDeps = { db: createDb(env.DB), store: createDb(env.DB), ordinal: 0, env, authority: siiAuthority(env), now: () => new Date() };
     const generated = await assignFolio(deps, row); // ... crash here
     expect(generated.status).toBe("GENERATED");
     await deliver([msg(row.id)]);
@@ -132,7 +132,7 @@ describe("exactly once", () => {
   it("a crash after the upload but before recording it: the re-upload gets the same track id", async () => {
     const row = await quietIssue();
     const real = siiAuthority(env);
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: real, now: () => new Date() };
+    const deps: StepDeps = { db: createDb(env.DB), store: createDb(env.DB), ordinal: 0, env, authority: real, now: () => new Date() };
     const signed = await signDocument(deps, await assignFolio(deps, row));
     const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
     let firstTrack = "";
@@ -153,7 +153,7 @@ describe("exactly once", () => {
 
   it("a certificate replaced while the SII was unreachable: the envelope is signed again by the new holder", async () => {
     const row = await quietIssue();
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const deps: StepDeps = { db: createDb(env.DB), store: createDb(env.DB), ordinal: 0, env, authority: siiAuthority(env), now: () => new Date() };
     const signed = await signDocument(deps, await assignFolio(deps, row));
     const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
     const down: TaxAuthority = { ...deps.authority, upload: async () => Promise.reject(new Error("SII unreachable")) };

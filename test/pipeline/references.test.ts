@@ -63,7 +63,7 @@ describe("external_reference claims at POST", () => {
     await env.DB.prepare("UPDATE invoices SET status = 'SIGNED' WHERE id = ?").bind(first.body.id).run();
     const db = createDb(env.DB);
     const [row] = await db.select().from(invoices).where(eq(invoices.id, first.body.id));
-    const deps = { db, env, authority: undefined as never, now: () => new Date() } satisfies StepDeps;
+    const deps = { db, store: db, ordinal: 0, env, authority: undefined as never, now: () => new Date() } satisfies StepDeps;
     expect((await fail(deps, row!, "test failure"))?.status).toBe("FAILED");
     expect(await holderOf(issuer.companyId, ref)).toBeNull();
     const next = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));

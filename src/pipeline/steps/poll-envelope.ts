@@ -11,7 +11,7 @@ import { chunked } from "../../lib/chunked";
 
 /** Polls an envelope once; `polls` is the number of polls made so far, to space the next one. */
 export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<{ state: "PENDING" | "DONE" | "GONE"; polls: number }> {
-  const { db } = deps;
+  const db = deps.store;
   // The envelope and its documents still SENT.
   const [[envelope], open] = await db.batch([
     db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
