@@ -5,11 +5,11 @@
  * the company's document stores (issue 16): a delivery id names its partition, its attempts are in
  * the same store, lists walk the partitions newest first; events and endpoints stay in D1.
  */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { createDb, type Db } from "../db/client";
-import { openStore, partitionedId, partitionsOf, storeFor, storeForId } from "../db/document-store";
+import { openStore, partitionedId, partitionsOf, storeFor, storeForId, sweptPartitions } from "../db/document-store";
 import { pageAcrossPartitions } from "../db/document-store/lists";
-import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../db/schema";
+import { eventOutbox, webhookAttempts, webhookDeliveries } from "../db/schema";
 import { AppError } from "../errors";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
@@ -106,7 +106,6 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
 }
 
 /** How long after its close a partition is still swept: the retry schedule (about 4 days) and a margin. */
-export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
 const SWEEP_PARALLEL = 20;
 
 /**
@@ -129,12 +128,6 @@ export async function overdueDeliveries(env: Env, cutoff: string, now = new Date
     out.push(...found.flat());
   }
   return out.slice(0, limit);
-}
-
-async function sweptPartitions(env: Env, now: Date): Promise<DocumentPartition[]> {
-  const since = new Date(now.getTime() - SWEEP_CLOSED_PARTITIONS_MS).toISOString();
-  const db = createDb(env.DB);
-  return db.select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
 }
 
 /** A `webhook.test` event for one endpoint only (D1's outbox, already dispatched), its delivery in the open store, queued at once. */
