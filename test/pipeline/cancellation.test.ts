@@ -1,4 +1,8 @@
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { createDb } from "../../src/db/client";
+import { closePartition, openStore, partitionedId } from "../../src/db/document-store";
+import { cancellations, invoices } from "../../src/db/schema";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
@@ -80,6 +84,31 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     const rejected = await untilFinal(issuer, res.body.id);
     expect(rejected.status).toBe("REJECTED");
     expectError(await issue(issuer, note("NCV", "ANU", { folio: rejected.folio, type: "33" })), 422, "INVOICE_NOT_CANCELLABLE");
+  });
+
+  it("documents in store partitions are found by folio: a rejected one and one already cancelled there are refused", async () => {
+    const done = await accepted("33");
+    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, done.id));
+    // Fixtures: copies under unused folios in last month's (closed) partition and the open one.
+    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 10, 12));
+    const old = await openStore(env, issuer.companyId, lastMonth);
+    const rejectedId = partitionedId("inv", old.ordinal);
+    await old.db.insert(invoices).values({ ...issued!, id: rejectedId, externalReference: null, folio: 90_001, status: "REJECTED", createdAt: lastMonth.toISOString() });
+    await closePartition(env, issuer.companyId, old.ordinal, "MONTH_END", null);
+    const current = await openStore(env, issuer.companyId);
+    expect(current.ordinal).toBeGreaterThan(old.ordinal);
+    const cancelledId = partitionedId("inv", current.ordinal);
+    const noteId = partitionedId("inv", current.ordinal);
+    await current.db.batch([
+      current.db.insert(invoices).values({ ...issued!, id: cancelledId, externalReference: null, folio: 90_002 }),
+      current.db.insert(cancellations).values({ cancelledInvoiceId: cancelledId, creditNoteId: noteId, createdAt: new Date().toISOString() }),
+    ]);
+    const refused = await issue(issuer, note("NCV", "ANU", { folio: 90_001, type: "33" }));
+    expectError(refused, 422, "INVOICE_NOT_CANCELLABLE");
+    expect(refused.body.error.message).toContain(rejectedId);
+    const twice = await issue(issuer, note("NCV", "ANU", { folio: 90_002, type: "33" }));
+    expectError(twice, 409, "INVOICE_ALREADY_CANCELLED");
+    expect(twice.body.error.message).toContain(noteId);
   });
 
   it("a document issued elsewhere passes unchanged to the SII", async () => {

@@ -14,6 +14,7 @@ import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
+import { partitionsWithLegacy } from "../../db/document-store/legacy";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
@@ -42,17 +43,16 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
  * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
  * before the engine's general reference rules, so our own documents get these precise answers.
  */
-async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
+async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
   const type = findDocumentType(body.invoice_type);
   if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
   for (const [i, ref] of (body.billing_reference ?? []).entries()) {
     const refType = findDocumentType(ref.invoice_type)?.code;
     const folio = String(ref.number);
     if (!refType || !/^\d+$/.test(folio)) continue;
-    const original = await db.query.invoices.findFirst({
-      where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, refType), eq(invoices.folio, Number(folio))),
-    });
-    if (!original) continue; // not ours: the SII validates it
+    const found = await findByFolio(env, companyId, refType, Number(folio));
+    if (!found) continue; // not ours: the SII validates it
+    const { row: original, db } = found;
     const field = `billing_reference[${i}]`;
     if (refType === 52) {
       throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
@@ -77,6 +77,18 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
       ]);
     }
     return original;
+  }
+  return null;
+}
+
+/**
+ * Our document of a type and folio, and the database of its partition (where its cancellation is
+ * kept): the company's partitions are asked newest first (a folio is unique per company and type).
+ */
+async function findByFolio(env: Env, companyId: string, type: number, folio: number): Promise<{ row: InvoiceRow; db: Db } | null> {
+  for (const p of await partitionsWithLegacy(env, companyId, "documents")) {
+    const row = await p.db.query.invoices.findFirst({ where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, type), eq(invoices.folio, folio)) });
+    if (row) return { row, db: p.db };
   }
   return null;
 }
@@ -178,7 +190,7 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * the pipeline does that, exactly once, from the reservation.
  */
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
-  const target = await cancellationTarget(db, company.id, body);
+  const target = await cancellationTarget(env, company.id, body);
   const doc = computeOrThrow(body);
   checkSiiRules(doc);
   assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
