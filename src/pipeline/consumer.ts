@@ -326,7 +326,7 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
   const [moved] = await deps.store.batch([
     ...envelopeTransition(deps.store, eq(invoices.envelopeId, envelopeId), MOVES.rejectUpload, { fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
   ]);
-  await releaseCancellations(deps, moved.map((m) => m.id));
+  await releaseCancellations(deps, moved.filter((m) => m.cancelsInvoiceId));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 

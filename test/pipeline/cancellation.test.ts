@@ -3,6 +3,9 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { closePartition, openStore, partitionedId } from "../../src/db/document-store";
 import { cancellations, invoices } from "../../src/db/schema";
+import { findCompanyForClient } from "../../src/domain/companies/repository";
+import { issueInvoice } from "../../src/domain/invoices/issue";
+import { invoiceBody as queueBody } from "../../src/queues/issuance";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
@@ -129,6 +132,27 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     const second = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
     expect(second.status, JSON.stringify(second.body)).toBe(202);
     expect((await untilFinal(issuer, second.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("a rejected note also releases its cancellation kept in the cancelled document's store", async () => {
+    const done = await accepted("33");
+    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, done.id));
+    const store = await openStore(env, issuer.companyId);
+    const targetId = partitionedId("inv", store.ordinal);
+    await store.db.insert(invoices).values({ ...issued!, id: targetId, externalReference: null, folio: 90_003 });
+    // The note is stored without its queue message; its cancellation is then also placed where the
+    // move puts it (the cancelled document's store), and the note is queued.
+    const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
+    const silentEnv = { ...env, ISSUANCE_QUEUE: { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue };
+    const noteRow = await issueInvoice(createDb(env.DB), silentEnv, company, note("NCV", "ANU", { folio: 90_003, type: "33" }), "req_test");
+    expect(noteRow.cancelsInvoiceId).toBe(targetId);
+    await store.db.insert(cancellations).values({ cancelledInvoiceId: targetId, creditNoteId: noteRow.id, createdAt: new Date().toISOString() });
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await env.ISSUANCE_QUEUE.send(queueBody(noteRow.id, issuer.companyId));
+    expect((await untilFinal(issuer, noteRow.id)).status).toBe("REJECTED");
+    expect(await store.db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId))).toEqual([]);
+    const again = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
   });
 
   it("text (COT) and amount (COM) corrections, and a debit note cancelling a credit note", async () => {

@@ -13,7 +13,8 @@ import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
 import { allocator } from "../../domain/folios/cafs";
 import { releaseReference } from "../../domain/invoices/references";
-import { partitionedId } from "../../db/document-store";
+import { ordinalOfId, partitionedId } from "../../db/document-store";
+import { withPartition } from "../../db/document-store/legacy";
 import { newId } from "../../lib/ids";
 
 export interface StepDeps {
@@ -143,14 +144,32 @@ export async function loadCompanyContext(deps: StepDeps, companyId: string) {
 
 /**
  * Notes that ended FAILED or REJECTED no longer hold the documents they meant to cancel (a note
- * holds at most one, keyed by the note's id), so those can be cancelled again.
+ * holds at most one, keyed by the note's id), so those can be cancelled again. The row is removed
+ * beside the note and in the cancelled document's partition when that is another one (where the
+ * row belongs once the POST writes documents to the stores: the document's reads find it there).
  */
-export async function releaseCancellations(deps: StepDeps, creditNoteIds: string[]) {
-  for (const chunk of chunked(creditNoteIds, 90)) await deps.store.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+export async function releaseCancellations(deps: StepDeps, notes: CancellingNote[]) {
+  const ids = notes.map((n) => n.id);
+  for (const chunk of chunked(ids, 90)) await deps.store.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+  const elsewhere = new Map<string, { companyId: string; ordinal: number; ids: string[] }>();
+  for (const n of notes) {
+    const ordinal = n.cancelsInvoiceId ? ordinalOfId(n.cancelsInvoiceId) : null;
+    if (ordinal === null || ordinal === deps.ordinal) continue;
+    const key = `${n.companyId}:${ordinal}`;
+    const g = elsewhere.get(key) ?? { companyId: n.companyId, ordinal, ids: [] };
+    elsewhere.set(key, { ...g, ids: [...g.ids, n.id] });
+  }
+  for (const g of elsewhere.values()) {
+    await withPartition(deps.env, g.companyId, g.ordinal, "documents", async (p) => {
+      for (const chunk of chunked(g.ids, 90)) await p.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+    });
+  }
 }
 
+export type CancellingNote = Pick<InvoiceRow, "id" | "companyId" | "cancelsInvoiceId">;
+
 export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
-  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv.id]);
+  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv]);
 }
 
 /**

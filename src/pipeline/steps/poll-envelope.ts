@@ -66,7 +66,7 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   // A rejected cancelling note no longer holds the document it meant to cancel.
   const moved = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { id?: string }[]).map((x) => x.id) : [])));
-  const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)).map((r) => r.id));
+  const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)));
   await releaseCancellations(deps, rejectedNotes);
   return { state: "DONE", polls: envelope.polls + 1 };
 }
