@@ -3,7 +3,8 @@
 // 1,000,000) and READS_BENCH_RECEIVED received ones (default 100,000), and one with a handful of
 // each, on the same service in the same run. Both first issue and receive a few documents through
 // the API; the large one is then grown by cloning those rows in the local state while the service
-// is stopped (bench/reads/seed.mjs, one seeder per layout). Measured with the service restarted on
+// is stopped (bench/reads/seed.mjs, one seeder per layout; issued and received documents each where
+// the tree keeps them: D1 or the company's document store). Measured with the service restarted on
 // that state: p50/p99 of getting one document, listing with filters and pages, and the reception
 // list, READS_BENCH_SAMPLES times each (default 100) on each company, one request at a time,
 // alternating; the ratio large/small of each p99 (target <= 2). Then the query plans of the list
@@ -15,8 +16,8 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { readyCompany, root, run, startService, untilAccepted } from "./lib.mjs";
 import { measure } from "./reads/queries.mjs";
-import { seeders } from "./reads/seed.mjs";
-import { d1File, layoutOf } from "./scale/layouts.mjs";
+import { seeders, withCompanyStore } from "./reads/seed.mjs";
+import { d1File, layoutOf, receptionLayoutOf } from "./scale/layouts.mjs";
 import { writeDoc } from "./scale/report.mjs";
 import { cleanTree, prepareTree } from "./scale/tree.mjs";
 
@@ -69,7 +70,8 @@ function plans(dir, cid) {
   const filters = { "": [], "document_type = 39": [], "status = 'REJECTED'": [], "issue_date >= '2026-06-01' AND issue_date <= '2026-06-01'": [], "folio = 5": [], "external_reference = 'seed-5'": [] };
   const out = {};
   try {
-    for (const f of Object.keys(filters)) {
+    // Issued documents: their plans in D1 only while they live there (layoutOf).
+    for (const f of layoutOf(root) === "d1" ? Object.keys(filters) : []) {
       const where = `company_id = ?${f ? ` AND ${f}` : ""}`;
       const plan = (sql) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(cid).map((r) => r.detail).join("; ");
       out[f || "(no filter)"] = {
@@ -77,16 +79,25 @@ function plans(dir, cid) {
         total: plan(`SELECT count(*) FROM invoices WHERE ${where}`),
       };
     }
-    out["reception list"] = { page: db.prepare("EXPLAIN QUERY PLAN SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at, id LIMIT 20").all(cid).map((r) => r.detail).join("; ") };
   } finally {
     db.close();
+  }
+  const receptionPlan = (rdb) => ({ page: rdb.prepare("EXPLAIN QUERY PLAN SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at, id LIMIT 20").all(cid).map((r) => r.detail).join("; ") });
+  if (receptionLayoutOf(root) === "stores") out["reception list (company's store)"] = withCompanyStore(dir, cid, "received_documents", receptionPlan);
+  else {
+    const rdb = new DatabaseSync(d1File(dir), { readOnly: true });
+    try {
+      out["reception list"] = receptionPlan(rdb);
+    } finally {
+      rdb.close();
+    }
   }
   return out;
 }
 
 async function main() {
   const layout = layoutOf(root);
-  const seeder = seeders[layout];
+  const receptionLayout = receptionLayoutOf(root);
   const dir = mkdtempSync(path.join(tmpdir(), "dte-reads-bench-"));
   const args = prepareTree(root, { meter: false });
   try {
@@ -101,10 +112,10 @@ async function main() {
       await svc.stop({ keep: true });
     }
     const t0 = performance.now();
-    seeder.issued(dir, big.cid, DOCS - 2 * HANDFUL, { progress: (m) => progress(`issued: ${m}`) });
-    seeder.received(dir, big.cid, RECEIVED - RECEIVED_HANDFUL, { progress: (m) => progress(`received: ${m}`) });
+    seeders[layout].issued(dir, big.cid, DOCS - 2 * HANDFUL, { progress: (m) => progress(`issued: ${m}`) });
+    seeders[receptionLayout].received(dir, big.cid, RECEIVED - RECEIVED_HANDFUL, { progress: (m) => progress(`received: ${m}`) });
     const seedSeconds = (performance.now() - t0) / 1000;
-    progress(`seeded ${DOCS} issued and ${RECEIVED} received documents in ${seedSeconds.toFixed(0)} s (${layout} layout)`);
+    progress(`seeded ${DOCS} issued and ${RECEIVED} received documents in ${seedSeconds.toFixed(0)} s (issued: ${layout} layout, received: ${receptionLayout})`);
     const companies = { large: contextOf(dir, big), small: contextOf(dir, small) };
     svc = await startService({ dir, args });
     let results;
@@ -115,13 +126,13 @@ async function main() {
     }
     const lines = [`| query | small company p50 / p99 (ms) | large company p50 / p99 (ms) | p99 ratio (target ≤ 2) |`, "|---|---|---|---|"];
     for (const [q, r] of Object.entries(results)) lines.push(`| ${q} | ${r.small.p50} / ${r.small.p99} | ${r.large.p50} / ${r.large.p99} | ${(r.large.p99 / r.small.p99).toFixed(2)} |`);
-    console.log(JSON.stringify({ layout, large_company: { issued: DOCS, received: RECEIVED }, small_company: { issued: 2 * HANDFUL, received: RECEIVED_HANDFUL }, samples: SAMPLES, seed_seconds: +seedSeconds.toFixed(1) }, null, 2));
+    console.log(JSON.stringify({ layout, reception_layout: receptionLayout, large_company: { issued: DOCS, received: RECEIVED }, small_company: { issued: 2 * HANDFUL, received: RECEIVED_HANDFUL }, samples: SAMPLES, seed_seconds: +seedSeconds.toFixed(1) }, null, 2));
     console.log(`\n${lines.join("\n")}\n`);
     const failing = Object.entries(results).filter(([, r]) => r.large.p99 > 2 * r.small.p99).map(([q]) => q);
     console.log(`target p99 <= 2x the small company's: ${failing.length ? `NOT met for ${failing.join("; ")}` : "met for every query"}`);
-    if (layout === "d1") console.log("query plans on the large company:", JSON.stringify(plans(dir, big.cid), null, 2));
+    console.log("query plans on the large company:", JSON.stringify(plans(dir, big.cid), null, 2));
     const when = new Date().toISOString().slice(0, 16).replace("T", " ");
-    const intro = `Run of ${when} UTC (${layout} layout): ${DOCS.toLocaleString("en")} issued and ${RECEIVED.toLocaleString("en")} received documents in the large company (seeded in ${seedSeconds.toFixed(0)} s), ${SAMPLES} samples per query and company, one request at a time.`;
+    const intro = `Run of ${when} UTC (issued documents: ${layout} layout, received: ${receptionLayout}): ${DOCS.toLocaleString("en")} issued and ${RECEIVED.toLocaleString("en")} received documents in the large company (seeded in ${seedSeconds.toFixed(0)} s), ${SAMPLES} samples per query and company, one request at a time.`;
     if (process.env.READS_BENCH_WRITE_DOC === "1") writeDoc(`${intro}\n\n${lines.join("\n")}`, "reads");
   } finally {
     cleanTree(root);

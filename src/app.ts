@@ -34,8 +34,8 @@ const HealthSchema = z
     environment: z.string(),
     sii_mode: z.enum(["simulator", "certification", "production"]).describe("Which tax authority documents go to: the built-in simulator, the SII certification or production hosts."),
     checks: z
-      .object({ d1: CheckSchema, r2: CheckSchema, issuance_queue: CheckSchema, webhook_queue: CheckSchema, folio_allocator: CheckSchema })
-      .describe("D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending)."),
+      .object({ d1: CheckSchema, r2: CheckSchema, issuance_queue: CheckSchema, webhook_queue: CheckSchema, folio_allocator: CheckSchema, document_store: CheckSchema })
+      .describe("D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending)."),
   })
   .openapi("Health");
 

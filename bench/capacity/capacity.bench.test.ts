@@ -31,6 +31,7 @@ import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
 import { receiverUrl, register } from "../../test/webhooks/helpers";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../../test/sii/helpers";
 import { receiver } from "../../test/reception/helpers";
+import { storeRows } from "../../test/helpers/store";
 import { Meter, add, batchOf, zero, type Counts } from "./meter";
 import { diff, physicalSize, schemaOf, snapshot, type Snapshot, type TableDelta, type TableInfo } from "./sizes";
 
@@ -269,7 +270,8 @@ it("capacity: per-document cost of each step", async () => {
     perDocGrowth = new Map();
     r2PerDoc = 0;
     const got = await step(() => deliverEmail(address, raw));
-    const rec = await env.DB.prepare("SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1").first<{ outcome: string; documents: number }>();
+    // The receiver's messages live in its document stores (issue 16).
+    const [rec] = await storeRows<{ outcome: string; documents: number }>(rcv.companyId, "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
     expect(rec).toEqual({ outcome: "STORED", documents: 1 });
     if (r > 0) recep.push(got.f);
     if (r === 1) [recepGrowth, recepR2] = [perDocGrowth, r2PerDoc];

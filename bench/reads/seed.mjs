@@ -1,12 +1,16 @@
 // Seeding a company with many documents directly into the local state while the service is stopped
 // (the pipeline would take hours for a million): every seeded row is a clone of a real row the
-// service wrote for that company (issued through the API first), with a new id, folio, dates and
-// external reference, so every column is realistic. One implementation per layout (bench/scale/
-// layouts.mjs tells which):
+// service wrote for that company (issued or received through the API first), with a new id, folio,
+// dates and external reference, so every column is realistic. One implementation per layout
+// (bench/scale/layouts.mjs tells which):
 // - `d1`: rows into the one local D1 database (node:sqlite on its file);
-// - `stores`: issue 16 item 2 moves these rows into per-company Durable Object stores. Not written
-//   here: either seed the old tables with `seeders.d1` and run item 2's data migration (resumable,
-//   it moves what it finds), or write the store rows directly. Fill in `seeders.stores`.
+// - `stores` (issue 16): rows into the company's document store that already holds its real rows
+//   (the SQLite file of that Durable Object under `v3/do/<script>-DocumentStore/`, found by looking
+//   for the company's rows, since the file is named by the object's id, not by the store's name):
+//   the clones get ids of that store's partition (`rcv_p<n>_…`, `inv_p<n>_…`), so reads by id find
+//   them there. The twin tables have the same columns as D1's (test/stores/schema-twins.test.ts).
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { d1File } from "../scale/layouts.mjs";
@@ -23,7 +27,8 @@ function ulid(prefix, ms) {
   for (let i = 0; i < 16; i++, bits >>= 5n) rand = ALPHABET[Number(bits & 31n)] + rand;
   return `${prefix}_${time}${rand}`;
 }
-const prefixOf = (id) => id.slice(0, id.indexOf("_"));
+/** What comes before the ULID: `inv`, or `rcv_p3` for an id of partition 3 (the clone stays in that partition). */
+const prefixOf = (id) => id.slice(0, id.lastIndexOf("_"));
 const iso = (ms) => new Date(ms).toISOString();
 
 function insertAll(db, table, rows) {
@@ -48,73 +53,124 @@ function inChunks(db, n, make, progress, chunk = 20_000) {
 /** Creation times spread evenly over the `days` before `endMs`, oldest first. */
 const timeOf = (k, n, days, endMs) => endMs - Math.round(((n - k) * days * 86_400_000) / n);
 
+/**
+ * `n` more issued documents for `companyId` in `db` (D1 or its store), cloned from its rows (and
+ * their history rows, when `events`), created over the `days` before its first real document,
+ * folios after its highest. A small share is REJECTED (1 in 50), the rest keep the template's status.
+ */
+function cloneIssued(db, companyId, n, { days = 365, events = true, progress = () => {} } = {}) {
+  const templates = db.prepare("SELECT * FROM invoices WHERE company_id = ? ORDER BY created_at").all(companyId);
+  if (templates.length === 0) throw new Error(`no documents of ${companyId} to clone`);
+  const history = new Map(templates.map((t) => [t.id, db.prepare("SELECT * FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").all(t.id)]));
+  const folio = {};
+  for (const t of templates) folio[t.document_type] = Math.max(folio[t.document_type] ?? 0, t.folio ?? 0);
+  const endMs = Date.parse(templates[0].created_at) - 60_000;
+  inChunks(db, n, (k) => {
+    const t = templates[k % templates.length];
+    const ms = timeOf(k, n, days, endMs);
+    const id = ulid(prefixOf(t.id), ms);
+    const ref = `seed-${k}`;
+    const body = JSON.parse(t.body);
+    body.external_reference = ref;
+    body.invoice_date = iso(ms).slice(0, 10);
+    const evs = events ? (history.get(t.id) ?? []).map((e, j) => ({ ...e, id: ulid(prefixOf(e.id), ms + j), invoice_id: id, created_at: iso(ms + j * 1000) })) : [];
+    const row = {
+      ...t,
+      id,
+      folio: ++folio[t.document_type],
+      external_reference: ref,
+      issue_date: iso(ms).slice(0, 10),
+      body: JSON.stringify(body),
+      status: k % 50 === 49 ? "REJECTED" : t.status,
+      stamped_at: t.stamped_at ? iso(ms).slice(0, 19) : null,
+      last_event_id: evs.length ? evs[evs.length - 1].id : t.last_event_id,
+      created_at: iso(ms),
+      updated_at: iso(ms + 60_000),
+    };
+    return { invoices: [row], invoice_events: evs };
+  }, progress);
+}
+
+/** `n` more received documents for `companyId` in `db` (D1 or its store), cloned from its rows, received over the `days` before them. */
+function cloneReceived(db, companyId, n, { days = 365, progress = () => {} } = {}) {
+  const templates = db.prepare("SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at").all(companyId);
+  if (templates.length === 0) throw new Error(`no received documents of ${companyId} to clone`);
+  const endMs = Date.parse(templates[0].created_at) - 60_000;
+  inChunks(db, n, (k) => {
+    const t = templates[k % templates.length];
+    const ms = timeOf(k, n, days, endMs);
+    return { received_documents: [{ ...t, id: ulid(prefixOf(t.id), ms), folio: 1_000_000 + k, issue_date: iso(ms).slice(0, 10), created_at: iso(ms), updated_at: iso(ms) }] };
+  }, progress);
+}
+
 export const seeders = {
   d1: {
-    /**
-     * `n` more issued documents for `companyId`, cloned from its rows (and their history rows, when
-     * `events`), created over the `days` before its first real document, folios after its highest.
-     * A small share is REJECTED (1 in 50), the rest keep the template's status.
-     */
-    issued(dir, companyId, n, { days = 365, events = true, progress = () => {} } = {}) {
+    /** `cloneIssued` into the local D1 database. */
+    issued(dir, companyId, n, opts = {}) {
       const db = new DatabaseSync(d1File(dir));
       try {
-        const templates = db.prepare("SELECT * FROM invoices WHERE company_id = ? ORDER BY created_at").all(companyId);
-        if (templates.length === 0) throw new Error(`no documents of ${companyId} to clone`);
-        const history = new Map(templates.map((t) => [t.id, db.prepare("SELECT * FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").all(t.id)]));
-        const folio = {};
-        for (const t of templates) folio[t.document_type] = Math.max(folio[t.document_type] ?? 0, t.folio ?? 0);
-        const endMs = Date.parse(templates[0].created_at) - 60_000;
-        inChunks(db, n, (k) => {
-          const t = templates[k % templates.length];
-          const ms = timeOf(k, n, days, endMs);
-          const id = ulid(prefixOf(t.id), ms);
-          const ref = `seed-${k}`;
-          const body = JSON.parse(t.body);
-          body.external_reference = ref;
-          body.invoice_date = iso(ms).slice(0, 10);
-          const evs = events ? (history.get(t.id) ?? []).map((e, j) => ({ ...e, id: ulid(prefixOf(e.id), ms + j), invoice_id: id, created_at: iso(ms + j * 1000) })) : [];
-          const row = {
-            ...t,
-            id,
-            folio: ++folio[t.document_type],
-            external_reference: ref,
-            issue_date: iso(ms).slice(0, 10),
-            body: JSON.stringify(body),
-            status: k % 50 === 49 ? "REJECTED" : t.status,
-            stamped_at: t.stamped_at ? iso(ms).slice(0, 19) : null,
-            last_event_id: evs.length ? evs[evs.length - 1].id : t.last_event_id,
-            created_at: iso(ms),
-            updated_at: iso(ms + 60_000),
-          };
-          return { invoices: [row], invoice_events: evs };
-        }, progress);
+        cloneIssued(db, companyId, n, opts);
       } finally {
         db.close();
       }
     },
-    /** `n` more received documents for `companyId`, cloned from its rows, received over the `days` before them. */
-    received(dir, companyId, n, { days = 365, progress = () => {} } = {}) {
+    /** `cloneReceived` into the local D1 database. */
+    received(dir, companyId, n, opts = {}) {
       const db = new DatabaseSync(d1File(dir));
       try {
-        const templates = db.prepare("SELECT * FROM received_documents WHERE company_id = ? ORDER BY created_at").all(companyId);
-        if (templates.length === 0) throw new Error(`no received documents of ${companyId} to clone`);
-        const endMs = Date.parse(templates[0].created_at) - 60_000;
-        inChunks(db, n, (k) => {
-          const t = templates[k % templates.length];
-          const ms = timeOf(k, n, days, endMs);
-          return { received_documents: [{ ...t, id: ulid(prefixOf(t.id), ms), folio: 1_000_000 + k, issue_date: iso(ms).slice(0, 10), created_at: iso(ms), updated_at: iso(ms) }] };
-        }, progress);
+        cloneReceived(db, companyId, n, opts);
       } finally {
         db.close();
       }
     },
   },
   stores: {
-    issued() {
-      throw new Error("seeding the per-company stores is not written yet: see bench/reads/seed.mjs");
+    /** As `d1.issued`, into the company's store that holds its issued documents (the newest, if several). */
+    issued(dir, companyId, n, opts = {}) {
+      withCompanyStore(dir, companyId, "invoices", (db) => cloneIssued(db, companyId, n, opts));
     },
-    received() {
-      throw new Error("seeding the per-company stores is not written yet: see bench/reads/seed.mjs");
+    /** As `d1.received`, into the company's store that holds its received documents (the newest, if several). */
+    received(dir, companyId, n, opts = {}) {
+      withCompanyStore(dir, companyId, "received_documents", (db) => cloneReceived(db, companyId, n, opts));
     },
   },
 };
+
+/** The SQLite files of the local DocumentStore objects (one per company and partition, plus index stores). */
+export function storeFiles(dir) {
+  const doDir = path.join(dir, "v3/do");
+  if (!existsSync(doDir)) return [];
+  return readdirSync(doDir)
+    .filter((d) => d.endsWith("-DocumentStore"))
+    .flatMap((d) => readdirSync(path.join(doDir, d)).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").map((f) => path.join(doDir, d, f)));
+}
+
+/** The ordinal of the newest partition of `companyId` whose store has rows in `table` (read from their ids), or -1. */
+function newestOrdinal(db, companyId, table) {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return -1;
+  const row = db.prepare(`SELECT id FROM ${table} WHERE company_id = ? LIMIT 1`).get(companyId);
+  if (!row) return -1;
+  const m = /_p(\d+)_/.exec(row.id);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Runs `fn` on the company's store holding its rows of `table` (the newest partition when several do). */
+export function withCompanyStore(dir, companyId, table, fn) {
+  let best = null;
+  for (const file of storeFiles(dir)) {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const ordinal = newestOrdinal(db, companyId, table);
+      if (ordinal >= 0 && (!best || ordinal > best.ordinal)) best = { file, ordinal };
+    } finally {
+      db.close();
+    }
+  }
+  if (!best) throw new Error(`no document store of ${companyId} holds ${table} under ${dir}`);
+  const db = new DatabaseSync(best.file);
+  try {
+    return fn(db, best.file);
+  } finally {
+    db.close();
+  }
+}

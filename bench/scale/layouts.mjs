@@ -123,3 +123,15 @@ export function storeDelta(before, after) {
     return d;
   });
 }
+
+/**
+ * Where a tree keeps received documents, which may differ from issued ones while issue 16 is part-way:
+ * `stores` when reception's intake writes them into the company's open store (`openStore(` in
+ * src/reception/intake.ts), else `d1`. `RECEPTION_BENCH_LAYOUT` forces one.
+ */
+export function receptionLayoutOf(tree) {
+  const forced = process.env.RECEPTION_BENCH_LAYOUT;
+  if (forced) return forced;
+  const intake = path.join(tree, "src/reception/intake.ts");
+  return existsSync(intake) && /\bopenStore\(/.test(readFileSync(intake, "utf8")) ? "stores" : "d1";
+}

@@ -2,18 +2,9 @@
 // of boletas (39) and facturas (33), set up concurrently, and a shuffled stream of POSTs from a
 // fixed number of concurrent clients.
 import { fakePfx, pct, readyCompany, rutDv } from "../lib.mjs";
-
-/** A seeded PRNG (mulberry32): the same population and order in the baseline and the current run. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded PRNG of the chaos run (mulberry32), so the same population and order come back in the
+// baseline and the current run; Node (22.18+, the project's) strips the types of the .ts module.
+import { seeded } from "../../src/lib/seeded.ts";
 
 /**
  * Documents per company: Zipf with exponent `s` over `companies` ranks (rank 1 the largest), scaled
@@ -81,7 +72,7 @@ export async function setupCompanies(base, key, counts, { boletaShare, concurren
 /** Every document of every company, in a seeded shuffled order. */
 export function jobsFor(companies, seed) {
   const jobs = companies.flatMap((c) => c.types.map((type, i) => ({ c, type, i })));
-  const random = prng(seed);
+  const random = seeded(seed);
   for (let i = jobs.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [jobs[i], jobs[j]] = [jobs[j], jobs[i]];

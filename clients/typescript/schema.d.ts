@@ -10223,7 +10223,7 @@ export interface paths {
          *
          *     Request body: at most 2097152 bytes (2048 KiB).
          *
-         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits.
+         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits (6000 for a company on the high-volume tier).
          */
         post: {
             parameters: {
@@ -10262,7 +10262,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue). / A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / issuer.document_number is not the company's tax id. / issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal). / A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / issuer.document_number is not the company's tax id. / issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -10304,7 +10304,7 @@ export interface paths {
                                  *
                                  *     `INVOICE_REFERENCE_REQUIRED`: The document type needs a reference (notes and cancellations).
                                  *
-                                 *     `INVOICE_REFERENCE_INVALID`: A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue).
+                                 *     `INVOICE_REFERENCE_INVALID`: A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal).
                                  *
                                  *     `INVOICE_ZERO_TOTAL`: A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale).
                                  *
@@ -21257,9 +21257,14 @@ export interface components {
             id_document_type: string;
         };
         Health: {
-            /** @description D1 answers a query, R2 a HEAD, the folio allocator Durable Object an RPC; queue producers are reported as bound (they cannot be probed without sending). */
+            /** @description D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending). */
             checks: {
                 d1: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                document_store: {
                     error?: string;
                     /** @enum {string} */
                     status: "ok" | "error";
@@ -21359,6 +21364,8 @@ export interface components {
                 number: number | string;
                 /** @description RUTOtr: RUT of the issuer of the referenced document when it is not ours. */
                 other_issuer?: string;
+                /** @description IdAdicOtr: an additional identifier of that other issuer (e.g. a foreign one). Export documents (110–112) only. */
+                other_issuer_additional_id?: string;
                 /** @description RazonRef (max 90). */
                 reason?: string;
                 /** @description This reference's own CodRef: ANU/1, COT/2 or COM/3. Defaults to the document's reason_code on the first reference a note may modify. */
@@ -21394,10 +21401,12 @@ export interface components {
                 /** @description CLP per unit of `code` (exports). */
                 exchange_rate?: number | string;
             };
-            /** @description Export customs data (Transporte/Aduana). Export documents 110–112 only. */
+            /** @description Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export (52 with transfer_kind 8 or 9) only. */
             customs?: {
                 /** @description Booking. */
                 booking?: string;
+                /** @description IdAdicTransp: an additional identifier of the carrier company (max 20). */
+                carrier_company_additional_id?: string;
                 /** @description NomCiaTransp. */
                 carrier_company_name?: string;
                 /** @description RUTCiaTransp. */
@@ -21439,8 +21448,12 @@ export interface components {
                 payment_form?: string;
                 /** @description CodPtoEmbarque (GET /api/catalogs/CL/additional-export-info/ports). */
                 port_of_loading?: string;
+                /** @description IdAdicPtoEmb: an additional identifier of the port of loading (max 20). */
+                port_of_loading_additional_id?: string;
                 /** @description CodPtoDesemb (GET /api/catalogs/CL/additional-export-info/ports). */
                 port_of_unloading?: string;
+                /** @description IdAdicPtoDesemb: an additional identifier of the port of unloading (max 20). */
+                port_of_unloading_additional_id?: string;
                 /** @description CodPaisRecep (GET /api/catalogs/CL/additional-export-info/countries). */
                 recipient_country?: string;
                 /** @description CodClauVenta (GET /api/catalogs/CL/additional-export-info/sale-clauses). */
@@ -21491,6 +21504,10 @@ export interface components {
             invoice_type: string;
             /** @description Issuer or recipient. */
             issuer: {
+                /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
+                additional_branch_code?: string;
+                /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */
+                additional_id?: string;
                 /** @description Postal address. */
                 address?: {
                     /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
@@ -21512,8 +21529,19 @@ export interface components {
                 document_type?: string;
                 /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
                 email?: string;
-                /** @description Export documents (110–112) only: the foreign recipient block (Extranjero). */
+                /** @description Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field. */
+                export_guide?: {
+                    /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
+                    authorization_date?: string;
+                    /** @description FolioAut: the number of the SII resolution authorising it (up to 6 digits). */
+                    authorization_number?: number;
+                    /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
+                    transfer_code?: number;
+                };
+                /** @description Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112). */
                 foreign?: {
+                    /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
+                    additional_id?: string;
                     /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
                     id?: string;
                     /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
@@ -21741,6 +21769,22 @@ export interface components {
                 /** @description TermPagoGlosa (max 100). */
                 description?: string;
             };
+            /** @description Periodic services (utilities, subscriptions): the period's amount, the previous balance and the amount to pay (Totales MontoPeriodo/TotalPeriodo, SaldoAnterior, VlrPagar). Sending the block writes the period amount and the amount to pay. Every type but exports (110–112), whose Totales have no such elements. */
+            period_totals?: {
+                /** @description VlrPagar: the amount to pay = period_amount + previous_balance. Computed; when sent it must equal that. */
+                amount_to_pay?: number | string;
+                /** @description MontoPeriodo (TotalPeriodo on boletas): the sales or services of the period = the total + the not-billable amount (MontoNF). Computed; when sent it must equal that. */
+                period_amount?: number | string;
+                /** @description SaldoAnterior: the balance carried from the previous period, positive owed or negative in the recipient's favour, whole pesos. */
+                previous_balance?: number | string;
+            };
+            /** @description Boletas (39, 41) only: the seller and the cash register, written in a Referencia line of their own (CodVndor, CodCaja) after the billing references. At least one field. */
+            point_of_sale?: {
+                /** @description CodCaja: the cash register's code set by the company (max 8). */
+                register_code?: string;
+                /** @description CodVndor: the seller's code set by the company (max 8), e.g. INTERNET. */
+                seller_code?: string;
+            };
             /** @description RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports. */
             principal_rut?: string;
             /**
@@ -21748,10 +21792,16 @@ export interface components {
              * @enum {string}
              */
             print_format?: "NORMAL" | "TICKET";
+            /** @description TpoTranCompra: the kind of transaction for the buyer (its purchase register): 1 purchases of the line of business, 2 purchases in supermarkets or similar, 3 acquisition of real estate, 4 purchase of fixed assets, 5 purchases with IVA of common use, 6 purchases without right to credit, 7 purchases not to be included. Facturas, notes, guías, 43 and 46; not boletas or exports. */
+            purchase_transaction_kind?: number;
             /** @description ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes. */
             reason_code?: string;
             /** @description Required except on boletas (then 66666666-6, anonymous buyer). */
             recipient?: {
+                /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
+                additional_branch_code?: string;
+                /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */
+                additional_id?: string;
                 /** @description Postal address. */
                 address?: {
                     /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
@@ -21773,8 +21823,19 @@ export interface components {
                 document_type?: string;
                 /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
                 email?: string;
-                /** @description Export documents (110–112) only: the foreign recipient block (Extranjero). */
+                /** @description Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field. */
+                export_guide?: {
+                    /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
+                    authorization_date?: string;
+                    /** @description FolioAut: the number of the SII resolution authorising it (up to 6 digits). */
+                    authorization_number?: number;
+                    /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
+                    transfer_code?: number;
+                };
+                /** @description Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112). */
                 foreign?: {
+                    /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
+                    additional_id?: string;
                     /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
                     id?: string;
                     /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
@@ -21813,6 +21874,8 @@ export interface components {
             };
             /** @description RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports). */
             requester_rut?: string;
+            /** @description TpoTranVenta: the kind of transaction for the seller (its sales register): 1 sales of the line of business, 2 sale of fixed assets, 3 sale of real estate, 4 the schema's fourth code (its name is not in our reference). Facturas, notes, guías, 43 and 46; not boletas or exports. */
+            sale_transaction_kind?: number;
             /** @description IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel). */
             service_indicator?: number;
             /** @description Billing period of a service. */
@@ -21824,6 +21887,8 @@ export interface components {
             };
             /** @description Sub-totals for printing (SubTotInfo, up to 20); ValSubtotSTI is computed. */
             subtotals?: {
+                /** @description Also write the sub-total's net, IVA, additional taxes and exempt amounts (SubTotNetoSTI, SubTotIVASTI, SubTotAdicSTI, SubTotExeSTI), computed from its lines; each is written when it is not zero. */
+                breakdown?: boolean;
                 /** @description GlosaSTI (max 40). */
                 description: string;
                 /** @description 1-based numbers of the lines it adds up (LineasDeta). */

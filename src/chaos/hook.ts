@@ -13,6 +13,8 @@
  * was not settled before, exactly as after a crash. Each kind has a budget; nothing is injected
  * after `until`. `GET /__chaos/plan` answers the counts and the time of the last fault.
  */
+import { seeded } from "../lib/seeded";
+
 export const CHAOS_MARKER = "CHAOS_HOOK_COMPILED_IN";
 
 export interface FaultPlan {
@@ -50,17 +52,7 @@ function zero(): Record<FaultKind, number> {
   return { d1: 0, r2: 0, duplicate: 0, reorder: 0, kill: 0, do_restart: 0 };
 }
 
-/** mulberry32: small, seedable, good enough to pick faults. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded }; // the driver (scripts/chaos) takes it from here
 
 export class ChaosFault extends Error {
   constructor(what: string) {

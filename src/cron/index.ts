@@ -6,9 +6,9 @@ import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
 import { rotationStep } from "../domain/secrets/rotation";
 import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
-import { enqueueDeliveries, notifyEvents } from "../queues/webhooks";
+import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
-import { overdueDeliveries } from "../webhooks/deliveries";
+import { armStoreAlarms } from "../webhooks/store-alarms";
 import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
@@ -80,21 +80,22 @@ async function stuckIn(db: Db, cutoff: string) {
   return { stuck, polls };
 }
 
-/** How long an event may wait for its fan-out, or a pending delivery past its time, before the sweep steps in. */
+/** How long an event may wait for its fan-out before the sweep steps in. */
 export const WEBHOOK_STALE_MS = 2 * 60_000;
 
 /**
  * Webhooks are never lost between the outbox and the queue: events left undispatched (a lost fan-out
- * notice, a worker that died after the move's batch) are fanned out again, and pending deliveries past
- * their attempt time (a lost queue message) are queued again. Both are idempotent.
+ * notice, a worker that died after the move's batch) are fanned out again (idempotent). Pending
+ * deliveries past their attempt time (a lost queue message) are queued again by their document
+ * store's own alarm, not here (issue 16: no walk over every store per run); the cron only makes the
+ * one-time walk that arms the alarm of stores from before that change (src/webhooks/store-alarms.ts).
  */
 export const redriveWebhooks: Job = async (env, at) => {
   const db = createDb(env.DB);
   const cutoff = new Date(at.getTime() - WEBHOOK_STALE_MS).toISOString();
   await notifyEvents(env, await companiesWithStaleEvents(db, cutoff));
-  const overdue = await overdueDeliveries(env, cutoff);
-  await enqueueDeliveries(env, overdue);
-  if (overdue.length > 0) log("info", "sweep re-queued webhook deliveries", { deliveries: overdue.length });
+  const step = await armStoreAlarms(env, at);
+  if (step.walked > 0) log("info", "store alarms armed (one-time walk)", { ...step });
 };
 
 /**

@@ -18,7 +18,7 @@ export const INVOICE_INPUT_CODES = {
   AMOUNT_OUT_OF_RANGE: "An amount is negative or exceeds 18 digits.",
   CURRENCY_NOT_SUPPORTED: "The currency is not allowed for this document type or has no SII customs name.",
   REFERENCE_REQUIRED: "The document type needs a reference (notes and cancellations).",
-  REFERENCE_INVALID: "A billing reference is malformed, names a document type this note cannot modify, or has folio 0 (the SII takes folio 0 only on a global reference, which this service does not issue).",
+  REFERENCE_INVALID: "A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal).",
   ZERO_TOTAL: "A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale).",
   REASON_CODE_UNKNOWN: "reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts).",
   FIELD_NOT_ALLOWED: "A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice).",

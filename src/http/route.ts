@@ -97,7 +97,7 @@ export function defineRoute<const C extends Config>(config: C) {
     rest.description,
     permission ? `Roles: ${roles.join(", ")}.` : "No API key needed.",
     maxBodyBytes !== null ? `Request body: at most ${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB).` : "",
-    rateLimit === "issuance" ? `Rate limit: its own budget of ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.limit} requests every ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.period} s per company, besides the per-key and per-company limits.` : "",
+    rateLimit === "issuance" ? `Rate limit: its own budget of ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.limit} requests every ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.period} s per company, besides the per-key and per-company limits (${RATE_LIMITS.HIGH_VOLUME_ISSUANCE_RATE_LIMITER.limit} for a company on the high-volume tier).` : "",
   ]
     .filter(Boolean)
     .join("\n\n");

@@ -20,6 +20,22 @@ function encodeTime(time: number): string {
   return out;
 }
 
+/** The 10-character time prefix of a ULID made at `time` (sorts as the time does). */
+export function encodeUlidTime(time: number): string {
+  return encodeTime(time);
+}
+
+/** The time (epoch ms) a ULID's 10-character prefix encodes; NaN when a character is not of the alphabet. */
+export function decodeUlidTime(prefix: string): number {
+  let t = 0;
+  for (const ch of prefix.slice(0, 10)) {
+    const v = ALPHABET.indexOf(ch);
+    if (v < 0) return Number.NaN;
+    t = t * 32 + v;
+  }
+  return t;
+}
+
 function encodeRandom(bytes: Uint8Array): string {
   // 80 bits -> 16 base32 characters.
   let bits = 0n;

@@ -18,6 +18,7 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { periodOf, storeFor, storeName } from "../db/document-store";
+import { indexLegacyRows, type KeyedRow } from "../reception/keys";
 import { LEGACY_GROUPS, SWITCHABLE_GROUPS, rememberSwitched, type LegacyGroup } from "../db/document-store/legacy";
 import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
@@ -28,6 +29,8 @@ interface MovedTable {
   readonly key: string;
   /** SQL over the row `t` giving its company (null: the row belongs to none and stays). */
   readonly company: string;
+  /** What else a company's copied rows need (received documents: their keys in the company's index store). */
+  readonly afterCopy?: (env: Env, companyId: string, rows: Record<string, unknown>[]) => Promise<void>;
 }
 
 const OWN = "t.company_id";
@@ -45,7 +48,7 @@ export const MOVED_TABLES: readonly MovedTable[] = [
   { name: "envelopes", key: "id", company: OWN },
   { name: "webhook_deliveries", key: "id", company: OWN },
   { name: "webhook_attempts", key: "id", company: OWN },
-  { name: "received_documents", key: "id", company: OWN },
+  { name: "received_documents", key: "id", company: OWN, afterCopy: indexReceivedKeys },
   { name: "inbound_messages", key: "id", company: OWN },
 ];
 
@@ -158,8 +161,17 @@ async function copyChunk(env: Env, table: MovedTable, chunk: Row[]): Promise<num
     const columns = Object.keys(rows[0]!);
     const insert = `INSERT OR REPLACE INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
     await client.batch(rows.map((r) => client.prepare(insert).bind(...columns.map((c) => r[c]))));
+    await table.afterCopy?.(env, companyId, rows);
   }
   return skipped;
+}
+
+/**
+ * The keys of copied received documents in the company's index store (src/reception/keys.ts), in
+ * arrival order; a key already there (claimed by an intake since the move) keeps its holder.
+ */
+async function indexReceivedKeys(env: Env, companyId: string, rows: Record<string, unknown>[]): Promise<void> {
+  await indexLegacyRows(env, companyId, rows as unknown as KeyedRow[]);
 }
 
 /** The directory row of the company's legacy partition (closed from the start: nothing new goes there). */

@@ -185,6 +185,9 @@ export interface Labels {
   deposit: string;
   commissions: string;
   nonBillable: string;
+  periodAmount: string;
+  previousBalance: string;
+  amountToPay: string;
   otherCurrency: (name: string, rate: string) => string;
   exemptMark: string;
   net: string;
@@ -244,6 +247,9 @@ const ES: Labels = {
   deposit: "Garantía por envases",
   commissions: "Comisiones y otros cargos",
   nonBillable: "Monto no facturable",
+  periodAmount: "Monto del período",
+  previousBalance: "Saldo anterior",
+  amountToPay: "TOTAL A PAGAR",
   otherCurrency: (name, rate) => `Total en ${name} (T/C ${rate})`,
   exemptMark: "(EX)",
   net: "Monto Neto",
@@ -301,6 +307,9 @@ const EN: Labels = {
   deposit: "Container deposit",
   commissions: "Commissions and charges",
   nonBillable: "Non-billable amount",
+  periodAmount: "Amount for the period",
+  previousBalance: "Previous balance",
+  amountToPay: "AMOUNT TO PAY",
   otherCurrency: (name, rate) => `Total in ${name} (rate ${rate})`,
   exemptMark: "(EX)",
   net: "Net amount",

@@ -169,10 +169,25 @@ export interface PrintableAdjustment {
   base?: "exempt" | "nonBillable";
 }
 
-/** Labelled values of a block (transport, customs), printed as given. */
+/** An amount inside a block's value: printed as the totals print money (separators, currency). */
+export interface PrintableMoney {
+  money: Amount;
+}
+
+/** A block's value: text as given, or text and amounts in sequence (e.g. a sub-total and its parts). */
+export type PrintableFieldValue = string | (string | PrintableMoney)[];
+
+/** Labelled values of a block (transport, customs), printed as given; amounts formatted like the totals. */
 export interface PrintableBlock {
   title: string;
-  fields: [string, string][];
+  fields: [string, PrintableFieldValue][];
+}
+
+/** Periodic services (MontoPeriodo or TotalPeriodo, SaldoAnterior, VlrPagar): printed under the total, the amount to pay boxed. */
+export interface PrintablePeriod {
+  amount?: Amount;
+  previousBalance?: Amount;
+  amountToPay?: Amount;
 }
 
 export interface PrintableTotals {
@@ -200,6 +215,8 @@ export interface PrintableTotals {
   otherCurrency?: { name: string; rate: string; total: Amount };
   /** MntTotal. */
   total: Amount;
+  /** The period's amount, the previous balance and the amount to pay (utilities, subscriptions). */
+  period?: PrintablePeriod;
   /** Currency code when not CLP (exports): amounts then print with `settings.decimal_places`. */
   currency?: string;
 }

@@ -1,27 +1,28 @@
 /**
  * Reception's cron jobs (the existing five-minute trigger): polling the SII's register of documents received
- * by each company, and the legal deadlines. Each run does a bounded amount of work (a few companies,
+ * by each company, and the legal deadlines of the legacy partition still in D1. Each run does a bounded amount of work (a few companies,
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
 import { envForMode } from "../config";
-import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
-import { certificates, companies, eventOutbox, receivedDocuments, receptionAddresses } from "../db/schema";
+import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
+import { isLegacyMoved } from "../db/document-store/legacy";
+import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
-import { newId } from "../lib/ids";
+import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
-import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./deadlines";
+import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
+import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "./deadline-job";
 import { intakeFile } from "./intake";
-import { receivedView, type ReceivedRow } from "./view";
+import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";
+import { legacyReceptionMoved, receivedByIds, writeIn } from "./stores";
 
 export const POLL_COMPANIES_PER_RUN = 10;
-export const DEADLINE_ROWS_PER_RUN = 300;
-
-const event = (db: Db, row: ReceivedRow, type: string, key: string) =>
-  db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type, dedupeKey: key, payload: JSON.stringify(receivedView(row)) }).onConflictDoNothing();
 
 /** XML fetches from the register per company and run (the rest waits for the next run). */
 export const XML_FETCHES_PER_RUN = 50;
@@ -32,34 +33,58 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
 /**
  * Documents of the register: the XML of each one not yet received is asked of the authority (the
  * simulator hands it out, the real SII does not) and goes through the one intake; a document still
- * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time.
+ * without XML is listed as NOT_YET_RECEIVED; every one gets its SII reception time. The keys are read
+ * from the index store and the documents from their stores a hundred at a time, not one by one.
  */
-async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch): Promise<void> {
-  const db = createDb(env.DB);
-  let fetches = 0;
-  for (const d of docs) {
-    const keyOf = and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.issuerRut, d.issuerRut), eq(receivedDocuments.documentType, d.documentType), eq(receivedDocuments.folio, d.folio));
-    let known = await db.select().from(receivedDocuments).where(keyOf);
-    if (!known.some((k) => k.xmlSha256) && fetches < XML_FETCHES_PER_RUN) {
-      fetches++;
-      const xml = await fetchXml(d);
-      if (xml) {
-        await intakeFile(env, company, xml, "SII", null);
-        known = await db.select().from(receivedDocuments).where(keyOf);
-      }
-    }
-    const deadline = ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null;
-    if (known.length === 0) {
-      await db.insert(receivedDocuments).values({
-        id: newId("rcv"), companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
-        channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: deadline, responseState: ACTIONABLE_TYPES.has(d.documentType) ? "PENDING" : "NOT_APPLICABLE",
-      });
-      continue;
-    }
-    const missing = known.filter((k) => !k.siiReceivedAt).map((k) => k.id);
-    if (missing.length) {
-      await db.update(receivedDocuments).set({ siiReceivedAt: d.receivedAt, responseDeadline: deadline, updatedAt: new Date().toISOString() }).where(and(eq(receivedDocuments.companyId, company.id), inArray(receivedDocuments.id, missing)));
-    }
+async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch, at: Date): Promise<void> {
+  await seedLegacyKeys(env, company.id, docs);
+  let known = await keysOfMany(env, company.id, docs);
+  const missingXml = docs.filter((_, i) => !known[i]!.some((k) => k.xmlSha256 !== "")).slice(0, XML_FETCHES_PER_RUN);
+  for (const d of missingXml) {
+    const xml = await fetchXml(d);
+    if (xml) await intakeFile(env, company, xml, "SII", null, at);
+  }
+  if (missingXml.length) known = await keysOfMany(env, company.id, docs);
+  await listedOnly(env, company, docs.filter((_, i) => known[i]!.length === 0), at);
+  await stampReceivedAt(env, company.id, docs.flatMap((d, i) => known[i]!.map((k) => ({ d, id: k.documentId }))));
+}
+
+/** Documents the register lists whose XML has not arrived: each a placeholder claimed under the key '' (one, however many polls race). */
+async function listedOnly(env: Env, company: Company, docs: RegisteredDocument[], at: Date): Promise<void> {
+  if (docs.length === 0) return;
+  const store = await openStore(env, company.id, at);
+  const claims = await claimKeys(env, company.id, docs.map((d) => ({ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" })), docs.map(() => partitionedId("rcv", store.ordinal)));
+  // Inserted in the store its id names; a holder already there (an earlier poll) changes nothing.
+  await perStore(env, company.id, docs.map((d, i) => ({ id: claims[i]!.documentId, d })), (db, { id, d }) => {
+    const actionable = ACTIONABLE_TYPES.has(d.documentType);
+    return db.insert(receivedDocuments).values({
+      id, companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
+      channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
+    }).onConflictDoNothing();
+  });
+}
+
+/** The SII's reception time (and so the deadline) on the documents that lack it, each in its own store. */
+async function stampReceivedAt(env: Env, companyId: string, held: { d: RegisteredDocument; id: string }[]): Promise<void> {
+  const rows = await receivedByIds(env, companyId, held.map((h) => h.id));
+  const missing = held.filter((h) => rows.has(h.id) && !rows.get(h.id)!.siiReceivedAt);
+  const now = new Date().toISOString();
+  await perStore(env, companyId, missing, (db, { d, id }) =>
+    db.update(receivedDocuments)
+      .set({ siiReceivedAt: d.receivedAt, responseDeadline: ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null, updatedAt: now })
+      .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id), isNull(receivedDocuments.siiReceivedAt))),
+  );
+}
+
+/** One statement per item, run in batches of 100 in the store each item's id names. */
+async function perStore<T extends { id: string }>(env: Env, companyId: string, items: T[], statement: (db: Db, item: T) => BatchItem<"sqlite">): Promise<void> {
+  const byStore = new Map<number, T[]>();
+  for (const item of items) {
+    const ordinal = ordinalOfId(item.id)!;
+    byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), item]);
+  }
+  for (const [ordinal, group] of byStore) {
+    for (const chunk of chunked(group, 100)) await writeIn(env, companyId, ordinal, (db) => db.batch(chunk.map((item) => statement(db, item)) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]));
   }
 }
 
@@ -82,7 +107,7 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
       const since = c.polledAt ? new Date(Date.parse(c.polledAt) - 9 * 86_400_000).toISOString() : new Date(at.getTime() - 30 * 86_400_000).toISOString();
       const listed = await sii.listReceived({ companyRut: c.taxId, signer, since });
       const fetchXml: Fetch = (d) => sii.receivedXml({ companyRut: c.taxId, signer, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio });
-      if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml);
+      if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml, at);
       await db.update(receptionAddresses).set({ polledAt: at.toISOString() }).where(eq(receptionAddresses.companyId, c.id));
     } catch (e) {
       log("error", "reception register poll failed", { company: c.id, error: String(e) });
@@ -90,20 +115,18 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
   }
 }
 
-/** Deadlines: 2 days left -> deadline_approaching; passed -> accepted by law + deadline_passed. */
-export async function receptionDeadlines(env: Env, at: Date): Promise<void> {
-  const db = createDb(env.DB);
-  const now = at.toISOString();
-  const passed = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), lte(receivedDocuments.responseDeadline, now))).limit(DEADLINE_ROWS_PER_RUN);
-  const writes: any[] = [];
-  for (const row of passed) {
-    const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
-    const next = { ...row, responseState: "ACCEPTED_BY_LAW" as const, responses: JSON.stringify(responses), updatedAt: now };
-    writes.push(db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), eq(receivedDocuments.responseState, "PENDING"))));
-    writes.push(event(db, next, "received_document.deadline_passed", `deadline_passed:${row.id}`));
+/**
+ * Deadlines of the legacy partition 0, in D1 until the legacy switch: one pass over D1 covers every
+ * company's partition 0. The document stores do their own deadlines from their alarm
+ * (src/durable-objects/document-store/reception-deadlines.ts), so the cron asks no store; after the
+ * switch partition 0 is store 0 of each company, whose alarm covers it too. If the switch happens
+ * during the pass D1 refuses, and store 0's alarm finds the documents.
+ */
+export async function receptionDeadlines(env: Env, at: Date, rowsPerRun = DEADLINE_ROWS_PER_RUN): Promise<void> {
+  if (await legacyReceptionMoved(env)) return;
+  try {
+    await deadlinesIn(createDb(env.DB), at, { passed: rowsPerRun, approaching: rowsPerRun });
+  } catch (e) {
+    if (!isLegacyMoved(e)) throw e;
   }
-  const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
-  const approaching = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.responseState, "PENDING"), gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(DEADLINE_ROWS_PER_RUN);
-  for (const row of approaching) writes.push(event(db, row, "received_document.deadline_approaching", `deadline_approaching:${row.id}`));
-  for (let i = 0; i < writes.length; i += 100) await db.batch(writes.slice(i, i + 100) as [any, ...any[]]);
 }

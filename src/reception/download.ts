@@ -18,7 +18,7 @@ async function dteBytes(env: Env, row: ReceivedRow): Promise<ArrayBuffer> {
 }
 
 export async function downloadFile(env: Env, company: CompanyRow, id: string, type: "xml" | "pdf" | ReplyType): Promise<Response> {
-  const row = await getReceived(createDb(env.DB), company.id, id);
+  const row = await getReceived(env, company.id, id);
   const name = `${type === "xml" ? "DTE" : type}_${row.issuerRut}_T${row.documentType}_F${row.folio}.${type === "pdf" ? "pdf" : "xml"}`;
   if (type === "xml") return new Response(await dteBytes(env, row), { headers: xmlHeaders(name) });
   if (type === "pdf") {

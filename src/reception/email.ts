@@ -1,13 +1,15 @@
 /**
  * The e-mail channel: the Worker's email() handler (Cloudflare Email Routing). The recipient address
  * dte+<token>@<RECEPTION_DOMAIN> names the company; XML attachments, and XML inside zip attachments,
- * go through the same intake as uploads. Every message is recorded in inbound_messages with its
+ * go through the same intake as uploads. Every message is recorded in inbound_messages (the
+ * company's open document store; D1 for one that matched no company) with its
  * outcome (STORED, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED, ERROR); nothing
  * here throws out of the handler.
  */
 import PostalMime from "postal-mime";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
+import { openStore, partitionedId } from "../db/document-store";
 import { companies, inboundMessages } from "../db/schema";
 import { companyOfAddress } from "../domain/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
@@ -46,14 +48,16 @@ const isXml = (a: { mimeType: string; filename: string | null }) => /xml/i.test(
 /** Handles one message; returns the inbound message record's outcome. */
 export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: string; outcome: string; documents: number }> {
   const db = createDb(env.DB);
-  const id = newId("inm");
-  const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
-    await db.insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
-    return { id, outcome, documents };
-  };
   const companyId = await companyOfAddress(db, mail.to, env.RECEPTION_DOMAIN);
   const company = companyId ? await db.select({ id: companies.id, taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).get() : undefined;
-  if (!company || company.status !== "ACTIVE") return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);
+  // A message of a company goes to its open store; one that matched none stays in D1.
+  const store = company?.status === "ACTIVE" ? await openStore(env, company.id) : null;
+  const id = store ? partitionedId("inm", store.ordinal) : newId("inm");
+  const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
+    await (store?.db ?? db).insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
+    return { id, outcome, documents };
+  };
+  if (!company || !store) return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);
   if (mail.rawSize > EMAIL_LIMITS.maxMessageBytes) return record(company.id, mail.rawSize, "TOO_LARGE", `The message is larger than ${EMAIL_LIMITS.maxMessageBytes} bytes.`);
   const raw = await readRaw(mail.raw, EMAIL_LIMITS.maxMessageBytes);
   if (!raw) return record(company.id, mail.rawSize, "TOO_LARGE", `The message is larger than ${EMAIL_LIMITS.maxMessageBytes} bytes.`);

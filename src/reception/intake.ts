@@ -7,17 +7,20 @@
  * never blocks intake.
  */
 import { envForMode } from "../config";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { isValidRut, normalizeRut, receptionCafTrust, verifyInbound, type InboundReport } from "../countries/cl";
-import { createDb } from "../db/client";
-import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
+import type { Db } from "../db/client";
+import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
+import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";
-import { newId } from "../lib/ids";
+import { chunked } from "../lib/chunked";
 import { judge } from "./checks";
+import { claimKeys, seedLegacyKeys } from "./keys";
+import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import { readSummary } from "./summary";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
-import { receivedView, type ReceivedRow } from "./view";
+import type { ReceivedRow } from "./view";
 
 /** Limits of one received file (DECISIONS-style, documented in the README). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -30,6 +33,8 @@ export interface IntakeResult {
   problem: string | null;
   kind: InboundReport["kind"];
   fileSha256: string;
+  /** The message id the rows carry (set once the file is taken). */
+  messageId?: string | null;
   documents: { id: string; issuer_rut: string; document_type: number; folio: number; reception_status: number; outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" }[];
 }
 
@@ -54,7 +59,12 @@ export function dteRanges(bytes: Uint8Array): [number, number][] {
 
 type Row = typeof receivedDocuments.$inferInsert;
 
-export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, messageId: string | null): Promise<IntakeResult> {
+/**
+ * `message`: the id of the inbound message that brought the file, or a maker of it from the open
+ * partition's ordinal (an upload records its message in the open store only when the file is taken).
+ * New documents go to the partition open at `now`.
+ */
+export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, message: string | null | ((ordinal: number) => string), now = new Date()): Promise<IntakeResult> {
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
@@ -65,75 +75,121 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   if (report.documents.length === 0) return { problem: report.message ?? "The envelope holds no DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.documents.length > MAX_DTES_PER_FILE) return { problem: `The envelope holds more than ${MAX_DTES_PER_FILE} DTEs.`, kind: report.kind, fileSha256: fileSha, documents: [] };
   if (ranges.length !== report.documents.length) return { problem: "The DTE elements cannot be told apart in the file.", kind: report.kind, fileSha256: fileSha, documents: [] };
-  const db = createDb(env.DB);
   const key = fileKey(company.id, fileSha);
   const keyed = report.documents.map((d, i) => ({ d, range: ranges[i]!, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
-  const usable = keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null);
-  const folios = [...new Set(usable.map((k) => k.d.folio!))];
-  const existing = folios.length
-    ? await db.select({ id: receivedDocuments.id, issuerRut: receivedDocuments.issuerRut, documentType: receivedDocuments.documentType, folio: receivedDocuments.folio, xmlSha256: receivedDocuments.xmlSha256, siiReceivedAt: receivedDocuments.siiReceivedAt })
-        .from(receivedDocuments).where(and(eq(receivedDocuments.companyId, company.id), inArray(receivedDocuments.folio, folios.slice(0, 90))))
-    : [];
-  if (folios.length > 90) {
-    for (let i = 90; i < folios.length; i += 90) {
-      existing.push(...(await db.select({ id: receivedDocuments.id, issuerRut: receivedDocuments.issuerRut, documentType: receivedDocuments.documentType, folio: receivedDocuments.folio, xmlSha256: receivedDocuments.xmlSha256, siiReceivedAt: receivedDocuments.siiReceivedAt })
-        .from(receivedDocuments).where(and(eq(receivedDocuments.companyId, company.id), inArray(receivedDocuments.folio, folios.slice(i, i + 90))))));
+  const items = await distinctDtes(bytes, keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
+  await seedLegacyKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio! })));
+  const store = await openStore(env, company.id, now);
+  const messageId = typeof message === "function" ? message(store.ordinal) : message;
+  const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
+  const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
+  const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
+  const writes: Write[] = [];
+  for (const [i, k] of items.entries()) {
+    const claim = claims[i]!;
+    const held = holders.get(claim.documentId);
+    const base = { id: claim.documentId, issuer_rut: k.issuerRut, document_type: k.d.documentType!, folio: k.d.folio! };
+    if (held?.xmlSha256 === k.sha) {
+      result.documents.push({ ...base, reception_status: 0, outcome: "ALREADY_RECEIVED" });
+      continue;
     }
+    const verdict = judge(report, k.d, company.taxId, claim.duplicate);
+    const row = rowOf(company.id, claim.documentId, k, verdict, claim.duplicate, held ?? null, { channel, messageId, xmlKey: key });
+    writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
+    result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
   }
-  const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [] };
-  const writes: any[] = [];
+  if (writes.length) await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/xml" } });
+  const lost = await storeWrites(env, company.id, writes);
+  for (const d of result.documents) if (lost.has(d.id)) d.outcome = "ALREADY_RECEIVED";
+  return result;
+}
+
+type Keyed = { d: InboundReport["documents"][number]; range: [number, number]; issuerRut: string };
+type Write = { row: Row; placeholder: ReceivedRow | null; verdict: number };
+
+/** Each DTE with the SHA-256 of its XML; a DTE repeated byte for byte in the same file is taken once. */
+async function distinctDtes(bytes: Uint8Array, usable: Keyed[]): Promise<(Keyed & { slice: Uint8Array; sha: string })[]> {
   const seen = new Set<string>();
-  const keysInFile = new Set<string>();
-  let stored = false;
+  const out: (Keyed & { slice: Uint8Array; sha: string })[] = [];
   for (const k of usable) {
     const slice = bytes.subarray(k.range[0], k.range[1]);
     const sha = await sha256Hex(slice);
-    const same = existing.filter((e) => e.issuerRut === k.issuerRut && e.documentType === k.d.documentType && e.folio === k.d.folio);
     const dedupe = `${k.issuerRut}/${k.d.documentType}/${k.d.folio}/${sha}`;
-    const base = { issuer_rut: k.issuerRut, document_type: k.d.documentType!, folio: k.d.folio! };
-    const identical = same.find((e) => e.xmlSha256 === sha);
     if (seen.has(dedupe)) continue;
-    if (identical) {
-      result.documents.push({ id: identical.id, ...base, reception_status: 0, outcome: "ALREADY_RECEIVED" });
-      continue;
-    }
     seen.add(dedupe);
-    const placeholder = same.find((e) => e.xmlSha256 === null);
-    const docKey = `${k.issuerRut}/${k.d.documentType}/${k.d.folio}`;
-    const duplicate = same.some((e) => e.xmlSha256 !== null) || keysInFile.has(docKey);
-    keysInFile.add(docKey);
-    const verdict = judge(report, k.d, company.taxId, duplicate);
-    const siiReceivedAt = placeholder?.siiReceivedAt ?? null;
-    const row: Row = {
-      id: placeholder?.id ?? newId("rcv"),
-      companyId: company.id,
-      ...{ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio! },
-      issueDate: k.d.issueDate,
-      total: k.d.total,
-      recipientRut: k.d.receiverRut,
-      channel,
-      messageId,
-      xmlKey: key,
-      xmlStart: k.range[0],
-      xmlEnd: k.range[1],
-      xmlSha256: sha,
-      receptionStatus: verdict.status,
-      checks: JSON.stringify(verdict.checks),
-      summary: JSON.stringify(readSummary(slice)),
-      duplicate,
-      siiReceivedAt,
-      responseDeadline: ACTIONABLE_TYPES.has(k.d.documentType!) && siiReceivedAt ? deadlineOf(siiReceivedAt) : null,
-      responseState: (ACTIONABLE_TYPES.has(k.d.documentType!) ? "PENDING" : "NOT_APPLICABLE") as ResponseState,
-      updatedAt: new Date().toISOString(),
-    };
-    writes.push(placeholder ? db.update(receivedDocuments).set({ ...row, channel: undefined, id: undefined, responseState: undefined }).where(and(eq(receivedDocuments.companyId, company.id), eq(receivedDocuments.id, placeholder.id))) : db.insert(receivedDocuments).values(row));
-    const type = verdict.status === 0 ? "received_document.received" : "received_document.verification_failed";
-    const view = receivedView({ createdAt: row.updatedAt!, responses: "[]", ...row, ...(placeholder ? { channel: "SII" as const } : {}) } as ReceivedRow);
-    writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: company.id, type, dedupeKey: `${type}:${row.id}:${sha}`, payload: JSON.stringify(view) }).onConflictDoNothing());
-    result.documents.push({ id: row.id!, ...base, reception_status: verdict.status, outcome: duplicate ? "DUPLICATE" : "NEW" });
-    stored = true;
+    out.push({ ...k, slice, sha });
   }
-  if (stored) await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/xml" } });
-  for (let i = 0; i < writes.length; i += 100) await db.batch(writes.slice(i, i + 100) as [any, ...any[]]);
-  return result;
+  return out;
+}
+
+function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sha: string }, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string }): Row {
+  const siiReceivedAt = placeholder?.siiReceivedAt ?? null;
+  const actionable = ACTIONABLE_TYPES.has(k.d.documentType!);
+  return {
+    id,
+    companyId,
+    issuerRut: k.issuerRut,
+    documentType: k.d.documentType!,
+    folio: k.d.folio!,
+    issueDate: k.d.issueDate,
+    total: k.d.total,
+    recipientRut: k.d.receiverRut,
+    ...from,
+    xmlStart: k.range[0],
+    xmlEnd: k.range[1],
+    xmlSha256: k.sha,
+    receptionStatus: verdict.status,
+    checks: JSON.stringify(verdict.checks),
+    summary: JSON.stringify(readSummary(k.slice)),
+    duplicate,
+    siiReceivedAt,
+    responseDeadline: actionable && siiReceivedAt ? deadlineOf(siiReceivedAt) : null,
+    responseState: (actionable ? "PENDING" : "NOT_APPLICABLE") as ResponseState,
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * Writes the rows into the stores their ids name (a new one: the open partition; a placeholder: its
+ * own), each with its event in the same batch, one batch per store. A row another intake of the same
+ * XML wrote first changes nothing (nor does its event: same dedupe key); its id is returned (that
+ * intake reports it as new).
+ */
+async function storeWrites(env: Env, companyId: string, writes: Write[]): Promise<Set<string>> {
+  const lost = new Set<string>();
+  const byStore = new Map<number, Write[]>();
+  for (const w of writes) {
+    const ordinal = ordinalOfId(w.row.id!)!;
+    byStore.set(ordinal, [...(byStore.get(ordinal) ?? []), w]);
+  }
+  for (const [ordinal, group] of byStore) {
+    for (const chunk of chunked(group, 50)) {
+      const results = await writeIn(env, companyId, ordinal, async (db) => {
+        const statements = chunk.flatMap((w) => [writeOf(db, w), receptionEvent(db, eventOf(w))]);
+        return (await db.batch(statements as [(typeof statements)[number], ...typeof statements])) as unknown[][];
+      });
+      chunk.forEach((w, i) => results[i * 2]!.length === 0 && lost.add(w.row.id!));
+    }
+  }
+  return lost;
+}
+
+function eventOf(w: Write): ReceptionEvent {
+  const type = w.verdict === 0 ? "received_document.received" : "received_document.verification_failed";
+  const row = { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
+  return { row, type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
+}
+
+/** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML). */
+function writeOf(db: Db, w: Write) {
+  const { row } = w;
+  if (!w.placeholder) return db.insert(receivedDocuments).values(row).onConflictDoNothing().returning({ id: receivedDocuments.id });
+  // The placeholder keeps its id, channel (SII) and response state.
+  const { id, channel, responseState, ...fill } = row;
+  void channel, void responseState;
+  return db
+    .update(receivedDocuments)
+    .set(fill)
+    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, id!), isNull(receivedDocuments.xmlSha256)))
+    .returning({ id: receivedDocuments.id });
 }

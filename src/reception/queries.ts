@@ -1,9 +1,13 @@
-/** Reading received documents of one company (never across companies). */
+/** Reading received documents of one company (never across companies), from its document stores. */
 import { and, asc, count, eq, gte, isNull, lte, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { pageAcrossPartitions } from "../db/document-store/lists";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
 import { isValidRut, normalizeRut } from "../countries/cl";
+import { partitionDb, receptionStores } from "./stores";
+import type { ReceivedRow } from "./view";
+
+type StoreEnv = Parameters<typeof partitionDb>[0];
 
 export interface ListFilter {
   /** Any usual RUT form. */
@@ -40,17 +44,19 @@ function where(companyId: string, f: ListFilter): SQL {
   return and(...c)!;
 }
 
-export async function listReceived(db: Db, companyId: string, f: ListFilter, page: { offset: number; perPage: number }) {
+/** One page of the company's received documents, oldest first, across its partitions (the same pages and `total` as one table). */
+export async function listReceived(env: StoreEnv, companyId: string, f: ListFilter, page: { offset: number; perPage: number }) {
   const w = where(companyId, f);
-  const [rows, [total]] = await Promise.all([
-    db.select().from(receivedDocuments).where(w).orderBy(asc(receivedDocuments.createdAt), asc(receivedDocuments.id)).limit(page.perPage).offset(page.offset),
-    db.select({ n: count() }).from(receivedDocuments).where(w),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return pageAcrossPartitions(env, companyId, {
+    count: async (db) => (await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0,
+    rows: (db, limit, offset) => db.select().from(receivedDocuments).where(w).orderBy(asc(receivedDocuments.createdAt), asc(receivedDocuments.id)).limit(limit).offset(offset),
+  }, page, { oldestFirst: true, stores: await receptionStores(env, companyId) });
 }
 
-export async function getReceived(db: Db, companyId: string, id: string) {
-  const row = await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id))).get();
+/** One received document, from the partition its id names. */
+export async function getReceived(env: StoreEnv, companyId: string, id: string): Promise<ReceivedRow> {
+  const db = await partitionDb(env, companyId, id);
+  const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id))).get());
   if (!row) throw new AppError("RECEIVED_DOCUMENT_NOT_FOUND", `No received document ${id} for this company.`);
   return row;
 }

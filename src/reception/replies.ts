@@ -8,8 +8,8 @@
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, type SigningCredentials } from "../countries/cl";
 import type { ReceptionAction } from "../countries/port";
 import { and, eq } from "drizzle-orm";
-import { createDb } from "../db/client";
 import { inboundMessages } from "../db/schema";
+import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import { canonicalRut, findTaxpayer } from "../domain/taxpayers/repository";
@@ -80,7 +80,8 @@ export async function replyRecipient(env: Env, row: ReceivedRow): Promise<ReplyR
     if (listed?.exchangeEmail && EMAIL.test(listed.exchangeEmail)) return { email: listed.exchangeEmail, source: "TAXPAYER_DIRECTORY" };
   }
   if (row.channel !== "EMAIL" || !row.messageId) return null;
-  const m = await createDb(env.DB).select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get();
+  const store = await partitionDb(env, row.companyId, row.messageId);
+  const m = store && (await store.select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get());
   return m?.sender && EMAIL.test(m.sender) ? { email: m.sender, source: "EMAIL_SENDER" } : null;
 }
 const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;

@@ -8,15 +8,16 @@ import { and, eq } from "drizzle-orm";
 import { AuthorityError, type ReceptionAction } from "../countries/port";
 import { siiReception } from "../countries/cl";
 import { createDb } from "../db/client";
-import { eventOutbox, receivedDocuments, type ResponseState } from "../db/schema";
+import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
-import { newId } from "../lib/ids";
 import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
+import { receptionEvent, writeIn } from "./stores";
+import { ordinalOfId } from "../db/document-store";
 import { buildReplies, mailReplies, replyRecipient } from "./replies";
-import { receivedView, type ReceivedRow, type ResponseEntry } from "./view";
+import type { ReceivedRow, ResponseEntry } from "./view";
 
 const ACCEPTANCE = new Set(["ACD", "ERM"]);
 const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
@@ -57,18 +58,20 @@ function siiRefusal(code: number, message: string): { code: ErrorCode; text: str
   return { code: "RECEPTION_AUTHORITY_REFUSED", text: `The SII refused the action (${code}: ${message}).` };
 }
 
+/** Updates the document in the store its id names, with its event (if any) in the same batch. */
 async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
-  const db = createDb(env.DB);
   const next = { ...row, ...set, updatedAt: new Date().toISOString() };
-  const writes: any[] = [db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)))];
-  if (event) writes.push(db.insert(eventOutbox).values({ id: newId("evt"), companyId: row.companyId, type: event.type, dedupeKey: event.key, payload: JSON.stringify(receivedView(next)) }).onConflictDoNothing());
-  await db.batch(writes as [any, ...any[]]);
+  await writeIn(env, row.companyId, ordinalOfId(row.id)!, async (db) => {
+    const update = db.update(receivedDocuments).set({ ...set, updatedAt: next.updatedAt }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id)));
+    if (event) await db.batch([update, receptionEvent(db, { row: next, ...event })]);
+    else await update;
+  });
   return next;
 }
 
 export async function respondToDocument(env: Env, ctx: ExecutionContext | undefined, company: CompanyRow, id: string, action: ReceptionAction, reason: string | null): Promise<ReceivedRow> {
   const db = createDb(env.DB);
-  let row = await getReceived(db, company.id, id);
+  let row = await getReceived(env, company.id, id);
   if (checkRules(row, action, Date.now())) return row;
   const signer = await requireSigningCredentials(db, env, company.id);
   const sii = siiReception(envForMode(env, company.livemode), ctx);

@@ -1,15 +1,16 @@
 /**
  * The delivery log: deliveries of an endpoint or of an event (filters, pages), their attempts, and
- * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time), plus
- * the sweep's query for deliveries whose queue message was lost. Deliveries and their attempts live in
- * the company's document stores (issue 16): a delivery id names its partition, its attempts are in
- * the same store, lists walk the partitions newest first; events and endpoints stay in D1.
+ * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time).
+ * Deliveries and their attempts live in the company's document stores (issue 16): a delivery id names
+ * its partition, its attempts are in the same store, lists walk the partitions newest first; events
+ * and endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
+ * alarm (src/durable-objects/document-store/overdue-deliveries.ts).
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { createDb, type Db } from "../db/client";
-import { openStore, partitionedId, partitionsOf, storeFor, storeForId, sweptPartitions } from "../db/document-store";
+import { knownStoreForId, openStore, partitionedId, partitionsOf, storeFor } from "../db/document-store";
 import { pageAcrossPartitions } from "../db/document-store/lists";
-import { eventOutbox, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../db/schema";
 import { AppError } from "../errors";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
@@ -42,7 +43,7 @@ export async function listDeliveries(env: Env, companyId: string, f: DeliveryFil
 }
 
 export async function getDelivery(env: Env, companyId: string, id: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
-  const db = storeForId(env, companyId, id)?.db;
+  const db = (await knownStoreForId(env, companyId, id))?.db;
   const delivery = db && (await db.query.webhookDeliveries.findFirst({ where: and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, companyId)) }));
   if (!db || !delivery) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Delivery ${id} does not exist for this company.`);
   const attempts = await db.select().from(webhookAttempts).where(and(eq(webhookAttempts.deliveryId, id), eq(webhookAttempts.companyId, companyId))).orderBy(asc(webhookAttempts.attempt));
@@ -103,31 +104,6 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
     return restart(env, companyId, p.ordinal, failed.map((r) => r.id), now);
   }));
   return counts.reduce((a, b) => a + b, 0);
-}
-
-/** How long after its close a partition is still swept: the retry schedule (about 4 days) and a margin. */
-const SWEEP_PARALLEL = 20;
-
-/**
- * PENDING deliveries whose attempt time passed before `cutoff` (their queue message was lost), in the
- * open partitions of the directory and those closed in the last week (their deliveries still retry).
- */
-export async function overdueDeliveries(env: Env, cutoff: string, now = new Date(), limit = 1000): Promise<DeliveryRef[]> {
-  const out: DeliveryRef[] = [];
-  // Stores are asked SWEEP_PARALLEL at a time, until `limit` deliveries are found.
-  for (const group of chunked(await sweptPartitions(env, now), SWEEP_PARALLEL)) {
-    if (out.length >= limit) break;
-    const found = await Promise.all(group.map(async (p) => {
-      const rows = await storeFor(env, p.companyId, p.ordinal).db
-        .select({ id: webhookDeliveries.id, companyId: webhookDeliveries.companyId })
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff), sql`${webhookDeliveries.nextAttemptAt} IS NOT NULL`))
-        .limit(limit);
-      return rows.map((r) => ({ ...r, partition: p.ordinal }));
-    }));
-    out.push(...found.flat());
-  }
-  return out.slice(0, limit);
 }
 
 /** A `webhook.test` event for one endpoint only (D1's outbox, already dispatched), its delivery in the open store, queued at once. */

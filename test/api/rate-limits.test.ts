@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "smol-toml";
 import { app } from "../../src/app";
 import { ROUTE_REGISTRY } from "../../src/http/route";
+import { forgetAccess } from "../../src/domain/access/cache";
 import { RATE_LIMITS, type RateLimitBinding } from "../../src/http/rate-limits";
 import wranglerToml from "../../wrangler.toml?raw";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
@@ -87,6 +88,51 @@ describe("a burst over the limit gets 429 with Retry-After", () => {
     expectLimited(await tight("ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${company}/invoices`, admin.key, {}));
     expect((await tight("ISSUANCE_RATE_LIMITER", "GET", `/api/companies/${company}/invoices`, owner.key)).status).toBe(200);
     expect((await tight("ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${otherCompany}/invoices`, owner.key, {})).status).toBe(400);
+  });
+});
+
+describe("the high-volume tier (companies.rate_tier, set by the operator)", () => {
+  /** What `npm run companies:tier` does; other isolates see it when their cached row expires (5 s), this one at once. */
+  const setTier = async (id: string, tier: "STANDARD" | "HIGH_VOLUME") => {
+    await env.DB.prepare("UPDATE companies SET rate_tier = ? WHERE id = ?").bind(tier, id).run();
+    forgetAccess();
+  };
+
+  it("a new company is STANDARD; the tier is not something the API takes", async () => {
+    const company = await newCompany(owner);
+    const row = await env.DB.prepare("SELECT rate_tier FROM companies WHERE id = ?").bind(company).first<{ rate_tier: string }>();
+    expect(row!.rate_tier).toBe("STANDARD");
+    const res = await call("PATCH", `/api/companies/${company}/settings`, { key: owner.key, json: { rate_tier: "HIGH_VOLUME" } });
+    expectError(res, 400, "VALIDATION_FAILED");
+  });
+
+  it("a high-volume company's issuance is counted by its own binding, not the standard one; standard companies are not", async () => {
+    const big = await newCompany(owner);
+    await setTier(big, "HIGH_VOLUME");
+    // The standard issuance limiter no longer counts it ...
+    for (let i = 0; i < 5; i++) expect((await tight("ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${big}/invoices`, owner.key, {})).status).toBe(400);
+    // ... the high-volume one does, and states its own limit.
+    for (let i = 0; i < 3; i++) expect((await tight("HIGH_VOLUME_ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${big}/invoices`, owner.key, {})).status).toBe(400);
+    const refused = await tight("HIGH_VOLUME_ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${big}/invoices`, admin.key, {});
+    expectLimited(refused);
+    expect(refused.body.error.message).toContain(`at most ${RATE_LIMITS.HIGH_VOLUME_ISSUANCE_RATE_LIMITER.limit} every 60 seconds`);
+    const standard = await newCompany(owner);
+    for (let i = 0; i < 5; i++) expect((await tight("HIGH_VOLUME_ISSUANCE_RATE_LIMITER", "POST", `/api/companies/${standard}/invoices`, owner.key, {})).status).toBe(400);
+  });
+
+  it("the company-wide limit follows the tier too, and back to STANDARD restores the standard limiters", async () => {
+    const big = await newCompany(owner);
+    await setTier(big, "HIGH_VOLUME");
+    for (let i = 0; i < 5; i++) expect((await tight("COMPANY_RATE_LIMITER", "GET", `/api/companies/${big}/settings`, owner.key)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await tight("HIGH_VOLUME_COMPANY_RATE_LIMITER", "GET", `/api/companies/${big}/settings`, owner.key)).status).toBe(200);
+    expectLimited(await tight("HIGH_VOLUME_COMPANY_RATE_LIMITER", "GET", `/api/companies/${big}/settings`, owner.key));
+    await setTier(big, "STANDARD");
+    for (let i = 0; i < 5; i++) expect((await tight("HIGH_VOLUME_COMPANY_RATE_LIMITER", "GET", `/api/companies/${big}/settings`, owner.key)).status).toBe(200);
+  });
+
+  it("the high-volume issuance limit carries the largest customer's peak (2,100 a minute) with room", () => {
+    expect(RATE_LIMITS.HIGH_VOLUME_ISSUANCE_RATE_LIMITER.limit).toBeGreaterThanOrEqual(2 * 2_100);
+    expect(RATE_LIMITS.HIGH_VOLUME_COMPANY_RATE_LIMITER.limit).toBeGreaterThan(RATE_LIMITS.HIGH_VOLUME_ISSUANCE_RATE_LIMITER.limit);
   });
 });
 

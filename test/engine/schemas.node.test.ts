@@ -9,7 +9,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
-import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { buildFeatureDtes, FEATURE_INPUTS, signInputs } from "../helpers/cl-feature-samples";
+import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
 import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml/xml";
@@ -102,8 +103,21 @@ describe("every feature of the document model (issue #14) validates", () => {
     expect((await validate(envio.xml, "EnvioDTE_v10.xsd")).errors).toEqual([]);
     const envioBoleta = await buildEnvioBoleta({ ...common, dtes: boletas });
     expect((await validate(envioBoleta.xml, "EnvioBOLETA_v11.xsd")).errors).toEqual([]);
-    expect(boletas.map((b) => b.documentType).sort()).toEqual([39, 39, 39, 41]);
+    expect(boletas.map((b) => b.documentType).sort()).toEqual([39, 39, 39, 39, 41]);
     expect(others.map((b) => b.documentType)).toEqual(expect.arrayContaining([33, 34, 43, 46, 52, 61, 110]));
+  }, 120_000);
+});
+
+describe("the coverage samples (every element the body can write) validate", () => {
+  it("each standalone against DTE_v10, boletas in EnvioBOLETA", async () => {
+    const dtes = await signInputs(set, COVERAGE_INPUTS, 45);
+    const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    for (const [name, d] of Object.entries(dtes)) {
+      if (d.envelope === "EnvioDTE") expect((await validate(d.xml, "DTE_v10.xsd")).errors, name).toEqual([]);
+    }
+    const boletas = Object.values(dtes).filter((d) => d.envelope === "EnvioBOLETA");
+    expect(boletas.length).toBeGreaterThan(0);
+    expect((await validate((await buildEnvioBoleta({ ...common, dtes: boletas })).xml, "EnvioBOLETA_v11.xsd")).errors).toEqual([]);
   }, 120_000);
 });
 

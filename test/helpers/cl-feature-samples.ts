@@ -182,6 +182,45 @@ export const FEATURE_INPUTS: Record<string, InvoiceInput> = {
       { quantity: 2, unit_price: 1500, description: "Cargo por servicio", ticket: { kind: "SERVICE" } },
     ],
   },
+  /** Periodic service factura: transaction kinds, the period's amount, a previous balance and the amount to pay, a sub-total with its parts, the issuer's additional id. */
+  "33-period": {
+    invoice_type: "33", invoice_date: date, issuer: { ...issuer, additional_id: "EORI-CL-7608" }, recipient, purchase_transaction_kind: 1, sale_transaction_kind: 1,
+    service_indicator: 1, service_period: { from: "2026-10-01", to: "2026-10-31" }, period_totals: { previous_balance: 15000 },
+    items: [
+      { quantity: 1, unit_price: 20000, description: "Plan internet octubre" },
+      { quantity: 10, unit_price: 800, description: "Bebidas", taxes: [{ type: "IVA" }, { type: "27" }] },
+      { quantity: 1, unit_price: 3000, description: "Arriendo equipo exento", taxes: [{ type: "EXE" }] },
+      { quantity: 1, unit_price: 500, description: "Donación informativa", exempt_indicator: 2 },
+    ],
+    subtotals: [{ description: "Servicios del mes", lines: [1, 2, 3], breakdown: true }],
+  },
+  /** Liquidación-factura of a period: transaction kinds and the amount to pay with a negative previous balance. */
+  "43-period": {
+    invoice_type: "43", invoice_date: date, issuer, recipient, purchase_transaction_kind: 4, sale_transaction_kind: 2, period_totals: { previous_balance: -5000, amount_to_pay: 51525 },
+    items: [{ quantity: 50, unit_price: 1000, description: "Venta de uvas por cuenta de", settled_type: "33" }],
+    commissions: [{ kind: "COMMISSION", description: "Comisión 5 %", percent: 5 }],
+  },
+  /** Guía for export: the issuer of an exceptional transfer (GuiaExport) with the SII's authorisation. */
+  "52-export-guide": {
+    invoice_type: "52", invoice_date: date, transfer_kind: 8, issuer: { ...issuer, additional_id: "EXP-0042", export_guide: { transfer_code: 2, authorization_number: 123456, authorization_date: "2026-10-01" } }, recipient,
+    items: [{ quantity: 60, unit_price: 20000, description: "Vino tinto reserva (caja)" }],
+  },
+  /** Export invoice with every additional identifier: the issuer's and its branch's, the foreign recipient's, the carrier's and the ports', and another issuer's in a reference. */
+  "110-additional-ids": {
+    invoice_type: "110", invoice_date: date, currency: { code: "USD" },
+    issuer: { ...issuer, additional_id: "EORI-CL-7608", additional_branch_code: "SUC-VALPO" }, recipient: { ...foreign, foreign: { nationality: "225", additional_id: "EIN 12-3456789" } },
+    customs: { transport_mode: "1", carrier_company_rut: "77879240-0", carrier_company_name: "NAVIERA SUR", carrier_company_additional_id: "IMO 9876543", port_of_loading: "906", port_of_loading_additional_id: "CLVAP", port_of_unloading: "111", port_of_unloading_additional_id: "USLAX" },
+    billing_reference: [{ number: "PO-5512", invoice_type: "801", invoice_date: "2026-11-10", other_issuer: "55555555-5", other_issuer_additional_id: "ACME-PO" }],
+    items: [{ quantity: 100, unit_price: 12.5, description: "Aceite de oliva 1 L" }],
+    subtotals: [{ description: "Aceites", lines: [1], breakdown: true }],
+  },
+  /** Boleta of a periodic service: the period total, a previous balance in the client's favour, the amount to pay, the seller and the cash register. */
+  "39-period": {
+    invoice_type: "39", invoice_date: date, issuer, service_indicator: 1, period_totals: { previous_balance: -2000, period_amount: 12900 },
+    point_of_sale: { seller_code: "INTERNET", register_code: "CAJA-07" },
+    items: [{ quantity: 1, unit_price: 11900, description: "Agua potable noviembre" }, { quantity: 1, unit_price: 1000, description: "Cargo fijo no facturable", exempt_indicator: 2 }],
+    subtotals: [{ description: "Consumo", lines: [1], breakdown: true }],
+  },
   /** Boleta exenta with a global surcharge on its exempt base. */
   "41-surcharge": { invoice_type: "41", invoice_date: date, issuer, items: [{ quantity: 1, unit_price: 20000, description: "Matrícula" }], global_adjustments: [{ kind: "SURCHARGE", amount: 1000, description: "Recargo atraso" }] },
 };

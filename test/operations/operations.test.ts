@@ -53,7 +53,7 @@ describe("/health", () => {
       status: "ok",
       environment: "test",
       sii_mode: "simulator",
-      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, folio_allocator: { status: "ok" } },
+      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, folio_allocator: { status: "ok" }, document_store: { status: "ok" } },
     });
   });
 
@@ -67,6 +67,16 @@ describe("/health", () => {
     expect(body.checks.d1).toEqual({ status: "error", error: "D1 is down" });
     expect(body.checks.webhook_queue).toEqual({ status: "error", error: "binding missing" });
     expect(body.checks.r2).toEqual({ status: "ok" });
+    expect(body.checks.document_store).toEqual({ status: "ok" });
+  });
+
+  it("a document store that does not answer makes it 503 and names it", async () => {
+    const unreachable = { idFromName: (n: string) => env.DOCUMENT_STORE.idFromName(n), get: () => ({ describe: async () => Promise.reject(new Error("store unreachable")) }) };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch!(new Request("http://localhost/health") as never, { ...env, DOCUMENT_STORE: unreachable } as unknown as Env, ctx);
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(503);
+    expect(body).toMatchObject({ status: "degraded", checks: { document_store: { status: "error", error: "store unreachable" }, d1: { status: "ok" }, folio_allocator: { status: "ok" } } });
   });
 });
 

@@ -30,13 +30,13 @@ describe("the PDF shows every section of the document", () => {
   for (const format of ["A4", "80mm"] as const) {
     it(`${format}: line and global discounts and surcharges, codes, long descriptions, recipient contact`, async () => {
       const { all } = await texts("33-mixed-global", format);
-      for (const t of ["Recargo: 40% + 250", "-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "CLP 13250", "$ 18.691"]) expect(all, t).toContain(t);
+      for (const t of ["Recargo: 40% + 250", "-5% 500", "+50% 1.250", "Cliente frecuente 10%", "-1.325", "Promoción curso (exento)", "-500", "Soporte 8x5 por correo y teléfono, noviembre 2026.", "SOP-01", "pagos@cliente.cl", "Servicios (líneas 1, 2)", "$ 13.250", "$ 18.691"]) expect(all, t).toContain(t);
     });
     it(`${format}: withholdings as deductions, IVA not withheld, deposit, not billable`, async () => {
       const w = (await texts("46-withholdings", format)).all;
       for (const t of ["IVA retenido ganado 8%", "-73.600", "IVA retenido total 19%", "-11.400", "IVA no retenido", "101.200"]) expect(w, t).toContain(t);
       const i = (await texts("33-indicators", format)).all;
-      for (const t of ["Garantía por envases", "1.500", "Monto no facturable", "1.600"]) expect(i, t).toContain(t);
+      for (const t of ["Garantía por envases", "1.500", "Monto no facturable", "$ 1.600"]) expect(i, t).toContain(t);
     });
     it(`${format}: guía transfer kind and transport; CEDIBLE CON SU FACTURA on a sale`, async () => {
       const { all } = await texts("52-transfer", format);
@@ -48,7 +48,7 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: export customs data with names and the total in the second currency`, async () => {
       const { all } = await texts("110-customs", format);
-      for (const t of ["Aduana", "1 CIF USD 1234.5", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
+      for (const t of ["Aduana", "Forma de pago exportación", "1 Cobranza hasta 1 año", "1 CIF USD 1.234,50", "MSC ALINA", "906", "111 MONTREAL", "820.5 KN", "60 × 75", "(ACME-2026)", "225", "Total en PESO CL (T/C 945,37)", "$ 1.165.878", "USD 1.233,25", "-25,75"]) expect(all, t).toContain(t);
     });
     it(`${format}: fuel taxes, IVA propio and de terceros, the total in USD; CredEC deducted`, async () => {
       const f = (await texts("33-fuel-third-party", format)).all;
@@ -64,13 +64,44 @@ describe("the PDF shows every section of the document", () => {
     });
     it(`${format}: payment status and account, the principal (document and boleta line), the credit note without debit reduction, MntBase and MntMargenCom`, async () => {
       const p = (await texts("34-surcharge", format)).all.replace(/\s+/g, " ");
-      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "CLP 20000", "CLP 10450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1", "+56 2 2345 6789, +56 9 8765 4321", "V-17", "81234567", "Casilla 123, Providencia, Santiago"]) expect(p, t).toContain(t);
+      for (const t of ["Pago", "Depósito o transferencia", "2026-11-19", "$ 20.000", "$ 10.450", "Cuenta vista N° 12-345-678 BancoEstado", "RUT mandante", "11111111-1", "+56 2 2345 6789, +56 9 8765 4321", "V-17", "81234567", "Casilla 123, Providencia, Santiago"]) expect(p, t).toContain(t);
       const e = (await texts("110-customs", format)).all.replace(/\s+/g, " ");
-      for (const t of ["USD 1000", "USD 233", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
+      for (const t of ["USD 1.000,00", "USD 233,00", "Cuenta corriente N° 0012345678 Banco de Chile"]) expect(e, t).toContain(t);
       expect((await texts("39-features", format)).all.replace(/\s+/g, " ")).toContain("77879240-0");
       expect((await texts("61-references", format)).all.replace(/\s+/g, " ")).toContain("sin derecho a descontar débito");
       const m = (await texts("33-meat-usd", format)).all.replace(/\s+/g, " ");
-      for (const t of ["Base faenamiento carne", "CLP 340000", "Base márgenes de comercialización", "CLP 40000"]) expect(m, t).toContain(t);
+      for (const t of ["Base faenamiento carne", "$ 340.000", "Base márgenes de comercialización", "$ 40.000"]) expect(m, t).toContain(t);
+    });
+    it(`${format}: transaction kinds, period totals and amount to pay, sub-total parts, the export guide's authorisation, additional and foreign ids, seller and cash register`, async () => {
+      const p = (await texts("33-period", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Tipo de transacción (compra)", "1 Compras del giro", "Tipo de transacción (venta)", "1 Ventas del giro", "Id. adicional del emisor", "EORI-CL-7608", "(neto $ 28.000, IVA $ 5.320, imp. adicionales $ 800, exento $ 3.000)"]) expect(p, t).toContain(t);
+      expect(p).not.toMatch(/CLP \d/);
+      const g = (await texts("52-export-guide", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Guía de exportación, autorización SII", "Res. N° 123456 del 2026-10-01 (código traslado 2)", "Traslado para exportación (no venta)"]) expect(g, t).toContain(t);
+      const x = (await texts("110-additional-ids", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Código adicional sucursal", "SUC-VALPO", "Receptor extranjero", "Id. US-99-1234567", "id. adicional EIN 12-3456789", "NAVIERA SUR, RUT 77879240-0, id. IMO 9876543", "(CLVAP)", "(USLAX)", "Referencia 1, emisor", "55555555-5 (id. adicional ACME-PO)"]) expect(x, t).toContain(t);
+      const b = (await texts("39-period", format)).all.replace(/\s+/g, " ");
+      for (const t of ["Vendedor", "INTERNET", "Caja", "CAJA-07"]) expect(b, t).toContain(t);
+    });
+    it(`${format}: the period's amount, the previous balance and the amount to pay are printed with the totals, after the total, as money`, async () => {
+      for (const [name, rows] of [
+        ["33-period", [["Monto del período", "$ 37.620"], ["Saldo anterior", "$ 15.000"], ["TOTAL A PAGAR", "$ 52.620"]]],
+        ["39-period", [["Monto del período", "$ 12.900"], ["Saldo anterior", "$ -2.000"], ["TOTAL A PAGAR", "$ 10.900"]]],
+      ] as const) {
+        const d = dtes[name]!;
+        const { pages } = await loadPdf(await renderPdf(printableOf(computeDocument(FEATURE_INPUTS[name]!), d.folio, tedFromSignedXml(d.xml)), format));
+        const last = pages.at(-1)!.texts.map((t) => t.replace(/:$/, ""));
+        expect(pages.flatMap((p) => p.texts)).not.toContain("Totales del período");
+        const total = last.indexOf("TOTAL");
+        expect(total, name).toBeGreaterThan(-1);
+        let at = total;
+        for (const [label, value] of rows) {
+          const i = last.indexOf(label);
+          expect(i, `${name} ${label}`).toBeGreaterThan(at);
+          expect(last[i + 1], `${name} ${label}`).toBe(value);
+          at = i;
+        }
+      }
     });
     it(`${format}: liquidación-factura commissions deducted`, async () => {
       const { all } = await texts("43-commission", format);

@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
+import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
 import { FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
@@ -13,8 +14,9 @@ beforeAll(async () => {
 });
 
 describe("the whole SII document end to end", () => {
-  it.each(Object.keys(FEATURE_INPUTS))("%s is ACCEPTED and printed", async (name) => {
-    const input = structuredClone(FEATURE_INPUTS[name]!);
+  const ALL = { ...FEATURE_INPUTS, ...COVERAGE_INPUTS };
+  it.each(Object.keys(ALL))("%s is ACCEPTED and printed", async (name) => {
+    const input = structuredClone(ALL[name]!);
     const body = { ...input, invoice_date: nowLocal(), issuer: { ...input.issuer, document_number: issuer.rut } };
     const res = await issue(issuer, body);
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -36,6 +38,11 @@ describe("inconsistent input for the last parts of the model: 400 in our envelop
     ["sub-quantities beyond the quantity", "33", { items: [{ ...line, sub_quantities: [{ quantity: 2, code: "L1" }] }] }, "INVOICE_AMOUNT_OUT_OF_RANGE", "items[0].sub_quantities"],
     ["expiry before elaboration", "33", { items: [{ ...line, elaboration_date: "2026-11-02", expiry_date: "2026-11-01" }] }, "INVOICE_INVALID_DATE", "items[0].expiry_date"],
     ["a second currency on a boleta", "39", { items: [line], other_currency: { code: "USD", exchange_rate: 950 } }, "INVOICE_FIELD_NOT_ALLOWED", "other_currency"],
+    ["a transaction kind on a boleta", "39", { items: [line], purchase_transaction_kind: 1 }, "INVOICE_FIELD_NOT_ALLOWED", "purchase_transaction_kind"],
+    ["an amount to pay that is not the period amount plus the balance", "33", { items: [line], totals: undefined, period_totals: { previous_balance: 100, amount_to_pay: 1190 } }, "INVOICE_TOTALS_MISMATCH", "period_totals.amount_to_pay"],
+    ["a guía for export that is not for export", "52", { items: [line], transfer_kind: 5, customs: { port_of_loading: "906" } }, "INVOICE_FIELD_NOT_ALLOWED", "customs"],
+    ["a seller and cash register on a factura", "33", { items: [line], totals: undefined, point_of_sale: { seller_code: "V1" } }, "INVOICE_FIELD_NOT_ALLOWED", "point_of_sale"],
+    ["a port's additional id without the port", "110", { items: [line], customs: { port_of_unloading_additional_id: "USLAX" } }, "INVOICE_INVALID_INPUT", "customs.port_of_unloading_additional_id"],
   ] as const)("%s", async (_what, type, over, code, field) => {
     const res = await issue(issuer, { ...invoiceBody(issuer.rut, type), ...over });
     expectError(res, 400, code);

@@ -8,7 +8,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { sql } from "drizzle-orm";
 import { call } from "../helpers/api";
+import { storeRows } from "../helpers/store";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
 import { receiver, type Receiver } from "./helpers";
 
@@ -41,7 +43,16 @@ async function deliver(raw: string | Uint8Array, to = address) {
     setReject() {}, forward: async () => ({}), reply: async () => ({}),
   } as unknown as ForwardableEmailMessage;
   await worker.email!(message, env);
-  return env.DB.prepare("SELECT outcome, documents, company_id, detail FROM inbound_messages WHERE recipient = ? ORDER BY created_at DESC, id DESC LIMIT 1").bind(to).first<{ outcome: string; documents: number; company_id: string | null; detail: string | null }>();
+  return lastMessage(to);
+}
+
+type Message = { id: string; outcome: string; documents: number; company_id: string | null; detail: string | null };
+const LAST = "SELECT id, outcome, documents, company_id, detail FROM inbound_messages WHERE recipient = ? ORDER BY created_at DESC, id DESC LIMIT 1";
+
+/** The last message to `to`: a company's messages are in its document stores, those that matched none in D1. */
+async function lastMessage(to: string): Promise<Message | null> {
+  const [stored] = await storeRows<Message>(r.companyId, sql`SELECT id, outcome, documents, company_id, detail FROM inbound_messages WHERE recipient = ${to} ORDER BY created_at DESC, id DESC LIMIT 1`);
+  return stored ?? env.DB.prepare(LAST).bind(to).first<Message>();
 }
 
 const list = async (folio: number) => (await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=${folio}`, { key: r.owner.key })).body;
@@ -55,6 +66,9 @@ describe("email() handler", () => {
     const e = await envelope([await signedDte(caf33, 201, cert), await signedDte(caf33, 202, cert)], cert);
     const rec = await deliver(mime([{ name: "envio.xml", type: "application/xml", bytes: e.xml }]));
     expect(rec).toMatchObject({ outcome: "STORED", documents: 2, company_id: r.companyId });
+    // In the company's open store (its id names the partition), not in D1.
+    expect(rec!.id).toMatch(/^inm_p1_/);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM inbound_messages WHERE id = ?").bind(rec!.id).first("n")).toBe(0);
     for (const f of [201, 202]) expect((await list(f)).data[0]).toMatchObject({ channel: "EMAIL", verification: { status: "VERIFIED" } });
   });
 
@@ -73,6 +87,8 @@ describe("email() handler", () => {
     expect(await deliver(mime([{ name: "x.xml", type: "text/xml", bytes: strToU8("<hola/>") }]))).toMatchObject({ outcome: "NO_DTE" });
     const stranger = "dte+nobody0000000000@dte.localhost";
     expect(await deliver(mime([], stranger), stranger)).toMatchObject({ outcome: "UNKNOWN_RECIPIENT", company_id: null });
+    // No company: recorded in D1 (an id without a partition).
+    expect(await env.DB.prepare(LAST).bind(stranger).first("id")).toMatch(/^inm_[0-9A-Z]{26}$/);
     const other = "someone@elsewhere.cl";
     expect(await deliver("garbage", other)).toMatchObject({ outcome: "UNKNOWN_RECIPIENT" });
     const rec = await deliver(new Uint8Array([0xff, 0xfe, 0x00, 0x0d, 0x0a, 0x2d, 0x2d]));

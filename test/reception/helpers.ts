@@ -1,9 +1,12 @@
 /** Reception test material: a receiving company (RUT 77879240-0, the sample recipient) and suppliers' envelopes. */
-import { exports } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import type { SignedEnvelope } from "../../src/countries/cl/exchange/envelopes";
+import { partitionsOf, storeName } from "../../src/db/document-store";
+import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { call, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { fakeCredentials, simulatorCaf } from "../sii/helpers";
@@ -47,4 +50,45 @@ export const getDoc = (r: Receiver, id: string) => call("GET", `/api/reception/i
 /** What most reception tests start from: a signer, a simulator CAF for facturas 1–500, a receiving company. */
 export async function receptionFixture(): Promise<{ cert: SigningCredentials; caf33: Caf; r: Receiver }> {
   return { cert: await fakeCredentials(), caf33: await simulatorCaf({ documentType: 33, from: 1, to: 500 }), r: await receiver() };
+}
+
+/** The stub of a company's store of partition `ordinal`. */
+export function storeStub(companyId: string, ordinal: number): DurableObjectStub<DocumentStore> {
+  return env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(storeName(companyId, ordinal))) as DurableObjectStub<DocumentStore>;
+}
+
+/** When a store's alarm is set (epoch ms), or null. */
+export const alarmAt = (companyId: string, ordinal: number) =>
+  runInDurableObject(storeStub(companyId, ordinal), (_i: DocumentStore, state: DurableObjectState) => state.storage.getAlarm());
+
+/**
+ * Runs the alarm of each of the company's stores whose alarm is due (the deadline job is a task of
+ * it); returns how many alarms ran. A store whose alarm is due again at once (its events to relay)
+ * runs again, a few times at most.
+ */
+export async function runDueAlarms(companyId: string): Promise<number> {
+  let ran = 0;
+  for (const p of await partitionsOf(env, companyId)) {
+    for (let i = 0; i < 5; i++) {
+      const at = await alarmAt(companyId, p.ordinal);
+      if (at === null || at > Date.now()) break;
+      if (await runDurableObjectAlarm(storeStub(companyId, p.ordinal))) ran++;
+    }
+  }
+  return ran;
+}
+
+/**
+ * Waits until `read` gives what `ok` accepts, running the company's due store alarms meanwhile (a due
+ * alarm also fires by itself; this does not wait for it); fails after 5 seconds with `what`.
+ */
+export async function afterAlarms<T>(companyId: string, read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 50; i++) {
+    await runDueAlarms(companyId);
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }

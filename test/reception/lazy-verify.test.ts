@@ -12,12 +12,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
+import { dteSchemaProblems, dteSchemaProblemsFlat } from "../../src/countries/cl/documents/dte-schema";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
 import { BODY_CANONICAL, fastParse, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { indexElement, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
 import { parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import { canonicalizeReference } from "../engine/c14n-reference";
 import { buildFeatureDtes } from "../helpers/cl-feature-samples";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
+import { certificateCacheSize } from "../../src/countries/cl/xml/xmldsig";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
 
 let set: SampleSet;
@@ -56,6 +59,51 @@ describe("envelopes verified one DTE at a time", () => {
       documents += report.documents.length;
     }
     expect(documents).toBeGreaterThan(20);
+  });
+
+  it("envelopes verified at the same time (their DTEs over flat indexes, spare ones shared between envelopes): each its own whole-tree report", async () => {
+    const inputs = [envelopeOf("EnvioDTE to SII"), envelopeOf("EnvioDTE to recipient"), envelopeOf("EnvioBOLETA")];
+    const all = Object.values(features);
+    inputs.push((await buildEnvioDte({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioDTE") })).xmlString);
+    const expected = await Promise.all(inputs.map((xml) => verifyInbound(xml, { ...SIM, lazy: false })));
+    const flatBefore = verifyPaths.flat;
+    for (let round = 0; round < 3; round++) {
+      const reports = await Promise.all([...inputs, ...inputs].map((xml) => verifyInbound(xml, SIM)));
+      reports.forEach((r, i) => expect(r).toEqual(expected[i % inputs.length]));
+    }
+    expect(verifyPaths.flat - flatBefore).toBeGreaterThan(100);
+  });
+
+  it("the envelope's certificate re-wrapped with other whitespace, file after file: each passes with its signer, and the certificate cache stays bounded", async () => {
+    const xml = envelopeOf("EnvioDTE to recipient");
+    const open = "<X509Certificate>";
+    const at = xml.lastIndexOf(open) + open.length;
+    const end = xml.indexOf("</X509Certificate>", at);
+    const cert = xml.slice(at, end).replace(/\s+/g, "");
+    const expected = await verifyInbound(xml, SIM);
+    expect(expected.ok, expected.message).toBe(true);
+    for (let i = 0; i < 150; i++) {
+      // Line breaks at another place each time: the same certificate, another text (outside the signed SetDTE).
+      const cut = 10 + i;
+      const rewrapped = xml.slice(0, at) + `${cert.slice(0, cut)}\n${cert.slice(cut)}` + xml.slice(end);
+      const report = await verifyInbound(rewrapped, SIM);
+      expect(report.ok, report.message).toBe(true);
+      expect(report.envelopeSignature!.signer).toEqual(expected.envelopeSignature!.signer);
+      expect(certificateCacheSize()).toBeLessThanOrEqual(64);
+    }
+  });
+
+  it("a KeyValue that is not the certificate's key, between files whose KeyValue is: refused each time, the others pass", async () => {
+    const xml = envelopeOf("EnvioDTE to recipient");
+    const at = xml.lastIndexOf("<Modulus>") + "<Modulus>".length;
+    const c = xml[at + 100]!;
+    const other = xml.slice(0, at + 100) + (c === "A" ? "B" : "A") + xml.slice(at + 101);
+    for (let i = 0; i < 3; i++) {
+      expect((await verifyInbound(xml, SIM)).ok).toBe(true);
+      const { report } = await both(other);
+      expect(report.ok).toBe(false);
+      expect(report.message).toBe("Envelope: KeyValue and X509Certificate hold different keys");
+    }
   });
 
   it("tampered, re-signed, wrapped or malformed envelopes: the whole tree's exact report, never a pass", async () => {
@@ -185,5 +233,87 @@ describe("C14N from the source", () => {
     // The generator reaches both paths: the source's own text and the tree walk.
     expect(fromSource).toBeGreaterThan(200);
     expect(compared - 2 * fromSource).toBeGreaterThan(200);
+  });
+});
+
+/**
+ * The schema walk over a flat index (dteSchemaProblemsFlat) against the tree walk (dteSchemaProblems,
+ * the one the simulator runs): on every DTE the engine makes and on mutations of them (an element
+ * removed, repeated, moved, renamed or put in another namespace; a value replaced; an attribute
+ * added; text between elements), the same problems, at the same paths, with the same words.
+ */
+describe("the schema walk over a flat index", () => {
+  const names = ["Folio", "TipoDTE", "MntTotal", "Detalle", "NmbItem", "Extra", "IdDoc", "Referencia", "TED", "DD"];
+  const values = ["", "abc", "-1", "0", "2026-13-01", "2026-02-29", "99999999999999999999", " 12 ", "1.5", "1.123456789", "&amp;x", "&#32;", "ñandú", "76086428-5", "A".repeat(90)];
+  const attributes = [' ID="X1"', ' version="2.0"', ' xmlns:p="urn:p" p:a="1"', ' xmlns="urn:other"', ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="x"', ' algoritmo="SHA1withRSA"'];
+  const texts = ["x", " ", "\n\n", "&#32;", "\u00a0"];
+  type Mutation = { kind: number; at: number; pick: number };
+  const mutation = fc.record({ kind: fc.integer({ min: 0, max: 7 }), at: fc.nat(), pick: fc.nat() });
+
+  /** Applies one mutation to the DTE text, at an element chosen by `at` (its spans from the flat index). */
+  function mutate(xml: string, m: Mutation): string {
+    const doc = fastParse(xml);
+    const x = doc && indexElement(doc.documentElement!);
+    if (!x || x.n < 2) return xml;
+    const i = 1 + (m.at % (x.n - 1));
+    const start = x.start[i]!;
+    const end = x.end[i]!;
+    const nameEnd = start + 1 + x.qname[i]!.length;
+    switch (m.kind) {
+      case 0: // removed
+        return xml.slice(0, start) + xml.slice(end);
+      case 1: // repeated
+        return xml.slice(0, end) + xml.slice(start, end) + xml.slice(end);
+      case 2: { // moved after its next sibling
+        const n = x.next[i]!;
+        return n < 0 ? xml : xml.slice(0, start) + xml.slice(x.end[i]!, x.end[n]!) + xml.slice(start, end) + xml.slice(x.end[n]!);
+      }
+      case 3: { // renamed
+        const name = names[m.pick % names.length]!;
+        if (x.ce[i]! < 0) return xml;
+        return xml.slice(0, start + 1) + name + xml.slice(nameEnd, x.ce[i]) + `</${name}>` + xml.slice(end);
+      }
+      case 4: // its content replaced by a value
+        return x.ce[i]! < 0 ? xml : xml.slice(0, x.cs[i]) + values[m.pick % values.length] + xml.slice(x.ce[i]);
+      case 5: // an attribute added
+        return xml.slice(0, nameEnd) + attributes[m.pick % attributes.length] + xml.slice(nameEnd);
+      case 6: // text before it
+        return xml.slice(0, start) + texts[m.pick % texts.length] + xml.slice(start);
+      default: // a leaf holding an element
+        return x.ce[i]! < 0 || x.first[i]! >= 0 ? xml : xml.slice(0, x.cs[i]) + "<Extra>1</Extra>" + xml.slice(x.ce[i]);
+    }
+  }
+
+  function bothWalks(xml: string, boleta: boolean): { tree: string[]; flat: string[] } | null {
+    const doc = fastParse(xml);
+    const x: FlatIndex | null = doc && indexElement(doc.documentElement!);
+    if (!doc || !x) return null;
+    return { tree: dteSchemaProblems(doc.documentElement as unknown as XElement, { boleta }), flat: dteSchemaProblemsFlat(x, { boleta }) };
+  }
+
+  it("equals the tree walk on every DTE the engine makes and on generated mutations of them", () => {
+    const dtes = [...Object.values(set.dtes), ...Object.values(features)];
+    for (const d of dtes) {
+      const r = bothWalks(d.element, d.envelope === "EnvioBOLETA")!;
+      expect(r.flat).toEqual(r.tree);
+      expect(r.tree).toEqual([]);
+    }
+    let compared = 0;
+    let invalid = 0;
+    fc.assert(
+      fc.property(fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 3 }), (pick, mutations) => {
+        const d = dtes[pick % dtes.length]!;
+        const xml = mutations.reduce(mutate, d.element);
+        const r = bothWalks(xml, d.envelope === "EnvioBOLETA");
+        if (!r) return;
+        expect(r.flat).toEqual(r.tree);
+        compared++;
+        if (r.tree.length) invalid++;
+      }),
+      { numRuns: 600, seed: 12 },
+    );
+    // Most mutations stay inside the fast parser's subset, and most of those break the schema.
+    expect(compared).toBeGreaterThan(450);
+    expect(invalid).toBeGreaterThan(300);
   });
 });

@@ -11,6 +11,8 @@ import { checkRules } from "../../src/reception/respond";
 import { replyRecipient } from "../../src/reception/replies";
 import type { ReceivedRow } from "../../src/reception/view";
 import { env } from "cloudflare:workers";
+import { partitionedId, storeFor } from "../../src/db/document-store";
+import { inboundMessages } from "../../src/db/schema";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";
 import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
@@ -107,10 +109,12 @@ describe("where replies are mailed", () => {
   const row = (over: Partial<ReceivedRow>) => ({ companyId: r.companyId, issuerRut: "76086428-5", channel: "UPLOAD", messageId: null, ...over }) as ReceivedRow;
 
   it("the directory's exchange address first, then the sender of the mail that brought it, else none", async () => {
-    await env.DB.prepare("INSERT INTO inbound_messages (id, company_id, channel, sender, recipient, size, outcome) VALUES ('msg_reply1', ?, 'EMAIL', 'facturas@proveedor.cl', 'x@y', 10, 'STORED')").bind(r.companyId).run();
+    // The message that brought a document is in the store its id names.
+    const messageId = partitionedId("inm", 1);
+    await storeFor(env, r.companyId, 1).db.insert(inboundMessages).values({ id: messageId, companyId: r.companyId, channel: "EMAIL", sender: "facturas@proveedor.cl", recipient: "x@y", size: 10, outcome: "STORED" });
     expect(await replyRecipient(env, row({}))).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
-    expect(await replyRecipient(env, row({ channel: "EMAIL", messageId: "msg_reply1" }))).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
-    expect(await replyRecipient(env, row({ issuerRut: "77777777-7", channel: "EMAIL", messageId: "msg_reply1" }))).toEqual({ email: "facturas@proveedor.cl", source: "EMAIL_SENDER" });
+    expect(await replyRecipient(env, row({ channel: "EMAIL", messageId }))).toEqual({ email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" });
+    expect(await replyRecipient(env, row({ issuerRut: "77777777-7", channel: "EMAIL", messageId }))).toEqual({ email: "facturas@proveedor.cl", source: "EMAIL_SENDER" });
     expect(await replyRecipient(env, row({ issuerRut: "77777777-7" }))).toBeNull();
     expect(await replyRecipient(env, row({ issuerRut: "77777777-7", channel: "SII" }))).toBeNull();
   });

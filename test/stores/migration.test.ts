@@ -1,10 +1,17 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPartition, partitionsOf, storeFor } from "../../src/db/document-store";
+import { eq } from "drizzle-orm";
+import { indexStore, openPartition, partitionsOf, storeFor } from "../../src/db/document-store";
+import { receivedKeys } from "../../src/db/document-store/tables";
+import { LEGACY_GROUPS, type LegacyGroup } from "../../src/db/document-store/legacy";
+import { claimKeys } from "../../src/reception/keys";
 import { randomUlid } from "../../src/lib/ids";
 import { MOVED_TABLES, migrateToStores } from "../../src/operations/store-migration";
 import { migrateDocumentStores } from "../../src/cron";
 import { newCompany, newOwner } from "../helpers/api";
+
+/** Every legacy group is switched in these tests (the issued documents too, which production does not switch yet). */
+const ALL_GROUPS = Object.keys(LEGACY_GROUPS) as LegacyGroup[];
 
 /**
  * The data migration of issue 16: rows seeded in the old D1 tables are copied into each company's
@@ -73,7 +80,7 @@ describe("copying the moved D1 tables into the document stores", () => {
   it("an interrupted run resumes and, once done, every row is in its company's legacy store", async () => {
     let steps = 0;
     for (;;) {
-      const step = await migrateToStores(env, 7, ["documents"]);
+      const step = await migrateToStores(env, 7, ALL_GROUPS);
       steps++;
       expect(step.rows).toBeLessThanOrEqual(7);
       if (step.done) break;
@@ -95,9 +102,21 @@ describe("copying the moved D1 tables into the document stores", () => {
     expect(byTable.invoice_events).toMatchObject({ copied: 18, skipped: 1 });
   });
 
+  it("copied received documents hold their keys in the company's index store: the same XML received again is that document", async () => {
+    for (const c of companies) {
+      const legacy = (await env.DB.prepare("SELECT id, xml_sha256 FROM received_documents WHERE company_id = ?").bind(c).first<{ id: string; xml_sha256: string }>())!;
+      const keys = await indexStore(env, c).select().from(receivedKeys);
+      expect(keys.map((k) => [k.issuerRut, k.documentType, k.folio, k.xmlSha256, k.documentId])).toEqual([["76086428-5", 33, 77, legacy.xml_sha256, legacy.id]]);
+      const [again, other] = await claimKeys(env, c, [{ issuerRut: "76086428-5", documentType: 33, folio: 77, sha: legacy.xml_sha256 }, { issuerRut: "76086428-5", documentType: 33, folio: 77, sha: "another" }], ["rcv_p1_01JZZZZZZZZZZZZZZZZZZZZZZ1", "rcv_p1_01JZZZZZZZZZZZZZZZZZZZZZZ2"]);
+      expect(again).toEqual({ documentId: legacy.id, kind: "HELD", duplicate: false });
+      expect(other).toMatchObject({ kind: "NEW", duplicate: true });
+      await indexStore(env, c).delete(receivedKeys).where(eq(receivedKeys.xmlSha256, "another"));
+    }
+  });
+
   it("a second run copies nothing and changes nothing", async () => {
     const before = await snapshot();
-    expect(await migrateToStores(env, 7, ["documents"])).toEqual({ done: true, rows: 0 });
+    expect(await migrateToStores(env, 7, ALL_GROUPS)).toEqual({ done: true, rows: 0 });
     expect(await snapshot()).toEqual(before);
   });
 
@@ -105,7 +124,7 @@ describe("copying the moved D1 tables into the document stores", () => {
     const before = await snapshot();
     await run("UPDATE store_migration SET cursor = '', copied_at = NULL, finished_at = NULL WHERE table_name IN ('invoices', 'webhook_attempts')");
     let step;
-    do step = await migrateToStores(env, 5, ["documents"]);
+    do step = await migrateToStores(env, 5, ALL_GROUPS);
     while (!step.done);
     expect(await snapshot()).toEqual(before);
   });

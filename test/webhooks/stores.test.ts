@@ -2,8 +2,8 @@
  * Webhook deliveries and attempts in the company's document stores (issue 16): a delivery of a
  * partition the month has closed is still attempted where it lives, a message sent before the move
  * (no partition) finds its delivery in the legacy partition 0, a fan-out that died before stamping its
- * events makes no second delivery (even across a roll-over), and the sweep walks recently closed
- * partitions too.
+ * events makes no second delivery (even across a roll-over), and the one-time walk that arms the
+ * stores' alarms covers recently closed partitions too.
  */
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
@@ -12,7 +12,7 @@ import { createDb } from "../../src/db/client";
 import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
 import { webhookDeliveries } from "../../src/db/schema";
 import { newId } from "../../src/lib/ids";
-import { overdueDeliveries } from "../../src/webhooks/deliveries";
+import { armStoreAlarms } from "../../src/webhooks/store-alarms";
 import { deliver } from "../../src/webhooks/delivery";
 import { fanOut } from "../../src/webhooks/fanout";
 import { newCompany, newOwner } from "../helpers/api";
@@ -105,20 +105,21 @@ describe("webhook deliveries in the document stores", () => {
     await until(r.path, (x) => new Set(x.map((y) => y.headers["webhook-id"])).size === 3);
   });
 
-  it("the sweep finds overdue deliveries in open partitions and in those closed in the last week, not older ones", async () => {
+  it("the one-time walk asks the stores of open partitions and of those closed in the last 45 days to arm their alarm, not older ones", async () => {
     const owner = await newOwner("Webhook sweep stores");
     const companyId = await newCompany(owner);
-    const hook = await register(owner, companyId, { url: receiverUrl("stores-sweep").url, events: ["ENU"] });
     const old = await openStore(env, companyId, LAST_MONTH);
     const current = await openStore(env, companyId);
-    const long = new Date(Date.now() - 3_600_000).toISOString();
-    const [inOld, inCurrent] = [partitionedId("dlv", old.ordinal), partitionedId("dlv", current.ordinal)];
-    await pendingDelivery(companyId, old.ordinal, inOld, hook.id, await enuEvent(companyId, true), long);
-    await pendingDelivery(companyId, current.ordinal, inCurrent, hook.id, await enuEvent(companyId, true), long);
-    const cutoff = new Date(Date.now() - 60_000).toISOString();
-    const mine = async () => (await overdueDeliveries(env, cutoff)).filter((d) => d.companyId === companyId).sort((a, b) => a.partition - b.partition);
-    expect(await mine()).toEqual([{ id: inOld, companyId, partition: old.ordinal }, { id: inCurrent, companyId, partition: current.ordinal }]);
-    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 8 * 86_400_000).toISOString(), companyId, old.ordinal).run();
-    expect(await mine()).toEqual([{ id: inCurrent, companyId, partition: current.ordinal }]);
+    const asked = async () => {
+      await env.DB.prepare("DELETE FROM cron_cursors").run();
+      const names: string[] = [];
+      const ns = env.DOCUMENT_STORE;
+      const counting = { ...env, DOCUMENT_STORE: { idFromName: (n: string) => (names.push(n), ns.idFromName(n)), get: (id: DurableObjectId) => ns.get(id) } } as unknown as Env;
+      expect(await armStoreAlarms(counting)).toMatchObject({ finished: true });
+      return names.filter((n) => n.startsWith(`${companyId}:`)).sort();
+    };
+    expect(await asked()).toEqual([`${companyId}:${old.ordinal}`, `${companyId}:${current.ordinal}`].sort());
+    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 46 * 86_400_000).toISOString(), companyId, old.ordinal).run();
+    expect(await asked()).toEqual([`${companyId}:${current.ordinal}`]);
   });
 });

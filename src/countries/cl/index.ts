@@ -70,6 +70,7 @@ export {
   type InvoiceInput,
   type Party,
 } from "./documents/invoice";
+export type { ComputedCustoms, ComputedTicket, ComputedTransport } from "./documents/invoice/model";
 export { divRound, formatScaled, parseScaled } from "./documents/decimal";
 export { addSixMonths, assertCafUsable, cafSignedBytes, parseCaf, verifyCafElement, type Caf, type CafTrustOptions } from "./documents/caf";
 export { SII_CAF_KEYS } from "./pki/sii-keys";

@@ -73,6 +73,31 @@ export function storeForId(env: StoreEnv, companyId: string, id: string): StoreH
   return ordinal === null ? null : storeFor(env, companyId, ordinal);
 }
 
+/** Per D1 binding and company, the partitions the directory has shown to exist (a partition, once made, is never removed). */
+const knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
+
+/**
+ * Whether the directory knows partition `ordinal` of the company; a read of an unknown partition
+ * must not address its store (doing so would create an empty Durable Object). Known partitions are
+ * cached per isolate for good; an unknown one is asked again next time (it may open meanwhile).
+ */
+export async function partitionKnown(env: StoreEnv, companyId: string, ordinal: number): Promise<boolean> {
+  let byCompany = knownPartitions.get(env.DB);
+  if (!byCompany) knownPartitions.set(env.DB, (byCompany = new Map()));
+  if (byCompany.get(companyId)?.has(ordinal)) return true;
+  const [row] = await createDb(env.DB).select({ ordinal: documentPartitions.ordinal }).from(documentPartitions).where(and(eq(documentPartitions.companyId, companyId), eq(documentPartitions.ordinal, ordinal))).limit(1);
+  if (!row) return false;
+  if (byCompany.size >= 10_000) byCompany.delete(byCompany.keys().next().value!);
+  byCompany.set(companyId, (byCompany.get(companyId) ?? new Set()).add(ordinal));
+  return true;
+}
+
+/** The store an id names, only when the directory knows its partition: null for a malformed id or an unknown partition (the caller answers "not found"). */
+export async function knownStoreForId(env: StoreEnv, companyId: string, id: string): Promise<StoreHandle | null> {
+  const ordinal = ordinalOfId(id);
+  return ordinal !== null && (await partitionKnown(env, companyId, ordinal)) ? storeFor(env, companyId, ordinal) : null;
+}
+
 function storeDb(env: StoreEnv, companyId: string, ordinal: number): Db {
   const max = maxStoreBytes(env);
   return handle(env, storeName(companyId, ordinal), (size) => (size >= max ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined), String(max));

@@ -15,11 +15,14 @@
 import { and, inArray, isNotNull } from "drizzle-orm";
 import { createDb } from "../client";
 import { storeMigration } from "../schema";
-import { ordinalOfId, partitionsOf, storeFor, type StoreHandle } from "./index";
+import { ordinalOfId, partitionKnown, partitionsOf, storeFor, type StoreHandle } from "./index";
 
 /** The groups of tables that switch together, and their tables (each has migration 0015's triggers). */
 export const LEGACY_GROUPS = {
   documents: ["invoices", "invoice_events", "cancellations", "envelopes"],
+  // recv: received documents (migration 0016's triggers); a company's inbound messages of partition 0
+  // are only read after the move, and read where this group says.
+  reception: ["received_documents"],
 } as const satisfies Record<string, readonly string[]>;
 export type LegacyGroup = keyof typeof LEGACY_GROUPS;
 
@@ -28,8 +31,9 @@ export type LegacyGroup = keyof typeof LEGACY_GROUPS;
  * tables goes through this module (partition 0 via `withPartition`, new rows in the open store).
  * Switching a group whose writers still write D1 directly would make D1 refuse them. Issued
  * documents are not in yet: issue.ts and the pipeline still write D1 (issue 16 item 1, the rest).
+ * Received documents are (src/reception: new rows in the open store, partition 0 through here).
  */
-export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = [];
+export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = ["reception"];
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
@@ -86,6 +90,18 @@ export async function partitionForId(env: StoreEnv, companyId: string, id: strin
 
 export async function partitionFor(env: StoreEnv, companyId: string, ordinal: number, group: LegacyGroup): Promise<PartitionHandle> {
   return ordinal === 0 ? legacyPartition(env, companyId, group) : { ...storeFor(env, companyId, ordinal), inD1: false };
+}
+
+/**
+ * `partitionForId` for reads: null also when the id's partition does not exist for the company (a
+ * store partition the directory does not know; partition 0 after the switch when the company had
+ * none), so a read never creates an empty store.
+ */
+export async function existingPartitionForId(env: StoreEnv, companyId: string, id: string, group: LegacyGroup): Promise<PartitionHandle | null> {
+  const ordinal = ordinalOfId(id);
+  if (ordinal === null) return null;
+  const p = await partitionFor(env, companyId, ordinal, group);
+  return p.inD1 || (await partitionKnown(env, companyId, ordinal)) ? p : null;
 }
 
 /**

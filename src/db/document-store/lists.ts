@@ -17,9 +17,13 @@ export interface PartitionedQuery<T> {
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
-/** `stores`: the partitions to walk, newest first (default: the directory's; lists of a legacy group pass `partitionsWithLegacy`). */
-export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, stores?: Db[]): Promise<{ rows: T[]; total: number }> {
-  stores ??= (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
+/**
+ * `oldestFirst`: the partitions are walked oldest first, for a list whose rows each store sorts
+ * oldest first; `stores`: the partitions to walk, newest first (default: the directory's).
+ */
+export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, options: { oldestFirst?: boolean; stores?: Db[] } = {}): Promise<{ rows: T[]; total: number }> {
+  const stores = options.stores ? [...options.stores] : (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
+  if (options.oldestFirst) stores.reverse();
   const counts = await Promise.all(stores.map((db) => query.count(db)));
   const rows: T[] = [];
   let skip = page.offset;

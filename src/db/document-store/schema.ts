@@ -196,6 +196,21 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     // and the outbox's per-company pending index, which version 1 left out.
     `CREATE INDEX event_outbox_company_pending_idx ON event_outbox (company_id, dispatched_at, created_at)`,
   ],
+  // 6: a company's index store: every received DTE's key (issuer, type, folio, SHA-256 of its XML, ''
+  // for one the SII lists whose XML has not arrived) and the document that holds it; `seq` is the
+  // arrival order (the first document with a key is the original, later different ones duplicates).
+  [
+    `CREATE TABLE received_keys (
+       seq INTEGER PRIMARY KEY,
+       issuer_rut TEXT NOT NULL,
+       document_type INTEGER NOT NULL,
+       folio INTEGER NOT NULL,
+       xml_sha256 TEXT NOT NULL,
+       document_id TEXT NOT NULL,
+       created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL
+     )`,
+    `CREATE UNIQUE INDEX received_keys_uq ON received_keys (issuer_rut, document_type, folio, xml_sha256)`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

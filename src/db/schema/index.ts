@@ -56,6 +56,9 @@ export const apiKeyCompanies = sqliteTable(
   (t) => [primaryKey({ columns: [t.apiKeyId, t.companyId] })],
 );
 
+/** A company's rate tier: which rate limiting bindings count its requests (src/http/rate-limits.ts). */
+export const RATE_TIERS = ["STANDARD", "HIGH_VOLUME"] as const;
+
 export const companies = sqliteTable(
   "companies",
   {
@@ -75,6 +78,8 @@ export const companies = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
     deletedAt: text("deleted_at"),
+    /** Which rate limits count its requests (src/http/rate-limits.ts); set by an operator (`npm run companies:tier`), never through the API. */
+    rateTier: text("rate_tier", { enum: RATE_TIERS }).notNull().default("STANDARD"),
   },
   (t) => [
     index("companies_client_idx").on(t.clientId, t.livemode, t.status, t.createdAt, t.id),

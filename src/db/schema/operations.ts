@@ -33,3 +33,15 @@ export const deadLetters = sqliteTable(
   },
   (t) => [uniqueIndex("dead_letters_message_uq").on(t.queue, t.messageId), index("dead_letters_company_idx").on(t.companyId, t.status, t.createdAt)],
 );
+
+/**
+ * Progress of one-time cron walks (migration 0017): `store_alarms` arms the alarm of every document
+ * store that existed before the stores re-drove their own overdue webhook deliveries.
+ */
+export const cronCursors = sqliteTable("cron_cursors", {
+  job: text("job").primaryKey(),
+  cursor: text("cursor").notNull().default(""),
+  /** Items handled so far. */
+  done: integer("done").notNull().default(0),
+  finishedAt: text("finished_at"),
+});

@@ -64,6 +64,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    rateTier: "STANDARD",
   };
   try {
     await db.batch([

@@ -5,7 +5,8 @@
  */
 import type { AlertEvent, AllocationFailure, AnnulError, RangeInput, SetNextFolioError } from "./rules";
 
-export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID" | "RESERVED";
+/** TOO_OLD: the document was created before the allocator's pruning horizon (see folio-allocator/pruning.ts). */
+export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID" | "RESERVED" | "TOO_OLD";
 
 /**
  * A reservation: the right to one folio, taken when a document is accepted (POST) and turned into
@@ -14,7 +15,7 @@ export type AllocateFailureReason = AllocationFailure | "INVALID_DOCUMENT_ID" | 
  */
 export type ReserveResult =
   | { ok: true; documentId: string; replay: boolean; authorizedAt: string | null }
-  | { ok: false; reason: AllocationFailure | "INVALID_DOCUMENT_ID" | "BEFORE_AUTHORIZATION"; message: string; authorizedAt?: string };
+  | { ok: false; reason: AllocationFailure | "INVALID_DOCUMENT_ID" | "BEFORE_AUTHORIZATION" | "TOO_OLD"; message: string; authorizedAt?: string };
 
 export interface ReserveOptions extends AllocateOptions {
   /** The document's issue date (YYYY-MM-DD), checked against the CAF's authorisation date. */
@@ -94,6 +95,7 @@ export interface FolioStatus {
   next_folio_to_use: number | null;
   threshold: number;
   threshold_is_default: boolean;
+  /** Folios ever allocated to documents: the rows kept plus those pruned after the retention. */
   allocated: number;
   /** Reservations (accepted documents still waiting for their folio); total_available counts them. */
   reserved: number;

@@ -1,17 +1,13 @@
 import { eq } from "drizzle-orm";
-import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, OTHER_SCALE, SPECIFIC_TAXES, type ComputedDocument, type ComputedLine, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
-import countries from "../catalogs/cl/data/customs-countries.json";
-import packageTypes from "../catalogs/cl/data/customs-package-types.json";
-import paymentMeans from "../catalogs/cl/data/payment-means.json";
-import ports from "../catalogs/cl/data/customs-ports.json";
-import saleClauses from "../catalogs/cl/data/customs-sale-clauses.json";
-import saleModalities from "../catalogs/cl/data/customs-sale-modalities.json";
-import transportModes from "../catalogs/cl/data/customs-transport-modes.json";
-import units from "../catalogs/cl/data/customs-units.json";
+import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, SPECIFIC_TAXES, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { companies, companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
+import { extrasOf, subtotalsBlock } from "./printable-extras";
+import { otherOf, paymentBlocks } from "./printable-payment";
+import { detailOf, lineDetail } from "./printable-lines";
+import { transportBlocks } from "./printable-transport";
 import { documentKeys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { siiOfficeLabel } from "../catalogs/cl/communes";
@@ -34,82 +30,12 @@ export function tedFromSignedXml(xml: Uint8Array): string {
   return flatten(m[0]);
 }
 
-const nameOf = (rows: { code: string; name: string }[]) => {
-  const m = new Map(rows.map((r) => [r.code, r.name]));
-  return (code: number | undefined) => (code === undefined ? "" : `${code} ${m.get(String(code)) ?? ""}`.trim());
-};
-const PORT = nameOf(ports);
-const COUNTRY = nameOf(countries);
-const CLAUSE = nameOf(saleClauses);
-const MODALITY = nameOf(saleModalities);
-const MODE = nameOf(transportModes);
-const PACKAGE = nameOf(packageTypes);
-const UNIT = nameOf(units);
-const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
-const ACCOUNT = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" } as const;
-
-/** IdDoc's payment status, the principal and the requester, the no-debit-reduction mark, the issuer's phones and codes, the postal address and MntBase/MntMargenCom, as the PDF prints them. */
-function paymentBlocks(doc: ComputedDocument): PrintableBlock[] {
-  const out: PrintableBlock[] = [];
-  const s = doc.settlement;
-  if (s) {
-    const whole = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${v}`);
-    const a = s.account;
-    const account = a ? [a.type ? `Cuenta ${ACCOUNT[a.type]}` : "Cuenta", a.number ? `N° ${a.number}` : "", a.bank ?? ""].filter(Boolean).join(" ") : "";
-    out.push({ title: "Pago", fields: [["Medio de pago", s.means ? (MEANS.get(s.means) ?? s.means) : ""], ["Fecha de pago", s.paidDate ?? ""], ["Monto pagado", whole(s.paidAmount)], ["Saldo insoluto", whole(s.balance)], ["Cuenta de pago", account]] });
-  }
-  const principals = [...new Set([doc.principalRut, ...doc.lines.map((l) => l.principalRut)].filter((r): r is string => r !== undefined))];
-  const fields: [string, string][] = [["Emitido por cuenta de (RUT mandante)", principals.join(", ")]];
-  if (doc.requesterRut) fields.push(["Solicitado por (RUT)", doc.requesterRut]);
-  if (doc.noDebitReduction) fields.push(["Nota de crédito", "sin derecho a descontar débito"]);
-  const e = doc.issuer;
-  if (e.phones) fields.push(["Teléfono", e.phones.join(", ")]);
-  if (e.sellerCode) fields.push(["Vendedor", e.sellerCode]);
-  if (e.siiBranchCode !== undefined) fields.push(["Código SII sucursal", String(e.siiBranchCode)]);
-  const postal = doc.receiver.postal;
-  if (postal) fields.push(["Dirección postal del receptor", [postal.address, postal.commune, postal.city].filter(Boolean).join(", ")]);
-  const t = doc.totals;
-  if (t.meatBase !== undefined) fields.push(["Base faenamiento carne", `${doc.currency.code} ${formatAmount(doc, t.meatBase)}`]);
-  if (t.marginBase !== undefined) fields.push(["Base márgenes de comercialización", `${doc.currency.code} ${formatAmount(doc, t.marginBase)}`]);
-  if (fields.some(([, v]) => v !== "")) out.push({ title: "Otros datos", fields });
-  return out;
-}
-
-/** Transport and customs as the PDF prints them: what the XML carries, codes with their names. */
+/** The blocks under the recipient: transport and customs, sub-totals, payment and other data. */
 function blocksOf(doc: ComputedDocument): PrintableBlock[] {
-  const out: PrintableBlock[] = [];
-  const t = doc.transport;
-  if (t) {
-    const dest = t.destination ? [t.destination.address, t.destination.commune, t.destination.city].filter(Boolean).join(", ") : "";
-    out.push({ title: "Transporte", fields: [["Patente", t.plate ?? ""], ["RUT transportista", t.carrierRut ?? ""], ["Chofer", t.driver ? `${t.driver.name} (${t.driver.rut})` : ""], ["Destino", dest]] });
-  }
   const c = doc.customs;
-  if (c) {
-    const amt = (v: bigint | undefined) => (v === undefined ? "" : `${doc.currency.code} ${formatAmount(doc, v)}`);
-    const weight = (w: string | undefined, u: number | undefined) => (w === undefined ? "" : `${w} ${u !== undefined ? UNIT(u).replace(/^\d+ /, "") : ""}`.trim());
-    out.push({
-      title: "Aduana",
-      fields: [
-        ["Modalidad de venta", MODALITY(c.saleModality)],
-        ["Cláusula de venta", [CLAUSE(c.saleClause), amt(c.saleClauseTotal)].filter(Boolean).join(" ")],
-        ["Vía de transporte", [MODE(c.transportMode), c.carrierName ?? ""].filter(Boolean).join(" - ")],
-        ["Puerto de embarque", PORT(c.portOfLoading)],
-        ["Puerto de desembarque", PORT(c.portOfUnloading)],
-        ["Peso bruto", weight(c.grossWeight, c.grossWeightUnit)],
-        ["Peso neto", weight(c.netWeight, c.netWeightUnit)],
-        ["Bultos", [c.totalPackages !== undefined ? String(c.totalPackages) : "", ...c.packages.map((p) => `${p.quantity} × ${PACKAGE(p.type)}${p.marks ? ` (${p.marks})` : ""}`)].filter(Boolean).join("; ")],
-        ["Flete", amt(c.freight)],
-        ["Seguro", amt(c.insurance)],
-        ["País receptor", COUNTRY(c.recipientCountry)],
-        ["País destino", COUNTRY(c.destinationCountry)],
-      ],
-    });
-  }
-  if (doc.subtotals.length > 0) {
-    out.push({ title: "Subtotales", fields: doc.subtotals.map((st) => [`${st.description} (líneas ${st.lines.join(", ")})`, `${doc.currency.code} ${formatAmount(doc, st.value)}`]) });
-  }
-  out.push(...paymentBlocks(doc));
-  return out;
+  const amt = (v: bigint | undefined) => (v === undefined ? undefined : formatAmount(doc, v));
+  const customs = c ? { ...c, saleClauseTotal: amt(c.saleClauseTotal), freight: amt(c.freight), insurance: amt(c.insurance) } : undefined;
+  return [...transportBlocks(doc.transport, customs, doc.exportPaymentForm), ...subtotalsBlock(extrasOf(doc)), ...paymentBlocks(otherOf(doc), extrasOf(doc))];
 }
 
 function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settings: typeof companySettings.$inferSelect | undefined, resolution: { number: number; date: string }, logo?: Uint8Array): PrintableDocument {
@@ -122,35 +48,6 @@ function toPrintable(inv: InvoiceRow, doc: ComputedDocument, ted: string, settin
       : undefined,
     logo,
   };
-}
-
-/**
- * The text printed under a line's name: its long description, then what else the XML's Detalle
- * carries (the parts of its discount or surcharge, sub-quantities, elaboration and expiry dates, the
- * price in another currency, the show ticket).
- */
-function lineDetail(l: ComputedLine): string | undefined {
-  const parts: string[] = [];
-  if (l.longDescription) parts.push(l.longDescription);
-  if (l.subQuantities) parts.push(`Subcantidades: ${l.subQuantities.map((q) => `${q.qty} ${q.codeType ? `${q.codeType} ` : ""}${q.code}`).join(", ")}`);
-  const split = (xs: { type: "%" | "$"; value: string }[]) => xs.map((x) => (x.type === "%" ? `${x.value}%` : x.value)).join(" + ");
-  if (l.discountParts) parts.push(`Descuento: ${split(l.discountParts)}`);
-  if (l.surchargeParts) parts.push(`Recargo: ${split(l.surchargeParts)}`);
-  if (l.elaborationDate) parts.push(`Elaboración: ${l.elaborationDate}`);
-  if (l.expiryDate) parts.push(`Vencimiento: ${l.expiryDate}`);
-  const o = l.otherCurrency;
-  if (o) {
-    const v = (x: bigint) => formatScaled(x, OTHER_SCALE);
-    const adj = [o.discount ? `desc. ${v(o.discount)}` : "", o.surcharge ? `rec. ${v(o.surcharge)}` : ""].filter(Boolean).join(", ");
-    parts.push(`${o.code} ${o.price} c/u${o.factor ? ` (factor ${o.factor})` : ""}${adj ? `, ${adj}` : ""}: ${o.code} ${v(o.amount)}`);
-  }
-  if (l.show) parts.push(l.show.kind === 2 ? "Valor servicio (espectáculo)" : "Entrada");
-  const t = l.show?.ticket;
-  if (t) {
-    const seat = [t.section, t.row ? `fila ${t.row}` : "", t.seat ? `asiento ${t.seat}` : ""].filter(Boolean).join(", ");
-    parts.push(`Ticket N° ${t.folio} ${t.ticketType}: ${t.eventName} (${t.eventCode}), ${t.eventDate.replace("T", " ")}, ${t.venue}, ${seat}`);
-  }
-  return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 /** What the PDF prints of a computed document: every section the XML carries. */
@@ -185,7 +82,7 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
     transferType: doc.transferKind,
     lines: doc.lines.map((l) => ({
       description: l.name,
-      detail: lineDetail(l),
+      detail: lineDetail(detailOf(l)),
       code: l.codes[0]?.value,
       quantity: l.qty,
       unit: l.unit,
@@ -221,6 +118,7 @@ export function printableOf(doc: ComputedDocument, folio: number, ted: string): 
       nonBillable: amt(doc.totals.nonBillable),
       otherCurrency: doc.otherCurrency ? { name: doc.otherCurrency.siiName, rate: doc.otherCurrency.rate, total: formatScaled(doc.otherCurrency.total, doc.otherCurrency.scale) } : undefined,
       total: amt(doc.totals.total)!,
+      period: extrasOf(doc).period,
       currency: doc.currency.code,
     },
     resolution: { number: Number(doc.issuer.resolutionNumber ?? 0), date: doc.issuer.resolutionDate ?? doc.issueDate },

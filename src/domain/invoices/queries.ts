@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { partitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
 import { pageAcrossPartitions } from "../../db/document-store/lists";
 import { cancellations, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
@@ -11,10 +11,10 @@ import { history, type InvoiceRow } from "./state";
  * made before the stores: the legacy partition, D1 until the migration switches it); lists walk the
  * company's partitions newest first with the same pages and `total` as one table.
  */
-type StoreEnv = Parameters<typeof partitionForId>[0];
+type StoreEnv = Parameters<typeof existingPartitionForId>[0];
 
 export async function getInvoice(env: StoreEnv, companyId: string, id: string): Promise<InvoiceRow> {
-  const partition = await partitionForId(env, companyId, id, "documents");
+  const partition = await existingPartitionForId(env, companyId, id, "documents");
   const row = partition ? await partition.db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) }) : undefined;
   if (!row) throw new AppError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
   return row;
@@ -47,13 +47,13 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
       rows: (db: Db, limit: number, offset: number) => db.select().from(invoices).where(condition).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(limit).offset(offset),
     },
     page,
-    partitions,
+    { stores: partitions },
   );
 }
 
 /** The history and the note cancelling a document, from the partition that holds it. */
 export async function invoiceDetail(env: StoreEnv, row: InvoiceRow) {
-  const partition = await partitionForId(env, row.companyId, row.id, "documents");
+  const partition = await existingPartitionForId(env, row.companyId, row.id, "documents");
   if (!partition) return { events: [], cancelledBy: null };
   const db = partition.db;
   const [events, cancelledBy] = await Promise.all([

@@ -18,13 +18,13 @@ function refuse(code: ErrorCode, message: string, details: Detail[]): never {
 
 /**
  * [REF-FOLIO-0] A reference with FolioRef 0 is only valid with IndGlobal 1 (a note covering more
- * than 20 documents, AO Formato v2.2 §E); we never send IndGlobal, so folio 0 would be rejected.
+ * than 20 documents, AO Formato v2.2 §E): folio 0 without `global` would be rejected.
  */
 function referenceFolios(doc: ComputedDocument) {
   doc.references.forEach((r, i) => {
-    if (/^0+$/.test(r.folio)) {
+    if (/^0+$/.test(r.folio) && !r.global) {
       const field = `billing_reference[${i}].number`;
-      refuse("INVOICE_REFERENCE_INVALID", `${field} is 0: the SII accepts folio 0 only on a global reference (IndGlobal), which this service does not issue; name the referenced document's folio [REF-FOLIO-0]`, [
+      refuse("INVOICE_REFERENCE_INVALID", `${field} is 0: the SII accepts folio 0 only on a global reference (IndGlobal); send global: true or name the referenced document's folio [REF-FOLIO-0]`, [
         { field, message: "Folio 0 without a global indicator" },
       ]);
     }

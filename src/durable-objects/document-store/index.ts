@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
-import { describeError, log } from "../../lib/log";
-import { RELAY_RETRY_MS, hasPending, relayPending, writesOutbox } from "./relay";
+import { StoreAlarms } from "./alarms";
+import { OutboxRelay } from "./relay";
+import { OverdueDeliveries } from "./overdue-deliveries";
+import { ReceptionDeadlines } from "./reception-deadlines";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -22,13 +24,22 @@ import { RELAY_RETRY_MS, hasPending, relayPending, writesOutbox } from "./relay"
  */
 export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /**
+   * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
+   * events they record are relayed in the same alarm), the outbox relay and the re-drive of overdue
+   * webhook deliveries.
+   */
+  private readonly alarms: StoreAlarms;
+  private readonly relay: OutboxRelay;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.relay = new OutboxRelay(this.sql, env);
+    this.alarms = new StoreAlarms(ctx.storage, [new ReceptionDeadlines(this.sql, this), this.relay, new OverdueDeliveries(this.sql, env)]);
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
-      if (hasPending(this.sql)) await this.armRelay(Date.now());
+      await this.alarms.start();
     });
   }
 
@@ -47,40 +58,34 @@ export class DocumentStore extends DurableObject<Env> {
   /** One statement (its own implicit transaction). */
   async query(statement: StoreStatement): Promise<StoreAnswer> {
     const result = this.exec(statement);
-    if (result.rowsWritten > 0 && writesOutbox(statement.sql)) await this.armRelay(Date.now());
+    if (result.rowsWritten > 0) await this.alarms.afterWrite([statement.sql]);
     return { results: [result], size: this.sql.databaseSize };
   }
 
   /** Several statements, all or none. */
   async batch(statements: StoreStatement[]): Promise<StoreAnswer> {
     const results = this.ctx.storage.transactionSync(() => statements.map((s) => this.exec(s)));
-    if (statements.some((s, i) => results[i]!.rowsWritten > 0 && writesOutbox(s.sql))) await this.armRelay(Date.now());
+    const wrote = statements.filter((_, i) => results[i]!.rowsWritten > 0).map((s) => s.sql);
+    if (wrote.length > 0) await this.alarms.afterWrite(wrote);
     return { results, size: this.sql.databaseSize };
   }
 
-  /** Relays the store's unrelayed events to D1 now (after any relay in progress); returns how many. */
+  /** Relays the store's unrelayed events to D1 now (after any relay in progress); returns how many. Throws when D1 fails (the alarm retries). */
   async relayOutbox(): Promise<number> {
-    const previous = this.relaying;
-    const run = previous.catch(() => 0).then(() => relayPending(this.sql, this.env));
-    this.relaying = run.catch(() => 0);
-    return run;
+    return this.relay.relayNow();
   }
 
-  private relaying: Promise<number> = Promise.resolve(0);
+  /**
+   * Sets the alarm if some work is due and none is set (the cron's one-time walk over the stores
+   * that existed before the alarm did, src/webhooks/store-alarms.ts); returns when it is set.
+   */
+  async armAlarm(): Promise<number | null> {
+    await this.alarms.start();
+    return this.alarms.scheduledAt;
+  }
 
   override async alarm(): Promise<void> {
-    try {
-      await this.relayOutbox();
-    } catch (err) {
-      log("warn", "document store: outbox relay to D1 failed, the alarm will retry", { error: describeError(err) });
-      await this.armRelay(Date.now() + RELAY_RETRY_MS);
-    }
-  }
-
-  /** Arms the alarm for `at` unless it is already due sooner. */
-  private async armRelay(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    await this.alarms.fire();
   }
 
   /** The schema version and size (operations and tests). */

@@ -7,6 +7,7 @@
  * then works on D1's outbox as before. Same pattern as the folio allocator's ENU alerts.
  */
 import { notifyEvents } from "../../queues/webhooks";
+import type { StoreAlarmTask } from "./alarms";
 
 /** Rows per D1 batch (6 bound parameters each, one statement per row). */
 export const RELAY_CHUNK = 50;
@@ -52,5 +53,51 @@ export async function relayPending(sql: SqlStorage, env: Pick<Env, "DB" | "WEBHO
     // Best effort: the cron's stale-event sweep re-drives a fan-out whose message was lost.
     await notifyEvents(env as Env, pending.map((e) => e.company_id)).catch(() => undefined);
     if (pending.length < RELAY_CHUNK) return relayed;
+  }
+}
+
+/**
+ * The relay as one task of the store's alarm (./alarms.ts): due at once while events wait, or at the
+ * retry time after a relay that failed; a write into the outbox brings the alarm forward. Relays run
+ * one after another (the alarm's and an on-demand `relayNow`), so an event is never sent twice
+ * concurrently.
+ */
+export class OutboxRelay implements StoreAlarmTask {
+  readonly name = "outbox relay";
+  private retryAt: number | null = null;
+  private relaying: Promise<number> = Promise.resolve(0);
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly env: Pick<Env, "DB" | "WEBHOOK_QUEUE">,
+  ) {}
+
+  touchedBy(sql: string): boolean {
+    return writesOutbox(sql);
+  }
+
+  nextAt(now: number): number | null {
+    if (!hasPending(this.sql)) return null;
+    return this.retryAt !== null && this.retryAt > now ? this.retryAt : now;
+  }
+
+  async run(): Promise<void> {
+    if (hasPending(this.sql)) await this.relayNow();
+  }
+
+  /** Relays now, after any relay in progress; returns how many. Throws when D1 fails (and sets the retry time). */
+  relayNow(): Promise<number> {
+    const run = this.relaying.catch(() => 0).then(() => relayPending(this.sql, this.env));
+    this.relaying = run.catch(() => 0);
+    return run.then(
+      (n) => {
+        this.retryAt = null;
+        return n;
+      },
+      (err: unknown) => {
+        this.retryAt = Date.now() + RELAY_RETRY_MS;
+        throw err;
+      },
+    );
   }
 }

@@ -32,6 +32,7 @@ import type {
 import { notifyEvents } from "../../queues/webhooks";
 import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, RESERVATION_TTL_MS, SectionState } from "./storage";
 import { describeError, log } from "../../lib/log";
+import { AllocationPruner, type PruneResult } from "./pruning";
 
 /**
  * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
@@ -45,6 +46,10 @@ import { describeError, log } from "../../lib/log";
  * hold each RPC's reply until its writes are durable, so a caller never sees a folio that a crash
  * could take back.
  *
+ * Allocations are not kept forever: the alarm deletes those of documents created more than a week
+ * ago and the allocator refuses (TOO_OLD) any request for a document created before that horizon,
+ * so a deleted allocation can never be asked for again (./pruning.ts).
+ *
  * ENU alerts: the condition is detected inside the same transaction (row in the local `alerts` table,
  * deduplicated by key), then copied to D1 `event_outbox` with INSERT OR IGNORE on
  * (company_id, dedupe_key): inline right after the operation that raised it, and by the alarm as
@@ -54,11 +59,15 @@ import { describeError, log } from "../../lib/log";
 export class FolioAllocator extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly store: FolioStore;
+  private readonly pruner: AllocationPruner;
+  /** Whether this instance has made sure the alarm will prune (once per instance, on its first new allocation). */
+  private pruneArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.store = new FolioStore(this.sql);
+    this.pruner = new AllocationPruner(this.sql);
     this.rememberScope();
   }
 
@@ -166,13 +175,12 @@ export class FolioAllocator extends DurableObject<Env> {
   }
 
   /** Keeps the alarm at the next instant something must happen (retry or expiry), if any. */
-  private async scheduleAlarm(now: number = Date.now()): Promise<void> {
+  private async scheduleAlarm(now: number = Date.now(), pruneFull = false): Promise<void> {
     const avail = availability(this.store.loadRanges(), this.store.loadPendingAnnulled(), now);
-    let when = nextExpiryCheck(avail, now);
-    if (this.hasUnsentAlerts()) {
-      const retry = now + OUTBOX_RETRY_MS;
-      when = when === null ? retry : Math.min(when, retry);
-    }
+    const candidates = [nextExpiryCheck(avail, now), this.pruner.nextPruneAt(now, pruneFull)];
+    if (this.hasUnsentAlerts()) candidates.push(now + OUTBOX_RETRY_MS);
+    const due = candidates.filter((t): t is number => t !== null);
+    const when = due.length === 0 ? null : Math.min(...due);
     const current = await this.ctx.storage.getAlarm();
     if (when === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
@@ -201,6 +209,7 @@ export class FolioAllocator extends DurableObject<Env> {
       return r;
     });
     if (raised > 0) await this.deliverAlerts();
+    if (result.ok && !result.replay) await this.armPruning();
     return result;
   }
 
@@ -216,6 +225,7 @@ export class FolioAllocator extends DurableObject<Env> {
     }
     return this.ctx.storage.transactionSync((): ReserveResult => {
       this.scope();
+      if (this.pruner.isBeyondHorizon(documentId)) return this.pruner.refusal(documentId);
       if (this.store.hasReservation(documentId) || this.store.findAllocation(documentId)) return { ok: true, documentId, replay: true, authorizedAt: null };
       this.sql.exec("DELETE FROM reservations WHERE reserved_at <= ?", now - RESERVATION_TTL_MS);
       const ranges = this.store.loadRanges();
@@ -270,7 +280,24 @@ export class FolioAllocator extends DurableObject<Env> {
       return out;
     });
     if (raised > 0) await this.deliverAlerts();
+    if (results.some((r) => r.ok && !r.replay)) await this.armPruning();
     return results;
+  }
+
+  /** Makes sure an alarm will prune this object's allocations (the alarm then keeps itself going). */
+  private async armPruning(): Promise<void> {
+    if (this.pruneArmed) return;
+    this.pruneArmed = true;
+    await this.scheduleAlarm(); // brings an alarm set for a far expiry forward to the next prune
+  }
+
+  /**
+   * Deletes at most `limit` allocations of documents created before the horizon (now minus the
+   * retention), moving the horizon first; see ./pruning.ts. Called by the alarm; tests pass `now`.
+   */
+  async pruneAllocations(options: AllocateOptions & { limit?: number } = {}): Promise<PruneResult> {
+    const now = options.now ?? Date.now();
+    return this.ctx.storage.transactionSync(() => this.pruner.prune(now, options.limit));
   }
 
   /** Folio state of one critical section, read on first use (a replay reads nothing). */
@@ -294,6 +321,7 @@ export class FolioAllocator extends DurableObject<Env> {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
     this.scope();
+    if (this.pruner.isBeyondHorizon(documentId)) return this.pruner.refusal(documentId);
     const reserved = this.store.hasReservation(documentId);
     if (!reserved) {
       // A document without a reservation may not take a folio that reserved documents count on.
@@ -521,7 +549,7 @@ export class FolioAllocator extends DurableObject<Env> {
         .map((r) => [r.caf_id, r.n] as const),
     );
     const next = planAllocation(ranges, annulled, now);
-    const allocated = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM allocations").one().n;
+    const allocated = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM allocations").one().n + this.pruner.prunedCount();
     return {
       company_id: companyId,
       document_type: documentType,
@@ -562,10 +590,17 @@ export class FolioAllocator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     if (!this.scopeCache) this.rememberScope();
     if (!this.scopeCache) return;
+    let more = false;
+    try {
+      more = (await this.pruneAllocations()).more;
+    } catch (err) {
+      log("warn", "folio allocator: pruning failed, the next alarm retries", { error: describeError(err) });
+    }
     try {
       await this.checkAlerts();
     } finally {
-      await this.scheduleAlarm();
+      await this.scheduleAlarm(Date.now(), more);
+      this.pruneArmed = false; // the next new allocation checks again (the alarm may have found nothing to keep it)
     }
   }
 }

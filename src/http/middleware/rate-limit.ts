@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors";
-import { RATE_LIMITS, type RateLimitBinding } from "../rate-limits";
+import { RATE_LIMITS, TIER_LIMITERS, type RateLimitBinding, type RateTier } from "../rate-limits";
 import type { AppEnv } from "../types";
 
 /** 429 RATE_LIMITED with Retry-After when the binding refuses this key. */
@@ -22,12 +22,19 @@ export const apiKeyRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
  * spend another client's company budget.
  */
 export const companyRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await enforce(c.env, "COMPANY_RATE_LIMITER", c.get("company").id, "for this company");
+  const company = c.get("company");
+  await enforce(c.env, TIER_LIMITERS[tierOf(company)].company, company.id, "for this company");
   await next();
 };
 
 /** Document issuance, per company. */
 export const issuanceRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await enforce(c.env, "ISSUANCE_RATE_LIMITER", c.get("company").id, "issuing documents for this company");
+  const company = c.get("company");
+  await enforce(c.env, TIER_LIMITERS[tierOf(company)].issuance, company.id, "issuing documents for this company");
   await next();
 };
+
+/** The company's tier (a row cached from before the column existed counts as STANDARD). */
+function tierOf(company: { rateTier?: RateTier | null }): RateTier {
+  return company.rateTier === "HIGH_VOLUME" ? "HIGH_VOLUME" : "STANDARD";
+}

@@ -262,6 +262,25 @@ function a4Row(c: Canvas, x: A4Ctx, r: Row, lay: RowLayout, y: number): void {
 
 const A4_FOOTER = 16;
 
+/** The period's amount and the previous balance, then the amount to pay boxed like the total; returns the height. */
+function a4AmountToPay(c: Canvas | null, p: Prepared, tx: number, y: number, tw: number, size: number, rowH: number): number {
+  if (!p.toPay && p.period.length === 0) return 0;
+  const right = tx + tw - 6;
+  let ty = y;
+  for (const [label, value] of p.period) {
+    c?.text(tx + 6, ty + 10, label, { size });
+    c?.textRight(right, ty + 10, `${p.money}${value}`, { size });
+    ty += rowH;
+  }
+  if (!p.toPay) return ty + 6 - y;
+  if (c) {
+    c.rect(tx, ty + 2, tw, rowH + 4, { stroke: BLACK, lineWidth: 1.5 });
+    c.text(tx + 6, ty + 14, p.toPay[0], { font: 1, size: size + 1 });
+    c.textRight(right, ty + 14, `${p.money}${p.toPay[1]}`, { font: 1, size: size + 1 });
+  }
+  return ty + rowH + 6 - y;
+}
+
 /** Height of the closing block: totals and timbre side by side, then the receipt box. */
 function a4Bottom(c: Canvas | null, x: A4Ctx, y: number, copy: boolean): number {
   const { p, t } = x;
@@ -292,9 +311,10 @@ function a4Bottom(c: Canvas | null, x: A4Ctx, y: number, copy: boolean): number 
       c.textRight(W - M - 6, ty + 10, value, { size: size - 1 });
       ty += rowH + (lines.length - 1) * (size + 1);
     }
+    a4AmountToPay(c, p, tx, ty, tw, size, rowH);
   }
   const afterH = p.after.reduce((a, [label]) => a + rowH + (wrap(label, 0, size - 1, tw - 90).length - 1) * (size + 1), 0);
-  const totalsH = p.totals.length * rowH + rowH + 6 + afterH;
+  const totalsH = p.totals.length * rowH + rowH + 6 + afterH + a4AmountToPay(null, p, tx, 0, tw, size, rowH);
   let h = Math.max(th, totalsH) + 10;
   if (p.cedible) {
     h += receiptBox(c, p, M, y + h, W - 2 * M, 8, true) + 6;

@@ -1,7 +1,7 @@
 /** The document's data validated and formatted once, shared by every layout. */
 import { formatRutWithDots, parseRut, RutError } from "../../countries/cl";
 import { dateYear, formatAmount, formatDate, formatQuantity, formatRate, labelsFor, PdfInputError, resolveSettings, toDecimal, type Labels } from "../format";
-import { DTE_TYPE_CODES, documentName, isCedible, issuerSiiOffice, referenceTypeName, REFERENCE_REASON_NAMES, TRANSFER_TYPE_NAMES, type Amount, type PrintableDocument, type PrintableSettings } from "../model";
+import { DTE_TYPE_CODES, documentName, isCedible, issuerSiiOffice, referenceTypeName, REFERENCE_REASON_NAMES, TRANSFER_TYPE_NAMES, type Amount, type PrintableBlock, type PrintableDocument, type PrintableSettings } from "../model";
 import { latin1Bytes, Pdf417Error } from "../pdf417";
 
 // ---------------------------------------------------------------------------------------------------
@@ -37,6 +37,9 @@ export interface Prepared {
   total: [string, string];
   /** Lines under the total, outside it: not billable amount, the second currency (value with its own unit). */
   after: [string, string][];
+  /** Under the total (and `after`): the period's amount and the previous balance, then the amount to pay, boxed (when present). */
+  period: [string, string][];
+  toPay: [string, string] | undefined;
   /** "$ " for CLP, "USD " etc. otherwise. */
   money: string;
   transfer: string | undefined;
@@ -58,6 +61,15 @@ function printedRut(rut: string, field: string): string {
 function requireText(v: unknown, field: string): string {
   if (typeof v !== "string" || v.trim() === "") throw new PdfInputError(field, `${field} is required`);
   return v;
+}
+
+/** Blocks with their empty fields left out and their amounts printed as the totals print money. */
+function prepareBlocks(blocks: PrintableBlock[], money: (v: Amount, field: string) => string): Prepared["blocks"] {
+  const text = (v: PrintableBlock["fields"][number][1], f: string) =>
+    typeof v === "string" ? v : v.map((part, k) => (typeof part === "string" ? part : money(part.money, `${f}[${k}]`))).join("");
+  return blocks
+    .map((b, i) => ({ title: b.title, fields: b.fields.map(([label, v], j): [string, string] => [label, text(v, `blocks[${i}].fields[${j}]`)]).filter(([, v]) => v !== "") }))
+    .filter((b) => b.fields.length > 0);
 }
 
 export function prepare(doc: PrintableDocument): Prepared {
@@ -143,12 +155,18 @@ export function prepare(doc: PrintableDocument): Prepared {
   if (t.deposit !== undefined) totals.push([L.deposit, amt(t.deposit, "totals.deposit")]);
   if (t.commissions !== undefined) totals.push([L.commissions, `-${amt(t.commissions, "totals.commissions")}`]);
   const total: [string, string] = [L.total, amt(t.total, "totals.total")];
+  const money = cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ";
   const after: [string, string][] = [];
-  if (t.nonBillable !== undefined) after.push([L.nonBillable, amt(t.nonBillable, "totals.nonBillable")]);
+  if (t.nonBillable !== undefined) after.push([L.nonBillable, `${money}${amt(t.nonBillable, "totals.nonBillable")}`]);
   if (t.otherCurrency) {
     const o = t.otherCurrency;
     const value = o.name === "PESO CL" ? `$ ${formatAmount(o.total, s, "totals.otherCurrency.total", "CLP")}` : formatQuantity(o.total, s, "totals.otherCurrency.total");
     after.push([L.otherCurrency(o.name, formatQuantity(o.rate, s, "totals.otherCurrency.rate")), value]);
+  }
+  const period: [string, string][] = [];
+  if (t.period) {
+    if (t.period.amount !== undefined) period.push([L.periodAmount, amt(t.period.amount, "totals.period.amount")]);
+    if (t.period.previousBalance !== undefined) period.push([L.previousBalance, amt(t.period.previousBalance, "totals.period.previousBalance")]);
   }
   return {
     doc,
@@ -165,8 +183,10 @@ export function prepare(doc: PrintableDocument): Prepared {
     totals,
     total,
     after,
-    blocks: (doc.blocks ?? []).map((b) => ({ title: b.title, fields: b.fields.filter(([, v]) => v !== "") })).filter((b) => b.fields.length > 0),
-    money: cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ",
+    blocks: prepareBlocks(doc.blocks ?? [], (v, f) => `${money}${amt(v, f)}`),
+    period,
+    toPay: t.period?.amountToPay !== undefined ? [L.amountToPay, amt(t.period.amountToPay, "totals.period.amountToPay")] : undefined,
+    money,
     transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
     resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),
     verify: L.verify(doc.verificationUrl ?? "www.sii.cl"),

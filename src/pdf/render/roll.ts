@@ -197,10 +197,24 @@ function rollLines(r: Roll) {
   dashedRule(r, 1);
 }
 
+/** The period's amount and the previous balance, then the amount to pay in bold like the total. */
+function rollAmountToPay(r: Roll) {
+  const { p, m, size, W, lh, c } = r;
+  for (const [label, value] of p.period) {
+    c.textRight(m + W * 0.62, r.y + size, `${label}:`, { size });
+    c.textRight(m + W, r.y + size, `${p.money}${value}`, { size });
+    r.y += lh;
+  }
+  if (!p.toPay) return;
+  c.textRight(m + W * 0.62, r.y + size + 1.5, `${p.toPay[0]}:`, { font: 1, size: size + 1.5 });
+  c.textRight(m + W, r.y + size + 1.5, `${p.money}${p.toPay[1]}`, { font: 1, size: size + 1.5 });
+  r.y += lh + 6;
+}
+
 /** Totals, the grand total and the notes. */
 function rollTotals(r: Roll) {
   const { p, m, size, W, lh } = r;
-  need(r, (p.totals.length + p.after.length * 2 + 2) * lh + 6);
+  need(r, (p.totals.length + p.after.length * 2 + p.period.length + (p.toPay ? 2 : 0) + 2) * lh + 6);
   const c = r.c;
   for (const [label, value] of p.totals) {
     c.textRight(m + W * 0.62, r.y + size, `${label}:`, { size });
@@ -216,6 +230,7 @@ function rollTotals(r: Roll) {
       r.y += lh;
     }
   }
+  rollAmountToPay(r);
   if (p.doc.notes) {
     for (const l of wrap(`${p.L.notes}: ${p.doc.notes}`, 0, size, W)) {
       c.textEnc(m, r.y + size, l, { size });

@@ -35,7 +35,7 @@ describe("feature documents", () => {
     const all = Object.values(dtes);
     const envio = await buildEnvioDte({ ...common, dtes: all.filter((d) => d.envelope === "EnvioDTE") });
     const boletas = await buildEnvioBoleta({ ...common, dtes: all.filter((d) => d.envelope === "EnvioBOLETA") });
-    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 16], [boletas.xmlString, "EnvioBOLETA", 4]] as const) {
+    for (const [xml, kind, n] of [[envio.xmlString, "EnvioDTE", 20], [boletas.xmlString, "EnvioBOLETA", 5]] as const) {
       const v = await validateEnvio(parseXml(xml), kind, ctx);
       expect(v.errors, kind).toEqual([]);
       expect(v.documents).toHaveLength(n);
@@ -131,6 +131,32 @@ describe("feature documents", () => {
     expect(show).toContain("<NroLinDet>1</NroLinDet><ItemEspectaculo>01</ItemEspectaculo><NmbItem>Entrada Platea Alta</NmbItem><InfoTicket><FolioTicket>1201</FolioTicket><FchGenera>2026-11-20T10:29:00</FchGenera><NmbEvento>Concierto de Primavera</NmbEvento><TpoTicket>Adulto</TpoTicket><CdgEvento>CP26</CdgEvento><FchEvento>2026-12-05T21:00:00</FchEvento><LugarEvento>Teatro Municipal, Santiago</LugarEvento><UbicEvento>Platea Alta</UbicEvento><FilaUbicEvento>F</FilaUbicEvento><AsntoUbicEvento>12</AsntoUbicEvento></InfoTicket><QtyItem>1</QtyItem>");
     expect(show).toContain("<ItemEspectaculo>02</ItemEspectaculo><NmbItem>Cargo por servicio</NmbItem><QtyItem>2</QtyItem>");
     expect(show).toContain("<MntNeto>36134</MntNeto><IVA>6866</IVA><MntTotal>43000</MntTotal>");
+    const period = flat("33-period");
+    expect(period).toContain("<IndServicio>1</IndServicio><TpoTranCompra>1</TpoTranCompra><TpoTranVenta>1</TpoTranVenta><PeriodoDesde>");
+    expect(period).toMatch(/<CiudadOrigen>[^<]+<\/CiudadOrigen><IdAdicEmisor>EORI-CL-7608<\/IdAdicEmisor><\/Emisor>/);
+    // MontoPeriodo = MntTotal 37,120 + MontoNF 500; VlrPagar = 37,620 + the previous balance 15,000
+    expect(period).toContain("<MntTotal>37120</MntTotal><MontoNF>500</MontoNF><MontoPeriodo>37620</MontoPeriodo><SaldoAnterior>15000</SaldoAnterior><VlrPagar>52620</VlrPagar></Totales>");
+    // lines 1–3: taxed 20,000 + 8,000 (IVA 5,320; tax 27 at 10 % of 8,000 = 800), exempt 3,000
+    expect(period).toContain("<GlosaSTI>Servicios del mes</GlosaSTI><SubTotNetoSTI>28000</SubTotNetoSTI><SubTotIVASTI>5320</SubTotIVASTI><SubTotAdicSTI>800</SubTotAdicSTI><SubTotExeSTI>3000</SubTotExeSTI><ValSubtotSTI>31000</ValSubtotSTI><LineasDeta>1</LineasDeta>");
+    const p43 = flat("43-period");
+    expect(p43).toContain("<FchEmis>2026-11-20</FchEmis><TpoTranCompra>4</TpoTranCompra><TpoTranVenta>2</TpoTranVenta></IdDoc>");
+    // 50,000 + IVA 9,500 − commission 2,500 and its IVA 475 = 56,525; − 5,000 owed to the recipient
+    expect(p43).toContain("<MntTotal>56525</MntTotal><MontoPeriodo>56525</MontoPeriodo><SaldoAnterior>-5000</SaldoAnterior><VlrPagar>51525</VlrPagar></Totales>");
+    const guide = flat("52-export-guide");
+    expect(guide).toMatch(/<Acteco>631100<\/Acteco><GuiaExport><CdgTraslado>2<\/CdgTraslado><FolioAut>123456<\/FolioAut><FchAut>2026-10-01<\/FchAut><\/GuiaExport><DirOrigen>/);
+    expect(guide).toContain("<IndTraslado>8</IndTraslado>");
+    const ids = flat("110-additional-ids");
+    expect(ids).toContain("<Acteco>631100</Acteco><CodAdicSucur>SUC-VALPO</CodAdicSucur><DirOrigen>");
+    expect(ids).toContain("<IdAdicEmisor>EORI-CL-7608</IdAdicEmisor></Emisor>");
+    expect(ids).toContain("<Extranjero><NumId>US-99-1234567</NumId><Nacionalidad>225</Nacionalidad><IdAdicRecep>EIN 12-3456789</IdAdicRecep></Extranjero>");
+    expect(ids).toContain("<Aduana><CodViaTransp>1</CodViaTransp><RUTCiaTransp>77879240-0</RUTCiaTransp><NomCiaTransp>NAVIERA SUR</NomCiaTransp><IdAdicTransp>IMO 9876543</IdAdicTransp><CodPtoEmbarque>906</CodPtoEmbarque><IdAdicPtoEmb>CLVAP</IdAdicPtoEmb><CodPtoDesemb>111</CodPtoDesemb><IdAdicPtoDesemb>USLAX</IdAdicPtoDesemb></Aduana>");
+    expect(ids).toContain("<RUTOtr>55555555-5</RUTOtr><IdAdicOtr>ACME-PO</IdAdicOtr><FchRef>2026-11-10</FchRef>");
+    expect(ids).toContain("<GlosaSTI>Aceites</GlosaSTI><SubTotExeSTI>1250</SubTotExeSTI><ValSubtotSTI>1250</ValSubtotSTI>");
+    const b39 = flat("39-period");
+    // TotalPeriodo = 11,900 + MontoNF 1,000; VlrPagar = 12,900 − 2,000 in the client's favour
+    expect(b39).toContain("<MntTotal>11900</MntTotal><MontoNF>1000</MontoNF><TotalPeriodo>12900</TotalPeriodo><SaldoAnterior>-2000</SaldoAnterior><VlrPagar>10900</VlrPagar></Totales>");
+    expect(b39).toContain("<SubTotNetoSTI>10000</SubTotNetoSTI><SubTotIVASTI>1900</SubTotIVASTI><ValSubtotSTI>11900</ValSubtotSTI>");
+    expect(b39).toContain("<Referencia><NroLinRef>1</NroLinRef><CodVndor>INTERNET</CodVndor><CodCaja>CAJA-07</CodCaja></Referencia><TED");
     expect(flat("41-surcharge")).toContain("<DscRcgGlobal><NroLinDR>1</NroLinDR><TpoMov>R</TpoMov><GlosaDR>Recargo atraso</GlosaDR><TpoValor>$</TpoValor><ValorDR>1000</ValorDR><IndExeDR>1</IndExeDR></DscRcgGlobal>");
   });
 });

@@ -66,6 +66,15 @@ describe("totals", () => {
       // 43,000 gross: net round(43000 / 1.19) = 36,134
       "39-show": { subTotal: 43000, discount: 0, surcharge: 0, additional: [], net: 36134, iva: 6866, ivaRate: "19", total: 43000 },
       "41-surcharge": { subTotal: 20000, discount: 0, surcharge: 0, additional: [], exempt: 21000, total: 21000 },
+      // 28,000 + IVA 5,320 + tax 27 (10 % of 8,000) 800 + exempt 3,000; the IndExe 2 line to MontoNF
+      "33-period": { subTotal: 31500, discount: 0, surcharge: 0, additional: [{ type: "27", kind: "A", rate: "10", base: 8000, amount: 800 }], net: 28000, iva: 5320, ivaRate: "19", exempt: 3000, nonBillable: 500, total: 37120 },
+      // 50,000 + IVA 9,500 − commission 5 % (2,500) and its IVA 475
+      "43-period": { subTotal: 50000, discount: 0, surcharge: 0, additional: [], net: 50000, iva: 9500, ivaRate: "19", commissions: { net: 2500, exempt: 0, iva: 475 }, total: 56525 },
+      "52-export-guide": { subTotal: 1200000, discount: 0, surcharge: 0, additional: [], net: 1200000, iva: 228000, ivaRate: "19", total: 1428000 },
+      // cents: 100 × 12.50
+      "110-additional-ids": { subTotal: 125000, discount: 0, surcharge: 0, additional: [], exempt: 125000, total: 125000 },
+      // 11,900 gross: net 10,000, IVA 1,900; the not-billable 1,000 outside the total
+      "39-period": { subTotal: 12900, discount: 0, surcharge: 0, additional: [], net: 10000, iva: 1900, ivaRate: "19", nonBillable: 1000, total: 11900 },
     });
   });
 });

@@ -314,6 +314,11 @@ export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): P
   return p;
 }
 
+/** The verdict verifyCafElement already holds for a CAF, by its canonical form without namespaces; undefined when it has none yet. */
+export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}): Promise<CafElementCheck> | undefined {
+  return cafVerdicts.get(`${trustId(opts)}\n${cafCanonical}`);
+}
+
 async function verifyCafElementUncached(cafEl: XElement, opts: CafTrustOptions): Promise<CafElementCheck> {
   const da = firstChild(cafEl, "DA");
   if (!da) throw new EngineError("CAF_MALFORMED", "The CAF has no <DA>", { field: "DA" });

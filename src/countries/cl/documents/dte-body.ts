@@ -36,6 +36,7 @@ export function idDoc(d: ComputedDocument, folio: number): XmlEl {
     f === "Documento" ? [leaf("IndTraslado", d.transferKind), leaf("TpoImpresion", d.printFormat)] : null,
     leaf("IndServicio", d.serviceIndicator),
     f !== "Exportaciones" && d.grossPrices ? leaf("MntBruto", 1) : null,
+    f !== "Exportaciones" ? [leaf("TpoTranCompra", d.purchaseKind), leaf("TpoTranVenta", d.saleKind)] : null,
     leaf("FmaPago", d.paymentForm),
     f !== "Liquidacion" ? leaf("FmaPagExp", d.exportPaymentForm) : null,
     leaf("FchCancel", s?.paidDate),
@@ -68,12 +69,15 @@ export function emisor(d: ComputedDocument): XmlEl {
     (e.phones ?? []).map((t) => leaf("Telefono", t)),
     leaf("CorreoEmisor", e.email),
     e.activityCodes.map((c) => leaf("Acteco", c)),
+    e.exportGuide ? el("GuiaExport", null, leaf("CdgTraslado", e.exportGuide.transferCode), leaf("FolioAut", e.exportGuide.authorizationNumber), leaf("FchAut", e.exportGuide.authorizationDate)) : null,
     d.branchOffice !== undefined ? leaf("Sucursal", String(d.branchOffice).slice(0, 20)) : null,
     leaf("CdgSIISucur", e.siiBranchCode),
+    leaf("CodAdicSucur", e.additionalBranchCode),
     leaf("DirOrigen", e.address),
     leaf("CmnaOrigen", e.commune),
     leaf("CiudadOrigen", e.city),
     leaf("CdgVendedor", e.sellerCode),
+    leaf("IdAdicEmisor", e.additionalId),
   );
 }
 
@@ -84,7 +88,7 @@ export function receptor(d: ComputedDocument): XmlEl {
   if (f === "Boleta") {
     return el("Receptor", null, leaf("RUTRecep", r.rut), leaf("CdgIntRecep", r.internalCode), leaf("RznSocRecep", r.legalName), leaf("Contacto", r.contact), place);
   }
-  const foreign = f !== "Liquidacion" && (r.foreignId || r.nationality) ? el("Extranjero", null, leaf("NumId", r.foreignId?.slice(0, 20)), leaf("Nacionalidad", r.nationality)) : null;
+  const foreign = f !== "Liquidacion" && (r.foreignId || r.nationality || r.additionalId) ? el("Extranjero", null, leaf("NumId", r.foreignId?.slice(0, 20)), leaf("Nacionalidad", r.nationality), f === "Exportaciones" ? leaf("IdAdicRecep", r.additionalId) : null) : null;
   return el(
     "Receptor",
     null,
@@ -113,10 +117,13 @@ function aduana(d: ComputedDocument): XmlEl | null {
     leaf("NombreTransp", c.carrierName),
     leaf("RUTCiaTransp", c.carrierCompanyRut),
     leaf("NomCiaTransp", c.carrierCompanyName),
+    leaf("IdAdicTransp", c.carrierCompanyAdditionalId),
     leaf("Booking", c.booking),
     leaf("Operador", c.operator),
     leaf("CodPtoEmbarque", c.portOfLoading),
+    leaf("IdAdicPtoEmb", c.portOfLoadingAdditionalId),
     leaf("CodPtoDesemb", c.portOfUnloading),
+    leaf("IdAdicPtoDesemb", c.portOfUnloadingAdditionalId),
     leaf("Tara", c.tare),
     leaf("CodUnidMedTara", c.tareUnit),
     leaf("PesoBruto", c.grossWeight),
@@ -154,7 +161,9 @@ export function totales(d: ComputedDocument): XmlEl {
   const a = (v: bigint | undefined) => amt(d, v);
   const f = familyOf(d);
   if (f === "Exportaciones") return el("Totales", null, leaf("TpoMoneda", d.currency.siiName), leaf("MntExe", a(t.exempt ?? 0n)), leaf("MntTotal", a(t.total)));
-  if (f === "Boleta") return el("Totales", null, leaf("MntNeto", a(t.net)), leaf("MntExe", a(t.exempt)), leaf("IVA", a(t.iva)), leaf("MntTotal", a(t.total)), leaf("MontoNF", a(t.nonBillable)));
+  const p = d.periodTotals;
+  const period = p ? [leaf(f === "Boleta" ? "TotalPeriodo" : "MontoPeriodo", p.periodAmount), leaf("SaldoAnterior", p.previousBalance), leaf("VlrPagar", p.amountToPay)] : null;
+  if (f === "Boleta") return el("Totales", null, leaf("MntNeto", a(t.net)), leaf("MntExe", a(t.exempt)), leaf("IVA", a(t.iva)), leaf("MntTotal", a(t.total)), leaf("MontoNF", a(t.nonBillable)), period);
   const c = t.commissions;
   return el(
     "Totales",
@@ -171,6 +180,7 @@ export function totales(d: ComputedDocument): XmlEl {
     c ? el("Comisiones", null, leaf("ValComNeto", a(c.net)), leaf("ValComExe", a(c.exempt)), leaf("ValComIVA", a(c.iva))) : null,
     leaf("MntTotal", a(t.total)),
     f === "Documento" ? leaf("MontoNF", a(t.nonBillable)) : null,
+    period,
   );
 }
 
@@ -276,9 +286,21 @@ export function detalle(d: ComputedDocument): XmlEl[] {
   return d.lines.map((l) => detalleLine(d, l));
 }
 
+/** The schema's Dec16_2 amounts of SubTotInfo start at 0.01: a zero part is left out. */
+const positive = (d: ComputedDocument, v: bigint, name: string) => (v > 0n ? leaf(name, amt(d, v)) : null);
+
 export function subTotInfo(d: ComputedDocument): XmlEl[] {
   return d.subtotals.map((s) =>
-    el("SubTotInfo", null, leaf("NroSTI", s.no), leaf("GlosaSTI", s.description), leaf("OrdenSTI", s.order), s.value > 0n ? leaf("ValSubtotSTI", amt(d, s.value)) : null, s.lines.map((n) => leaf("LineasDeta", n))),
+    el(
+      "SubTotInfo",
+      null,
+      leaf("NroSTI", s.no),
+      leaf("GlosaSTI", s.description),
+      leaf("OrdenSTI", s.order),
+      s.breakdown ? (["SubTotNetoSTI", "SubTotIVASTI", "SubTotAdicSTI", "SubTotExeSTI"] as const).map((n, i) => positive(d, [s.breakdown!.net, s.breakdown!.iva, s.breakdown!.additional, s.breakdown!.exempt][i]!, n)) : null,
+      positive(d, s.value, "ValSubtotSTI"),
+      s.lines.map((n) => leaf("LineasDeta", n)),
+    ),
   );
 }
 
@@ -289,7 +311,9 @@ export function dscRcgGlobal(d: ComputedDocument): XmlEl[] {
 
 export function referencias(d: ComputedDocument): XmlEl[] {
   const f = familyOf(d);
-  return d.references.map((r) =>
+  const pos = d.pointOfSale;
+  const posLine = f === "Boleta" && pos ? [el("Referencia", null, leaf("NroLinRef", d.references.length + 1), leaf("CodVndor", pos.sellerCode), leaf("CodCaja", pos.registerCode))] : [];
+  return [...d.references.map((r) =>
     f === "Boleta"
       ? el("Referencia", null, leaf("NroLinRef", r.lineNo), leaf("TpoDocRef", r.type), leaf("FolioRef", r.folio), leaf("CodRef", r.codRef), leaf("RazonRef", r.reason?.slice(0, 90)))
       : el(
@@ -300,11 +324,12 @@ export function referencias(d: ComputedDocument): XmlEl[] {
           r.global ? leaf("IndGlobal", 1) : null,
           leaf("FolioRef", r.folio),
           f !== "Liquidacion" ? leaf("RUTOtr", r.otherIssuer) : null,
+          f === "Exportaciones" ? leaf("IdAdicOtr", r.otherIssuerAdditionalId) : null,
           leaf("FchRef", r.date),
           leaf("CodRef", r.codRef),
           leaf("RazonRef", r.reason),
         ),
-  );
+  ), ...posLine];
 }
 
 export function comisiones(d: ComputedDocument): XmlEl[] {

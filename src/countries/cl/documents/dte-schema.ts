@@ -10,8 +10,16 @@
  * Limits (documented, not guessed): identity constraints (xs:ID uniqueness) are checked by the
  * signature verification's wrapping check, not here; numeric bounds are compared as numbers.
  */
-import { NS_DSIG, NS_SII, type XElement } from "../xml/xml";
+import * as xml from "../xml/xml";
+import type { XElement } from "../xml/xml";
+import * as flat from "../xml/flatxml";
+import type { FlatIndex } from "../xml/flatxml";
 import { DTE_MODEL, ENVIO_BOLETA_MODEL, ENVIO_DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
+
+// Module-local copies of what the walks read per element: a module runner (the tests', the
+// benches') may turn each use of an import into a property read through a getter.
+const { NS_DSIG, NS_SII } = xml;
+const { attr, hasText, textOf } = flat;
 
 export interface SimpleType {
   b: string;
@@ -24,6 +32,9 @@ export interface SimpleType {
   fd?: number;
   min?: string;
   max?: string;
+  /** min and max as numbers (worked out once, see TYPES). */
+  minN?: number;
+  maxN?: number;
 }
 export type AttributeDecl = [name: string, required: number, type: number, fixed: string | null];
 export type ElementType = number | "sig" | { a: AttributeDecl[]; m: Group | null } | { t: number; a: AttributeDecl[] };
@@ -92,6 +103,16 @@ const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 const NON_SPACE = /\S/;
 
+/**
+ * The simple types as the walks use them: every facet present (undefined when the type has none),
+ * so that every type has the same shape (the checks read them at one site for all types), and the
+ * numeric bounds as numbers.
+ */
+const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
+  b: t.b, en: t.en, minL: t.minL, maxL: t.maxL, len: t.len, pat: t.pat, td: t.td, fd: t.fd, min: t.min, max: t.max,
+  minN: t.min === undefined ? undefined : Number(t.min), maxN: t.max === undefined ? undefined : Number(t.max),
+}));
+
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
   const isString = t.b === "string";
@@ -156,8 +177,8 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     const [total, fraction] = digits(v);
     if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
     if (t.fd !== undefined && fraction > t.fd) return `'${v}' has more than ${t.fd} decimals`;
-    if (t.min !== undefined && num < Number(t.min)) return `'${v}' is below ${t.min}`;
-    if (t.max !== undefined && num > Number(t.max)) return `'${v}' is above ${t.max}`;
+    if (t.min !== undefined && num < (t.minN ?? Number(t.min))) return `'${v}' is below ${t.min}`;
+    if (t.max !== undefined && num > (t.maxN ?? Number(t.max))) return `'${v}' is above ${t.max}`;
   } else if (t.b === "date" || t.b === "dateTime") {
     if (t.min !== undefined && v < t.min) return `'${v}' is before ${t.min}`;
     if (t.max !== undefined && v.slice(0, t.max.length) > t.max) return `'${v}' is after ${t.max}`;
@@ -191,14 +212,30 @@ function optional(p: Particle): boolean {
   return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
-class Checker {
+/** What both schema walks (over a tree and over a flat index) record: the problems, and an attribute's value checked against its declaration. */
+abstract class Problems {
   readonly errors: string[] = [];
-
-  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
-  constructor(private readonly opaque: ReadonlySet<string> | null = null) {}
 
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
+  }
+
+  /** `v`: the attribute's value as written, null when absent. */
+  protected attributeValue(path: string, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
+    if (v === null) {
+      if (required) this.add(path, `attribute ${name} is required`);
+      return;
+    }
+    if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
+    const p = simpleProblem(v, TYPES[type]!);
+    if (p) this.add(`${path}@${name}`, p);
+  }
+}
+
+class Checker extends Problems {
+  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
+  constructor(private readonly opaque: ReadonlySet<string> | null = null) {
+    super();
   }
 
   element(el: XElement, decl: ElementDecl, path: string): void {
@@ -208,7 +245,7 @@ class Checker {
     if (el.attributes.length || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
     if (simple !== null) {
       for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) return this.add(path, "must hold a value, not elements");
-      const p = simpleProblem(el.textContent ?? "", SIMPLE_TYPES[simple]!);
+      const p = simpleProblem(el.textContent ?? "", TYPES[simple]!);
       if (p) this.add(path, p);
       return;
     }
@@ -237,16 +274,7 @@ class Checker {
       for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === a.name;
       if (!declared) this.add(path, `attribute ${a.name} is not allowed`);
     }
-    for (const [name, required, type, fixed] of decls) {
-      const v = el.getAttribute(name);
-      if (v === null) {
-        if (required) this.add(path, `attribute ${name} is required`);
-        continue;
-      }
-      if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
-      const p = simpleProblem(v, SIMPLE_TYPES[type]!);
-      if (p) this.add(`${path}@${name}`, p);
-    }
+    for (const decl of decls) this.attributeValue(path, decl, el.getAttribute(decl[0]));
   }
 
   /** Matches `g` (its own occurrences included) from kids[i]; returns the index after it. */
@@ -286,7 +314,9 @@ class Checker {
       if (optional(p) && (!next || !first(p).has(next.localName ?? ""))) return i;
       return this.group(p, kids, i, path);
     }
-    const [name, min, max] = p;
+    const name = p[0];
+    const min = p[1];
+    const max = p[2];
     let n = 0;
     while ((max === -1 || n < max) && kids[i] && kids[i]!.localName === name) {
       const k = kids[i]!;
@@ -312,6 +342,110 @@ export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<st
   const c = new Checker(opts.opaque ?? null);
   if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
   c.element(dte, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
+  return c.errors;
+}
+
+/**
+ * The same walk over a flat index of the DTE (xml/flatxml.ts) instead of its tree: element by
+ * element the same decisions as Checker above, in the same order, so the same problems at the same
+ * paths (test/reception/lazy-verify.test.ts compares both on generated and mutated DTEs). Elements
+ * are numbers; `i` runs over siblings through `next` (-1: no more), where Checker indexes `kids`.
+ */
+class FlatChecker extends Problems {
+  constructor(private readonly x: FlatIndex) {
+    super();
+  }
+
+  element(el: number, decl: ElementDecl, path: string): void {
+    const x = this.x;
+    const type = decl[3];
+    if (type === "sig") return;
+    const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
+    if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
+    if (simple !== null) {
+      if (x.first[el]! >= 0) return this.add(path, "must hold a value, not elements");
+      const p = simpleProblem(textOf(x, el), TYPES[simple]!);
+      if (p) this.add(path, p);
+      return;
+    }
+    if (hasText(x, el, NON_SPACE)) this.add(path, "holds text where only elements are allowed");
+    const m = (type as { m: Group | null }).m;
+    const first = x.first[el]!;
+    const at = m ? this.group(m, first, path) : first;
+    if (at >= 0) this.add(`${path}/${x.local[at]}`, `unexpected element (not allowed here by the schema)`);
+  }
+
+  attributes(el: number, decls: AttributeDecl[], path: string): void {
+    const x = this.x;
+    const from = x.attrAt[el]!;
+    for (let k = from; k < from + x.attrN[el]!; k++) {
+      const name = x.aName[k]!;
+      if (name === "xmlns" || name.startsWith("xmlns:") || x.aNs[k] === "http://www.w3.org/2001/XMLSchema-instance") continue;
+      let declared = false;
+      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
+      if (!declared) this.add(path, `attribute ${name} is not allowed`);
+    }
+    for (const decl of decls) this.attributeValue(path, decl, attr(x, el, decl[0]));
+  }
+
+  /** Matches `g` (its own occurrences included) from sibling `i`; returns the sibling after it. */
+  group(g: Group, i: number, path: string): number {
+    const max = g.max ?? 1;
+    const min = g.min ?? 1;
+    let n = 0;
+    while (max === -1 || n < max) {
+      if (n >= min && (i < 0 || !first(g).has(this.x.local[i]!))) break;
+      const j = this.once(g, i, path);
+      n++;
+      if (j === i) break;
+      i = j;
+    }
+    return i;
+  }
+
+  once(g: Group, i: number, path: string): number {
+    if (g.c) {
+      const name = i < 0 ? "" : this.x.local[i]!;
+      const alt = i >= 0 ? g.c.find((p) => starts(p, name)) : undefined;
+      if (!alt) {
+        if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${i >= 0 ? `, found ${name}` : ""}`);
+        return i;
+      }
+      return this.particle(alt, i, path);
+    }
+    for (const p of g.s ?? []) i = this.particle(p, i, path);
+    return i;
+  }
+
+  particle(p: Particle, i: number, path: string): number {
+    const x = this.x;
+    if (!isElement(p)) {
+      if (optional(p) && (i < 0 || !first(p).has(x.local[i]!))) return i;
+      return this.group(p, i, path);
+    }
+    const name = p[0];
+    const min = p[1];
+    const max = p[2];
+    let n = 0;
+    while ((max === -1 || n < max) && i >= 0 && x.local[i] === name) {
+      const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
+      const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
+      if (x.ns[i] !== ns) this.add(at, `must be in namespace ${ns}`);
+      this.element(i, p, at);
+      n++;
+      i = x.next[i]!;
+    }
+    if (n < min) this.add(path, `${name} is missing${i >= 0 ? ` (found ${x.local[i]} instead)` : ""}`);
+    else if (max > 1 && n === max && i >= 0 && x.local[i] === name) this.add(`${path}/${name}`, `more than ${max} (the schema's maximum)`);
+    return i;
+  }
+}
+
+/** dteSchemaProblems over the flat index of a <DTE> (element 0): the same problems, in the same order. */
+export function dteSchemaProblemsFlat(x: FlatIndex, opts: { boleta?: boolean } = {}): string[] {
+  if (x.local[0] !== "DTE" || x.ns[0] !== NS_SII) return [`the root is <${x.qname[0]}>, not a DTE in ${NS_SII}`];
+  const c = new FlatChecker(x);
+  c.element(0, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
   return c.errors;
 }
 

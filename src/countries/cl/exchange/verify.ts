@@ -12,7 +12,9 @@ import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { collapse, expand, FElement, fastParseEnvelope, idCount, type FDocument } from "../xml/fastxml";
+import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
+import { verifyDteFlat } from "./verify-flat";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -61,12 +63,17 @@ export interface InboundOptions extends CafTrustOptions {
   fallbacks?: boolean;
   /** Verify envelopes one DTE tree at a time when possible (default true); false: always the whole tree (tests compare both). */
   lazy?: boolean;
+  /** Verify each DTE of a lazily parsed envelope over its flat index first (default true); false: over its tree (the bench compares both). */
+  flat?: boolean;
 }
 
-/** How many envelopes were verified one DTE at a time and how many with the whole tree (the bench and tests read it). */
-export const verifyPaths = { lazy: 0, whole: 0 };
+/**
+ * How many envelopes were verified one DTE at a time and how many with the whole tree, and how many
+ * DTEs of the former over their flat index (verify-flat.ts) (the bench and tests read it).
+ */
+export const verifyPaths = { lazy: 0, whole: 0, flat: 0 };
 
-const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
+export const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
   if (root instanceof FElement) return idCount(root, id);
@@ -119,9 +126,21 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     report.message = report.ted.message;
     return report;
   }
-  const dd = report.ted.dd!;
   const name = (receptor && childText(receptor, "RznSocRecep")) ?? "";
   const firstItem = branch ? childText(firstChild(branch, "Detalle") ?? branch, "NmbItem") ?? "" : "";
+  const mismatches = stampDisagreements(report, name, firstItem);
+  if (mismatches.length) {
+    report.failure = "TED_INVALID";
+    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
+    return report;
+  }
+  report.ok = true;
+  return report;
+}
+
+/** Where a verified stamp's DD disagrees with the document's own fields (RznSocRecep `name`, the first NmbItem `firstItem`). */
+export function stampDisagreements(report: InboundDteReport, name: string, firstItem: string): string[] {
+  const dd = report.ted.dd!;
   const mismatches: string[] = [];
   if (dd.RE !== report.issuerRut) mismatches.push(`RE ${dd.RE} ≠ RUTEmisor ${report.issuerRut}`);
   if (Number(dd.TD) !== report.documentType) mismatches.push(`TD ${dd.TD} ≠ TipoDTE ${report.documentType}`);
@@ -132,13 +151,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
   if (loose(dd.RSR) !== loose(tedText(name)) && loose(dd.RSR) !== loose(name.slice(0, 40))) mismatches.push("RSR differs from RznSocRecep");
   if (loose(dd.IT1) !== loose(tedText(firstItem)) && loose(dd.IT1) !== loose(firstItem.slice(0, 40))) mismatches.push("IT1 differs from the first NmbItem");
-  if (mismatches.length) {
-    report.failure = "TED_INVALID";
-    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
-    return report;
-  }
-  report.ok = true;
-  return report;
+  return mismatches;
 }
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
@@ -187,6 +200,9 @@ async function verifyEnvelopeLazily(text: string, opts: InboundOptions): Promise
   return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
 }
 
+/** Flat indexes no verification holds, for the next envelope to write over (an envelope of one DTE would otherwise grow a new one each time). */
+const spareIndexes: FlatIndex[] = [];
+
 /** An EnvioDTE or EnvioBOLETA; `lazy` is the lazily parsed document whose DTEs are expanded one by one. */
 async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" | "EnvioBOLETA", opts: InboundOptions, lazy: FDocument | null): Promise<InboundReport> {
   const set = firstChild(root, "SetDTE");
@@ -206,12 +222,20 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const dtes = childElements(set, "DTE");
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
+    // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
+    const scratch = { index: spareIndexes.pop() };
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
+      const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
+      if (flat) {
+        report.documents.push(flat);
+        continue;
+      }
       if (!expand(el)) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
       report.documents.push(await verifyDteElement(doc, dte, opts));
       collapse(el);
     }
+    if (scratch.index && spareIndexes.length < 2) spareIndexes.push(releaseIndex(scratch.index));
   }
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {

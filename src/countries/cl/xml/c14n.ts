@@ -6,8 +6,17 @@
  * prefixes) and "no namespaces" (every xmlns declaration dropped), and an excluded node (the
  * enveloped-signature transform).
  */
-import { escAttr, escText, type XDocument, type XElement, type XNode } from "./xml";
-import { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal, type FDocument } from "./fastxml";
+import * as xml from "./xml";
+import type { XDocument, XElement, XNode } from "./xml";
+import * as fast from "./fastxml";
+import * as flat from "./flatxml";
+import type { FlatIndex } from "./flatxml";
+
+// Module-local copies of what runs per element: a module runner (the tests', the benches') may
+// turn each use of an import into a property read through a getter.
+const { escAttr, escText } = xml;
+const { BODY_CANONICAL, BODY_PLAIN, FElement, OPAQUE, sourceIsFinal } = fast;
+const { elementView } = flat;
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -130,12 +139,25 @@ function spanCanonical(el: XElement, opts: C14nOptions): string | null {
   const f = el.flags;
   if (!(f & BODY_CANONICAL) || (opts.stripNamespaces && !(f & BODY_PLAIN)) || !sourceIsFinal(el)) return null;
   const start = startTag(el as unknown as XElement, new Map(), null, opts);
-  return start + sourceWithoutCuts(el.doc!, el.contentStart, el.contentEnd) + `</${tagName}>`;
+  return start + sourceWithoutCuts(el.doc!.source, el.doc!.cuts, el.contentStart, el.contentEnd) + `</${tagName}>`;
 }
 
+/**
+ * Inclusive C14N (`strip`: without namespaces) of element `i` of a flat index (flatxml.ts), from
+ * the source as spanCanonical does; null when its source is not canonical as written (then only
+ * the tree walk can say).
+ */
+export function flatCanonical(x: FlatIndex, i: number, strip: boolean): string | null {
+  const f = x.flags[i]!;
+  if (!(f & BODY_CANONICAL) || (strip && !(f & BODY_PLAIN))) return null;
+  const start = startTag(elementView(x, i) as unknown as XElement, NO_SCOPE, null, strip ? STRIP : INCLUSIVE, x.scope[i]);
+  return start + sourceWithoutCuts(x.doc.source, x.cuts, x.cs[i]!, x.ce[i]!) + `</${tagName}>`;
+}
+const STRIP: C14nOptions = { stripNamespaces: true };
+const INCLUSIVE: C14nOptions = {};
+
 /** The source text from `from` to `to` without the cuts (redundant namespace declarations) inside. */
-function sourceWithoutCuts(doc: FDocument, from: number, to: number): string {
-  const { cuts, source } = doc;
+function sourceWithoutCuts(source: string, cuts: number[], from: number, to: number): string {
   let lo = 0;
   let hi = cuts.length >> 1;
   while (lo < hi) {
@@ -158,8 +180,8 @@ let tagName = "";
 let tagScope: NsMap = new Map();
 let tagRendered: NsMap = tagScope;
 
-/** The canonical start tag of `el` (apex when parentScope is null), `>` included; sets tagName, tagScope, tagRendered. */
-function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions): string {
+/** The canonical start tag of `el` (apex when parentScope is null, its scope `apexScope` when known), `>` included; sets tagName, tagScope, tagRendered. */
+function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts: C14nOptions, apexScope?: NsMap): string {
   const apex = parentScope === null;
   const a0 = el.attributes;
   const nAttrs = a0.length;
@@ -172,7 +194,8 @@ function startTag(el: XElement, rendered: NsMap, parentScope: NsMap | null, opts
   }
   let scope: NsMap;
   // Without namespaces (the TED's DD, a CAF) no declaration is rendered: the apex needs no scope.
-  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : inScope(el);
+  // (A flat index knows an apex's scope: apexScope, which may also hold "xml", never rendered.)
+  if (apex) scope = opts.stripNamespaces ? NO_SCOPE : (apexScope ?? inScope(el));
   else if (own === null) scope = parentScope;
   else {
     scope = new Map(parentScope);

@@ -24,8 +24,8 @@
  * cuts, ranges of the source left out. Anything else is simply not marked, and the tree walk decides.
  */
 
-const XML_NS = "http://www.w3.org/XML/1998/namespace";
-const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+export const XML_NS = "http://www.w3.org/XML/1998/namespace";
+export const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 abstract class FNode {
   abstract get nodeType(): number;
@@ -93,8 +93,8 @@ export const BODY_PLAIN = 4;
 export const TAG_PLAIN = 8;
 /** FElement.flags: a DTE of an envelope parsed lazily (fastParseEnvelope): its content is built only by `expand`. */
 export const OPAQUE = 16;
-/** FElement.flags: `expand` has run once on this element (its cuts are in the document). */
-const EXPANDED = 32;
+/** FElement.flags: `expand` (or flatxml.ts `commitIndex`) has run once on this element (its cuts are in the document). */
+export const EXPANDED = 32;
 
 export class FElement extends FNode {
   get nodeType(): 1 {
@@ -185,15 +185,15 @@ export class FDocument extends FNode {
 
 const NAME = "[A-Za-z_][A-Za-z0-9_.\\-]*(?::[A-Za-z_][A-Za-z0-9_.\\-]*)?";
 /** NAME's characters by code: 1 may start a name (A-Z a-z _), 2 only continue it (0-9 . -). */
-const NAME_CHAR = new Uint8Array(128);
+export const NAME_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   NAME_CHAR[c] = /[A-Za-z_]/.test(ch) ? 1 : /[0-9.\-]/.test(ch) ? 2 : 0;
 }
 // Raw tabs and line breaks in attribute values are left out: a parser normalises them (xmldom does).
-const ATTR = new RegExp(`[ \\t\\n]+(${NAME})[ \\t\\n]*=[ \\t\\n]*(?:"([^"<\\t\\n]*)"|'([^'<\\t\\n]*)')`, "y");
-const START_END = /[ \t\n]*(\/?)>/y;
-const END = new RegExp(`</(${NAME})[ \\t\\n]*>`, "y");
+export const ATTR = new RegExp(`[ \\t\\n]+(${NAME})[ \\t\\n]*=[ \\t\\n]*(?:"([^"<\\t\\n]*)"|'([^'<\\t\\n]*)')`, "y");
+export const START_END = /[ \t\n]*(\/?)>/y;
+export const END = new RegExp(`</(${NAME})[ \\t\\n]*>`, "y");
 const DECL = /<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(["'])1\.0\1(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(["'])(?:yes|no)\3)?[ \t\n]*\?>/y;
 const WS_ONLY = /^[ \t\n]*$/;
 const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
@@ -202,7 +202,7 @@ const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '
 const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 /** Text as written is what C14N writes for it: no `>`, and `&` only in `&amp;` `&lt;` `&gt;`. */
-function canonicalText(raw: string): boolean {
+export function canonicalText(raw: string): boolean {
   if (raw.indexOf(">") >= 0) return false;
   for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
     if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("gt;", i + 1))) return false;
@@ -211,7 +211,7 @@ function canonicalText(raw: string): boolean {
 }
 
 /** An attribute value as written (double-quoted, no tab or line break) is what C14N writes: `&` only in `&amp;` `&lt;` `&quot;`. */
-function canonicalValue(raw: string): boolean {
+export function canonicalValue(raw: string): boolean {
   for (let i = raw.indexOf("&"); i >= 0; i = raw.indexOf("&", i + 1)) {
     if (!(raw.startsWith("amp;", i + 1) || raw.startsWith("lt;", i + 1) || raw.startsWith("quot;", i + 1))) return false;
   }
@@ -219,13 +219,14 @@ function canonicalValue(raw: string): boolean {
 }
 
 class Unsupported extends Error {}
-const UNSUPPORTED = new Unsupported();
+/** Thrown inside the parsers (here and flatxml.ts) for input outside the subset; never leaves them. */
+export const UNSUPPORTED = new Unsupported();
 
 function validCodePoint(c: number): boolean {
   return c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 }
 
-function decode(s: string): string {
+export function decode(s: string): string {
   if (s.indexOf("&") < 0) return s;
   let bad = false;
   const out = s.replace(ENTITY, (_m, named: string | undefined, dec: string | undefined, hex: string | undefined) => {
@@ -265,7 +266,7 @@ export function byId(root: FElement | FDocument, id: string): FElement | undefin
   return undefined;
 }
 
-type Scope = Map<string, string>;
+export type Scope = Map<string, string>;
 
 /**
  * Parses `text` (line ends already normalised to LF) into the small tree above, or returns null
@@ -564,7 +565,8 @@ export function expand(el: FElement): boolean {
   return true;
 }
 const expandedIds = new WeakMap<FElement, string[]>();
-const opaqueScopes = new WeakMap<FElement, Scope>();
+/** The namespaces in scope at each OPAQUE element (what its content is parsed with). */
+export const opaqueScopes = new WeakMap<FElement, Scope>();
 
 /** Whether the canonical form of `el` may be taken from the source: not while an OPAQUE element below it was never expanded. */
 export function sourceIsFinal(el: FElement): boolean {

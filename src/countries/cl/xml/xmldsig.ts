@@ -165,11 +165,56 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
 }
 
 const certCache = new Map<string, CertificateInfo>();
+const CERT_CACHE_MAX = 64;
+let lastCert: { text: string; cert: CertificateInfo } | null = null;
+
+/** A copy of `s` that does not hold on to the text it was sliced from (a cache key must not keep a whole received file alive). */
+const ownCopy = (s: string) => (" " + s).slice(1);
+
+/**
+ * The certificate of an X509Certificate text (undefined for an empty one, null when it cannot be
+ * read), isolate-wide and bounded: the same signer's certificate, document after document. Keyed
+ * by the text as written too, so that a known certificate costs one lookup. Bounded at every
+ * insertion (the same certificate wrapped with other whitespace is another key) and keyed by
+ * copies, since the texts are slices of the received files.
+ */
+export function certificateOf(certText: string): CertificateInfo | undefined | null {
+  // The last one first: comparing the text costs less than hashing it for the map (each file's text is a new string).
+  if (lastCert !== null && lastCert.text === certText) return lastCert.cert;
+  const cert = certCache.get(certText);
+  if (cert) {
+    lastCert = { text: ownCopy(certText), cert };
+    return cert;
+  }
+  const certB64 = certText.replace(/\s+/g, "");
+  if (!certB64) return undefined;
+  let read = certCache.get(certB64);
+  if (!read) {
+    try {
+      read = readCertificate(b64decode(certB64));
+    } catch {
+      return null;
+    }
+  }
+  if (certCache.size >= CERT_CACHE_MAX - 1) certCache.clear();
+  lastCert = { text: ownCopy(certText), cert: read };
+  certCache.set(ownCopy(certB64), read);
+  if (certText !== certB64) certCache.set(ownCopy(certText), read);
+  return read;
+}
+
+/** How many texts the certificate cache holds (tests check its bound). */
+export const certificateCacheSize = () => certCache.size;
+
+/** What a SignatureCheck says about its signer. */
+export function signerOf(cert: CertificateInfo): NonNullable<SignatureCheck["signer"]> {
+  return { rut: cert.rut, subjectCN: cert.subjectCN, issuer: cert.issuer, notBefore: cert.notBefore, notAfter: cert.notAfter, fingerprintSha1: cert.fingerprintSha1 };
+}
 
 /** Imported verification keys, isolate-wide and bounded (the same signers sign document after document). */
 const verifyKeys = new Map<string, Promise<CryptoKey>>();
 const certKeys = new WeakMap<CertificateInfo, { "SHA-1"?: Promise<CryptoKey>; "SHA-256"?: Promise<CryptoKey> }>();
-function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "SHA-256", cert?: CertificateInfo): Promise<CryptoKey> {
+export function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "SHA-256", cert?: CertificateInfo): Promise<CryptoKey> {
   if (cert) {
     // The certificate's key (modulus and exponent are the certificate's own): kept with the certificate.
     let perCert = certKeys.get(cert);
@@ -190,7 +235,16 @@ function verifyKey(modulus: Uint8Array, exponent: Uint8Array, hash: "SHA-1" | "S
 
 /** Whether an RSAKeyValue's Modulus/Exponent texts hold the certificate's key (memoised per certificate). */
 const keyValueMatches = new WeakMap<CertificateInfo, Map<string, boolean>>();
-function keyValueMatchesCert(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
+let lastKeyValue: { cert: CertificateInfo; modulus: string; exponent: string; v: boolean } | null = null;
+export function keyValueMatchesCert(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
+  const last = lastKeyValue;
+  if (last !== null && last.cert === cert && last.modulus === modulusText && last.exponent === exponentText) return last.v;
+  const v = keyValueMatchesMemo(cert, modulusText, exponentText);
+  lastKeyValue = { cert, modulus: ownCopy(modulusText), exponent: ownCopy(exponentText), v };
+  return v;
+}
+
+function keyValueMatchesMemo(cert: CertificateInfo, modulusText: string, exponentText: string): boolean {
   let m = keyValueMatches.get(cert);
   if (!m) keyValueMatches.set(cert, (m = new Map()));
   const id = `${exponentText}|${modulusText}`;
@@ -239,22 +293,8 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   // Certificate / key
   const certText = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "X509Data") ?? sig, "X509Certificate")?.textContent ?? "";
   const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
-  let cert: CertificateInfo | undefined = certCache.get(certText);
-  // The cache is keyed by the text as written too: the same signer's certificate, document after document.
-  const certB64 = cert ? certText : certText.replace(/\s+/g, "");
-  if (certB64) {
-    cert ??= certCache.get(certB64);
-    if (!cert) {
-      try {
-        cert = readCertificate(b64decode(certB64));
-      } catch {
-        return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
-      }
-      if (certCache.size > 64) certCache.clear();
-      certCache.set(certB64, cert);
-      certCache.set(certText, cert);
-    }
-  }
+  const cert = certificateOf(certText);
+  if (cert === null) return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
   let modulus: Uint8Array, exponent: Uint8Array;
   if (cert) {
     modulus = cert.modulus;
@@ -266,7 +306,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     modulus = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
     exponent = uintValue(b64decode(firstChild(rsaKv, "Exponent")?.textContent ?? ""));
   } else return fail("SIGNATURE_INVALID", "The Signature carries no key", { reference: uri });
-  const signerInfo = cert ? { rut: cert.rut, subjectCN: cert.subjectCN, issuer: cert.issuer, notBefore: cert.notBefore, notAfter: cert.notAfter, fingerprintSha1: cert.fingerprintSha1 } : undefined;
+  const signerInfo = cert ? signerOf(cert) : undefined;
 
   // Digest
   const boundary = sig.parentNode as XElement;

@@ -3,7 +3,6 @@
  * query parameter; the role/company guard applies as for /api/companies/{id}/… paths.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
 import { AppError } from "../../../errors";
 import { downloadFile } from "../../../reception/download";
 import { intakeUpload } from "../../../reception/upload";
@@ -98,14 +97,14 @@ export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
     const page = pageParams(q);
-    const { rows, total } = await listReceived(createDb(c.env.DB), c.get("company").id, {
+    const { rows, total } = await listReceived(c.env, c.get("company").id, {
       issuerTaxId: q.issuer_tax_id, documentType: q.document_type ? Number(q.document_type) : undefined, folio: q.folio ? Number(q.folio) : undefined,
       issueDateFrom: q.issue_date_from, issueDateTo: q.issue_date_to, receivedFrom: q.received_from && new Date(q.received_from).toISOString(), receivedTo: q.received_to && new Date(q.received_to).toISOString(),
       verification: q.verification, responseState: q.response_state, deadlineBefore: q.deadline_before && new Date(q.deadline_before).toISOString(),
     }, page);
     return c.json(pageEnvelope(rows.map((r) => receivedView(r)), total, page), 200);
   })
-  .openapi(get, async (c) => c.json(receivedView(await getReceived(createDb(c.env.DB), c.get("company").id, c.req.valid("param").purchase_id)), 200))
+  .openapi(get, async (c) => c.json(receivedView(await getReceived(c.env, c.get("company").id, c.req.valid("param").purchase_id)), 200))
   .openapi(download, async (c) => {
     const { purchase_id, type } = c.req.valid("param");
     return (await downloadFile(c.env, c.get("company"), purchase_id, type)) as never;

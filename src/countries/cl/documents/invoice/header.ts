@@ -9,7 +9,7 @@ import { CURRENCY_SII_NAMES } from "./tax-codes";
 
 export type Header = Pick<
   ComputedDocument,
-  "issueDate" | "issueDateTime" | "dueDate" | "branchOffice" | "paymentForm" | "serviceIndicator" | "servicePeriod" | "externalReference" | "grossPrices" | "netAmounts" | "transferKind" | "dispatchKind" | "paymentTerms"
+  "issueDate" | "issueDateTime" | "dueDate" | "branchOffice" | "paymentForm" | "serviceIndicator" | "servicePeriod" | "externalReference" | "grossPrices" | "netAmounts" | "transferKind" | "dispatchKind" | "paymentTerms" | "purchaseKind" | "saleKind"
 >;
 
 function paymentForm(code: string, field: string): 1 | 2 | 3 {
@@ -49,6 +49,16 @@ function dispatch(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void 
   }
 }
 
+/** TpoTranCompra and TpoTranVenta: IdDoc of the Documento and Liquidacion schemas (not boletas, not exports). */
+function transactionKinds(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void {
+  for (const [field, key] of [["purchase_transaction_kind", "purchaseKind"], ["sale_transaction_kind", "saleKind"]] as const) {
+    const v = input[field];
+    if (v === undefined) continue;
+    if (type.boleta || type.export) notAllowed(field, `${field === "purchase_transaction_kind" ? "TpoTranCompra" : "TpoTranVenta"} is not in the schema of ${type.name}`);
+    h[key] = v;
+  }
+}
+
 function payment(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void {
   if (input.payment_method) {
     h.paymentForm = paymentForm(input.payment_method.code, "payment_method.code");
@@ -83,6 +93,7 @@ export function buildHeader(input: InvoiceInput, type: DocumentTypeInfo): Header
   }
   priceMarks(input, type, h);
   dispatch(input, type, h);
+  transactionKinds(input, type, h);
   if (input.external_reference) h.externalReference = input.external_reference;
   return h;
 }

@@ -13,11 +13,12 @@
  * | discounts.ts | DscRcgGlobal |
  * | totals.ts | Totales (the amount rules, as a table: IVAProp/IVATerc, CredEC, specific taxes too), and the check of client-sent amounts |
  * | commissions.ts | Comisiones of the liquidación-factura (43) |
- * | subtotals.ts | SubTotInfo |
+ * | subtotals.ts | SubTotInfo (and its net, IVA, additional and exempt parts) |
+ * | period.ts | Totales of periodic services: MontoPeriodo/TotalPeriodo, SaldoAnterior, VlrPagar |
  * | transport.ts | Transporte and its customs block (Aduana) |
  * | currency.ts | OtraMoneda (exports; domestic documents) |
  * | settlement.ts | IdDoc's payment status (MedioPago, FchCancel, MntCancel, SaldoInsol, the account), RUTMandante, IndNoRebaja |
- * | references.ts | Referencia, CodRef of notes |
+ * | references.ts | Referencia, CodRef of notes, the boletas' CodVndor/CodCaja line |
  * | model.ts | the computed document the XML (../dte.ts) and the PDF are made from |
  *
  * Conventions (documented in the schema descriptions too):
@@ -48,7 +49,8 @@ import { buildCurrency, buildHeader, buildPayments } from "./header";
 import { buildLines } from "./lines";
 import type { ComputedDocument } from "./model";
 import { buildParties } from "./parties";
-import { buildReferences } from "./references";
+import { buildPeriodTotals } from "./period";
+import { buildPointOfSale, buildReferences } from "./references";
 import { buildPrincipal, buildSettlement } from "./settlement";
 import type { InvoiceInput } from "./schema";
 import { buildSubtotals } from "./subtotals";
@@ -101,7 +103,7 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
     currency,
     lines,
     adjustments,
-    subtotals: buildSubtotals(input, lines),
+    subtotals: buildSubtotals(input, lines, grossPrices),
     totals,
     references,
     commissions,
@@ -118,6 +120,10 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
     addAdjustmentsInOtherCurrency(adjustments, other, type, currency.scale);
   }
   if (reason) doc.reason = reason;
+  const period = buildPeriodTotals(input, type, totals);
+  if (period) doc.periodTotals = period;
+  const pos = buildPointOfSale(input, type);
+  if (pos) doc.pointOfSale = pos;
   const settlement = buildSettlement(input, type, currency.scale, totals.total);
   if (settlement) doc.settlement = settlement;
   return doc;

@@ -26,6 +26,12 @@ export interface Party {
   siiBranchCode?: number;
   /** Recipient: DirPostal, CmnaPostal, CiudadPostal. */
   postal?: { address?: string; commune?: string; city?: string };
+  /** Issuer: IdAdicEmisor; export recipient: Extranjero/IdAdicRecep. */
+  additionalId?: string;
+  /** Export issuer: CodAdicSucur. */
+  additionalBranchCode?: string;
+  /** Issuer of a guía for export (GuiaExport): CdgTraslado, FolioAut, FchAut. */
+  exportGuide?: { transferCode?: number; authorizationNumber?: number; authorizationDate?: string };
 }
 
 /** IndExe of a line: what base its amount goes to. */
@@ -132,6 +138,8 @@ export interface ComputedReference {
   date: string;
   global?: boolean;
   otherIssuer?: string;
+  /** IdAdicOtr (exports). */
+  otherIssuerAdditionalId?: string;
   codRef?: 1 | 2 | 3;
   reason?: string;
 }
@@ -192,10 +200,13 @@ export interface ComputedCustoms {
   carrierName?: string;
   carrierCompanyRut?: string;
   carrierCompanyName?: string;
+  carrierCompanyAdditionalId?: string;
   booking?: string;
   operator?: string;
   portOfLoading?: number;
+  portOfLoadingAdditionalId?: string;
   portOfUnloading?: number;
+  portOfUnloadingAdditionalId?: string;
   tare?: number;
   tareUnit?: number;
   grossWeight?: string;
@@ -235,6 +246,15 @@ export interface ComputedSubtotal {
   order?: number;
   lines: number[];
   value: bigint;
+  /** SubTotNetoSTI, SubTotIVASTI, SubTotAdicSTI, SubTotExeSTI (when the client asks for the breakdown). */
+  breakdown?: { net: bigint; iva: bigint; additional: bigint; exempt: bigint };
+}
+
+/** Totales MontoPeriodo (TotalPeriodo on boletas), SaldoAnterior, VlrPagar: whole pesos. */
+export interface ComputedPeriodTotals {
+  periodAmount: bigint;
+  previousBalance?: bigint;
+  amountToPay: bigint;
 }
 
 /** The result of computeDocument: everything the XML builder needs, already validated. */
@@ -275,6 +295,13 @@ export interface ComputedDocument {
   /** RUTSolicita and TpoImpresion (DTE_v10 Documento). */
   requesterRut?: string;
   printFormat?: "N" | "T";
+  /** TpoTranCompra, TpoTranVenta (Documento and Liquidacion). */
+  purchaseKind?: number;
+  saleKind?: number;
+  /** MontoPeriodo, SaldoAnterior, VlrPagar. */
+  periodTotals?: ComputedPeriodTotals;
+  /** Boletas: CodVndor and CodCaja, in a Referencia line of their own. */
+  pointOfSale?: { sellerCode?: string; registerCode?: string };
   /** IndNoRebaja 1 (credit notes 61). */
   noDebitReduction?: boolean;
   issuer: Party;

@@ -6,6 +6,7 @@ import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, formatRut, parseRut, RutErro
 import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
+import { isExportGuide } from "./transport";
 
 export function rutOf(value: string, field: string): string {
   try {
@@ -16,7 +17,7 @@ export function rutOf(value: string, field: string): string {
   }
 }
 
-function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo): Party {
+function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, exportGuide = false): Party {
   checkLength(p.legal_name, LIMITS.legalName, `${path}.legal_name`);
   const activity = p.tax_information?.activity;
   checkLength(activity, role === "issuer" ? LIMITS.issuerActivity : LIMITS.recipientActivity, `${path}.tax_information.activity`);
@@ -43,9 +44,11 @@ function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "r
   if (commune) out.commune = commune;
   contacts(p, path, role, type, out);
   if (p.foreign) {
-    if (role !== "recipient" || !type.export) notAllowed(`${path}.foreign`, "the foreign-recipient block is for the recipient of export documents (110–112)");
+    if (role !== "recipient" || !(type.export || exportGuide)) notAllowed(`${path}.foreign`, "the foreign-recipient block is for the recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9)");
+    if (p.foreign.additional_id && !type.export) notAllowed(`${path}.foreign.additional_id`, "IdAdicRecep is in the schema of export documents (110–112) only");
     if (p.foreign.id) foreignId = p.foreign.id;
     if (p.foreign.nationality) out.nationality = p.foreign.nationality;
+    if (p.foreign.additional_id) out.additionalId = p.foreign.additional_id;
   }
   if (foreignId) out.foreignId = foreignId;
   if (p.tax_information?.resolution_date) out.resolutionDate = checkDate(p.tax_information.resolution_date, `${path}.tax_information.resolution_date`);
@@ -67,6 +70,7 @@ function contacts(p: z.infer<typeof partySchema>, path: string, role: "issuer" |
   if (p.contact) out.contact = p.contact;
   if (p.internal_code) out.internalCode = p.internal_code;
   issuerCodes(p, path, role, type, out);
+  issuerExtras(p, path, role, type, out);
   if (p.postal_address) {
     if (role !== "recipient") notAllowed(`${path}.postal_address`, "the postal address (DirPostal) belongs to the recipient");
     out.postal = { ...p.postal_address };
@@ -84,11 +88,40 @@ function issuerCodes(p: z.infer<typeof partySchema>, path: string, role: "issuer
   if (p.sii_branch_code !== undefined) out.siiBranchCode = p.sii_branch_code;
 }
 
+/** IdAdicEmisor (Documento and exports), CodAdicSucur (exports) and GuiaExport (guías for export). */
+function issuerExtras(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, out: Party): void {
+  const sent = (["additional_id", "additional_branch_code", "export_guide"] as const).filter((k) => p[k] !== undefined);
+  if (sent.length === 0) return;
+  if (role !== "issuer") notAllowed(`${path}.${sent[0]}`, "additional_id, additional_branch_code and export_guide belong to the issuer (a foreign recipient's additional id is foreign.additional_id)");
+  if (p.additional_id !== undefined) {
+    if (type.boleta || type.code === 43) notAllowed(`${path}.additional_id`, `IdAdicEmisor is not in the schema of ${type.name}`);
+    out.additionalId = p.additional_id;
+  }
+  if (p.additional_branch_code !== undefined) {
+    if (!type.export) notAllowed(`${path}.additional_branch_code`, "CodAdicSucur is for export documents (110, 111, 112)");
+    out.additionalBranchCode = p.additional_branch_code;
+  }
+  if (p.export_guide) out.exportGuide = exportGuide(p.export_guide, `${path}.export_guide`, type);
+}
+
+/** Our reading of GuiaExport ("Emisor de una Guía de despacho para Exportación"): a 52 whose IndTraslado is an export (8 or 9). */
+function exportGuide(g: NonNullable<z.infer<typeof partySchema>["export_guide"]>, path: string, type: DocumentTypeInfo): NonNullable<Party["exportGuide"]> {
+  if (type.code !== 52) notAllowed(path, "GuiaExport is for guías de despacho (52) for export");
+  const out: NonNullable<Party["exportGuide"]> = {};
+  if (g.transfer_code !== undefined) out.transferCode = g.transfer_code;
+  if (g.authorization_number !== undefined) out.authorizationNumber = g.authorization_number;
+  if (g.authorization_date !== undefined) out.authorizationDate = checkDate(g.authorization_date, `${path}.authorization_date`);
+  if (Object.keys(out).length === 0) throw new EngineError("INVALID_INPUT", `${path} needs at least one of transfer_code, authorization_number and authorization_date`, { field: path });
+  return out;
+}
+
 /** The document's two parties. */
 export function buildParties(input: InvoiceInput, type: DocumentTypeInfo): { issuer: Party; receiver: Party } {
   const issuer = party(input.issuer, "issuer", "issuer", type);
+  const transfer = input.transfer_kind ?? 1;
+  if (issuer.exportGuide && transfer !== 8 && transfer !== 9) notAllowed("issuer.export_guide", `GuiaExport is for a guía that transfers goods for export (transfer_kind 8 or 9), not transfer_kind ${transfer}`);
   let receiver: Party;
-  if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type);
+  if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type, isExportGuide(input, type));
   else if (type.boleta) receiver = { rut: ANONYMOUS_BUYER_RUT, legalName: "CONSUMIDOR FINAL", activityCodes: [] };
   else throw new EngineError("INVALID_INPUT", `recipient is required on ${type.name}`, { field: "recipient" });
   return { issuer, receiver };

@@ -1,7 +1,7 @@
 /** Referencia: references to other documents, and the reason (CodRef) of notes. */
 import { EngineError } from "../../errors";
 import { type DocumentTypeInfo, resolveReasonCode, resolveReferenceType } from "../document-types";
-import { checkDate, checkLength, LIMITS } from "./checks";
+import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { ComputedDocument, ComputedReference } from "./model";
 import type { InvoiceInput } from "./schema";
 import { formatRut, parseRut, RutError } from "../rut";
@@ -29,7 +29,7 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
     const date = checkDate(r.invoice_date.slice(0, 10), `${p}.invoice_date`);
     if (!/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(r.invoice_date)) throw new EngineError("INVALID_DATE", `${p}.invoice_date must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS`, { field: `${p}.invoice_date` });
     const ref: ComputedReference = { lineNo: i + 1, type: rtype, folio, date };
-    refExtras(r, p, ref);
+    refExtras(r, p, ref, type);
     if (r.reason_code !== undefined) {
       ref.codRef = resolveReasonCode(r.reason_code, `${p}.reason_code`).codRef;
       if (r.reason) ref.reason = r.reason;
@@ -51,8 +51,13 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
   return reason ? { references, reason } : { references };
 }
 
-/** IndGlobal (folio 0) and RUTOtr. */
-function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p: string, ref: ComputedReference): void {
+/** IndGlobal (folio 0), RUTOtr and IdAdicOtr (exports; an additional id of that other issuer). */
+function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p: string, ref: ComputedReference, type: DocumentTypeInfo): void {
+  if (r.other_issuer_additional_id !== undefined) {
+    if (!type.export) notAllowed(`${p}.other_issuer_additional_id`, "IdAdicOtr is for export documents (110, 111, 112)");
+    if (r.other_issuer === undefined) throw new EngineError("REFERENCE_INVALID", `${p}.other_issuer_additional_id identifies the other issuer further; send its RUT in other_issuer too`, { field: `${p}.other_issuer_additional_id`, expected: "other_issuer too" });
+    ref.otherIssuerAdditionalId = r.other_issuer_additional_id;
+  }
   if (r.global) {
     if (ref.folio !== "0") throw new EngineError("REFERENCE_INVALID", `${p}: a global reference (IndGlobal) has number 0`, { field: `${p}.number`, expected: "0" });
     ref.global = true;
@@ -65,6 +70,20 @@ function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p:
       throw e;
     }
   }
+}
+
+/**
+ * CodVndor and CodCaja of a boleta. EnvioBOLETA has them only inside Referencia; with no document
+ * to reference, our reading is a Referencia line of their own (NroLinRef, CodVndor, CodCaja: the
+ * boleta schema makes TpoDocRef and FolioRef optional), after the billing references.
+ */
+export function buildPointOfSale(input: InvoiceInput, type: DocumentTypeInfo): ComputedDocument["pointOfSale"] {
+  const p = input.point_of_sale;
+  if (!p) return undefined;
+  if (!type.boleta) notAllowed("point_of_sale", "CodVndor and CodCaja are in the boleta schema (39, 41) only; facturas carry the seller in issuer.seller_code (CdgVendedor)");
+  if (p.seller_code === undefined && p.register_code === undefined) throw new EngineError("INVALID_INPUT", "point_of_sale needs seller_code, register_code or both", { field: "point_of_sale" });
+  if ((input.billing_reference?.length ?? 0) >= 40) throw new EngineError("INVALID_INPUT", "point_of_sale takes a Referencia line of its own, and the document already has the 40 the SII allows", { field: "point_of_sale", expected: "≤ 39 billing_reference" });
+  return { ...(p.seller_code !== undefined ? { sellerCode: p.seller_code } : {}), ...(p.register_code !== undefined ? { registerCode: p.register_code } : {}) };
 }
 
 function references_has_cod(i: number, refs: { invoice_type: string; reason_code?: string | undefined }[], type: DocumentTypeInfo): boolean {

@@ -8,6 +8,13 @@ const num = z
   .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)])
   .describe("A number (JSON number or decimal string such as \"1190.5\"). Amounts are exact decimals, never floats.");
 
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+/** A whole signed amount in pesos (SII ValorType: an integer of up to 18 digits). */
+const wholeSigned = z
+  .union([z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^-?\d{1,18}$/)])
+  .describe("A whole amount, which may be negative (JSON integer or a string of up to 18 digits).");
+
 const addressSchema = z
   .object({
     country: z.string().max(3).optional().describe("Country code (CL/CHL)."),
@@ -48,17 +55,26 @@ export const partySchema = z
       })
       .optional()
       .describe("Recipient only: a postal address besides the address (DirPostal, CmnaPostal, CiudadPostal)."),
+    additional_id: z.string().min(1).max(20).optional().describe("Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43."),
+    additional_branch_code: z.string().min(1).max(20).optional().describe("Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20)."),
+    export_guide: z
+      .object({
+        transfer_code: z.number().int().min(1).max(4).optional().describe("CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export."),
+        authorization_number: z.number().int().nonnegative().max(999_999).optional().describe("FolioAut: the number of the SII resolution authorising it (up to 6 digits)."),
+        authorization_date: dateOnly.optional().describe("FchAut: the date of that resolution, YYYY-MM-DD."),
+      })
+      .optional()
+      .describe("Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field."),
     foreign: z
       .object({
         nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
         id: z.string().min(1).max(20).optional().describe("Foreign tax id (NumId). Defaults to document_number when that is not a RUT."),
+        additional_id: z.string().min(1).max(20).optional().describe("An additional identifier of the foreign recipient (IdAdicRecep, max 20)."),
       })
       .optional()
-      .describe("Export documents (110–112) only: the foreign recipient block (Extranjero)."),
+      .describe("Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112)."),
   })
   .describe("Issuer or recipient.");
-
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const itemTaxSchema = z
   .object({
@@ -211,6 +227,7 @@ export const billingReferenceSchema = z
     reason_code: z.string().max(3).optional().describe("This reference's own CodRef: ANU/1, COT/2 or COM/3. Defaults to the document's reason_code on the first reference a note may modify."),
     global: z.boolean().optional().describe("IndGlobal: the note covers more than 20 documents of this type (number 0)."),
     other_issuer: z.string().max(12).optional().describe("RUTOtr: RUT of the issuer of the referenced document when it is not ours."),
+    other_issuer_additional_id: z.string().min(1).max(20).optional().describe("IdAdicOtr: an additional identifier of that other issuer (e.g. a foreign one). Export documents (110–112) only."),
   })
   .describe("Reference to another document.");
 
@@ -234,10 +251,13 @@ export const customsSchema = z
     carrier_name: z.string().max(40).optional().describe("NombreTransp: ship, flight or vehicle."),
     carrier_company_rut: z.string().max(12).optional().describe("RUTCiaTransp."),
     carrier_company_name: z.string().max(40).optional().describe("NomCiaTransp."),
+    carrier_company_additional_id: z.string().min(1).max(20).optional().describe("IdAdicTransp: an additional identifier of the carrier company (max 20)."),
     booking: z.string().min(1).max(20).optional().describe("Booking."),
     operator: z.string().min(1).max(20).optional().describe("Operador."),
     port_of_loading: z.string().max(4).optional().describe("CodPtoEmbarque (GET /api/catalogs/CL/additional-export-info/ports)."),
+    port_of_loading_additional_id: z.string().min(1).max(20).optional().describe("IdAdicPtoEmb: an additional identifier of the port of loading (max 20)."),
     port_of_unloading: z.string().max(4).optional().describe("CodPtoDesemb (GET /api/catalogs/CL/additional-export-info/ports)."),
+    port_of_unloading_additional_id: z.string().min(1).max(20).optional().describe("IdAdicPtoDesemb: an additional identifier of the port of unloading (max 20)."),
     tare: z.number().int().positive().max(9_999_999).optional().describe("Tara."),
     tare_unit: z.string().max(2).optional().describe("CodUnidMedTara (customs unit code)."),
     gross_weight: num.optional().describe("PesoBruto, up to 2 decimals."),
@@ -266,7 +286,7 @@ export const customsSchema = z
     destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries)."),
     payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms)."),
   })
-  .describe("Export customs data (Transporte/Aduana). Export documents 110–112 only.");
+  .describe("Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export (52 with transfer_kind 8 or 9) only.");
 
 export const commissionSchema = z
   .object({
@@ -312,6 +332,23 @@ export const invoiceSchema = z
     principal_rut: z.string().min(1).max(12).optional().describe("RUTMandante: the RUT of the principal on whose account the document is issued (a sale by an agent). Facturas, notes, guías and 46; not boletas (there it is per line, items[].principal_rut), 43 or exports."),
     requester_rut: z.string().min(1).max(12).optional().describe("RUTSolicita: the RUT of whoever asks for the document on a sale to the public (facturas, notes, guías and 46; not boletas, 43 or exports)."),
     print_format: z.enum(["NORMAL", "TICKET"]).optional().describe("TpoImpresion: how the document is printed, NORMAL (N) or TICKET (T). Facturas, notes, guías and 46."),
+    purchase_transaction_kind: z.number().int().min(1).max(7).optional().describe("TpoTranCompra: the kind of transaction for the buyer (its purchase register): 1 purchases of the line of business, 2 purchases in supermarkets or similar, 3 acquisition of real estate, 4 purchase of fixed assets, 5 purchases with IVA of common use, 6 purchases without right to credit, 7 purchases not to be included. Facturas, notes, guías, 43 and 46; not boletas or exports."),
+    sale_transaction_kind: z.number().int().min(1).max(4).optional().describe("TpoTranVenta: the kind of transaction for the seller (its sales register): 1 sales of the line of business, 2 sale of fixed assets, 3 sale of real estate, 4 the schema's fourth code (its name is not in our reference). Facturas, notes, guías, 43 and 46; not boletas or exports."),
+    period_totals: z
+      .object({
+        previous_balance: wholeSigned.optional().describe("SaldoAnterior: the balance carried from the previous period, positive owed or negative in the recipient's favour, whole pesos."),
+        period_amount: wholeSigned.optional().describe("MontoPeriodo (TotalPeriodo on boletas): the sales or services of the period = the total + the not-billable amount (MontoNF). Computed; when sent it must equal that."),
+        amount_to_pay: wholeSigned.optional().describe("VlrPagar: the amount to pay = period_amount + previous_balance. Computed; when sent it must equal that."),
+      })
+      .optional()
+      .describe("Periodic services (utilities, subscriptions): the period's amount, the previous balance and the amount to pay (Totales MontoPeriodo/TotalPeriodo, SaldoAnterior, VlrPagar). Sending the block writes the period amount and the amount to pay. Every type but exports (110–112), whose Totales have no such elements."),
+    point_of_sale: z
+      .object({
+        seller_code: z.string().min(1).max(8).optional().describe("CodVndor: the seller's code set by the company (max 8), e.g. INTERNET."),
+        register_code: z.string().min(1).max(8).optional().describe("CodCaja: the cash register's code set by the company (max 8)."),
+      })
+      .optional()
+      .describe("Boletas (39, 41) only: the seller and the cash register, written in a Referencia line of their own (CodVndor, CodCaja) after the billing references. At least one field."),
     no_debit_reduction: z.boolean().optional().describe("IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA."),
     items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
     gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),
@@ -339,7 +376,7 @@ export const invoiceSchema = z
       .describe("IndServicio. Facturas: 1 periodic domestic services, 2 other periodic services, 3 invoice of services. Boletas: 1–4 (default 3). Exports: 3, 4 (services in Chile) or 5 (hotel)."),
     service_period: z.object({ from: dateOnly.describe("PeriodoDesde."), to: dateOnly.describe("PeriodoHasta.") }).optional().describe("Billing period of a service."),
     subtotals: z
-      .array(z.object({ description: z.string().min(1).max(40).describe("GlosaSTI (max 40)."), order: z.number().int().positive().max(99).optional().describe("OrdenSTI."), lines: z.array(z.number().int().positive()).min(1).max(60).describe("1-based numbers of the lines it adds up (LineasDeta).") }))
+      .array(z.object({ description: z.string().min(1).max(40).describe("GlosaSTI (max 40)."), order: z.number().int().positive().max(99).optional().describe("OrdenSTI."), lines: z.array(z.number().int().positive()).min(1).max(60).describe("1-based numbers of the lines it adds up (LineasDeta)."), breakdown: z.boolean().optional().describe("Also write the sub-total's net, IVA, additional taxes and exempt amounts (SubTotNetoSTI, SubTotIVASTI, SubTotAdicSTI, SubTotExeSTI), computed from its lines; each is written when it is not zero.") }))
       .max(20)
       .optional()
       .describe("Sub-totals for printing (SubTotInfo, up to 20); ValSubtotSTI is computed."),

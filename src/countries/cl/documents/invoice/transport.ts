@@ -62,7 +62,7 @@ function copyDefined<T extends object>(target: T, values: Partial<T>): void {
 export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale: number): ComputedCustoms | undefined {
   const c = input.customs;
   if (!c) return undefined;
-  if (!type.export) notAllowed("customs", "the customs block is for export documents (110, 111, 112)");
+  if (!type.export && !isExportGuide(input, type)) notAllowed("customs", "the customs block is for export documents (110, 111, 112) and guías de despacho for export (52 with transfer_kind 8 or 9)");
   const packages = (c.packages ?? []).map((p, i) => {
     const f = `customs.packages[${i}]`;
     const row: ComputedCustoms["packages"][number] = { type: code(p.type, 3, `${f}.type`)!, quantity: p.quantity };
@@ -82,7 +82,10 @@ export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale:
     booking: c.booking,
     operator: c.operator,
     portOfLoading: code(c.port_of_loading, 4, "customs.port_of_loading"),
+    portOfLoadingAdditionalId: c.port_of_loading_additional_id,
     portOfUnloading: code(c.port_of_unloading, 4, "customs.port_of_unloading"),
+    portOfUnloadingAdditionalId: c.port_of_unloading_additional_id,
+    carrierCompanyAdditionalId: c.carrier_company_additional_id,
     tare: c.tare,
     tareUnit: code(c.tare_unit, 2, "customs.tare_unit"),
     grossWeight: weight(c.gross_weight, "customs.gross_weight"),
@@ -96,10 +99,27 @@ export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale:
     recipientCountry: code(c.recipient_country, 3, "customs.recipient_country"),
     destinationCountry: code(c.destination_country, 3, "customs.destination_country"),
   });
+  requireWith(c.port_of_loading_additional_id, c.port_of_loading, "customs.port_of_loading_additional_id", "port_of_loading");
+  requireWith(c.port_of_unloading_additional_id, c.port_of_unloading, "customs.port_of_unloading_additional_id", "port_of_unloading");
+  requireWith(c.carrier_company_additional_id, c.carrier_company_rut ?? c.carrier_company_name, "customs.carrier_company_additional_id", "carrier_company_rut or carrier_company_name");
   if (out.netWeight && out.grossWeight && parseScaled(out.netWeight, 2, "") > parseScaled(out.grossWeight, 2, "")) {
     throw new EngineError("AMOUNT_OUT_OF_RANGE", `customs.net_weight ${out.netWeight} exceeds customs.gross_weight ${out.grossWeight}`, { field: "customs.net_weight", expected: `≤ ${out.grossWeight}` });
   }
   return out;
+}
+
+/** An additional identifier (IdAdicPtoEmb, IdAdicPtoDesemb, IdAdicTransp) adds to the thing it identifies, which must be there. */
+function requireWith(extra: string | undefined, base: unknown, field: string, needs: string): void {
+  if (extra !== undefined && base === undefined) throw new EngineError("INVALID_INPUT", `${field} is an additional identifier of ${needs}, which is not sent`, { field, expected: `${needs} too` });
+}
+
+/**
+ * A guía de despacho that moves goods for export (IndTraslado 8 or 9). DTE_v10's Documento has
+ * Aduana, FmaPagExp and Extranjero, which only such a guía can use among the Documento types: our
+ * reading of where the customs data and a foreign recipient belong outside 110–112.
+ */
+export function isExportGuide(input: Pick<InvoiceInput, "transfer_kind">, type: DocumentTypeInfo): boolean {
+  return type.code === 52 && (input.transfer_kind === 8 || input.transfer_kind === 9);
 }
 
 /** FmaPagExp, the customs payment form of exports (in the customs block of the body). */

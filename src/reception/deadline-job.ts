@@ -1,0 +1,49 @@
+/**
+ * The deadline job of one database (a document store, from its alarm; or D1's legacy partition 0,
+ * from the cron until the legacy switch): passed -> accepted by law + deadline_passed; 2 days left ->
+ * deadline_approaching. Bounded by a budget of rows per run of each kind.
+ */
+import { and, eq, gt, lte } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { receivedDocuments } from "../db/schema";
+import { chunked } from "../lib/chunked";
+import { APPROACHING_MS } from "./deadlines";
+import { receptionEvent } from "./stores";
+import type { ReceivedRow } from "./view";
+
+export const DEADLINE_ROWS_PER_RUN = 300;
+
+export type Budget = { passed: number; approaching: number };
+
+/**
+ * One database's passed and approaching deadlines: each passed one is marked accepted by law with its
+ * event in one batch (only while still PENDING: a repeat records nothing, its event has the same
+ * dedupe key); approaching ones get their event once (dedupe key). Takes at most `budget` of each;
+ * returns how many of each it found.
+ */
+export async function deadlinesIn(db: Db, at: Date, budget: Budget): Promise<Budget> {
+  const now = at.toISOString();
+  const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
+  const pending = eq(receivedDocuments.responseState, "PENDING");
+  const [passed, approaching] = await Promise.all([
+    budget.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(budget.passed) : [],
+    budget.approaching > 0 ? db.select().from(receivedDocuments).where(and(pending, gt(receivedDocuments.responseDeadline, now), lte(receivedDocuments.responseDeadline, soon))).limit(budget.approaching) : [],
+  ]);
+  const statements = [
+    ...passed.flatMap((row) => {
+      const next = acceptedByLaw(row, now);
+      return [
+        db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)),
+        receptionEvent(db, { row: next, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }),
+      ];
+    }),
+    ...approaching.map((row) => receptionEvent(db, { row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` })),
+  ];
+  for (const chunk of chunked(statements, 100)) await db.batch(chunk as [(typeof chunk)[number], ...typeof chunk]);
+  return { passed: passed.length, approaching: approaching.length };
+}
+
+function acceptedByLaw(row: ReceivedRow, now: string): ReceivedRow {
+  const responses = [...JSON.parse(row.responses), { action: "ACCEPTED_BY_LAW", reason: "8 días sin respuesta (Ley 19.983)", at: now, sii_code: null, sii_message: null, files: [], reply_to: null }];
+  return { ...row, responseState: "ACCEPTED_BY_LAW", responses: JSON.stringify(responses), updatedAt: now };
+}

@@ -1,0 +1,121 @@
+/**
+ * The duplicate check of received documents across a company's partitions (issue 16): every DTE's key
+ * (issuer, type, folio, SHA-256 of its XML) is claimed in the company's index store
+ * (`<companyId>:index`, table `received_keys`) before its row is written to a partition. One claim is
+ * one atomic batch in that store (turn a register-only placeholder into this XML, or insert the key,
+ * then read every key of the (issuer, type, folio)), so concurrent intakes agree on exactly one
+ * holder per key and on which document came first (the original; a later different one is a duplicate).
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { indexStore } from "../db/document-store";
+import { receivedDocuments } from "../db/schema";
+import { receivedKeys } from "../db/document-store/tables";
+import { chunked } from "../lib/chunked";
+import { legacyReceptionMoved } from "./stores";
+
+type StoreEnv = Parameters<typeof indexStore>[0];
+
+export interface DteKey {
+  issuerRut: string;
+  documentType: number;
+  folio: number;
+  /** SHA-256 of the DTE's XML; '' for a document known from the SII's register only. */
+  sha: string;
+}
+
+export interface Claim {
+  /** The document that holds this key: `candidateId`, a placeholder's id, or an earlier holder's. */
+  documentId: string;
+  /**
+   * `NEW`: the key was free and is now `candidateId`'s; `PLACEHOLDER`: a register-only document of
+   * the same (issuer, type, folio) became this XML's holder; `HELD`: the same XML was claimed before
+   * (its holder's row may still be missing if that intake died: the caller checks).
+   */
+  kind: "NEW" | "PLACEHOLDER" | "HELD";
+  /** Another XML with the same (issuer, type, folio) came first. */
+  duplicate: boolean;
+}
+
+const sameDocument = (k: DteKey) => and(eq(receivedKeys.issuerRut, k.issuerRut), eq(receivedKeys.documentType, k.documentType), eq(receivedKeys.folio, k.folio));
+
+/** Claims the keys in order (a later key of the same batch sees the earlier ones); `candidateIds[i]` is the id a new document would get. */
+export async function claimKeys(env: StoreEnv, companyId: string, keys: DteKey[], candidateIds: string[]): Promise<Claim[]> {
+  const db = indexStore(env, companyId);
+  const out: Claim[] = [];
+  // Three statements per key; 100 keys per batch keeps a batch well inside one store call.
+  for (const [n, part] of chunked(keys, 100).entries()) {
+    const statements = part.flatMap((k, i) => claimStatements(db, k, candidateIds[n * 100 + i]!));
+    const results = (await db.batch(statements as unknown as Parameters<typeof db.batch>[0])) as unknown as unknown[][];
+    part.forEach((k, i) => out.push(readClaim(k, candidateIds[n * 100 + i]!, results.slice(i * 3, i * 3 + 3))));
+  }
+  return out;
+}
+
+function claimStatements(db: ReturnType<typeof indexStore>, k: DteKey, candidateId: string) {
+  const mineExists = sql`EXISTS (SELECT 1 FROM received_keys k WHERE k.issuer_rut = ${k.issuerRut} AND k.document_type = ${k.documentType} AND k.folio = ${k.folio} AND k.xml_sha256 = ${k.sha})`;
+  return [
+    // A document the register listed before its XML arrived becomes this XML's (unless this XML is already held).
+    db.update(receivedKeys).set({ xmlSha256: k.sha }).where(and(sameDocument(k), eq(receivedKeys.xmlSha256, ""), sql`${k.sha} <> ''`, sql`NOT ${mineExists}`)).returning({ documentId: receivedKeys.documentId }),
+    db.insert(receivedKeys).values({ ...k, xmlSha256: k.sha, documentId: candidateId }).onConflictDoNothing().returning({ documentId: receivedKeys.documentId }),
+    db.select({ seq: receivedKeys.seq, sha: receivedKeys.xmlSha256, documentId: receivedKeys.documentId }).from(receivedKeys).where(sameDocument(k)).orderBy(asc(receivedKeys.seq)),
+  ];
+}
+
+function readClaim(k: DteKey, candidateId: string, [converted, inserted, all]: unknown[][]): Claim {
+  const rows = all as { seq: number; sha: string; documentId: string }[];
+  const mine = rows.find((r) => r.sha === k.sha)!;
+  const kind = (converted as unknown[]).length ? "PLACEHOLDER" : (inserted as unknown[]).length ? "NEW" : "HELD";
+  const duplicate = rows.some((r) => r.sha !== "" && r.sha !== k.sha && r.seq < mine.seq);
+  return { documentId: kind === "NEW" ? candidateId : mine.documentId, kind, duplicate };
+}
+
+/** The keys of each (issuer, type, folio) of `docs`, in arrival order (the register poll's lookup): one store call per 100. */
+export async function keysOfMany(env: StoreEnv, companyId: string, docs: Omit<DteKey, "sha">[]): Promise<(typeof receivedKeys.$inferSelect)[][]> {
+  const db = indexStore(env, companyId);
+  const out: (typeof receivedKeys.$inferSelect)[][] = [];
+  for (const part of chunked(docs, 100)) {
+    const selects = part.map((d) => db.select().from(receivedKeys).where(sameDocument({ ...d, sha: "" })).orderBy(asc(receivedKeys.seq)));
+    out.push(...((await db.batch(selects as [(typeof selects)[number], ...typeof selects])) as (typeof receivedKeys.$inferSelect)[][]));
+  }
+  return out;
+}
+
+/** A received document's key columns as D1 and the stores hold them (snake_case, as the data migration reads rows). */
+export interface KeyedRow {
+  id: unknown;
+  issuer_rut: unknown;
+  document_type: unknown;
+  folio: unknown;
+  xml_sha256: unknown;
+  created_at: unknown;
+}
+
+/**
+ * The keys of documents of the legacy partition into the index store, in arrival order; a key
+ * already there keeps its holder, and a document that already holds a key (a placeholder whose XML
+ * has arrived since) gets no second one. Used by the data migration and, until the legacy switch,
+ * before every claim (so a document received before the move is found by the duplicate check).
+ */
+export async function indexLegacyRows(env: StoreEnv, companyId: string, rows: KeyedRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const client = indexStore(env, companyId).$client;
+  const insert = client.prepare("INSERT OR IGNORE INTO received_keys (issuer_rut, document_type, folio, xml_sha256, document_id) SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM received_keys WHERE document_id = ?)");
+  const ordered = [...rows].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)) || String(a.id).localeCompare(String(b.id)));
+  for (const part of chunked(ordered, 100)) await client.batch(part.map((r) => insert.bind(r.issuer_rut, r.document_type, r.folio, r.xml_sha256 ?? "", r.id, r.id)));
+}
+
+/** Until the legacy switch: the keys of D1's documents (partition 0) with these (issuer, type, folio), indexed before a claim. */
+export async function seedLegacyKeys(env: StoreEnv, companyId: string, keys: Omit<DteKey, "sha">[]): Promise<void> {
+  if (keys.length === 0 || (await legacyReceptionMoved(env))) return;
+  const wanted = new Set(keys.map((k) => `${k.issuerRut}/${k.documentType}/${k.folio}`));
+  const found: KeyedRow[] = [];
+  for (const folios of chunked([...new Set(keys.map((k) => k.folio))], 90)) {
+    const rows = await createDb(env.DB)
+      .select({ id: receivedDocuments.id, issuer_rut: receivedDocuments.issuerRut, document_type: receivedDocuments.documentType, folio: receivedDocuments.folio, xml_sha256: receivedDocuments.xmlSha256, created_at: receivedDocuments.createdAt })
+      .from(receivedDocuments)
+      .where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.folio, folios)));
+    found.push(...rows.filter((r) => wanted.has(`${r.issuer_rut}/${r.document_type}/${r.folio}`)));
+  }
+  await indexLegacyRows(env, companyId, found);
+}

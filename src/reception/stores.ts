@@ -1,0 +1,87 @@
+/**
+ * Where received documents and inbound messages live (issue 16): in the company's document stores,
+ * one per partition. A document or message id names its partition (`rcv_p<n>_…`, `inm_p<n>_…`; ids
+ * made before the move name the legacy partition 0, in D1 until the data migration switches it);
+ * new ones go to the open partition. Inbound messages that matched no company stay in D1 (they have
+ * no company store).
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { receivedDocuments } from "../db/schema";
+import { ordinalOfId, storeFor } from "../db/document-store";
+import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
+import { outboxInsert } from "../db/document-store/outbox";
+import { chunked } from "../lib/chunked";
+import { receivedView, type ReceivedRow } from "./view";
+
+type StoreEnv = Parameters<typeof storeFor>[0];
+
+const GROUP = "reception";
+
+/**
+ * The database of the partition an id of this company names, or null for an id that is not ours or
+ * whose partition does not exist (a read must not create an empty store).
+ * Partition 0 (ids made before the move) is D1 until the data migration has switched the received
+ * documents to the stores (src/db/document-store/legacy.ts), then the company's store 0.
+ */
+export async function partitionDb(env: StoreEnv, companyId: string, id: string): Promise<Db | null> {
+  return (await existingPartitionForId(env, companyId, id, GROUP))?.db ?? null;
+}
+
+/**
+ * Runs `write` against partition `ordinal` (partition 0 through the legacy switch: if D1 refuses the
+ * write because the switch happened meanwhile, it runs again against store 0).
+ */
+export function writeIn<T>(env: StoreEnv, companyId: string, ordinal: number, write: (db: Db) => Promise<T>): Promise<T> {
+  return withPartition(env, companyId, ordinal, GROUP, (p) => write(p.db));
+}
+
+/** Every partition of a company holding received documents, newest first (partition 0 included while in D1). */
+export async function receptionStores(env: StoreEnv, companyId: string): Promise<Db[]> {
+  return (await partitionsWithLegacy(env, companyId, GROUP)).map((p) => p.db);
+}
+
+/** Whether received documents of partition 0 have switched to the stores. */
+export const legacyReceptionMoved = (env: StoreEnv) => legacyMoved(env, GROUP);
+
+/** Items grouped by the partition their id names (malformed ids dropped). */
+export function byPartition<T>(items: T[], idOf: (item: T) => string): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const ordinal = ordinalOfId(idOf(item));
+    if (ordinal !== null) out.set(ordinal, [...(out.get(ordinal) ?? []), item]);
+  }
+  return out;
+}
+
+/** The received documents of `ids`, each read from the partition its id names (one query per partition and 90 ids). */
+export async function receivedByIds(env: StoreEnv, companyId: string, ids: string[]): Promise<Map<string, ReceivedRow>> {
+  const groups = [...byPartition([...new Set(ids)], (id) => id)];
+  const found = await Promise.all(groups.map(async ([ordinal, group]) => {
+    const db = (await partitionFor(env, companyId, ordinal, GROUP)).db;
+    const rows = await Promise.all(chunked(group, 90).map((chunk) => db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, chunk)))));
+    return rows.flat();
+  }));
+  return new Map(found.flat().map((r) => [r.id, r]));
+}
+
+export interface ReceptionEvent {
+  row: ReceivedRow;
+  type: string;
+  /** Unique per company: a retry of the same change records nothing more. */
+  key: string;
+}
+
+/** The INSERT of a reception event into the store's outbox, for the batch of the change it reports (the store relays it to D1). */
+export function receptionEvent(db: Db, e: ReceptionEvent) {
+  return outboxInsert(db, { companyId: e.row.companyId, type: e.type, dedupeKey: e.key, payload: receivedView(e.row) });
+}
+
+/**
+ * How long after its close a partition may still hold a PENDING document whose deadline has not been
+ * reached: the 8-day window counts from the SII's reception time, which the register poll may learn
+ * up to 30 days after the document arrived (its first look-back), plus a margin. The one-time walk that
+ * arms the alarms of stores from before the deadline job moved to them covers this window
+ * (src/webhooks/store-alarms.ts).
+ */
+export const RECEPTION_CLOSED_PARTITIONS_MS = 45 * 86_400_000;

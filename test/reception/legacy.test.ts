@@ -1,0 +1,100 @@
+/**
+ * Received documents of the legacy partition (ids without `_p<n>_`, made before the move): in D1
+ * until the data migration switches group "reception", then in the company's store 0. Before the
+ * switch they are read, listed, answered and marked by the cron's deadline pass in D1, and the
+ * duplicate check finds them; after it the same calls reach store 0 (whose alarm then runs their
+ * deadlines) and D1 refuses writes.
+ */
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { storeFor } from "../../src/db/document-store";
+import { sha256Hex } from "../../src/lib/crypto";
+import { newId } from "../../src/lib/ids";
+import { migrateToStores } from "../../src/operations/store-migration";
+import { receptionDeadlines } from "../../src/reception/cron";
+import { APPROACHING_MS } from "../../src/reception/deadlines";
+import { dteRanges, fileKey } from "../../src/reception/intake";
+import { call, expectError } from "../helpers/api";
+import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
+import { afterAlarms, alarmAt, getDoc, inject, receptionFixture, respond, upload, type Receiver } from "./helpers";
+
+const DAY = 86_400_000;
+let cert: SigningCredentials;
+let caf33: Caf;
+let r: Receiver;
+
+beforeAll(async () => {
+  ({ cert, caf33, r } = await receptionFixture());
+});
+
+/** A document received before the move: its file in R2 and its row in D1, with a legacy id. */
+async function legacyDocument(folio: number, siiDaysAgo: number | null, withXml = true): Promise<{ id: string; xml: Uint8Array }> {
+  const e = await envelope([await signedDte(caf33, folio, cert)], cert);
+  await inject(e, new Date(Date.now() - (siiDaysAgo ?? 0) * DAY));
+  const id = newId("rcv");
+  const key = fileKey(r.companyId, await sha256Hex(e.xml));
+  const [start, end] = dteRanges(e.xml)[0]!;
+  const sii = siiDaysAgo === null ? null : new Date(Date.now() - siiDaysAgo * DAY).toISOString();
+  if (withXml) await env.FILES.put(key, e.xml);
+  await env.DB.prepare(
+    `INSERT INTO received_documents (id, company_id, issuer_rut, document_type, folio, total, recipient_rut, channel, xml_key, xml_start, xml_end, xml_sha256, reception_status, checks, sii_received_at, response_deadline, response_state, created_at)
+     VALUES (?, ?, ?, 33, ?, '1190', '77879240-0', ?, ?, ?, ?, ?, ?, '[]', ?, ?, 'PENDING', ?)`,
+  ).bind(id, r.companyId, ISSUER_RUT, folio, withXml ? "UPLOAD" : "SII", withXml ? key : null, withXml ? start : null, withXml ? end : null, withXml ? await sha256Hex(e.xml.subarray(start, end)) : null, withXml ? 0 : null, sii, sii && new Date(Date.parse(sii) + 8 * DAY).toISOString(), new Date(Date.now() - (600 - folio) * 60_000).toISOString()).run();
+  return { id, xml: e.xml };
+}
+
+const d1Row = (id: string) => env.DB.prepare("SELECT response_state, xml_sha256 FROM received_documents WHERE id = ?").bind(id).first<{ response_state: string; xml_sha256: string | null }>();
+const list = async (query: string) => (await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&${query}`, { key: r.owner.key })).body;
+
+describe("the legacy partition of received documents", () => {
+  it("is D1 until the switch (read, listed, found by the duplicate check, answered, marked), then store 0", async () => {
+    const old = await legacyDocument(451, 1);
+    const late = await legacyDocument(452, 9);
+    const placeholder = await legacyDocument(453, 2, false);
+    const fresh = (await upload(r, (await envelope([await signedDte(caf33, 454, cert)], cert)).xml)).body.documents[0];
+
+    // Before the switch: D1.
+    expect((await getDoc(r, old.id)).body).toMatchObject({ id: old.id, folio: 451, xml_status: "RECEIVED" });
+    const all = await list("per_page=10");
+    expect([all.total, all.data.map((d: any) => d.id)]).toEqual([4, [old.id, late.id, placeholder.id, fresh.id]]);
+    expect((await list("per_page=1&page=4")).data.map((d: any) => d.id)).toEqual([fresh.id]);
+    expect((await call("POST", `/api/reception/invoices/${old.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key })).status).toBe(200);
+    // The same XML again is the legacy document; the legacy placeholder is filled where it lives.
+    expect((await upload(r, old.xml)).body.documents[0]).toMatchObject({ id: old.id, outcome: "ALREADY_RECEIVED" });
+    const filled = (await upload(r, placeholder.xml)).body.documents[0];
+    expect(filled).toMatchObject({ id: placeholder.id, outcome: "NEW", xml_status: "RECEIVED" });
+    expect((await d1Row(placeholder.id))!.xml_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const acd = await respond(r, old.id, "ACD");
+    expect(acd.status, JSON.stringify(acd.body)).toBe(200);
+    expect(await d1Row(old.id)).toMatchObject({ response_state: "ACCEPTED" });
+    await receptionDeadlines(env, new Date());
+    expect(await d1Row(late.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE dedupe_key = ?").bind(`deadline_passed:${late.id}`).first("n")).toBe(1);
+    expect(await storeFor(env, r.companyId, 0).db.all(sql`SELECT id FROM received_documents`)).toEqual([]);
+
+    // The data migration copies partition 0 and switches the group.
+    let step;
+    do step = await migrateToStores(env, 1000, ["reception"]);
+    while (!step.done);
+    const inStore0 = async (id: string) => ((await storeFor(env, r.companyId, 0).db.all(sql`SELECT response_state FROM received_documents WHERE id = ${id}`)) as { response_state: string }[])[0];
+    expect(await inStore0(old.id)).toEqual({ response_state: "ACCEPTED" });
+    expect(await inStore0(late.id)).toEqual({ response_state: "ACCEPTED_BY_LAW" });
+    // The copy armed store 0's alarm for the deadline job: 2 days before the still pending placeholder's deadline.
+    const deadline = Date.parse((await getDoc(r, placeholder.id)).body.response_deadline);
+    await afterAlarms(r.companyId, () => alarmAt(r.companyId, 0), (at) => at === deadline - APPROACHING_MS, "store 0's alarm at the placeholder's 2-days-left time");
+
+    // After the switch: store 0; D1 refuses writes.
+    const erm = await respond(r, old.id, "ERM");
+    expect(erm.status, JSON.stringify(erm.body)).toBe(200);
+    expect(await inStore0(old.id)).toEqual({ response_state: "ACCEPTED_AND_RECEIVED" });
+    expect(await d1Row(old.id)).toMatchObject({ response_state: "ACCEPTED" });
+    await expect(env.DB.prepare("UPDATE received_documents SET total = '1' WHERE id = ?").bind(old.id).run()).rejects.toThrow(/LEGACY_MOVED/);
+    expect((await getDoc(r, old.id)).body.response_state).toBe("ACCEPTED_AND_RECEIVED");
+    expect((await list("per_page=10")).total).toBe(4);
+    expectError(await respond(r, late.id, "RCD"), 422, "RECEPTION_DEADLINE_PASSED");
+    expect((await upload(r, old.xml)).body.documents[0]).toMatchObject({ id: old.id, outcome: "ALREADY_RECEIVED" });
+  });
+});

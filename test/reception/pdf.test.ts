@@ -1,0 +1,82 @@
+/**
+ * The PDF of a received document prints what its XML carries, the last elements of the document
+ * model included, as the issued document's PDF prints them: for every feature sample the XML reader
+ * of src/reception/pdf.ts gives the issued printable (all but the global adjustments, whose `%`
+ * amounts the XML does not carry), and a feature sample issued, then received through the API,
+ * prints its transaction kinds, sub-total parts and period totals under the total.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { childElements, decodeXmlBytes, parseXml, type XElement } from "../../src/countries/cl";
+import { computeDocument } from "../../src/countries/cl/documents/invoice";
+import type { SignedDte } from "../../src/countries/cl/documents/dte";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { extrasOf } from "../../src/domain/invoices/printable-extras";
+import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
+import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { call } from "../helpers/api";
+import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { buildSamples } from "../helpers/cl-samples";
+import type { PrintableDocument } from "../../src/pdf";
+import { loadPdf } from "../pdf/helpers";
+import { envelope } from "../sii/helpers";
+import { receiver, upload, type Receiver } from "./helpers";
+
+let dtes: Record<string, SignedDte>;
+let signer: SigningCredentials;
+let r: Receiver;
+beforeAll(async () => {
+  const set = await buildSamples();
+  signer = set.signer;
+  dtes = await buildFeatureDtes(set);
+  r = await receiver();
+}, 120_000);
+
+const branchOf = (xml: Uint8Array) => childElements(parseXml(decodeXmlBytes(xml), "DTE").documentElement as XElement).find((c) => ["Documento", "Exportaciones", "Liquidacion"].includes(c.localName ?? ""))!;
+
+describe("received PDFs read the last elements from the XML", () => {
+  it("for every feature sample, the XML reader reads what the computed document holds (kinds, guide, ids, references' issuers, point of sale, sub-totals and parts, period)", () => {
+    expect(Object.keys(FEATURE_INPUTS).length).toBeGreaterThan(20);
+    for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+      expect(extrasOfXml(branchOf(dtes[name]!.xml)), name).toEqual(extrasOf(computeDocument(input)));
+    }
+  });
+
+  it("for every feature sample, the received printable's header, parties, blocks (transport, customs, sub-totals, payment, other data), totals, references and lines are the issued one's", () => {
+    for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+      const d = dtes[name]!;
+      const issued = printableOf(computeDocument(input), d.folio, tedFromSignedXml(d.xml)).totals;
+      const received = printableOfReceived(d.xml)!.totals;
+      expect({ ...received, currency: received.currency ?? "CLP" }, name).toEqual(issued);
+      const issuedDoc = printableOf(computeDocument(input), d.folio, "");
+      const head = ({ issuer, recipient, paymentMethod, transferType, dueDate, issueDate, folio, type }: PrintableDocument) => ({ issuer, recipient, paymentMethod, transferType, dueDate, issueDate, folio, type });
+      expect(head(printableOfReceived(d.xml)!), name).toEqual(head(issuedDoc));
+      expect(printableOfReceived(d.xml)!.references, name).toEqual(issuedDoc.references);
+      expect(printableOfReceived(d.xml)!.blocks, name).toEqual(issuedDoc.blocks);
+      expect(printableOfReceived(d.xml)!.lines, name).toEqual(issuedDoc.lines);
+    }
+  });
+
+  it("a feature sample issued, then received: its PDF prints the transaction kinds, the sub-total parts and the period totals under the total", async () => {
+    const res = await upload(r, (await envelope([dtes["33-period"]!, dtes["52-export-guide"]!], signer)).xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const texts: Record<number, string[]> = {};
+    for (const doc of res.body.documents) {
+      const pdf = await call("POST", `/api/reception/invoices/${doc.id}/download/pdf?company_id=${r.companyId}`, { key: r.owner.key });
+      expect(pdf.status).toBe(200);
+      texts[doc.document_type === "52" ? 52 : 33] = (await loadPdf(new Uint8Array(await pdf.raw.arrayBuffer()))).pages.flatMap((p) => p.texts);
+    }
+    const all = texts[33]!.join(" ").replace(/\s+/g, " ");
+    for (const t of ["Tipo de transacción (compra)", "1 Compras del giro", "1 Ventas del giro", "Id. adicional del emisor", "EORI-CL-7608", "(neto $ 28.000, IVA $ 5.320, imp. adicionales $ 800, exento $ 3.000)"]) expect(all, t).toContain(t);
+    const total = texts[33]!.indexOf("TOTAL");
+    expect(total).toBeGreaterThan(-1);
+    let at = total;
+    for (const [label, value] of [["Monto del período", "$ 37.620"], ["Saldo anterior", "$ 15.000"], ["TOTAL A PAGAR", "$ 52.620"]]) {
+      const i = texts[33]!.indexOf(label!);
+      expect(i, label).toBeGreaterThan(at);
+      expect(texts[33]![i + 1], label).toBe(value);
+      at = i;
+    }
+    const guide = texts[52]!.join(" ").replace(/\s+/g, " ");
+    for (const t of ["Guía de exportación, autorización SII", "Res. N° 123456 del 2026-10-01 (código traslado 2)", "Traslado para exportación (no venta)", "EXP-0042"]) expect(guide, t).toContain(t);
+  });
+});

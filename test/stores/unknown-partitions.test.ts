@@ -1,0 +1,54 @@
+/**
+ * A read never creates a store (issue 16): an id naming a partition the directory does not know for
+ * the company (`rcv_p999999_…`, `dlv_p999999_…`) answers 404 in our envelope, like a missing row, and
+ * no Durable Object is made for it. The same reads of a partition that exists reach its store.
+ */
+import { listDurableObjectIds } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { openStore, partitionKnown, storeName } from "../../src/db/document-store";
+import { receivedDocuments } from "../../src/db/schema";
+import { randomUlid } from "../../src/lib/ids";
+import { call, expectError, newCompany, newOwner } from "../helpers/api";
+
+const storeExists = async (companyId: string, ordinal: number) => {
+  const id = env.DOCUMENT_STORE.idFromName(storeName(companyId, ordinal)).toString();
+  return (await listDurableObjectIds(env.DOCUMENT_STORE)).some((d) => d.toString() === id);
+};
+
+async function companyWithOpenStore() {
+  const owner = await newOwner("Unknown partitions");
+  const companyId = await newCompany(owner);
+  const open = await openStore(env, companyId);
+  await open.db.select({ id: receivedDocuments.id }).from(receivedDocuments).limit(1);
+  return { owner, companyId, open: open.ordinal };
+}
+
+describe("an id naming a partition the company does not have", () => {
+  it("answers 404 for received documents and makes no store", async () => {
+    const { owner, companyId, open } = await companyWithOpenStore();
+    const id = `rcv_p999999_${randomUlid()}`;
+    expectError(await call("GET", `/api/reception/invoices/${id}?company_id=${companyId}`, { key: owner.key }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    expectError(await call("POST", `/api/reception/invoices/${id}/download/xml?company_id=${companyId}`, { key: owner.key }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    expectError(await call("POST", `/api/reception/invoices/${id}/send_response?company_id=${companyId}`, { key: owner.key, json: { action: "ACD" } }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    // The next partition the company will open is not there yet either.
+    expectError(await call("GET", `/api/reception/invoices/rcv_p${open + 1}_${randomUlid()}?company_id=${companyId}`, { key: owner.key }), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+    expect(await storeExists(companyId, 999999)).toBe(false);
+    expect(await storeExists(companyId, open + 1)).toBe(false);
+    expect(await partitionKnown(env, companyId, 999999)).toBe(false);
+    // The method sees stores that exist: the open one, used once above.
+    expect(await storeExists(companyId, open)).toBe(true);
+  });
+
+  it("answers 404 for webhook deliveries and makes no store", async () => {
+    const { owner, companyId, open } = await companyWithOpenStore();
+    for (const ordinal of [999999, open + 1]) {
+      const res = await call("GET", `/api/companies/${companyId}/webhook-deliveries/dlv_p${ordinal}_${randomUlid()}`, { key: owner.key });
+      expectError(res, 404, "WEBHOOK_DELIVERY_NOT_FOUND");
+      expect(await storeExists(companyId, ordinal)).toBe(false);
+    }
+    // A delivery id of the open partition is read there: a missing row, same answer.
+    expectError(await call("GET", `/api/companies/${companyId}/webhook-deliveries/dlv_p${open}_${randomUlid()}`, { key: owner.key }), 404, "WEBHOOK_DELIVERY_NOT_FOUND");
+    expect(await partitionKnown(env, companyId, open)).toBe(true);
+  });
+});
