@@ -1,14 +1,11 @@
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import { createDb } from "../../src/db/client";
-import { closePartition, openStore, partitionedId } from "../../src/db/document-store";
+import { eq, sql } from "drizzle-orm";
+import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
 import { cancellations, invoices } from "../../src/db/schema";
-import { findCompanyForClient } from "../../src/domain/companies/repository";
-import { issueInvoice } from "../../src/domain/invoices/issue";
-import { invoiceBody as queueBody } from "../../src/queues/issuance";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
 
 /** §4.9: cancelling (and correcting) documents with notes through POST /invoices. */
 let issuer: Issuer;
@@ -91,7 +88,7 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
 
   it("documents in store partitions are found by folio: a rejected one and one already cancelled there are refused", async () => {
     const done = await accepted("33");
-    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, done.id));
+    const [issued] = await storeForId(env, issuer.companyId, done.id)!.db.select().from(invoices).where(eq(invoices.id, done.id));
     // Fixtures: copies under unused folios in last month's (closed) partition and the open one.
     const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 10, 12));
     const old = await openStore(env, issuer.companyId, lastMonth);
@@ -134,22 +131,19 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     expect((await untilFinal(issuer, second.body.id)).status).toBe("ACCEPTED");
   });
 
-  it("a rejected note also releases its cancellation kept in the cancelled document's store", async () => {
+  it("a note's cancellation is claimed in the cancelled document's store, and released there when the note is rejected", async () => {
     const done = await accepted("33");
-    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, done.id));
+    const [issued] = await storeForId(env, issuer.companyId, done.id)!.db.select().from(invoices).where(eq(invoices.id, done.id));
     const store = await openStore(env, issuer.companyId);
     const targetId = partitionedId("inv", store.ordinal);
     await store.db.insert(invoices).values({ ...issued!, id: targetId, externalReference: null, folio: 90_003 });
-    // The note is stored without its queue message; its cancellation is then also placed where the
-    // move puts it (the cancelled document's store), and the note is queued.
-    const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
-    const silentEnv = { ...env, ISSUANCE_QUEUE: { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue };
-    const noteRow = await issueInvoice(createDb(env.DB), silentEnv, company, note("NCV", "ANU", { folio: 90_003, type: "33" }), "req_test");
-    expect(noteRow.cancelsInvoiceId).toBe(targetId);
-    await store.db.insert(cancellations).values({ cancelledInvoiceId: targetId, creditNoteId: noteRow.id, createdAt: new Date().toISOString() });
     await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
-    await env.ISSUANCE_QUEUE.send(queueBody(noteRow.id, issuer.companyId));
-    expect((await untilFinal(issuer, noteRow.id)).status).toBe("REJECTED");
+    const first = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body.cancels_invoice_id).toBe(targetId);
+    const claim = await store.db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId));
+    expect(claim.map((c) => c.creditNoteId)).toEqual([first.body.id]);
+    expect((await untilFinal(issuer, first.body.id)).status).toBe("REJECTED");
     expect(await store.db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId))).toEqual([]);
     const again = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
     expect(again.status, JSON.stringify(again.body)).toBe(202);
@@ -171,7 +165,6 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     expect((await untilFinal(issuer, debit.body.id)).status).toBe("ACCEPTED");
     // corrections do not cancel: the original is still not cancelled
     expect((await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body.cancelled_by).toBeNull();
-    const n = await env.DB.prepare("SELECT count(*) AS n FROM cancellations WHERE cancelled_invoice_id = ?").bind(original.id).first<{ n: number }>();
-    expect(n!.n).toBe(0);
+    expect(await storeRows(issuer.companyId, sql`SELECT * FROM cancellations WHERE cancelled_invoice_id = ${original.id}`)).toEqual([]);
   });
 });
