@@ -16,7 +16,7 @@ import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
 import { existingPartitionForId, legacyMoved, partitionsWithLegacy } from "../../db/document-store/legacy";
 import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
-import { claimCancellation, releaseCancellationClaim } from "./cancellation-claims";
+import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
@@ -73,7 +73,7 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
       ]);
     }
     const existing = await db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, original.id) });
-    if (existing) {
+    if (existing && (await stillHolds(env, companyId, existing, new Date()))) {
       throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
         { field, message: "Already cancelled" },
       ]);
