@@ -27,7 +27,6 @@ import { notifyEvents } from "../../src/queues/webhooks";
 import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
 import { partitionedId, storeForId } from "../../src/db/document-store";
 import { sql } from "drizzle-orm";
-import { storeRows } from "../../test/helpers/store";
 import { call } from "../../test/helpers/api";
 import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
 import { receiverUrl, register } from "../../test/webhooks/helpers";
