@@ -25,7 +25,8 @@ import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import { enqueueEnvelopePolls } from "../../src/queues/issuance";
 import { notifyEvents } from "../../src/queues/webhooks";
 import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
-import { newId } from "../../src/lib/ids";
+import { partitionedId, storeForId } from "../../src/db/document-store";
+import { sql } from "drizzle-orm";
 import { call } from "../../test/helpers/api";
 import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
 import { receiverUrl, register } from "../../test/webhooks/helpers";
@@ -131,7 +132,9 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   expect(msgs).toHaveLength(1);
 
   // One consumer batch (src/pipeline/consumer.ts, phases 0–2) for this one document.
-  const deps: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+  // The document lives in the store its id names (issue 16); D1 keeps companies, certificates, CAFs.
+  const home = storeForId(wenv, iss.companyId, id)!;
+  const deps: StepDeps = { db: createDb(wenv.DB), store: home.db, ordinal: home.ordinal, env: wenv, authority, now: () => new Date() };
   const folio = await step(async () => {
     const inv = await reload(deps, id);
     return { inv, alloc: (await allocateFolios(deps, inv.companyId, inv.documentType, [inv.id])).get(inv.id) };
@@ -139,7 +142,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   figures.set("assign folio", folio.f);
   const prepared = await step(() => prepareDocument(deps, folio.value.inv, folio.value.alloc));
   figures.set("sign (stamp + XMLDSig)", prepared.f);
-  const envelopeId = newId("env");
+  const envelopeId = partitionedId("env", home.ordinal);
   const stored = await step(async () => {
     const s = await storeEnvelope(deps, iss.companyId, envelopeId, [prepared.value]);
     return { s, moved: await recordSigned(deps, iss.companyId, envelopeId, [prepared.value]) };
@@ -156,7 +159,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
 
   // Polls come in a later batch (a new StepDeps: nothing cached from the batch above).
   const polled = await step(async () => {
-    const deps2: StepDeps = { db: createDb(wenv.DB), env: wenv, authority, now: () => new Date() };
+    const deps2: StepDeps = { db: createDb(wenv.DB), store: storeForId(wenv, iss.companyId, id)!.db, ordinal: home.ordinal, env: wenv, authority, now: () => new Date() };
     for (let n = 0; ; n++) {
       const { state } = await pollEnvelope(deps2, envelopeId);
       if (state !== "PENDING") break;
@@ -165,7 +168,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
     await notifyEvents(wenv, [iss.companyId]);
   });
   figures.set("poll status", polled.f);
-  const final = await env.DB.prepare("SELECT status, folio FROM invoices WHERE id = ?").bind(id).first<{ status: string; folio: number }>();
+  const [final] = await storeRows<{ status: string; folio: number }>(iss.companyId, sql`SELECT status, folio FROM invoices WHERE id = ${id}`);
   expect(final?.status).toBe("ACCEPTED");
   if (kind.type === 33) facturaFolios.push(final!.folio);
 
@@ -338,8 +341,8 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
     pending = meter.take("ISSUANCE_QUEUE");
   }
   steps.push(["issuance consumer: folio, sign, envelope, upload (batches of 50)", consumer], ["issuance consumer: polls", polls]);
-  const accepted = await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE company_id = ? AND document_type = 39 AND status = 'ACCEPTED'").bind(iss.companyId).first<{ n: number }>();
-  expect(accepted!.n).toBeGreaterThanOrEqual(BATCH_DOCS);
+  const accepted = await storeRows(iss.companyId, sql`SELECT id FROM invoices WHERE company_id = ${iss.companyId} AND document_type = 39 AND status = 'ACCEPTED'`);
+  expect(accepted.length).toBeGreaterThanOrEqual(BATCH_DOCS);
   let fan = zero();
   let deliver = zero();
   let deliveries = 0;

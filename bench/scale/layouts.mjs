@@ -1,9 +1,10 @@
 // Where the documents live, read from the local state of `wrangler dev --persist-to DIR` (SQLite
 // files, read-only through node:sqlite while the service runs) plus the run's meter. One
 // implementation per layout, chosen by what the tree's wrangler.toml binds:
-// - `d1`: the current layout (issue 16 before item 2): every document in the one D1 database;
-// - `stores`: issue 16 item 2: documents in per-company Durable Object stores (a store per company
-//   and month, a per-company index store), the partition directory in D1.
+// - `d1`: issue 16 before item 2 (trees before the POST wrote to the stores): every document in the
+//   one D1 database;
+// - `stores`: issue 16 item 2 (this tree): documents in per-company Durable Object stores (a store
+//   per company and month, a per-company index store), the partition directory in D1.
 // Each has `progress(dir)` (documents issued and final so far) and `stores(dir, meter)` (per store:
 // documents, bytes, requests). The `stores` side reads every SQLite Durable Object of every class
 // and counts the rows of DOCUMENT_TABLE where a store has it; if item 2 names its table otherwise
@@ -84,7 +85,7 @@ function objectStores(dir, tree, meter) {
 
 export const layouts = {
   d1: {
-    description: "current layout: every document in the one D1 database",
+    description: "before issue 16 item 2: every document in the one D1 database",
     progress: (dir) => withDb(d1File(dir), progressOf),
     stores: (dir, tree, meter) => [d1Store(dir, meter), ...objectStores(dir, tree, meter)],
   },
@@ -100,9 +101,11 @@ export const layouts = {
 
 /**
  * The layout of a tree: `stores` when its issuance writes documents into the per-company stores
- * (`openStore` in src/domain/invoices/issue.ts). A tree that has the DocumentStore class but still
- * keeps issued documents in D1 (issue 16 part-way: idempotency records and webhook deliveries moved
- * first) is `d1` for the documents these benches count and seed. `SCALE_BENCH_LAYOUT` forces one.
+ * (`openStore(` in src/domain/invoices/issue.ts: this tree and later ones, so issued documents are
+ * counted in the stores' `invoices` tables, D1's partition 0 beside them). A tree that has the
+ * DocumentStore class but still keeps issued documents in D1 (issue 16 part-way: idempotency records
+ * and webhook deliveries moved first) is `d1` for the documents these benches count and seed.
+ * `SCALE_BENCH_LAYOUT` forces one.
  */
 export function layoutOf(tree) {
   const forced = process.env.SCALE_BENCH_LAYOUT;

@@ -1,5 +1,7 @@
 import { lt, and, inArray, eq } from "drizzle-orm";
-import { createDb } from "../db/client";
+import { createDb, type Db } from "../db/client";
+import { storeFor, sweptPartitions } from "../db/document-store";
+import { legacyMoved } from "../db/document-store/legacy";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
 import { rotationStep } from "../domain/secrets/rotation";
@@ -31,29 +33,52 @@ export const STUCK_AFTER_MS = 10 * 60_000;
 
 /**
  * Re-drives documents stuck in a non-final state (a lost queue message, a dead-lettered one, a
- * crash between a D1 write and a queue send) and envelopes whose polling stopped. Every step is
+ * crash between a write and a queue send) and envelopes whose polling stopped, in D1's legacy
+ * partition (until its switch) and in every open or recently closed store partition. Every step is
  * idempotent, so a document that was in fact moving is not harmed.
  */
 export const sweepStuckDocuments: Job = async (env, at) => {
-  const db = createDb(env.DB);
   const cutoff = new Date(at.getTime() - STUCK_AFTER_MS).toISOString();
-  const stuck = await db
-    .select({ id: invoices.id, companyId: invoices.companyId })
-    .from(invoices)
-    .where(and(inArray(invoices.status, [...IN_PROGRESS_STATUSES]), lt(invoices.updatedAt, cutoff)))
-    .limit(500);
-  const polls = await db
-    .select({ id: envelopes.id, companyId: envelopes.companyId })
-    .from(envelopes)
-    .where(and(eq(envelopes.status, "SENT"), lt(envelopes.updatedAt, cutoff)))
-    .limit(500);
+  const moved = await legacyMoved(env, "documents");
+  const swept = (await sweptPartitions(env, at)).filter((p) => p.ordinal > 0 || moved);
+  // D1 holds partition 0 until its switch; afterwards it is the stores' partition 0 like any other.
+  const dbs = [...(moved ? [] : [createDb(env.DB)]), ...swept.map((p) => storeFor(env, p.companyId, p.ordinal).db)];
+  const stuck: { id: string; companyId: string }[] = [];
+  const polls: { id: string; companyId: string }[] = [];
+  for (const group of chunked(dbs, SWEEP_PARALLEL)) {
+    if (stuck.length >= SWEEP_LIMIT && polls.length >= SWEEP_LIMIT) break;
+    for (const found of await Promise.all(group.map((db) => stuckIn(db, cutoff)))) {
+      stuck.push(...found.stuck);
+      polls.push(...found.polls);
+    }
+  }
   const messages: { body: InvoiceMessage | EnvelopePollMessage }[] = [
-    ...stuck.map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
-    ...polls.map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
+    ...stuck.slice(0, SWEEP_LIMIT).map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
+    ...polls.slice(0, SWEEP_LIMIT).map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
   ];
   for (const chunk of chunked(messages, 100)) await env.ISSUANCE_QUEUE.sendBatch(chunk);
-  if (messages.length > 0) log("info", "sweep re-drove work", { documents: stuck.length, envelopes: polls.length });
+  if (messages.length > 0) log("info", "sweep re-drove work", { documents: Math.min(stuck.length, SWEEP_LIMIT), envelopes: Math.min(polls.length, SWEEP_LIMIT) });
 };
+
+const SWEEP_LIMIT = 500;
+const SWEEP_PARALLEL = 20;
+
+/** A database's documents untouched in a non-final state since `cutoff`, and its envelopes whose polling stopped. */
+async function stuckIn(db: Db, cutoff: string) {
+  const [stuck, polls] = await db.batch([
+    db
+      .select({ id: invoices.id, companyId: invoices.companyId })
+      .from(invoices)
+      .where(and(inArray(invoices.status, [...IN_PROGRESS_STATUSES]), lt(invoices.updatedAt, cutoff)))
+      .limit(SWEEP_LIMIT),
+    db
+      .select({ id: envelopes.id, companyId: envelopes.companyId })
+      .from(envelopes)
+      .where(and(eq(envelopes.status, "SENT"), lt(envelopes.updatedAt, cutoff)))
+      .limit(SWEEP_LIMIT),
+  ]);
+  return { stuck, polls };
+}
 
 /** How long an event may wait for its fan-out before the sweep steps in. */
 export const WEBHOOK_STALE_MS = 2 * 60_000;

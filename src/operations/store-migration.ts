@@ -19,6 +19,7 @@ import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { periodOf, storeFor, storeName } from "../db/document-store";
 import { indexLegacyRows, type KeyedRow } from "../reception/keys";
+import { claimLegacyReferences } from "../domain/invoices/references";
 import { LEGACY_GROUPS, SWITCHABLE_GROUPS, rememberSwitched, type LegacyGroup } from "../db/document-store/legacy";
 import { documentPartitions, storeMigration, storeMigrationDirty } from "../db/schema";
 import { log } from "../lib/log";
@@ -42,7 +43,7 @@ const OF_INVOICE = (column: string) => `(SELECT i.company_id FROM invoices i WHE
  * until their relay copies them there (src/durable-objects/document-store/relay.ts).
  */
 export const MOVED_TABLES: readonly MovedTable[] = [
-  { name: "invoices", key: "id", company: OWN },
+  { name: "invoices", key: "id", company: OWN, afterCopy: claimCopiedReferences },
   { name: "invoice_events", key: "id", company: OF_INVOICE("invoice_id") },
   { name: "cancellations", key: "cancelled_invoice_id", company: OF_INVOICE("cancelled_invoice_id") },
   { name: "envelopes", key: "id", company: OWN },
@@ -167,6 +168,11 @@ async function copyChunk(env: Env, table: MovedTable, chunk: Row[]): Promise<num
     await table.afterCopy?.(env, companyId, rows);
   }
   return skipped;
+}
+
+/** The external_references of copied documents, claimed in the company's index store (src/domain/invoices/references.ts). */
+async function claimCopiedReferences(env: Env, companyId: string, rows: Record<string, unknown>[]): Promise<void> {
+  await claimLegacyReferences(env, companyId, rows.map((r) => ({ id: String(r.id), externalReference: (r.external_reference as string | null) ?? null, status: String(r.status) })));
 }
 
 /**

@@ -6,9 +6,10 @@ import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type I
 import { backoffSeconds } from "./retry";
 import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
-import { newId } from "../lib/ids";
+import { ordinalOfId } from "../db/document-store";
+import { isLegacyMoved, partitionFor, rememberSwitched, withPartitionOfId } from "../db/document-store/legacy";
 import { envForMode } from "../config";
-import { companyContext } from "./steps";
+import { companyContext, depsForStore, newEnvelopeId } from "./steps";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
@@ -37,17 +38,58 @@ type SignedGroups = Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>;
  */
 /** `authority`: one for every company (tests), or one per company mode (the Worker: test companies reach the simulator). */
 export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority | ((livemode: boolean) => TaxAuthority)): Promise<void> {
-  const deps: StepDeps =
+  const db = createDb(env.DB);
+  const base: StepDeps =
     typeof authority === "function"
-      ? { db: createDb(env.DB), env, authority: authority(true), authorityFor: authority, now: () => new Date() }
-      : { db: createDb(env.DB), env, authority, now: () => new Date() };
+      ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
+      : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
   const { invoiceMsgs, pollMsgs } = sortMessages(batch);
-  const { rows, allocations } = await preallocateFolios(deps, invoiceMsgs);
-  const { prepared, signed } = await prepareDocuments(deps, invoiceMsgs, rows, allocations);
+  await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
+  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+}
+
+type StoreWork = { companyId: string; ordinal: number; invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] };
+
+/**
+ * The batch's messages per document store (company and the partition their id names): each group
+ * is handled with its own store, so its writes go to one store, batched as before. A message whose
+ * id names no partition is not one of ours: dropped (logged).
+ */
+function perStore(invoiceMsgs: InvoiceWork[], pollMsgs: PollWork[]): Map<string, StoreWork> {
+  const groups = new Map<string, StoreWork>();
+  const add = (w: InvoiceWork | PollWork, id: string, into: "invoiceMsgs" | "pollMsgs") => {
+    const ordinal = ordinalOfId(id);
+    if (ordinal === null) {
+      log("error", "pipeline message with an unknown id dropped", { id: w.msg.id, document: id });
+      w.msg.ack();
+      return;
+    }
+    const key = `${w.body.company_id}:${ordinal}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { companyId: w.body.company_id, ordinal, invoiceMsgs: [], pollMsgs: [] }));
+    (g[into] as (InvoiceWork | PollWork)[]).push(w);
+  };
+  for (const w of invoiceMsgs) add(w, w.body.invoice_id, "invoiceMsgs");
+  for (const w of pollMsgs) add(w, w.body.envelope_id, "pollMsgs");
+  return groups;
+}
+
+/** The phases for the documents and envelopes of one store. */
+async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<void> {
+  let deps: StepDeps;
+  try {
+    const partition = await partitionFor(base.env, work.companyId, work.ordinal, "documents");
+    deps = depsForStore(base, partition.db, partition.ordinal);
+  } catch (e) {
+    log("warn", "document store unavailable; retrying its messages", { store: key, error: describeError(e) });
+    for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
+    return;
+  }
+  const { rows, allocations } = await preallocateFolios(deps, work.invoiceMsgs);
+  const { prepared, signed } = await prepareDocuments(deps, work.invoiceMsgs, rows, allocations);
   await sendPreparedGroups(deps, prepared);
   await sendSignedGroups(deps, signed);
-  await pollEnvelopes(deps, pollMsgs);
-  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+  await pollEnvelopes(deps, work.pollMsgs);
 }
 
 /** The moves of this batch recorded their events; the webhook fan-out picks them up (the cron re-drives on failure). */
@@ -88,7 +130,7 @@ async function preallocateFolios(deps: StepDeps, invoiceMsgs: InvoiceWork[]) {
   try {
     for (const chunk of chunked(invoiceMsgs, 90)) {
       const ids = chunk.map((m) => m.body.invoice_id);
-      for (const r of await deps.db.select().from(invoices).where(inArray(invoices.id, ids))) rows.set(r.id, r);
+      for (const r of await deps.store.select().from(invoices).where(inArray(invoices.id, ids))) rows.set(r.id, r);
     }
     const groups = new Map<string, InvoiceRow[]>();
     for (const r of rows.values()) {
@@ -172,7 +214,7 @@ async function sendPreparedGroups(deps: StepDeps, groups: PreparedGroups) {
       let stored: StoredEnvelope;
       let moved: Prepared[];
       try {
-        stored = await storeEnvelope(deps, companyId, newId("env"), prepared);
+        stored = await storeEnvelope(deps, companyId, newEnvelopeId(deps), prepared);
         moved = await recordSigned(deps, companyId, stored.envelopeId, prepared);
       } catch (e) {
         for (const g of group) await onStepError(deps, g.msg, g.p.inv.id, e);
@@ -203,7 +245,7 @@ async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
       }
       const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
       for (const ids of chunked(group.map((g) => g.inv.id), 90)) {
-        for (const r of await deps.db.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids))) fresh.set(r.id, r);
+        for (const r of await deps.store.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids))) fresh.set(r.id, r);
       }
       const byEnvelope = new Map<string, Message<unknown>[]>();
       for (const g of group) {
@@ -262,7 +304,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
       for (const m of msgs) m.ack();
       return;
     }
-    await noteProblem(deps.db, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
+    await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
     for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
@@ -281,10 +323,10 @@ function companyOf(msgs: Message<unknown>[]): string {
 
 /** The authority refused the upload itself (schema, signature...): its documents are rejected. */
 async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityError) {
-  const [moved] = await deps.db.batch([
-    ...envelopeTransition(deps.db, eq(invoices.envelopeId, envelopeId), MOVES.rejectUpload, { fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
+  const [moved] = await deps.store.batch([
+    ...envelopeTransition(deps.store, eq(invoices.envelopeId, envelopeId), MOVES.rejectUpload, { fiscalStatus: e.fiscalStatus ?? "RECHAZO", fiscalMessage: e.message, lastError: e.message }, e.message),
   ]);
-  await releaseCancellations(deps, moved.map((m) => m.id));
+  await releaseCancellations(deps, moved.filter((m) => m.cancelsInvoiceId));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 
@@ -296,7 +338,9 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  await noteProblem(deps.db, { invoiceId }, describeError(e)).catch(() => undefined);
+  // D1 refused a legacy document's write because its group switched: the retry goes to the store.
+  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+  await noteProblem(deps.store, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
     msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
@@ -310,11 +354,12 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
  * never dropped and its folio is kept); the failure is recorded and the cron sweep re-drives it.
  */
 export async function handleDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  const db = createDb(env.DB);
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (parsed.success && parsed.data.type === "invoice") {
-      await noteProblem(db, { invoiceId: parsed.data.invoice_id }, `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`);
+      const { invoice_id: invoiceId, company_id: companyId } = parsed.data;
+      const note = `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`;
+      await withPartitionOfId(env, companyId, invoiceId, "documents", (p) => noteProblem(p.db, { invoiceId }, note));
     }
     log("error", "dead-lettered pipeline message", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 500), attempts: msg.attempts });
     msg.ack();

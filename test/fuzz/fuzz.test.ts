@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { call, findRoute, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
 import { operations, requestArb, type Fixtures, type FuzzRequest, type OpenApiDoc } from "./generate";
 
 /**
@@ -55,7 +56,9 @@ async function digest(): Promise<string> {
     const rows = (await env.DB.prepare(`SELECT * FROM "${t}"`).all<Record<string, unknown>>()).results;
     parts.push(`${t}:${rows.map(({ last_used_at: _, ...r }) => JSON.stringify(r)).sort().join("\n")}`);
   }
-  parts.push(`invoices:${(await env.DB.prepare("SELECT count(*) AS n FROM invoices").first<{ n: number }>())!.n}`);
+  // Issued documents live in the companies' document stores (issue 16), D1 holds those from before.
+  for (const c of [fx.ids.company_id, fx.spare.company_id, fx.foreign.company_id]) parts.push(`invoices ${c}:${(await storeRows(String(c), "SELECT id FROM invoices")).length}`);
+  parts.push(`invoices d1:${(await env.DB.prepare("SELECT count(*) AS n FROM invoices").first<{ n: number }>())!.n}`);
   const objects = await env.FILES.list({ prefix: "companies/" });
   parts.push(objects.objects.map((o) => o.key).filter((k) => /\/(logos|certificates|cafs)\//.test(k)).join(","));
   return parts.join("\n");

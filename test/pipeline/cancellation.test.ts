@@ -1,7 +1,11 @@
 import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
+import { cancellations, invoices } from "../../src/db/schema";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
 
 /** §4.9: cancelling (and correcting) documents with notes through POST /invoices. */
 let issuer: Issuer;
@@ -82,6 +86,31 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     expectError(await issue(issuer, note("NCV", "ANU", { folio: rejected.folio, type: "33" })), 422, "INVOICE_NOT_CANCELLABLE");
   });
 
+  it("documents in store partitions are found by folio: a rejected one and one already cancelled there are refused", async () => {
+    const done = await accepted("33");
+    const [issued] = await storeForId(env, issuer.companyId, done.id)!.db.select().from(invoices).where(eq(invoices.id, done.id));
+    // Fixtures: copies under unused folios in last month's (closed) partition and the open one.
+    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 10, 12));
+    const old = await openStore(env, issuer.companyId, lastMonth);
+    const rejectedId = partitionedId("inv", old.ordinal);
+    await old.db.insert(invoices).values({ ...issued!, id: rejectedId, externalReference: null, folio: 90_001, status: "REJECTED", createdAt: lastMonth.toISOString() });
+    await closePartition(env, issuer.companyId, old.ordinal, "MONTH_END", null);
+    const current = await openStore(env, issuer.companyId);
+    expect(current.ordinal).toBeGreaterThan(old.ordinal);
+    const cancelledId = partitionedId("inv", current.ordinal);
+    const noteId = partitionedId("inv", current.ordinal);
+    await current.db.batch([
+      current.db.insert(invoices).values({ ...issued!, id: cancelledId, externalReference: null, folio: 90_002 }),
+      current.db.insert(cancellations).values({ cancelledInvoiceId: cancelledId, creditNoteId: noteId, createdAt: new Date().toISOString() }),
+    ]);
+    const refused = await issue(issuer, note("NCV", "ANU", { folio: 90_001, type: "33" }));
+    expectError(refused, 422, "INVOICE_NOT_CANCELLABLE");
+    expect(refused.body.error.message).toContain(rejectedId);
+    const twice = await issue(issuer, note("NCV", "ANU", { folio: 90_002, type: "33" }));
+    expectError(twice, 409, "INVOICE_ALREADY_CANCELLED");
+    expect(twice.body.error.message).toContain(noteId);
+  });
+
   it("a document issued elsewhere passes unchanged to the SII", async () => {
     const res = await issue(issuer, note("NCV", "ANU", { folio: 987654, type: "33" }));
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -102,6 +131,24 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     expect((await untilFinal(issuer, second.body.id)).status).toBe("ACCEPTED");
   });
 
+  it("a note's cancellation is claimed in the cancelled document's store, and released there when the note is rejected", async () => {
+    const done = await accepted("33");
+    const [issued] = await storeForId(env, issuer.companyId, done.id)!.db.select().from(invoices).where(eq(invoices.id, done.id));
+    const store = await openStore(env, issuer.companyId);
+    const targetId = partitionedId("inv", store.ordinal);
+    await store.db.insert(invoices).values({ ...issued!, id: targetId, externalReference: null, folio: 90_003 });
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const first = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body.cancels_invoice_id).toBe(targetId);
+    const claim = await store.db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId));
+    expect(claim.map((c) => c.creditNoteId)).toEqual([first.body.id]);
+    expect((await untilFinal(issuer, first.body.id)).status).toBe("REJECTED");
+    expect(await store.db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId))).toEqual([]);
+    const again = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+  });
+
   it("text (COT) and amount (COM) corrections, and a debit note cancelling a credit note", async () => {
     const original = await accepted("33");
     const cot = await issue(issuer, {
@@ -118,7 +165,6 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     expect((await untilFinal(issuer, debit.body.id)).status).toBe("ACCEPTED");
     // corrections do not cancel: the original is still not cancelled
     expect((await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body.cancelled_by).toBeNull();
-    const n = await env.DB.prepare("SELECT count(*) AS n FROM cancellations WHERE cancelled_invoice_id = ?").bind(original.id).first<{ n: number }>();
-    expect(n!.n).toBe(0);
+    expect(await storeRows(issuer.companyId, sql`SELECT * FROM cancellations WHERE cancelled_invoice_id = ${original.id}`)).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { storeForId } from "../../src/db/document-store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
@@ -34,7 +36,7 @@ describe("folio exhaustion at POST", () => {
     const taken = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: "ERP-77" }));
     expectError(taken, 409, "INVOICE_DUPLICATE_EXTERNAL_REFERENCE");
     // State fixture: the document as the pipeline leaves one that FAILED.
-    await env.DB.prepare("UPDATE invoices SET status = 'FAILED', last_error = 'test' WHERE id = ?").bind(first.body.id).run();
+    await storeForId(env, issuer.companyId, first.body.id)!.db.run(sql`UPDATE invoices SET status = 'FAILED', last_error = 'test' WHERE id = ${first.body.id}`);
     const retry = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: "ERP-77" }));
     expect(retry.status, JSON.stringify(retry.body)).toBe(202);
     expect((await untilFinal(issuer, retry.body.id)).status).toBe("ACCEPTED");

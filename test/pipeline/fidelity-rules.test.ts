@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { storeRows } from "../helpers/store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
@@ -105,7 +107,7 @@ describe("[RESOLUTION] the company's SII resolution", () => {
     expect(done.status).toBe("ACCEPTED");
     // The document's own verdict (DOK), not its envelope's processing code (EPR).
     expect(done.fiscal_status).toBe("DOK");
-    const row = await env.DB.prepare("SELECT envelope_id FROM invoices WHERE id = ?").bind(res.body.id).first<{ envelope_id: string }>();
+    const [row] = await storeRows<{ envelope_id: string }>(own.companyId, sql`SELECT envelope_id FROM invoices WHERE id = ${res.body.id}`);
     const envelope = await env.FILES.get(documentKeys.envelopeXml(own.companyId, row!.envelope_id));
     const xml = new TextDecoder("latin1").decode(await envelope!.arrayBuffer());
     expect(xml).toContain("<FchResol>2014-08-22</FchResol>\n<NroResol>80</NroResol>");

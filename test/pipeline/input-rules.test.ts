@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { storeForId } from "../../src/db/document-store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
@@ -38,7 +40,7 @@ describe("the XML of a FAILED document", () => {
     await untilFinal(issuer, res.body.id);
     // State fixture: the document as the pipeline leaves one that FAILED before signing (no XML).
     const why = "No folio left for document type 33: load a new CAF and issue the document again.";
-    await env.DB.prepare("UPDATE invoices SET status = 'FAILED', xml_key = NULL, last_error = ? WHERE id = ?").bind(why, res.body.id).run();
+    await storeForId(env, issuer.companyId, res.body.id)!.db.run(sql`UPDATE invoices SET status = 'FAILED', xml_key = NULL, last_error = ${why} WHERE id = ${res.body.id}`);
     const xml = await call("GET", `${issuer.base}/invoices/${res.body.id}/xml`, { key: issuer.owner.key });
     expectError(xml, 410, "INVOICE_XML_UNAVAILABLE");
     expect(xml.body.error.message).toBe(`${res.body.id} FAILED before it was signed, so its XML will never exist: ${why} Issue a new document.`);

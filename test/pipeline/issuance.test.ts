@@ -2,6 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
+import { sql } from "drizzle-orm";
 
 /**
  * The issuance pipeline end to end, through the real queue consumer and the SII simulator over its
@@ -72,14 +74,13 @@ describe("listing", () => {
     expect(b.status).toBe(202);
     expect(b.body.id).toBe(a.body.id);
     expect(b.headers.get("Idempotent-Replayed")).toBe("true");
-    const n = await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE id = ?").bind(a.body.id).first<{ n: number }>();
-    expect(n!.n).toBe(1);
+    expect(await storeRows(issuer.companyId, sql`SELECT id FROM invoices WHERE id = ${a.body.id}`)).toEqual([{ id: a.body.id }]);
   });
 });
 
 describe("validation before anything is used", () => {
   it("bad bodies are refused with the field named, and nothing is stored", async () => {
-    const before = (await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE company_id = ?").bind(issuer.companyId).first<{ n: number }>())!.n;
+    const before = (await storeRows(issuer.companyId, sql`SELECT id FROM invoices WHERE company_id = ${issuer.companyId}`)).length;
     const cases: [unknown, number, string, string?][] = [
       [{ ...invoiceBody(issuer.rut, "33"), totals: { total: 1 } }, 400, "INVOICE_TOTALS_MISMATCH", "totals.total"],
       [invoiceBody(issuer.rut, "33", { invoice_type: "99" }), 400, "INVOICE_DOCUMENT_TYPE_UNKNOWN", "invoice_type"],
@@ -96,7 +97,7 @@ describe("validation before anything is used", () => {
       expectError(res, status, code);
       if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
-    const after = (await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE company_id = ?").bind(issuer.companyId).first<{ n: number }>())!.n;
+    const after = (await storeRows(issuer.companyId, sql`SELECT id FROM invoices WHERE company_id = ${issuer.companyId}`)).length;
     expect(after).toBe(before);
   });
 
@@ -119,8 +120,7 @@ describe("validation before anything is used", () => {
   it("an unknown document is 404; the XML before signing is 409; PDFs before acceptance are 409", async () => {
     expectError(await call("GET", `${issuer.base}/invoices/inv_nope`, { key: issuer.owner.key }), 404, "INVOICE_NOT_FOUND");
     const res = await issue(issuer, invoiceBody(issuer.rut, "33"));
-    await env.DB.prepare("UPDATE invoices SET status = 'RECEIVED' WHERE id = ? AND status = 'RECEIVED'").bind(res.body.id).run();
-    const row = await env.DB.prepare("SELECT xml_key FROM invoices WHERE id = ?").bind(res.body.id).first<{ xml_key: string | null }>();
+    const [row] = await storeRows<{ xml_key: string | null }>(issuer.companyId, sql`SELECT xml_key FROM invoices WHERE id = ${res.body.id}`);
     if (row!.xml_key === null) expectError(await call("GET", `${issuer.base}/invoices/${res.body.id}/xml`, { key: issuer.owner.key }), 409, "INVOICE_XML_NOT_READY");
     const pending = await call("GET", `${issuer.base}/invoices/${res.body.id}`, { key: issuer.owner.key });
     if (pending.body.status !== "ACCEPTED") {

@@ -2,7 +2,9 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import worker from "../../src/index";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
+import { storeForId } from "../../src/db/document-store";
 import { findCompanyForClient } from "../../src/domain/companies/repository";
 import { issueInvoice } from "../../src/domain/invoices/issue";
 import { handleDeadLetters, handleIssuanceBatch } from "../../src/pipeline/consumer";
@@ -12,6 +14,7 @@ import type { TaxAuthority } from "../../src/countries/port";
 import { call } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
 
 let issuer: Issuer;
 beforeAll(async () => {
@@ -24,7 +27,13 @@ afterEach(async () => {
 const scenario = (body: Record<string, unknown>) => call("POST", "/simulator/sii/scenario", { json: { rut: issuer.rut, ...body } });
 
 async function events(id: string) {
-  return (await env.DB.prepare("SELECT status, fiscal_status FROM invoice_events WHERE invoice_id = ? ORDER BY created_at, id").bind(id).all<{ status: string; fiscal_status: string | null }>()).results;
+  return storeRows<{ status: string; fiscal_status: string | null }>(issuer.companyId, sql`SELECT status, fiscal_status FROM invoice_events WHERE invoice_id = ${id} ORDER BY created_at, id`);
+}
+
+/** The pipeline's deps for a document: D1 beside the store its id names. */
+function depsFor(id: string, authority: TaxAuthority = siiAuthority(env)): StepDeps {
+  const store = storeForId(env, issuer.companyId, id)!;
+  return { db: createDb(env.DB), store: store.db, ordinal: store.ordinal, env, authority, now: () => new Date() };
 }
 
 describe("the tax authority's verdicts", () => {
@@ -78,8 +87,8 @@ describe("the tax authority's verdicts", () => {
   it("boletas travel in EnvioBOLETA through the REST service", async () => {
     const done = await untilFinal(issuer, (await issue(issuer, invoiceBody(issuer.rut, "39"))).body.id);
     expect(done.status).toBe("ACCEPTED");
-    const env_ = await env.DB.prepare("SELECT kind FROM envelopes WHERE id = (SELECT envelope_id FROM invoices WHERE id = ?)").bind(done.id).first<{ kind: string }>();
-    expect(env_!.kind).toBe("EnvioBOLETA");
+    const kinds = await storeRows<{ kind: string }>(issuer.companyId, sql`SELECT kind FROM envelopes WHERE id = (SELECT envelope_id FROM invoices WHERE id = ${done.id})`);
+    expect(kinds).toEqual([{ kind: "EnvioBOLETA" }]);
   });
 });
 
@@ -114,13 +123,14 @@ describe("exactly once", () => {
     expect(new Set(pairs).size, pairs.join(", ")).toBe(pairs.length);
     const stub = env.FOLIO_ALLOCATOR.get(env.FOLIO_ALLOCATOR.idFromName(`${issuer.companyId}:33`));
     expect(await stub.getAllocation(row.id)).toMatchObject({ folio: done.folio });
-    const envelopesOf = await env.DB.prepare("SELECT count(DISTINCT envelope_id) AS n FROM invoices WHERE id = ?").bind(row.id).first<{ n: number }>();
-    expect(envelopesOf!.n).toBe(1);
+    const envelopesOf = await storeRows<{ envelope_id: string }>(issuer.companyId, sql`SELECT envelope_id FROM invoices WHERE id = ${row.id}`);
+    expect(envelopesOf).toHaveLength(1);
+    expect(envelopesOf[0]!.envelope_id).toMatch(/^env_p\d+_/);
   });
 
   it("a crash between steps: the next delivery continues where it stopped", async () => {
     const row = await quietIssue();
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const deps = depsFor(row.id);
     const generated = await assignFolio(deps, row); // ... crash here
     expect(generated.status).toBe("GENERATED");
     await deliver([msg(row.id)]);
@@ -132,7 +142,7 @@ describe("exactly once", () => {
   it("a crash after the upload but before recording it: the re-upload gets the same track id", async () => {
     const row = await quietIssue();
     const real = siiAuthority(env);
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: real, now: () => new Date() };
+    const deps = depsFor(row.id, real);
     const signed = await signDocument(deps, await assignFolio(deps, row));
     const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
     let firstTrack = "";
@@ -153,7 +163,7 @@ describe("exactly once", () => {
 
   it("a certificate replaced while the SII was unreachable: the envelope is signed again by the new holder", async () => {
     const row = await quietIssue();
-    const deps: StepDeps = { db: createDb(env.DB), env, authority: siiAuthority(env), now: () => new Date() };
+    const deps = depsFor(row.id);
     const signed = await signDocument(deps, await assignFolio(deps, row));
     const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
     const down: TaxAuthority = { ...deps.authority, upload: async () => Promise.reject(new Error("SII unreachable")) };
@@ -173,7 +183,7 @@ describe("exactly once", () => {
   it("a lost queue message: the cron sweep re-drives the document", async () => {
     const row = await quietIssue();
     const stale = new Date(Date.now() - 11 * 60_000).toISOString();
-    await env.DB.prepare("UPDATE invoices SET updated_at = ? WHERE id = ?").bind(stale, row.id).run();
+    await storeForId(env, issuer.companyId, row.id)!.db.run(sql`UPDATE invoices SET updated_at = ${stale} WHERE id = ${row.id}`);
     const ctx = createExecutionContext();
     worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { storeRows } from "../helpers/store";
 import { siiAuthority } from "../../src/countries/cl";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { invoiceBody as invoiceMessage } from "../../src/queues/issuance";
@@ -22,7 +24,7 @@ describe("a redelivered message of a document already SENT", () => {
     const id = (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id as string;
     let row: { status: string; envelope_id: string | null } | null = null;
     for (let i = 0; i < 200 && row?.status !== "SENT"; i++) {
-      row = await env.DB.prepare("SELECT status, envelope_id FROM invoices WHERE id = ?").bind(id).first();
+      [row = null] = await storeRows<{ status: string; envelope_id: string | null }>(issuer.companyId, sql`SELECT status, envelope_id FROM invoices WHERE id = ${id}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(row?.status).toBe("SENT");

@@ -4,15 +4,16 @@
  * the document FAILED.
  */
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { indexStore } from "../../src/db/document-store";
+import { indexStore, storeForId } from "../../src/db/document-store";
 import { externalReferences } from "../../src/db/document-store/tables";
 import { invoices } from "../../src/db/schema";
 import { fail, type StepDeps } from "../../src/pipeline/steps";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
 
 const holderOf = async (companyId: string, reference: string) =>
   (await indexStore(env, companyId).select().from(externalReferences).where(eq(externalReferences.reference, reference)))[0]?.invoiceId ?? null;
@@ -30,8 +31,8 @@ describe("external_reference claims at POST", () => {
       expect(r.body.error.message).toContain(winner);
     }
     expect(await holderOf(issuer.companyId, ref)).toBe(winner);
-    const stored = await env.DB.prepare("SELECT id FROM invoices WHERE company_id = ? AND external_reference = ?").bind(issuer.companyId, ref).all<{ id: string }>();
-    expect(stored.results.map((r) => r.id)).toEqual([winner]);
+    const stored = await storeRows<{ id: string }>(issuer.companyId, sql`SELECT id FROM invoices WHERE company_id = ${issuer.companyId} AND external_reference = ${ref}`);
+    expect(stored.map((r) => r.id)).toEqual([winner]);
     expect((await untilFinal(issuer, winner)).status).toBe("ACCEPTED");
   });
 
@@ -42,7 +43,7 @@ describe("external_reference claims at POST", () => {
     const early = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref, invoice_date: "2001-01-01 10:00:00" }));
     expect(early.status).toBeGreaterThanOrEqual(400);
     expect(await holderOf(issuer.companyId, ref)).toBeNull();
-    // Refused after the claim: with no active certificate the guarded insert stores nothing.
+    // Refused by the D1 check (no active certificate), before the claim: nothing is held.
     await env.DB.prepare("UPDATE certificates SET active = 0 WHERE company_id = ?").bind(issuer.companyId).run();
     const refused = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
     expectError(refused, 422, "CERTIFICATE_REQUIRED");
@@ -60,10 +61,10 @@ describe("external_reference claims at POST", () => {
     expect(first.status).toBe(202);
     await untilFinal(issuer, first.body.id);
     // State fixture: the document back in a state the pipeline fails from, then the pipeline's own fail step.
-    await env.DB.prepare("UPDATE invoices SET status = 'SIGNED' WHERE id = ?").bind(first.body.id).run();
-    const db = createDb(env.DB);
-    const [row] = await db.select().from(invoices).where(eq(invoices.id, first.body.id));
-    const deps = { db, env, authority: undefined as never, now: () => new Date() } satisfies StepDeps;
+    const store = storeForId(env, issuer.companyId, first.body.id)!;
+    await store.db.update(invoices).set({ status: "SIGNED" }).where(eq(invoices.id, first.body.id));
+    const [row] = await store.db.select().from(invoices).where(eq(invoices.id, first.body.id));
+    const deps = { db: createDb(env.DB), store: store.db, ordinal: store.ordinal, env, authority: undefined as never, now: () => new Date() } satisfies StepDeps;
     expect((await fail(deps, row!, "test failure"))?.status).toBe("FAILED");
     expect(await holderOf(issuer.companyId, ref)).toBeNull();
     const next = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));

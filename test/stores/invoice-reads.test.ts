@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { closePartition, openStore, partitionedId } from "../../src/db/document-store";
+import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
 import { invoiceEvents, invoices } from "../../src/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 import { call } from "../helpers/api";
@@ -22,11 +22,12 @@ describe("issued documents read across partitions", () => {
     const res = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: `R-${randomUlid()}` }));
     expect(res.status).toBe(202);
     await untilFinal(issuer, res.body.id);
-    const [issued] = await createDb(env.DB).select().from(invoices).where(eq(invoices.id, res.body.id));
+    const home = storeForId(env, issuer.companyId, res.body.id)!;
+    const [issued] = await home.db.select().from(invoices).where(eq(invoices.id, res.body.id));
     // Fixtures: the issued document's row as an older legacy document in D1, and copies in last month's and this month's stores.
     const legacyId = `inv_${randomUlid()}`;
     await createDb(env.DB).insert(invoices).values({ ...issued!, id: legacyId, externalReference: null, folio: 900, createdAt: monthsAgo(2).toISOString() });
-    await env.DB.prepare("DELETE FROM invoices WHERE id = ?").bind(res.body.id).run(); // only the fixtures remain
+    await home.db.delete(invoices).where(eq(invoices.id, res.body.id)); // only the fixtures remain
     const placed: string[] = [];
     for (const at of [monthsAgo(1), new Date()]) {
       const store = await openStore(env, issuer.companyId, at);

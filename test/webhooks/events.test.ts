@@ -8,7 +8,9 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
 import { invoiceBody as issuanceMessage } from "../../src/queues/issuance";
-import { newId } from "../../src/lib/ids";
+import { sql } from "drizzle-orm";
+import { partitionedId, storeForId } from "../../src/db/document-store";
+import { storeRows } from "../helpers/store";
 import { call, newCompany, newOwner } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
@@ -64,13 +66,13 @@ describe("every event type, from its real writer", () => {
     // ISO-8859-1 cannot carry; the POST validation would have refused it), sent through the real queue
     const ok = await issue(issuer, invoiceBody(issuer.rut, "33"));
     await untilFinal(issuer, ok.body.id);
-    const badId = newId("inv"); // an id of our form: reads go to the partition it names (legacy: D1)
-    const copied = await env.DB.prepare(
-      `INSERT INTO invoices (id, company_id, document_type, status, issue_date, recipient_rut, recipient_name, currency, total, body)
-       SELECT ?, company_id, document_type, 'RECEIVED', issue_date, recipient_rut, recipient_name, currency, total, replace(body, 'Bebida', 'Bebida €') FROM invoices WHERE id = ?`,
-    ).bind(badId, ok.body.id).run();
-    expect(copied.success).toBe(true);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE id = ?").bind(badId).first("n")).toBe(1);
+    const store = storeForId(env, issuer.companyId, ok.body.id)!;
+    const badId = partitionedId("inv", store.ordinal); // in the same partition as the document it copies
+    await store.db.run(
+      sql`INSERT INTO invoices (id, company_id, document_type, status, issue_date, recipient_rut, recipient_name, currency, total, body)
+          SELECT ${badId}, company_id, document_type, 'RECEIVED', issue_date, recipient_rut, recipient_name, currency, total, replace(body, 'Bebida', 'Bebida €') FROM invoices WHERE id = ${ok.body.id}`,
+    );
+    expect(await storeRows(issuer.companyId, sql`SELECT id FROM invoices WHERE id = ${badId}`)).toEqual([{ id: badId }]);
     await env.ISSUANCE_QUEUE.send(issuanceMessage(badId, issuer.companyId));
     const final = await untilFinal(issuer, badId);
     expect(final.status).toBe("FAILED");

@@ -30,10 +30,11 @@ export type LegacyGroup = keyof typeof LEGACY_GROUPS;
  * The groups the data migration may switch to the stores: a group joins once every writer of its
  * tables goes through this module (partition 0 via `withPartition`, new rows in the open store).
  * Switching a group whose writers still write D1 directly would make D1 refuse them. Issued
- * documents are not in yet: issue.ts and the pipeline still write D1 (issue 16 item 1, the rest).
- * Received documents are (src/reception: new rows in the open store, partition 0 through here).
+ * documents (the POST writes the open store, the pipeline the partition a document's id names,
+ * partition 0 through here; the migration claims the copied documents' external_references) and
+ * received documents (src/reception: new rows in the open store, partition 0 through here) are in.
  */
-export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = ["reception"];
+export const SWITCHABLE_GROUPS: readonly LegacyGroup[] = ["documents", "reception"];
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 

@@ -1,4 +1,4 @@
-import { and, eq, exists, getTableColumns, gte, lte, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
@@ -14,6 +14,9 @@ import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
+import { existingPartitionForId, legacyMoved, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
+import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
@@ -42,17 +45,16 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
  * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
  * before the engine's general reference rules, so our own documents get these precise answers.
  */
-async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
+async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
   const type = findDocumentType(body.invoice_type);
   if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
   for (const [i, ref] of (body.billing_reference ?? []).entries()) {
     const refType = findDocumentType(ref.invoice_type)?.code;
     const folio = String(ref.number);
     if (!refType || !/^\d+$/.test(folio)) continue;
-    const original = await db.query.invoices.findFirst({
-      where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, refType), eq(invoices.folio, Number(folio))),
-    });
-    if (!original) continue; // not ours: the SII validates it
+    const found = await findByFolio(env, companyId, refType, Number(folio));
+    if (!found) continue; // not ours: the SII validates it
+    const { row: original, db } = found;
     const field = `billing_reference[${i}]`;
     if (refType === 52) {
       throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
@@ -71,7 +73,7 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
       ]);
     }
     const existing = await db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, original.id) });
-    if (existing) {
+    if (existing && (await stillHolds(env, companyId, existing, new Date()))) {
       throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
         { field, message: "Already cancelled" },
       ]);
@@ -82,27 +84,41 @@ async function cancellationTarget(db: Db, companyId: string, body: InvoiceInput)
 }
 
 /**
- * Why a guarded insert (below) stored nothing, with the precise error: the external reference is
- * taken, no active and current certificate, or no CAF loaded for the type. Runs only on that path.
+ * Our document of a type and folio, and the database of its partition (where its cancellation is
+ * kept): the company's partitions are asked newest first (a folio is unique per company and type).
  */
-async function explainRefusal(db: Db, companyId: string, type: number, externalReference: string | undefined, now: Date) {
-  const [dup, cert, caf] = await db.batch([
-    db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), externalReference ? eq(invoices.externalReference, externalReference) : sql`0`, ne(invoices.status, "FAILED"))).limit(1),
+async function findByFolio(env: Env, companyId: string, type: number, folio: number): Promise<{ row: InvoiceRow; db: Db } | null> {
+  for (const p of await partitionsWithLegacy(env, companyId, "documents")) {
+    const row = await p.db.query.invoices.findFirst({ where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, type), eq(invoices.folio, folio)) });
+    if (row) return { row, db: p.db };
+  }
+  return null;
+}
+
+/**
+ * The D1 side of the POST (issue 16: the document itself goes to the company's store): the active
+ * certificate, whether a CAF is loaded for the type, and the company's SII resolution, in one batch.
+ */
+async function issueContext(db: Db, companyId: string, type: number) {
+  const [[cert], [caf], [settings]] = await db.batch([
     db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
     db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
+    db.select({ siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
   ]);
-  if (externalReference && dup[0]) {
-    throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${externalReference} is already document ${dup[0].id}.`, [
-      { field: "external_reference", message: `Already used by ${dup[0].id}` },
-    ]);
-  }
-  const row = cert[0];
+  return { cert, hasCaf: caf !== undefined, resolution: resolutionOf(settings) };
+}
+
+type IssueContext = Awaited<ReturnType<typeof issueContext>>;
+
+/** No document is stored without an active, current certificate and a CAF loaded for its type. */
+function assertIssuable(ctx: IssueContext, type: number, now: Date) {
+  const row = ctx.cert;
   if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
     throw new AppError("CERTIFICATE_REQUIRED", validity === "EXPIRED" ? `The active certificate expired on ${row.validTo}: upload a current one. No folio was used.` : `The active certificate is valid only from ${row.validFrom}.`);
   }
-  if (!caf[0]) {
+  if (!ctx.hasCaf) {
     throw new AppError("INVOICE_NO_FOLIOS", `No CAF is loaded for document type ${type}: upload one (/enumeration/upload) or request one (/enumeration/refetch).`);
   }
 }
@@ -113,48 +129,11 @@ async function explainRefusal(db: Db, companyId: string, type: number, externalR
  * document accepted now and FAILED later; it also checks the issue date against the CAF's
  * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-async function refuseReservation(db: Db, companyId: string, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, externalReference: string | undefined, now: Date): Promise<never> {
+function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
   if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
   // A missing certificate or CAF is the more useful answer than "every folio is used".
-  await explainRefusal(db, companyId, doc.type.code, externalReference, now);
+  assertIssuable(ctx, doc.type.code, now);
   throw new AppError("INVOICE_NO_FOLIOS", `No folio of document type ${doc.type.code} is left for this document: ${reservation.message}. Load a new CAF.`);
-}
-
-/** What the POST checks read from D1 besides the document: the active certificate and the company's SII resolution. */
-async function issueContext(db: Db, companyId: string) {
-  const [[cert], [settings]] = await db.batch([
-    db.select({ validFrom: certificates.validFrom, validTo: certificates.validTo }).from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
-    db.select({ siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
-  ]);
-  return { cert, resolution: resolutionOf(settings) };
-}
-
-/**
- * The document row inserted only when the company has an active, current certificate and a CAF
- * loaded for the type (INSERT … SELECT … WHERE EXISTS): the checks and the write are one statement.
- */
-function guardedInsert(db: Db, row: InvoiceRow, now: string) {
-  const columns = getTableColumns(invoices);
-  const values = Object.fromEntries(Object.keys(columns).map((k) => [k, sql`${row[k as keyof InvoiceRow]}`.as(columns[k as keyof typeof columns].name)]));
-  return db
-    .insert(invoices)
-    .select(
-      db
-        .select(values as { [K in keyof typeof columns]: SQL.Aliased })
-        .from(certificates)
-        .where(
-          and(
-            eq(certificates.companyId, row.companyId),
-            eq(certificates.active, true),
-            eq(certificates.status, "STORED"),
-            lte(certificates.validFrom, now),
-            gte(certificates.validTo, now),
-            exists(db.select({ one: sql`1` }).from(cafs).where(and(eq(cafs.companyId, row.companyId), eq(cafs.documentType, row.documentType), eq(cafs.active, true)))),
-          ),
-        )
-        .limit(1),
-    )
-    .returning({ id: invoices.id });
 }
 
 /**
@@ -174,11 +153,12 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
 /**
  * POST /invoices: validates everything that can be known now (body, amounts, the SII's document
  * rules, issuer, certificate, resolution, cancellation rules), reserves the right to a folio, stores
- * the document as RECEIVED and enqueues it. Nothing is signed and no folio number is taken here:
- * the pipeline does that, exactly once, from the reservation.
+ * the document as RECEIVED in the company's open document store (issue 16; its id names the
+ * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
+ * that, exactly once, from the reservation.
  */
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
-  const target = await cancellationTarget(db, company.id, body);
+  const target = await cancellationTarget(env, company.id, body);
   const doc = computeOrThrow(body);
   checkSiiRules(doc);
   assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
@@ -188,22 +168,29 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  const id = newId("inv");
+  // The partition is opened only for a body that passed (a refused one leaves no trace).
+  const store = await openStore(env, company.id, now);
+  const id = partitionedId("inv", store.ordinal);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
-  const [{ cert, resolution }, reservation] = await Promise.all([issueContext(db, company.id), folios.reserve(id, { issueDate: doc.issueDate })]);
+  const [ctx, reservation] = await Promise.all([issueContext(db, company.id, doc.type.code), folios.reserve(id, { issueDate: doc.issueDate })]);
   let claimed = false;
+  let cancelling = false;
   try {
-    assertIssueDateInCertificate(cert, doc.issueDate);
-    assertResolution(resolution, body);
-    if (!reservation.ok) await refuseReservation(db, company.id, doc, reservation, body.external_reference, now);
+    assertIssueDateInCertificate(ctx.cert, doc.issueDate);
+    assertResolution(ctx.resolution, body);
+    if (!reservation.ok) refuseReservation(ctx, doc, reservation, now);
+    assertIssuable(ctx, doc.type.code, now);
     if (body.external_reference) claimed = await claimExternalReference(db, env, company.id, body.external_reference, id);
-    return await storeAndEnqueue(db, env, company, body, doc, target, id, requestId, now);
+    if (target) cancelling = await claimCancellation(env, target, id, now);
+    return await storeAndEnqueue(store, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
-    // Not stored: the reservation and the reference go back (a crash here leaves the reservation to
-    // lapse after a day and the reference to be taken over: its holder was never stored).
+    // Not stored: the reservation, the reference and the cancellation go back (a crash here leaves
+    // the reservation to lapse after a day, and the reference and the cancellation to be taken over:
+    // their holder was never stored).
     if (reservation.ok) await folios.release(id).catch(() => undefined);
     if (claimed) await releaseReference(env, company.id, body.external_reference!, id).catch(() => undefined);
+    if (cancelling) await releaseCancellationClaim(env, target!, id).catch(() => undefined);
     throw e;
   }
 }
@@ -211,23 +198,32 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
 /**
  * Claims `external_reference` for the new document in the company's index store (unique across its
  * partitions, issue 16), or refuses it naming the document that holds it. A holder that FAILED or
- * was never stored no longer holds it. The partial unique index on the document rows stays as a
- * second guard (and catches references of documents made before the claims existed).
+ * was never stored no longer holds it. Documents issued in D1 before the move hold theirs without a
+ * claim until the data migration copies them (it claims their references then): until their group
+ * switches, D1 is asked too. The partial unique index of each partition stays as a second guard.
  */
 async function claimExternalReference(db: Db, env: Env, companyId: string, reference: string, id: string): Promise<true> {
-  const holds = async (holderId: string) => {
-    const [holder] = await db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
-    return holder !== undefined && holder.status !== "FAILED";
-  };
-  const claim = await claimReference(env, companyId, reference, id, holds);
+  const legacy = (await legacyMoved(env, "documents")) ? [] : await db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1);
+  const claim = legacy[0] ? { ok: false as const, holder: legacy[0].id } : await claimReference(env, companyId, reference, id, (holderId) => documentHolds(env, companyId, holderId));
   if (claim.ok) return true;
   throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${reference} is already document ${claim.holder}.`, [
     { field: "external_reference", message: `Already used by ${claim.holder}` },
   ]);
 }
 
-/** Stores the document (RECEIVED), its first history row and the cancellation it holds, then enqueues it. */
-async function storeAndEnqueue(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
+/** Whether a document still holds its external_reference: it is stored (in the partition its id names) and did not fail. */
+async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
+  const p = await existingPartitionForId(env, companyId, holderId, "documents");
+  if (!p) return false;
+  const [holder] = await p.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
+  return holder !== undefined && holder.status !== "FAILED";
+}
+
+/**
+ * Stores the document (RECEIVED) and its first history row in one batch of the open store, then
+ * enqueues it. (No event is recorded at RECEIVED: the first `invoice.*` event is `invoice.sent`.)
+ */
+async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
   const eventId = newId("evt");
   const at = now.toISOString();
   const row: InvoiceRow = {
@@ -258,36 +254,14 @@ async function storeAndEnqueue(db: Db, env: Env, company: CompanyRow, body: Invo
     createdAt: at,
     updatedAt: at,
   };
-  for (let attempt = 0; ; attempt++) {
-    let stored: { id: string }[];
-    try {
-      // One round trip: the guarded document row, then its first history row and the cancellation
-      // it holds, both written only if the document row was.
-      [stored] = await db.batch([
-        guardedInsert(db, row, at),
-        db.insert(invoiceEvents).select(
-          db
-            .select({ id: sql<string>`${eventId}`.as("id"), invoiceId: invoices.id, status: invoices.status, fiscalStatus: invoices.fiscalStatus, message: sql<string>`${RECEIVED_MESSAGE}`.as("message"), createdAt: invoices.createdAt })
-            .from(invoices)
-            .where(eq(invoices.id, id)),
-        ),
-        ...(target
-          ? [db.insert(cancellations).select(db.select({ cancelledInvoiceId: sql<string>`${target.id}`.as("cancelled_invoice_id"), creditNoteId: invoices.id, createdAt: invoices.createdAt }).from(invoices).where(eq(invoices.id, id)))]
-          : []),
-      ]);
-    } catch (e) {
-      const columns = uniqueViolation(e) ?? "";
-      if (columns.startsWith("cancellations.")) throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${target!.id} is already being cancelled by another note.`);
-      if (columns === "invoices.company_id, invoices.external_reference") {
-        await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
-        throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
-      }
-      throw e;
+  const { db } = store;
+  try {
+    await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
+  } catch (e) {
+    if ((uniqueViolation(e) ?? "") === "invoices.company_id, invoices.external_reference") {
+      throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
     }
-    if (stored.length === 1) break;
-    await explainRefusal(db, company.id, doc.type.code, body.external_reference, now);
-    // The refusal had no cause any more (a certificate or CAF arrived meanwhile): try once more.
-    if (attempt === 1) throw new AppError("CERTIFICATE_REQUIRED", "The company's certificate or CAF changed while the document was being stored; send it again. No folio was used.");
+    throw e;
   }
   try {
     await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });

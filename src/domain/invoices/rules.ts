@@ -59,7 +59,7 @@ export function assertCancellationAmount(target: InvoiceRow | null, total: strin
  * calendar days of the certificate's UTC instants).
  */
 export function assertIssueDateInCertificate(cert: { validFrom: string; validTo: string } | undefined, issueDate: string) {
-  if (!cert) return; // no certificate: the guarded insert answers CERTIFICATE_REQUIRED
+  if (!cert) return; // no certificate: the POST's D1 check (assertIssuable) answers CERTIFICATE_REQUIRED
   const from = cert.validFrom.slice(0, 10);
   const to = cert.validTo.slice(0, 10);
   if (issueDate < from || issueDate > to) {

@@ -128,7 +128,7 @@ export function envelopeTransition(db: Db, where: SQL | undefined, move: Move, p
       .update(invoices)
       .set({ ...movePatch(move, patch), updatedAt: now, lastEventId: marker })
       .where(and(where, only, inArray(invoices.status, [...move.from])))
-      .returning({ id: invoices.id }),
+      .returning({ id: invoices.id, companyId: invoices.companyId, cancelsInvoiceId: invoices.cancelsInvoiceId }),
     historyFor(db, where, marker, true, message ?? patch.fiscalMessage ?? null, now),
     ...(move.emits ? [eventsFor(db, where, marker, now)] : []),
   ] as const;

@@ -37,7 +37,7 @@ export async function assignFolio(deps: StepDeps, inv: InvoiceRow, preallocated?
   const { timeZone } = await companyContext(deps, inv.companyId);
   const stampedAt = toLocalDateTime(deps.now(), timeZone);
   const moved = await transition(
-    deps.db,
+    deps.store,
     inv.id,
     MOVES.assignFolio,
     { folio: result.folio, cafId: result.cafId, stampedAt },

@@ -13,9 +13,23 @@ import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
 import { allocator } from "../../domain/folios/cafs";
 import { releaseReference } from "../../domain/invoices/references";
+import { ordinalOfId, partitionedId } from "../../db/document-store";
+import { withPartition } from "../../db/document-store/legacy";
+import { newId } from "../../lib/ids";
 
 export interface StepDeps {
+  /** D1: companies, certificates, CAFs (everything but the documents). */
   db: Db;
+  /**
+   * The store of the documents this step works on (issue 16): invoices, their events, envelopes and
+   * cancellations of one partition; D1 for the legacy partition before its switch. A consumer batch
+   * is grouped per store, so every write of a step goes to one store.
+   */
+  store: Db;
+  /** The partition `store` holds (0: legacy); new envelopes get ids that name it. */
+  ordinal: number;
+  /** What per-batch reads are memoised on (the batch's deps, shared by its per-store deps). */
+  batch?: object;
   env: Env;
   /** The authority of every company, unless `authorityFor` is given. */
   authority: TaxAuthority;
@@ -95,12 +109,13 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   return p;
 }
 
-const batchMemo = new WeakMap<StepDeps, Map<string, Promise<unknown>>>();
+const batchMemo = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 /** A read done once per consumer batch (one StepDeps): company context, active certificate. */
 export function perBatch<T>(deps: StepDeps, key: string, load: () => Promise<T>): Promise<T> {
-  let memo = batchMemo.get(deps);
-  if (!memo) batchMemo.set(deps, (memo = new Map()));
+  const owner = deps.batch ?? deps;
+  let memo = batchMemo.get(owner);
+  if (!memo) batchMemo.set(owner, (memo = new Map()));
   let p = memo.get(key) as Promise<T> | undefined;
   if (!p) {
     memo.set(key, (p = load()));
@@ -129,14 +144,32 @@ export async function loadCompanyContext(deps: StepDeps, companyId: string) {
 
 /**
  * Notes that ended FAILED or REJECTED no longer hold the documents they meant to cancel (a note
- * holds at most one, keyed by the note's id), so those can be cancelled again.
+ * holds at most one, keyed by the note's id), so those can be cancelled again. The row is removed
+ * beside the note and in the cancelled document's partition when that is another one (where the
+ * row belongs once the POST writes documents to the stores: the document's reads find it there).
  */
-export async function releaseCancellations(deps: StepDeps, creditNoteIds: string[]) {
-  for (const chunk of chunked(creditNoteIds, 90)) await deps.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+export async function releaseCancellations(deps: StepDeps, notes: CancellingNote[]) {
+  const ids = notes.map((n) => n.id);
+  for (const chunk of chunked(ids, 90)) await deps.store.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+  const elsewhere = new Map<string, { companyId: string; ordinal: number; ids: string[] }>();
+  for (const n of notes) {
+    const ordinal = n.cancelsInvoiceId ? ordinalOfId(n.cancelsInvoiceId) : null;
+    if (ordinal === null || ordinal === deps.ordinal) continue;
+    const key = `${n.companyId}:${ordinal}`;
+    const g = elsewhere.get(key) ?? { companyId: n.companyId, ordinal, ids: [] };
+    elsewhere.set(key, { ...g, ids: [...g.ids, n.id] });
+  }
+  for (const g of elsewhere.values()) {
+    await withPartition(deps.env, g.companyId, g.ordinal, "documents", async (p) => {
+      for (const chunk of chunked(g.ids, 90)) await p.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+    });
+  }
 }
 
+export type CancellingNote = Pick<InvoiceRow, "id" | "companyId" | "cancelsInvoiceId">;
+
 export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
-  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv.id]);
+  if (inv.cancelsInvoiceId) await releaseCancellations(deps, [inv]);
 }
 
 /**
@@ -153,16 +186,26 @@ export async function releaseOnFailure(deps: StepDeps, inv: InvoiceRow) {
  * and so is its folio reservation when it never got a folio.
  */
 export async function fail(deps: StepDeps, inv: InvoiceRow, reason: string): Promise<InvoiceRow | null> {
-  const done = await transition(deps.db, inv.id, MOVES.fail, { fiscalMessage: reason, lastError: reason }, reason);
+  const done = await transition(deps.store, inv.id, MOVES.fail, { fiscalMessage: reason, lastError: reason }, reason);
   if (done) await releaseOnFailure(deps, inv);
   if (done && inv.folio === null) await allocator(deps.env, inv.companyId, inv.documentType).release(inv.id).catch(() => undefined);
   return done;
 }
 
 export async function reload(deps: StepDeps, id: string): Promise<InvoiceRow> {
-  const row = await deps.db.query.invoices.findFirst({ where: eq(invoices.id, id) });
+  const row = await deps.store.query.invoices.findFirst({ where: eq(invoices.id, id) });
   if (!row) throw new TerminalStepError(`invoice ${id} not found`);
   return row;
+}
+
+/** A new envelope's id, naming the partition of its documents (the envelope lives in their store). */
+export function newEnvelopeId(deps: Pick<StepDeps, "ordinal">): string {
+  return deps.ordinal > 0 ? partitionedId("env", deps.ordinal) : newId("env");
+}
+
+/** The deps of one store within a batch: the same D1, authority, clock and per-batch reads. */
+export function depsForStore(deps: StepDeps, store: Db, ordinal: number): StepDeps {
+  return { ...deps, store, ordinal, batch: deps.batch ?? deps };
 }
 
 export type CompanyContext = Awaited<ReturnType<typeof loadCompanyContext>>;

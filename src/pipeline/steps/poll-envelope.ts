@@ -11,7 +11,7 @@ import { chunked } from "../../lib/chunked";
 
 /** Polls an envelope once; `polls` is the number of polls made so far, to space the next one. */
 export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<{ state: "PENDING" | "DONE" | "GONE"; polls: number }> {
-  const { db } = deps;
+  const db = deps.store;
   // The envelope and its documents still SENT.
   const [[envelope], open] = await db.batch([
     db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
@@ -66,7 +66,7 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   // A rejected cancelling note no longer holds the document it meant to cancel.
   const moved = new Set(results.flatMap((r) => (Array.isArray(r) ? (r as { id?: string }[]).map((x) => x.id) : [])));
-  const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)).map((r) => r.id));
+  const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)));
   await releaseCancellations(deps, rejectedNotes);
   return { state: "DONE", polls: envelope.polls + 1 };
 }

@@ -2,11 +2,10 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { findDocumentType, type SignedDte, buildEnvioBoleta, buildEnvioDte, type InvoiceInput, decodeLatin1 } from "../../countries/cl";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
-import { newId } from "../../lib/ids";
 import { toLocalDateTime } from "../../lib/time";
 import { documentKeys } from "../../storage/keys";
 import { readDocumentXml } from "../../storage/documents";
-import { type StepDeps, authorityOf, TerminalStepError, signerFor, type CompanyContext, type Signer, companyContext } from "./context";
+import { type StepDeps, newEnvelopeId, authorityOf, TerminalStepError, signerFor, type CompanyContext, type Signer, companyContext } from "./context";
 import type { Prepared, StoredEnvelope } from "./sign";
 import { chunked } from "../../lib/chunked";
 import { effectiveResolution } from "../../domain/companies/settings";
@@ -50,11 +49,11 @@ function storedDte(inv: InvoiceRow, xmlBytes: Uint8Array, issuerRut: string): Si
 /** Groups this company's SIGNED, unclaimed documents of one envelope family under a new envelope. */
 export async function claimEnvelope(deps: StepDeps, companyId: string, invoiceIds: string[]): Promise<string | null> {
   if (invoiceIds.length === 0) return null;
-  const envelopeId = newId("env");
+  const envelopeId = newEnvelopeId(deps);
   const claimed: { id: string }[] = [];
   for (const chunk of chunked(invoiceIds, 90)) {
     claimed.push(
-      ...(await deps.db
+      ...(await deps.store
         .update(invoices)
         .set({ envelopeId, updatedAt: deps.now().toISOString() })
         .where(and(inArray(invoices.id, chunk), eq(invoices.companyId, companyId), eq(invoices.status, "SIGNED"), isNull(invoices.envelopeId)))
@@ -98,9 +97,9 @@ async function uploadAndRecord(
 ): Promise<{ trackId: string; documents: number }> {
   const result = await authorityOf(deps, p.company).upload({ kind: p.kind, xml: p.xml, companyRut: p.company.taxId, signer: p.signer, fileName: `${p.envelopeId}.xml` });
   const note = `Sent to the SII in envelope ${p.envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
-  await deps.db.batch([
-    deps.db.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, p.envelopeId)),
-    ...envelopeTransition(deps.db, and(eq(invoices.envelopeId, p.envelopeId), eq(invoices.companyId, p.company.id)), MOVES.send, { trackId: result.trackId, lastError: null }, note),
+  await deps.store.batch([
+    deps.store.update(envelopes).set({ status: "SENT", trackId: result.trackId, updatedAt: deps.now().toISOString() }).where(eq(envelopes.id, p.envelopeId)),
+    ...envelopeTransition(deps.store, and(eq(invoices.envelopeId, p.envelopeId), eq(invoices.companyId, p.company.id)), MOVES.send, { trackId: result.trackId, lastError: null }, note),
   ]);
   return { trackId: result.trackId, documents: p.documents };
 }
@@ -113,9 +112,9 @@ async function uploadAndRecord(
  * from the documents' stored XML.
  */
 export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId: string): Promise<{ trackId: string; documents: number } | null> {
-  const [members, [existing]] = await deps.db.batch([
-    deps.db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.companyId, companyId))),
-    deps.db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
+  const [members, [existing]] = await deps.store.batch([
+    deps.store.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.companyId, companyId))),
+    deps.store.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
   ]);
   const pending = members.filter((m) => m.status === "SIGNED");
   if (pending.length === 0) return null;
@@ -138,7 +137,7 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
       }),
     );
     xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes, firstBody: pending[0]!.body });
-    await deps.db
+    await deps.store
       .insert(envelopes)
       .values({ id: envelopeId, companyId, kind, xmlKey: documentKeys.envelopeXml(companyId, envelopeId), documentCount: pending.length, status: "PREPARED", createdAt: deps.now().toISOString(), updatedAt: deps.now().toISOString() })
       .onConflictDoNothing();

@@ -20,7 +20,7 @@ import { buildAndStoreEnvelope } from "./send-envelope";
 export async function signDocument(deps: StepDeps, inv: InvoiceRow): Promise<InvoiceRow> {
   if (inv.status !== "GENERATED") return inv;
   const { dte, xmlKey } = await buildAndStore(deps, inv, inv.folio!, inv.cafId!, inv.stampedAt!);
-  const moved = await transition(deps.db, inv.id, MOVES.sign, { xmlKey }, `Stamped and signed as ${dte.id}`);
+  const moved = await transition(deps.store, inv.id, MOVES.sign, { xmlKey }, `Stamped and signed as ${dte.id}`);
   return moved ?? (await reload(deps, inv.id));
 }
 
@@ -46,7 +46,7 @@ async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: stri
     if (isEngineError(e)) {
       await allocator(deps.env, inv.companyId, inv.documentType).annul(folio, { reason: `document ${inv.id} could not be generated` });
       const why = `The document could not be generated: ${e.message}. Folio ${folio} was annulled.`;
-      const done = await transition(deps.db, inv.id, MOVES.failBuild, { folio, cafId, fiscalMessage: why, lastError: why }, why);
+      const done = await transition(deps.store, inv.id, MOVES.failBuild, { folio, cafId, fiscalMessage: why, lastError: why }, why);
       if (done) await releaseOnFailure(deps, inv);
       throw new TerminalStepError(why);
     }
@@ -94,12 +94,12 @@ export async function recordSigned(deps: StepDeps, companyId: string, envelopeId
   const at = deps.now().toISOString();
   const statements: BatchItem<"sqlite">[] = [
     ...signedTransitions(
-      deps.db,
+      deps.store,
       envelopeId,
       prepared.map((p) => ({ id: p.inv.id, folio: p.folio, cafId: p.cafId, stampedAt: p.stampedAt, xmlKey: inEnvelope(envelopeKey, p.dte.id) })),
     ),
-    deps.db.insert(envelopes).select(
-      deps.db
+    deps.store.insert(envelopes).select(
+      deps.store
         .select({
           id: sql<string>`${envelopeId}`.as("id"),
           companyId: sql<string>`${companyId}`.as("company_id"),
@@ -118,7 +118,7 @@ export async function recordSigned(deps: StepDeps, companyId: string, envelopeId
         .having(sql`count(*) > 0`),
     ),
   ];
-  const results = await deps.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const results = await deps.store.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return prepared.filter((_, i) => (results[i] as unknown as { id: string }[]).length > 0);
 }
 
