@@ -214,7 +214,7 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `CREATE UNIQUE INDEX received_keys_uq ON received_keys (issuer_rut, document_type, folio, xml_sha256)`,
   ],
   // 7: lists that cost the same in a large store as in an empty one (issue 16 item 4; D1 migration
-  // 0019 has the same indexes): each filtered list's index ends in its order (created_at, id), and
+  // 0018 has the same indexes): each filtered list's index ends in its order (created_at, id), and
   // the totals of the filters on few-valued columns come from counters the triggers keep (./counters.ts).
   [
     `CREATE INDEX invoices_company_status_idx ON invoices (company_id, status, created_at, id)`,

@@ -269,7 +269,7 @@ export const invoices = sqliteTable(
     index("invoices_company_reference_idx").on(t.companyId, t.externalReference, t.createdAt, t.id),
     index("invoices_company_folio_only_idx").on(t.companyId, t.folio, t.createdAt, t.id),
     index("invoices_company_issue_date_idx").on(t.companyId, t.issueDate),
-    // Filtered lists in their order (migration 0019, issue 16 item 4).
+    // Filtered lists in their order (migration 0018, issue 16 item 4).
     index("invoices_company_status_idx").on(t.companyId, t.status, t.createdAt, t.id),
     index("invoices_company_type_idx").on(t.companyId, t.documentType, t.createdAt, t.id),
     index("invoices_company_issue_order_idx").on(t.companyId, t.issueDate, t.createdAt, t.id),

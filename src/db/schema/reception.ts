@@ -47,7 +47,7 @@ export const receivedDocuments = sqliteTable(
     uniqueIndex("received_documents_key_uq").on(t.companyId, t.issuerRut, t.documentType, t.folio, t.xmlSha256),
     index("received_documents_company_idx").on(t.companyId, t.createdAt),
     index("received_documents_deadline_idx").on(t.responseState, t.responseDeadline),
-    // The list's order with its tie-breaker, alone and under its filters (migration 0019, issue 16 item 4).
+    // The list's order with its tie-breaker, alone and under its filters (migration 0018, issue 16 item 4).
     index("received_documents_company_order_idx").on(t.companyId, t.createdAt, t.id),
     index("received_documents_company_type_idx").on(t.companyId, t.documentType, t.createdAt, t.id),
     index("received_documents_company_state_idx").on(t.companyId, t.responseState, t.createdAt, t.id),
