@@ -4,7 +4,8 @@
 export function base64ToBytes(s: string): Uint8Array<ArrayBuffer> {
   let bin: string;
   try {
-    bin = atob(s.replace(/\s+/g, ""));
+    // atob itself skips ASCII whitespace; the regex pass only for text it refuses (other whitespace).
+    bin = atobOrNull(s) ?? atob(s.replace(/\s+/g, ""));
   } catch {
     throw new TypeError("invalid base64");
   }
@@ -18,4 +19,12 @@ export function bytesToBase64(b: Uint8Array | ArrayBuffer): string {
   let s = "";
   for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
   return btoa(s);
+}
+
+function atobOrNull(s: string): string | null {
+  try {
+    return atob(s);
+  } catch {
+    return null;
+  }
 }
