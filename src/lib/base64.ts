@@ -17,6 +17,11 @@ export function base64ToBytes(s: string): Uint8Array<ArrayBuffer> {
 export function bytesToBase64(b: Uint8Array | ArrayBuffer): string {
   const u = b instanceof Uint8Array ? b : new Uint8Array(b);
   let s = "";
+  // Short input (digests, signatures): a loop, without the spread's argument list and subarray.
+  if (u.length <= 512) {
+    for (let i = 0; i < u.length; i++) s += String.fromCharCode(u[i]!);
+    return btoa(s);
+  }
   for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
   return btoa(s);
 }
