@@ -278,6 +278,8 @@ export interface CafElementCheck {
  * caller's extra keys (their SPKI bytes, worked out once per extraKeys object).
  */
 const cafVerdicts = new Map<string, Promise<CafElementCheck>>();
+/** The last verdict knownCafVerdict found, while cafVerdicts holds it (cleared at every removal). */
+let lastVerdict: { trust: string; caf: string; verdict: Promise<CafElementCheck> } | null = null;
 const extraKeyIds = new WeakMap<Record<number, Uint8Array>, string>();
 /** A short token per distinct set of extra keys (their SPKI bytes), so that verdict keys stay short to hash. */
 const extraKeyTokens = new Map<string, string>();
@@ -306,9 +308,15 @@ export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): P
     p = verifyCafElementUncached(cafEl, opts);
     p.catch((e) => {
       // Only the CAF's own verdicts are kept; anything unexpected is tried again next time.
-      if (!(e instanceof EngineError)) cafVerdicts.delete(key);
+      if (!(e instanceof EngineError)) {
+        cafVerdicts.delete(key);
+        lastVerdict = null;
+      }
     });
-    if (cafVerdicts.size >= CAF_VERDICTS_MAX) cafVerdicts.delete(cafVerdicts.keys().next().value!);
+    if (cafVerdicts.size >= CAF_VERDICTS_MAX) {
+      cafVerdicts.delete(cafVerdicts.keys().next().value!);
+      lastVerdict = null;
+    }
     cafVerdicts.set(key, p);
   }
   return p;
@@ -316,7 +324,13 @@ export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): P
 
 /** The verdict verifyCafElement already holds for a CAF, by its canonical form without namespaces; undefined when it has none yet. */
 export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}): Promise<CafElementCheck> | undefined {
-  return cafVerdicts.get(`${trustId(opts)}\n${cafCanonical}`);
+  const trust = trustId(opts);
+  // The DTEs of an envelope mostly share one CAF: comparing its text with the last one found costs
+  // less than building and hashing a new key.
+  if (lastVerdict && lastVerdict.caf === cafCanonical && lastVerdict.trust === trust) return lastVerdict.verdict;
+  const verdict = cafVerdicts.get(`${trust}\n${cafCanonical}`);
+  if (verdict) lastVerdict = { trust, caf: cafCanonical, verdict };
+  return verdict;
 }
 
 async function verifyCafElementUncached(cafEl: XElement, opts: CafTrustOptions): Promise<CafElementCheck> {

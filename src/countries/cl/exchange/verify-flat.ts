@@ -8,7 +8,7 @@
  * every failure report and every fallback (namespace variants, other algorithms) stays exactly the
  * tree's. test/reception/lazy-verify.test.ts holds the reports of both paths equal.
  */
-import { b64decode, b64encode, buf } from "../pki/asn1";
+import { b64decode, b64encode } from "../pki/asn1";
 import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
 import { dteSchemaProblemsFlat } from "../documents/dte-schema";
 import type { TedCheck } from "../documents/ted";
@@ -151,7 +151,7 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => st
   const digest = b64encode(await crypto.subtle.digest("SHA-1", encoder.encode(content)));
   if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(b64decode(textOf(x, sv))), encoder.encode(signedInfo)))) return null;
+  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), encoder.encode(signedInfo)))) return null;
   return { ok: true, reference: uri, digestMode: "context", signer: signerOf(cert) };
 }
 
@@ -186,7 +186,7 @@ async function stampOf(x: FlatIndex, branch: number, opts: InboundOptions): Prom
   const fields = {} as NonNullable<TedCheck["dd"]>;
   for (const k of DD_FIELDS) fields[k] = childTextOf(x, dd, k) ?? "";
   try {
-    if (!(await crypto.subtle.verify(RSA_SHA1, caf.publicKey, buf(b64decode(textOf(x, frmt).trim())), buf(encodeLatin1(flatten(ddText), "DD"))))) return null;
+    if (!(await crypto.subtle.verify(RSA_SHA1, caf.publicKey, b64decode(textOf(x, frmt).trim()), encodeLatin1(flatten(ddText), "DD")))) return null;
   } catch {
     return null;
   }

@@ -159,7 +159,7 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 // ---- base64 / PEM ------------------------------------------------------------------------------
 
 /** Decodes base64 (whitespace ignored). Throws Asn1Error (never a DOMException) on bad input. */
-export function b64decode(s: string): Uint8Array {
+export function b64decode(s: string): Uint8Array<ArrayBuffer> {
   try {
     return base64ToBytes(s);
   } catch {

@@ -22,9 +22,9 @@ const utf8Encoder = new TextEncoder();
 const w1252Decoder = new TextDecoder("latin1");
 
 /** ISO-8859-1 bytes of a string; throws CHARACTER_NOT_LATIN1 for code points above U+00FF. */
-export function encodeLatin1(s: string, field = "xml"): Uint8Array {
-  // ASCII text (most XML): the native encoder gives the same bytes.
-  if (s.length > 64 && ASCII_ONLY.test(s)) return utf8Encoder.encode(s);
+export function encodeLatin1(s: string, field = "xml"): Uint8Array<ArrayBuffer> {
+  // ASCII text (most XML): the native encoder gives the same bytes (in a buffer of their own).
+  if (s.length > 64 && ASCII_ONLY.test(s)) return utf8Encoder.encode(s) as Uint8Array<ArrayBuffer>;
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
