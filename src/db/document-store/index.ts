@@ -3,7 +3,7 @@
  * names for reads. Each store is a `Db` (the same Drizzle handle type as D1's), so the code that
  * touches documents reads as it does against D1; the store is picked once per operation.
  */
-import { and, desc, eq, gte, isNull, or } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { createDb, type Db } from "../client";
 import * as schema from "../schema";
@@ -181,16 +181,7 @@ export async function partitionsOf(env: StoreEnv, companyId: string): Promise<Do
   return createDb(env.DB).select().from(documentPartitions).where(eq(documentPartitions.companyId, companyId)).orderBy(desc(documentPartitions.ordinal));
 }
 
-/** Every open partition of every company (the sweeps walk them). */
+/** Every open partition of every company (operations and tests). */
 export async function openPartitions(env: StoreEnv): Promise<DocumentPartition[]> {
   return createDb(env.DB).select().from(documentPartitions).where(isNull(documentPartitions.closedAt));
-}
-
-/** How long a closed partition is still swept (its last documents and deliveries may still be moving). */
-export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
-
-/** The partitions the cron sweeps walk: every open one and those closed in the last week. */
-export async function sweptPartitions(env: StoreEnv, now: Date): Promise<DocumentPartition[]> {
-  const since = new Date(now.getTime() - SWEEP_CLOSED_PARTITIONS_MS).toISOString();
-  return createDb(env.DB).select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
 }
