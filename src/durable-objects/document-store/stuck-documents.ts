@@ -52,6 +52,8 @@ class StuckRows {
   private passAt: number | null = null;
   /** Whether the last run stopped at its bound with more rows due. */
   private more = false;
+  /** When the last run that sent what was due was (null: none yet). */
+  private ranAt: number | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -63,6 +65,12 @@ class StuckRows {
 
   nextAt(now: number): number | null {
     if (this.more) return now;
+    const at = this.computedNextAt(now);
+    // A run takes every row due by its time; one it left (a time written in another form) waits an interval, not a loop.
+    return at !== null && this.ranAt !== null && at <= this.ranAt ? this.ranAt + STUCK_AFTER_MS : at;
+  }
+
+  private computedNextAt(now: number): number | null {
     const first = this.oldest(START);
     if (first === null) return null;
     if (this.passAt === null || after(first, this.reached)) return dueAt(first, now);
@@ -88,6 +96,7 @@ class StuckRows {
 
   /** After the rows of `due` were sent: the pass has reached the last of them. */
   advance(rows: readonly StuckRow[], now: number): void {
+    this.ranAt = now;
     const last = rows.at(-1);
     if (!last) return;
     this.reached = { t: last.t, id: last.id };
