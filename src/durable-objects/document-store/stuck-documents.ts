@@ -52,8 +52,8 @@ class StuckRows {
   private passAt: number | null = null;
   /** Whether the last run stopped at its bound with more rows due. */
   private more = false;
-  /** When the last run that sent what was due was (null: none yet). */
-  private ranAt: number | null = null;
+  /** When a run left rows that look due by their time (written in another form than the cutoff it compares with); null: none left. */
+  private stalledAt: number | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -66,8 +66,8 @@ class StuckRows {
   nextAt(now: number): number | null {
     if (this.more) return now;
     const at = this.computedNextAt(now);
-    // A run takes every row due by its time; one it left (a time written in another form) waits an interval, not a loop.
-    return at !== null && this.ranAt !== null && at <= this.ranAt ? this.ranAt + STUCK_AFTER_MS : at;
+    // Rows a run could not take although they look due wait an interval, not an alarm loop.
+    return at !== null && this.stalledAt !== null && at <= this.stalledAt ? this.stalledAt + STUCK_AFTER_MS : at;
   }
 
   private computedNextAt(now: number): number | null {
@@ -96,11 +96,13 @@ class StuckRows {
 
   /** After the rows of `due` were sent: the pass has reached the last of them. */
   advance(rows: readonly StuckRow[], now: number): void {
-    this.ranAt = now;
     const last = rows.at(-1);
-    if (!last) return;
-    this.reached = { t: last.t, id: last.id };
-    this.passAt ??= now;
+    if (last) {
+      this.reached = { t: last.t, id: last.id };
+      this.passAt ??= now;
+    }
+    const next = this.more ? null : this.computedNextAt(now);
+    this.stalledAt = next !== null && next <= now ? now : null;
   }
 
   private oldest(from: Key): Key | null {
