@@ -9,7 +9,7 @@ import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDo
 import { ordinalOfId } from "../db/document-store";
 import { isLegacyMoved, partitionFor, rememberSwitched, withPartitionOfId } from "../db/document-store/legacy";
 import { envForMode } from "../config";
-import { companyContext, depsForStore, newEnvelopeId } from "./steps";
+import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
@@ -161,6 +161,7 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
       try {
         const inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
         if (isFinal(inv.status)) {
+          await releaseIfEnded(deps, [inv]);
           msg.ack();
           return;
         }
@@ -300,8 +301,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
     for (const m of msgs) m.ack();
   } catch (e) {
     if (e instanceof AuthorityError && !e.retryable) {
-      await rejectEnvelope(deps, envelopeId, e);
-      for (const m of msgs) m.ack();
+      await settleRefusal(deps, envelopeId, msgs, e);
       return;
     }
     await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
@@ -319,6 +319,17 @@ async function siiModeOfCompany(deps: StepDeps, companyId: string): Promise<stri
 
 function companyOf(msgs: Message<unknown>[]): string {
   return (msgs[0]!.body as InvoiceMessage).company_id;
+}
+
+/** The refused envelope's documents rejected, then its messages acked; retried when that failed (the retry finds them REJECTED and releases what they still hold). */
+async function settleRefusal(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[], e: AuthorityError) {
+  try {
+    await rejectEnvelope(deps, envelopeId, e);
+    for (const m of msgs) m.ack();
+  } catch (err) {
+    log("warn", "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
+    for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+  }
 }
 
 /** The authority refused the upload itself (schema, signature...): its documents are rejected. */

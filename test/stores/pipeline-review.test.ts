@@ -1,0 +1,94 @@
+/**
+ * Review of the pipeline per document store (issue 16): what a failure between two writes of
+ * different stores leaves behind, and whether the next delivery finishes it.
+ *
+ * A cancelling note that ends REJECTED or FAILED releases its cancellation beside itself and in the
+ * cancelled document's partition, after the batch that recorded its verdict: two further writes, the
+ * second one to another Durable Object. When either fails (the store unavailable, the isolate gone),
+ * the message is retried, but the note is then final (its message) or its envelope DONE (its poll):
+ * the retry must release what is still held, or the cancelled document can never be cancelled again.
+ * The fixtures are that state, written as the pipeline writes it: the note final, its envelope DONE,
+ * its cancellation still in both partitions.
+ */
+import { createMessageBatch } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { siiAuthority } from "../../src/countries/cl";
+import type { Db } from "../../src/db/client";
+import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
+import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
+import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
+import { newCompany, newOwner } from "../helpers/api";
+
+const silentQueue = { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue;
+const quietEnv = { ...env, ISSUANCE_QUEUE: silentQueue, WEBHOOK_QUEUE: silentQueue };
+
+function documentRow(companyId: string, id: string, status: InvoiceStatus, extra: Partial<typeof invoices.$inferInsert> = {}): typeof invoices.$inferInsert {
+  const at = new Date().toISOString();
+  return { id, companyId, documentType: 33, status, issueDate: at.slice(0, 10), recipientRut: "77879240-0", recipientName: "Cliente Ltda", currency: "CLP", total: "9926", body: "{}", createdAt: at, updatedAt: at, ...extra };
+}
+
+/**
+ * A company whose document (type 33, ACCEPTED) is in last month's closed partition and whose note
+ * cancelling it, in `noteStatus`, is in the open one, in a DONE envelope; the cancellation row is in
+ * both partitions (beside the note and where the cancelled document's reads look for it).
+ */
+async function noteAcrossPartitions(noteStatus: InvoiceStatus) {
+  const companyId = await newCompany(await newOwner(`review-${noteStatus}`));
+  const old = await openStore(env, companyId);
+  const targetId = partitionedId("inv", old.ordinal);
+  await old.db.insert(invoices).values(documentRow(companyId, targetId, "ACCEPTED", { folio: 7 }));
+  await closePartition(env, companyId, old.ordinal, "MONTH_END", null);
+  const open = await openStore(env, companyId);
+  expect(open.ordinal).toBe(old.ordinal + 1);
+  const noteId = partitionedId("inv", open.ordinal);
+  const envelopeId = partitionedId("env", open.ordinal);
+  const at = new Date().toISOString();
+  await open.db.batch([
+    open.db.insert(invoices).values(documentRow(companyId, noteId, noteStatus, { documentType: 61, folio: 3, cancelsInvoiceId: targetId, envelopeId, trackId: "1" })),
+    open.db.insert(envelopes).values({ id: envelopeId, companyId, kind: "EnvioDTE", xmlKey: `companies/${companyId}/envelopes/${envelopeId}.xml`, documentCount: 1, status: "DONE", trackId: "1", createdAt: at, updatedAt: at }),
+    open.db.insert(cancellations).values({ cancelledInvoiceId: targetId, creditNoteId: noteId, createdAt: at }),
+  ]);
+  await old.db.insert(cancellations).values({ cancelledInvoiceId: targetId, creditNoteId: noteId, createdAt: at });
+  return { companyId, targetId, noteId, envelopeId, noteStore: storeFor(env, companyId, open.ordinal).db, targetStore: storeFor(env, companyId, old.ordinal).db };
+}
+
+async function deliver(body: unknown) {
+  const message = { id: crypto.randomUUID(), timestamp: new Date(), attempts: 2, body };
+  const batch = createMessageBatch("dte-issuance", [message]);
+  await handleIssuanceBatch(batch, quietEnv as Env, siiAuthority(env));
+}
+
+const held = (db: Db, targetId: string) => db.select().from(cancellations).where(eq(cancellations.cancelledInvoiceId, targetId));
+
+describe("a cancellation whose release was lost after the note's verdict", () => {
+  it("the note's message delivered again (the note REJECTED) releases it in both partitions", async () => {
+    const f = await noteAcrossPartitions("REJECTED");
+    await deliver(invoiceBody(f.noteId, f.companyId));
+    expect(await held(f.noteStore, f.targetId)).toEqual([]);
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+  });
+
+  it("a FAILED note's message delivered again releases it too", async () => {
+    const f = await noteAcrossPartitions("FAILED");
+    await deliver(invoiceBody(f.noteId, f.companyId));
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+  });
+
+  it("its envelope's poll delivered again (the envelope DONE) releases it in both partitions", async () => {
+    const f = await noteAcrossPartitions("REJECTED");
+    await deliver(envelopePollBody(f.envelopeId, f.companyId));
+    expect(await held(f.noteStore, f.targetId)).toEqual([]);
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+  });
+
+  it("an ACCEPTED note keeps the document cancelled, whatever is delivered again", async () => {
+    const f = await noteAcrossPartitions("ACCEPTED");
+    await deliver(invoiceBody(f.noteId, f.companyId));
+    await deliver(envelopePollBody(f.envelopeId, f.companyId));
+    expect(await held(f.noteStore, f.targetId)).toHaveLength(1);
+    expect(await held(f.targetStore, f.targetId)).toEqual([{ cancelledInvoiceId: f.targetId, creditNoteId: f.noteId, createdAt: expect.any(String) }]);
+  });
+});
