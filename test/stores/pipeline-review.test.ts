@@ -16,10 +16,11 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import type { Db } from "../../src/db/client";
-import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
+import { closePartition, openStore, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
 import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
+import { noteProblem } from "../../src/domain/invoices/state";
 import { newCompany, newOwner } from "../helpers/api";
 
 const silentQueue = { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue;
@@ -90,5 +91,66 @@ describe("a cancellation whose release was lost after the note's verdict", () =>
     await deliver(envelopePollBody(f.envelopeId, f.companyId));
     expect(await held(f.noteStore, f.targetId)).toHaveLength(1);
     expect(await held(f.targetStore, f.targetId)).toEqual([{ cancelledInvoiceId: f.targetId, creditNoteId: f.noteId, createdAt: expect.any(String) }]);
+  });
+});
+
+/** D1 as the platform gives it, its write batches counted; `down` makes them fail (D1 unavailable). */
+function watchedD1() {
+  const watch = { batches: 0, down: false };
+  const db = new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          watch.batches++;
+          return watch.down ? Promise.reject(new Error("D1_ERROR: unavailable")) : target.batch(statements);
+        };
+      }
+      const value = Reflect.get(target, prop) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { db, watch };
+}
+
+describe("a partition closed by size while its documents are in flight", () => {
+  it("is closed once: the pipeline's later reads and writes of its documents there write nothing to D1", async () => {
+    const companyId = await newCompany(await newOwner("review-size"));
+    const { ordinal } = await openStore(env, companyId);
+    const { db, watch } = watchedD1();
+    const small = { ...env, DB: db, DOCUMENT_STORE_MAX_BYTES: "1" };
+    const store = storeFor(small, companyId, ordinal).db;
+    const id = partitionedId("inv", ordinal);
+    await store.insert(invoices).values(documentRow(companyId, id, "SIGNED"));
+    expect((await partitionsOf(env, companyId)).map((p) => [p.ordinal, p.closedReason])).toEqual([
+      [ordinal + 1, null],
+      [ordinal, "SIZE"],
+    ]);
+    expect(watch.batches).toBe(1);
+    // The document's next steps in its (closed) partition: a read, a note, a read.
+    await store.select().from(invoices).where(eq(invoices.id, id));
+    await noteProblem(store, { invoiceId: id }, "Sending failed, will retry");
+    const [row] = await store.select().from(invoices).where(eq(invoices.id, id));
+    expect(row).toMatchObject({ status: "SIGNED", attempts: 1 });
+    expect(watch.batches).toBe(1);
+  });
+
+  it("D1 unavailable when the store passes the size: the store's write stands and is reported done; the close follows on a later call", async () => {
+    const companyId = await newCompany(await newOwner("review-size-down"));
+    const { ordinal } = await openStore(env, companyId);
+    const { db, watch } = watchedD1();
+    const small = { ...env, DB: db, DOCUMENT_STORE_MAX_BYTES: "1" };
+    const store = storeFor(small, companyId, ordinal).db;
+    const id = partitionedId("inv", ordinal);
+    watch.down = true;
+    // Before: the committed write was reported as failed, so the pipeline retried a step that was done.
+    await store.insert(invoices).values(documentRow(companyId, id, "SIGNED"));
+    expect(await store.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, id))).toEqual([{ id }]);
+    expect((await partitionsOf(env, companyId)).map((p) => [p.ordinal, p.closedReason])).toEqual([[ordinal, null]]);
+    watch.down = false;
+    await store.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, id));
+    expect((await partitionsOf(env, companyId)).map((p) => [p.ordinal, p.closedReason])).toEqual([
+      [ordinal + 1, null],
+      [ordinal, "SIZE"],
+    ]);
   });
 });
