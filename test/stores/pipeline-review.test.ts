@@ -22,6 +22,12 @@ import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
 import { noteProblem } from "../../src/domain/invoices/state";
 import { newCompany, newOwner } from "../helpers/api";
+import { createDb } from "../../src/db/client";
+import { findCompanyForClient } from "../../src/domain/companies/repository";
+import { allocator } from "../../src/domain/folios/cafs";
+import { issueInvoice } from "../../src/domain/invoices/issue";
+import { invoiceEvents } from "../../src/db/schema";
+import { invoiceBody as sampleBody, readyIssuer, type Issuer } from "../helpers/issuer";
 
 const silentQueue = { send: async () => undefined, sendBatch: async () => undefined } as unknown as Queue;
 const quietEnv = { ...env, ISSUANCE_QUEUE: silentQueue, WEBHOOK_QUEUE: silentQueue };
@@ -152,5 +158,68 @@ describe("a partition closed by size while its documents are in flight", () => {
       [ordinal + 1, null],
       [ordinal, "SIZE"],
     ]);
+  });
+});
+
+/**
+ * A RECEIVED document of `issuer` (with its folio reservation) in partition `ordinal` of its company,
+ * never queued: issued as the POST does, then moved into the store by hand (the POST writes D1 until
+ * the move of issued documents' writes lands).
+ */
+async function receivedIn(issuer: Issuer, ordinal: number) {
+  const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
+  const d1Row = await issueInvoice(createDb(env.DB), quietEnv as Env, company, sampleBody(issuer.rut, "33"), "req_review");
+  await env.DB.batch([env.DB.prepare("DELETE FROM invoice_events WHERE invoice_id = ?").bind(d1Row.id), env.DB.prepare("DELETE FROM invoices WHERE id = ?").bind(d1Row.id)]);
+  const folios = allocator(env, issuer.companyId, 33);
+  await folios.release(d1Row.id);
+  const id = partitionedId("inv", ordinal);
+  expect(await folios.reserve(id, { issueDate: d1Row.issueDate })).toMatchObject({ ok: true });
+  const db = storeFor(env, issuer.companyId, ordinal).db;
+  await db.batch([db.insert(invoices).values({ ...d1Row, id }), db.insert(invoiceEvents).values({ id: partitionedId("evt", ordinal), invoiceId: id, status: "RECEIVED", message: "Received", createdAt: d1Row.createdAt })]);
+  return { id, companyId: issuer.companyId, ordinal };
+}
+
+describe("one batch over two companies and two partitions of each", () => {
+  it("each document is sent in an envelope of its own partition, its poll finds it there, folios distinct per company; nothing in D1", async () => {
+    const issuers = [await readyIssuer([33], 10), await readyIssuer([33], 10)];
+    const docs: { id: string; companyId: string; ordinal: number }[] = [];
+    for (const issuer of issuers) {
+      const old = await openStore(env, issuer.companyId);
+      docs.push(await receivedIn(issuer, old.ordinal), await receivedIn(issuer, old.ordinal));
+      await closePartition(env, issuer.companyId, old.ordinal, "SIZE", 1);
+      const open = await openStore(env, issuer.companyId);
+      docs.push(await receivedIn(issuer, open.ordinal));
+    }
+    const polls: { envelope_id: string; company_id: string }[] = [];
+    const capture = { send: async () => undefined, sendBatch: async (m: { body: { envelope_id: string; company_id: string } }[]) => void polls.push(...m.map((x) => x.body)) } as unknown as Queue;
+    const run = (bodies: unknown[]) =>
+      handleIssuanceBatch(createMessageBatch("dte-issuance", bodies.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body }))), { ...quietEnv, ISSUANCE_QUEUE: capture } as Env, siiAuthority(env));
+    await run(docs.map((d) => invoiceBody(d.id, d.companyId)));
+
+    const rows = await Promise.all(docs.map(async (d) => (await storeFor(env, d.companyId, d.ordinal).db.select().from(invoices).where(eq(invoices.id, d.id)))[0]!));
+    for (const [i, r] of rows.entries()) {
+      expect(r.status, r.lastError ?? "").toBe("SENT");
+      expect(r.envelopeId).toMatch(new RegExp(`^env_p${docs[i]!.ordinal}_[0-9A-Z]{26}$`));
+      const [envelope] = await storeFor(env, docs[i]!.companyId, docs[i]!.ordinal).db.select().from(envelopes).where(eq(envelopes.id, r.envelopeId!));
+      expect(envelope, `envelope of ${r.id}`).toMatchObject({ status: "SENT", companyId: docs[i]!.companyId });
+    }
+    // One envelope per company and partition, holding exactly that store's documents.
+    const byEnvelope = new Map<string, string[]>();
+    for (const r of rows) byEnvelope.set(r.envelopeId!, [...(byEnvelope.get(r.envelopeId!) ?? []), r.id]);
+    expect([...byEnvelope.values()].map((ids) => ids.length).sort()).toEqual([1, 1, 2, 2]);
+    for (const issuer of issuers) {
+      const folios = rows.filter((r) => r.companyId === issuer.companyId).map((r) => r.folio);
+      expect(new Set(folios).size).toBe(3);
+    }
+    expect(polls.map((p) => p.envelope_id).sort()).toEqual([...byEnvelope.keys()].sort());
+    const inD1 = await env.DB.prepare(`SELECT count(*) AS n FROM invoices WHERE id IN (${docs.map(() => "?").join(",")})`).bind(...docs.map((d) => d.id)).first<{ n: number }>();
+    expect(inD1!.n).toBe(0);
+
+    // The polls, in one batch too: every document reaches its verdict in its own store.
+    for (let round = 0; round < 10 && polls.length > 0; round++) await run(polls.splice(0));
+    for (const d of docs) {
+      const [r] = await storeFor(env, d.companyId, d.ordinal).db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, d.id));
+      expect(r!.status).toBe("ACCEPTED");
+    }
   });
 });
