@@ -161,8 +161,7 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
       try {
         const inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
         if (isFinal(inv.status)) {
-          await releaseIfEnded(deps, [inv]);
-          msg.ack();
+          await settleFinal(deps, msg, inv);
           return;
         }
         if (inv.status === "SENT") {
@@ -182,6 +181,21 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
   );
   await resumePolls(deps, sent);
   return { prepared, signed };
+}
+
+/**
+ * A document already final whose message comes again: acked, once a note that ended REJECTED or
+ * FAILED has released what it may still hold; a failed release is retried without touching the
+ * final document (its last_error stays the verdict's).
+ */
+async function settleFinal(deps: StepDeps, msg: Message<unknown>, inv: InvoiceRow) {
+  try {
+    await releaseIfEnded(deps, [inv]);
+    msg.ack();
+  } catch (e) {
+    log("warn", "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
+    msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+  }
 }
 
 /**
