@@ -9,6 +9,10 @@
  * the retry must release what is still held, or the cancelled document can never be cancelled again.
  * The fixtures are that state, written as the pipeline writes it: the note final, its envelope DONE,
  * its cancellation still in both partitions.
+ *
+ * Also: a store past the size threshold while its documents are in flight (closed once, and a
+ * failed close never reported as the committed store call's failure), and one consumer batch over
+ * two companies and two partitions of each (one envelope per store, folios distinct, nothing in D1).
  */
 import { createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
