@@ -252,15 +252,14 @@ async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
   await Promise.all(
     [...groups.values()].map(async (group) => {
       const companyId = group[0]!.inv.companyId;
+      let fresh: Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>;
       try {
         await claimEnvelope(deps, companyId, group.filter((g) => !g.inv.envelopeId).map((g) => g.inv.id));
+        fresh = await envelopesOf(deps, group.map((g) => g.inv.id));
       } catch (e) {
+        // This group's store failed: its messages retry; the batch's other groups go on.
         for (const g of group) await onStepError(deps, g.msg, g.inv.id, e);
         return;
-      }
-      const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
-      for (const ids of chunked(group.map((g) => g.inv.id), 90)) {
-        for (const r of await deps.store.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids))) fresh.set(r.id, r);
       }
       const byEnvelope = new Map<string, Message<unknown>[]>();
       for (const g of group) {
@@ -274,6 +273,15 @@ async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
       for (const [envelopeId, msgs] of byEnvelope) await send(deps, envelopeId, msgs, () => sendEnvelope(deps, companyId, envelopeId));
     }),
   );
+}
+
+/** The current status and envelope of SIGNED documents (after their claim). */
+async function envelopesOf(deps: StepDeps, ids: string[]) {
+  const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
+  for (const chunk of chunked(ids, 90)) {
+    for (const r of await deps.store.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, chunk))) fresh.set(r.id, r);
+  }
+  return fresh;
 }
 
 /** Polls; the next polls of envelopes still pending are queued together. */

@@ -14,7 +14,7 @@
  * failed close never reported as the committed store call's failure), and one consumer batch over
  * two companies and two partitions of each (one envelope per store, folios distinct, nothing in D1).
  */
-import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -23,6 +23,9 @@ import type { Db } from "../../src/db/client";
 import { closePartition, openStore, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
 import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { assignFolio, signDocument, type StepDeps } from "../../src/pipeline/steps";
+import type { StoreRpc } from "../../src/db/document-store/client";
+import type { StoreStatement } from "../../src/db/document-store/schema";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
 import { noteProblem } from "../../src/domain/invoices/state";
 import { newCompany, newOwner } from "../helpers/api";
@@ -225,5 +228,50 @@ describe("one batch over two companies and two partitions of each", () => {
       const [r] = await storeFor(env, d.companyId, d.ordinal).db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, d.id));
       expect(r!.status).toBe("ACCEPTED");
     }
+  });
+});
+
+describe("one store failing in a batch over two companies", () => {
+  /** The namespace, with company `failing`'s stores refusing the read of their SIGNED documents' envelopes. */
+  function failingFor(failing: string): Env["DOCUMENT_STORE"] {
+    const ns = env.DOCUMENT_STORE;
+    const names = new Map<string, string>();
+    return {
+      idFromName: (n: string) => {
+        const id = ns.idFromName(n);
+        names.set(id.toString(), n);
+        return id;
+      },
+      get: (id: DurableObjectId) => {
+        const stub = ns.get(id) as unknown as StoreRpc;
+        if (!names.get(id.toString())?.startsWith(`${failing}:`)) return stub;
+        return {
+          query: (s: StoreStatement) => (/^select "id", "status", "envelope_id" from "invoices"/.test(s.sql) ? Promise.reject(new Error("store unavailable")) : stub.query(s)),
+          batch: (s: StoreStatement[]) => stub.batch(s),
+        };
+      },
+    } as unknown as Env["DOCUMENT_STORE"];
+  }
+
+  async function signedIn(issuer: Issuer) {
+    const ordinal = (await openStore(env, issuer.companyId)).ordinal;
+    const { id } = await receivedIn(issuer, ordinal);
+    const store = storeFor(env, issuer.companyId, ordinal).db;
+    const deps: StepDeps = { db: createDb(env.DB), store, ordinal, env, authority: siiAuthority(env), now: () => new Date() };
+    const [row] = await store.select().from(invoices).where(eq(invoices.id, id));
+    await signDocument(deps, await assignFolio(deps, row!));
+    return { id, companyId: issuer.companyId, store };
+  }
+
+  it("the failed company's SIGNED documents are retried; the other company's are sent and acked", async () => {
+    const [a, b] = [await signedIn(await readyIssuer([33], 5)), await signedIn(await readyIssuer([33], 5))];
+    const messages = [a, b].map((d) => ({ id: `m-${d.id}`, timestamp: new Date(), attempts: 1, body: invoiceBody(d.id, d.companyId) }));
+    const batch = createMessageBatch("dte-issuance", messages);
+    await handleIssuanceBatch(batch, { ...quietEnv, DOCUMENT_STORE: failingFor(a.companyId) } as Env, siiAuthority(env));
+    const result = await getQueueResult(batch, createExecutionContext());
+    expect(result.explicitAcks).toEqual([`m-${b.id}`]);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual([`m-${a.id}`]);
+    expect((await b.store.select().from(invoices).where(eq(invoices.id, b.id)))[0]).toMatchObject({ status: "SENT" });
+    expect((await a.store.select().from(invoices).where(eq(invoices.id, a.id)))[0]).toMatchObject({ status: "SIGNED" });
   });
 });
