@@ -193,6 +193,7 @@ async function settleFinal(deps: StepDeps, msg: Message<unknown>, inv: InvoiceRo
     await releaseIfEnded(deps, [inv]);
     msg.ack();
   } catch (e) {
+    noteSwitch(deps, e);
     log("warn", "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
     msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
   }
@@ -295,6 +296,7 @@ async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
         if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, await siiModeOfCompany(deps, body.company_id)) });
         else msg.ack();
       } catch (e) {
+        noteSwitch(deps, e);
         log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
         msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
       }
@@ -326,6 +328,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
       await settleRefusal(deps, envelopeId, msgs, e);
       return;
     }
+    noteSwitch(deps, e);
     await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
@@ -349,6 +352,7 @@ async function settleRefusal(deps: StepDeps, envelopeId: string, msgs: Message<u
     await rejectEnvelope(deps, envelopeId, e);
     for (const m of msgs) m.ack();
   } catch (err) {
+    noteSwitch(deps, err);
     log("warn", "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
     for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
   }
@@ -363,6 +367,11 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 
+/** D1 refused a legacy document's write because its group switched (after an upload too): the retry goes to the store. */
+function noteSwitch(deps: StepDeps, e: unknown) {
+  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+}
+
 async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: string, e: unknown) {
   if (e instanceof TerminalStepError) {
     log("warn", "document failed", { invoice_id: invoiceId, error: e.message });
@@ -371,8 +380,7 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  // D1 refused a legacy document's write because its group switched: the retry goes to the store.
-  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+  noteSwitch(deps, e);
   await noteProblem(deps.store, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
