@@ -1,6 +1,5 @@
 import { lt, and, inArray, eq } from "drizzle-orm";
 import { createDb, type Db } from "../db/client";
-import { storeFor, sweptPartitions } from "../db/document-store";
 import { legacyMoved } from "../db/document-store/legacy";
 import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
@@ -9,7 +8,7 @@ import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
 import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
 import { armStoreAlarms } from "../webhooks/store-alarms";
-import { envelopePollBody, invoiceBody, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
@@ -28,42 +27,28 @@ const certificateExpiry: Job = async (env, at) => {
   await notifyEvents(env, companies);
 };
 
-/** How long a non-final document may sit untouched before the sweep re-drives it. */
-export const STUCK_AFTER_MS = 10 * 60_000;
-
 /**
  * Re-drives documents stuck in a non-final state (a lost queue message, a dead-lettered one, a
  * crash between a write and a queue send) and envelopes whose polling stopped, in D1's legacy
- * partition (until its switch) and in every open or recently closed store partition. Every step is
+ * partition until its switch. The document stores do the same for their own rows from their alarm
+ * (src/durable-objects/document-store/stuck-documents.ts): this job asks no store. Every step is
  * idempotent, so a document that was in fact moving is not harmed.
  */
 export const sweepStuckDocuments: Job = async (env, at) => {
+  if (await legacyMoved(env, "documents")) return;
   const cutoff = new Date(at.getTime() - STUCK_AFTER_MS).toISOString();
-  const moved = await legacyMoved(env, "documents");
-  const swept = (await sweptPartitions(env, at)).filter((p) => p.ordinal > 0 || moved);
-  // D1 holds partition 0 until its switch; afterwards it is the stores' partition 0 like any other.
-  const dbs = [...(moved ? [] : [createDb(env.DB)]), ...swept.map((p) => storeFor(env, p.companyId, p.ordinal).db)];
-  const stuck: { id: string; companyId: string }[] = [];
-  const polls: { id: string; companyId: string }[] = [];
-  for (const group of chunked(dbs, SWEEP_PARALLEL)) {
-    if (stuck.length >= SWEEP_LIMIT && polls.length >= SWEEP_LIMIT) break;
-    for (const found of await Promise.all(group.map((db) => stuckIn(db, cutoff)))) {
-      stuck.push(...found.stuck);
-      polls.push(...found.polls);
-    }
-  }
+  const { stuck, polls } = await stuckIn(createDb(env.DB), cutoff);
   const messages: { body: InvoiceMessage | EnvelopePollMessage }[] = [
-    ...stuck.slice(0, SWEEP_LIMIT).map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
-    ...polls.slice(0, SWEEP_LIMIT).map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
+    ...stuck.map((r) => ({ body: invoiceBody(r.id, r.companyId) })),
+    ...polls.map((r) => ({ body: envelopePollBody(r.id, r.companyId) })),
   ];
   for (const chunk of chunked(messages, 100)) await env.ISSUANCE_QUEUE.sendBatch(chunk);
-  if (messages.length > 0) log("info", "sweep re-drove work", { documents: Math.min(stuck.length, SWEEP_LIMIT), envelopes: Math.min(polls.length, SWEEP_LIMIT) });
+  if (messages.length > 0) log("info", "sweep re-drove work", { documents: stuck.length, envelopes: polls.length });
 };
 
 const SWEEP_LIMIT = 500;
-const SWEEP_PARALLEL = 20;
 
-/** A database's documents untouched in a non-final state since `cutoff`, and its envelopes whose polling stopped. */
+/** D1's documents untouched in a non-final state since `cutoff`, and its envelopes whose polling stopped. */
 async function stuckIn(db: Db, cutoff: string) {
   const [stuck, polls] = await db.batch([
     db

@@ -9,7 +9,7 @@ import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDo
 import { ordinalOfId } from "../db/document-store";
 import { isLegacyMoved, partitionFor, rememberSwitched, withPartitionOfId } from "../db/document-store/legacy";
 import { envForMode } from "../config";
-import { companyContext, depsForStore, newEnvelopeId } from "./steps";
+import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
@@ -161,7 +161,7 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
       try {
         const inv = rows.get(body.invoice_id) ?? (await reload(deps, body.invoice_id));
         if (isFinal(inv.status)) {
-          msg.ack();
+          await settleFinal(deps, msg, inv);
           return;
         }
         if (inv.status === "SENT") {
@@ -181,6 +181,22 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
   );
   await resumePolls(deps, sent);
   return { prepared, signed };
+}
+
+/**
+ * A document already final whose message comes again: acked, once a note that ended REJECTED or
+ * FAILED has released what it may still hold; a failed release is retried without touching the
+ * final document (its last_error stays the verdict's).
+ */
+async function settleFinal(deps: StepDeps, msg: Message<unknown>, inv: InvoiceRow) {
+  try {
+    await releaseIfEnded(deps, [inv]);
+    msg.ack();
+  } catch (e) {
+    noteSwitch(deps, e);
+    log("warn", "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
+    msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+  }
 }
 
 /**
@@ -237,15 +253,14 @@ async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
   await Promise.all(
     [...groups.values()].map(async (group) => {
       const companyId = group[0]!.inv.companyId;
+      let fresh: Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>;
       try {
         await claimEnvelope(deps, companyId, group.filter((g) => !g.inv.envelopeId).map((g) => g.inv.id));
+        fresh = await envelopesOf(deps, group.map((g) => g.inv.id));
       } catch (e) {
+        // This group's store failed: its messages retry; the batch's other groups go on.
         for (const g of group) await onStepError(deps, g.msg, g.inv.id, e);
         return;
-      }
-      const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
-      for (const ids of chunked(group.map((g) => g.inv.id), 90)) {
-        for (const r of await deps.store.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, ids))) fresh.set(r.id, r);
       }
       const byEnvelope = new Map<string, Message<unknown>[]>();
       for (const g of group) {
@@ -261,6 +276,15 @@ async function sendSignedGroups(deps: StepDeps, groups: SignedGroups) {
   );
 }
 
+/** The current status and envelope of SIGNED documents (after their claim). */
+async function envelopesOf(deps: StepDeps, ids: string[]) {
+  const fresh = new Map<string, Pick<InvoiceRow, "id" | "status" | "envelopeId">>();
+  for (const chunk of chunked(ids, 90)) {
+    for (const r of await deps.store.select({ id: invoices.id, status: invoices.status, envelopeId: invoices.envelopeId }).from(invoices).where(inArray(invoices.id, chunk))) fresh.set(r.id, r);
+  }
+  return fresh;
+}
+
 /** Polls; the next polls of envelopes still pending are queued together. */
 async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
   const { env } = deps;
@@ -272,6 +296,7 @@ async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
         if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, await siiModeOfCompany(deps, body.company_id)) });
         else msg.ack();
       } catch (e) {
+        noteSwitch(deps, e);
         log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
         msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
       }
@@ -300,10 +325,10 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
     for (const m of msgs) m.ack();
   } catch (e) {
     if (e instanceof AuthorityError && !e.retryable) {
-      await rejectEnvelope(deps, envelopeId, e);
-      for (const m of msgs) m.ack();
+      await settleRefusal(deps, envelopeId, msgs, e);
       return;
     }
+    noteSwitch(deps, e);
     await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
@@ -321,6 +346,18 @@ function companyOf(msgs: Message<unknown>[]): string {
   return (msgs[0]!.body as InvoiceMessage).company_id;
 }
 
+/** The refused envelope's documents rejected, then its messages acked; retried when that failed (the retry finds them REJECTED and releases what they still hold). */
+async function settleRefusal(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[], e: AuthorityError) {
+  try {
+    await rejectEnvelope(deps, envelopeId, e);
+    for (const m of msgs) m.ack();
+  } catch (err) {
+    noteSwitch(deps, err);
+    log("warn", "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
+    for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+  }
+}
+
 /** The authority refused the upload itself (schema, signature...): its documents are rejected. */
 async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityError) {
   const [moved] = await deps.store.batch([
@@ -328,6 +365,11 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
   ]);
   await releaseCancellations(deps, moved.filter((m) => m.cancelsInvoiceId));
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
+}
+
+/** D1 refused a legacy document's write because its group switched (after an upload too): the retry goes to the store. */
+function noteSwitch(deps: StepDeps, e: unknown) {
+  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
 }
 
 async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: string, e: unknown) {
@@ -338,8 +380,7 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  // D1 refused a legacy document's write because its group switched: the retry goes to the store.
-  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+  noteSwitch(deps, e);
   await noteProblem(deps.store, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });

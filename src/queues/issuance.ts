@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Messages of the issuance queue (producers: the issuance POST, the consumer itself, the cron sweep). Bodies carry ids only (artifacts live in R2 and D1); `v` is the
+ * Messages of the issuance queue (producers: the issuance POST, the consumer itself, the stuck-work sweeps of the document stores' alarms and of the cron). Bodies carry ids only (artifacts live in R2 and D1); `v` is the
  * schema version. A message that does not parse goes to the dead-letter path.
  */
 export const invoiceMessage = z.object({
@@ -23,6 +23,13 @@ export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, env
 export type PipelineMessage = z.infer<typeof pipelineMessage>;
 export type InvoiceMessage = z.infer<typeof invoiceMessage>;
 export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
+
+/**
+ * How long a document in a non-final state, or an envelope SENT, may sit untouched before its message
+ * is taken as lost and sent again (the store's alarm, src/durable-objects/document-store/stuck-documents.ts;
+ * the cron for D1's legacy partition).
+ */
+export const STUCK_AFTER_MS = 10 * 60_000;
 
 export function invoiceBody(invoiceId: string, companyId: string, requestId?: string): InvoiceMessage {
   return { v: 1, type: "invoice", invoice_id: invoiceId, company_id: companyId, request_id: requestId };

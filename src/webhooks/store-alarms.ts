@@ -1,14 +1,16 @@
 /**
- * Overdue webhook deliveries and reception deadlines are handled by each document store's own alarm
- * (src/durable-objects/document-store/overdue-deliveries.ts, reception-deadlines.ts), so the cron no
- * longer asks every store for them. A store arms its alarm when it starts and after every write to
- * its deliveries or received documents, so stores written or woken after this release are covered by
- * themselves; what is left is a store holding a delivery whose message was lost, or a received
- * document whose deadline comes, before this release and that nothing wakes again. For those the
- * cron makes one walk, once: every partition that can still hold either (open, or closed within 45
- * days: the reception window, longer than the retry one) is asked to arm its alarm, ARM_PER_RUN per
- * run, resuming from a cursor in D1 (`cron_cursors`, migration 0017); once the walk is finished a
- * run costs one D1 read.
+ * Overdue webhook deliveries, reception deadlines and stuck documents and envelopes are handled by
+ * each document store's own alarm (src/durable-objects/document-store/overdue-deliveries.ts,
+ * reception-deadlines.ts, stuck-documents.ts), so the cron no longer asks every store for them. A
+ * store arms its alarm when it starts and after every write to its deliveries, received documents,
+ * documents or envelopes, so stores written or woken after this release are covered by themselves;
+ * what is left is a store holding such work from before this release (a delivery or a document whose
+ * queue message was lost, a received document whose deadline comes) that nothing wakes again. For
+ * those the cron makes one walk, once: every partition that can still hold any of it (open, or closed
+ * within 45 days: the reception window, longer than the retry one and than the week the cron's
+ * stuck-document sweep used to cover) is asked to arm its alarm, which sets it at the earliest time
+ * any of its tasks is due; ARM_PER_RUN per run, resuming from a cursor in D1 (`cron_cursors`,
+ * migration 0017); once the walk is finished a run costs one D1 read.
  */
 import { and, asc, eq, gt, gte, isNull, or } from "drizzle-orm";
 import { createDb } from "../db/client";

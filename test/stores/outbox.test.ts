@@ -12,6 +12,7 @@ import { outboxInsert, relayNow } from "../../src/db/document-store/outbox";
 import { invoices } from "../../src/db/schema";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { randomUlid } from "../../src/lib/ids";
+import { STUCK_AFTER_MS } from "../../src/queues/issuance";
 import { MOVES, transition } from "../../src/domain/invoices/state";
 import { newCompany, newOwner } from "../helpers/api";
 import { storeRows } from "../helpers/store";
@@ -66,8 +67,10 @@ describe("store outbox relay", () => {
     const companyId = `cmp_${randomUlid()}`;
     const store = await openStore(env, companyId);
     const stub = env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(storeName(companyId, store.ordinal)));
-    await store.db.insert(invoices).values({ id: partitionedId("inv", store.ordinal), companyId, documentType: 33, status: "RECEIVED", issueDate: "2026-11-23", recipientRut: "77879240-0", recipientName: "X", currency: "CLP", total: "1", body: "{}" });
-    expect(await runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.getAlarm())).toBeNull();
+    const updatedAt = new Date().toISOString();
+    await store.db.insert(invoices).values({ id: partitionedId("inv", store.ordinal), companyId, documentType: 33, status: "RECEIVED", issueDate: "2026-11-23", recipientRut: "77879240-0", recipientName: "X", currency: "CLP", total: "1", body: "{}", updatedAt });
+    // Nothing to relay: the only alarm is the stuck-document check of the RECEIVED document, an interval later.
+    expect(await runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.getAlarm())).toBe(Date.parse(updatedAt) + STUCK_AFTER_MS);
 
     await env.DB.exec("ALTER TABLE event_outbox RENAME TO event_outbox_away");
     try {

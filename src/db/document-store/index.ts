@@ -3,13 +3,14 @@
  * names for reads. Each store is a `Db` (the same Drizzle handle type as D1's), so the code that
  * touches documents reads as it does against D1; the store is picked once per operation.
  */
-import { and, desc, eq, gte, isNull, or } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { createDb, type Db } from "../client";
 import * as schema from "../schema";
 import { documentPartitions, type DocumentPartition } from "../schema";
 import { randomUlid, type IdPrefix } from "../../lib/ids";
 import { StoreD1 } from "./client";
+import { describeError, log } from "../../lib/log";
 
 /** Default size at which a partition closes early: 40 % of a Durable Object's 10 GB (docs/capacity.md). */
 export const DEFAULT_STORE_MAX_BYTES = 4_000_000_000;
@@ -98,9 +99,34 @@ export async function knownStoreForId(env: StoreEnv, companyId: string, id: stri
   return ordinal !== null && (await partitionKnown(env, companyId, ordinal)) ? storeFor(env, companyId, ordinal) : null;
 }
 
+/** Per D1 binding, the stores this isolate closed by size (a close is never undone). */
+const closedBySize = new WeakMap<object, Set<string>>();
+
 function storeDb(env: StoreEnv, companyId: string, ordinal: number): Db {
   const max = maxStoreBytes(env);
-  return handle(env, storeName(companyId, ordinal), (size) => (size >= max ? closePartition(env, companyId, ordinal, "SIZE", size) : undefined), String(max));
+  const name = storeName(companyId, ordinal);
+  return handle(env, name, (size) => (size >= max ? closeBySize(env, companyId, ordinal, size) : undefined), String(max));
+}
+
+/**
+ * The size hook of a store past the threshold. Its documents keep being read and written there (in
+ * flight, then read for years): it is closed once per isolate, not on every later call. It runs
+ * after the store's call committed, so a failure to close (D1 unavailable) is logged, not thrown:
+ * the caller's write is done (reporting it failed would make the pipeline redo a finished step),
+ * and the next call tries the close again.
+ */
+async function closeBySize(env: StoreEnv, companyId: string, ordinal: number, size: number): Promise<void> {
+  let closed = closedBySize.get(env.DB);
+  if (!closed) closedBySize.set(env.DB, (closed = new Set()));
+  const name = storeName(companyId, ordinal);
+  if (closed.has(name)) return;
+  try {
+    await closePartition(env, companyId, ordinal, "SIZE", size);
+    if (closed.size >= 10_000) closed.delete(closed.values().next().value!);
+    closed.add(name);
+  } catch (e) {
+    log("warn", "closing a full document store failed; the next call tries again", { store: name, size, error: describeError(e) });
+  }
 }
 
 /** The Drizzle handle of a store by name, made once per isolate (building one walks the schema). */
@@ -181,16 +207,7 @@ export async function partitionsOf(env: StoreEnv, companyId: string): Promise<Do
   return createDb(env.DB).select().from(documentPartitions).where(eq(documentPartitions.companyId, companyId)).orderBy(desc(documentPartitions.ordinal));
 }
 
-/** Every open partition of every company (the sweeps walk them). */
+/** Every open partition of every company (operations and tests). */
 export async function openPartitions(env: StoreEnv): Promise<DocumentPartition[]> {
   return createDb(env.DB).select().from(documentPartitions).where(isNull(documentPartitions.closedAt));
-}
-
-/** How long a closed partition is still swept (its last documents and deliveries may still be moving). */
-export const SWEEP_CLOSED_PARTITIONS_MS = 7 * 86_400_000;
-
-/** The partitions the cron sweeps walk: every open one and those closed in the last week. */
-export async function sweptPartitions(env: StoreEnv, now: Date): Promise<DocumentPartition[]> {
-  const since = new Date(now.getTime() - SWEEP_CLOSED_PARTITIONS_MS).toISOString();
-  return createDb(env.DB).select().from(documentPartitions).where(or(isNull(documentPartitions.closedAt), gte(documentPartitions.closedAt, since)));
 }

@@ -4,6 +4,7 @@ import { StoreAlarms } from "./alarms";
 import { OutboxRelay } from "./relay";
 import { OverdueDeliveries } from "./overdue-deliveries";
 import { ReceptionDeadlines } from "./reception-deadlines";
+import { StuckDocuments } from "./stuck-documents";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -26,8 +27,8 @@ export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /**
    * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
-   * events they record are relayed in the same alarm), the outbox relay and the re-drive of overdue
-   * webhook deliveries.
+   * events they record are relayed in the same alarm), the outbox relay, the re-drive of overdue
+   * webhook deliveries and the re-drive of stuck documents and envelopes (./stuck-documents.ts).
    */
   private readonly alarms: StoreAlarms;
   private readonly relay: OutboxRelay;
@@ -36,7 +37,12 @@ export class DocumentStore extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.relay = new OutboxRelay(this.sql, env);
-    this.alarms = new StoreAlarms(ctx.storage, [new ReceptionDeadlines(this.sql, this), this.relay, new OverdueDeliveries(this.sql, env)]);
+    this.alarms = new StoreAlarms(ctx.storage, [
+      new ReceptionDeadlines(this.sql, this),
+      this.relay,
+      new OverdueDeliveries(this.sql, env),
+      new StuckDocuments(this.sql, env),
+    ]);
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
       await this.alarms.start();

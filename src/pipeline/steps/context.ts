@@ -173,6 +173,15 @@ export async function releaseCancellation(deps: StepDeps, inv: InvoiceRow) {
 }
 
 /**
+ * A note already REJECTED or FAILED whose message or envelope poll comes again: the release that
+ * followed its move (other writes, one in another store) may have failed after it, so it is done
+ * again (deleting what is already gone changes nothing). An ACCEPTED note keeps its document.
+ */
+export async function releaseIfEnded(deps: StepDeps, notes: (CancellingNote & Pick<InvoiceRow, "status">)[]) {
+  await releaseCancellations(deps, notes.filter((n) => n.cancelsInvoiceId && (n.status === "REJECTED" || n.status === "FAILED")));
+}
+
+/**
  * What a document that just ended FAILED lets go: the document it meant to cancel and its
  * external_reference in the company's index store (best effort: a FAILED holder is taken over anyway).
  */

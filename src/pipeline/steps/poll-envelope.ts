@@ -1,9 +1,9 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
 import type { DocumentKey } from "../../countries/port";
-import { type StepDeps, authorityOf, releaseCancellations, signerFor, companyContext } from "./context";
+import { type StepDeps, authorityOf, releaseCancellations, releaseIfEnded, signerFor, companyContext } from "./context";
 import { chunked } from "../../lib/chunked";
 
 // ---------------------------------------------------------------------------------------------
@@ -17,7 +17,11 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     db.select().from(envelopes).where(eq(envelopes.id, envelopeId)).limit(1),
     db.select().from(invoices).where(and(eq(invoices.envelopeId, envelopeId), eq(invoices.status, "SENT"))),
   ]);
-  if (!envelope || envelope.status === "DONE") return { state: "GONE", polls: envelope?.polls ?? 0 };
+  if (!envelope) return { state: "GONE", polls: 0 };
+  if (envelope.status === "DONE") {
+    await releaseEndedNotes(deps, envelopeId);
+    return { state: "GONE", polls: envelope.polls };
+  }
   if (!envelope.trackId) return { state: "GONE", polls: envelope?.polls ?? 0 };
   const at = () => deps.now().toISOString();
   if (open.length === 0) {
@@ -69,4 +73,16 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
   const rejectedNotes = verdicts.filter((g) => g.v.outcome === "REJECTED").flatMap((g) => g.rows.filter((r) => r.cancelsInvoiceId && moved.has(r.id)));
   await releaseCancellations(deps, rejectedNotes);
   return { state: "DONE", polls: envelope.polls + 1 };
+}
+
+/**
+ * A poll of a finished envelope (a retry after the verdict's batch): the notes it rejected release
+ * their cancellations again, in case the release after the verdict failed (see `releaseIfEnded`).
+ */
+async function releaseEndedNotes(deps: StepDeps, envelopeId: string) {
+  const notes = await deps.store
+    .select({ id: invoices.id, companyId: invoices.companyId, cancelsInvoiceId: invoices.cancelsInvoiceId, status: invoices.status })
+    .from(invoices)
+    .where(and(eq(invoices.envelopeId, envelopeId), isNotNull(invoices.cancelsInvoiceId), inArray(invoices.status, ["REJECTED", "FAILED"])));
+  await releaseIfEnded(deps, notes);
 }
