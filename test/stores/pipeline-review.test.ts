@@ -20,7 +20,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import type { Db } from "../../src/db/client";
-import { closePartition, openStore, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
+import { closePartition, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
+import { newId } from "../../src/lib/ids";
 import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { assignFolio, claimEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
@@ -297,7 +298,15 @@ describe("D1 refusing a legacy document's write after its upload (LEGACY_MOVED)"
   it("records the switch in the isolate, so the retry writes to the store; the document stays SIGNED and its message is retried", async () => {
     const issuer = await readyIssuer([33], 5);
     const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
-    const row = await issueInvoice(createDb(env.DB), quietEnv as Env, company, sampleBody(issuer.rut, "33"), "req_review_moved");
+    // A document from before the move: the POST writes the open store, so its row is moved into D1
+    // under a legacy id (no partition mark), as documents issued before the move are.
+    const issued = await issueInvoice(createDb(env.DB), quietEnv as Env, company, sampleBody(issuer.rut, "33"), "req_review_moved");
+    const store = storeFor(env, issuer.companyId, ordinalOfId(issued.id)!).db;
+    await store.delete(invoiceEvents).where(eq(invoiceEvents.invoiceId, issued.id));
+    await store.delete(invoices).where(eq(invoices.id, issued.id));
+    const row = { ...issued, id: newId("inv") };
+    expect(ordinalOfId(row.id)).toBe(0);
+    await createDb(env.DB).insert(invoices).values(row);
     const deps: StepDeps = { db: createDb(env.DB), store: createDb(env.DB), ordinal: 0, env, authority: siiAuthority(env), now: () => new Date() };
     await signDocument(deps, await assignFolio(deps, row));
     expect(await claimEnvelope(deps, issuer.companyId, [row.id])).toMatch(/^env_/);
