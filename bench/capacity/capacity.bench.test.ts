@@ -64,14 +64,14 @@ const authority = siiAuthority(wenv, ctx, sii);
 let tables: TableInfo[];
 let last: Snapshot;
 /** Document stores sized like D1 (issue 16): each company's store its documents are in, once it exists. Their tables are named `<label>:<table>`. */
-const sizedStores: { label: string; db: D1Database; tables: TableInfo[] }[] = [];
+const sizedStores: { label: string; name: string; db: D1Database; tables: TableInfo[] }[] = [];
 
-/** Sizes the store of `companyId`'s partition `ordinal` from now on (its first snapshot is the baseline of its next step). */
+/** Sizes the store of `companyId`'s partition `ordinal` from now on, once (its first snapshot is the baseline of its next step). */
 async function sizeStore(label: string, companyId: string, ordinal: number) {
-  if (sizedStores.some((s) => s.label === label)) return;
   const name = storeName(companyId, ordinal);
+  if (sizedStores.some((s) => s.name === name)) return;
   const db = new StoreD1(() => env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(name)) as unknown as StoreRpc).asD1();
-  const store = { label, db, tables: await schemaOf(db) };
+  const store = { label, name, db, tables: await schemaOf(db) };
   sizedStores.push(store);
   // Its rows so far are the baseline of the next step (a store added later is not its growth).
   for (const [t, rows] of await snapshot(db, store.tables)) last.set(`${label}:${t}`, rows);
@@ -400,6 +400,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
     }
   }
   steps.push(["webhook consumer: fan-out", fan], [`webhook consumer: ${deliveries} deliveries`, deliver]);
+  // A company new to this run (no webhooks): its store appeared with the load, all of it is growth.
   await sizeStore(`${label}: issuer's store`, iss.companyId, (await partitionsOf(env, iss.companyId))[0]!.ordinal);
   const after = await snapshotAll();
   const size1 = await physicalSize(env.DB);
