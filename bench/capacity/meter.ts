@@ -55,6 +55,9 @@ export function add(a: Counts, b: Counts): Counts {
 export class Meter {
   private current: Counts | null = null;
   private inflight = 0;
+  /** What is in flight (binding and method), to name it when a step ends with calls still running. */
+  private readonly running = new Map<number, string>();
+  private nextCall = 0;
   private waitStart = 0;
   /** Queue messages sent through the wrapped producers, per binding, until taken. */
   readonly sent = new Map<string, unknown[]>();
@@ -76,7 +79,7 @@ export class Meter {
     } finally {
       counts.wallMs = performance.now() - t0;
       this.current = null;
-      if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step`);
+      if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step: ${[...this.running.values()].join(", ")}`);
     }
   }
 
@@ -85,11 +88,14 @@ export class Meter {
   }
 
   /** Awaits an I/O call, adding its time to the step's waiting time (overlapping calls once). */
-  async io<T>(call: () => Promise<T>): Promise<T> {
+  async io<T>(call: () => Promise<T>, label = "?"): Promise<T> {
     if (this.inflight++ === 0) this.waitStart = performance.now();
+    const n = this.nextCall++;
+    this.running.set(n, label);
     try {
       return await call();
     } finally {
+      this.running.delete(n);
       if (--this.inflight === 0) this.count((c) => (c.waitMs += performance.now() - this.waitStart));
     }
   }
@@ -99,7 +105,7 @@ export class Meter {
     return (req) => {
       this.count((c) => c.outboundCalls++);
       if (this.current) this.outbound.push(`${req.method} ${req.url}`);
-      return this.io(() => fetcher(req));
+      return this.io(() => fetcher(req), `fetch ${req.method} ${req.url}`);
     };
   }
 
@@ -132,7 +138,7 @@ export class Meter {
         const [res, parsed] = await this.io(async () => {
           const r = await inner.fetch(input, init);
           return [r, (await r.clone().json().catch(() => null)) as unknown] as const;
-        });
+        }, `D1 ${typeof init?.body === "string" ? init.body.slice(0, 120) : ""}`);
         const results = (Array.isArray(parsed) ? parsed : [parsed]) as { meta?: { rows_read?: number; rows_written?: number } }[];
         this.count((c) => {
           c.d1RoundTrips++;
@@ -156,26 +162,26 @@ export class Meter {
     const size = (o: { size?: number } | null) => o?.size ?? 0;
     return {
       put: async (...args: Parameters<R2Bucket["put"]>) => {
-        const o = await this.io(() => bucket.put(...args));
+        const o = await this.io(() => bucket.put(...args), `R2 put ${args[0]}`);
         this.count((c) => { c.r2ClassA++; c.r2BytesWritten += size(o); });
         return o;
       },
       get: async (...args: Parameters<R2Bucket["get"]>) => {
-        const o = await this.io(() => bucket.get(...args));
+        const o = await this.io(() => bucket.get(...args), `R2 get ${args[0]}`);
         this.count((c) => { c.r2ClassB++; c.r2BytesRead += size(o); });
         return o;
       },
       head: async (key: string) => {
-        const o = await this.io(() => bucket.head(key));
+        const o = await this.io(() => bucket.head(key), `R2 head ${key}`);
         this.count((c) => c.r2ClassB++);
         return o;
       },
       list: async (opts?: R2ListOptions) => {
-        const o = await this.io(() => bucket.list(opts));
+        const o = await this.io(() => bucket.list(opts), "R2 list");
         this.count((c) => c.r2ClassA++);
         return o;
       },
-      delete: (keys: string | string[]) => this.io(() => bucket.delete(keys)),
+      delete: (keys: string | string[]) => this.io(() => bucket.delete(keys), "R2 delete"),
     } as unknown as R2Bucket;
   }
 
@@ -206,7 +212,7 @@ export class Meter {
           return (...args: unknown[]) => {
             if (!onAnswer) meter.count((c) => c.doCalls++); // a store's calls are counted as storeCalls
             // Called as a method of the stub (an RPC property has no Function.prototype.apply).
-            const called = meter.io(() => (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop]!(...args));
+            const called = meter.io(() => (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop]!(...args), `DO ${String(prop)} ${JSON.stringify(args).slice(0, 120)}`);
             return onAnswer ? called.then((answer) => (onAnswer(key, answer), answer)) : called;
           };
         },
