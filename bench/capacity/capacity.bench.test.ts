@@ -25,7 +25,8 @@ import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import { enqueueEnvelopePolls } from "../../src/queues/issuance";
 import { notifyEvents } from "../../src/queues/webhooks";
 import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
-import { partitionedId, storeForId } from "../../src/db/document-store";
+import { partitionedId, partitionsOf, storeForId, storeName } from "../../src/db/document-store";
+import { StoreD1, type StoreRpc } from "../../src/db/document-store/client";
 import { sql } from "drizzle-orm";
 import { call } from "../../test/helpers/api";
 import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
@@ -44,17 +45,45 @@ const SIM_TABLE = /^sim_/; // the SII simulator's tables: the tax authority's si
 interface StepFigures extends Counts {
   d1BytesWritten: number;
   d1RowsInserted: number;
+  /** Logical bytes written to the sized document stores (rows and index entries, as for D1). */
+  storeBytesWritten: number;
 }
 
 const meter = new Meter();
 const wenv = meter.wrap(env);
-const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+// What a request hands to waitUntil (the API key's last-use touch, once a minute per key) belongs to
+// that request: `post` awaits it inside the step, as the runtime keeps the request alive for it. A
+// no-op waitUntil left the touch's D1 call running into the next step ("binding calls still in flight").
+const background: Promise<unknown>[] = [];
+const ctx = { waitUntil: (p: Promise<unknown>) => void background.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
 // The simulated SII answers with the unwrapped bindings: its work is the tax authority's, timed as outbound I/O.
-const sii = new SiiClient({ mode: "simulator", fetcher: meter.external(async (req) => app.fetch(req, env, ctx)) });
+const simulatorCtx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+const sii = new SiiClient({ mode: "simulator", fetcher: meter.external(async (req) => app.fetch(req, env, simulatorCtx)) });
 const authority = siiAuthority(wenv, ctx, sii);
 
 let tables: TableInfo[];
 let last: Snapshot;
+/** Document stores sized like D1 (issue 16): each company's store its documents are in, once it exists. Their tables are named `<label>:<table>`. */
+const sizedStores: { label: string; name: string; db: D1Database; tables: TableInfo[] }[] = [];
+
+/** Sizes the store of `companyId`'s partition `ordinal` from now on, once (its first snapshot is the baseline of its next step). */
+async function sizeStore(label: string, companyId: string, ordinal: number) {
+  const name = storeName(companyId, ordinal);
+  if (sizedStores.some((s) => s.name === name)) return;
+  const db = new StoreD1(() => env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(name)) as unknown as StoreRpc).asD1();
+  const store = { label, name, db, tables: await schemaOf(db) };
+  sizedStores.push(store);
+  // Its rows so far are the baseline of the next step (a store added later is not its growth).
+  for (const [t, rows] of await snapshot(db, store.tables)) last.set(`${label}:${t}`, rows);
+}
+
+/** D1's tables and the sized stores' (`<label>:<table>`). */
+async function snapshotAll(): Promise<Snapshot> {
+  const out = await snapshot(env.DB, tables);
+  for (const s of sizedStores) for (const [t, rows] of await snapshot(s.db, s.tables)) out.set(`${s.label}:${t}`, rows);
+  return out;
+}
+const isStoreTable = (name: string) => name.includes(":");
 /** Net growth of the service's tables since the start of the current document, per table. */
 let perDocGrowth = new Map<string, TableDelta>();
 let r2PerDoc = 0;
@@ -62,25 +91,30 @@ let r2PerDoc = 0;
 /** One step: counts, plus what it wrote to D1 (rows sized before and after). */
 async function step<T>(fn: () => Promise<T>): Promise<{ value: T; f: StepFigures }> {
   const { value, counts } = await meter.step(fn);
-  const now = await snapshot(env.DB, tables);
+  const now = await snapshotAll();
   let bytes = 0;
   let inserted = 0;
+  let storeBytes = 0;
   for (const [name, d] of diff(last, now)) {
     if (SIM_TABLE.test(name)) continue;
-    bytes += d.bytesWritten;
-    inserted += d.inserted;
+    if (isStoreTable(name)) storeBytes += d.bytesWritten;
+    else {
+      bytes += d.bytesWritten;
+      inserted += d.inserted;
+    }
     const g = perDocGrowth.get(name) ?? { inserted: 0, updated: 0, deleted: 0, bytesWritten: 0, tableGrowth: 0, indexGrowth: 0 };
     for (const k of Object.keys(g) as (keyof TableDelta)[]) g[k] += d[k];
     perDocGrowth.set(name, g);
   }
   r2PerDoc += counts.r2BytesWritten;
   last = now;
-  return { value, f: { ...counts, d1BytesWritten: bytes, d1RowsInserted: inserted } };
+  return { value, f: { ...counts, d1BytesWritten: bytes, d1RowsInserted: inserted, storeBytesWritten: storeBytes } };
 }
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; bytes: number }> {
   const res = await worker.fetch!(new Request(`http://localhost${path}`, { method: "POST", headers: { "X-Api-Key": issuerKey, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) }) as any, wenv, ctx);
   const buf = new Uint8Array(await res.arrayBuffer());
+  await Promise.all(background.splice(0));
   const type = res.headers.get("Content-Type") ?? "";
   return { status: res.status, json: type.includes("json") ? JSON.parse(new TextDecoder().decode(buf)) : null, bytes: buf.length };
 }
@@ -128,6 +162,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   expect(intake.value.status, JSON.stringify(intake.value.json)).toBe(202);
   figures.set("intake (POST)", intake.f);
   const id = intake.value.json.id as string;
+  await sizeStore("issuer's store", iss.companyId, storeForId(env, iss.companyId, id)!.ordinal);
   const msgs = meter.take("ISSUANCE_QUEUE");
   expect(msgs).toHaveLength(1);
 
@@ -186,11 +221,24 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   return { figures, deliveries: deliveries.length, perDoc: perDocGrowth, r2: r2PerDoc };
 }
 
+/** Adds a storage row per table that grew to `storage`; returns the growth of D1's tables and of the stores'. */
+function growthRows(name: string, growth: Map<string, TableDelta>, storage: string[]): [number, number] {
+  let d1 = 0;
+  let stores = 0;
+  for (const [table, g] of [...growth].sort()) {
+    if (g.tableGrowth + g.indexGrowth === 0 && g.inserted === 0) continue;
+    storage.push(`| ${name} | ${table} | ${g.inserted - g.deleted} | ${g.tableGrowth} | ${g.indexGrowth} |`);
+    if (isStoreTable(table)) stores += g.tableGrowth + g.indexGrowth;
+    else d1 += g.tableGrowth + g.indexGrowth;
+  }
+  return [d1, stores];
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Counts: the median of the measured documents. Times (1 ms clock resolution in workerd): the mean. */
 function medianFigures(all: StepFigures[]): StepFigures {
-  const out = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0 } as StepFigures;
+  const out = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0, storeBytesWritten: 0 } as StepFigures;
   for (const k of Object.keys(out) as (keyof StepFigures)[]) out[k] = k === "wallMs" || k === "waitMs" ? all.reduce((s, f) => s + f[k], 0) / all.length : median(all.map((f) => f[k]));
   return out;
 }
@@ -201,10 +249,10 @@ const fmt = (n: number, d = 0) => n.toFixed(d);
 const cpu = (f: Counts) => Math.max(0, f.wallMs - f.waitMs);
 
 function row(name: string, f: StepFigures, rsaMs: number) {
-  return `| ${name} | ${f.d1RoundTrips} | ${f.d1Statements} | ${f.d1RowsRead} | ${f.d1RowsWritten} | ${f.d1RowsInserted} | ${fmt(f.d1BytesWritten)} | ${f.r2ClassA}/${f.r2ClassB} | ${fmt(f.r2BytesWritten)} | ${f.doCalls} | ${f.queueMessages} | ${f.outboundCalls} | ${fmt(cpu(f), 1)} | ${fmt(cpu(f) / rsaMs, 1)} |`;
+  return `| ${name} | ${f.d1RoundTrips} | ${f.d1Statements} | ${f.d1RowsRead} | ${f.d1RowsWritten} | ${f.d1RowsInserted} | ${fmt(f.d1BytesWritten)} | ${f.r2ClassA}/${f.r2ClassB} | ${fmt(f.r2BytesWritten)} | ${f.doCalls} | ${f.storeCalls} | ${f.storeStatements} | ${f.storeRowsRead} | ${f.storeRowsWritten} | ${fmt(f.storeBytesWritten)} | ${fmt(f.storeBytesGrown)} | ${f.queueMessages} | ${f.outboundCalls} | ${fmt(cpu(f), 1)} | ${fmt(cpu(f) / rsaMs, 1)} |`;
 }
 
-const HEADER = "| step | D1 round trips | D1 statements | rows read | rows written | rows inserted | D1 bytes written | R2 writes/reads | R2 bytes written | DO calls | queue msgs | outbound HTTP | Worker ms | × RSA sign |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|";
+const HEADER = "| step | D1 round trips | D1 statements | rows read | rows written | rows inserted | D1 bytes written | R2 writes/reads | R2 bytes written | folio DO calls | store calls | store statements | store rows read | store rows written | store bytes written | store bytes grown (pages) | queue msgs | outbound HTTP | Worker ms | × RSA sign |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|";
 
 /** Mean of one RSA-2048 PKCS#1 v1.5 signature (SHA-256) of a DTE-sized message. */
 async function rsaSignMs(): Promise<number> {
@@ -229,35 +277,30 @@ it("capacity: per-document cost of each step", async () => {
   const address = (await call("GET", `/api/companies/${rcv.companyId}/settings`, { key: rcv.owner.key })).body.reception_email as string;
   await new Promise((r) => setTimeout(r, 2000)); // setup's own queue work (CAF events) settles first
   tables = await schemaOf(env.DB);
-  last = await snapshot(env.DB, tables);
+  last = await snapshotAll();
 
   const rsaMs = await rsaSignMs();
   const out: string[] = [];
   out.push(`RSA-2048 signature (PKCS#1 v1.5, SHA-256, 2,500-byte message), mean of 400: ${rsaMs.toFixed(3)} ms`);
   out.push("");
   const storage: string[] = ["| document | table | rows | table bytes | index bytes |", "|---|---|--:|--:|--:|"];
-  const totals: string[] = ["| document | D1 bytes (rows + indexes) | R2 bytes | webhook deliveries | all steps: D1 statements | rows written | DO calls | queue msgs | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  const totals: string[] = ["| document | D1 bytes (rows + indexes) | store bytes (rows + indexes) | R2 bytes | webhook deliveries | all steps: D1 statements | rows written | folio DO calls | store calls | store statements | store rows written | store bytes grown | queue msgs | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
   let n = 0;
   for (const kind of KINDS) {
     const runs: Awaited<ReturnType<typeof oneDocument>>[] = [];
     for (let r = 0; r <= REPS; r++) runs.push(await oneDocument(iss, kind, n++));
     const measured = runs.slice(1); // the first one warms the isolate's caches (certificate, CAF, SII token)
     out.push(`### ${kind.name}`, "", HEADER);
-    let sum = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0 } as StepFigures;
+    let sum = { ...zero(), d1BytesWritten: 0, d1RowsInserted: 0, storeBytesWritten: 0 } as StepFigures;
     for (const s of STEPS) {
       const f = medianFigures(measured.map((m) => m.figures.get(s)!));
-      sum = { ...add(sum, f), d1BytesWritten: sum.d1BytesWritten + f.d1BytesWritten, d1RowsInserted: sum.d1RowsInserted + f.d1RowsInserted };
+      sum = { ...add(sum, f), d1BytesWritten: sum.d1BytesWritten + f.d1BytesWritten, d1RowsInserted: sum.d1RowsInserted + f.d1RowsInserted, storeBytesWritten: sum.storeBytesWritten + f.storeBytesWritten };
       out.push(row(s, f, rsaMs));
     }
     out.push(row("**all steps**", sum, rsaMs), "");
     const pick = measured[Math.floor(measured.length / 2)]!;
-    let d1 = 0;
-    for (const [table, g] of [...pick.perDoc].sort()) {
-      if (g.tableGrowth + g.indexGrowth === 0 && g.inserted === 0) continue;
-      storage.push(`| ${kind.name} | ${table} | ${g.inserted - g.deleted} | ${g.tableGrowth} | ${g.indexGrowth} |`);
-      d1 += g.tableGrowth + g.indexGrowth;
-    }
-    totals.push(`| ${kind.name} | ${d1} | ${pick.r2} | ${pick.deliveries} | ${sum.d1Statements} | ${sum.d1RowsWritten} | ${sum.doCalls} | ${sum.queueMessages} | ${fmt(cpu(sum), 1)} | ${fmt(cpu(sum) / rsaMs, 1)} |`);
+    const [d1, st] = growthRows(kind.name, pick.perDoc, storage);
+    totals.push(`| ${kind.name} | ${d1} | ${st} | ${pick.r2} | ${pick.deliveries} | ${sum.d1Statements} | ${sum.d1RowsWritten} | ${sum.doCalls} | ${sum.storeCalls} | ${sum.storeStatements} | ${sum.storeRowsWritten} | ${fmt(sum.storeBytesGrown)} | ${sum.queueMessages} | ${fmt(cpu(sum), 1)} | ${fmt(cpu(sum) / rsaMs, 1)} |`);
     if (kind.type === 39) out.push(await crossCheck(iss, kind, n++, measured), "");
   }
 
@@ -276,20 +319,17 @@ it("capacity: per-document cost of each step", async () => {
     // The receiver's messages live in its document stores (issue 16).
     const [rec] = await storeRows<{ outcome: string; documents: number }>(rcv.companyId, "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
     expect(rec).toEqual({ outcome: "STORED", documents: 1 });
+    if (r === 0) await sizeStore("receiver's store", rcv.companyId, (await partitionsOf(env, rcv.companyId))[0]!.ordinal);
     if (r > 0) recep.push(got.f);
     if (r === 1) [recepGrowth, recepR2] = [perDocGrowth, r2PerDoc];
     meter.take("WEBHOOK_QUEUE");
   }
   const rf = medianFigures(recep);
   out.push("### received EnvioDTE of 1 DTE (e-mail)", "", HEADER, row("email() intake: parse, verify, store", rf, rsaMs), "");
-  let rd1 = 0;
-  for (const [table, g] of [...recepGrowth].sort()) {
-    storage.push(`| received EnvioDTE, 1 DTE | ${table} | ${g.inserted - g.deleted} | ${g.tableGrowth} | ${g.indexGrowth} |`);
-    rd1 += g.tableGrowth + g.indexGrowth;
-  }
-  totals.push(`| received EnvioDTE, 1 DTE | ${rd1} | ${recepR2} | – | ${rf.d1Statements} | ${rf.d1RowsWritten} | ${rf.doCalls} | ${rf.queueMessages} | ${fmt(cpu(rf), 1)} | ${fmt(cpu(rf) / rsaMs, 1)} |`);
+  const [rd1, rst] = growthRows("received EnvioDTE, 1 DTE", recepGrowth, storage);
+  totals.push(`| received EnvioDTE, 1 DTE | ${rd1} | ${rst} | ${recepR2} | – | ${rf.d1Statements} | ${rf.d1RowsWritten} | ${rf.doCalls} | ${rf.storeCalls} | ${rf.storeStatements} | ${rf.storeRowsWritten} | ${fmt(rf.storeBytesGrown)} | ${rf.queueMessages} | ${fmt(cpu(rf), 1)} | ${fmt(cpu(rf) / rsaMs, 1)} |`);
 
-  out.push("### per document, all steps", "", ...totals, "", "### D1 storage per document (net growth, one measured document)", "", ...storage, "");
+  out.push("### per document, all steps", "", ...totals, "", "### D1 and document store storage per document (net growth, one measured document; `<store>:<table>` names a store's table)", "", ...storage, "");
   out.push(...(await batched(iss, rsaMs, "one webhook endpoint subscribed to every event")));
   // The same without webhooks: a company with no endpoint (its events are still recorded and fanned out).
   const plain = await readyIssuer([39], BATCH_DOCS + 10);
@@ -308,11 +348,12 @@ async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figure
   expect((await post(`${iss.base}/invoices`, kind.body(iss.rut, i))).status).toBe(202);
   const { counts } = await meter.step(() => handleIssuanceBatch(batchOf("dte-issuance", meter.take("ISSUANCE_QUEUE")), wenv, authority));
   const replayed = (["assign folio", "sign (stamp + XMLDSig)", "envelope: build, sign, store; record SIGNED", "send envelope (upload)"] as const).map((s) => medianFigures(measured.map((m) => m.figures.get(s)!))).reduce<Counts>((a, b) => add(a, b), zero());
-  const keys = ["d1RoundTrips", "d1Statements", "d1RowsWritten", "r2ClassA", "doCalls", "queueMessages", "outboundCalls"] as const;
-  for (const k of keys) expect(counts[k], `${k}: the consumer vs the replayed steps`).toBe(replayed[k]);
+  const keys = ["d1RoundTrips", "d1Statements", "d1RowsWritten", "r2ClassA", "doCalls", "storeCalls", "storeStatements", "storeRowsWritten", "queueMessages", "outboundCalls"] as const;
+  const outbound = meter.outbound;
+  for (const k of keys) expect(counts[k], `${k}: the consumer vs the replayed steps (the consumer's outbound calls: ${outbound.join(", ")})`).toBe(replayed[k]);
   for (let pending = meter.take("ISSUANCE_QUEUE"); pending.length > 0; pending = meter.take("ISSUANCE_QUEUE")) await handleIssuanceBatch(batchOf("dte-issuance", pending), wenv, authority);
   for (let pending = meter.take("WEBHOOK_QUEUE"); pending.length > 0; pending = meter.take("WEBHOOK_QUEUE")) await handleWebhookBatch(batchOf("dte-webhooks", pending), wenv);
-  last = await snapshot(env.DB, tables);
+  last = await snapshotAll();
   return `Cross-check: one ${kind.name} through the real consumer (handleIssuanceBatch, a batch of one) made ${keys.map((k) => `${counts[k]} ${k}`).join(", ")}: the same as the replayed steps above.`;
 }
 
@@ -320,7 +361,7 @@ async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figure
 async function batched(iss: Issuer, rsaMs: number, label: string): Promise<string[]> {
   const boleta = KINDS[3]!;
   const size0 = await physicalSize(env.DB);
-  const before = await snapshot(env.DB, tables);
+  const before = await snapshotAll();
   const steps: [string, Counts][] = [];
   const intake = await meter.step(async () => {
     for (let i = 0; i < BATCH_DOCS; i++) expect((await post(`${iss.base}/invoices`, boleta.body(iss.rut, i))).status).toBe(202);
@@ -359,23 +400,27 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
     }
   }
   steps.push(["webhook consumer: fan-out", fan], [`webhook consumer: ${deliveries} deliveries`, deliver]);
-  const after = await snapshot(env.DB, tables);
+  // A company new to this run (no webhooks): its store appeared with the load, all of it is growth.
+  await sizeStore(`${label}: issuer's store`, iss.companyId, (await partitionsOf(env, iss.companyId))[0]!.ordinal);
+  const after = await snapshotAll();
   const size1 = await physicalSize(env.DB);
   let logical = 0;
   let logicalSim = 0;
+  let logicalStore = 0;
   for (const [name, d] of diff(before, after)) {
     if (SIM_TABLE.test(name)) logicalSim += d.tableGrowth + d.indexGrowth;
+    else if (isStoreTable(name)) logicalStore += d.tableGrowth + d.indexGrowth;
     else logical += d.tableGrowth + d.indexGrowth;
   }
   const per = (x: number) => x / BATCH_DOCS;
-  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | DO calls | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | folio DO calls | store calls | store statements | store rows read | store rows written | store bytes grown | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
   let all = zero();
   for (const [name, c] of steps) {
     all = add(all, c);
-    out.push(`| ${name} | ${fmt(per(c.d1RoundTrips), 2)} | ${fmt(per(c.d1Statements), 2)} | ${fmt(per(c.d1RowsRead), 1)} | ${fmt(per(c.d1RowsWritten), 1)} | ${fmt(per(c.r2ClassA), 2)}/${fmt(per(c.r2ClassB), 2)} | ${fmt(per(c.r2BytesWritten))} | ${fmt(per(c.doCalls), 3)} | ${fmt(per(c.queueMessages - c.webhookQueueMessages), 2)} / ${fmt(per(c.webhookQueueMessages), 2)} | ${fmt(per(c.outboundCalls), 3)} | ${fmt(per(cpu(c)), 2)} | ${fmt(per(cpu(c)) / rsaMs, 2)} |`);
+    out.push(`| ${name} | ${fmt(per(c.d1RoundTrips), 2)} | ${fmt(per(c.d1Statements), 2)} | ${fmt(per(c.d1RowsRead), 1)} | ${fmt(per(c.d1RowsWritten), 1)} | ${fmt(per(c.r2ClassA), 2)}/${fmt(per(c.r2ClassB), 2)} | ${fmt(per(c.r2BytesWritten))} | ${fmt(per(c.doCalls), 3)} | ${fmt(per(c.storeCalls), 2)} | ${fmt(per(c.storeStatements), 2)} | ${fmt(per(c.storeRowsRead), 1)} | ${fmt(per(c.storeRowsWritten), 1)} | ${fmt(per(c.storeBytesGrown))} | ${fmt(per(c.queueMessages - c.webhookQueueMessages), 2)} / ${fmt(per(c.webhookQueueMessages), 2)} | ${fmt(per(c.outboundCalls), 3)} | ${fmt(per(cpu(c)), 2)} | ${fmt(per(cpu(c)) / rsaMs, 2)} |`);
   }
-  out.push(`| **all** | ${fmt(per(all.d1RoundTrips), 2)} | ${fmt(per(all.d1Statements), 2)} | ${fmt(per(all.d1RowsRead), 1)} | ${fmt(per(all.d1RowsWritten), 1)} | ${fmt(per(all.r2ClassA), 2)}/${fmt(per(all.r2ClassB), 2)} | ${fmt(per(all.r2BytesWritten))} | ${fmt(per(all.doCalls), 3)} | ${fmt(per(all.queueMessages - all.webhookQueueMessages), 2)} / ${fmt(per(all.webhookQueueMessages), 2)} | ${fmt(per(all.outboundCalls), 3)} | ${fmt(per(cpu(all)), 2)} | ${fmt(per(cpu(all)) / rsaMs, 2)} |`, "");
-  out.push(`D1 per boleta: ${fmt(per(logical))} bytes of rows and index entries in the service's tables (+ ${fmt(per(logicalSim))} in the simulator's sim_* tables); physical growth (size_after, every table, pages): ${fmt(per(size1 - size0))} bytes, i.e. ${fmt((size1 - size0) / (logical + logicalSim), 2)}× the logical bytes.`);
+  out.push(`| **all** | ${fmt(per(all.d1RoundTrips), 2)} | ${fmt(per(all.d1Statements), 2)} | ${fmt(per(all.d1RowsRead), 1)} | ${fmt(per(all.d1RowsWritten), 1)} | ${fmt(per(all.r2ClassA), 2)}/${fmt(per(all.r2ClassB), 2)} | ${fmt(per(all.r2BytesWritten))} | ${fmt(per(all.doCalls), 3)} | ${fmt(per(all.storeCalls), 2)} | ${fmt(per(all.storeStatements), 2)} | ${fmt(per(all.storeRowsRead), 1)} | ${fmt(per(all.storeRowsWritten), 1)} | ${fmt(per(all.storeBytesGrown))} | ${fmt(per(all.queueMessages - all.webhookQueueMessages), 2)} / ${fmt(per(all.webhookQueueMessages), 2)} | ${fmt(per(all.outboundCalls), 3)} | ${fmt(per(cpu(all)), 2)} | ${fmt(per(cpu(all)) / rsaMs, 2)} |`, "");
+  out.push(`D1 per boleta: ${fmt(per(logical))} bytes of rows and index entries in the service's tables (+ ${fmt(per(logicalSim))} in the simulator's sim_* tables); physical growth (size_after, every table, pages): ${fmt(per(size1 - size0))} bytes, i.e. ${fmt((size1 - size0) / (logical + logicalSim), 2)}× the logical bytes. The issuer's document store per boleta: ${fmt(per(logicalStore))} bytes of rows and index entries (its index store, which keeps Idempotency-Key records, is not sized).`);
   return out;
 }
 

@@ -6,7 +6,10 @@
  *   every statement's result `meta` (rows_read, rows_written, size_after) is read exactly, whatever
  *   method the caller used (all, run, first, raw, batch);
  * - R2: reads (get, head: class B), writes (put, list: class A), deletes, bytes written and read;
- * - Durable Objects: every RPC call made on a stub;
+ * - Durable Objects: every RPC call made on a stub; the document stores' calls (issue 16) are also
+ *   counted apart with what each answer reports (statements, rows read and written) and the
+ *   store's size growth (its database size after the call, against the size after the previous call
+ *   to the same store: pages, so physical growth);
  * - Queues: messages sent (kept, so the bench hands them to the real consumers itself);
  * - SEND_EMAIL, and outbound HTTP (the SII and webhook receivers) through `external`.
  * Time: `waitMs` is the union of the intervals during which at least one binding or outbound call
@@ -23,7 +26,15 @@ export interface Counts {
   r2ClassB: number;
   r2BytesWritten: number;
   r2BytesRead: number;
+  /** Calls to the other Durable Objects (the folio allocator). */
   doCalls: number;
+  /** Calls to the document stores (RPC query, batch, relayOutbox…), statements they ran, rows read and written. */
+  storeCalls: number;
+  storeStatements: number;
+  storeRowsRead: number;
+  storeRowsWritten: number;
+  /** Growth of the stores' database size (page granularity) over the step. */
+  storeBytesGrown: number;
   queueMessages: number;
   /** Of those, sent to the webhook queue (the rest went to the issuance queue). */
   webhookQueueMessages: number;
@@ -33,7 +44,7 @@ export interface Counts {
   waitMs: number;
 }
 
-export const zero = (): Counts => ({ d1RoundTrips: 0, d1Statements: 0, d1RowsRead: 0, d1RowsWritten: 0, r2ClassA: 0, r2ClassB: 0, r2BytesWritten: 0, r2BytesRead: 0, doCalls: 0, queueMessages: 0, webhookQueueMessages: 0, emails: 0, outboundCalls: 0, wallMs: 0, waitMs: 0 });
+export const zero = (): Counts => ({ d1RoundTrips: 0, d1Statements: 0, d1RowsRead: 0, d1RowsWritten: 0, r2ClassA: 0, r2ClassB: 0, r2BytesWritten: 0, r2BytesRead: 0, doCalls: 0, storeCalls: 0, storeStatements: 0, storeRowsRead: 0, storeRowsWritten: 0, storeBytesGrown: 0, queueMessages: 0, webhookQueueMessages: 0, emails: 0, outboundCalls: 0, wallMs: 0, waitMs: 0 });
 
 export function add(a: Counts, b: Counts): Counts {
   const out = zero();
@@ -44,15 +55,23 @@ export function add(a: Counts, b: Counts): Counts {
 export class Meter {
   private current: Counts | null = null;
   private inflight = 0;
+  /** What is in flight (binding and method), to name it when a step ends with calls still running. */
+  private readonly running = new Map<number, string>();
+  private nextCall = 0;
   private waitStart = 0;
   /** Queue messages sent through the wrapped producers, per binding, until taken. */
   readonly sent = new Map<string, unknown[]>();
+  /** Each document store's size after the last call seen (by object id). */
+  private readonly storeSizes = new Map<string, number>();
+  /** Outbound calls of the current step (method and URL), to name them when a check fails. */
+  outbound: string[] = [];
 
   /** Runs `fn` as one step; returns its result and what it cost. */
   async step<T>(fn: () => Promise<T>): Promise<{ value: T; counts: Counts }> {
     if (this.current) throw new Error("steps do not nest");
     const counts = zero();
     this.current = counts;
+    this.outbound = [];
     const t0 = performance.now();
     try {
       const value = await fn();
@@ -60,7 +79,7 @@ export class Meter {
     } finally {
       counts.wallMs = performance.now() - t0;
       this.current = null;
-      if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step`);
+      if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step: ${[...this.running.values()].join(", ")}`);
     }
   }
 
@@ -69,11 +88,14 @@ export class Meter {
   }
 
   /** Awaits an I/O call, adding its time to the step's waiting time (overlapping calls once). */
-  async io<T>(call: () => Promise<T>): Promise<T> {
+  async io<T>(call: () => Promise<T>, label = "?"): Promise<T> {
     if (this.inflight++ === 0) this.waitStart = performance.now();
+    const n = this.nextCall++;
+    this.running.set(n, label);
     try {
       return await call();
     } finally {
+      this.running.delete(n);
       if (--this.inflight === 0) this.count((c) => (c.waitMs += performance.now() - this.waitStart));
     }
   }
@@ -82,7 +104,8 @@ export class Meter {
   external(fetcher: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
     return (req) => {
       this.count((c) => c.outboundCalls++);
-      return this.io(() => fetcher(req));
+      if (this.current) this.outbound.push(`${req.method} ${req.url}`);
+      return this.io(() => fetcher(req), `fetch ${req.method} ${req.url}`);
     };
   }
 
@@ -99,6 +122,7 @@ export class Meter {
       DB: this.d1(env.DB),
       FILES: this.r2(env.FILES),
       FOLIO_ALLOCATOR: this.durableObjects(env.FOLIO_ALLOCATOR),
+      DOCUMENT_STORE: this.durableObjects(env.DOCUMENT_STORE, (key, answer) => this.storeAnswer(key, answer)),
       ISSUANCE_QUEUE: this.queue("ISSUANCE_QUEUE"),
       WEBHOOK_QUEUE: this.queue("WEBHOOK_QUEUE"),
       SEND_EMAIL: { send: async () => { this.count((c) => c.emails++); } } as unknown as SendEmail,
@@ -114,7 +138,7 @@ export class Meter {
         const [res, parsed] = await this.io(async () => {
           const r = await inner.fetch(input, init);
           return [r, (await r.clone().json().catch(() => null)) as unknown] as const;
-        });
+        }, `D1 ${typeof init?.body === "string" ? init.body.slice(0, 120) : ""}`);
         const results = (Array.isArray(parsed) ? parsed : [parsed]) as { meta?: { rows_read?: number; rows_written?: number } }[];
         this.count((c) => {
           c.d1RoundTrips++;
@@ -138,47 +162,65 @@ export class Meter {
     const size = (o: { size?: number } | null) => o?.size ?? 0;
     return {
       put: async (...args: Parameters<R2Bucket["put"]>) => {
-        const o = await this.io(() => bucket.put(...args));
+        const o = await this.io(() => bucket.put(...args), `R2 put ${args[0]}`);
         this.count((c) => { c.r2ClassA++; c.r2BytesWritten += size(o); });
         return o;
       },
       get: async (...args: Parameters<R2Bucket["get"]>) => {
-        const o = await this.io(() => bucket.get(...args));
+        const o = await this.io(() => bucket.get(...args), `R2 get ${args[0]}`);
         this.count((c) => { c.r2ClassB++; c.r2BytesRead += size(o); });
         return o;
       },
       head: async (key: string) => {
-        const o = await this.io(() => bucket.head(key));
+        const o = await this.io(() => bucket.head(key), `R2 head ${key}`);
         this.count((c) => c.r2ClassB++);
         return o;
       },
       list: async (opts?: R2ListOptions) => {
-        const o = await this.io(() => bucket.list(opts));
+        const o = await this.io(() => bucket.list(opts), "R2 list");
         this.count((c) => c.r2ClassA++);
         return o;
       },
-      delete: (keys: string | string[]) => this.io(() => bucket.delete(keys)),
+      delete: (keys: string | string[]) => this.io(() => bucket.delete(keys), "R2 delete"),
     } as unknown as R2Bucket;
   }
 
-  private durableObjects<T extends DurableObjectNamespace<any>>(ns: T): T {
+  /** What a document store's answer reports: statements, rows, and its size against the last one seen. */
+  private storeAnswer(key: string, answer: unknown) {
+    const a = answer as { results?: { rowsRead: number; rowsWritten: number }[]; size?: number } | null;
+    this.count((c) => {
+      c.storeCalls++;
+      for (const r of a?.results ?? []) {
+        c.storeStatements++;
+        c.storeRowsRead += r.rowsRead;
+        c.storeRowsWritten += r.rowsWritten;
+      }
+    });
+    if (typeof a?.size !== "number") return;
+    const before = this.storeSizes.get(key);
+    if (before !== undefined) this.count((c) => (c.storeBytesGrown += a.size! - before));
+    this.storeSizes.set(key, a.size);
+  }
+
+  private durableObjects<T extends DurableObjectNamespace<any>>(ns: T, onAnswer?: (key: string, answer: unknown) => void): T {
     const meter = this;
-    const stub = (s: object) =>
+    const stub = (s: object, key: string) =>
       new Proxy(s, {
         get(target, prop) {
           const v = Reflect.get(target, prop);
           if (typeof v !== "function" || prop === "then" || typeof prop === "symbol") return v;
           return (...args: unknown[]) => {
-            meter.count((c) => c.doCalls++);
+            if (!onAnswer) meter.count((c) => c.doCalls++); // a store's calls are counted as storeCalls
             // Called as a method of the stub (an RPC property has no Function.prototype.apply).
-            return meter.io(() => (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop]!(...args));
+            const called = meter.io(() => (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop]!(...args), `DO ${String(prop)} ${JSON.stringify(args).slice(0, 120)}`);
+            return onAnswer ? called.then((answer) => (onAnswer(key, answer), answer)) : called;
           };
         },
       });
     return new Proxy(ns, {
       get(target, prop) {
         const v = Reflect.get(target, prop);
-        if (prop === "get" || prop === "getByName") return (...args: unknown[]) => stub((target as unknown as Record<string, (...a: unknown[]) => object>)[prop]!(...args));
+        if (prop === "get" || prop === "getByName") return (...args: unknown[]) => stub((target as unknown as Record<string, (...a: unknown[]) => object>)[prop]!(...args), String(args[0]));
         return typeof v === "function" ? v.bind(target) : v;
       },
     });

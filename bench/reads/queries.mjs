@@ -27,12 +27,16 @@ export const QUERIES = {
   "reception list, document type 33, page 50": (c) => `/api/reception/invoices/list?company_id=${c.cid}&document_type=33&per_page=20&page=50`,
 };
 
-async function timed(base, H, path) {
+/** Queries that name one of the company's documents: their answer must hold it (a 200 with no rows would time a miss). */
+const NAMES_A_DOCUMENT = new Set(["list, folio", "list, external_reference"]);
+
+async function timed(base, H, path, mustFind) {
   const t0 = performance.now();
   const res = await fetch(`${base}${path}`, { headers: H });
-  await res.arrayBuffer();
+  const body = await res.arrayBuffer();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+  if (mustFind && !(JSON.parse(new TextDecoder().decode(body)).data?.length > 0)) throw new Error(`${path}: the document it names is not in the answer`);
   return ms;
 }
 
@@ -47,7 +51,7 @@ export async function measure(base, companies, samples, warm = 3) {
     const lat = Object.fromEntries(Object.keys(companies).map((k) => [k, []]));
     for (let i = 0; i < warm + samples; i++)
       for (const [k, c] of Object.entries(companies)) {
-        const ms = await timed(base, c.H, q(c, i));
+        const ms = await timed(base, c.H, q(c, i), NAMES_A_DOCUMENT.has(name));
         if (i >= warm) lat[k].push(ms);
       }
     out[name] = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, { p50: +pct(v.sort((a, b) => a - b), 50).toFixed(1), p99: +pct(v, 99).toFixed(1) }]));
