@@ -1,7 +1,8 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sum, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
+import { sumCounters } from "../db/document-store/counters";
 import { receivedCounts } from "../db/document-store/tables";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
@@ -27,21 +28,14 @@ export interface ListFilter {
 
 function where(companyId: string, f: ListFilter): SQL {
   const r = receivedDocuments;
-  const c: (SQL | undefined)[] = [eq(r.companyId, companyId)];
+  const c = countedFilters(r, companyId, f);
   if (f.issuerTaxId) {
     if (!isValidRut(f.issuerTaxId)) throw new AppError("VALIDATION_FAILED", "issuer_tax_id is not a valid RUT.", [{ field: "issuer_tax_id", message: "Not a valid RUT" }]);
     c.push(eq(r.issuerRut, normalizeRut(f.issuerTaxId)));
   }
-  if (f.documentType !== undefined) c.push(eq(r.documentType, f.documentType));
   if (f.folio !== undefined) c.push(eq(r.folio, f.folio));
-  if (f.issueDateFrom) c.push(gte(r.issueDate, f.issueDateFrom));
-  if (f.issueDateTo) c.push(lte(r.issueDate, f.issueDateTo));
   if (f.receivedFrom) c.push(gte(r.createdAt, f.receivedFrom));
   if (f.receivedTo) c.push(lte(r.createdAt, f.receivedTo));
-  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0));
-  if (f.verification === "FAILED") c.push(gte(r.receptionStatus, 1));
-  if (f.verification === "PENDING") c.push(isNull(r.receptionStatus));
-  if (f.responseState) c.push(eq(r.responseState, f.responseState));
   if (f.deadlineBefore) c.push(lte(r.responseDeadline, f.deadlineBefore));
   return and(...c)!;
 }
@@ -51,7 +45,7 @@ export async function listReceived(env: StoreEnv, companyId: string, f: ListFilt
   const w = where(companyId, f);
   const counters = countersCondition(companyId, f);
   return pageAcrossPartitions(env, companyId, {
-    count: async (db, inD1) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
+    count: async (db, inD1) => (counters && !inD1 ? sumCounters(db, receivedCounts, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
     rows: (db, limit, offset) => pageRows(db, w, [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)], limit, offset),
     rowsFromEnd: (db, limit, offset) => pageRows(db, w, [desc(receivedDocuments.createdAt), desc(receivedDocuments.id)], limit, offset),
   }, page, { oldestFirst: true, stores: await receptionPartitions(env, companyId) });
@@ -69,21 +63,20 @@ function pageRows(db: Db, w: SQL, order: SQL[], limit: number, offset: number) {
  */
 function countersCondition(companyId: string, f: ListFilter): SQL | null {
   if (f.issuerTaxId || f.folio !== undefined || f.receivedFrom || f.receivedTo || f.deadlineBefore) return null;
-  const r = receivedCounts;
-  const c: SQL[] = [eq(r.companyId, companyId)];
-  if (f.documentType !== undefined) c.push(eq(r.documentType, f.documentType));
-  if (f.issueDateFrom) c.push(gte(r.issueDate, f.issueDateFrom));
-  if (f.issueDateTo) c.push(lte(r.issueDate, f.issueDateTo));
-  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0));
-  if (f.verification === "FAILED") c.push(gte(r.receptionStatus, 1));
-  if (f.verification === "PENDING") c.push(isNull(r.receptionStatus));
-  if (f.responseState) c.push(eq(r.responseState, f.responseState));
-  return and(...c)!;
+  return and(...countedFilters(receivedCounts, companyId, f))!;
 }
 
-async function countFromCounters(db: Db, condition: SQL): Promise<number> {
-  const [row] = await db.select({ n: sum(receivedCounts.n).mapWith(Number) }).from(receivedCounts).where(condition);
-  return row?.n ?? 0;
+/** The filters on counted columns, over the documents or over their counters (the same column names). */
+function countedFilters(t: typeof receivedDocuments | typeof receivedCounts, companyId: string, f: ListFilter): SQL[] {
+  const c: SQL[] = [eq(t.companyId, companyId)];
+  if (f.documentType !== undefined) c.push(eq(t.documentType, f.documentType));
+  if (f.issueDateFrom) c.push(gte(t.issueDate, f.issueDateFrom));
+  if (f.issueDateTo) c.push(lte(t.issueDate, f.issueDateTo));
+  if (f.verification === "VERIFIED") c.push(eq(t.receptionStatus, 0));
+  if (f.verification === "FAILED") c.push(gte(t.receptionStatus, 1));
+  if (f.verification === "PENDING") c.push(isNull(t.receptionStatus));
+  if (f.responseState) c.push(eq(t.responseState, f.responseState));
+  return c;
 }
 
 /** One received document, from the partition its id names. */

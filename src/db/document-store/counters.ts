@@ -11,6 +11,10 @@
  * without firing the delete trigger (recursive triggers are off): a writer that replaces must DELETE
  * first (the data migration does, src/operations/store-migration.ts).
  */
+import { sum, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import type { invoiceCounts, receivedCounts } from "./tables";
+
 export interface CounterSpec {
   /** The counted table. */
   table: string;
@@ -68,4 +72,10 @@ export function counterStatements(spec: CounterSpec): string[] {
     `CREATE TRIGGER ${t}_delete AFTER DELETE ON ${spec.table} BEGIN ${add(spec, "OLD", -1).join(" ")} END`,
     `CREATE TRIGGER ${t}_update AFTER UPDATE OF ${names} ON ${spec.table} WHEN ${changed} BEGIN ${[...add(spec, "OLD", -1), ...add(spec, "NEW", 1)].join(" ")} END`,
   ];
+}
+
+/** A total from a store's counters: the SUM of `n` over the counter rows matching `condition`. */
+export async function sumCounters(db: Db, table: typeof invoiceCounts | typeof receivedCounts, condition: SQL): Promise<number> {
+  const [row] = await db.select({ n: sum(table.n).mapWith(Number) }).from(table).where(condition);
+  return row?.n ?? 0;
 }

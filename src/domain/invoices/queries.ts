@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, sum, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
 import { pageAcrossPartitions } from "../../db/document-store/lists";
+import { sumCounters } from "../../db/document-store/counters";
 import { invoiceCounts } from "../../db/document-store/tables";
 import { cancellations, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
@@ -33,11 +34,7 @@ export interface InvoiceFilters {
 }
 
 export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceFilters, page: { perPage: number; offset: number }) {
-  const where: SQL[] = [eq(invoices.companyId, companyId)];
-  if (f.invoice_type !== undefined) where.push(eq(invoices.documentType, f.invoice_type));
-  if (f.status) where.push(eq(invoices.status, f.status));
-  if (f.from_date) where.push(gte(invoices.issueDate, f.from_date));
-  if (f.to_date) where.push(lte(invoices.issueDate, f.to_date));
+  const where = countedFilters(invoices, companyId, f);
   if (f.external_reference) where.push(eq(invoices.externalReference, f.external_reference));
   if (f.folio !== undefined) where.push(eq(invoices.folio, f.folio));
   const condition = and(...where);
@@ -47,7 +44,7 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
     env,
     companyId,
     {
-      count: async (db: Db, inD1: boolean) => (counters && !inD1 ? countFromCounters(db, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
+      count: async (db: Db, inD1: boolean) => (counters && !inD1 ? sumCounters(db, invoiceCounts, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
       rows: (db: Db, limit: number, offset: number) => pageRows(db, condition, [desc(invoices.createdAt), desc(invoices.id)], limit, offset),
       rowsFromEnd: (db: Db, limit: number, offset: number) => pageRows(db, condition, [asc(invoices.createdAt), asc(invoices.id)], limit, offset),
     },
@@ -69,18 +66,17 @@ function pageRows(db: Db, condition: SQL | undefined, order: SQL[], limit: numbe
  */
 function countersCondition(companyId: string, f: InvoiceFilters): SQL | null {
   if (f.external_reference || f.folio !== undefined) return null;
-  const c = invoiceCounts;
-  const where: SQL[] = [eq(c.companyId, companyId)];
-  if (f.invoice_type !== undefined) where.push(eq(c.documentType, f.invoice_type));
-  if (f.status) where.push(eq(c.status, f.status));
-  if (f.from_date) where.push(gte(c.issueDate, f.from_date));
-  if (f.to_date) where.push(lte(c.issueDate, f.to_date));
-  return and(...where)!;
+  return and(...countedFilters(invoiceCounts, companyId, f))!;
 }
 
-async function countFromCounters(db: Db, condition: SQL): Promise<number> {
-  const [row] = await db.select({ n: sum(invoiceCounts.n).mapWith(Number) }).from(invoiceCounts).where(condition);
-  return row?.n ?? 0;
+/** The filters on counted columns, over the documents or over their counters (the same column names). */
+function countedFilters(t: typeof invoices | typeof invoiceCounts, companyId: string, f: InvoiceFilters): SQL[] {
+  const where: SQL[] = [eq(t.companyId, companyId)];
+  if (f.invoice_type !== undefined) where.push(eq(t.documentType, f.invoice_type));
+  if (f.status) where.push(eq(t.status, f.status));
+  if (f.from_date) where.push(gte(t.issueDate, f.from_date));
+  if (f.to_date) where.push(lte(t.issueDate, f.to_date));
+  return where;
 }
 
 /** The history and the note cancelling a document, from the partition that holds it. */
