@@ -7,7 +7,7 @@ import { backoffSeconds } from "./retry";
 import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { ordinalOfId } from "../db/document-store";
-import { isLegacyMoved, partitionFor, rememberSwitched, withPartitionOfId } from "../db/document-store/legacy";
+import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError, withPartitionOfId } from "../db/document-store/legacy";
 import { envForMode } from "../config";
 import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
 import { chunked } from "../lib/chunked";
@@ -81,6 +81,12 @@ async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Pr
     const partition = await partitionFor(base.env, work.companyId, work.ordinal, "documents");
     deps = depsForStore(base, partition.db, partition.ordinal);
   } catch (e) {
+    if (e instanceof UnknownPartitionError) {
+      // No document or envelope can be in a partition the company never had: the message is wrong, not late.
+      log("error", "pipeline messages naming a partition the company does not have dropped", { store: key, messages: [...work.invoiceMsgs, ...work.pollMsgs].map((w) => w.msg.id) });
+      for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.ack();
+      return;
+    }
     log("warn", "document store unavailable; retrying its messages", { store: key, error: describeError(e) });
     for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
     return;

@@ -9,7 +9,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { receivedDocuments } from "../db/schema";
 import { ordinalOfId, storeFor } from "../db/document-store";
-import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, withPartition } from "../db/document-store/legacy";
+import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, UnknownPartitionError, withPartition } from "../db/document-store/legacy";
 import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
 import { receivedView, type ReceivedRow } from "./view";
@@ -58,7 +58,12 @@ export function byPartition<T>(items: T[], idOf: (item: T) => string): Map<numbe
 export async function receivedByIds(env: StoreEnv, companyId: string, ids: string[]): Promise<Map<string, ReceivedRow>> {
   const groups = [...byPartition([...new Set(ids)], (id) => id)];
   const found = await Promise.all(groups.map(async ([ordinal, group]) => {
-    const db = (await partitionFor(env, companyId, ordinal, GROUP)).db;
+    const partition = await partitionFor(env, companyId, ordinal, GROUP).catch((e: unknown) => {
+      if (e instanceof UnknownPartitionError) return null; // no such partition: none of these ids exists
+      throw e;
+    });
+    if (!partition) return [];
+    const db = partition.db;
     const rows = await Promise.all(chunked(group, 90).map((chunk) => db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.id, chunk)))));
     return rows.flat();
   }));

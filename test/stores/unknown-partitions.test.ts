@@ -2,13 +2,21 @@
  * A read never creates a store (issue 16): an id naming a partition the directory does not know for
  * the company (`rcv_p999999_…`, `dlv_p999999_…`) answers 404 in our envelope, like a missing row, and
  * no Durable Object is made for it. The same reads of a partition that exists reach its store.
+ * A queue message naming such a partition (a document or an envelope id `…_p999999_…`) is dropped
+ * with an error log (acked: nothing can be there, so retrying it would only make the store), and the
+ * lookups the pipeline and reception use refuse it (`UnknownPartitionError`, or nothing found).
  */
-import { listDurableObjectIds } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openStore, partitionKnown, storeName } from "../../src/db/document-store";
 import { receivedDocuments } from "../../src/db/schema";
 import { randomUlid } from "../../src/lib/ids";
+import { siiAuthority } from "../../src/countries/cl";
+import { existingPartitionForId, partitionFor, UnknownPartitionError } from "../../src/db/document-store/legacy";
+import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
+import { receivedByIds } from "../../src/reception/stores";
 import { call, expectError, newCompany, newOwner } from "../helpers/api";
 
 const storeExists = async (companyId: string, ordinal: number) => {
@@ -50,5 +58,42 @@ describe("an id naming a partition the company does not have", () => {
     // A delivery id of the open partition is read there: a missing row, same answer.
     expectError(await call("GET", `/api/companies/${companyId}/webhook-deliveries/dlv_p${open}_${randomUlid()}`, { key: owner.key }), 404, "WEBHOOK_DELIVERY_NOT_FOUND");
     expect(await partitionKnown(env, companyId, open)).toBe(true);
+  });
+});
+
+describe("the pipeline and reception given a partition the company does not have", () => {
+  it("partitionFor refuses it and existingPartitionForId finds nothing; the open partition is served", async () => {
+    const { companyId, open } = await companyWithOpenStore();
+    await expect(partitionFor(env, companyId, 999999, "documents")).rejects.toBeInstanceOf(UnknownPartitionError);
+    await expect(partitionFor(env, companyId, open + 1, "reception")).rejects.toBeInstanceOf(UnknownPartitionError);
+    expect(await existingPartitionForId(env, companyId, `inv_p999999_${randomUlid()}`, "documents")).toBeNull();
+    expect((await partitionFor(env, companyId, open, "documents")).ordinal).toBe(open);
+    // Another company's partition of the same ordinal does not count for this one.
+    const other = await newCompany(await newOwner("Unknown partitions, other"));
+    await expect(partitionFor(env, other, open, "documents")).rejects.toBeInstanceOf(UnknownPartitionError);
+    expect(await storeExists(companyId, 999999)).toBe(false);
+    expect(await storeExists(other, open)).toBe(false);
+  });
+
+  it("a document's and an envelope's message naming it are acked, not retried, and make no store", async () => {
+    const { companyId, open } = await companyWithOpenStore();
+    const messages: { id: string; timestamp: Date; attempts: number; body: unknown }[] = [
+      { id: "m-doc", timestamp: new Date(), attempts: 1, body: invoiceBody(`inv_p999999_${randomUlid()}`, companyId) },
+      { id: "m-env", timestamp: new Date(), attempts: 1, body: envelopePollBody(`env_p${open + 1}_${randomUlid()}`, companyId) },
+    ];
+    const batch = createMessageBatch<unknown>("dte-issuance", messages);
+    await handleIssuanceBatch(batch, env, siiAuthority(env));
+    const result = await getQueueResult(batch, createExecutionContext());
+    expect(result.explicitAcks.sort()).toEqual(["m-doc", "m-env"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(await storeExists(companyId, 999999)).toBe(false);
+    expect(await storeExists(companyId, open + 1)).toBe(false);
+  });
+
+  it("received documents looked up by ids of such a partition are simply not found; those of the open one are", async () => {
+    const { companyId, open } = await companyWithOpenStore();
+    const found = await receivedByIds(env, companyId, [`rcv_p999999_${randomUlid()}`, `rcv_p${open}_${randomUlid()}`]);
+    expect(found.size).toBe(0);
+    expect(await storeExists(companyId, 999999)).toBe(false);
   });
 });

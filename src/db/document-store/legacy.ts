@@ -89,8 +89,24 @@ export async function partitionForId(env: StoreEnv, companyId: string, id: strin
   return partitionFor(env, companyId, ordinal, group);
 }
 
+/** A partition the company's directory does not have: nothing can live there, and no store is made for it. */
+export class UnknownPartitionError extends Error {
+  constructor(readonly companyId: string, readonly ordinal: number) {
+    super(`Company ${companyId} has no document partition ${ordinal}`);
+    this.name = "UnknownPartitionError";
+  }
+}
+
+/**
+ * The company's partition `ordinal` (partition 0 through `legacyPartition`). A store partition is
+ * checked against the directory (cached in the isolate once seen), so an ordinal from a message or
+ * an id that names a partition the company never had throws `UnknownPartitionError` instead of
+ * creating an empty store.
+ */
 export async function partitionFor(env: StoreEnv, companyId: string, ordinal: number, group: LegacyGroup): Promise<PartitionHandle> {
-  return ordinal === 0 ? legacyPartition(env, companyId, group) : { ...storeFor(env, companyId, ordinal), inD1: false };
+  if (ordinal === 0) return legacyPartition(env, companyId, group);
+  if (!(await partitionKnown(env, companyId, ordinal))) throw new UnknownPartitionError(companyId, ordinal);
+  return { ...storeFor(env, companyId, ordinal), inD1: false };
 }
 
 /**
@@ -101,8 +117,9 @@ export async function partitionFor(env: StoreEnv, companyId: string, ordinal: nu
 export async function existingPartitionForId(env: StoreEnv, companyId: string, id: string, group: LegacyGroup): Promise<PartitionHandle | null> {
   const ordinal = ordinalOfId(id);
   if (ordinal === null) return null;
-  const p = await partitionFor(env, companyId, ordinal, group);
-  return p.inD1 || (await partitionKnown(env, companyId, ordinal)) ? p : null;
+  if (ordinal > 0) return (await partitionKnown(env, companyId, ordinal)) ? { ...storeFor(env, companyId, ordinal), inD1: false } : null;
+  const p = await legacyPartition(env, companyId, group);
+  return p.inD1 || (await partitionKnown(env, companyId, 0)) ? p : null;
 }
 
 /**
