@@ -7,7 +7,7 @@ import { backoffSeconds } from "./retry";
 import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { ordinalOfId } from "../db/document-store";
-import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError, withPartitionOfId } from "../db/document-store/legacy";
+import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError } from "../db/document-store/legacy";
 import { envForMode } from "../config";
 import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
 import { chunked } from "../lib/chunked";
@@ -392,23 +392,6 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
     log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
     msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
   } else {
-    msg.ack();
-  }
-}
-
-/**
- * Dead-letter consumer: messages that exhausted their retries. The document keeps its state (it is
- * never dropped and its folio is kept); the failure is recorded and the cron sweep re-drives it.
- */
-export async function handleDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  for (const msg of batch.messages) {
-    const parsed = pipelineMessage.safeParse(msg.body);
-    if (parsed.success && parsed.data.type === "invoice") {
-      const { invoice_id: invoiceId, company_id: companyId } = parsed.data;
-      const note = `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`;
-      await withPartitionOfId(env, companyId, invoiceId, "documents", (p) => noteProblem(p.db, { invoiceId }, note));
-    }
-    log("error", "dead-lettered pipeline message", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 500), attempts: msg.attempts });
     msg.ack();
   }
 }

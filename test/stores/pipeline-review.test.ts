@@ -24,6 +24,8 @@ import { closePartition, openStore, ordinalOfId, partitionedId, partitionsOf, st
 import { newId } from "../../src/lib/ids";
 import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleDeadLetters } from "../../src/pipeline/dead-letters";
+import { invoiceDetail } from "../../src/domain/invoices/queries";
 import { assignFolio, claimEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
 import { legacyMoved } from "../../src/db/document-store/legacy";
 import type { StoreRpc } from "../../src/db/document-store/client";
@@ -106,6 +108,69 @@ describe("a cancellation whose release was lost after the note's verdict", () =>
     await deliver(envelopePollBody(f.envelopeId, f.companyId));
     expect(await held(f.noteStore, f.targetId)).toHaveLength(1);
     expect(await held(f.targetStore, f.targetId)).toEqual([{ cancelledInvoiceId: f.targetId, creditNoteId: f.noteId, createdAt: expect.any(String) }]);
+  });
+});
+
+/** A message of the issuance queue's dead-letter queue, through its consumer; the queue's verdict on it. */
+async function deadLetter(body: unknown, useEnv: Env = env) {
+  const message = { id: crypto.randomUUID(), timestamp: new Date(), attempts: 100, body };
+  const batch = createMessageBatch("dte-issuance-dlq", [message]);
+  await handleDeadLetters(batch, useEnv);
+  const result = await getQueueResult(batch, createExecutionContext());
+  return { acked: result.explicitAcks.includes(message.id), retried: result.retryMessages.some((m) => m.msgId === message.id) };
+}
+
+/** The namespace, with the stores of `companyId`'s partition `ordinal` refusing every write. */
+function writesRefusedIn(companyId: string, ordinal: number): Env["DOCUMENT_STORE"] {
+  const ns = env.DOCUMENT_STORE;
+  const refused = ns.idFromName(`${companyId}:${ordinal}`).toString();
+  return {
+    idFromName: (n: string) => ns.idFromName(n),
+    get: (id: DurableObjectId) => {
+      const stub = ns.get(id) as unknown as StoreRpc;
+      if (id.toString() !== refused) return stub;
+      const refuse = (sql: string) => /^(delete|update|insert)/i.test(sql);
+      return {
+        query: (st: StoreStatement) => (refuse(st.sql) ? Promise.reject(new Error("store unavailable")) : stub.query(st)),
+        batch: (sts: StoreStatement[]) => (sts.some((st) => refuse(st.sql)) ? Promise.reject(new Error("store unavailable")) : stub.batch(sts)),
+      };
+    },
+  } as unknown as Env["DOCUMENT_STORE"];
+}
+
+describe("a cancelling note's message dead-lettered after the note ended", () => {
+  it("the dead-letter consumer releases a REJECTED note's cancellation in both partitions (no re-drive needed)", async () => {
+    const f = await noteAcrossPartitions("REJECTED");
+    expect(await deadLetter(invoiceBody(f.noteId, f.companyId))).toEqual({ acked: true, retried: false });
+    expect(await held(f.noteStore, f.targetId)).toEqual([]);
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+  });
+
+  it("a dead-lettered poll of a FAILED note's envelope releases it too", async () => {
+    const f = await noteAcrossPartitions("FAILED");
+    expect(await deadLetter(envelopePollBody(f.envelopeId, f.companyId))).toEqual({ acked: true, retried: false });
+    expect(await held(f.noteStore, f.targetId)).toEqual([]);
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+  });
+
+  it("an ACCEPTED note's dead letters leave the document cancelled", async () => {
+    const f = await noteAcrossPartitions("ACCEPTED");
+    await deadLetter(invoiceBody(f.noteId, f.companyId));
+    await deadLetter(envelopePollBody(f.envelopeId, f.companyId));
+    expect(await held(f.targetStore, f.targetId)).toHaveLength(1);
+  });
+
+  it("when the cancelled document's store refuses the release, the dead letter is retried, not acked; once it answers, the release is done", async () => {
+    const f = await noteAcrossPartitions("REJECTED");
+    const targetOrdinal = ordinalOfId(f.targetId)!;
+    const failing = { ...env, DOCUMENT_STORE: writesRefusedIn(f.companyId, targetOrdinal) } as Env;
+    expect(await deadLetter(invoiceBody(f.noteId, f.companyId), failing)).toEqual({ acked: false, retried: true });
+    expect(await held(f.targetStore, f.targetId)).toHaveLength(1);
+    expect(await deadLetter(invoiceBody(f.noteId, f.companyId))).toEqual({ acked: true, retried: false });
+    expect(await held(f.targetStore, f.targetId)).toEqual([]);
+    // Reads of the document no longer name the rejected note as cancelling it.
+    const [target] = await f.targetStore.select().from(invoices).where(eq(invoices.id, f.targetId));
+    expect((await invoiceDetail(env, target!)).cancelledBy).toBeNull();
   });
 });
 

@@ -149,18 +149,23 @@ export async function loadCompanyContext(deps: StepDeps, companyId: string) {
  * row belongs once the POST writes documents to the stores: the document's reads find it there).
  */
 export async function releaseCancellations(deps: StepDeps, notes: CancellingNote[]) {
+  await releaseCancellationsIn(deps.env, { db: deps.store, ordinal: deps.ordinal }, notes);
+}
+
+/** `releaseCancellations` for notes of the partition `at` (the dead-letter consumer has no step deps). */
+export async function releaseCancellationsIn(env: Env, at: { db: Db; ordinal: number }, notes: CancellingNote[]) {
   const ids = notes.map((n) => n.id);
-  for (const chunk of chunked(ids, 90)) await deps.store.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
+  for (const chunk of chunked(ids, 90)) await at.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
   const elsewhere = new Map<string, { companyId: string; ordinal: number; ids: string[] }>();
   for (const n of notes) {
     const ordinal = n.cancelsInvoiceId ? ordinalOfId(n.cancelsInvoiceId) : null;
-    if (ordinal === null || ordinal === deps.ordinal) continue;
+    if (ordinal === null || ordinal === at.ordinal) continue;
     const key = `${n.companyId}:${ordinal}`;
     const g = elsewhere.get(key) ?? { companyId: n.companyId, ordinal, ids: [] };
     elsewhere.set(key, { ...g, ids: [...g.ids, n.id] });
   }
   for (const g of elsewhere.values()) {
-    await withPartition(deps.env, g.companyId, g.ordinal, "documents", async (p) => {
+    await withPartition(env, g.companyId, g.ordinal, "documents", async (p) => {
       for (const chunk of chunked(g.ids, 90)) await p.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
     });
   }
