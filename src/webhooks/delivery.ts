@@ -10,7 +10,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { ordinalOfId, storeFor } from "../db/document-store";
+import { ordinalOfId, partitionKnown, storeFor } from "../db/document-store";
 import { eventOutbox, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
@@ -99,12 +99,16 @@ type Plan =
   | { kind: "early"; delivery: DeliveryRow; waitMs: number }
   | { kind: "post"; delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
 
-/** Each delivery's store: the partition the message names, else the one its id names (legacy ids: 0). */
-function storesOf(env: Env, targets: DeliveryTarget[]): Map<string, { db: Db; partition: number; ids: string[] }> {
+/**
+ * Each delivery's store: the partition the message names, else the one its id names (legacy ids: 0).
+ * A partition the company's directory does not have holds no delivery: its targets are left out
+ * (skipped, their messages acked) and no store is made for it.
+ */
+async function storesOf(env: Env, targets: DeliveryTarget[]): Promise<Map<string, { db: Db; partition: number; ids: string[] }>> {
   const stores = new Map<string, { db: Db; partition: number; ids: string[] }>();
   for (const t of targets) {
     const partition = t.partition ?? ordinalOfId(t.id);
-    if (partition === null) continue;
+    if (partition === null || (partition > 0 && !(await partitionKnown(env, t.companyId, partition)))) continue;
     const key = `${t.companyId}:${partition}`;
     const entry = stores.get(key) ?? { db: storeFor(env, t.companyId, partition).db, partition, ids: [] };
     entry.ids.push(t.id);
@@ -115,7 +119,7 @@ function storesOf(env: Env, targets: DeliveryTarget[]): Map<string, { db: Db; pa
 
 /** The deliveries (one read per store), their endpoints and their events (one D1 round trip). */
 async function loadMany(db: Db, env: Env, targets: DeliveryTarget[]) {
-  const stores = storesOf(env, targets);
+  const stores = await storesOf(env, targets);
   const perStore = await Promise.all([...stores.values()].map(async (s) => (await Promise.all(chunked(s.ids, 90).map((c) => s.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c))))).flat().map((d) => ({ d, store: s }))));
   const found = perStore.flat();
   const deliveries = found.map((f) => f.d);
@@ -173,7 +177,8 @@ function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: 
 export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], now = new Date()): Promise<Map<string, Outcome>> {
   const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets);
   const byId = new Map(deliveries.map((d) => [d.id, d]));
-  const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) !== null).map((t) => t.id));
+  // Only partition 0's rows wait for the data migration's copy; a store partition's row is there or never was.
+  const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) === 0).map((t) => t.id));
   const plans = [...new Set(targets.map((t) => t.id))].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
   const outcomes = new Map<string, Outcome>();
   const writes = new Map<Db, BatchItem<"sqlite">[]>();

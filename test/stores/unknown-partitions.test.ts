@@ -15,6 +15,7 @@ import { randomUlid } from "../../src/lib/ids";
 import { siiAuthority } from "../../src/countries/cl";
 import { existingPartitionForId, partitionFor, UnknownPartitionError } from "../../src/db/document-store/legacy";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
 import { receivedByIds } from "../../src/reception/stores";
 import { call, expectError, newCompany, newOwner } from "../helpers/api";
@@ -95,5 +96,22 @@ describe("the pipeline and reception given a partition the company does not have
     const found = await receivedByIds(env, companyId, [`rcv_p999999_${randomUlid()}`, `rcv_p${open}_${randomUlid()}`]);
     expect(found.size).toBe(0);
     expect(await storeExists(companyId, 999999)).toBe(false);
+  });
+});
+
+describe("a webhook delivery message naming a partition the company does not have", () => {
+  it("is acked (no delivery can be there), not retried, and makes no store", async () => {
+    const { companyId, open } = await companyWithOpenStore();
+    const messages: { id: string; timestamp: Date; attempts: number; body: unknown }[] = [
+      { id: "w-named", timestamp: new Date(), attempts: 1, body: { v: 1, type: "deliver", delivery_id: `dlv_p${open}_${randomUlid()}`, company_id: companyId, partition: 999999 } },
+      { id: "w-by-id", timestamp: new Date(), attempts: 1, body: { v: 1, type: "deliver", delivery_id: `dlv_p${open + 1}_${randomUlid()}`, company_id: companyId } },
+    ];
+    const batch = createMessageBatch<unknown>("dte-webhooks", messages);
+    await handleWebhookBatch(batch, env);
+    const result = await getQueueResult(batch, createExecutionContext());
+    expect(result.explicitAcks.sort()).toEqual(["w-by-id", "w-named"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(await storeExists(companyId, 999999)).toBe(false);
+    expect(await storeExists(companyId, open + 1)).toBe(false);
   });
 });
