@@ -66,8 +66,23 @@ export function d1File(dir) {
   return files[0];
 }
 
+/** Bytes of the pages of the SII simulator's tables and indexes (`sim_*`) in the D1 file (SQLite's dbstat). */
+const simBytesOf = (db) => db.prepare("SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name LIKE 'sim\\_%' ESCAPE '\\')").get().b;
+
 function d1Store(dir, meter) {
-  return withDb(d1File(dir), (db) => ({ kind: "D1", name: "DB", documents: countOf(db, DOCUMENT_TABLE), received: countOf(db, RECEIVED_TABLE), bytes: bytesOf(db), requests: meter.d1.round_trips, statements: meter.d1.statements }));
+  return withDb(d1File(dir), (db) => ({
+    kind: "D1",
+    name: "DB",
+    documents: countOf(db, DOCUMENT_TABLE),
+    received: countOf(db, RECEIVED_TABLE),
+    bytes: bytesOf(db),
+    requests: meter.d1.round_trips,
+    statements: meter.d1.statements,
+    // The local SII simulator's share (its `sim_*` tables share the binding; the real SII is not in our database).
+    sim_bytes: simBytesOf(db),
+    sim_requests: meter.d1.sim_round_trips ?? 0,
+    sim_statements: meter.d1.sim_statements ?? 0,
+  }));
 }
 
 /** Every SQLite Durable Object of the tree's classes, with the calls the meter saw on it. */
@@ -122,7 +137,7 @@ export function storeDelta(before, after) {
   return after.map((s) => {
     const b = was.get(key(s)) ?? {};
     const d = { ...s };
-    for (const f of ["documents", "received", "bytes", "requests", "statements"]) if (typeof s[f] === "number") d[f] = s[f] - (b[f] ?? 0);
+    for (const f of ["documents", "received", "bytes", "requests", "statements", "sim_bytes", "sim_requests", "sim_statements"]) if (typeof s[f] === "number") d[f] = s[f] - (b[f] ?? 0);
     return d;
   });
 }

@@ -3,29 +3,44 @@
 // the service's `env` (and every Durable Object class's `env`) with `wrapEnv`; `GET /__scale/meter`
 // answers the counts. Counted: D1 round trips and statements (a batch is one round trip), Durable
 // Object calls per object (with the name it was addressed by), queue messages per producer binding.
-export const meter = { d1: { round_trips: 0, statements: 0 }, objects: {}, queues: {} };
+// The local SII simulator shares the D1 binding: statements on its `sim_*` tables are also counted
+// apart (`sim_statements`; `sim_round_trips`: round trips whose statements are all the simulator's),
+// so the model can charge our database only with the service's own work.
+export const meter = { d1: { round_trips: 0, statements: 0, sim_round_trips: 0, sim_statements: 0 }, objects: {}, queues: {} };
+const isSim = (sql) => /(^|[^\w])sim_\w+/i.test(sql ?? "");
+
+const sqlOf = new WeakMap(); // statement proxy -> its SQL
 const names = new Map(); // id hex -> name
 
 const unwrapped = new WeakMap(); // statement proxy -> the binding's statement
 
 /** A prepared statement that counts one round trip when it runs on its own. */
-function statement(st) {
+function statement(st, sql) {
   const proxy = new Proxy(st, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (typeof value !== "function") return value;
-      if (prop === "bind") return (...args) => statement(Reflect.apply(value, target, args));
+      if (prop === "bind") return (...args) => statement(Reflect.apply(value, target, args), sql);
       if (["first", "all", "run", "raw"].includes(prop))
         return (...args) => {
-          meter.d1.round_trips++;
-          meter.d1.statements++;
+          count([sql]);
           return Reflect.apply(value, target, args);
         };
       return value.bind(target);
     },
   });
   unwrapped.set(proxy, st);
+  sqlOf.set(proxy, sql);
   return proxy;
+}
+
+/** One round trip running these statements' SQL. */
+function count(sqls) {
+  const sim = sqls.filter(isSim).length;
+  meter.d1.round_trips++;
+  meter.d1.statements += sqls.length;
+  meter.d1.sim_statements += sim;
+  if (sim === sqls.length) meter.d1.sim_round_trips++;
 }
 
 /** The D1 binding, counting round trips (a batch is one) and statements. */
@@ -34,17 +49,15 @@ function d1(db) {
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (typeof value !== "function") return value;
-      if (prop === "prepare") return (sql) => statement(target.prepare(sql));
+      if (prop === "prepare") return (sql) => statement(target.prepare(sql), sql);
       if (prop === "batch")
         return (statements) => {
-          meter.d1.round_trips++;
-          meter.d1.statements += statements.length;
+          count(statements.map((s) => sqlOf.get(s)));
           return target.batch(statements.map((s) => unwrapped.get(s) ?? s));
         };
       if (prop === "exec")
         return (sql) => {
-          meter.d1.round_trips++;
-          meter.d1.statements++;
+          count([sql]);
           return target.exec(sql);
         };
       if (prop === "withSession") return (...args) => d1(Reflect.apply(value, target, args));
