@@ -29,6 +29,22 @@ const share = (x, limit) => +((100 * x) / limit).toFixed(2);
  * company and month), so they scale with the largest company's rate; D1 and the queues are shared by
  * all companies and scale with the total rate.
  */
+/**
+ * A document store's fixed size and growth per document, from one run's deltas: the fixed size is
+ * the median size of the stores the run made that hold no document (created empty, e.g. index
+ * stores; 0 when there are none); the growth, over the largest company's stores that hold documents
+ * (made during the run, so their delta is their whole size), what they hold beyond the fixed size
+ * per document; every store holding documents when the largest company has none here.
+ */
+export function storeGrowth(objects, own) {
+  const empty = objects.filter((s) => s.documents === 0 && s.bytes > 0).map((s) => s.bytes).sort((a, b) => a - b);
+  const fixed = empty.length ? empty[Math.floor(empty.length / 2)] : 0;
+  const holding = (own.some((s) => s.documents > 0) ? own : objects).filter((s) => s.documents > 0);
+  const docs = holding.reduce((a, s) => a + s.documents, 0);
+  const beyond = holding.reduce((a, s) => a + Math.max(0, s.bytes - fixed), 0);
+  return { fixed, growth: docs > 0 ? beyond / docs : 0 };
+}
+
 export function extrapolate(run, { partitionCloseBytes = 4 * GB } = {}) {
   const { documents } = run;
   const peakTotal = (TARGET.documents_per_day / 86_400) * TARGET.peak_factor;
@@ -62,13 +78,15 @@ export function extrapolate(run, { partitionCloseBytes = 4 * GB } = {}) {
     const rate = perDoc * peakLargest;
     if (holdsDocuments) {
       // A document store grows with its company's documents; it closes its partition at
-      // `partitionCloseBytes` (docs/capacity.md, "Target layout"), a month at the latest.
-      const bytesPerDoc = bytes / documents;
-      const month = bytesPerDoc * TARGET.largest_company_per_day * 30;
+      // `partitionCloseBytes` (docs/capacity.md, "Target layout"), a month at the latest. Its size is
+      // a fixed part (an empty store: schema, indexes, pages; most stores of a run with many small
+      // companies are nearly that) plus a growth per document; the two are extrapolated apart.
+      const { fixed, growth: bytesPerDoc } = storeGrowth(objects, own);
+      const month = fixed + bytesPerDoc * TARGET.largest_company_per_day * 30;
       const capped = Math.min(month, partitionCloseBytes);
       rows.push({
         store: `${kind} (${objects.length} objects in this run; the largest company's open store)`,
-        measured: `${Math.round(bytesPerDoc)} B per document; ${perDoc.toFixed(3)} requests per document of the largest company (${(requests / documents).toFixed(3)} over all)`,
+        measured: `${Math.round(bytesPerDoc)} B per document beyond an empty store of ${Math.round(fixed / 1024)} KiB (all stores: ${Math.round(bytes / documents)} B per document); ${perDoc.toFixed(3)} requests per document of the largest company (${(requests / documents).toFixed(3)} over all)`,
         load: `${(month / GB).toFixed(2)} GB a month${capped < month ? ` (a partition closes at ${(partitionCloseBytes / GB).toFixed(0)} GB)` : ""}; ${rate.toFixed(1)} requests/s at peak`,
         size_share_pct: share(capped, LIMITS.do_bytes),
         size_basis: "a partition of the largest company",
