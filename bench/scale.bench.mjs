@@ -13,7 +13,7 @@
 // SCALE_BENCH_WRITE_DOC=1 writes the tables into docs/capacity.md ("Load simulation").
 import { pct, root, run, sleep, startService, untilAccepted, postInvoices, readyCompany } from "./lib.mjs";
 import { noopLatency, startProbe } from "./platform/probe.mjs";
-import { describeDistribution, jobsFor, postAll, setupCompanies, verify, zipfCounts } from "./scale/load.mjs";
+import { describeDistribution, jobsFor, postAll, sampleNoop, setupCompanies, verify, zipfCounts } from "./scale/load.mjs";
 import { layoutOf, layouts, storeDelta } from "./scale/layouts.mjs";
 import { extrapolate, modelTable, TARGET } from "./scale/model.mjs";
 import { partitionTable, perKind, runTable, writeDoc } from "./scale/report.mjs";
@@ -66,7 +66,8 @@ async function runOnce(tree, label, commit, counts) {
     const meter0 = await meterOf(svc.base);
     const stores0 = layout.stores(svc.dir, tree, meter0);
     const started = performance.now();
-    const latencies = await postAll(svc.base, jobsFor(companies, SEED), CLIENTS);
+    const posting = postAll(svc.base, jobsFor(companies, SEED), CLIENTS);
+    const [latencies, noopUnderLoad] = await Promise.all([posting, sampleNoop(svc.base, posting)]);
     const postSeconds = (performance.now() - started) / 1000;
     await untilFinal(layout, svc.dir, tree, DOCS + WARM_UP);
     const seconds = (performance.now() - started) / 1000;
@@ -87,6 +88,7 @@ async function runOnce(tree, label, commit, counts) {
       post_p50_ms: +pct(latencies, 50).toFixed(1),
       post_p95_ms: +pct(latencies, 95).toFixed(1),
       post_p99_ms: +pct(latencies, 99).toFixed(1),
+      noop_under_load: { samples: noopUnderLoad.length, p50_ms: +pct(noopUnderLoad, 50).toFixed(1), p99_ms: +pct(noopUnderLoad, 99).toFixed(1) },
       verified,
       stores,
       queues,

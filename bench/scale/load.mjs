@@ -100,6 +100,25 @@ export async function postAll(base, jobs, clients) {
   return latencies.sort((a, b) => a - b);
 }
 
+/**
+ * Samples the service's no-op route (`/__scale/noop`, served by the same Worker as the POSTs) from
+ * one extra client, one request every `gapMs`, until `done` resolves: what any request waited while
+ * the load ran. Returns the sorted latencies.
+ */
+export async function sampleNoop(base, done, gapMs = 20) {
+  const latencies = [];
+  let over = false;
+  done.then(() => (over = true), () => (over = true));
+  while (!over) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/__scale/noop`);
+    await res.arrayBuffer();
+    latencies.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, gapMs));
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
 const FINAL = new Set(["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"]);
 
 /**

@@ -35,7 +35,10 @@ import { meter, wrapEnv } from "./worker-meter.js";
 ${wrapped}
 export default {
   fetch(request, env, ctx) {
-    if (new URL(request.url).pathname === "/__scale/meter") return Response.json(meter);
+    const { pathname } = new URL(request.url);
+    if (pathname === "/__scale/meter") return Response.json(meter);
+    // The no-op route sampled during the load: the same Worker and process as the POSTs, no service code.
+    if (pathname === "/__scale/noop") return new Response(null, { status: 204 });
     return service.fetch(request, wrapEnv(env), ctx);
   },
   queue: (batch, env, ctx) => service.queue(batch, wrapEnv(env), ctx),
