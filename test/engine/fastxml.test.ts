@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
-import { fastParse } from "../../src/countries/cl/xml/fastxml";
+import fc from "fast-check";
+import { fastParse, hasNotChar } from "../../src/countries/cl/xml/fastxml";
 import { parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import goldenText from "../fixtures/cl/signing-golden.json?raw";
 
@@ -157,5 +158,14 @@ describe("fast XML parser", () => {
       if (same(t)) accepted++;
     }
     expect(accepted).toBeGreaterThan(100);
+  });
+
+  it("finds the characters outside XML's Char production as the plain regex does, on one-byte and wider text", () => {
+    const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+    // Characters near every boundary of the production, among ordinary text.
+    const special = fc.constantFrom(..."\x00\x08\t\n\x0B\x0C\r\x0E\x1F \x7F\x80\xFF\u0100\u20AC\uD7FF\uD800\uDBFF\uDC00\uDFFF\uE000\uFFFD\uFFFE\uFFFF");
+    const text = fc.array(fc.oneof(fc.string({ maxLength: 40 }), special, fc.constant("<a>ñandú</a>")), { maxLength: 20 }).map((p) => p.join(""));
+    fc.assert(fc.property(text, (t) => hasNotChar(t) === NOT_CHAR.test(t)), { numRuns: 3000 });
+    for (const t of ["", "plain", "a\x01b", "ñ\x1F", "€\x01", "€", "ok\uFFFE", "\uD83D\uDE00", "\t\n\r"]) expect(hasNotChar(t)).toBe(NOT_CHAR.test(t));
   });
 });

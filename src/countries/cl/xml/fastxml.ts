@@ -202,6 +202,18 @@ const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 /** Characters outside XML 1.0's Char production, and surrogates (left to @xmldom/xmldom). */
 const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+/** NOT_CHAR's part above U+00FF: V8 fails it at once on a string of one-byte characters (ISO-8859-1 input). */
+const NOT_CHAR_WIDE = /[\uD800-\uDFFF\uFFFE\uFFFF]/;
+const ABOVE_LATIN1 = /[^\x00-\xFF]/;
+/** NOT_CHAR's control characters, each found by indexOf (a vectorised search: about twice the speed of the regex's scan). */
+const CONTROLS = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== "\t" && c !== "\n" && c !== "\r");
+
+/** Whether `text` holds a character NOT_CHAR matches (same answer, faster on the usual one-byte text). */
+export function hasNotChar(text: string): boolean {
+  if (ABOVE_LATIN1.test(text)) return NOT_CHAR.test(text);
+  for (let i = 0; i < CONTROLS.length; i++) if (text.indexOf(CONTROLS[i]!) >= 0) return true;
+  return NOT_CHAR_WIDE.test(text);
+}
 
 /** Text as written is what C14N writes for it: no `>`, and `&` only in `&amp;` `&lt;` `&gt;`. */
 export function canonicalText(raw: string): boolean {
@@ -286,7 +298,7 @@ export function fastParse(text: string): FDocument | null {
 // One function on purpose: the hot loop of every parse (a DTE, an envelope of 500), measured by
 // `npm run bench -- engine`; splitting it into per-token calls cost about a fifth of its speed.
 function parse(text: string, lazy: Lazy = NOT_LAZY): FDocument {
-  if (NOT_CHAR.test(text)) throw UNSUPPORTED;
+  if (hasNotChar(text)) throw UNSUPPORTED;
   const doc = new FDocument();
   doc.source = text;
   let pos = 0;
