@@ -14,6 +14,7 @@ import { openStore, partitionedId } from "../../src/db/document-store";
 import { INVOICE_COUNTERS, RECEIVED_COUNTERS, type CounterSpec } from "../../src/db/document-store/counters";
 import { invoices, receivedDocuments } from "../../src/db/schema";
 import { listInvoices, type InvoiceFilters } from "../../src/domain/invoices/queries";
+import { dayPageReads } from "../../src/domain/invoices/day-pages";
 import { listReceived, type ListFilter } from "../../src/reception/queries";
 import { randomUlid } from "../../src/lib/ids";
 
@@ -177,6 +178,29 @@ describe("deep pages read from the nearer end of a partition", () => {
         const page = await listInvoices(env, companyId, {}, { perPage, offset });
         expect(page.rows.map((r) => r.id), `${perPage} from ${offset}`).toEqual(expected.slice(offset, offset + perPage));
       }
+  });
+});
+
+describe("an issue-date range read day by day", () => {
+  it("gives one table's pages, newest and oldest first, whatever the days' order against creation (ties included)", async () => {
+    const companyId = `cmp_${randomUlid()}`;
+    const parts = await partitions(companyId);
+    // 90 documents in two partitions, over three issue days unrelated to their creation order.
+    const generated = Array.from({ length: 90 }, (_, i) => ({ partition: i % 3 === 0 ? 0 : 2, second: i % 4, status: "SENT" as const, type: TYPES[i % 2]!, day: DAYS[(i * 7) % 3]!, verification: null, state: "PENDING" as const, receivedDay: null }));
+    const docs = placed(companyId, generated, parts, "inv");
+    for (const d of docs) await parts.find((p) => p.ordinal === d.ordinal)!.db.insert(invoices).values(invoiceRow(companyId, d));
+    const before = dayPageReads.count;
+    for (const f of [{ from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 33, from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 39, from_date: DAYS[1], to_date: DAYS[1] }] as InvoiceFilters[]) {
+      const expected = docs.filter((d) => invoiceMatches(f, d)).sort(newestFirst).map((d) => d.id);
+      for (const perPage of [1, 2, 5, 20])
+        for (let offset = 0; offset <= expected.length; offset += perPage) {
+          const page = await listInvoices(env, companyId, f, { perPage, offset });
+          expect(page.total).toBe(expected.length);
+          expect(page.rows.map((r) => r.id), `${JSON.stringify(f)} ${perPage} from ${offset}`).toEqual(expected.slice(offset, offset + perPage));
+        }
+    }
+    // The shallow pages (and, from the partition's end, the deep ones) were read day by day.
+    expect(dayPageReads.count - before).toBeGreaterThan(100);
   });
 });
 

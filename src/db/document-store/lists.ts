@@ -14,13 +14,20 @@ import { partitionsOf, storeFor } from "./index";
 export interface PartitionedQuery<T> {
   /** The partition's number of matches; `inD1`: the partition is D1 (partition 0 before its switch), which has no counters. */
   count(db: Db, inD1: boolean): Promise<number>;
-  rows(db: Db, limit: number, offset: number): Promise<T[]>;
+  /** `at`: the partition's count (from `count`) and whether it is D1, for a query that reads differently by size or engine. */
+  rows(db: Db, limit: number, offset: number, at: PartitionAt): Promise<T[]>;
   /**
    * The same rows counted from the other end: `limit` rows after skipping `offset` in the reverse
    * order, returned in that reverse order. When given, a page in a partition's second half is read
    * from its end, so no page skips more than half a partition's matches.
    */
-  rowsFromEnd?(db: Db, limit: number, offset: number): Promise<T[]>;
+  rowsFromEnd?(db: Db, limit: number, offset: number, at: PartitionAt): Promise<T[]>;
+}
+
+/** What a page read knows of its partition: its number of matches, and whether it is D1. */
+export interface PartitionAt {
+  count: number;
+  inD1: boolean;
 }
 
 /** A partition to walk: its database, and whether it is D1 rather than a store. */
@@ -43,7 +50,7 @@ export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, 
   const counts = await Promise.all(stores.map((p) => query.count(p.db, p.inD1)));
   const rows: T[] = [];
   let skip = page.offset;
-  for (const [i, { db }] of stores.entries()) {
+  for (const [i, { db, inD1 }] of stores.entries()) {
     const need = page.perPage - rows.length;
     if (need <= 0) break;
     if (skip >= counts[i]!) {
@@ -52,7 +59,8 @@ export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, 
     }
     const take = Math.min(need, counts[i]! - skip);
     const fromEnd = counts[i]! - skip - take;
-    rows.push(...(query.rowsFromEnd && fromEnd < skip ? (await query.rowsFromEnd(db, take, fromEnd)).reverse() : await query.rows(db, take, skip)));
+    const at = { count: counts[i]!, inD1 };
+    rows.push(...(query.rowsFromEnd && fromEnd < skip ? (await query.rowsFromEnd(db, take, fromEnd, at)).reverse() : await query.rows(db, take, skip, at)));
     skip = 0;
   }
   return { rows, total: counts.reduce((a, b) => a + b, 0) };

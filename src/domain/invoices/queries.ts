@@ -2,12 +2,13 @@ import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from "drizzle-
 import type { Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
-import { pageAcrossPartitions } from "../../db/document-store/lists";
+import { pageAcrossPartitions, type PartitionAt } from "../../db/document-store/lists";
 import { sumCounters } from "../../db/document-store/counters";
 import { invoiceCounts } from "../../db/document-store/tables";
 import { cancellations, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
 import { chunked } from "../../lib/chunked";
+import { dayByDayIds, dayByDayPays, issueDaysOf } from "./day-pages";
 import { history, type InvoiceRow } from "./state";
 
 /**
@@ -40,23 +41,32 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
   const condition = and(...where);
   const counters = countersCondition(companyId, f);
   const partitions = await partitionsWithLegacy(env, companyId, "documents");
+  const days = issueDaysOf(f);
   return pageAcrossPartitions(
     env,
     companyId,
     {
       count: async (db: Db, inD1: boolean) => (counters && !inD1 ? sumCounters(db, invoiceCounts, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
-      rows: (db: Db, limit: number, offset: number) => pageRows(db, condition, [desc(invoices.createdAt), desc(invoices.id)], limit, offset),
-      rowsFromEnd: (db: Db, limit: number, offset: number) => pageRows(db, condition, [asc(invoices.createdAt), asc(invoices.id)], limit, offset),
+      rows: pageReader(condition, companyId, f.invoice_type, days, "DESC"),
+      rowsFromEnd: pageReader(condition, companyId, f.invoice_type, days, "ASC"),
     },
     page,
     { stores: [...partitions] },
   );
 }
 
-/** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */
-function pageRows(db: Db, condition: SQL | undefined, order: SQL[], limit: number, offset: number) {
-  const ids = db.select({ id: invoices.id }).from(invoices).where(condition).orderBy(...order).limit(limit).offset(offset);
-  return db.select().from(invoices).where(inArray(invoices.id, ids)).orderBy(...order);
+/**
+ * Reads a page in `direction` of created_at, id: its ids from the filter's index alone (OFFSET skips
+ * index entries, never documents) or, for an issue-date range where it pays, day by day
+ * (day-pages.ts); then their rows.
+ */
+function pageReader(condition: SQL | undefined, companyId: string, type: number | undefined, days: string[] | null, direction: "ASC" | "DESC") {
+  const by = direction === "DESC" ? desc : asc;
+  const order = [by(invoices.createdAt), by(invoices.id)];
+  return (db: Db, limit: number, offset: number, at: PartitionAt) => {
+    const ids = dayByDayPays(days, limit, offset, at) ? dayByDayIds(companyId, type, days, direction, limit, offset) : db.select({ id: invoices.id }).from(invoices).where(condition).orderBy(...order).limit(limit).offset(offset);
+    return db.select().from(invoices).where(inArray(invoices.id, ids)).orderBy(...order);
+  };
 }
 
 /**
