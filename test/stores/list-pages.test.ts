@@ -190,7 +190,7 @@ describe("an issue-date range read day by day", () => {
     const docs = placed(companyId, generated, parts, "inv");
     for (const d of docs) await parts.find((p) => p.ordinal === d.ordinal)!.db.insert(invoices).values(invoiceRow(companyId, d));
     const before = dayPageReads.count;
-    for (const f of [{ from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 33, from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 39, from_date: DAYS[1], to_date: DAYS[1] }] as InvoiceFilters[]) {
+    for (const f of [{ from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 33, from_date: DAYS[0], to_date: DAYS[1] }, { invoice_type: 39, from_date: DAYS[1], to_date: DAYS[1] }, { from_date: "2026-05-01", to_date: "2026-06-30" }] as InvoiceFilters[]) {
       const expected = docs.filter((d) => invoiceMatches(f, d)).sort(newestFirst).map((d) => d.id);
       for (const perPage of [1, 2, 5, 20])
         for (let offset = 0; offset <= expected.length; offset += perPage) {

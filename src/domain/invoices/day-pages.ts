@@ -35,18 +35,18 @@ export function dayByDayPays(days: string[] | null, limit: number, offset: numbe
 }
 
 /**
- * The ids of the page, newest first (`DESC`) or oldest first: per day its first offset + limit keys
- * from the index, merged. The days are our own `YYYY-MM-DD` strings and the numbers integers, written
- * into the SQL; the company is bound once per day (at most 62 parameters).
+ * The ids of the page, newest first (`DESC`) or oldest first: per day of the range its first
+ * offset + limit keys from the index (a correlated subquery per day of a recursive list of days: a
+ * compound SELECT of one term per day would exceed the stores' limit on compound terms), merged. The
+ * numbers are integers written into the SQL; the rest is bound.
  */
 export function dayByDayIds(companyId: string, type: number | undefined, days: string[], direction: "ASC" | "DESC", limit: number, offset: number): SQL {
   dayPageReads.count++;
   const dir = sql.raw(direction);
-  const typed = type === undefined ? sql.raw("") : sql.raw(` AND document_type = ${Math.trunc(type)}`);
-  const perDay = days.map((d) => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new Error(`not a day: ${d}`);
-    return sql`SELECT * FROM (SELECT id, created_at FROM invoices WHERE company_id = ${companyId}${typed} AND issue_date = ${sql.raw(`'${d}'`)} ORDER BY created_at ${dir}, id ${dir} LIMIT ${sql.raw(String(Math.trunc(offset + limit)))})`;
-  });
+  const typed = type === undefined ? sql.raw("") : sql` AND document_type = ${Math.trunc(type)}`;
+  const n = (v: number) => sql.raw(String(Math.trunc(v)));
   // In parentheses: the caller's `inArray` writes a SQL value as it is.
-  return sql`(SELECT id FROM (${sql.join(perDay, sql.raw(" UNION ALL "))}) ORDER BY created_at ${dir}, id ${dir} LIMIT ${sql.raw(String(Math.trunc(limit)))} OFFSET ${sql.raw(String(Math.trunc(offset)))})`;
+  return sql`(WITH RECURSIVE days(d) AS (SELECT ${days[0]!} UNION ALL SELECT date(d, '+1 day') FROM days WHERE d < ${days[days.length - 1]!})
+    SELECT page.id FROM days, invoices page WHERE page.id IN (SELECT id FROM invoices WHERE company_id = ${companyId}${typed} AND issue_date = days.d ORDER BY created_at ${dir}, id ${dir} LIMIT ${n(offset + limit)})
+    ORDER BY page.created_at ${dir}, page.id ${dir} LIMIT ${n(limit)} OFFSET ${n(offset)})`;
 }
