@@ -44,8 +44,8 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
       : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
   const { invoiceMsgs, pollMsgs } = sortMessages(batch);
-  await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
-  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+  const inD1 = await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
+  await announceEvents(env, inD1.filter((companyId): companyId is string => companyId !== null));
 }
 
 type StoreWork = { companyId: string; ordinal: number; invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] };
@@ -74,31 +74,38 @@ function perStore(invoiceMsgs: InvoiceWork[], pollMsgs: PollWork[]): Map<string,
   return groups;
 }
 
-/** The phases for the documents and envelopes of one store. */
-async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<void> {
+/**
+ * The phases for the documents and envelopes of one store. Returns the company when the store was D1
+ * (partition 0 before its switch): the events its moves recorded are in D1's outbox and need a fan-out
+ * notice; a document store's events reach D1 through its outbox relay, which sends that notice itself.
+ */
+async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<string | null> {
   let deps: StepDeps;
+  let inD1: boolean;
   try {
     const partition = await partitionFor(base.env, work.companyId, work.ordinal, "documents");
     deps = depsForStore(base, partition.db, partition.ordinal);
+    inD1 = partition.inD1;
   } catch (e) {
     if (e instanceof UnknownPartitionError) {
       // No document or envelope can be in a partition the company never had: the message is wrong, not late.
       log("error", "pipeline messages naming a partition the company does not have dropped", { store: key, messages: [...work.invoiceMsgs, ...work.pollMsgs].map((w) => w.msg.id) });
       for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.ack();
-      return;
+      return null;
     }
     log("warn", "document store unavailable; retrying its messages", { store: key, error: describeError(e) });
     for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
-    return;
+    return null;
   }
   const { rows, allocations } = await preallocateFolios(deps, work.invoiceMsgs);
   const { prepared, signed } = await prepareDocuments(deps, work.invoiceMsgs, rows, allocations);
   await sendPreparedGroups(deps, prepared);
   await sendSignedGroups(deps, signed);
   await pollEnvelopes(deps, work.pollMsgs);
+  return inD1 ? work.companyId : null;
 }
 
-/** The moves of this batch recorded their events; the webhook fan-out picks them up (the cron re-drives on failure). */
+/** The moves of this batch in D1 recorded their events there; the webhook fan-out picks them up (the cron re-drives on failure). */
 async function announceEvents(env: Env, companyIds: string[]) {
   try {
     await notifyEvents(env, companyIds);
