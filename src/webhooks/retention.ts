@@ -10,6 +10,13 @@
  *
  * A redelivery of an event past retention is refused (`WEBHOOK_EVENT_EXPIRED`), and an attempt whose
  * event is gone ends its delivery FAILED with that reason: nothing is sent without its event.
+ *
+ * Writers that dedupe on D1's outbox (unique company + dedupe key) cannot record an event twice
+ * because its row went: `invoice.<status>` is reached once per document; `certificate.expiring` per
+ * threshold is only recorded within that threshold's window (at most 15 days, before the expiry);
+ * ENU alerts are deduplicated by the folio allocator's own `alerts` table; an endpoint's disabling
+ * event is keyed on its failure run. The stores' `deadline_approaching` events are kept while their
+ * document is PENDING (event-retention.ts).
  */
 import { and, asc, inArray, isNotNull, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
