@@ -11509,7 +11509,7 @@ export interface paths {
         };
         /**
          * Delivery log of the company
-         * @description Every endpoint's deliveries, newest first; `event_id` shows where one event went.
+         * @description Every endpoint's deliveries, newest first; `event_id` shows where one event went. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).
          *
          *     Roles: OWNER, ADMIN, MEMBER.
          */
@@ -13057,7 +13057,7 @@ export interface paths {
         };
         /**
          * Delivery log of an endpoint
-         * @description Newest first. Filters: status, event_type, event_id, since.
+         * @description Newest first. Filters: status, event_type, event_id, since. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).
          *
          *     Roles: OWNER, ADMIN, MEMBER.
          */
@@ -13282,7 +13282,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver events
-         * @description `{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule.
+         * @description `{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule. Events, deliveries and their attempts are kept 30 days: an older event answers 410 `WEBHOOK_EVENT_EXPIRED`, and `failed_since` reaches back 30 days at most.
          *
          *     Roles: OWNER, ADMIN.
          *
@@ -13413,6 +13413,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "COMPANY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The event is older than the 30-day retention of events and deliveries: it is deleted (or about to be) and cannot be sent again (final). */
+                410: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `WEBHOOK_EVENT_EXPIRED`: The event is older than the 30-day retention of events and deliveries: it is deleted (or about to be) and cannot be sent again (final).
+                                 * @enum {string}
+                                 */
+                                code: "WEBHOOK_EVENT_EXPIRED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */

@@ -8,6 +8,7 @@ import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
 import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
 import { armStoreAlarms } from "../webhooks/store-alarms";
+import { purgeD1Events } from "../webhooks/retention";
 import { envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
@@ -84,6 +85,16 @@ export const redriveWebhooks: Job = async (env, at) => {
 };
 
 /**
+ * Events past their 30-day retention leave D1's outbox (src/webhooks/retention.ts): up to 20 batches
+ * of 1,000 per run, oldest first; a run that stops at its bound leaves the rest to the next, which
+ * starts again from the oldest. The document stores purge their own rows from their alarms.
+ */
+export const purgeExpiredEvents: Job = async (env, at) => {
+  const step = await purgeD1Events(createDb(env.DB), at);
+  if (step.deleted > 0) log("info", "expired webhook events purged", { ...step });
+};
+
+/**
  * Re-seals stored secrets under the current master key version (after MASTER_KEY gains a new first
  * entry) and seals CAF files stored before sealing existed: up to 10 pages a run, resuming where the
  * last run stopped; once done for a version it costs one query per run.
@@ -113,7 +124,7 @@ export const migrateDocumentStores: Job = async (env) => {
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
+  "*/5 * * * *": [purgeIdempotencyKeys, purgeExpiredEvents, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

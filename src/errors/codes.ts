@@ -139,6 +139,7 @@ export const ERROR_CODES = {
   WEBHOOK_EVENT_UNKNOWN: { status: 400, description: "An event type of the filter is not in the catalogue (the OpenAPI document's webhooks section); \"*\" means all." },
   WEBHOOK_LIMIT_REACHED: { status: 409, description: "The company already has the most webhook endpoints allowed (20)." },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, description: "No such webhook delivery or event for this company." },
+  WEBHOOK_EVENT_EXPIRED: { status: 410, description: "The event is older than the 30-day retention of events and deliveries: it is deleted (or about to be) and cannot be sent again (final)." },
   // operations
   DEAD_LETTER_NOT_FOUND: { status: 404, description: "No such dead-lettered message for this company." },
   DEAD_LETTER_ALREADY_REDRIVEN: { status: 409, description: "The dead-lettered message was already sent back to its queue." },

@@ -44,8 +44,8 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
       ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
       : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
   const { invoiceMsgs, pollMsgs } = sortMessages(batch);
-  await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
-  await announceEvents(env, [...invoiceMsgs.map((m) => m.body.company_id), ...pollMsgs.map((m) => m.body.company_id)]);
+  const inD1 = await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
+  await announceEvents(env, inD1.filter((companyId): companyId is string => companyId !== null));
 }
 
 type StoreWork = { companyId: string; ordinal: number; invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] };
@@ -74,31 +74,38 @@ function perStore(invoiceMsgs: InvoiceWork[], pollMsgs: PollWork[]): Map<string,
   return groups;
 }
 
-/** The phases for the documents and envelopes of one store. */
-async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<void> {
+/**
+ * The phases for the documents and envelopes of one store. Returns the company when the store was D1
+ * (partition 0 before its switch): the events its moves recorded are in D1's outbox and need a fan-out
+ * notice; a document store's events reach D1 through its outbox relay, which sends that notice itself.
+ */
+async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<string | null> {
   let deps: StepDeps;
+  let inD1: boolean;
   try {
     const partition = await partitionFor(base.env, work.companyId, work.ordinal, "documents");
     deps = depsForStore(base, partition.db, partition.ordinal);
+    inD1 = partition.inD1;
   } catch (e) {
     if (e instanceof UnknownPartitionError) {
       // No document or envelope can be in a partition the company never had: the message is wrong, not late.
       log("error", "pipeline messages naming a partition the company does not have dropped", { store: key, messages: [...work.invoiceMsgs, ...work.pollMsgs].map((w) => w.msg.id) });
       for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.ack();
-      return;
+      return null;
     }
     log("warn", "document store unavailable; retrying its messages", { store: key, error: describeError(e) });
     for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
-    return;
+    return null;
   }
   const { rows, allocations } = await preallocateFolios(deps, work.invoiceMsgs);
   const { prepared, signed } = await prepareDocuments(deps, work.invoiceMsgs, rows, allocations);
   await sendPreparedGroups(deps, prepared);
   await sendSignedGroups(deps, signed);
   await pollEnvelopes(deps, work.pollMsgs);
+  return inD1 ? work.companyId : null;
 }
 
-/** The moves of this batch recorded their events; the webhook fan-out picks them up (the cron re-drives on failure). */
+/** The moves of this batch in D1 recorded their events there; the webhook fan-out picks them up (the cron re-drives on failure). */
 async function announceEvents(env: Env, companyIds: string[]) {
   try {
     await notifyEvents(env, companyIds);
@@ -199,9 +206,7 @@ async function settleFinal(deps: StepDeps, msg: Message<unknown>, inv: InvoiceRo
     await releaseIfEnded(deps, [inv]);
     msg.ack();
   } catch (e) {
-    noteSwitch(deps, e);
-    log("warn", "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
-    msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+    retryAfterFailure(deps, e, [msg], "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
   }
 }
 
@@ -302,9 +307,7 @@ async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
         if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, await siiModeOfCompany(deps, body.company_id)) });
         else msg.ack();
       } catch (e) {
-        noteSwitch(deps, e);
-        log("warn", "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
-        msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+        retryAfterFailure(deps, e, [msg], "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
       }
     }),
   );
@@ -334,11 +337,9 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
       await settleRefusal(deps, envelopeId, msgs, e);
       return;
     }
-    noteSwitch(deps, e);
     await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
-    log("warn", "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) });
-    for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(attempts) });
+    retryAfterFailure(deps, e, msgs, "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) }, { attempts });
   }
 }
 
@@ -358,9 +359,7 @@ async function settleRefusal(deps: StepDeps, envelopeId: string, msgs: Message<u
     await rejectEnvelope(deps, envelopeId, e);
     for (const m of msgs) m.ack();
   } catch (err) {
-    noteSwitch(deps, err);
-    log("warn", "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
-    for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+    retryAfterFailure(deps, err, msgs, "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
   }
 }
 
@@ -373,9 +372,16 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
   log("warn", "envelope refused by the tax authority", { envelope_id: envelopeId, error: e.message });
 }
 
-/** D1 refused a legacy document's write because its group switched (after an upload too): the retry goes to the store. */
-function noteSwitch(deps: StepDeps, e: unknown) {
+/**
+ * Every failure the consumer settles by retrying goes through here: when D1 refused a legacy
+ * document's write because its group switched (after an upload too), the switch is remembered so
+ * the retry goes to the store; then the log line, and each message retried with backoff (on its own
+ * attempts, or on `options.attempts` for messages settled together).
+ */
+function retryAfterFailure(deps: StepDeps, e: unknown, msgs: Message<unknown>[], what: string, fields: Record<string, unknown>, options: { attempts?: number; level?: "warn" | "error" } = {}) {
   if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+  log(options.level ?? "warn", what, fields);
+  for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(options.attempts ?? m.attempts) });
 }
 
 async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: string, e: unknown) {
@@ -386,11 +392,10 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   }
   // Everything but an authority refusal marked final is worth retrying (bugs included: the DLQ and the sweep follow).
   const retryable = !(e instanceof AuthorityError && !e.retryable);
-  noteSwitch(deps, e);
   await noteProblem(deps.store, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
-    log(e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error", "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined });
-    msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+    const level = e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error";
+    retryAfterFailure(deps, e, [msg], "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined }, { level });
   } else {
     msg.ack();
   }

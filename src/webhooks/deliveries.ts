@@ -16,6 +16,7 @@ import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
 import { getEndpoint } from "./endpoints";
+import { EVENT_RETENTION_DAYS, idPastRetention, isPastRetention, pastRetentionMessage, retentionCutoff } from "./retention";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -75,7 +76,8 @@ async function restart(env: Env, companyId: string, partition: number, ids: stri
 export async function redeliverEvent(db: Db, env: Env, companyId: string, endpointId: string, eventId: string, now = new Date()): Promise<DeliveryRow> {
   await getEndpoint(db, companyId, endpointId);
   const event = await db.query.eventOutbox.findFirst({ where: and(eq(eventOutbox.id, eventId), eq(eventOutbox.companyId, companyId)) });
-  if (!event) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Event ${eventId} does not exist for this company.`);
+  if ((event && isPastRetention(event.createdAt, now)) || (!event && idPastRetention(eventId, now))) throw new AppError("WEBHOOK_EVENT_EXPIRED", pastRetentionMessage(eventId));
+  if (!event) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Event ${eventId} does not exist for this company (events are kept ${EVENT_RETENTION_DAYS} days).`);
   const at = now.toISOString();
   const mine = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId));
   const found = await Promise.all((await partitionsOf(env, companyId)).map(async (p) => ({ partition: p.ordinal, row: await storeFor(env, companyId, p.ordinal).db.query.webhookDeliveries.findFirst({ where: mine }) })));
@@ -90,9 +92,14 @@ export async function redeliverEvent(db: Db, env: Env, companyId: string, endpoi
   return { ...row, status: "PENDING", roundAttempts: 0, nextAttemptAt: at };
 }
 
-/** Every FAILED delivery of an endpoint created since `since`, sent again; returns how many. */
-export async function redeliverFailed(db: Db, env: Env, companyId: string, endpointId: string, since: string, now = new Date()): Promise<number> {
+/**
+ * Every FAILED delivery of an endpoint created since `since`, sent again; returns how many. Deliveries
+ * past the retention are not (their events are deleted, or about to be): `since` starts at it at most.
+ */
+export async function redeliverFailed(db: Db, env: Env, companyId: string, endpointId: string, requestedSince: string, now = new Date()): Promise<number> {
   await getEndpoint(db, companyId, endpointId);
+  const cutoff = retentionCutoff(now);
+  const since = requestedSince > cutoff ? requestedSince : cutoff;
   // A partition closed before `since` holds no delivery created after it.
   const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= since || p.closedReason === "LEGACY");
   const counts = await Promise.all(partitions.map(async (p) => {

@@ -17,6 +17,7 @@ import { newId } from "../lib/ids";
 import { log } from "../lib/log";
 import { enqueueDeliveries, notifyEvents, type DeliveryRef } from "../queues/webhooks";
 import { renderEvent } from "./render";
+import { isPastRetention, pastRetentionMessage } from "./retention";
 import { DISABLE_AFTER_MS, MAX_QUEUE_DELAY_SECONDS, retryDelaySeconds, retrySchedule } from "./schedule";
 import { signedHeaders } from "./signing";
 import { signingSecrets, type EndpointRow } from "./endpoints";
@@ -95,7 +96,7 @@ export interface DeliveryTarget {
 }
 type Plan =
   | { kind: "skip" }
-  | { kind: "endpoint-gone"; delivery: DeliveryRow; reason: string }
+  | { kind: "give-up"; delivery: DeliveryRow; reason: string }
   | { kind: "early"; delivery: DeliveryRow; waitMs: number }
   | { kind: "post"; delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
 
@@ -138,8 +139,10 @@ function planOne(d: DeliveryRow | undefined, endpoints: Map<string, EndpointRow>
   if (!d || d.status !== "PENDING") return { kind: "skip" };
   const endpoint = endpoints.get(d.endpointId);
   const event = events.get(d.eventId);
+  // Its event left D1's outbox (the 30-day retention): nothing can be sent without it.
+  if (!event || isPastRetention(event.createdAt, now)) return { kind: "give-up", delivery: d, reason: pastRetentionMessage(d.eventId) };
   if (!endpoint || !event || endpoint.companyId !== d.companyId || event.companyId !== d.companyId || endpoint.status !== "ACTIVE" || !endpoint.enabled) {
-    return { kind: "endpoint-gone", delivery: d, reason: endpoint?.disabledReason ?? "The endpoint was deleted or disabled" };
+    return { kind: "give-up", delivery: d, reason: endpoint?.disabledReason ?? "The endpoint was deleted or disabled" };
   }
   const waitMs = d.nextAttemptAt ? Date.parse(d.nextAttemptAt) - now.getTime() : 0;
   return waitMs > 1000 ? { kind: "early", delivery: d, waitMs } : { kind: "post", delivery: d, endpoint, event };
@@ -192,7 +195,7 @@ export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], 
   const results = await Promise.all(posts.map(([, p]) => post(env, p.endpoint, p.event, now)));
   for (const [id, p] of plans) {
     if (p.kind === "skip") outcomes.set(id, !byId.has(id) && legacy.has(id) ? "absent" : "skipped");
-    else if (p.kind === "endpoint-gone") {
+    else if (p.kind === "give-up") {
       write(id, (store) => settle(store, p.delivery, { status: "FAILED", lastError: p.reason, nextAttemptAt: null }, at));
       outcomes.set(id, "failed");
     } else if (p.kind === "early") {

@@ -228,6 +228,12 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     ...counterStatements(INVOICE_COUNTERS),
     ...counterStatements(RECEIVED_COUNTERS),
   ],
+  // 8: retention of events and deliveries (30 days; D1 migration 0019 has the same indexes): the
+  // store's alarm deletes relayed events and settled deliveries oldest first (event-retention.ts).
+  [
+    `CREATE INDEX event_outbox_created_idx ON event_outbox (created_at)`,
+    `CREATE INDEX webhook_deliveries_created_idx ON webhook_deliveries (created_at)`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

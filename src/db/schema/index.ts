@@ -143,6 +143,8 @@ export const eventOutbox = sqliteTable(
     index("event_outbox_pending_idx").on(t.dispatchedAt, t.createdAt),
     index("event_outbox_company_pending_idx").on(t.companyId, t.dispatchedAt, t.createdAt),
     uniqueIndex("event_outbox_dedupe_uq").on(t.companyId, t.dedupeKey),
+    /** Retention (30 days): the cron deletes fanned-out events oldest first (src/webhooks/retention.ts). */
+    index("event_outbox_created_idx").on(t.createdAt),
   ],
 );
 

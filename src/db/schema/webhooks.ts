@@ -60,6 +60,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_endpoint_event_uq").on(t.endpointId, t.eventId),
     index("webhook_deliveries_endpoint_idx").on(t.companyId, t.endpointId, t.createdAt),
+    /** Retention (30 days): settled deliveries are deleted oldest first (src/webhooks/retention.ts). */
+    index("webhook_deliveries_created_idx").on(t.createdAt),
     index("webhook_deliveries_event_idx").on(t.companyId, t.eventId),
     index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
   ],

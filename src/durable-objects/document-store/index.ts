@@ -4,6 +4,7 @@ import { StoreAlarms } from "./alarms";
 import { OutboxRelay } from "./relay";
 import { OverdueDeliveries } from "./overdue-deliveries";
 import { ReceptionDeadlines } from "./reception-deadlines";
+import { EventRetention } from "./event-retention";
 import { StuckDocuments } from "./stuck-documents";
 
 /**
@@ -28,7 +29,8 @@ export class DocumentStore extends DurableObject<Env> {
   /**
    * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
    * events they record are relayed in the same alarm), the outbox relay, the re-drive of overdue
-   * webhook deliveries and the re-drive of stuck documents and envelopes (./stuck-documents.ts).
+   * webhook deliveries, the re-drive of stuck documents and envelopes (./stuck-documents.ts) and the
+   * retention of relayed events and settled deliveries (./event-retention.ts, 30 days).
    */
   private readonly alarms: StoreAlarms;
   private readonly relay: OutboxRelay;
@@ -42,6 +44,7 @@ export class DocumentStore extends DurableObject<Env> {
       this.relay,
       new OverdueDeliveries(this.sql, env),
       new StuckDocuments(this.sql, env),
+      new EventRetention(this.sql),
     ]);
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();

@@ -92,22 +92,22 @@ const test = defineRoute({
 });
 
 const endpointDeliveries = defineRoute({
-  method: "get", path: `${BASE}/{webhook_id}/deliveries`, tags: TAG, summary: "Delivery log of an endpoint", description: "Newest first. Filters: status, event_type, event_id, since.",
+  method: "get", path: `${BASE}/{webhook_id}/deliveries`, tags: TAG, summary: "Delivery log of an endpoint", description: "Newest first. Filters: status, event_type, event_id, since. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).",
   permission: "company:read", request: { params: EndpointParams, query: PageQuerySchema.extend(DeliveryQuerySchema.shape) },
   responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage")) } }, errors: ["VALIDATION_FAILED", "WEBHOOK_NOT_FOUND"],
 });
 
 const redeliver = defineRoute({
   method: "post", path: `${BASE}/{webhook_id}/redeliver`, tags: TAG, summary: "Redeliver events",
-  description: "`{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule.",
+  description: "`{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule. Events, deliveries and their attempts are kept 30 days: an older event answers 410 `WEBHOOK_EVENT_EXPIRED`, and `failed_since` reaches back 30 days at most.",
   permission: "company:configure", request: { params: EndpointParams, body: { required: true, ...json(RedeliverSchema) } },
   responses: { 202: { description: "Queued", ...json(z.object({ redelivered: z.number().int(), delivery: DeliverySchema.nullable() }).openapi("WebhookRedelivered")) } },
-  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_NOT_FOUND", "WEBHOOK_DELIVERY_NOT_FOUND"],
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_NOT_FOUND", "WEBHOOK_DELIVERY_NOT_FOUND", "WEBHOOK_EVENT_EXPIRED"],
 });
 
 const companyDeliveries = defineRoute({
   method: "get", path: "/api/companies/{company_id}/webhook-deliveries", tags: TAG, summary: "Delivery log of the company",
-  description: "Every endpoint's deliveries, newest first; `event_id` shows where one event went.", permission: "company:read",
+  description: "Every endpoint's deliveries, newest first; `event_id` shows where one event went. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).", permission: "company:read",
   request: { params: Params, query: PageQuerySchema.extend(DeliveryQuerySchema.shape).extend({ endpoint_id: z.string().max(64).optional().openapi({ param: { name: "endpoint_id", in: "query" } }) }) },
   responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage")) } }, errors: ["VALIDATION_FAILED"],
 });
