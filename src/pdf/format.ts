@@ -199,6 +199,8 @@ export interface Labels {
   continued: string;
   timbre: string;
   resolution: (n: number, year: string) => string;
+  /** The resolution line when the issuer's resolution is not known (a received DTE that came without its envelope). */
+  resolutionUnknown: string;
   verify: (url: string) => string;
   receiptTitle: string;
   receiptFields: string[];
@@ -261,6 +263,7 @@ const ES: Labels = {
   continued: "Continúa en la página siguiente",
   timbre: "Timbre Electrónico SII",
   resolution: (n, y) => `Res. N° ${n} de ${y}`,
+  resolutionUnknown: "Res. SII del emisor no informada",
   verify: (url) => `Verifique documento: ${url}`,
   receiptTitle: "ACUSE DE RECIBO",
   receiptFields: ["Nombre", "RUN", "Fecha", "Recinto", "Firma"],

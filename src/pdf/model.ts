@@ -255,8 +255,11 @@ export interface PrintableDocument {
   lines: PrintableLine[];
   references?: PrintableReference[];
   totals: PrintableTotals;
-  /** The SII resolution authorising the issuer (NroResol, FchResol YYYY-MM-DD). */
-  resolution: { number: number; date: string };
+  /**
+   * The SII resolution authorising the issuer (NroResol, FchResol YYYY-MM-DD); null when not known
+   * (a received DTE that came without its envelope's Caratula): the legend says so.
+   */
+  resolution: { number: number; date: string } | null;
   /** The flattened `<TED version="1.0">…</TED>` string: every char must be ISO-8859-1. */
   ted: string;
   /** Global discounts and surcharges, printed above the totals. */

@@ -4,7 +4,7 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError } from "../errors";
 import { getReceived } from "./queries";
-import { receivedPdf } from "./pdf";
+import { envelopeResolution, receivedPdf, type EnvelopeResolution } from "./pdf";
 import type { ReceivedRow } from "./view";
 import { buildRecepcionEnvioFor, replyKey, type ReplyType } from "./replies";
 
@@ -17,6 +17,15 @@ async function dteBytes(env: Env, row: ReceivedRow): Promise<ArrayBuffer> {
   return object.arrayBuffer();
 }
 
+/** The issuer's resolution from the Caratula at the start of the envelope the DTE came in; null for a DTE that came alone. */
+async function resolutionOf(env: Env, row: ReceivedRow): Promise<EnvelopeResolution | null> {
+  if (!row.xmlKey || !row.xmlStart) return null;
+  const object = await env.FILES.get(row.xmlKey, { range: { offset: 0, length: Math.min(row.xmlStart, ENVELOPE_HEAD_BYTES) } });
+  return object ? envelopeResolution(new Uint8Array(await object.arrayBuffer())) : null;
+}
+/** How much of an envelope's start is read for its Caratula (which precedes the DTEs; 20 SubTotDTE lines are about 1.5 KB). */
+const ENVELOPE_HEAD_BYTES = 16 * 1024;
+
 export async function downloadFile(env: Env, company: CompanyRow, id: string, type: "xml" | "pdf" | ReplyType): Promise<Response> {
   const row = await getReceived(env, company.id, id);
   const name = `${type === "xml" ? "DTE" : type}_${row.issuerRut}_T${row.documentType}_F${row.folio}.${type === "pdf" ? "pdf" : "xml"}`;
@@ -24,7 +33,8 @@ export async function downloadFile(env: Env, company: CompanyRow, id: string, ty
   if (type === "pdf") {
     let pdf: Uint8Array | null = null;
     try {
-      pdf = await receivedPdf(new Uint8Array(await dteBytes(env, row)));
+      const [dte, resolution] = await Promise.all([dteBytes(env, row), resolutionOf(env, row)]);
+      pdf = await receivedPdf(new Uint8Array(dte), resolution);
     } catch (e) {
       if (e instanceof AppError) throw e;
       pdf = null;

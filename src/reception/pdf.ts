@@ -8,6 +8,7 @@ import { subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable
 import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
 import { paymentBlocks, type PrintedOther } from "../domain/invoices/printable-payment";
 import { lineDetail, type PrintedLineDetail } from "../domain/invoices/printable-lines";
+import { adjustmentsOfXml } from "./pdf-adjustments";
 import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
@@ -207,8 +208,19 @@ function extraBlocks(branch: XElement, enc: XElement, x: PrintedExtras): Printab
   return [...transportBlocks(tr && transportOf(tr), customs && customsOf(customs), int(firstChild(enc, "IdDoc"), "FmaPagExp")), ...subtotalsBlock(x), ...paymentBlocks(otherOfXml(branch), x)];
 }
 
-/** The printable model of a received DTE, or null when it is not a printable DTE. */
-export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
+/** The issuer's SII resolution as its envelope's Caratula states it (FchResol, NroResol), when the Caratula is the issuer's own. */
+export interface EnvelopeResolution {
+  issuerRut: string;
+  number: number;
+  date: string;
+}
+
+/**
+ * The printable model of a received DTE, or null when it is not a printable DTE. `resolution`: the
+ * issuer's, from the envelope the DTE came in (a DTE alone does not carry it; without it the legend
+ * says the resolution was not stated).
+ */
+export function printableOfReceived(dte: Uint8Array, resolution?: EnvelopeResolution | null): PrintableDocument | null {
   const text = decodeXmlBytes(dte);
   const root = parseXml(text, "The received DTE").documentElement as XElement;
   const branch = childElements(root).find((c) => ["Documento", "Exportaciones", "Liquidacion"].includes(c.localName ?? ""));
@@ -232,16 +244,34 @@ export function printableOfReceived(dte: Uint8Array): PrintableDocument | null {
     recipient: { rut: t(re, "RUTRecep") ?? "", name: t(re, "RznSocRecep") ?? "", activity: t(re, "GiroRecep"), address: t(re, "DirRecep"), comuna: t(re, "CmnaRecep"), city: t(re, "CiudadRecep"), email: t(re, "CorreoRecep"), phone: t(re, "Contacto") },
     transferType: int(id, "IndTraslado"),
     lines: lines(branch, DOCUMENT_TYPES[type as DteTypeCode].exempt),
+    adjustments: adjustmentsOfXml(branch, DOCUMENT_TYPES[type as DteTypeCode].exempt),
     blocks: extraBlocks(branch, enc, extras),
     references: references(branch),
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
-    // The resolution is the issuer's, printed from its envelope; a received DTE alone does not carry it.
-    resolution: { number: 0, date: t(id, "FchEmis") ?? "" },
+    // The resolution is the issuer's, printed from its envelope when the envelope is the issuer's own.
+    resolution: resolution && resolution.issuerRut === t(em, "RUTEmisor") ? { number: resolution.number, date: resolution.date } : null,
     ted: flatten(ted[0].replace(/ xmlns(:\w+)?="[^"]*"/g, "")),
   };
 }
 
-export async function receivedPdf(dte: Uint8Array): Promise<Uint8Array | null> {
-  const doc = printableOfReceived(dte);
+/**
+ * The Caratula's RutEmisor, NroResol and FchResol from the start of the envelope a DTE came in
+ * (`head`: its first bytes, ISO-8859-1 or UTF-8; the Caratula precedes the DTEs); null when there is
+ * none or a value is not well formed.
+ */
+export function envelopeResolution(head: Uint8Array): EnvelopeResolution | null {
+  const text = decodeXmlBytes(head, true);
+  const caratula = /<(?:[A-Za-z_][\w.-]*:)?Caratula\b[^>]*>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?Caratula\s*>/.exec(text)?.[1];
+  if (caratula === undefined) return null;
+  const field = (name: string) => new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${name}>\\s*([^<]*?)\\s*</`).exec(caratula)?.[1];
+  const issuerRut = field("RutEmisor");
+  const number = field("NroResol");
+  const date = field("FchResol");
+  if (!issuerRut || !number || !/^\d{1,6}$/.test(number) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
+  return { issuerRut, number: Number(number), date };
+}
+
+export async function receivedPdf(dte: Uint8Array, resolution?: EnvelopeResolution | null): Promise<Uint8Array | null> {
+  const doc = printableOfReceived(dte, resolution);
   return doc ? renderPdf(doc, "A4") : null;
 }

@@ -1,9 +1,11 @@
 /**
  * The PDF of a received document prints what its XML carries, the last elements of the document
  * model included, as the issued document's PDF prints them: for every feature sample the XML reader
- * of src/reception/pdf.ts gives the issued printable (all but the global adjustments, whose `%`
- * amounts the XML does not carry), and a feature sample issued, then received through the API,
- * prints its transaction kinds, sub-total parts and period totals under the total.
+ * of src/reception/pdf.ts gives the issued printable (the global adjustments too: a `%` one's amount,
+ * which the XML does not carry, computed from the lines as the engine does), and a feature sample
+ * issued, then received through the API, prints its transaction kinds, sub-total parts and period
+ * totals under the total, and the issuer's resolution from the envelope's Caratula (a DTE received
+ * alone says the resolution was not stated).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { childElements, decodeXmlBytes, parseXml, type XElement } from "../../src/countries/cl";
@@ -12,7 +14,7 @@ import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { extrasOf } from "../../src/domain/invoices/printable-extras";
 import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
-import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { envelopeResolution, extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples } from "../helpers/cl-samples";
@@ -54,6 +56,49 @@ describe("received PDFs read the last elements from the XML", () => {
       expect(printableOfReceived(d.xml)!.blocks, name).toEqual(issuedDoc.blocks);
       expect(printableOfReceived(d.xml)!.lines, name).toEqual(issuedDoc.lines);
     }
+  });
+
+  it("for every feature sample, the received printable's global discounts and surcharges are the issued ones (a percentage's amount computed from the lines)", () => {
+    const norm = (a: PrintableDocument["adjustments"]) => (a ?? []).map((x) => ({ ...x, amount: String(x.amount), description: x.description ?? undefined }));
+    let withPercent = 0;
+    for (const [name, input] of Object.entries(FEATURE_INPUTS)) {
+      const d = dtes[name]!;
+      const issued = printableOf(computeDocument(input), d.folio, "").adjustments;
+      expect(norm(printableOfReceived(d.xml)!.adjustments), name).toEqual(norm(issued));
+      withPercent += (issued ?? []).filter((a) => a.percent !== undefined).length;
+    }
+    expect(withPercent).toBeGreaterThan(0);
+  });
+
+  it("reads the issuer's resolution from the start of its envelope, and nothing from anything else", async () => {
+    const e = await envelope([dtes["33-mixed-global"]!], signer, { resolution: { number: 80, date: "2014-08-22" } });
+    const xml = typeof e.xml === "string" ? new TextEncoder().encode(e.xml) : e.xml;
+    expect(envelopeResolution(xml.subarray(0, 4096))).toEqual({ issuerRut: expect.stringMatching(/^\d+-[\dK]$/), number: 80, date: "2014-08-22" });
+    expect(envelopeResolution(dtes["33-mixed-global"]!.xml)).toBeNull();
+    const text = new TextDecoder("latin1").decode(xml.subarray(0, 4096));
+    for (const broken of [text.replace(/<NroResol>80</, "<NroResol>8a0<"), text.replace(/<FchResol>2014-08-22</, "<FchResol>22-08-2014<"), text.replace(/<\/Caratula>/, ""), "<Caratula>" + "x".repeat(20000)]) {
+      expect(envelopeResolution(new TextEncoder().encode(broken))).toBeNull();
+    }
+  });
+
+  it("the PDF of a DTE received in its issuer's envelope prints that resolution and its global adjustments; received alone, it says the resolution was not stated", async () => {
+    const d = dtes["33-mixed-global"]!;
+    const inEnvelope = await upload(r, (await envelope([d], signer, { resolution: { number: 80, date: "2014-08-22" } })).xml);
+    expect(inEnvelope.status, JSON.stringify(inEnvelope.body)).toBe(201);
+    const textOf = async (id: string) => {
+      const pdf = await call("POST", `/api/reception/invoices/${id}/download/pdf?company_id=${r.companyId}`, { key: r.owner.key });
+      expect(pdf.status).toBe(200);
+      return (await loadPdf(new Uint8Array(await pdf.raw.arrayBuffer()))).pages.flatMap((p) => p.texts).join(" ").replace(/\s+/g, " ");
+    };
+    const first = await textOf(inEnvelope.body.documents[0].id);
+    expect(first).toContain("Res. N° 80 de 2014");
+    const issued = printableOf(computeDocument(FEATURE_INPUTS["33-mixed-global"]!), d.folio, "").adjustments!;
+    for (const a of issued) expect(first).toContain(a.description ?? (a.kind === "discount" ? "Descuento" : "Recargo"));
+    const alone = await upload(r, dtes["33-gross"]!.xml, "dte.xml");
+    expect(alone.status, JSON.stringify(alone.body)).toBe(201);
+    const second = await textOf(alone.body.documents[0].id);
+    expect(second).toContain("Res. SII del emisor no informada");
+    expect(second).not.toContain("Res. N°");
   });
 
   it("a feature sample issued, then received: its PDF prints the transaction kinds, the sub-total parts and the period totals under the total", async () => {

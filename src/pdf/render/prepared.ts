@@ -81,7 +81,7 @@ export function prepare(doc: PrintableDocument): Prepared {
   requireText(doc.recipient.name, "recipient.name");
   if (!Array.isArray(doc.lines)) throw new PdfInputError("lines", "lines must be an array");
   if (!doc.totals) throw new PdfInputError("totals", "totals are required");
-  if (!doc.resolution || !Number.isInteger(doc.resolution.number) || doc.resolution.number < 0) {
+  if (doc.resolution === undefined || (doc.resolution !== null && (!Number.isInteger(doc.resolution.number) || doc.resolution.number < 0))) {
     throw new PdfInputError("resolution.number", "resolution.number must be a non-negative integer");
   }
   const s = resolveSettings(doc.settings);
@@ -188,7 +188,7 @@ export function prepare(doc: PrintableDocument): Prepared {
     toPay: t.period?.amountToPay !== undefined ? [L.amountToPay, amt(t.period.amountToPay, "totals.period.amountToPay")] : undefined,
     money,
     transfer: doc.type === 52 && doc.transferType !== undefined ? TRANSFER_TYPE_NAMES[doc.transferType] ?? String(doc.transferType) : undefined,
-    resolution: L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),
+    resolution: doc.resolution === null ? L.resolutionUnknown : L.resolution(doc.resolution.number, dateYear(doc.resolution.date, "resolution.date")),
     verify: L.verify(doc.verificationUrl ?? "www.sii.cl"),
     ted,
     cedible: isCedible(doc),
