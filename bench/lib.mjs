@@ -55,7 +55,7 @@ export async function startWranglerDev({ cwd = root, args = [], readyPath = "/" 
     }
     await sleep(500);
   }
-  return { base, stop };
+  return { base, stop, pid: dev.pid };
 }
 
 /** Runs a benchmark's main, printing a failure and setting the exit code. */
@@ -150,7 +150,7 @@ export async function startService({ vars = {}, cwd = root, args = [], dir = mkd
   ensureDevVars();
   spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd, env: quietEnv, stdio: "ignore" });
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const { base, stop } = await startWranglerDev({ cwd, args: ["--persist-to", dir, ...varArgs, ...args], readyPath: "/health" });
+  const { base, stop, pid } = await startWranglerDev({ cwd, args: ["--persist-to", dir, ...varArgs, ...args], readyPath: "/health" });
   const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd, env: quietEnv, encoding: "utf8" });
   if (made.status !== 0) {
     stop();
@@ -159,6 +159,8 @@ export async function startService({ vars = {}, cwd = root, args = [], dir = mkd
   return {
     base,
     dir,
+    /** The wrangler CLI's process id (workerd runs below it). */
+    pid,
     key: JSON.parse(made.stdout).api_key,
     /** `keep`: leave the state directory (to restart on it). */
     async stop({ keep = false } = {}) {
