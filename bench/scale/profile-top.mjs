@@ -22,7 +22,8 @@ function lineToSource(bundleFile) {
     .split("\n")
     .forEach((line, i) => {
       const m = /^\/\/ ((?:\.\.\/)*[\w@.\-/]+\.(?:[cm]?[jt]sx?|json))$/.exec(line);
-      if (m) marks.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
+      // Relative to the tree; a baseline checkout's linked node_modules shows as a longer path.
+      if (m) marks.push([i, m[1].replace(/^(\.\.\/)+/, "").replace(/^.*?(?=node_modules\/)/, "")]);
     });
   return (line) => {
     let lo = 0;
@@ -90,6 +91,8 @@ function group(f) {
   if (f.startsWith("src/")) return "our code (src/, outside the simulator)";
   if (f.startsWith("node_modules/")) return `library ${f.split("/")[1].startsWith("@") ? f.split("/").slice(1, 3).join("/") : f.split("/")[1]}`;
   if (f.startsWith("(")) return f;
+  // The meter's wrappers: their self time is mostly the native binding call they forward (a Durable Object RPC, a D1 call).
+  if (f.endsWith("worker-meter.js")) return "bench meter wrappers (the binding calls they forward)";
   if (/^[a-z-]+:/.test(f)) return `runtime module ${f.split(":")[0]}`;
   return `other: ${f}`;
 }
