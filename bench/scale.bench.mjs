@@ -85,6 +85,7 @@ async function runOnce(tree, label, commit, counts) {
     const meter1 = await meterOf(svc.base);
     const stores = storeDelta(stores0, layout.stores(svc.dir, tree, meter1));
     const queues = Object.fromEntries(Object.entries(meter1.queues).map(([k, v]) => [k, v - (meter0.queues[k] ?? 0)]));
+    const calls = callsPerDocument(meter0, meter1);
     progress(`${label}: all final after ${seconds.toFixed(1)} s; checking every document through the API`);
     const verified = await verify(svc.base, companies);
     return {
@@ -100,6 +101,7 @@ async function runOnce(tree, label, commit, counts) {
       post_p95_ms: +pct(latencies, 95).toFixed(1),
       post_p99_ms: +pct(latencies, 99).toFixed(1),
       cpu_during_load: cpu,
+      ...calls,
       noop_under_load: { samples: noopUnderLoad.length, p50_ms: +pct(noopUnderLoad, 50).toFixed(1), p99_ms: +pct(noopUnderLoad, 99).toFixed(1) },
       verified,
       stores,
@@ -110,6 +112,20 @@ async function runOnce(tree, label, commit, counts) {
     await svc.stop();
     cleanTree(tree);
   }
+}
+
+/**
+ * What the load added per document (a tree's meter without these counts, an older one, gives
+ * nothing): the 15 D1 statements run most (the simulator's `sim_*` ones included, marked) and the
+ * Durable Object calls per binding and method.
+ */
+function callsPerDocument(before, after) {
+  const delta = (a = {}, b = {}) => Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)]).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]);
+  const per = (n) => +(n / DOCS).toFixed(2);
+  return {
+    d1_top_statements_per_document: delta(before.d1_by_sql, after.d1_by_sql).slice(0, 15).map(([sql, n]) => `${per(n)}  ${sql.replace(/\s+/g, " ").slice(0, 160)}`),
+    object_calls_per_document: Object.fromEntries(delta(before.object_methods, after.object_methods).map(([k, n]) => [k, per(n)])),
+  };
 }
 
 /** The current run's profile goes to SCALE_BENCH_PROFILE, another run's beside it, named by its label. */
