@@ -48,8 +48,9 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 /**
  * Self microseconds per node: each sample counts one sampling interval (the median time delta).
  * A sample's own delta is not used: workerd runs other isolates on the same thread (the local D1,
- * R2 and Queues simulators of miniflare), and while one of them runs this isolate is not sampled,
- * so the next sample's delta would charge that gap to whatever ran next here.
+ * R2 and Queues simulators of miniflare), and while one of them runs, or the thread waits with no
+ * isolate entered, this isolate is not sampled, so the next sample's delta would charge that gap
+ * to whatever ran next here.
  */
 // The interval: the median of the deltas that look like sampling steps (an isolate that ran
 // rarely has mostly long gaps between its samples).
@@ -106,7 +107,7 @@ function print(title, map, n) {
   for (const [k, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`${ms(us)} ms ${pctOf(us)}  ${k}`);
 }
 const idleUs = [...selfUs].filter(([id]) => byId.get(id).callFrame.functionName === "(idle)").reduce((a, [, us]) => a + us, 0);
-console.log(`${file}: ${profile.samples.length} samples every ${interval} µs over ${(wallUs / 1e6).toFixed(1)} s: this isolate busy ${((totalUs - idleUs) / 1e6).toFixed(1)} s, idle ${(idleUs / 1e6).toFixed(1)} s, not sampled (other isolates of workerd running, e.g. the local D1/R2/Queues simulators) ${((wallUs - totalUs) / 1e6).toFixed(1)} s`);
+console.log(`${file}: ${profile.samples.length} samples every ${interval} µs over ${(wallUs / 1e6).toFixed(1)} s: this isolate busy ${((totalUs - idleUs) / 1e6).toFixed(1)} s, idle ${(idleUs / 1e6).toFixed(1)} s, not sampled (workerd's thread in another isolate, e.g. the local D1, or waiting with none entered) ${((wallUs - totalUs) / 1e6).toFixed(1)} s`);
 print("by group, self time", groups, 40);
 print(`top ${TOP} functions by self time`, self, TOP);
 print(`top ${TOP} functions by total time`, total, TOP);
