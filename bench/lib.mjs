@@ -11,6 +11,16 @@ import { ensureDevVars, quietEnv, root, wranglerJs } from "../scripts/local-env.
 export { quietEnv, root, wranglerJs };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * wrangler dev as the benches run it: quiet, and without wrangler's local observability (on by
+ * default since wrangler 4.1xx: every invocation of every isolate streams its spans and logs to a
+ * collector isolate that writes them to SQLite, for the local explorer). The scale bench's
+ * profile found that collector as busy as a third of the service isolate, plus span work in every
+ * binding call; none of it exists in production. X_LOCAL_OBSERVABILITY=true in the environment
+ * keeps it.
+ */
+const benchEnv = { ...quietEnv, X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" };
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -38,7 +48,7 @@ export async function startWranglerDev({ cwd = root, args = [], readyPath = "/" 
   const base = `http://127.0.0.1:${port}`;
   const dev = spawn(process.execPath, [wranglerJs, "dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "error", "--show-interactive-dev-session=false", ...args], {
     cwd,
-    env: quietEnv,
+    env: benchEnv,
     stdio: ["ignore", "ignore", "inherit"],
   });
   const stop = () => {
@@ -55,7 +65,7 @@ export async function startWranglerDev({ cwd = root, args = [], readyPath = "/" 
     }
     await sleep(500);
   }
-  return { base, stop };
+  return { base, stop, pid: dev.pid };
 }
 
 /** Runs a benchmark's main, printing a failure and setting the exit code. */
@@ -150,7 +160,7 @@ export async function startService({ vars = {}, cwd = root, args = [], dir = mkd
   ensureDevVars();
   spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd, env: quietEnv, stdio: "ignore" });
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const { base, stop } = await startWranglerDev({ cwd, args: ["--persist-to", dir, ...varArgs, ...args], readyPath: "/health" });
+  const { base, stop, pid } = await startWranglerDev({ cwd, args: ["--persist-to", dir, ...varArgs, ...args], readyPath: "/health" });
   const made = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/apikey-create.ts", "--client", "bench", "--role", "OWNER", "--persist-to", dir], { cwd, env: quietEnv, encoding: "utf8" });
   if (made.status !== 0) {
     stop();
@@ -159,6 +169,8 @@ export async function startService({ vars = {}, cwd = root, args = [], dir = mkd
   return {
     base,
     dir,
+    /** The wrangler CLI's process id (workerd runs below it). */
+    pid,
     key: JSON.parse(made.stdout).api_key,
     /** `keep`: leave the state directory (to restart on it). */
     async stop({ keep = false } = {}) {

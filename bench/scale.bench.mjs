@@ -11,13 +11,18 @@
 // at 64 clients measured in the same run (target <= 2). Then the model's extrapolation to 10 million
 // documents a day across 100,000 companies (target: no store above 50 % of a limit).
 // SCALE_BENCH_WRITE_DOC=1 writes the tables into docs/capacity.md ("Load simulation").
-import { pct, root, run, sleep, startService, untilAccepted, postInvoices, readyCompany } from "./lib.mjs";
+// Each run also reports the CPU seconds of workerd, the wrangler CLI and this bench during the
+// measured load; SCALE_BENCH_PROFILE=file.cpuprofile takes a V8 CPU profile of the Worker's isolate
+// over the same span (the baseline's goes to file.baseline.cpuprofile); `node bench/scale/profile-top.mjs
+// file.cpuprofile` prints where it went.
+import { freePort, pct, root, run, sleep, startService, untilAccepted, postInvoices, readyCompany } from "./lib.mjs";
 import { noopLatency, startProbe } from "./platform/probe.mjs";
 import { describeDistribution, jobsFor, postAll, sampleNoop, setupCompanies, verify, zipfCounts } from "./scale/load.mjs";
 import { layoutOf, layouts, storeDelta } from "./scale/layouts.mjs";
 import { extrapolate, modelTable, TARGET } from "./scale/model.mjs";
 import { partitionTable, perKind, runTable, writeDoc } from "./scale/report.mjs";
 import { checkoutBaseline, cleanTree, currentCommit, prepareTree } from "./scale/tree.mjs";
+import { cpuDelta, cpuNow, startProfile } from "./scale/profile.mjs";
 
 const env = process.env;
 const COMPANIES = Number(env.SCALE_BENCH_COMPANIES ?? 1000);
@@ -29,6 +34,7 @@ const SETUP_CONCURRENCY = Number(env.SCALE_BENCH_SETUP_CONCURRENCY ?? 16);
 const BASELINE_REF = env.SCALE_BASELINE_REF ?? "HEAD";
 const DEADLINE_MS = Number(env.SCALE_BENCH_DEADLINE_MS ?? 15 * 60_000);
 const SEED = Number(env.SCALE_BENCH_SEED ?? 16);
+const PROFILE = env.SCALE_BENCH_PROFILE;
 const WARM_UP = 10;
 
 const progress = (msg) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -52,7 +58,8 @@ async function untilFinal(layout, dir, tree, total) {
 async function runOnce(tree, label, commit, counts) {
   const layoutName = layoutOf(tree);
   const layout = layouts[layoutName];
-  const svc = await startService({ cwd: tree, args: prepareTree(tree) });
+  const inspectorPort = PROFILE ? await freePort() : null;
+  const svc = await startService({ cwd: tree, args: [...prepareTree(tree), ...(PROFILE ? ["--inspector-port", String(inspectorPort)] : [])] });
   progress(`${label}: service up (${layoutName} layout); setting up ${counts.length} companies`);
   try {
     const t0 = performance.now();
@@ -65,15 +72,20 @@ async function runOnce(tree, label, commit, counts) {
 
     const meter0 = await meterOf(svc.base);
     const stores0 = layout.stores(svc.dir, tree, meter0);
+    const profiler = PROFILE ? await startProfile(svc.pid, inspectorPort, tree) : null;
+    const cpu0 = cpuNow(svc.pid);
     const started = performance.now();
     const posting = postAll(svc.base, jobsFor(companies, SEED), CLIENTS);
     const [latencies, noopUnderLoad] = await Promise.all([posting, sampleNoop(svc.base, posting)]);
     const postSeconds = (performance.now() - started) / 1000;
     await untilFinal(layout, svc.dir, tree, DOCS + WARM_UP);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuDelta(cpu0, cpuNow(svc.pid), DOCS);
+    if (profiler) progress(`${label}: profile ${JSON.stringify(await profiler.stop(profileFile(label)))}`);
     const meter1 = await meterOf(svc.base);
     const stores = storeDelta(stores0, layout.stores(svc.dir, tree, meter1));
     const queues = Object.fromEntries(Object.entries(meter1.queues).map(([k, v]) => [k, v - (meter0.queues[k] ?? 0)]));
+    const calls = callsPerDocument(meter0, meter1);
     progress(`${label}: all final after ${seconds.toFixed(1)} s; checking every document through the API`);
     const verified = await verify(svc.base, companies);
     return {
@@ -88,6 +100,8 @@ async function runOnce(tree, label, commit, counts) {
       post_p50_ms: +pct(latencies, 50).toFixed(1),
       post_p95_ms: +pct(latencies, 95).toFixed(1),
       post_p99_ms: +pct(latencies, 99).toFixed(1),
+      cpu_during_load: cpu,
+      ...calls,
       noop_under_load: { samples: noopUnderLoad.length, p50_ms: +pct(noopUnderLoad, 50).toFixed(1), p99_ms: +pct(noopUnderLoad, 99).toFixed(1) },
       verified,
       stores,
@@ -99,6 +113,23 @@ async function runOnce(tree, label, commit, counts) {
     cleanTree(tree);
   }
 }
+
+/**
+ * What the load added per document (a tree's meter without these counts, an older one, gives
+ * nothing): the 15 D1 statements run most (the simulator's `sim_*` ones included, marked) and the
+ * Durable Object calls per binding and method.
+ */
+function callsPerDocument(before, after) {
+  const delta = (a = {}, b = {}) => Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)]).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]);
+  const per = (n) => +(n / DOCS).toFixed(2);
+  return {
+    d1_top_statements_per_document: delta(before.d1_by_sql, after.d1_by_sql).slice(0, 15).map(([sql, n]) => `${per(n)}  ${sql.replace(/\s+/g, " ").slice(0, 160)}`),
+    object_calls_per_document: Object.fromEntries(delta(before.object_methods, after.object_methods).map(([k, n]) => [k, per(n)])),
+  };
+}
+
+/** The current run's profile goes to SCALE_BENCH_PROFILE, another run's beside it, named by its label. */
+const profileFile = (label) => (label === "current" ? PROFILE : PROFILE.replace(/(\.cpuprofile)?$/, `.${label}$1`));
 
 async function measureNoop() {
   const probe = await startProbe();

@@ -82,6 +82,7 @@ export {
   importSigningKey,
   loadSigningCredentials,
   openPfx,
+  openPfxNative,
   readCertificate,
   type CertificateInfo,
   type OpenedPfx,

@@ -1,5 +1,5 @@
 import { and, desc, eq, ne } from "drizzle-orm";
-import { credentialsFromParts, openPfx, type SigningCredentials, isEngineError, type EngineErrorCode } from "../../countries/cl";
+import { credentialsFromParts, openPfxNative, type SigningCredentials, isEngineError, type EngineErrorCode } from "../../countries/cl";
 import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
 import type { Db } from "../../db/client";
 import { certificates, eventOutbox } from "../../db/schema";
@@ -39,7 +39,7 @@ export function validityOf(row: Pick<CertificateRow, "validFrom" | "validTo">, n
 export async function uploadCertificate(db: Db, env: Env, companyId: string, file: Uint8Array, password: string, now = new Date()): Promise<CertificateRow> {
   let opened;
   try {
-    opened = openPfx(file, password);
+    opened = await openPfxNative(file, password);
   } catch (e) {
     if (isEngineError(e)) {
       throw new AppError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
@@ -156,7 +156,7 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), sealedAs.certificatePfx(row.id));
   const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), sealedAs.certificatePassword(row.id)));
-  const opened = openPfx(pfx, password);
+  const opened = await openPfxNative(pfx, password);
   return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
 }
 
