@@ -1,0 +1,63 @@
+/**
+ * The per-isolate cache of a company's control-plane rows that every document step reads again
+ * (issue 16, docs/capacity.md "One document alone"): the company row and its settings, the active
+ * certificate, whether a CAF is loaded for a type. Same mechanism as the key and company lookup
+ * (src/domain/access/cache.ts, src/lib/isolate-cache.ts): a company's entry lives CONTROL_CACHE_MS,
+ * and every part read while it lives goes with it, so nothing served is older than that.
+ *
+ * Every write made in this isolate to one of those rows (certificate uploaded, activated or deleted,
+ * CAF stored or dropped, settings or logo changed, company deleted) calls `forgetCompanyControl`,
+ * which drops the company's entry at once; other isolates see the change when their entry expires:
+ * a deleted or replaced certificate can still sign for up to CONTROL_CACHE_MS in isolates that read
+ * it before (README, "Configuration"). An expired certificate is never used: its dates are checked
+ * on every use. Absence is never cached (a certificate or CAF just loaded works at once everywhere),
+ * and neither is a failed read. Folios do not come from here: the folio allocator numbers documents.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { companies, companySettings } from "../../db/schema";
+import { IsolateCache } from "../../lib/isolate-cache";
+import type { CompanyRow } from "./repository";
+import type { SettingsRow } from "./settings";
+
+export const CONTROL_CACHE_MS = 60_000;
+
+const byCompany = new IsolateCache<Map<string, Promise<unknown>>>(CONTROL_CACHE_MS);
+
+/**
+ * `part` of `companyId`'s control rows, from this isolate's cache or from `load` (awaited once:
+ * a Drizzle query is a thenable that would run again on every await). A value `keep` refuses
+ * (an absence) is handed out but not kept.
+ */
+export function cachedControl<T>(companyId: string, part: string, at: number, load: () => PromiseLike<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+  const parts = byCompany.get(companyId, at) ?? byCompany.set(companyId, new Map(), at);
+  const hit = parts.get(part) as Promise<T> | undefined;
+  if (hit) return hit;
+  const loading = Promise.resolve().then(load);
+  parts.set(part, loading);
+  const drop = () => parts.get(part) === loading && parts.delete(part);
+  loading.then((value) => keep(value) || drop(), drop);
+  return loading;
+}
+
+/** Drops everything cached of the company in this isolate: call after any write to its control rows. */
+export function forgetCompanyControl(companyId: string): void {
+  byCompany.delete(companyId);
+}
+
+/** The company row and its settings (one D1 round trip on a miss); null when the company does not exist. */
+export function companyAndSettings(db: Db, companyId: string, at: number): Promise<{ company: CompanyRow; settings: SettingsRow | undefined } | null> {
+  return cachedControl(
+    companyId,
+    "company",
+    at,
+    async () => {
+      const [[company], [settings]] = await db.batch([
+        db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
+        db.select().from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+      ]);
+      return company ? { company, settings } : null;
+    },
+    (found) => found !== null,
+  );
+}
