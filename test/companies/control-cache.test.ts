@@ -38,14 +38,25 @@ describe("the control cache bounds staleness", () => {
   });
 
   it("settings changed behind the API's back show when the entry expires", async () => {
-    const owner = await newOwner();
-    const companyId = await newCompany(owner);
+    const { companyId } = await readyIssuer([33], 5); // kept only while the company has an active certificate
     forgetCompanyControl(companyId);
     const t0 = new Date();
     expect((await companyContext(deps(t0), companyId)).timeZone).toBe("America/Santiago");
     await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
     expect((await companyContext(deps(new Date(t0.getTime() + 1)), companyId)).timeZone).toBe("America/Santiago");
     expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1)), companyId)).timeZone).toBe("America/Punta_Arenas");
+  });
+});
+
+describe("absence is never cached", () => {
+  it("a company without an active certificate is read again: one activated behind the API's back signs at once", async () => {
+    const issuer = await readyIssuer([33], 5);
+    await env.DB.prepare("UPDATE certificates SET active = 0 WHERE company_id = ?").bind(issuer.companyId).run();
+    forgetCompanyControl(issuer.companyId);
+    const t0 = new Date();
+    await expect(signerFor(deps(t0), issuer.companyId)).rejects.toThrow(RetryableStepError);
+    await env.DB.prepare("UPDATE certificates SET active = 1 WHERE company_id = ?").bind(issuer.companyId).run();
+    expect((await signerFor(deps(t0), issuer.companyId)).certificateId).toBe(await activeCertificateId(issuer.base, issuer.owner.key));
   });
 });
 
@@ -77,8 +88,7 @@ describe("writes through the API take effect at once in the isolate", () => {
   });
 
   it("settings changed through the API reach the pipeline at once", async () => {
-    const owner = await newOwner();
-    const companyId = await newCompany(owner);
+    const { owner, companyId } = await readyIssuer([33], 5);
     expect((await companyContext(deps(new Date()), companyId)).timeZone).toBe("America/Santiago");
     const patched = await call("PATCH", `/api/companies/${companyId}/settings`, { key: owner.key, json: { time_zone: "America/Punta_Arenas" } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);

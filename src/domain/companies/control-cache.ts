@@ -13,9 +13,9 @@
  * on every use. Absence is never cached (a certificate or CAF just loaded works at once everywhere),
  * and neither is a failed read. Folios do not come from here: the folio allocator numbers documents.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { companies, companySettings } from "../../db/schema";
+import { certificates, companies, companySettings } from "../../db/schema";
 import { IsolateCache } from "../../lib/isolate-cache";
 import type { CompanyRow } from "./repository";
 import type { SettingsRow } from "./settings";
@@ -45,19 +45,35 @@ export function forgetCompanyControl(companyId: string): void {
   byCompany.delete(companyId);
 }
 
-/** The company row and its settings (one D1 round trip on a miss); null when the company does not exist. */
-export function companyAndSettings(db: Db, companyId: string, at: number): Promise<{ company: CompanyRow; settings: SettingsRow | undefined } | null> {
+export interface CompanyControl {
+  company: CompanyRow;
+  settings: SettingsRow | undefined;
+  /** The active certificate's id (its credentials are opened and cached by id elsewhere). */
+  certificateId: string | undefined;
+}
+
+/**
+ * The company row, its settings and its active certificate's id, in one D1 round trip on a miss
+ * (independent reads, one batch); null when the company does not exist. Kept only while the company
+ * has an active certificate, so a certificate uploaded anywhere is used at once.
+ */
+export function companyControl(db: Db, companyId: string, at: number): Promise<CompanyControl | null> {
   return cachedControl(
     companyId,
     "company",
     at,
     async () => {
-      const [[company], [settings]] = await db.batch([
+      const [[company], [settings], [certificate]] = await db.batch([
         db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
         db.select().from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+        db
+          .select({ id: certificates.id })
+          .from(certificates)
+          .where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")))
+          .limit(1),
       ]);
-      return company ? { company, settings } : null;
+      return company ? { company, settings, certificateId: certificate?.id } : null;
     },
-    (found) => found !== null,
+    (found) => found?.certificateId !== undefined,
   );
 }

@@ -1,10 +1,10 @@
 /** What every pipeline step shares: its dependencies, error kinds, per-isolate caches, the FAILED ending. */
-import { and, eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { parseCaf, type Caf } from "../../countries/cl";
 import type { SigningCredentials } from "../../countries/cl";
 import type { Db } from "../../db/client";
-import { cafs, cancellations, certificates, companies, invoices } from "../../db/schema";
-import { cachedControl, companyAndSettings } from "../../domain/companies/control-cache";
+import { cafs, cancellations, companies, invoices } from "../../db/schema";
+import { companyControl } from "../../domain/companies/control-cache";
 import { requireSigningCredentials } from "../../domain/certificates/certificates";
 import { readCafFile } from "../../domain/folios/caf-files";
 import { AppError } from "../../errors";
@@ -61,17 +61,8 @@ const credentialCache = new Map<string, Promise<SigningCredentials & { certifica
  * one past its end date is never used (its credentials are loaded again, which refuses it).
  */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
-  const active = await cachedControl(
-    companyId,
-    "certificate",
-    deps.now().getTime(),
-    () =>
-      deps.db.query.certificates.findFirst({
-        columns: { id: true },
-        where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
-      }),
-    (row) => row !== undefined,
-  );
+  const found = await companyControl(deps.db, companyId, deps.now().getTime());
+  const active = found?.certificateId ? { id: found.certificateId } : undefined;
   const cached = active ? credentialCache.get(active.id) : undefined;
   if (cached) {
     const creds = await cached;
@@ -116,9 +107,9 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   return p;
 }
 
-/** The company, its settings and time zone, from the isolate's control cache (one D1 round trip on a miss). */
+/** The company, its settings and time zone, from the isolate's control cache (one D1 round trip on a miss, shared with `signerFor`). */
 export async function companyContext(deps: StepDeps, companyId: string) {
-  const found = await companyAndSettings(deps.db, companyId, deps.now().getTime());
+  const found = await companyControl(deps.db, companyId, deps.now().getTime());
   if (!found) throw new TerminalStepError(`company ${companyId} not found`);
   return { company: found.company, timeZone: found.settings?.timeZone ?? "America/Santiago", settings: found.settings };
 }
