@@ -15,7 +15,7 @@ import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
-import { existingPartitionForId, legacyMoved, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
 import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
@@ -191,7 +191,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     assertResolution(ctx.resolution, body);
     if (!reservation.ok) refuseReservation(ctx, doc, reservation, now);
     assertIssuable(ctx, doc.type.code, now);
-    if (body.external_reference) claimed = await claimExternalReference(db, env, company.id, body.external_reference, id);
+    if (body.external_reference) claimed = await claimExternalReference(env, company.id, body.external_reference, id);
     if (target) cancelling = await claimCancellation(env, target, id, now);
     return await storeAndEnqueue(store, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
@@ -212,8 +212,8 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
  * claim until the data migration copies them (it claims their references then): until their group
  * switches, D1 is asked too. The partial unique index of each partition stays as a second guard.
  */
-async function claimExternalReference(db: Db, env: Env, companyId: string, reference: string, id: string): Promise<true> {
-  const legacy = (await legacyMoved(env, "documents")) ? [] : await db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1);
+async function claimExternalReference(env: Env, companyId: string, reference: string, id: string): Promise<true> {
+  const legacy = (await readUnlessMoved(env, "documents", (d1) => d1.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1))) ?? [];
   const claim = legacy[0] ? { ok: false as const, holder: legacy[0].id } : await claimReference(env, companyId, reference, id, (holderId) => documentHolds(env, companyId, holderId));
   if (claim.ok) return true;
   throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${reference} is already document ${claim.holder}.`, [
