@@ -35,6 +35,8 @@ import { receiverUrl, register } from "../../test/webhooks/helpers";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../../test/sii/helpers";
 import { receiver } from "../../test/reception/helpers";
 import { storeRows } from "../../test/helpers/store";
+import { forgetCompanyControl } from "../../src/domain/companies/control-cache";
+import { forgetAccess } from "../../src/domain/access/cache";
 import { Meter, add, batchOf, zero, type Counts } from "./meter";
 import { diff, physicalSize, schemaOf, snapshot, type Snapshot, type TableDelta, type TableInfo } from "./sizes";
 
@@ -85,6 +87,8 @@ async function snapshotAll(): Promise<Snapshot> {
   return out;
 }
 const isStoreTable = (name: string) => name.includes(":");
+/** The D1 round trips (SQL text) of each step of the current document, in step order. */
+let stepSql: string[][] = [];
 /** Net growth of the service's tables since the start of the current document, per table. */
 let perDocGrowth = new Map<string, TableDelta>();
 let r2PerDoc = 0;
@@ -92,6 +96,7 @@ let r2PerDoc = 0;
 /** One step: counts, plus what it wrote to D1 (rows sized before and after). */
 async function step<T>(fn: () => Promise<T>): Promise<{ value: T; f: StepFigures }> {
   const { value, counts } = await meter.step(fn);
+  stepSql.push(meter.d1Sql);
   const now = await snapshotAll();
   let bytes = 0;
   let inserted = 0;
@@ -166,8 +171,9 @@ const STEPS = ["intake (POST)", "assign folio", "sign (stamp + XMLDSig)", "envel
 type StepName = (typeof STEPS)[number];
 
 /** One document of `kind` through every step, one at a time, as the queue consumer would run it. */
-async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figures: Map<StepName, StepFigures>; deliveries: number; perDoc: Map<string, TableDelta>; r2: number }> {
+async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figures: Map<StepName, StepFigures>; deliveries: number; perDoc: Map<string, TableDelta>; r2: number; sql: string[][] }> {
   perDocGrowth = new Map();
+  stepSql = [];
   r2PerDoc = 0;
   const figures = new Map<StepName, StepFigures>();
   // With an Idempotency-Key, as an ERP retrying safely would send it (its record lives 24 hours).
@@ -230,7 +236,25 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   const pdf = await step(() => post(`${iss.base}/invoices/${id}/download-pdf/A4`, undefined));
   expect(pdf.value.status).toBe(200);
   figures.set("PDF render on read", pdf.f);
-  return { figures, deliveries: deliveries.length, perDoc: perDocGrowth, r2: r2PerDoc };
+  return { figures, deliveries: deliveries.length, perDoc: perDocGrowth, r2: r2PerDoc, sql: stepSql };
+}
+
+/** The D1 round trips of one measured document, step by step, as SQL text (what each step asks of D1 and why). */
+function sqlList(name: string, sql: string[][]): string[] {
+  const out = [`D1 round trips of the last measured ${name}, per step (statements of one batch joined by ⨾):`, ""];
+  STEPS.forEach((s, i) => {
+    const trips = sql[i] ?? [];
+    out.push(`- ${s}: ${trips.length}`);
+    for (const t of trips) out.push(`  - \`${t.length > 220 ? `${t.slice(0, 220)}…` : t}\``);
+  });
+  return out;
+}
+
+/** The D1 round trips of a batched step, tallied by SQL text, most frequent first. */
+function sqlTally(name: string, sql: string[], docs: number): string[] {
+  const tally = new Map<string, number>();
+  for (const t of sql) tally.set(t, (tally.get(t) ?? 0) + 1);
+  return [`- ${name}: ${sql.length} round trips for ${docs} documents`, ...[...tally].sort((a, b) => b[1] - a[1]).map(([t, n]) => `  - ${n}× \`${t.length > 220 ? `${t.slice(0, 220)}…` : t}\``)];
 }
 
 /** Adds a storage row per table that grew to `storage`; returns the growth of D1's tables and of the stores'. */
@@ -280,7 +304,7 @@ async function rsaSignMs(): Promise<number> {
 it("capacity: per-document cost of each step", async () => {
   // Webhook deliveries leave through the global fetch: counted and timed as outbound I/O.
   const outbound = globalThis.fetch;
-  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => meter.external((req) => outbound(req))(new Request(input, init))) as typeof fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => meter.externalInStep((req) => outbound(req))(new Request(input, init))) as typeof fetch;
   const iss = await readyIssuer([33, 39, 61], 1000);
   issuerKey = iss.owner.key;
   const hook = receiverUrl("capacity");
@@ -300,6 +324,9 @@ it("capacity: per-document cost of each step", async () => {
   let n = 0;
   for (const kind of KINDS) {
     const runs: Awaited<ReturnType<typeof oneDocument>>[] = [];
+    // The warm-up starts with the company's control cache and the key lookups dropped: a company's first document in an isolate.
+    forgetCompanyControl(iss.companyId);
+    forgetAccess();
     for (let r = 0; r <= REPS; r++) runs.push(await oneDocument(iss, kind, n++));
     const measured = runs.slice(1); // the first one warms the isolate's caches (certificate, CAF, SII token)
     out.push(`### ${kind.name}`, "", HEADER);
@@ -310,6 +337,9 @@ it("capacity: per-document cost of each step", async () => {
       out.push(row(s, f, rsaMs));
     }
     out.push(row("**all steps**", sum, rsaMs), "");
+    out.push(...sqlList(kind.name, measured[measured.length - 1]!.sql), "");
+    const cold = runs[0]!.figures;
+    out.push(`The warm-up ${kind.name}, its company's control cache and the key lookups dropped first (the company's first document in an isolate; the opened certificate and parsed CAF stay cached): D1 round trips/statements per step: ${STEPS.map((s) => `${s} ${cold.get(s)!.d1RoundTrips}/${cold.get(s)!.d1Statements}`).join(", ")}; all steps ${STEPS.reduce((t, s) => t + cold.get(s)!.d1RoundTrips, 0)}/${STEPS.reduce((t, s) => t + cold.get(s)!.d1Statements, 0)}.`, "");
     const pick = measured[Math.floor(measured.length / 2)]!;
     const [d1, st] = growthRows(kind.name, pick.perDoc, storage);
     totals.push(`| ${kind.name} | ${d1} | ${st} | ${pick.r2} | ${pick.deliveries} | ${sum.d1Statements} | ${sum.d1RowsWritten} | ${sum.doCalls} | ${sum.storeCalls} | ${sum.storeStatements} | ${sum.storeRowsWritten} | ${fmt(sum.storeBytesGrown)} | ${sum.queueMessages} | ${fmt(cpu(sum), 1)} | ${fmt(cpu(sum) / rsaMs, 1)} |`);
@@ -348,6 +378,7 @@ it("capacity: per-document cost of each step", async () => {
   issuerKey = plain.owner.key;
   await new Promise((r) => setTimeout(r, 2000));
   out.push("", ...(await batched(plain, rsaMs, "no webhook endpoint")));
+  if (meter.outsideSteps.length > 0) out.push("", `Outbound calls made outside the steps (the runtime's own consumers, not counted): ${meter.outsideSteps.length}, to ${[...new Set(meter.outsideSteps)].join(", ")}`);
   console.log(`\n${out.join("\n")}\n`);
 });
 
@@ -392,6 +423,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
     for (let i = 0; i < BATCH_DOCS; i++) expect((await post(`${iss.base}/invoices`, boleta.body(iss.rut, i))).status).toBe(202);
   });
   steps.push(["intake (POST), one request per document", intake.counts]);
+  const trips: Record<"intake" | "consumer" | "polls" | "fan-out" | "deliveries", string[]> = { intake: meter.d1Sql, consumer: [], polls: [], "fan-out": [], deliveries: [] };
   let pending = meter.take("ISSUANCE_QUEUE");
   let consumer = zero();
   let polls = zero();
@@ -401,6 +433,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
       const chunk = pending.slice(i, i + 50);
       const isPoll = (chunk[0] as { type: string }).type === "envelope.poll";
       const { counts } = await meter.step(() => handleIssuanceBatch(batchOf("dte-issuance", chunk), wenv, authority));
+      trips[isPoll ? "polls" : "consumer"].push(...meter.d1Sql);
       if (isPoll) polls = add(polls, counts);
       else consumer = add(consumer, counts);
     }
@@ -418,6 +451,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
       const chunk = pendingHooks.slice(i, i + 50);
       const isFanout = chunk.every((m) => (m as { type: string }).type === "fanout");
       const { counts } = await meter.step(() => handleWebhookBatch(batchOf("dte-webhooks", chunk), wenv));
+      trips[isFanout ? "fan-out" : "deliveries"].push(...meter.d1Sql);
       if (isFanout) fan = add(fan, counts);
       else {
         deliver = add(deliver, counts);
@@ -447,6 +481,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
   }
   out.push(`| **all** | ${fmt(per(all.d1RoundTrips), 2)} | ${fmt(per(all.d1Statements), 2)} | ${fmt(per(all.d1RowsRead), 1)} | ${fmt(per(all.d1RowsWritten), 1)} | ${fmt(per(all.r2ClassA), 2)}/${fmt(per(all.r2ClassB), 2)} | ${fmt(per(all.r2BytesWritten))} | ${fmt(per(all.doCalls), 3)} | ${fmt(per(all.storeCalls), 2)} | ${fmt(per(all.storeStatements), 2)} | ${fmt(per(all.storeRowsRead), 1)} | ${fmt(per(all.storeRowsWritten), 1)} | ${fmt(per(all.storeBytesGrown))} | ${fmt(per(all.queueMessages - all.webhookQueueMessages), 2)} / ${fmt(per(all.webhookQueueMessages), 2)} | ${fmt(per(all.outboundCalls), 3)} | ${fmt(per(cpu(all)), 2)} | ${fmt(per(cpu(all)) / rsaMs, 2)} |`, "");
   out.push(`D1 per boleta: ${fmt(per(logical))} bytes of rows and index entries in the service's tables (+ ${fmt(per(logicalSim))} in the simulator's sim_* tables); physical growth (size_after, every table, pages): ${fmt(per(size1 - size0))} bytes, i.e. ${fmt((size1 - size0) / (logical + logicalSim), 2)}× the logical bytes. The issuer's document store per boleta: ${fmt(per(logicalStore))} bytes of rows and index entries (its index store, which keeps Idempotency-Key records, is not sized).`);
+  out.push("", `D1 round trips of the ${BATCH_DOCS} boletas (${label}), by SQL text:`, "", ...Object.entries(trips).flatMap(([k, v]) => sqlTally(k, v, BATCH_DOCS)));
   return out;
 }
 

@@ -17,6 +17,8 @@
  * document at a time, so little of the Worker's work overlaps its waits).
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
+
 export interface Counts {
   d1RoundTrips: number;
   d1Statements: number;
@@ -65,6 +67,8 @@ export class Meter {
   private readonly storeSizes = new Map<string, number>();
   /** Outbound calls of the current step (method and URL), to name them when a check fails. */
   outbound: string[] = [];
+  /** The current step's D1 round trips, each as the SQL text of its statements (a batch's joined by " ⨾ "). */
+  d1Sql: string[] = [];
 
   /** Runs `fn` as one step; returns its result and what it cost. */
   async step<T>(fn: () => Promise<T>): Promise<{ value: T; counts: Counts }> {
@@ -72,9 +76,10 @@ export class Meter {
     const counts = zero();
     this.current = counts;
     this.outbound = [];
+    this.d1Sql = [];
     const t0 = performance.now();
     try {
-      const value = await fn();
+      const value = await this.context.run(counts, fn);
       return { value, counts };
     } finally {
       counts.wallMs = performance.now() - t0;
@@ -82,6 +87,9 @@ export class Meter {
       if (this.inflight !== 0) throw new Error(`${this.inflight} binding calls still in flight after the step: ${[...this.running.values()].join(", ")}`);
     }
   }
+
+  /** The step a call was made in: work the runtime runs on its own (a queue consumer fed by a store's alarm) has none. */
+  private readonly context = new AsyncLocalStorage<Counts>();
 
   count(f: (c: Counts) => void) {
     if (this.current) f(this.current);
@@ -106,6 +114,24 @@ export class Meter {
       this.count((c) => c.outboundCalls++);
       if (this.current) this.outbound.push(`${req.method} ${req.url}`);
       return this.io(() => fetcher(req), `fetch ${req.method} ${req.url}`);
+    };
+  }
+
+  /**
+   * `external` for the global fetch, which the whole isolate shares: only calls made inside the
+   * current step are counted. The document stores run in this isolate with the real bindings, so
+   * a store's alarm can queue webhook deliveries that the runtime's own consumer sends while a
+   * step runs (48 of them once, into the batched run): those are not the step's work.
+   */
+  /** Global fetches made outside any step's work (not counted), to report. */
+  readonly outsideSteps: string[] = [];
+
+  externalInStep(fetcher: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+    const counted = this.external(fetcher);
+    return (req) => {
+      if (this.current && this.context.getStore() === this.current) return counted(req);
+      this.outsideSteps.push(`${req.method} ${req.url}`);
+      return fetcher(req);
     };
   }
 
@@ -140,6 +166,7 @@ export class Meter {
           return [r, (await r.clone().json().catch(() => null)) as unknown] as const;
         }, `D1 ${typeof init?.body === "string" ? init.body.slice(0, 120) : ""}`);
         const results = (Array.isArray(parsed) ? parsed : [parsed]) as { meta?: { rows_read?: number; rows_written?: number } }[];
+        if (this.current) this.d1Sql.push(sqlOf(init?.body));
         this.count((c) => {
           c.d1RoundTrips++;
           for (const r of results) {
@@ -238,6 +265,17 @@ export class Meter {
       send: async (body: unknown) => keep([body]),
       sendBatch: async (msgs: Iterable<MessageSendRequest>) => keep([...msgs].map((m) => m.body)),
     } as unknown as Queue;
+  }
+}
+
+/** The SQL text of a D1 request body (`{sql}` or, for a batch, `[{sql}, …]`), statements joined by " ⨾ ". */
+function sqlOf(body: unknown): string {
+  if (typeof body !== "string") return "?";
+  try {
+    const parsed = JSON.parse(body) as { sql?: string } | { sql?: string }[];
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((q) => (q.sql ?? "?").replace(/\s+/g, " ").trim()).join(" ⨾ ");
+  } catch {
+    return body.slice(0, 200);
   }
 }
 

@@ -7,10 +7,10 @@
  * Keys that are not found are never cached (a key just created works at once everywhere).
  */
 import type { apiKeys } from "../../db/schema";
+import { IsolateCache } from "../../lib/isolate-cache";
 import type { CompanyRow } from "../companies/repository";
 
 export const ACCESS_CACHE_MS = 5_000;
-const MAX_ENTRIES = 10_000;
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 export interface CachedCompany {
@@ -20,25 +20,17 @@ export interface CachedCompany {
 
 interface Entry {
   row: KeyRow;
-  until: number;
   companies: Map<string, CachedCompany>;
 }
 
-const byHash = new Map<string, Entry>();
+const byHash = new IsolateCache<Entry>(ACCESS_CACHE_MS);
 
 export function cachedKey(hash: string, at: number): Entry | undefined {
-  const entry = byHash.get(hash);
-  if (!entry) return undefined;
-  if (entry.until > at) return entry;
-  byHash.delete(hash);
-  return undefined;
+  return byHash.get(hash, at);
 }
 
 export function rememberKey(hash: string, row: KeyRow, at: number): Entry {
-  if (byHash.size >= MAX_ENTRIES) byHash.delete(byHash.keys().next().value!);
-  const entry: Entry = { row, until: at + ACCESS_CACHE_MS, companies: new Map() };
-  byHash.set(hash, entry);
-  return entry;
+  return byHash.set(hash, { row, companies: new Map() }, at);
 }
 
 /** Drops every cached lookup of this isolate: call after any change of keys, grants or companies. */

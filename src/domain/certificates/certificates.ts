@@ -9,6 +9,7 @@ import { open, seal } from "../../lib/secrets";
 import { sealedAs } from "../../storage/sealed";
 import { r2Keys } from "../../storage/keys";
 import { AppError } from "../../errors";
+import { forgetCompanyControl } from "../companies/control-cache";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
@@ -95,6 +96,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true))),
     db.insert(certificates).values(row),
   ]);
+  forgetCompanyControl(companyId);
   return row;
 }
 
@@ -123,6 +125,7 @@ export async function activateCertificate(db: Db, companyId: string, id: string,
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), ne(certificates.id, id))),
     db.update(certificates).set({ active: true }).where(eq(certificates.id, id)),
   ]);
+  forgetCompanyControl(companyId);
   return { ...row, active: true };
 }
 
@@ -130,6 +133,7 @@ export async function activateCertificate(db: Db, companyId: string, id: string,
 export async function deleteCertificate(db: Db, env: Env, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
   await db.update(certificates).set({ status: "DELETED", active: false, deletedAt: now.toISOString() }).where(eq(certificates.id, id));
+  forgetCompanyControl(companyId);
   await env.FILES.delete(row.pfxKey);
   return { ...row, status: "DELETED", active: false, deletedAt: now.toISOString() };
 }

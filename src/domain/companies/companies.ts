@@ -10,6 +10,7 @@ import { normalizeTaxId, taxIdDocumentsFor, taxIdFilterForms } from "../catalogs
 import { AppError } from "../../errors";
 import type { CompanyRow } from "./repository";
 import { forgetAccess } from "../access/cache";
+import { forgetCompanyControl } from "./control-cache";
 
 export interface CreateCompanyInput {
   legal_name: string;
@@ -118,6 +119,7 @@ export async function softDeleteCompany(db: Db, company: CompanyRow): Promise<vo
     .set({ status: "DELETED", deletedAt: now, updatedAt: now })
     .where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
   forgetAccess();
+  forgetCompanyControl(company.id);
 }
 
 /** The list item of §2.2. `created_at` is wall-clock time in the company's time zone, no offset. */

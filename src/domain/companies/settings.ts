@@ -5,6 +5,7 @@ import { canonicalLanguageTag, isValidTimeZone } from "../../lib/time";
 import { AppError } from "../../errors";
 import { DEFAULT_SETTINGS } from "./companies";
 import { newId } from "../../lib/ids";
+import { forgetCompanyControl } from "./control-cache";
 
 export type SettingsRow = typeof companySettings.$inferSelect;
 
@@ -49,6 +50,7 @@ export async function getSettings(db: Db, companyId: string): Promise<SettingsRo
     id: newId("set"), companyId, ...DEFAULT_SETTINGS, logoKey: null, logoUrl: null, siiResolutionNumber: null, siiResolutionDate: null, updatedAt: new Date().toISOString(),
   };
   await db.insert(companySettings).values(created).onConflictDoNothing();
+  forgetCompanyControl(companyId);
   return (await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, companyId) }))!;
 }
 
@@ -93,12 +95,14 @@ export async function updateSettings(db: Db, companyId: string, patch: SettingsP
     .set({ ...next, updatedAt: new Date().toISOString() })
     .where(eq(companySettings.companyId, companyId))
     .returning();
+  forgetCompanyControl(companyId);
   return row!;
 }
 
 export async function setLogo(db: Db, companyId: string, logoKey: string, logoUrl: string): Promise<void> {
   await getSettings(db, companyId);
   await db.update(companySettings).set({ logoKey, logoUrl, updatedAt: new Date().toISOString() }).where(eq(companySettings.companyId, companyId));
+  forgetCompanyControl(companyId);
 }
 
 export function settingsView(row: SettingsRow) {

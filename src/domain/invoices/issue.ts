@@ -10,11 +10,12 @@ import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
 import { resolutionOf } from "../companies/settings";
+import { cachedControl } from "../companies/control-cache";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
-import { existingPartitionForId, legacyMoved, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
 import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
@@ -97,9 +98,18 @@ async function findByFolio(env: Env, companyId: string, type: number, folio: num
 
 /**
  * The D1 side of the POST (issue 16: the document itself goes to the company's store): the active
- * certificate, whether a CAF is loaded for the type, and the company's SII resolution, in one batch.
+ * certificate, whether a CAF is loaded for the type, and the company's SII resolution, in one batch,
+ * kept in the isolate's control cache while the company can issue with them (a current certificate
+ * and a CAF; src/domain/companies/control-cache.ts): at most CONTROL_CACHE_MS old, dropped in this
+ * isolate by every write to them. A refusal is read again on the next POST. The certificate's dates
+ * are checked on every POST (`assertIssuable`), and the folio allocator still refuses a type without
+ * folios, so a stale entry never numbers a document.
  */
-async function issueContext(db: Db, companyId: string, type: number) {
+function issueContext(db: Db, companyId: string, type: number, now: Date) {
+  return cachedControl(companyId, `issue|${type}`, now.getTime(), () => readIssueContext(db, companyId, type), (ctx) => ctx.hasCaf && ctx.cert !== undefined && validityOf(ctx.cert, now) === "VALID");
+}
+
+async function readIssueContext(db: Db, companyId: string, type: number) {
   const [[cert], [caf], [settings]] = await db.batch([
     db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
     db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
@@ -173,7 +183,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   const id = partitionedId("inv", store.ordinal);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
-  const [ctx, reservation] = await Promise.all([issueContext(db, company.id, doc.type.code), folios.reserve(id, { issueDate: doc.issueDate })]);
+  const [ctx, reservation] = await Promise.all([issueContext(db, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
   let claimed = false;
   let cancelling = false;
   try {
@@ -181,7 +191,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     assertResolution(ctx.resolution, body);
     if (!reservation.ok) refuseReservation(ctx, doc, reservation, now);
     assertIssuable(ctx, doc.type.code, now);
-    if (body.external_reference) claimed = await claimExternalReference(db, env, company.id, body.external_reference, id);
+    if (body.external_reference) claimed = await claimExternalReference(env, company.id, body.external_reference, id);
     if (target) cancelling = await claimCancellation(env, target, id, now);
     return await storeAndEnqueue(store, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
@@ -202,8 +212,8 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
  * claim until the data migration copies them (it claims their references then): until their group
  * switches, D1 is asked too. The partial unique index of each partition stays as a second guard.
  */
-async function claimExternalReference(db: Db, env: Env, companyId: string, reference: string, id: string): Promise<true> {
-  const legacy = (await legacyMoved(env, "documents")) ? [] : await db.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1);
+async function claimExternalReference(env: Env, companyId: string, reference: string, id: string): Promise<true> {
+  const legacy = (await readUnlessMoved(env, "documents", (d1) => d1.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1))) ?? [];
   const claim = legacy[0] ? { ok: false as const, holder: legacy[0].id } : await claimReference(env, companyId, reference, id, (holderId) => documentHolds(env, companyId, holderId));
   if (claim.ok) return true;
   throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${reference} is already document ${claim.holder}.`, [

@@ -1,8 +1,8 @@
-import { eq } from "drizzle-orm";
 import { ADDITIONAL_TAXES, computeDocument, formatScaled, formatAmount, SPECIFIC_TAXES, type ComputedDocument, type InvoiceInput, decodeLatin1, flatten } from "../../countries/cl";
 import type { Db } from "../../db/client";
-import { companies, companySettings } from "../../db/schema";
+import type { companySettings } from "../../db/schema";
 import { effectiveResolution } from "../companies/settings";
+import { companyControl } from "../companies/control-cache";
 import { PDF_FORMATS, pdfFileName, renderPdf, type PdfFormat, type PrintableBlock, type PrintableDocument, type DteTypeCode } from "../../pdf";
 import { extrasOf, subtotalsBlock } from "./printable-extras";
 import { otherOf, paymentBlocks } from "./printable-payment";
@@ -136,10 +136,9 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
   if (inv.status !== "ACCEPTED" && inv.status !== "ACCEPTED_WITH_OBJECTIONS") {
     throw new AppError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
   }
-  const [[settings], [company]] = await db.batch([
-    db.select().from(companySettings).where(eq(companySettings.companyId, inv.companyId)).limit(1),
-    db.select({ startActivitiesDate: companies.startActivitiesDate }).from(companies).where(eq(companies.id, inv.companyId)).limit(1),
-  ]);
+  // Settings (logo, resolution, formats) and the company's start date from the isolate's control cache.
+  const found = await companyControl(db, inv.companyId, Date.now());
+  const [settings, company] = [found?.settings, found?.company];
   const body = JSON.parse(inv.body) as InvoiceInput;
   // The legend's resolution is the envelope's (same rule), so a new resolution makes new renders too.
   const resolution = effectiveResolution(settings, body.issuer.tax_information, company?.startActivitiesDate ?? null);

@@ -1,9 +1,10 @@
-/** What every pipeline step shares: its dependencies, error kinds, per-batch and per-isolate caches, the FAILED ending. */
-import { and, eq, inArray } from "drizzle-orm";
+/** What every pipeline step shares: its dependencies, error kinds, per-isolate caches, the FAILED ending. */
+import { eq, inArray } from "drizzle-orm";
 import { parseCaf, type Caf } from "../../countries/cl";
 import type { SigningCredentials } from "../../countries/cl";
 import type { Db } from "../../db/client";
-import { cafs, cancellations, certificates, companies, companySettings, invoices } from "../../db/schema";
+import { cafs, cancellations, companies, invoices } from "../../db/schema";
+import { companyControl } from "../../domain/companies/control-cache";
 import { requireSigningCredentials } from "../../domain/certificates/certificates";
 import { readCafFile } from "../../domain/folios/caf-files";
 import { AppError } from "../../errors";
@@ -28,8 +29,6 @@ export interface StepDeps {
   store: Db;
   /** The partition `store` holds (0: legacy); new envelopes get ids that name it. */
   ordinal: number;
-  /** What per-batch reads are memoised on (the batch's deps, shared by its per-store deps). */
-  batch?: object;
   env: Env;
   /** The authority of every company, unless `authorityFor` is given. */
   authority: TaxAuthority;
@@ -49,22 +48,21 @@ export class TerminalStepError extends Error {}
 export class RetryableStepError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
-// Per-isolate caches of the expensive parses (the .pfx opening and the CAF key import).
+// Per-isolate caches: the expensive parses (the .pfx opening and the CAF key import) and the
+// company's control rows (src/domain/companies/control-cache.ts: at most CONTROL_CACHE_MS old,
+// dropped in this isolate by every write to them).
 
 const credentialCache = new Map<string, Promise<SigningCredentials & { certificateId: string }>>();
 
 /**
  * The company's signing credentials. Opening a .pfx is slow, so credentials are cached per isolate
- * by certificate id; the active certificate is looked up each time, so a newly uploaded or
- * activated certificate is used at once.
+ * by certificate id. Which certificate is the active one comes from the control cache: a certificate
+ * uploaded, activated or deleted in this isolate is seen at once, in others within CONTROL_CACHE_MS;
+ * one past its end date is never used (its credentials are loaded again, which refuses it).
  */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
-  const active = await perBatch(deps, `certificate|${companyId}`, () =>
-    deps.db.query.certificates.findFirst({
-      columns: { id: true },
-      where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
-    }),
-  );
+  const found = await companyControl(deps.db, companyId, deps.now().getTime());
+  const active = found?.certificateId ? { id: found.certificateId } : undefined;
   const cached = active ? credentialCache.get(active.id) : undefined;
   if (cached) {
     const creds = await cached;
@@ -109,37 +107,11 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
   return p;
 }
 
-const batchMemo = new WeakMap<object, Map<string, Promise<unknown>>>();
-
-/** A read done once per consumer batch (one StepDeps): company context, active certificate. */
-export function perBatch<T>(deps: StepDeps, key: string, load: () => Promise<T>): Promise<T> {
-  const owner = deps.batch ?? deps;
-  let memo = batchMemo.get(owner);
-  if (!memo) batchMemo.set(owner, (memo = new Map()));
-  let p = memo.get(key) as Promise<T> | undefined;
-  if (!p) {
-    memo.set(key, (p = load()));
-    p.catch(() => memo.delete(key));
-  }
-  return p;
-}
-
-/** Company and time zone, read once per consumer batch. */
-export function companyContext(deps: StepDeps, companyId: string) {
-  return perBatch(deps, `company|${companyId}`, () => loadCompanyContext(deps, companyId));
-}
-
-export async function loadCompanyContext(deps: StepDeps, companyId: string) {
-  const [[company], [settings]] = await deps.db.batch([
-    deps.db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
-    deps.db
-      .select({ timeZone: companySettings.timeZone, siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate })
-      .from(companySettings)
-      .where(eq(companySettings.companyId, companyId))
-      .limit(1),
-  ]);
-  if (!company) throw new TerminalStepError(`company ${companyId} not found`);
-  return { company, timeZone: settings?.timeZone ?? "America/Santiago", settings };
+/** The company, its settings and time zone, from the isolate's control cache (one D1 round trip on a miss, shared with `signerFor`). */
+export async function companyContext(deps: StepDeps, companyId: string) {
+  const found = await companyControl(deps.db, companyId, deps.now().getTime());
+  if (!found) throw new TerminalStepError(`company ${companyId} not found`);
+  return { company: found.company, timeZone: found.settings?.timeZone ?? "America/Santiago", settings: found.settings };
 }
 
 /**
@@ -217,10 +189,10 @@ export function newEnvelopeId(deps: Pick<StepDeps, "ordinal">): string {
   return deps.ordinal > 0 ? partitionedId("env", deps.ordinal) : newId("env");
 }
 
-/** The deps of one store within a batch: the same D1, authority, clock and per-batch reads. */
+/** The deps of one store within a batch: the same D1, authority and clock. */
 export function depsForStore(deps: StepDeps, store: Db, ordinal: number): StepDeps {
-  return { ...deps, store, ordinal, batch: deps.batch ?? deps };
+  return { ...deps, store, ordinal };
 }
 
-export type CompanyContext = Awaited<ReturnType<typeof loadCompanyContext>>;
+export type CompanyContext = Awaited<ReturnType<typeof companyContext>>;
 export type Signer = Awaited<ReturnType<typeof signerFor>>;
