@@ -204,14 +204,20 @@ function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, s
   let body = to - from;
   let end = lo << 1;
   for (; end < cuts.length && cuts[end]! < to; end += 2) body -= cuts[end + 1]! - cuts[end]!;
-  let head = start.length;
-  for (let k = 0; k < start.length; k++) if (start.charCodeAt(k) > 0x7f) head = -1;
-  const startBytes = head < 0 ? utf8.encode(start) : null;
-  if (startBytes) head = startBytes.length;
-  const out = new Uint8Array(head + body + name.length + 3);
-  if (startBytes) out.set(startBytes);
-  else for (let k = 0; k < head; k++) out[k] = start.charCodeAt(k);
-  let w = head;
+  let out = new Uint8Array(start.length + body + name.length + 3);
+  let w = 0;
+  for (; w < start.length; w++) {
+    const c = start.charCodeAt(w);
+    if (c > 0x7f) break;
+    out[w] = c;
+  }
+  if (w < start.length) {
+    // A character reference in an attribute value: the start tag's UTF-8 is longer than its text.
+    const head = utf8.encode(start);
+    out = new Uint8Array(head.length + body + name.length + 3);
+    out.set(head);
+    w = head.length;
+  }
   let at = from;
   for (let c = lo << 1; c < end; c += 2) {
     out.set(bytes.subarray(at, cuts[c]), w);

@@ -48,15 +48,19 @@ export function decodeLatin1(b: Uint8Array): string {
 /**
  * Whether every byte is below 0x80 (ASCII): then the text decoded from them, as ISO-8859-1 or as
  * UTF-8, has each character at its byte's offset. Four bytes at a time (a regex over the decoded
- * text scans a character at a time).
+ * text scans a character at a time, several times slower).
  */
 export function isAscii(b: Uint8Array): boolean {
   let i = 0;
   const n = b.length;
   for (; i < n && (b.byteOffset + i) % 4 !== 0; i++) if (b[i]! & 0x80) return false;
   const words = new Uint32Array(b.buffer, b.byteOffset + i, (n - i) >> 2);
-  for (let k = 0; k < words.length; k++) if (words[k]! & 0x80808080) return false;
-  for (i += words.length << 2; i < n; i++) if (b[i]! & 0x80) return false;
+  const m = words.length;
+  let k = 0;
+  // Eight words to a test: a test per word took twice as long.
+  for (; k + 8 <= m; k += 8) if ((words[k]! | words[k + 1]! | words[k + 2]! | words[k + 3]! | words[k + 4]! | words[k + 5]! | words[k + 6]! | words[k + 7]!) & 0x80808080) return false;
+  for (; k < m; k++) if (words[k]! & 0x80808080) return false;
+  for (i += m << 2; i < n; i++) if (b[i]! & 0x80) return false;
   return true;
 }
 
