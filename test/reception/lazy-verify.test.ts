@@ -14,8 +14,8 @@ import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange
 import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
 import { dteSchemaProblems, dteSchemaProblemsFlat } from "../../src/countries/cl/documents/dte-schema";
 import { canonicalize, flatCanonical, flatCanonicalUtf8, sourceCanonical, sourceCanonicalUtf8 } from "../../src/countries/cl/xml/c14n";
-import { BODY_CANONICAL, fastParse, type FElement } from "../../src/countries/cl/xml/fastxml";
-import { indexElement, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
+import { BODY_CANONICAL, fastParse, fastParseEnvelope, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { childTextOf, commitIndex, indexElement, plainChildTexts, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
 import { encodeLatin1, isAscii, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import { canonicalizeReference } from "../engine/c14n-reference";
 import { buildFeatureDtes } from "../helpers/cl-feature-samples";
@@ -326,6 +326,63 @@ describe("C14N from the source", () => {
     expect(compared - 2 * fromSource).toBeGreaterThan(200);
   });
 });
+
+describe("an envelope's Caratula read from its source", () => {
+  const NAMES = ["RutEmisor", "FchResol", "NroResol"];
+  const field = fc.record({
+    name: fc.constantFrom("RutEmisor", "FchResol", "NroResol", "SubTotDTE", "x"),
+    text: fc.constantFrom("", " 1 ", "76086428-5", "a&amp;b", "x > y", "\n"),
+    form: fc.constantFrom("plain", "plain", "plain", "attribute", "self-closing", "nested", "prefixed", "end tag with a space"),
+  });
+  const write = (f: { name: string; text: string; form: string }) =>
+    f.form === "attribute" ? `<${f.name} a="1">${f.text}</${f.name}>`
+    : f.form === "self-closing" ? `<${f.name}/>`
+    : f.form === "nested" ? `<${f.name}><TpoDTE>33</TpoDTE>${f.text}</${f.name}>`
+    : f.form === "prefixed" ? `<p:${f.name} xmlns:p="urn:p">${f.text}</p:${f.name}>`
+    : f.form === "end tag with a space" ? `<${f.name}>${f.text}</${f.name} >`
+    : `<${f.name}>${f.text}</${f.name}>`;
+
+  it("gives what its flat index gives, and records it seen the same way, or leaves it to the index", () => {
+    let plain = 0;
+    let indexed = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom("\n", "", " "), field), { maxLength: 6 }), fc.constantFrom("", "<", "</x>"), (fields, tail) => {
+        const content = fields.map(([ws, f]) => ws + write(f)).join("") + "\n" + tail;
+        const xml = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte"><SetDTE ID="S"><Caratula version="1.0">${content}</Caratula></SetDTE></EnvioDTE>`;
+        const a = fastParseEnvelope(xml, true);
+        const b = fastParseEnvelope(xml, true);
+        if (!a || !b) return;
+        const carA = childOf(childOf(a.documentElement!, "SetDTE"), "Caratula");
+        const carB = childOf(childOf(b.documentElement!, "SetDTE"), "Caratula");
+        const texts = plainChildTexts(carA, NAMES);
+        const x = indexElement(carB);
+        if (texts === null) {
+          expect(carA.flags).toBe(carB.flags);
+          expect(a.unexpanded).toBe(1);
+          indexed++;
+          return;
+        }
+        // The source reader takes only what the index takes.
+        expect(x).not.toBeNull();
+        commitIndex(x!);
+        expect(texts).toEqual(NAMES.map((n) => childTextOf(x!, 0, n)));
+        expect(carA.flags).toBe(carB.flags);
+        expect(a.unexpanded).toBe(b.unexpanded);
+        expect(a.cuts).toEqual(b.cuts);
+        expect([...a.idsSeen]).toEqual([...b.idsSeen]);
+        plain++;
+      }),
+      { numRuns: 500, seed: 5 },
+    );
+    expect(plain).toBeGreaterThan(30);
+    expect(indexed).toBeGreaterThan(50);
+  });
+});
+
+const childOf = (el: FElement, local: string) => {
+  for (let c = el.firstChild; c; c = c.nextSibling) if ((c as FElement).localName === local) return c as FElement;
+  throw new Error(`no ${local}`);
+};
 
 describe("C14N from the source bytes", () => {
   it("equals the canonical text's UTF-8 on generated XML, with the document's bytes (ASCII) and without, tree and flat index", () => {

@@ -21,7 +21,7 @@ import { ALG, certificateOf, keyValueMatchesCert, signerOf, verifyKey, type Sign
 import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions, type InboundReport } from "./verify";
 
 // Module-local copies of the index's accessors (a module runner may read each import through a getter).
-const { attr, child, childTextOf, commitIndex, indexElement, textOf } = flat;
+const { attr, child, childTextOf, commitIndex, indexElement, plainChildTexts, textOf } = flat;
 const DIGITS = /^\d+$/;
 const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
@@ -105,8 +105,12 @@ export async function envelopeSignatureFlat(sig: FElement, set: FElement, scratc
   return signatureAt(x, 0, (id) => (id === setId ? sourceCanonicalUtf8(set as unknown as XElement) : null));
 }
 
-/** The envelope's Caratula (an OPAQUE element of an envelope parsed with its parts) read over its flat index, recorded as seen; null outside the subset. */
+const CARATULA_FIELDS = ["RutEmisor", "RutEnvia", "RutReceptor", "FchResol", "NroResol", "TmstFirmaEnv"] as const;
+
+/** The envelope's Caratula (an OPAQUE element of an envelope parsed with its parts) read from its source when plain (flatxml.ts plainChildTexts), else over its flat index, recorded as seen; null outside the subset. */
 export function caratulaFlat(car: FElement, scratch: { index?: FlatIndex }): NonNullable<InboundReport["caratula"]> | null {
+  const plain = plainChildTexts(car, CARATULA_FIELDS);
+  if (plain) return { rutEmisor: plain[0], rutEnvia: plain[1], rutReceptor: plain[2], fchResol: plain[3], nroResol: plain[4], tmstFirmaEnv: plain[5] };
   const x = indexElement(car, scratch.index);
   if (!x) return null;
   scratch.index = x;
