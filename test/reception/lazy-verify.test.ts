@@ -13,13 +13,15 @@ import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
 import { dteSchemaProblems, dteSchemaProblemsFlat } from "../../src/countries/cl/documents/dte-schema";
-import { canonicalize } from "../../src/countries/cl/xml/c14n";
-import { BODY_CANONICAL, fastParse, type FElement } from "../../src/countries/cl/xml/fastxml";
-import { indexElement, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
-import { parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
+import { canonicalize, flatCanonical, flatCanonicalUtf8, sourceCanonical, sourceCanonicalUtf8 } from "../../src/countries/cl/xml/c14n";
+import { BODY_CANONICAL, fastParse, fastParseEnvelope, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { childTextOf, commitIndex, indexElement, plainChildTexts, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
+import { encodeLatin1, isAscii, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import { canonicalizeReference } from "../engine/c14n-reference";
 import { buildFeatureDtes } from "../helpers/cl-feature-samples";
-import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
+import { buildSamples, HOLDER_RUT, ISSUER_RUT, issuer, recipient, type SampleSet } from "../helpers/cl-samples";
+import { buildSignedDte } from "../../src/countries/cl/documents/dte";
+import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import { certificateCacheSize } from "../../src/countries/cl/xml/xmldsig";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
 
@@ -34,7 +36,7 @@ beforeAll(async () => {
 });
 
 /** verifyInbound as it runs (lazily when it can) and with the whole tree: the reports must be equal. */
-async function both(xml: string | Uint8Array, opts: InboundOptions = SIM) {
+async function both(xml: string | Uint8Array | ArrayBuffer, opts: InboundOptions = SIM) {
   const lazyBefore = verifyPaths.lazy;
   const fast = await verifyInbound(xml, opts);
   const lazy = verifyPaths.lazy > lazyBefore;
@@ -44,6 +46,7 @@ async function both(xml: string | Uint8Array, opts: InboundOptions = SIM) {
 }
 
 const envelopeOf = (name: string) => set.samples.find((s) => s.name === name)!.xmlString;
+const utf8 = new TextEncoder();
 
 describe("envelopes verified one DTE at a time", () => {
   it("every envelope the engine makes (eleven types, the feature set, boletas): same report, passed, lazily", async () => {
@@ -182,6 +185,57 @@ describe("envelopes verified one DTE at a time", () => {
     expect(report.documents.every((d) => d.failure === "CAF_UNKNOWN_IDK")).toBe(true);
   });
 
+  it("received as bytes: ASCII files digest their canonical forms from the bytes (cuts, other quoting, CRLF and non-ASCII files from the text), every report the whole tree's", async () => {
+    // The samples write accents (names, activities): two facturas in ASCII only, one with a character reference in an ID-less value.
+    const plain = { issuer: { ...issuer, tax_information: { ...issuer.tax_information, activity: "Desarrollo de software" } }, recipient: { ...recipient, legal_name: "COMERCIAL NANDU & CIA. LIMITADA", address: { country: "CL", city: "Nunoa", address: "Irarrazaval 2401" }, tax_information: { activity: "Comercio" } } };
+    const dtes = [];
+    for (const folio of [41, 42]) {
+      const document = computeDocument({ invoice_type: "33", invoice_date: "2026-11-20 10:30:00", ...plain, items: [{ quantity: 1 + folio, unit_price: 990, description: "Servicio <mensual> & soporte" }] } as InvoiceInput);
+      dtes.push(await buildSignedDte({ document, folio, caf: set.cafs[33]!, signer: set.signer, timestamp: "2026-11-20T10:30:05" }));
+    }
+    const env = (await buildEnvioDte({ ...common(), dtes })).xmlString;
+    expect(env).not.toMatch(/[^\x00-\x7f]/);
+    const cases: [string, Uint8Array | ArrayBuffer, boolean][] = [
+      ["the engine's envelope (ISO-8859-1 bytes)", encodeLatin1(env), true],
+      ["the same as UTF-8 bytes", utf8.encode(env), true],
+      ["the same as an ArrayBuffer", encodeLatin1(env).buffer, true],
+      ["the same at an odd offset of a larger buffer", (() => { const b = new Uint8Array(env.length + 3); b.set(encodeLatin1(env), 1); return b.subarray(1, env.length + 1); })(), true],
+      ["a redundant declaration inside a DTE (a cut)", encodeLatin1(env.replace("<Encabezado>", '<Encabezado xmlns="http://www.sii.cl/SiiDte">')), true],
+      ["a redundant declaration inside the Caratula (a cut)", encodeLatin1(env.replace("<RutEmisor>", '<RutEmisor xmlns="http://www.sii.cl/SiiDte">')), true],
+      ["CRLF line ends", encodeLatin1(env.replace(/\n/g, "\r\n")), false],
+      ["a UTF-8 byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8.encode(env)]), false],
+    ];
+    for (const [name, xml, fromBytes] of cases) {
+      const before = verifyPaths.sourceBytes;
+      const { report, lazy } = await both(xml);
+      expect(report.ok, `${name}: ${report.message}`).toBe(true);
+      expect(lazy, name).toBe(true);
+      expect(verifyPaths.sourceBytes - before, name).toBe(fromBytes ? 1 : 0);
+    }
+    // A tampered DTE received as bytes: refused with the whole tree's report.
+    const tampered = encodeLatin1(env.replace("<MntTotal>", "<MntTotal>1"));
+    const { report } = await both(tampered);
+    expect(report.ok).toBe(false);
+  });
+
+  it("every envelope the engine makes received as ISO-8859-1 bytes (accented ones among them): the ASCII ones digested from the bytes, the others from the text, each the whole tree's report", async () => {
+    const all = Object.values(features);
+    const inputs = [envelopeOf("EnvioDTE to SII"), envelopeOf("EnvioBOLETA")];
+    inputs.push((await buildEnvioDte({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioDTE") })).xmlString);
+    inputs.push((await buildEnvioBoleta({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioBOLETA") })).xmlString);
+    let ascii = 0;
+    const before = verifyPaths.sourceBytes;
+    for (const xml of inputs) {
+      const bytes = encodeLatin1(xml);
+      if (isAscii(bytes)) ascii++;
+      expect(isAscii(bytes)).toBe(!/[^\x00-\x7f]/.test(xml));
+      const { report, lazy } = await both(bytes);
+      expect(report.ok, report.message).toBe(true);
+      expect(lazy).toBe(true);
+    }
+    expect(verifyPaths.sourceBytes - before).toBe(ascii);
+  });
+
   it("rewrites that keep the canonical form still verify: redundant declarations lazily (cut), others with the whole tree", async () => {
     const env = envelopeOf("EnvioDTE to recipient");
     const lazily = {
@@ -270,6 +324,94 @@ describe("C14N from the source", () => {
     // The generator reaches both paths: the source's own text and the tree walk.
     expect(fromSource).toBeGreaterThan(200);
     expect(compared - 2 * fromSource).toBeGreaterThan(200);
+  });
+});
+
+describe("an envelope's Caratula read from its source", () => {
+  const NAMES = ["RutEmisor", "FchResol", "NroResol"];
+  const field = fc.record({
+    name: fc.constantFrom("RutEmisor", "FchResol", "NroResol", "SubTotDTE", "x"),
+    text: fc.constantFrom("", " 1 ", "76086428-5", "a&amp;b", "x > y", "\n"),
+    form: fc.constantFrom("plain", "plain", "plain", "attribute", "self-closing", "nested", "prefixed", "end tag with a space"),
+  });
+  const write = (f: { name: string; text: string; form: string }) =>
+    f.form === "attribute" ? `<${f.name} a="1">${f.text}</${f.name}>`
+    : f.form === "self-closing" ? `<${f.name}/>`
+    : f.form === "nested" ? `<${f.name}><TpoDTE>33</TpoDTE>${f.text}</${f.name}>`
+    : f.form === "prefixed" ? `<p:${f.name} xmlns:p="urn:p">${f.text}</p:${f.name}>`
+    : f.form === "end tag with a space" ? `<${f.name}>${f.text}</${f.name} >`
+    : `<${f.name}>${f.text}</${f.name}>`;
+
+  it("gives what its flat index gives, and records it seen the same way, or leaves it to the index", () => {
+    let plain = 0;
+    let indexed = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom("\n", "", " "), field), { maxLength: 6 }), fc.constantFrom("", "<", "</x>"), (fields, tail) => {
+        const content = fields.map(([ws, f]) => ws + write(f)).join("") + "\n" + tail;
+        const xml = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte"><SetDTE ID="S"><Caratula version="1.0">${content}</Caratula></SetDTE></EnvioDTE>`;
+        const a = fastParseEnvelope(xml, true);
+        const b = fastParseEnvelope(xml, true);
+        if (!a || !b) return;
+        const carA = childOf(childOf(a.documentElement!, "SetDTE"), "Caratula");
+        const carB = childOf(childOf(b.documentElement!, "SetDTE"), "Caratula");
+        const texts = plainChildTexts(carA, NAMES);
+        const x = indexElement(carB);
+        if (texts === null) {
+          expect(carA.flags).toBe(carB.flags);
+          expect(a.unexpanded).toBe(1);
+          indexed++;
+          return;
+        }
+        // The source reader takes only what the index takes.
+        expect(x).not.toBeNull();
+        commitIndex(x!);
+        expect(texts).toEqual(NAMES.map((n) => childTextOf(x!, 0, n)));
+        expect(carA.flags).toBe(carB.flags);
+        expect(a.unexpanded).toBe(b.unexpanded);
+        expect(a.cuts).toEqual(b.cuts);
+        expect([...a.idsSeen]).toEqual([...b.idsSeen]);
+        plain++;
+      }),
+      { numRuns: 500, seed: 5 },
+    );
+    expect(plain).toBeGreaterThan(30);
+    expect(indexed).toBeGreaterThan(50);
+  });
+});
+
+const childOf = (el: FElement, local: string) => {
+  for (let c = el.firstChild; c; c = c.nextSibling) if ((c as FElement).localName === local) return c as FElement;
+  throw new Error(`no ${local}`);
+};
+
+describe("C14N from the source bytes", () => {
+  it("equals the canonical text's UTF-8 on generated XML, with the document's bytes (ASCII) and without, tree and flat index", () => {
+    let fromBytes = 0;
+    fc.assert(
+      fc.property(tree, fc.nat(3), (t, offset) => {
+        const xml = `<r xmlns:p="urn:p" xmlns:q="urn:q">\n${write(t)}\n</r>`;
+        const fast = fastParse(xml);
+        if (!fast) return;
+        const encoded = utf8.encode(xml);
+        // At an offset of a larger buffer: the bytes need not start a word.
+        const padded = new Uint8Array(encoded.length + offset);
+        padded.set(encoded, offset);
+        const bytes = padded.subarray(offset);
+        fast.bytes = isAscii(bytes) ? bytes : null;
+        const x = indexElement(fast.documentElement!)!;
+        for (let i = 0; i < x.n; i++) {
+          const text = flatCanonical(x, i, false);
+          expect(flatCanonicalUtf8(x, i)).toEqual(text === null ? null : utf8.encode(text));
+          if (text !== null && fast.bytes) fromBytes++;
+        }
+        for (const e of elements(fast as unknown as XDocument)) {
+          const text = sourceCanonical(e);
+          expect(sourceCanonicalUtf8(e)).toEqual(text === null ? null : utf8.encode(text));
+        }
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+    expect(fromBytes).toBeGreaterThan(100);
   });
 });
 

@@ -12,7 +12,7 @@ import { b64decode, b64encode } from "../pki/asn1";
 import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
 import { dteSchemaProblemsFlat } from "../documents/dte-schema";
 import type { TedCheck } from "../documents/ted";
-import { flatCanonical, sourceCanonical } from "../xml/c14n";
+import { flatCanonical, flatCanonicalUtf8, sourceCanonicalUtf8 } from "../xml/c14n";
 import type { FElement } from "../xml/fastxml";
 import * as flat from "../xml/flatxml";
 import type { FlatIndex } from "../xml/flatxml";
@@ -21,8 +21,7 @@ import { ALG, certificateOf, keyValueMatchesCert, signerOf, verifyKey, type Sign
 import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions, type InboundReport } from "./verify";
 
 // Module-local copies of the index's accessors (a module runner may read each import through a getter).
-const { attr, child, childTextOf, commitIndex, indexElement, textOf } = flat;
-const encoder = new TextEncoder();
+const { attr, child, childTextOf, commitIndex, indexElement, plainChildTexts, textOf } = flat;
 const DIGITS = /^\d+$/;
 const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
@@ -87,7 +86,7 @@ function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
   return signatureAt(x, sig, (id) => {
     const withId = x.ids.get(id);
     const target = withId === undefined ? undefined : withId[0] !== 0 ? withId[0] : withId[1];
-    return target === undefined ? null : flatCanonical(x, target, false);
+    return target === undefined ? null : flatCanonicalUtf8(x, target);
   });
 }
 
@@ -103,11 +102,15 @@ export async function envelopeSignatureFlat(sig: FElement, set: FElement, scratc
   scratch.index = x;
   commitIndex(x);
   const setId = set.getAttribute("ID");
-  return signatureAt(x, 0, (id) => (id === setId ? sourceCanonical(set as unknown as XElement) : null));
+  return signatureAt(x, 0, (id) => (id === setId ? sourceCanonicalUtf8(set as unknown as XElement) : null));
 }
 
-/** The envelope's Caratula (an OPAQUE element of an envelope parsed with its parts) read over its flat index, recorded as seen; null outside the subset. */
+const CARATULA_FIELDS = ["RutEmisor", "RutEnvia", "RutReceptor", "FchResol", "NroResol", "TmstFirmaEnv"] as const;
+
+/** The envelope's Caratula (an OPAQUE element of an envelope parsed with its parts) read from its source when plain (flatxml.ts plainChildTexts), else over its flat index, recorded as seen; null outside the subset. */
 export function caratulaFlat(car: FElement, scratch: { index?: FlatIndex }): NonNullable<InboundReport["caratula"]> | null {
+  const plain = plainChildTexts(car, CARATULA_FIELDS);
+  if (plain) return { rutEmisor: plain[0], rutEnvia: plain[1], rutReceptor: plain[2], fchResol: plain[3], nroResol: plain[4], tmstFirmaEnv: plain[5] };
   const x = indexElement(car, scratch.index);
   if (!x) return null;
   scratch.index = x;
@@ -118,10 +121,10 @@ export function caratulaFlat(car: FElement, scratch: { index?: FlatIndex }): Non
 
 /**
  * Signature element `sig` of the index verified in the SII profile (one Reference to an ID, C14N,
- * RSA-SHA1, SHA-1, the key in its certificate), `signed` giving the canonical form of the element
- * with that ID as written (null: not so); null for anything else.
+ * RSA-SHA1, SHA-1, the key in its certificate), `signed` giving the canonical form (UTF-8) of the
+ * element with that ID as written (null: not so); null for anything else.
  */
-async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => string | null): Promise<SignatureCheck | null> {
+async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Uint8Array<ArrayBuffer> | null): Promise<SignatureCheck | null> {
   const si = sig < 0 ? -1 : child(x, sig, "SignedInfo");
   const sv = sig < 0 ? -1 : child(x, sig, "SignatureValue");
   if (si < 0 || sv < 0) return null;
@@ -145,13 +148,13 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => st
     if (!keyValueMatchesCert(cert, modulus < 0 ? "" : textOf(x, modulus), exponent < 0 ? "" : textOf(x, exponent))) return null;
   }
   const content = signed(uri.slice(1));
-  const signedInfo = flatCanonical(x, si, false);
+  const signedInfo = flatCanonicalUtf8(x, si);
   const dvEl = child(x, ref, "DigestValue");
   if (content === null || signedInfo === null) return null;
-  const digest = b64encode(await crypto.subtle.digest("SHA-1", encoder.encode(content)));
+  const digest = b64encode(await crypto.subtle.digest("SHA-1", content));
   if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), encoder.encode(signedInfo)))) return null;
+  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), signedInfo))) return null;
   return { ok: true, reference: uri, digestMode: "context", signer: signerOf(cert) };
 }
 

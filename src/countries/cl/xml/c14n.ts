@@ -159,6 +159,79 @@ export function flatCanonical(x: FlatIndex, i: number, strip: boolean): string |
   return start + sourceWithoutCuts(x.doc.source, x.cuts, x.cs[i]!, x.ce[i]!) + `</${tagName}>`;
 }
 const STRIP: C14nOptions = { stripNamespaces: true };
+
+/**
+ * flatCanonical (inclusive) as the UTF-8 bytes a digest reads: copied from the document's source
+ * bytes when it has them (FDocument.bytes: ASCII, each character at its byte's offset) instead of
+ * building the text and encoding it; null where flatCanonical gives null.
+ */
+export function flatCanonicalUtf8(x: FlatIndex, i: number): Uint8Array<ArrayBuffer> | null {
+  const bytes = x.doc.bytes;
+  if (bytes === null) {
+    const text = flatCanonical(x, i, false);
+    return text === null ? null : (utf8.encode(text) as Uint8Array<ArrayBuffer>);
+  }
+  if (!(x.flags[i]! & BODY_CANONICAL)) return null;
+  const start = startTag(elementView(x, i) as unknown as XElement, NO_SCOPE, null, INCLUSIVE, x.scope[i]);
+  return spanUtf8(bytes, x.cuts, x.cs[i]!, x.ce[i]!, start, tagName);
+}
+
+/** sourceCanonical as UTF-8 bytes, from the source bytes when the document has them (flatCanonicalUtf8). */
+export function sourceCanonicalUtf8(el: XElement): Uint8Array<ArrayBuffer> | null {
+  const bytes = el instanceof FElement ? el.doc!.bytes : null;
+  if (bytes === null) {
+    const text = sourceCanonical(el);
+    return text === null ? null : (utf8.encode(text) as Uint8Array<ArrayBuffer>);
+  }
+  const f = (el as unknown as InstanceType<typeof FElement>).flags;
+  if (!(f & BODY_CANONICAL) || !sourceIsFinal(el as unknown as InstanceType<typeof FElement>)) return null;
+  const fe = el as unknown as InstanceType<typeof FElement>;
+  const start = startTag(el, new Map(), null, INCLUSIVE);
+  return spanUtf8(bytes, fe.doc!.cuts, fe.contentStart, fe.contentEnd, start, tagName);
+}
+
+const utf8 = new TextEncoder();
+
+/** `start` (UTF-8), the source bytes from `from` to `to` without the cuts inside, and `</name>` (an ASCII name), in one buffer. */
+function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, start: string, name: string): Uint8Array<ArrayBuffer> {
+  let lo = 0;
+  let hi = cuts.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cuts[mid << 1]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  let body = to - from;
+  let end = lo << 1;
+  for (; end < cuts.length && cuts[end]! < to; end += 2) body -= cuts[end + 1]! - cuts[end]!;
+  let out = new Uint8Array(start.length + body + name.length + 3);
+  let w = 0;
+  for (; w < start.length; w++) {
+    const c = start.charCodeAt(w);
+    if (c > 0x7f) break;
+    out[w] = c;
+  }
+  if (w < start.length) {
+    // A character reference in an attribute value: the start tag's UTF-8 is longer than its text.
+    const head = utf8.encode(start);
+    out = new Uint8Array(head.length + body + name.length + 3);
+    out.set(head);
+    w = head.length;
+  }
+  let at = from;
+  for (let c = lo << 1; c < end; c += 2) {
+    out.set(bytes.subarray(at, cuts[c]), w);
+    w += cuts[c]! - at;
+    at = cuts[c + 1]!;
+  }
+  out.set(bytes.subarray(at, to), w);
+  w += to - at;
+  out[w++] = 60; // <
+  out[w++] = 47; // /
+  for (let k = 0; k < name.length; k++) out[w++] = name.charCodeAt(k);
+  out[w] = 62; // >
+  return out;
+}
 const INCLUSIVE: C14nOptions = {};
 
 /** The source text from `from` to `to` without the cuts (redundant namespace declarations) inside. */

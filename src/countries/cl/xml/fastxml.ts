@@ -170,6 +170,12 @@ export class FDocument extends FNode {
   documentElement: FElement | null = null;
   /** The parsed text (line ends normalised). */
   source = "";
+  /**
+   * The bytes `source` was decoded from, when each character is the byte at the same offset (ASCII
+   * text, nothing normalised): the UTF-8 of a canonical form is then taken from them (c14n.ts
+   * `flatCanonicalUtf8`) instead of encoding its text. Null when not known so.
+   */
+  bytes: Uint8Array | null = null;
   /** Ranges [cuts[2i], cuts[2i+1]) of the source that C14N leaves out: redundant namespace declarations. */
   readonly cuts: number[] = [];
   /** Elements by the value of their ID attribute, document order (XMLDSig references and the wrapping check). */

@@ -46,6 +46,25 @@ export function decodeLatin1(b: Uint8Array): string {
 }
 
 /**
+ * Whether every byte is below 0x80 (ASCII): then the text decoded from them, as ISO-8859-1 or as
+ * UTF-8, has each character at its byte's offset. Four bytes at a time (a regex over the decoded
+ * text scans a character at a time, several times slower).
+ */
+export function isAscii(b: Uint8Array): boolean {
+  let i = 0;
+  const n = b.length;
+  for (; i < n && (b.byteOffset + i) % 4 !== 0; i++) if (b[i]! & 0x80) return false;
+  const words = new Uint32Array(b.buffer, b.byteOffset + i, (n - i) >> 2);
+  const m = words.length;
+  let k = 0;
+  // Eight words to a test: a test per word took twice as long.
+  for (; k + 8 <= m; k += 8) if ((words[k]! | words[k + 1]! | words[k + 2]! | words[k + 3]! | words[k + 4]! | words[k + 5]! | words[k + 6]! | words[k + 7]!) & 0x80808080) return false;
+  for (; k < m; k++) if (words[k]! & 0x80808080) return false;
+  for (i += m << 2; i < n; i++) if (b[i]! & 0x80) return false;
+  return true;
+}
+
+/**
  * Decodes XML bytes using the encoding of the XML declaration (ISO-8859-1/Latin-1/Windows-1252 ->
  * Latin-1, UTF-8 otherwise). Without a declaration: UTF-8 if the bytes are valid UTF-8, else Latin-1.
  * `forceLatin1` is for CAF files, which are Latin-1 whatever they declare.
