@@ -31,8 +31,15 @@ export async function fanOut(db: Db, env: Env, companyId: string, now = new Date
   ]);
   if (events.length === 0) return { events: 0, deliveries: 0, more: false };
   const at = now.toISOString();
-  const store = await openStore(env, companyId, now);
   const eventIds = events.map((e) => e.id);
+  const more = events.length === FANOUT_BATCH;
+  // No endpoint to deliver to: the events are only stamped (no store is opened or read). A delivery
+  // made by an earlier fan-out that died before its stamp is re-driven by its store's alarm.
+  if (endpoints.length === 0) {
+    await stampDispatched(db, eventIds, at);
+    return { events: events.length, deliveries: 0, more };
+  }
+  const store = await openStore(env, companyId, now);
   const made = await existingDeliveries(env, companyId, store.ordinal, eventIds);
   const rows = events.flatMap((e) =>
     endpoints
@@ -41,11 +48,15 @@ export async function fanOut(db: Db, env: Env, companyId: string, now = new Date
   );
   const inserts: BatchItem<"sqlite">[] = rows.map((r) => store.db.insert(webhookDeliveries).values(r).onConflictDoNothing().returning({ id: webhookDeliveries.id }));
   const created = inserts.length > 0 ? ((await store.db.batch(inserts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { id: string }[][]).flat() : [];
-  // D1 binds at most 100 parameters per statement: the stamp goes in chunks.
+  await stampDispatched(db, eventIds, at);
+  await enqueueDeliveries(env, [...made.unsent, ...created.map((d) => ({ id: d.id, companyId, partition: store.ordinal }))]);
+  return { events: events.length, deliveries: created.length, more };
+}
+
+/** Stamps the events dispatched in D1 (at most 100 bound parameters per statement: in chunks, one batch). */
+async function stampDispatched(db: Db, eventIds: string[], at: string): Promise<void> {
   const stamps: BatchItem<"sqlite">[] = chunked(eventIds, 90).map((ids) => db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, ids)));
   await db.batch(stamps as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  await enqueueDeliveries(env, [...made.unsent, ...created.map((d) => ({ id: d.id, companyId, partition: store.ordinal }))]);
-  return { events: events.length, deliveries: created.length, more: events.length === FANOUT_BATCH };
 }
 
 /**

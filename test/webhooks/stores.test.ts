@@ -2,7 +2,8 @@
  * Webhook deliveries and attempts in the company's document stores (issue 16): a delivery of a
  * partition the month has closed is still attempted where it lives, a message sent before the move
  * (no partition) finds its delivery in the legacy partition 0, a fan-out that died before stamping its
- * events makes no second delivery (even across a roll-over), and the one-time walk that arms the
+ * events makes no second delivery (even across a roll-over), a company without an endpoint has its
+ * events stamped without a store being opened, and the one-time walk that arms the
  * stores' alarms covers recently closed partitions too.
  */
 import { env } from "cloudflare:workers";
@@ -103,6 +104,18 @@ describe("webhook deliveries in the document stores", () => {
     const stamped = await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE company_id = ? AND dispatched_at IS NOT NULL").bind(companyId).first<{ n: number }>();
     expect(stamped!.n).toBe(3);
     await until(r.path, (x) => new Set(x.map((y) => y.headers["webhook-id"])).size === 3);
+  });
+
+  it("a company without an endpoint: the fan-out stamps its events dispatched and opens no document store", async () => {
+    const owner = await newOwner("Webhook fan-out, no endpoint");
+    const companyId = await newCompany(owner);
+    const events = [await enuEvent(companyId, false), await enuEvent(companyId, false)];
+    expect(await fanOut(createDb(env.DB), env, companyId)).toEqual({ events: 2, deliveries: 0, more: false });
+    const stamped = await env.DB.prepare("SELECT id FROM event_outbox WHERE company_id = ? AND dispatched_at IS NOT NULL ORDER BY id").bind(companyId).all<{ id: string }>();
+    expect(stamped.results.map((r) => r.id)).toEqual([...events].sort());
+    const partitions = await env.DB.prepare("SELECT count(*) AS n FROM document_partitions WHERE company_id = ?").bind(companyId).first<{ n: number }>();
+    expect(partitions!.n).toBe(0);
+    expect(await fanOut(createDb(env.DB), env, companyId)).toEqual({ events: 0, deliveries: 0, more: false });
   });
 
   it("the one-time walk asks the stores of open partitions and of those closed in the last 45 days to arm their alarm, not older ones", async () => {
