@@ -192,8 +192,8 @@ export function sourceCanonicalUtf8(el: XElement): Uint8Array<ArrayBuffer> | nul
 
 const utf8 = new TextEncoder();
 
-/** `start` (UTF-8), the source bytes from `from` to `to` without the cuts inside, and `</name>` (an ASCII name), in one buffer. */
-function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, start: string, name: string): Uint8Array<ArrayBuffer> {
+/** The index of the first cut (start, end pairs, in source order) that starts at or after `from`, counted in pairs. */
+function firstCutFrom(cuts: number[], from: number): number {
   let lo = 0;
   let hi = cuts.length >> 1;
   while (lo < hi) {
@@ -201,6 +201,12 @@ function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, s
     if (cuts[mid << 1]! < from) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/** `start` (UTF-8), the source bytes from `from` to `to` without the cuts inside, and `</name>` (an ASCII name), in one buffer. */
+function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, start: string, name: string): Uint8Array<ArrayBuffer> {
+  const lo = firstCutFrom(cuts, from);
   let body = to - from;
   let end = lo << 1;
   for (; end < cuts.length && cuts[end]! < to; end += 2) body -= cuts[end + 1]! - cuts[end]!;
@@ -236,13 +242,7 @@ const INCLUSIVE: C14nOptions = {};
 
 /** The source text from `from` to `to` without the cuts (redundant namespace declarations) inside. */
 function sourceWithoutCuts(source: string, cuts: number[], from: number, to: number): string {
-  let lo = 0;
-  let hi = cuts.length >> 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (cuts[mid << 1]! < from) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstCutFrom(cuts, from);
   let out = "";
   let at = from;
   for (let i = lo << 1; i < cuts.length && cuts[i]! < to; i += 2) {
