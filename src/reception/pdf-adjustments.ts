@@ -13,14 +13,23 @@ const decimalsOf = (v: string) => (v.includes(".") ? v.length - v.indexOf(".") -
 
 type Base = "taxed" | "exempt" | "nonBillable";
 
+interface Line {
+  amount: string;
+  ind: string | undefined;
+}
+
+/** The lines' amounts (only well-formed ones) and exemption indicators, read once. */
+function linesOf(branch: XElement): Line[] {
+  return childElements(branch, "Detalle")
+    .map((d) => ({ amount: childText(d, "MontoItem") ?? "0", ind: childText(d, "IndExe") }))
+    .filter((l) => DECIMAL.test(l.amount));
+}
+
 /** The lines' three bases at `scale` (the largest number of decimals among their amounts). */
-function bases(branch: XElement, exemptType: boolean, scale: number): Record<Base, bigint> {
+function bases(lines: Line[], exemptType: boolean, scale: number): Record<Base, bigint> {
   const out: Record<Base, bigint> = { taxed: 0n, exempt: 0n, nonBillable: 0n };
-  for (const d of childElements(branch, "Detalle")) {
-    const amount = childText(d, "MontoItem") ?? "0";
-    if (!DECIMAL.test(amount)) continue;
+  for (const { amount, ind } of lines) {
     const v = parseScaled(amount, scale, "MontoItem", { allowNegative: true });
-    const ind = childText(d, "IndExe");
     if (ind === "1" || (ind === undefined && exemptType)) out.exempt += v;
     else if (ind === undefined) out.taxed += v;
     else if (ind === "2") out.nonBillable += v;
@@ -32,9 +41,9 @@ function bases(branch: XElement, exemptType: boolean, scale: number): Record<Bas
 export function adjustmentsOfXml(branch: XElement, exemptType: boolean): PrintableAdjustment[] | undefined {
   const list = childElements(branch, "DscRcgGlobal");
   if (list.length === 0) return undefined;
-  const amounts = childElements(branch, "Detalle").map((d) => childText(d, "MontoItem") ?? "0");
-  const scale = Math.min(6, Math.max(0, ...amounts.filter((a) => DECIMAL.test(a)).map(decimalsOf)));
-  const lineBases = bases(branch, exemptType, scale);
+  const lines = linesOf(branch);
+  const scale = Math.min(6, Math.max(0, ...lines.map((l) => decimalsOf(l.amount))));
+  const lineBases = bases(lines, exemptType, scale);
   const out: PrintableAdjustment[] = [];
   for (const g of list) {
     const value = childText(g, "ValorDR") ?? "";

@@ -18,20 +18,26 @@ const DAY = 86_400_000;
 /** How many pages were read day by day (tests check the path was taken). */
 export const dayPageReads = { count: 0 };
 
+/** The first and last day of an issue-date range and how many days it spans. */
+export interface IssueDays {
+  first: string;
+  last: string;
+  count: number;
+}
+
 /** The days of the filter's issue-date range when a page of it can be read day by day; null otherwise. */
-export function issueDaysOf(f: InvoiceFilters): string[] | null {
+export function issueDaysOf(f: InvoiceFilters): IssueDays | null {
   if (!f.from_date || !f.to_date || f.status || f.folio !== undefined || f.external_reference) return null;
   const from = Date.parse(`${f.from_date}T00:00:00Z`);
   const to = Date.parse(`${f.to_date}T00:00:00Z`);
   if (!(to >= from) || (to - from) / DAY >= MAX_DAYS) return null;
-  const days: string[] = [];
-  for (let t = from; t <= to; t += DAY) days.push(new Date(t).toISOString().slice(0, 10));
-  return days;
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return { first: day(from), last: day(to), count: Math.round((to - from) / DAY) + 1 };
 }
 
 /** Whether reading `limit` rows after `offset` day by day touches fewer keys than the range read (see above). */
-export function dayByDayPays(days: string[] | null, limit: number, offset: number, at: PartitionAt): days is string[] {
-  return days !== null && !at.inD1 && days.length * (offset + limit) < at.count;
+export function dayByDayPays(days: IssueDays | null, limit: number, offset: number, at: PartitionAt): days is IssueDays {
+  return days !== null && !at.inD1 && days.count * (offset + limit) < at.count;
 }
 
 /**
@@ -40,13 +46,13 @@ export function dayByDayPays(days: string[] | null, limit: number, offset: numbe
  * compound SELECT of one term per day would exceed the stores' limit on compound terms), merged. The
  * numbers are integers written into the SQL; the rest is bound.
  */
-export function dayByDayIds(companyId: string, type: number | undefined, days: string[], direction: "ASC" | "DESC", limit: number, offset: number): SQL {
+export function dayByDayIds(companyId: string, type: number | undefined, days: IssueDays, direction: "ASC" | "DESC", limit: number, offset: number): SQL {
   dayPageReads.count++;
   const dir = sql.raw(direction);
   const typed = type === undefined ? sql.raw("") : sql` AND document_type = ${Math.trunc(type)}`;
   const n = (v: number) => sql.raw(String(Math.trunc(v)));
   // In parentheses: the caller's `inArray` writes a SQL value as it is.
-  return sql`(WITH RECURSIVE days(d) AS (SELECT ${days[0]!} UNION ALL SELECT date(d, '+1 day') FROM days WHERE d < ${days[days.length - 1]!})
+  return sql`(WITH RECURSIVE days(d) AS (SELECT ${days.first} UNION ALL SELECT date(d, '+1 day') FROM days WHERE d < ${days.last})
     SELECT page.id FROM days, invoices page WHERE page.id IN (SELECT id FROM invoices WHERE company_id = ${companyId}${typed} AND issue_date = days.d ORDER BY created_at ${dir}, id ${dir} LIMIT ${n(offset + limit)})
     ORDER BY page.created_at ${dir}, page.id ${dir} LIMIT ${n(limit)} OFFSET ${n(offset)})`;
 }

@@ -8,7 +8,7 @@ import { invoiceCounts } from "../../db/document-store/tables";
 import { cancellations, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
 import { chunked } from "../../lib/chunked";
-import { dayByDayIds, dayByDayPays, issueDaysOf } from "./day-pages";
+import { dayByDayIds, dayByDayPays, issueDaysOf, type IssueDays } from "./day-pages";
 import { history, type InvoiceRow } from "./state";
 
 /**
@@ -60,7 +60,7 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
  * index entries, never documents) or, for an issue-date range where it pays, day by day
  * (day-pages.ts); then their rows.
  */
-function pageReader(condition: SQL | undefined, companyId: string, type: number | undefined, days: string[] | null, direction: "ASC" | "DESC") {
+function pageReader(condition: SQL | undefined, companyId: string, type: number | undefined, days: IssueDays | null, direction: "ASC" | "DESC") {
   const by = direction === "DESC" ? desc : asc;
   const order = [by(invoices.createdAt), by(invoices.id)];
   return (db: Db, limit: number, offset: number, at: PartitionAt) => {
