@@ -54,6 +54,8 @@ class StuckRows {
   private more = false;
   /** When a run left rows that look due by their time (written in another form than the cutoff it compares with); null: none left. */
   private stalledAt: number | null = null;
+  /** The last `nextAt` worked out since the last run (null: none). */
+  private known: { at: number | null } | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -65,9 +67,26 @@ class StuckRows {
 
   nextAt(now: number): number | null {
     if (this.more) return now;
+    if (this.known && !this.anyDueBefore(this.known.at)) return this.known.at;
     const at = this.computedNextAt(now);
     // Rows a run could not take although they look due wait an interval, not an alarm loop.
-    return at !== null && this.stalledAt !== null && at <= this.stalledAt ? this.stalledAt + STUCK_AFTER_MS : at;
+    const next = at !== null && this.stalledAt !== null && at <= this.stalledAt ? this.stalledAt + STUCK_AFTER_MS : at;
+    this.known = { at: next };
+    return next;
+  }
+
+  /**
+   * Whether a row may be due before `at` (null: whether there is any row at all): one index read.
+   * Between runs (which move the pass and forget `known`), the next time can only come sooner by such
+   * a row, so `nextAt` after a write (which nearly always stamps `updated_at` now) keeps the time it
+   * knew without the per-status reads. A row that left the non-final states leaves `known` early,
+   * which costs an alarm that finds nothing due. (Times compare as text, like the runs' cutoff: a
+   * time written without milliseconds may be seen up to a second late.)
+   */
+  private anyDueBefore(at: number | null): boolean {
+    const marks = this.statuses.map(() => "?").join(", ");
+    const before = at === null ? [] : [new Date(at - STUCK_AFTER_MS).toISOString()];
+    return this.sql.exec(`SELECT 1 FROM ${this.table} WHERE status IN (${marks})${at === null ? "" : " AND updated_at < ?"} LIMIT 1`, ...this.statuses, ...before).toArray().length > 0;
   }
 
   private computedNextAt(now: number): number | null {
@@ -82,6 +101,7 @@ class StuckRows {
 
   /** The rows due at `now` after the pass's place, oldest first, at most `limit`. A pass a full interval old starts over. */
   due(now: number): StuckRow[] {
+    this.known = null;
     if (this.passAt !== null && now >= this.passAt + STUCK_AFTER_MS) {
       this.passAt = null;
       this.reached = START;
@@ -96,6 +116,7 @@ class StuckRows {
 
   /** After the rows of `due` were sent: the pass has reached the last of them. */
   advance(rows: readonly StuckRow[], now: number): void {
+    this.known = null;
     const last = rows.at(-1);
     if (last) {
       this.reached = { t: last.t, id: last.id };
