@@ -75,6 +75,12 @@ class StuckRows {
     return next;
   }
 
+  /** Whether a run at `now` has rows to take (the known next time, or the bound's "more", has come). */
+  isDue(now: number): boolean {
+    const at = this.nextAt(now);
+    return at !== null && at <= now;
+  }
+
   /**
    * Whether a row may be due before `at` (null: whether there is any row at all): one index read.
    * Between runs (which move the pass and forget `known`), the next time can only come sooner by such
@@ -178,6 +184,8 @@ export class StuckDocuments implements StoreAlarmTask {
     if (this.retryAt !== null && now < this.retryAt) return;
     try {
       for (const kind of this.kinds) {
+        // Nothing due (the store's alarm fires for its other tasks too, e.g. every relay): no reads, the pass stays.
+        if (!kind.isDue(now)) continue;
         const rows = kind.due(now);
         const mine = await this.ownRows(rows);
         for (const chunk of chunked(mine, 100)) await this.env.ISSUANCE_QUEUE.sendBatch(chunk.map((r) => ({ body: kind.body(r.id, r.company_id) })));
