@@ -48,7 +48,8 @@ export class DocumentStore extends DurableObject<Env> {
       new EventRetention(this.sql),
     ]);
     void ctx.blockConcurrencyWhile(async () => {
-      migrateStore(ctx.storage);
+      // A store just created holds no rows: none of its alarm's tasks has work to ask about.
+      if (migrateStore(ctx.storage).created) return;
       await this.alarms.start();
     });
   }

@@ -19,15 +19,19 @@ export function wholeSchemaScript(): string {
   return (wholeSchema ??= [VERSIONS_TABLE, ...STORE_SCHEMA.flat(), `INSERT INTO store_schema (version) VALUES ${versions}`].join(";\n"));
 }
 
-/** Brings a store's SQLite to the last schema version; returns how many versions it applied. */
-export function migrateStore(storage: DurableObjectStorage): number {
+/**
+ * Brings a store's SQLite to the last schema version: how many versions it applied, and whether the
+ * store was new (it had no version: no table, so no row and no alarm of its own yet).
+ */
+export function migrateStore(storage: DurableObjectStorage): { applied: number; created: boolean } {
   const sql = storage.sql;
   const started = sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_schema'`).toArray().length > 0;
   if (!started) {
     storage.transactionSync(() => sql.exec(wholeSchemaScript()).toArray());
-    return STORE_SCHEMA.length;
+    return { applied: STORE_SCHEMA.length, created: true };
   }
-  return applyMissingVersions(storage);
+  const applied = applyMissingVersions(storage);
+  return { applied, created: applied === STORE_SCHEMA.length };
 }
 
 /** The versions a store lacks, one transaction each (a store made before the latest version). */
