@@ -195,6 +195,29 @@ describe("stuck documents and envelopes: a task of the store's alarm", () => {
     expect(runs.odd).toEqual({ sent: [], next: STUCK_AFTER_MS });
   });
 
+  it("between runs the next time is kept while writes stamp later times, and comes sooner for a row written with an older one", async () => {
+    const companyId = await newCompany(await newOwner("stuck-task-kept"));
+    const { ordinal, db } = await openStore(env, companyId);
+    const t0 = Date.now();
+    const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString();
+    const s = stub(companyId, ordinal);
+    const first = partitionedId("inv", ordinal);
+    await db.insert(invoices).values(documentRow(companyId, first, "RECEIVED", at(0)));
+    expect(await alarmOf(s)).toBe(t0 + STUCK_AFTER_MS);
+    // Later writes (a new document, the first one moving on) leave it.
+    await db.insert(invoices).values(documentRow(companyId, partitionedId("inv", ordinal), "RECEIVED", at(1)));
+    await db.update(invoices).set({ status: "GENERATED", updatedAt: at(2) }).where(eq(invoices.id, first));
+    expect(await alarmOf(s)).toBe(t0 + STUCK_AFTER_MS);
+    // A copied row with an older time, then an envelope older still, bring it forward.
+    await db.insert(invoices).values(documentRow(companyId, partitionedId("inv", ordinal), "SIGNED", at(-3)));
+    expect(await alarmOf(s)).toBe(t0 - 3 * 60_000 + STUCK_AFTER_MS);
+    await db.insert(envelopesTable).values(envelopeRow(companyId, partitionedId("env", ordinal), "SENT", at(-4)));
+    expect(await alarmOf(s)).toBe(t0 - 4 * 60_000 + STUCK_AFTER_MS);
+    // A final row with an older time counts for nothing.
+    await db.insert(invoices).values(documentRow(companyId, partitionedId("inv", ordinal), "ACCEPTED", at(-9)));
+    expect(await alarmOf(s)).toBe(t0 - 4 * 60_000 + STUCK_AFTER_MS);
+  });
+
   it("a store from before the change (no alarm) holding a stuck document is armed by the cron's one-time walk", async () => {
     const companyId = await newCompany(await newOwner("stuck-task-walk"));
     const { ordinal, db } = await openStore(env, companyId);

@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import { STORE_SCHEMA, type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
+import { type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
 import { StoreAlarms } from "./alarms";
 import { OutboxRelay } from "./relay";
 import { OverdueDeliveries } from "./overdue-deliveries";
 import { ReceptionDeadlines } from "./reception-deadlines";
 import { EventRetention } from "./event-retention";
 import { StuckDocuments } from "./stuck-documents";
+import { migrateStore } from "./migrate";
 
 /**
  * A document store: one SQLite-backed instance per company and partition (a calendar month, closed
@@ -47,21 +48,10 @@ export class DocumentStore extends DurableObject<Env> {
       new EventRetention(this.sql),
     ]);
     void ctx.blockConcurrencyWhile(async () => {
-      this.migrate();
+      // A store just created holds no rows: none of its alarm's tasks has work to ask about.
+      if (migrateStore(ctx.storage).created) return;
       await this.alarms.start();
     });
-  }
-
-  /** Applies the schema entries this store has not applied yet, each in one transaction. */
-  private migrate(): void {
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS store_schema (version INTEGER NOT NULL)`);
-    const current = (this.sql.exec<{ v: number | null }>(`SELECT max(version) AS v FROM store_schema`).one().v ?? 0) as number;
-    for (let v = current; v < STORE_SCHEMA.length; v++) {
-      this.ctx.storage.transactionSync(() => {
-        for (const statement of STORE_SCHEMA[v]!) this.sql.exec(statement);
-        this.sql.exec(`INSERT INTO store_schema (version) VALUES (?)`, v + 1);
-      });
-    }
   }
 
   /** One statement (its own implicit transaction). */

@@ -54,6 +54,8 @@ class StuckRows {
   private more = false;
   /** When a run left rows that look due by their time (written in another form than the cutoff it compares with); null: none left. */
   private stalledAt: number | null = null;
+  /** The last `nextAt` worked out since the last run (null: none). */
+  private known: { at: number | null } | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -65,9 +67,32 @@ class StuckRows {
 
   nextAt(now: number): number | null {
     if (this.more) return now;
+    if (this.known && !this.anyDueBefore(this.known.at)) return this.known.at;
     const at = this.computedNextAt(now);
     // Rows a run could not take although they look due wait an interval, not an alarm loop.
-    return at !== null && this.stalledAt !== null && at <= this.stalledAt ? this.stalledAt + STUCK_AFTER_MS : at;
+    const next = at !== null && this.stalledAt !== null && at <= this.stalledAt ? this.stalledAt + STUCK_AFTER_MS : at;
+    this.known = { at: next };
+    return next;
+  }
+
+  /** Whether a run at `now` has rows to take (the known next time, or the bound's "more", has come). */
+  isDue(now: number): boolean {
+    const at = this.nextAt(now);
+    return at !== null && at <= now;
+  }
+
+  /**
+   * Whether a row may be due before `at` (null: whether there is any row at all): one index read.
+   * Between runs (which move the pass and forget `known`), the next time can only come sooner by such
+   * a row, so `nextAt` after a write (which nearly always stamps `updated_at` now) keeps the time it
+   * knew without the per-status reads. A row that left the non-final states leaves `known` early,
+   * which costs an alarm that finds nothing due. (Times compare as text, like the runs' cutoff: a
+   * time written without milliseconds may be seen up to a second late.)
+   */
+  private anyDueBefore(at: number | null): boolean {
+    const marks = this.statuses.map(() => "?").join(", ");
+    const before = at === null ? [] : [new Date(at - STUCK_AFTER_MS).toISOString()];
+    return this.sql.exec(`SELECT 1 FROM ${this.table} WHERE status IN (${marks})${at === null ? "" : " AND updated_at < ?"} LIMIT 1`, ...this.statuses, ...before).toArray().length > 0;
   }
 
   private computedNextAt(now: number): number | null {
@@ -82,6 +107,7 @@ class StuckRows {
 
   /** The rows due at `now` after the pass's place, oldest first, at most `limit`. A pass a full interval old starts over. */
   due(now: number): StuckRow[] {
+    this.known = null;
     if (this.passAt !== null && now >= this.passAt + STUCK_AFTER_MS) {
       this.passAt = null;
       this.reached = START;
@@ -96,6 +122,7 @@ class StuckRows {
 
   /** After the rows of `due` were sent: the pass has reached the last of them. */
   advance(rows: readonly StuckRow[], now: number): void {
+    this.known = null;
     const last = rows.at(-1);
     if (last) {
       this.reached = { t: last.t, id: last.id };
@@ -157,6 +184,8 @@ export class StuckDocuments implements StoreAlarmTask {
     if (this.retryAt !== null && now < this.retryAt) return;
     try {
       for (const kind of this.kinds) {
+        // Nothing due (the store's alarm fires for its other tasks too, e.g. every relay): no reads, the pass stays.
+        if (!kind.isDue(now)) continue;
         const rows = kind.due(now);
         const mine = await this.ownRows(rows);
         for (const chunk of chunked(mine, 100)) await this.env.ISSUANCE_QUEUE.sendBatch(chunk.map((r) => ({ body: kind.body(r.id, r.company_id) })));

@@ -8,6 +8,7 @@ import forge from "node-forge";
 import { b64encode, buf, children, readTlv, uintValue, value } from "./asn1";
 import { EngineError } from "../errors";
 import { normalizeRut } from "../documents/rut";
+import { pkcs12KdfSha1 } from "./pkcs12-kdf";
 
 /** SAN otherName OID carrying the holder's RUT in Chilean certificates. */
 export const OID_RUT = "1.3.6.1.4.1.8321.1";
@@ -156,13 +157,21 @@ function capForgeIterations(): void {
   const p12 = forge.pkcs12 as unknown as { generateKey: (...a: unknown[]) => unknown; __capped?: boolean };
   if (p12.__capped) return;
   const generateKey = p12.generateKey;
+  // SHA-1 derivations (the usual MAC) by ./pkcs12-kdf.ts over byte arrays; any other hash by forge.
+  const derive = (args: unknown[]): forge.util.ByteStringBuffer => {
+    const [password, salt, id, iterations, n, md] = args as [unknown, forge.util.ByteStringBuffer, number, number, number, { algorithm?: string } | undefined];
+    const sha1 = md === undefined || md === null || md.algorithm === "sha1";
+    const plain = (password === undefined || password === null || typeof password === "string") && typeof salt?.bytes === "function" && typeof id === "number" && typeof iterations === "number" && typeof n === "number";
+    if (!sha1 || !plain) return generateKey.apply(forge.pkcs12, args) as forge.util.ByteStringBuffer;
+    return forge.util.createBuffer(bin(pkcs12KdfSha1(password, bytes(salt.bytes()), id, iterations, n)));
+  };
   p12.generateKey = (...args: unknown[]) => {
     if (!(Number(args[3]) <= MAX_PFX_ITERATIONS)) throw new PfxTooCostly(`MAC/PBE iteration count ${String(args[3])}`);
-    if (!opening) return generateKey.apply(forge.pkcs12, args);
+    if (!opening) return derive(args);
     // Within a native opening, a MAC key made before a PBKDF2 pause is not made again on the retry.
     const memoKey = JSON.stringify(args.slice(1, 5)) + ((args[5] as { algorithm?: string } | undefined)?.algorithm ?? "");
     let made = opening.macKeys.get(memoKey);
-    if (made === undefined) opening.macKeys.set(memoKey, (made = (generateKey.apply(forge.pkcs12, args) as forge.util.ByteStringBuffer).bytes()));
+    if (made === undefined) opening.macKeys.set(memoKey, (made = derive(args).bytes()));
     return forge.util.createBuffer(made);
   };
   const pkcs5 = forge.pkcs5 as unknown as { pbkdf2: (...a: unknown[]) => unknown };
