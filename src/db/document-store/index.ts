@@ -75,7 +75,7 @@ export function storeForId(env: StoreEnv, companyId: string, id: string): StoreH
 }
 
 /** Per D1 binding and company, the partitions the directory has shown to exist (a partition, once made, is never removed). */
-const knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
+let knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
 
 /**
  * Whether the directory knows partition `ordinal` of the company; a read of an unknown partition
@@ -205,6 +205,12 @@ export async function closePartition(env: StoreEnv, companyId: string, ordinal: 
 /** Every partition of a company, newest first (lists walk them in this order). */
 export async function partitionsOf(env: StoreEnv, companyId: string): Promise<DocumentPartition[]> {
   return createDb(env.DB).select().from(documentPartitions).where(eq(documentPartitions.companyId, companyId)).orderBy(desc(documentPartitions.ordinal));
+}
+
+/** Drops this isolate's copy of the partition directory (a new isolate's state: the capacity bench's cold document, tests). */
+export function forgetDirectory(): void {
+  openCache.clear();
+  knownPartitions = new WeakMap();
 }
 
 /** Every open partition of every company (operations and tests). */
