@@ -42,6 +42,11 @@ export function cachedControl<T>(companyId: string, part: string, at: number, lo
   return loading;
 }
 
+/** Whether the company's control data is in this isolate's cache (a caller that would refuse on it reads it again first). */
+export function controlCached(companyId: string, at: number): boolean {
+  return byCompany.get(companyId, at)?.has("company") ?? false;
+}
+
 /** Drops everything cached of the company in this isolate: call after any write to its control rows. */
 export function forgetCompanyControl(companyId: string): void {
   byCompany.delete(companyId);

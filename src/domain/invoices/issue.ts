@@ -10,7 +10,7 @@ import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
 import { resolutionOf } from "../companies/settings";
-import { companyControl, type CompanyControl } from "../companies/control-cache";
+import { companyControl, controlCached, type CompanyControl } from "../companies/control-cache";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
@@ -108,8 +108,9 @@ async function findByFolio(env: Env, companyId: string, type: number, folio: num
 async function issueContext(db: Db, companyId: string, type: number, now: Date) {
   const at = now.getTime();
   const contextOf = (control: CompanyControl | null) => ({ cert: control?.certificate, hasCaf: !!control?.cafTypes.includes(type), resolution: resolutionOf(control?.settings) });
-  const cached = contextOf(await companyControl(db, companyId, at));
-  if (cached.hasCaf && cached.cert && validityOf(cached.cert, now) === "VALID") return cached;
+  const fromCache = controlCached(companyId, at);
+  const ctx = contextOf(await companyControl(db, companyId, at));
+  if (!fromCache || (ctx.hasCaf && ctx.cert && validityOf(ctx.cert, now) === "VALID")) return ctx;
   return contextOf(await companyControl(db, companyId, at, true));
 }
 
