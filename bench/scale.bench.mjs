@@ -143,7 +143,10 @@ async function measureNoop() {
 
 function summary(r) {
   const { stores, largest, ...rest } = r;
-  return { ...rest, per_store_kind: perKind(stores) };
+  // The service's own D1 cost per document (the SII simulator's sim_* statements left out), per run.
+  const d1 = stores.find((s) => s.kind === "D1");
+  const d1Service = d1 && { statements: +((d1.statements - (d1.sim_statements ?? 0)) / r.documents).toFixed(2), round_trips: +((d1.requests - (d1.sim_requests ?? 0)) / r.documents).toFixed(2) };
+  return { ...rest, d1_service_per_document: d1Service, per_store_kind: perKind(stores) };
 }
 
 async function main() {

@@ -18,6 +18,62 @@ export const LIMITS = {
   queue_messages_per_s: 5000, // per queue
 };
 
+/**
+ * The D1 statements of a document split in two (issue 16, docs/capacity.md "D1 per document: warm
+ * and cold"), both measured by the capacity bench (`npm run bench -- capacity`, the run named in
+ * `source`): what every document costs with its isolate's caches warm, and, per cache, the
+ * statements one miss costs and how long a filled entry lives. How many misses 10 million documents
+ * a day over 100,000 Zipf companies produce is projected (`projectedMisses`), not measured.
+ */
+export const D1_SPLIT = {
+  source: "capacity bench of 2026-11-26 11:15 UTC on branch dir; the events' share from the scale run of 09:07 UTC",
+  // Per document with warm caches: the service's own statements (the POST and the pipeline: none
+  // since the legacy check is settled once per isolate), and the events' way through D1 (the relay's
+  // outbox inserts, the fan-out's reads and dispatch marks: 11.55 per document in the 09:07 scale run,
+  // which the capacity bench does not see whole: the relay runs in the stores' alarms).
+  warm_per_document: { service: 0, events: 11.55 },
+  caches: [
+    { name: "API key and company access (src/domain/access/cache.ts)", statements: 2, ttl_s: 5 },
+    { name: "company control data (src/domain/companies/control-cache.ts)", statements: 4, ttl_s: 60 },
+    { name: "open partition (src/db/document-store/index.ts)", statements: 1, ttl_s: 600 },
+    // A write, at most once a minute per key across isolates (a cold lookup reads the time another isolate wrote).
+    { name: "API key last use (src/domain/access/api-keys.ts)", statements: 1, ttl_s: 60, isolates: 1 },
+  ],
+  zipf_s: 1,
+  isolates_per_company: 10, // assumed: the isolates a company's traffic is spread over, each with its own caches
+};
+
+/**
+ * Projected cache misses per second at peak, summed over the companies: company k (Zipf rank) issues
+ * λk = peak × k^-s / H documents a second, spread evenly over `isolates` isolates; an entry filled at
+ * a miss lives `ttl` seconds, so one isolate misses once per ttl + (time to its next document), i.e.
+ * μ/(1 + μ·ttl) a second at a rate μ = λk/isolates (Poisson arrivals), and the company
+ * λk/(1 + λk·ttl/isolates). A company issuing less than once per ttl in an isolate misses on nearly
+ * every document.
+ */
+export function projectedMisses(ttl, { peak, companies, s = 1, isolates = 1 }) {
+  let h = 0;
+  for (let k = 1; k <= companies; k++) h += k ** -s;
+  let misses = 0;
+  for (let k = 1; k <= companies; k++) {
+    const rate = (peak * k ** -s) / h;
+    misses += rate / (1 + (rate * ttl) / isolates);
+  }
+  return misses;
+}
+
+/** The split's figures at the target's peak: per cache, misses per document and statements per document. */
+export function projectedD1(split = D1_SPLIT) {
+  const peak = (TARGET.documents_per_day / 86_400) * TARGET.peak_factor;
+  const caches = split.caches.map((c) => {
+    const missesPerDoc = projectedMisses(c.ttl_s, { peak, companies: TARGET.companies, s: split.zipf_s, isolates: c.isolates ?? split.isolates_per_company }) / peak;
+    return { ...c, misses_per_document: missesPerDoc, statements_per_document: missesPerDoc * c.statements };
+  });
+  const cold = caches.reduce((a, c) => a + c.statements_per_document, 0);
+  const warm = split.warm_per_document.service + split.warm_per_document.events;
+  return { peak, caches, cold, warm, perDocument: warm + cold, withoutEvents: split.warm_per_document.service + cold };
+}
+
 const GB = 1e9;
 const share = (x, limit) => +((100 * x) / limit).toFixed(2);
 
@@ -64,6 +120,18 @@ export function extrapolate(run, { partitionCloseBytes = 4 * GB } = {}) {
     size_share_pct: share(d1BytesPerDoc * TARGET.documents_per_day, LIMITS.d1_bytes),
     size_basis: "after one day",
     rate_share_pct: share(d1StatementsPerDoc * peakTotal, LIMITS.d1_statements_per_s),
+  });
+  // The same D1 rate split (projected): warm per-document statements plus the company cache misses
+  // that a Zipf population produces with the caches' TTLs; the raw figure above stays beside it
+  // (every document of a run of small companies pays its company's cold reads).
+  const p = projectedD1();
+  rows.push({
+    store: "D1 database, statements split (projected: warm part + company cache misses)",
+    measured: `${p.warm.toFixed(2)} statements per document with warm caches (${D1_SPLIT.warm_per_document.service} the service's, ${D1_SPLIT.warm_per_document.events} the events'; ${D1_SPLIT.source}); cold, per miss: ${D1_SPLIT.caches.map((c) => `${c.statements} (${c.name.split(" (")[0]}, ttl ${c.ttl_s} s)`).join(", ")}`,
+    load: `projected misses per document at peak (Zipf s=${D1_SPLIT.zipf_s} over ${TARGET.companies.toLocaleString("en")} companies, ${D1_SPLIT.isolates_per_company} isolates per company, assumed): ${p.caches.map((c) => c.misses_per_document.toFixed(3)).join(" + ")}, so ${p.cold.toFixed(2)} cold statements per document; ${p.perDocument.toFixed(2)} in all (${p.withoutEvents.toFixed(2)} without the events'), ${Math.round(p.perDocument * peakTotal)} statements/s at peak`,
+    size_share_pct: null,
+    size_basis: "",
+    rate_share_pct: share(p.perDocument * peakTotal, LIMITS.d1_statements_per_s),
   });
   const kinds = [...new Set(run.stores.filter((s) => s.kind !== "D1").map((s) => s.kind))];
   for (const kind of kinds) {

@@ -60,6 +60,27 @@ describe("absence is never cached", () => {
   });
 });
 
+describe("one entry per company for the POST and the pipeline", () => {
+  it("a CAF missing from the cached entry is read again: a type activated behind the API's back issues at once", async () => {
+    const issuer = await readyIssuer([33, 39], 5);
+    await env.DB.prepare("UPDATE cafs SET active = 0 WHERE company_id = ? AND document_type = 39").bind(issuer.companyId).run();
+    forgetCompanyControl(issuer.companyId);
+    expect((await issue(issuer, invoiceBody(issuer.rut, "33"))).status).toBe(202); // fills the entry: CAFs of 33 only
+    await env.DB.prepare("UPDATE cafs SET active = 1 WHERE company_id = ? AND document_type = 39").bind(issuer.companyId).run();
+    expect((await issue(issuer, invoiceBody(issuer.rut, "39"))).status).toBe(202);
+  });
+
+  it("what the POST read is what the pipeline uses: a settings change behind the API's back shows in neither until the entry expires", async () => {
+    const { companyId, rut, ...rest } = await readyIssuer([33], 5);
+    forgetCompanyControl(companyId);
+    const t0 = new Date();
+    expect((await issue({ companyId, rut, ...rest }, invoiceBody(rut, "33"))).status).toBe(202);
+    await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
+    expect((await companyContext(deps(new Date(Date.now() + 1)), companyId)).timeZone).toBe("America/Santiago");
+    expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1_000)), companyId)).timeZone).toBe("America/Punta_Arenas");
+  });
+});
+
 describe("writes through the API take effect at once in the isolate", () => {
   it("deleting the certificate: the next POST is refused and the pipeline does not sign", async () => {
     const issuer = await readyIssuer([33], 5);

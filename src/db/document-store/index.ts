@@ -3,7 +3,7 @@
  * names for reads. Each store is a `Db` (the same Drizzle handle type as D1's), so the code that
  * touches documents reads as it does against D1; the store is picked once per operation.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { createDb, type Db } from "../client";
 import * as schema from "../schema";
@@ -14,8 +14,15 @@ import { describeError, log } from "../../lib/log";
 
 /** Default size at which a partition closes early: 40 % of a Durable Object's 10 GB (docs/capacity.md). */
 export const DEFAULT_STORE_MAX_BYTES = 4_000_000_000;
-/** How long an isolate trusts its copy of a company's open partition (a roll-over by size drops it at once here). */
-const OPEN_PARTITION_CACHE_MS = 5_000;
+/**
+ * How long an isolate trusts its copy of a company's open partition (issue 16). A partition closes
+ * only at its month's end or by size: the month is checked on this isolate's clock at every use,
+ * and every call on a store reports the store's size, so an isolate whose copy names a store another
+ * one closed by size learns it from its next call there (the size hook rolls over, a no-op by then,
+ * and takes the new partition as open). That call's write lands in the closed store, where its
+ * documents stay readable by id and in lists; this bound only covers a close made some other way.
+ */
+export const OPEN_PARTITION_CACHE_MS = 600_000;
 
 export interface StoreHandle {
   readonly db: Db;
@@ -75,7 +82,7 @@ export function storeForId(env: StoreEnv, companyId: string, id: string): StoreH
 }
 
 /** Per D1 binding and company, the partitions the directory has shown to exist (a partition, once made, is never removed). */
-const knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
+let knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
 
 /**
  * Whether the directory knows partition `ordinal` of the company; a read of an unknown partition
@@ -83,14 +90,19 @@ const knownPartitions = new WeakMap<object, Map<string, Set<number>>>();
  * cached per isolate for good; an unknown one is asked again next time (it may open meanwhile).
  */
 export async function partitionKnown(env: StoreEnv, companyId: string, ordinal: number): Promise<boolean> {
-  let byCompany = knownPartitions.get(env.DB);
-  if (!byCompany) knownPartitions.set(env.DB, (byCompany = new Map()));
-  if (byCompany.get(companyId)?.has(ordinal)) return true;
+  if (knownPartitions.get(env.DB)?.get(companyId)?.has(ordinal)) return true;
   const [row] = await createDb(env.DB).select({ ordinal: documentPartitions.ordinal }).from(documentPartitions).where(and(eq(documentPartitions.companyId, companyId), eq(documentPartitions.ordinal, ordinal))).limit(1);
   if (!row) return false;
-  if (byCompany.size >= 10_000) byCompany.delete(byCompany.keys().next().value!);
-  byCompany.set(companyId, (byCompany.get(companyId) ?? new Set()).add(ordinal));
+  noteKnown(env, companyId, ordinal);
   return true;
+}
+
+/** Records in this isolate that partition `ordinal` of the company exists (for good: a partition is never removed). */
+function noteKnown(env: StoreEnv, companyId: string, ordinal: number): void {
+  let byCompany = knownPartitions.get(env.DB);
+  if (!byCompany) knownPartitions.set(env.DB, (byCompany = new Map()));
+  if (!byCompany.has(companyId) && byCompany.size >= 10_000) byCompany.delete(byCompany.keys().next().value!);
+  byCompany.set(companyId, (byCompany.get(companyId) ?? new Set()).add(ordinal));
 }
 
 /** The store an id names, only when the directory knows its partition: null for a malformed id or an unknown partition (the caller answers "not found"). */
@@ -159,29 +171,44 @@ export async function openStore(env: StoreEnv, companyId: string, now: Date = ne
   return storeFor(env, companyId, partition.ordinal);
 }
 
+/**
+ * The company's open partition at `now`. The isolate's copy is trusted OPEN_PARTITION_CACHE_MS
+ * within its month; a miss costs one D1 statement for a company that has its partition, and one
+ * more batch (make it, read it back) to open its first partition or roll over at a month's end.
+ */
 export async function openPartition(env: StoreEnv, companyId: string, now: Date = new Date()): Promise<DocumentPartition> {
   const period = periodOf(now);
   const cached = openCache.get(companyId);
   if (cached && cached.until > Date.now() && cached.partition.period >= period) return cached.partition;
   const db = createDb(env.DB);
+  let [open] = await db.select().from(documentPartitions).where(openOf(companyId));
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [open] = await db.select().from(documentPartitions).where(and(eq(documentPartitions.companyId, companyId), isNull(documentPartitions.closedAt)));
     // A clock a little behind another isolate's (a month just began there) keeps the newer partition.
-    if (open && open.period >= period) {
-      openCache.set(companyId, { partition: open, until: Date.now() + OPEN_PARTITION_CACHE_MS });
-      return open;
-    }
-    if (open) await closePartition(env, companyId, open.ordinal, "MONTH_END", null, now);
-    else await openFirst(db, companyId, now);
+    if (open && open.period >= period) return rememberOpen(env, open);
+    [open] = open ? await rollOver(db, companyId, open.ordinal, "MONTH_END", null, now) : await openFirst(db, companyId, now);
   }
   throw new Error(`Could not open a document partition for ${companyId}`);
 }
 
-/** The first partition of a company (ordinal 1; 0 is the legacy one); a concurrent opener makes it a no-op. */
-async function openFirst(db: Db, companyId: string, now: Date): Promise<void> {
-  const [last] = await db.select({ ordinal: documentPartitions.ordinal }).from(documentPartitions).where(eq(documentPartitions.companyId, companyId)).orderBy(desc(documentPartitions.ordinal)).limit(1);
-  const ordinal = Math.max(1, (last?.ordinal ?? 0) + 1);
-  await db.insert(documentPartitions).values(partitionRow(companyId, ordinal, now)).onConflictDoNothing();
+const openOf = (companyId: string) => and(eq(documentPartitions.companyId, companyId), isNull(documentPartitions.closedAt));
+
+function rememberOpen(env: StoreEnv, open: DocumentPartition): DocumentPartition {
+  openCache.set(open.companyId, { partition: open, until: Date.now() + OPEN_PARTITION_CACHE_MS });
+  noteKnown(env, open.companyId, open.ordinal);
+  return open;
+}
+
+/**
+ * The first partition of a company and the open partition read back, in one D1 batch: ordinal 1, or
+ * the one after the company's last (0 is the legacy one), inserted only while the company has no
+ * open partition; a concurrent opener makes the insert a no-op (primary key, one open per company).
+ */
+async function openFirst(db: Db, companyId: string, now: Date): Promise<DocumentPartition[]> {
+  const p = documentPartitions;
+  const next = sql`(select max(1, coalesce(max(${p.ordinal}), 0) + 1) from ${p} where ${p.companyId} = ${companyId})`;
+  const row = sql`select ${companyId}, ${next}, ${companyId} || ':' || ${next}, ${periodOf(now)}, ${now.toISOString()}, null, null, 0 where not exists (select 1 from ${p} where ${openOf(companyId)})`;
+  const [, open] = await db.batch([db.insert(p).select(row).onConflictDoNothing(), db.select().from(p).where(openOf(companyId))]);
+  return open;
 }
 
 function partitionRow(companyId: string, ordinal: number, now: Date) {
@@ -189,22 +216,36 @@ function partitionRow(companyId: string, ordinal: number, now: Date) {
 }
 
 /**
- * Closes a company's open partition `ordinal` and opens the next, in one D1 batch: whoever rolls
- * first wins, a concurrent roller's UPDATE matches nothing and its INSERT meets the primary key.
+ * Closes a company's open partition `ordinal`, opens the next and reads the open one back, in one D1
+ * batch: whoever rolls first wins, a concurrent roller's UPDATE matches nothing and its INSERT meets
+ * the primary key.
  */
-export async function closePartition(env: StoreEnv, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date = new Date()): Promise<void> {
-  const db = createDb(env.DB);
+async function rollOver(db: Db, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date): Promise<DocumentPartition[]> {
   const mine = and(eq(documentPartitions.companyId, companyId), eq(documentPartitions.ordinal, ordinal), isNull(documentPartitions.closedAt));
-  await db.batch([
+  openCache.delete(companyId);
+  const [, , open] = await db.batch([
     db.update(documentPartitions).set({ closedAt: now.toISOString(), closedReason: reason, ...(size === null ? {} : { sizeBytes: size }) }).where(mine),
     db.insert(documentPartitions).values(partitionRow(companyId, ordinal + 1, now)).onConflictDoNothing(),
+    db.select().from(documentPartitions).where(openOf(companyId)),
   ]);
-  openCache.delete(companyId);
+  return open;
+}
+
+/** Closes a company's open partition `ordinal` and opens the next (`rollOver`); this isolate takes the new one as open. */
+export async function closePartition(env: StoreEnv, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date = new Date()): Promise<void> {
+  const [open] = await rollOver(createDb(env.DB), companyId, ordinal, reason, size, now);
+  if (open) rememberOpen(env, open);
 }
 
 /** Every partition of a company, newest first (lists walk them in this order). */
 export async function partitionsOf(env: StoreEnv, companyId: string): Promise<DocumentPartition[]> {
   return createDb(env.DB).select().from(documentPartitions).where(eq(documentPartitions.companyId, companyId)).orderBy(desc(documentPartitions.ordinal));
+}
+
+/** Drops this isolate's copy of the partition directory (a new isolate's state: the capacity bench's cold document, tests). */
+export function forgetDirectory(): void {
+  openCache.clear();
+  knownPartitions = new WeakMap();
 }
 
 /** Every open partition of every company (operations and tests). */

@@ -12,10 +12,10 @@
  * after it (refused). A writer that chose D1 just before the switch meets the refusal and runs again
  * against the store (`withLegacy`); a reader that chose D1 then reads D1's frozen, complete copy.
  */
-import { and, inArray, isNotNull } from "drizzle-orm";
+import { and, inArray, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../client";
-import { storeMigration } from "../schema";
+import { invoices, receivedDocuments, storeMigration } from "../schema";
 import { ordinalOfId, partitionKnown, partitionsOf, storeFor, type StoreHandle } from "./index";
 
 /** The groups of tables that switch together, and their tables (each has migration 0015's triggers). */
@@ -45,14 +45,58 @@ export interface PartitionHandle extends StoreHandle {
 }
 
 /** Per D1 binding, the groups seen switched (a switch never goes back, so it is cached for good). */
-const switched = new WeakMap<object, Set<LegacyGroup>>();
+let switched = new WeakMap<object, Set<LegacyGroup>>();
 /**
  * Per D1 binding and group, until when "not switched" is trusted. Safe to cache briefly: a writer
  * that still picks D1 after the switch is refused and runs again against the store (`withPartition`),
  * and a reader reads D1's frozen copy, complete up to the switch.
  */
-const notYet = new WeakMap<object, Map<LegacyGroup, number>>();
+let notYet = new WeakMap<object, Map<LegacyGroup, number>>();
 const NOT_SWITCHED_CACHE_MS = 2_000;
+
+/**
+ * Per group, the table every legacy row of the group hangs from (an event, a cancellation or an
+ * envelope of partition 0 belongs to a legacy invoice): when D1 holds none of its rows, the group
+ * has nothing in D1 and never will, because nothing adds a legacy row any more (documents and
+ * received documents are created in the stores, with ids that name their partition; D1's rows of
+ * partition 0 are only updated, or read, until the switch).
+ */
+const ROOT_TABLES = { documents: invoices, reception: receivedDocuments } as const;
+
+/**
+ * Per D1 binding and group, whether D1 holds any row of it, as first seen in this isolate; kept for
+ * good both ways (an empty group stays empty; rows are never deleted from D1's partition 0).
+ * `let`: `forgetLegacyState` starts afresh (tests that plant legacy rows, as a new isolate would).
+ */
+let rowsInD1 = new WeakMap<object, Map<LegacyGroup, boolean>>();
+
+/** Drops what this isolate knows of the legacy partition (a new isolate's state: tests that plant legacy rows in D1). */
+export function forgetLegacyState(): void {
+  rowsInD1 = new WeakMap();
+  switched = new WeakMap();
+  notYet = new WeakMap();
+}
+
+function emptinessCheck(db: Db, group: LegacyGroup) {
+  return db.select({ one: sql<number>`1` }).from(ROOT_TABLES[group]).limit(1);
+}
+
+function noteRows(env: StoreEnv, group: LegacyGroup, rows: unknown[]): boolean {
+  const any = rows.length > 0;
+  rowsInD1.set(env.DB, (rowsInD1.get(env.DB) ?? new Map()).set(group, any));
+  return any;
+}
+
+/**
+ * Whether D1 may still hold partition 0 of the group: false once the group switched, or when D1
+ * holds no row of it at all (a deployment that began with the stores, or whose legacy data was
+ * never there). One statement per isolate and group settles the second; both are kept for good.
+ */
+export async function legacyInD1(env: StoreEnv, group: LegacyGroup): Promise<boolean> {
+  if (rowsInD1.get(env.DB)?.get(group) === false) return false;
+  if (rowsInD1.get(env.DB)?.get(group) === undefined && !noteRows(env, group, await emptinessCheck(createDb(env.DB), group))) return false;
+  return !(await legacyMoved(env, group));
+}
 
 /** Whether partition 0 of the group lives in the stores (every table of the group finished). */
 export async function legacyMoved(env: StoreEnv, group: LegacyGroup): Promise<boolean> {
@@ -63,17 +107,25 @@ export async function legacyMoved(env: StoreEnv, group: LegacyGroup): Promise<bo
 }
 
 /**
- * `read` of D1's partition 0, or null once the group has switched. When this isolate does not know
- * the switch yet, its check and `read` go to D1 in one batch (one round trip instead of two, one
- * snapshot: the rows read are D1's as of the check).
+ * `read` of D1's partition 0, or null once the group has switched or when D1 holds none of the
+ * group's rows (`legacyInD1`). What this isolate does not know yet goes to D1 in the same batch as
+ * `read` (one round trip, one snapshot: the rows read are D1's as of the checks); once D1 was seen
+ * empty, or the group switched, no statement is made at all.
  */
 export async function readUnlessMoved<T>(env: StoreEnv, group: LegacyGroup, read: (db: Db) => BatchItem<"sqlite"> & PromiseLike<T[]>): Promise<T[] | null> {
+  const rows = rowsInD1.get(env.DB)?.get(group);
+  if (rows === false) return null;
   const known = knownSwitch(env, group);
   if (known === true) return null;
   const db = createDb(env.DB);
-  if (known === false) return await read(db);
-  const [done, rows] = await db.batch([switchCheck(db, group), read(db)]);
-  return noteSwitch(env, group, done) ? null : (rows as T[]);
+  if (known === false && rows) return await read(db);
+  if (rows) {
+    const [done, found] = await db.batch([switchCheck(db, group), read(db)]);
+    return noteSwitch(env, group, done) ? null : (found as T[]);
+  }
+  const [any, done, found] = await db.batch([emptinessCheck(db, group), switchCheck(db, group), read(db)]);
+  const moved = noteSwitch(env, group, done);
+  return !noteRows(env, group, any) || moved ? null : (found as T[]);
 }
 
 /** What this isolate knows of the group's switch: true (for good), false (for a moment), or undefined. */
@@ -153,13 +205,13 @@ export async function existingPartitionForId(env: StoreEnv, companyId: string, i
 
 /**
  * Every partition of a company for a group, newest first: the directory's stores, then partition 0,
- * which is always there before the switch (D1; its queries filter by company) and afterwards only
- * when the migration recorded it for the company (it had rows).
+ * which is there before the switch while D1 holds any of the group's rows (D1; its queries filter by
+ * company) and afterwards only when the migration recorded it for the company (it had rows).
  */
 export async function partitionsWithLegacy(env: StoreEnv, companyId: string, group: LegacyGroup): Promise<PartitionHandle[]> {
-  const [directory, moved] = await Promise.all([partitionsOf(env, companyId), legacyMoved(env, group)]);
+  const [directory, inD1] = await Promise.all([partitionsOf(env, companyId), legacyInD1(env, group)]);
   const stores = directory.filter((p) => p.ordinal > 0).map((p) => ({ ...storeFor(env, companyId, p.ordinal), inD1: false }));
-  if (!moved) return [...stores, { db: createDb(env.DB), companyId, ordinal: 0, inD1: true }];
+  if (inD1) return [...stores, { db: createDb(env.DB), companyId, ordinal: 0, inD1: true }];
   return directory.some((p) => p.ordinal === 0) ? [...stores, { ...storeFor(env, companyId, 0), inD1: false }] : stores;
 }
 

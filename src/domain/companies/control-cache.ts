@@ -15,10 +15,12 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { certificates, companies, companySettings } from "../../db/schema";
+import { cafs, certificates, companies, companySettings } from "../../db/schema";
 import { IsolateCache } from "../../lib/isolate-cache";
 import type { CompanyRow } from "./repository";
 import type { SettingsRow } from "./settings";
+
+type CertificateRow = typeof certificates.$inferSelect;
 
 export const CONTROL_CACHE_MS = 60_000;
 
@@ -40,6 +42,11 @@ export function cachedControl<T>(companyId: string, part: string, at: number, lo
   return loading;
 }
 
+/** Whether the company's control data is in this isolate's cache (a caller that would refuse on it reads it again first). */
+export function controlCached(companyId: string, at: number): boolean {
+  return byCompany.get(companyId, at)?.has("company") ?? false;
+}
+
 /** Drops everything cached of the company in this isolate: call after any write to its control rows. */
 export function forgetCompanyControl(companyId: string): void {
   byCompany.delete(companyId);
@@ -48,32 +55,37 @@ export function forgetCompanyControl(companyId: string): void {
 export interface CompanyControl {
   company: CompanyRow;
   settings: SettingsRow | undefined;
-  /** The active certificate's id (its credentials are opened and cached by id elsewhere). */
+  /** The active certificate (its credentials are opened and cached by id elsewhere). */
+  certificate: CertificateRow | undefined;
+  /** The active certificate's id. */
   certificateId: string | undefined;
+  /** The document types the company has an active CAF for. */
+  cafTypes: readonly number[];
 }
 
 /**
- * The company row, its settings and its active certificate's id, in one D1 round trip on a miss
- * (independent reads, one batch); null when the company does not exist. Kept only while the company
- * has an active certificate, so a certificate uploaded anywhere is used at once.
+ * All of a company's control data that a document reads (the company row, its settings, the active
+ * certificate, the types it has an active CAF for), in one D1 round trip on a miss (independent
+ * reads, one batch: 4 statements); null when the company does not exist. Shared by the POST and the
+ * pipeline's steps. Kept only while the company has an active certificate, so a certificate uploaded
+ * anywhere is used at once; `fresh` reads again whatever is cached (a caller that found something
+ * missing: absence is never trusted from the cache).
  */
-export function companyControl(db: Db, companyId: string, at: number): Promise<CompanyControl | null> {
-  return cachedControl(
-    companyId,
-    "company",
-    at,
-    async () => {
-      const [[company], [settings], [certificate]] = await db.batch([
-        db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
-        db.select().from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
-        db
-          .select({ id: certificates.id })
-          .from(certificates)
-          .where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")))
-          .limit(1),
-      ]);
-      return company ? { company, settings, certificateId: certificate?.id } : null;
-    },
-    (found) => found?.certificateId !== undefined,
-  );
+export function companyControl(db: Db, companyId: string, at: number, fresh = false): Promise<CompanyControl | null> {
+  if (fresh) byCompany.get(companyId, at)?.delete("company");
+  return cachedControl(companyId, "company", at, () => readCompanyControl(db, companyId), (found) => found?.certificateId !== undefined);
+}
+
+async function readCompanyControl(db: Db, companyId: string): Promise<CompanyControl | null> {
+  const [[company], [settings], [certificate], cafRows] = await db.batch([
+    db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
+    db.select().from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
+    db
+      .select()
+      .from(certificates)
+      .where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")))
+      .limit(1),
+    db.selectDistinct({ type: cafs.documentType }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.active, true))),
+  ]);
+  return company ? { company, settings, certificate, certificateId: certificate?.id, cafTypes: cafRows.map((r) => r.type) } : null;
 }

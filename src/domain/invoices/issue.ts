@@ -2,7 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
-import { cafs, cancellations, certificates, companySettings, invoiceEvents, invoices } from "../../db/schema";
+import { cancellations, invoiceEvents, invoices } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
@@ -10,7 +10,7 @@ import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
 import { resolutionOf } from "../companies/settings";
-import { cachedControl } from "../companies/control-cache";
+import { companyControl, controlCached, type CompanyControl } from "../companies/control-cache";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
@@ -98,24 +98,20 @@ async function findByFolio(env: Env, companyId: string, type: number, folio: num
 
 /**
  * The D1 side of the POST (issue 16: the document itself goes to the company's store): the active
- * certificate, whether a CAF is loaded for the type, and the company's SII resolution, in one batch,
- * kept in the isolate's control cache while the company can issue with them (a current certificate
- * and a CAF; src/domain/companies/control-cache.ts): at most CONTROL_CACHE_MS old, dropped in this
- * isolate by every write to them. A refusal is read again on the next POST. The certificate's dates
- * are checked on every POST (`assertIssuable`), and the folio allocator still refuses a type without
- * folios, so a stale entry never numbers a document.
+ * certificate, whether a CAF is loaded for the type, and the company's SII resolution, from the
+ * company's control data (src/domain/companies/control-cache.ts: one D1 batch on a miss, shared with
+ * the pipeline's steps; at most CONTROL_CACHE_MS old, dropped in this isolate by every write to
+ * them). A refusal is never decided on the cache: what would refuse is read again first. The
+ * certificate's dates are checked on every POST (`assertIssuable`), and the folio allocator still
+ * refuses a type without folios, so a stale entry never numbers a document.
  */
-function issueContext(db: Db, companyId: string, type: number, now: Date) {
-  return cachedControl(companyId, `issue|${type}`, now.getTime(), () => readIssueContext(db, companyId, type), (ctx) => ctx.hasCaf && ctx.cert !== undefined && validityOf(ctx.cert, now) === "VALID");
-}
-
-async function readIssueContext(db: Db, companyId: string, type: number) {
-  const [[cert], [caf], [settings]] = await db.batch([
-    db.select().from(certificates).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED"))).limit(1),
-    db.select({ id: cafs.id }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, type), eq(cafs.active, true))).limit(1),
-    db.select({ siiResolutionNumber: companySettings.siiResolutionNumber, siiResolutionDate: companySettings.siiResolutionDate }).from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),
-  ]);
-  return { cert, hasCaf: caf !== undefined, resolution: resolutionOf(settings) };
+async function issueContext(db: Db, companyId: string, type: number, now: Date) {
+  const at = now.getTime();
+  const contextOf = (control: CompanyControl | null) => ({ cert: control?.certificate, hasCaf: !!control?.cafTypes.includes(type), resolution: resolutionOf(control?.settings) });
+  const fromCache = controlCached(companyId, at);
+  const ctx = contextOf(await companyControl(db, companyId, at));
+  if (!fromCache || (ctx.hasCaf && ctx.cert && validityOf(ctx.cert, now) === "VALID")) return ctx;
+  return contextOf(await companyControl(db, companyId, at, true));
 }
 
 type IssueContext = Awaited<ReturnType<typeof issueContext>>;
