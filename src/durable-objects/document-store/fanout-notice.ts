@@ -26,6 +26,9 @@ export const NOTICE_RETRY_MS = 10_000;
 /** A statement that writes into the outbox (Drizzle's `insert into "event_outbox"`, raw SQL too). */
 const OUTBOX_WRITE = /^\s*insert\s+(?:or\s+\w+\s+)?into\s+"?event_outbox"?[\s(]/i;
 
+/** The fan-out's mark of events dispatched (src/webhooks/fanout.ts `fanOutStore`). */
+const OUTBOX_MARK = /^\s*update\s+"?event_outbox"?\s+set\s+"?dispatched_at"?/i;
+
 export function writesOutbox(sql: string): boolean {
   return OUTBOX_WRITE.test(sql);
 }
@@ -56,6 +59,11 @@ export class FanoutNotice implements StoreAlarmTask {
     if (!writesOutbox(sql)) return false;
     this.sentAt = null;
     return true;
+  }
+
+  /** The fan-out marked events: the re-drive time this task set may be owed nothing any more. */
+  relievedBy(sql: string): boolean {
+    return OUTBOX_MARK.test(sql);
   }
 
   nextAt(now: number): number | null {
