@@ -13,6 +13,10 @@
  * `dispatched_at` of rows written before this change means "copied to D1" (the relay this replaced):
  * D1's fan-out owes them their deliveries, and for this store they are done as well, so the column
  * keeps one meaning for the store: "no fan-out owed from here". No schema change is needed.
+ *
+ * The store knows its company and partition from its own name (`ctx.id.name`, the name given to
+ * `idFromName`: available inside the object, alarms included, since Cloudflare's changelog of
+ * 2026-03-15 "Access Durable Object name via ctx.id.name").
  */
 import { log } from "../../lib/log";
 import { notifyStore } from "../../queues/webhooks";
