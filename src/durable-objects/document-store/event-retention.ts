@@ -1,7 +1,8 @@
 /**
  * Retention in a document store (issue 16), a task of the store's alarm: events of the store's
- * `event_outbox` already fanned out (or, before the events stayed in the stores, relayed to D1) and created more than EVENT_RETENTION_DAYS ago are deleted,
- * and so are the store's webhook deliveries created that long ago that are no longer PENDING, with
+ * `event_outbox` already fanned out (or, before the events stayed in the stores, relayed to D1)
+ * and created more than EVENT_RETENTION_DAYS ago are deleted, and so are the store's webhook
+ * deliveries created that long ago that are no longer PENDING, with
  * their attempts (src/webhooks/retention.ts says why 30 days). Events not fanned out yet and
  * deliveries still being tried are never deleted.
  *
