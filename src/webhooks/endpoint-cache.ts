@@ -3,11 +3,14 @@
  * store event and every delivery attempt needs them, and reading them from D1 each time was most of
  * the webhook path's D1 statements. Same mechanism as the control-plane caches
  * (src/lib/isolate-cache.ts, src/domain/companies/control-cache.ts): a company's entry lives
- * ENDPOINT_CACHE_MS; every endpoint write made in this isolate (create, change, delete, rotate, the
- * failure run, disabling, secret re-sealing) calls `forgetEndpoints`, so this isolate sees it at
+ * ENDPOINT_CACHE_MS; every endpoint write made in this isolate through src/webhooks (create, change,
+ * delete, rotate, the failure run, disabling) calls `forgetEndpoints`, so this isolate sees it at
  * once; other isolates see it when their entry expires: an endpoint deleted or disabled elsewhere can
  * still be sent to for up to ENDPOINT_CACHE_MS (README, "Webhooks"). An empty list is cached too (a
- * company without endpoints costs no D1 statement per event), and a failed read is not.
+ * company without endpoints costs no D1 statement per event), and a failed read is not. The master
+ * key rotation's re-sealing (src/domain/secrets/rotation.ts) does not drop entries: a cached secret
+ * sealed under the previous key still opens while that key is in the ring, as it is until the
+ * rotation is over.
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";

@@ -12,7 +12,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { cafs, certificates, keyRotations, webhookEndpoints } from "../../db/schema";
-import { forgetEndpoints } from "../../webhooks/endpoint-cache";
 import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
 import { currentKeyVersion, needsResealing, reseal, seal } from "../../lib/secrets";
 import { r2Keys } from "../../storage/keys";
@@ -104,7 +103,6 @@ const PHASES: Record<Exclude<Phase, "done">, PhaseWork> = {
       if (Object.keys(patch).length === 0) continue;
       // Compare-and-set: a secret rotated meanwhile is already under the current key.
       await db.update(webhookEndpoints).set(patch).where(and(eq(webhookEndpoints.id, row.id), eq(webhookEndpoints.secretEnc, row.secretEnc)));
-      forgetEndpoints(row.companyId);
       resealed += Object.keys(patch).length;
     }
     return { resealed, last };
