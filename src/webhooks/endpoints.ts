@@ -107,7 +107,7 @@ export async function updateEndpoint(db: Db, env: Env, companyId: string, id: st
   return row!;
 }
 
-/** Deleted endpoints stop receiving at once; their delivery log is kept. */
+/** Deleted endpoints stop receiving (at once in this isolate, within ENDPOINT_CACHE_MS in others: ./endpoint-cache.ts); their delivery log is kept. */
 export async function deleteEndpoint(db: Db, companyId: string, id: string): Promise<void> {
   await getEndpoint(db, companyId, id);
   await db.update(webhookEndpoints).set({ status: "DELETED", enabled: false, updatedAt: new Date().toISOString() }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)));
