@@ -143,10 +143,20 @@ async function measureNoop() {
 
 function summary(r) {
   const { stores, largest, ...rest } = r;
-  // The service's own D1 cost per document (the SII simulator's sim_* statements left out), per run.
-  const d1 = stores.find((s) => s.kind === "D1");
-  const d1Service = d1 && { statements: +((d1.statements - (d1.sim_statements ?? 0)) / r.documents).toFixed(2), round_trips: +((d1.requests - (d1.sim_requests ?? 0)) / r.documents).toFixed(2) };
-  return { ...rest, d1_service_per_document: d1Service, per_store_kind: perKind(stores) };
+  return { ...rest, per_document: perDocument(r), per_store_kind: perKind(stores) };
+}
+
+/** Every run's service share of D1 per document (the simulator's `sim_*` left out) and its queue messages per document, so runs compare side by side. */
+function perDocument(r) {
+  const d1 = r.stores.find((s) => s.kind === "D1");
+  const per = (n) => +((n ?? 0) / r.documents).toFixed(2);
+  return {
+    d1_service_statements: d1 ? per(d1.statements - (d1.sim_statements ?? 0)) : null,
+    d1_service_round_trips: d1 ? per(d1.requests - (d1.sim_requests ?? 0)) : null,
+    d1_service_bytes: d1 ? Math.round(Math.max(0, d1.bytes - (d1.sim_bytes ?? 0)) / r.documents) : null,
+    webhook_queue_messages: per(r.queues?.WEBHOOK_QUEUE),
+    issuance_queue_messages: per(r.queues?.ISSUANCE_QUEUE),
+  };
 }
 
 async function main() {

@@ -23,11 +23,10 @@ import { SiiClient } from "../../src/countries/cl/sii/client";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import { enqueueEnvelopePolls } from "../../src/queues/issuance";
-import { notifyEvents } from "../../src/queues/webhooks";
+import { notifyStore } from "../../src/queues/webhooks";
 import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
 import { partitionedId, partitionsOf, storeForId, storeName } from "../../src/db/document-store";
 import { StoreD1, type StoreRpc } from "../../src/db/document-store/client";
-import { relayNow } from "../../src/db/document-store/outbox";
 import { sql } from "drizzle-orm";
 import { call } from "../../test/helpers/api";
 import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
@@ -405,15 +404,14 @@ async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figure
 }
 
 /**
- * The fan-out notice of a company's events: since 2026-11-26 the issuance consumer sends none for a
- * document store's events; the store's outbox relay sends it from the store's alarm, whose env this
- * meter does not wrap (neither the relay's D1 writes nor its notices are counted here: about 2
- * notices per document, one per relay). The relay is made sure of, then its notice is put into the
- * metered queue, uncounted, so that the fan-out that follows is measured.
+ * The fan-out notice of a company's events: since 2026-11-26 a document store's events stay in the
+ * store, whose alarm sends the notice naming the store (src/durable-objects/document-store/
+ * fanout-notice.ts) from the store's own env, which this meter does not wrap (about one notice per
+ * event-writing call, none of them a D1 statement). The same notice is put into the metered queue,
+ * uncounted, for every partition of the company, so that the fan-out that follows is measured.
  */
 async function relayedNotice(companyId: string): Promise<void> {
-  for (const p of await partitionsOf(env, companyId)) await relayNow(env, storeName(companyId, p.ordinal));
-  await notifyEvents(wenv, [companyId]);
+  for (const p of await partitionsOf(env, companyId)) if (p.ordinal >= 1) await notifyStore(wenv, companyId, p.ordinal);
 }
 
 /** BATCH_DOCS boletas through the real queue consumer in batches of 50: per-document averages and physical D1 growth. */

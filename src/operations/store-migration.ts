@@ -39,8 +39,8 @@ const OF_INVOICE = (column: string) => `(SELECT i.company_id FROM invoices i WHE
 
 /**
  * Every D1 table whose rows move to the document stores, in the order they are copied. Not
- * `event_outbox`: D1's outbox stays the fan-out's source; the stores' outboxes only hold events
- * until their relay copies them there (src/durable-objects/document-store/relay.ts).
+ * `event_outbox`: D1's events (control-plane, legacy) stay in D1 and are fanned out from there; the
+ * stores' events are born in the stores and fanned out from them (src/webhooks/fanout.ts).
  */
 export const MOVED_TABLES: readonly MovedTable[] = [
   { name: "invoices", key: "id", company: OWN, afterCopy: claimCopiedReferences },

@@ -77,7 +77,7 @@ function perStore(invoiceMsgs: InvoiceWork[], pollMsgs: PollWork[]): Map<string,
 /**
  * The phases for the documents and envelopes of one store. Returns the company when the store was D1
  * (partition 0 before its switch): the events its moves recorded are in D1's outbox and need a fan-out
- * notice; a document store's events reach D1 through its outbox relay, which sends that notice itself.
+ * notice; a document store's events stay in the store, which sends its own notice (fanout-notice.ts).
  */
 async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<string | null> {
   let deps: StepDeps;

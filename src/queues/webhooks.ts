@@ -2,12 +2,14 @@ import { z } from "zod";
 import { chunked } from "../lib/chunked";
 
 /**
- * Messages of the webhook queue. `fanout`: turn a company's undispatched events into deliveries;
+ * Messages of the webhook queue. `fanout`: turn undispatched events into deliveries, those of one
+ * document store when `partition` names it (the store's own notice, issue 16), else the company's
+ * in D1's outbox (control-plane events, and legacy ones);
  * `deliver`: make one attempt of one delivery. Bodies carry ids only; `v` is the schema version.
  * `partition` names the document store holding the delivery (issue 16); messages sent before the move
  * have none and are looked up in the partition the delivery id names (legacy ids: partition 0).
  */
-export const fanoutMessage = z.object({ v: z.literal(1), type: z.literal("fanout"), company_id: z.string() });
+export const fanoutMessage = z.object({ v: z.literal(1), type: z.literal("fanout"), company_id: z.string(), partition: z.number().int().min(1).optional() });
 export const deliverMessage = z.object({ v: z.literal(1), type: z.literal("deliver"), delivery_id: z.string(), company_id: z.string(), partition: z.number().int().min(0).optional() });
 export const webhookMessage = z.discriminatedUnion("type", [fanoutMessage, deliverMessage]);
 export type WebhookMessage = z.infer<typeof webhookMessage>;
@@ -18,6 +20,11 @@ export async function notifyEvents(env: Env, companyIds: Iterable<string>): Prom
   for (const chunk of chunked(ids, 100)) {
     await env.WEBHOOK_QUEUE.sendBatch(chunk.map((company_id) => ({ body: { v: 1, type: "fanout", company_id } satisfies WebhookMessage })));
   }
+}
+
+/** A document store's notice that it holds events not fanned out yet (its alarm sends it, and re-sends it while they wait). */
+export async function notifyStore(env: Pick<Env, "WEBHOOK_QUEUE">, companyId: string, partition: number): Promise<void> {
+  await env.WEBHOOK_QUEUE.send({ v: 1, type: "fanout", company_id: companyId, partition } satisfies WebhookMessage);
 }
 
 /** A delivery and the partition (document store) of its company that holds it. */

@@ -77,7 +77,7 @@ export interface ReceptionEvent {
   key: string;
 }
 
-/** The INSERT of a reception event into the store's outbox, for the batch of the change it reports (the store relays it to D1). */
+/** The INSERT of a reception event into the store's outbox, for the batch of the change it reports (the store fans it out from there). */
 export function receptionEvent(db: Db, e: ReceptionEvent) {
   return outboxInsert(db, { companyId: e.row.companyId, type: e.type, dedupeKey: e.key, payload: receivedView(e.row) });
 }

@@ -1,13 +1,14 @@
 /**
- * The webhook queue consumer: `fanout` messages turn a company's new events into deliveries,
+ * The webhook queue consumer: `fanout` messages turn new events into deliveries (a document store's,
+ * when the message names the store; else the company's in D1's outbox),
  * `deliver` messages make one attempt each. Every step is idempotent (a delivery exists once per
  * endpoint and event; a settled delivery is skipped), so a duplicated message does nothing twice.
  */
 import { createDb } from "../db/client";
 import { describeError, log } from "../lib/log";
-import { notifyEvents, webhookMessage } from "../queues/webhooks";
+import { notifyEvents, notifyStore, webhookMessage } from "../queues/webhooks";
 import { deliverBatch, type DeliveryTarget } from "./delivery";
-import { fanOut } from "./fanout";
+import { fanOut, fanOutStore } from "./fanout";
 
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -18,13 +19,21 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
     if (!parsed.success) {
       log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
       msg.ack();
-    } else if (parsed.data.type === "fanout") fanouts.set(parsed.data.company_id, [...(fanouts.get(parsed.data.company_id) ?? []), msg]);
+    } else if (parsed.data.type === "fanout") {
+      const key = `${parsed.data.company_id}:${parsed.data.partition ?? 0}`;
+      fanouts.set(key, [...(fanouts.get(key) ?? []), msg]);
+    }
     else deliveries.push({ msg, target: { id: parsed.data.delivery_id, companyId: parsed.data.company_id, partition: parsed.data.partition } });
   }
-  // One fan-out per company and batch does the work of all its notices.
-  await Promise.all([...fanouts].map(([companyId, msgs]) => settleAll(msgs, "fanout", companyId, async () => {
-    if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
-  })));
+  // One fan-out per outbox (D1's for a company: partition 0; a store's) and batch does the work of all its notices.
+  await Promise.all([...fanouts].map(([key, msgs]) => {
+    const [companyId, partition] = [key.slice(0, key.lastIndexOf(":")), Number(key.slice(key.lastIndexOf(":") + 1))];
+    return settleAll(msgs, "fanout", companyId, async () => {
+      if (partition === 0) {
+        if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
+      } else if ((await fanOutStore(db, env, companyId, partition)).more) await notifyStore(env, companyId, partition);
+    });
+  }));
   if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.target)), absentLater);
 }
 

@@ -2,8 +2,9 @@
  * The delivery log: deliveries of an endpoint or of an event (filters, pages), their attempts, and
  * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time).
  * Deliveries and their attempts live in the company's document stores (issue 16): a delivery id names
- * its partition, its attempts are in the same store, lists walk the partitions newest first; events
- * and endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
+ * its partition, its attempts are in the same store, lists walk the partitions newest first. An
+ * event born in a store lives there with its deliveries; control-plane and legacy events are in D1's
+ * outbox (./fanout.ts); endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
  * alarm (src/durable-objects/document-store/overdue-deliveries.ts).
  */
 import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
@@ -16,10 +17,19 @@ import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
 import { getEndpoint } from "./endpoints";
+import { DELIVERY_RETRY_WINDOW_MS } from "./store-alarms";
 import { EVENT_RETENTION_DAYS, idPastRetention, isPastRetention, pastRetentionMessage, retentionCutoff } from "./retention";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
+type EventRow = typeof eventOutbox.$inferSelect;
+
+/**
+ * How long after its partition closed a delivery may still be made in it: a store's events are fanned
+ * out where they are, on its notice (re-sent every 2 minutes while they wait), so a partition closed
+ * before `since` minus this margin holds no delivery created since.
+ */
+export const FANOUT_AFTER_CLOSE_MS = DELIVERY_RETRY_WINDOW_MS;
 
 export interface DeliveryFilters {
   endpoint_id?: string;
@@ -70,12 +80,25 @@ async function restart(env: Env, companyId: string, partition: number, ids: stri
 }
 
 /**
+ * An event of the company: in the store of one of its partitions (newest first, all read at once), or
+ * in D1's outbox (control-plane and legacy events); `partition` is null for D1.
+ */
+export async function findEvent(db: Db, env: Env, companyId: string, eventId: string): Promise<{ event: EventRow | undefined; partition: number | null }> {
+  const mine = and(eq(eventOutbox.id, eventId), eq(eventOutbox.companyId, companyId));
+  const stores = (await partitionsOf(env, companyId)).filter((p) => p.ordinal >= 1).sort((a, b) => b.ordinal - a.ordinal);
+  const found = await Promise.all(stores.map(async (p) => ({ partition: p.ordinal, event: await storeFor(env, companyId, p.ordinal).db.query.eventOutbox.findFirst({ where: mine }) })));
+  const hit = found.find((f) => f.event);
+  if (hit) return hit;
+  return { event: await db.query.eventOutbox.findFirst({ where: mine }), partition: null };
+}
+
+/**
  * Sends one event again to one endpoint: its delivery, in whichever partition holds it, or a new one
- * in the open store if it never had one (e.g. the endpoint subscribed later).
+ * if it never had one (e.g. the endpoint subscribed later), beside its event.
  */
 export async function redeliverEvent(db: Db, env: Env, companyId: string, endpointId: string, eventId: string, now = new Date()): Promise<DeliveryRow> {
   await getEndpoint(db, companyId, endpointId);
-  const event = await db.query.eventOutbox.findFirst({ where: and(eq(eventOutbox.id, eventId), eq(eventOutbox.companyId, companyId)) });
+  const { event, partition: eventPartition } = await findEvent(db, env, companyId, eventId);
   if ((event && isPastRetention(event.createdAt, now)) || (!event && idPastRetention(eventId, now))) throw new AppError("WEBHOOK_EVENT_EXPIRED", pastRetentionMessage(eventId));
   if (!event) throw new AppError("WEBHOOK_DELIVERY_NOT_FOUND", `Event ${eventId} does not exist for this company (events are kept ${EVENT_RETENTION_DAYS} days).`);
   const at = now.toISOString();
@@ -83,7 +106,8 @@ export async function redeliverEvent(db: Db, env: Env, companyId: string, endpoi
   const found = await Promise.all((await partitionsOf(env, companyId)).map(async (p) => ({ partition: p.ordinal, row: await storeFor(env, companyId, p.ordinal).db.query.webhookDeliveries.findFirst({ where: mine }) })));
   let hit = found.find((f) => f.row);
   if (!hit) {
-    const store = await openStore(env, companyId, now);
+    // A new delivery goes with its event (a store event's store), or to the open store (a D1 event).
+    const store = eventPartition !== null ? storeFor(env, companyId, eventPartition) : await openStore(env, companyId, now);
     await store.db.insert(webhookDeliveries).values({ id: partitionedId("dlv", store.ordinal), companyId, endpointId, eventId, eventType: event.type, nextAttemptAt: at, createdAt: at, updatedAt: at }).onConflictDoNothing();
     hit = { partition: store.ordinal, row: await store.db.query.webhookDeliveries.findFirst({ where: mine }) };
   }
@@ -100,8 +124,9 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
   await getEndpoint(db, companyId, endpointId);
   const cutoff = retentionCutoff(now);
   const since = requestedSince > cutoff ? requestedSince : cutoff;
-  // A partition closed before `since` holds no delivery created after it.
-  const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= since || p.closedReason === "LEGACY");
+  // A partition closed well before `since` holds no delivery created after it (FANOUT_AFTER_CLOSE_MS).
+  const closedSince = new Date(Date.parse(since) - FANOUT_AFTER_CLOSE_MS).toISOString();
+  const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= closedSince || p.closedReason === "LEGACY");
   const counts = await Promise.all(partitions.map(async (p) => {
     const failed = await storeFor(env, companyId, p.ordinal).db
       .select({ id: webhookDeliveries.id })

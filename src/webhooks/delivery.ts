@@ -5,7 +5,9 @@
  * An endpoint that has failed continuously for 5 days is disabled and the company's other endpoints
  * get a `webhook_endpoint.disabled` event. The same `webhook-id` (the event id) goes with every
  * attempt, so receivers can deduplicate (delivery is at least once). Deliveries and attempts are in
- * the company's document stores (issue 16), events and endpoints in D1.
+ * the company's document stores (issue 16), each with the event it delivers when the event was born in
+ * a store; control-plane and legacy events are in D1's outbox; endpoints in D1, read through the
+ * per-isolate cache (./endpoint-cache.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -21,6 +23,7 @@ import { isPastRetention, pastRetentionMessage } from "./retention";
 import { DISABLE_AFTER_MS, MAX_QUEUE_DELAY_SECONDS, retryDelaySeconds, retrySchedule } from "./schedule";
 import { signedHeaders } from "./signing";
 import { signingSecrets, type EndpointRow } from "./endpoints";
+import { activeEndpoints, forgetEndpoints } from "./endpoint-cache";
 
 export const USER_AGENT = "DTE-API-Webhooks/1.0 (+https://www.standardwebhooks.com)";
 const BODY_EXCERPT_BYTES = 1024;
@@ -118,20 +121,32 @@ async function storesOf(env: Env, targets: DeliveryTarget[]): Promise<Map<string
   return stores;
 }
 
-/** The deliveries (one read per store), their endpoints and their events (one D1 round trip). */
-async function loadMany(db: Db, env: Env, targets: DeliveryTarget[]) {
+/**
+ * The deliveries and the events of their store (one store batch per store), their endpoints (the
+ * per-isolate cache; D1 only for an endpoint no longer active) and the events not in the delivery's
+ * store (D1's outbox: control-plane and legacy events; one D1 read, none for store events).
+ */
+async function loadMany(db: Db, env: Env, targets: DeliveryTarget[], now: Date) {
   const stores = await storesOf(env, targets);
-  const perStore = await Promise.all([...stores.values()].map(async (s) => (await Promise.all(chunked(s.ids, 90).map((c) => s.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c))))).flat().map((d) => ({ d, store: s }))));
-  const found = perStore.flat();
+  const perStore = await Promise.all([...stores.values()].map(async (s) => {
+    const read = await Promise.all(chunked(s.ids, 90).map((c) => s.db.batch([
+      s.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, c)),
+      s.db.select().from(eventOutbox).where(inArray(eventOutbox.id, s.db.select({ id: webhookDeliveries.eventId }).from(webhookDeliveries).where(inArray(webhookDeliveries.id, c)))),
+    ])));
+    return { deliveries: read.flatMap((r) => r[0]).map((d) => ({ d, store: s })), events: read.flatMap((r) => r[1]) };
+  }));
+  const found = perStore.flatMap((p) => p.deliveries);
   const deliveries = found.map((f) => f.d);
   const storeOf = new Map(found.map((f) => [f.d.id, { db: f.store.db, partition: f.store.partition }]));
-  const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))];
-  const eventIds = [...new Set(deliveries.map((d) => d.eventId))];
-  if (deliveries.length === 0) return { deliveries, storeOf, endpoints: new Map<string, EndpointRow>(), events: new Map<string, EventRow>() };
+  const events = new Map(perStore.flatMap((p) => p.events).map((e) => [e.id, e]));
+  if (deliveries.length === 0) return { deliveries, storeOf, endpoints: new Map<string, EndpointRow>(), events };
+  const endpoints = new Map((await Promise.all([...new Set(deliveries.map((d) => d.companyId))].map((c) => activeEndpoints(db, c, now.getTime())))).flat().map((e) => [e.id, e]));
+  const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))].filter((id) => !endpoints.has(id));
+  const eventIds = [...new Set(deliveries.map((d) => d.eventId))].filter((id) => !events.has(id));
   const reads = [...chunked(endpointIds, 90).map((c) => db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, c))), ...chunked(eventIds, 90).map((c) => db.select().from(eventOutbox).where(inArray(eventOutbox.id, c)))];
-  const rows = (await db.batch(reads as [(typeof reads)[number], ...(typeof reads)[number][]])).flat() as (EndpointRow | EventRow)[];
-  const endpoints = new Map(rows.filter((r): r is EndpointRow => "url" in r).map((r) => [r.id, r]));
-  const events = new Map(rows.filter((r): r is EventRow => "payload" in r).map((r) => [r.id, r]));
+  const rows = reads.length > 0 ? ((await db.batch(reads as [(typeof reads)[number], ...(typeof reads)[number][]])).flat() as (EndpointRow | EventRow)[]) : [];
+  for (const r of rows) if ("url" in r) endpoints.set(r.id, r);
+  for (const r of rows) if ("payload" in r) events.set(r.id, r);
   return { deliveries, storeOf, endpoints, events };
 }
 
@@ -139,7 +154,7 @@ function planOne(d: DeliveryRow | undefined, endpoints: Map<string, EndpointRow>
   if (!d || d.status !== "PENDING") return { kind: "skip" };
   const endpoint = endpoints.get(d.endpointId);
   const event = events.get(d.eventId);
-  // Its event left D1's outbox (the 30-day retention): nothing can be sent without it.
+  // Its event left the outbox (the 30-day retention): nothing can be sent without it.
   if (!event || isPastRetention(event.createdAt, now)) return { kind: "give-up", delivery: d, reason: pastRetentionMessage(d.eventId) };
   if (!endpoint || !event || endpoint.companyId !== d.companyId || event.companyId !== d.companyId || endpoint.status !== "ACTIVE" || !endpoint.enabled) {
     return { kind: "give-up", delivery: d, reason: endpoint?.disabledReason ?? "The endpoint was deleted or disabled" };
@@ -178,7 +193,7 @@ function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: 
  * Returns what happened to each delivery (for logs and tests).
  */
 export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], now = new Date()): Promise<Map<string, Outcome>> {
-  const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets);
+  const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets, now);
   const byId = new Map(deliveries.map((d) => [d.id, d]));
   // Only partition 0's rows wait for the data migration's copy; a store partition's row is there or never was.
   const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) === 0).map((t) => t.id));
@@ -218,14 +233,33 @@ export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], 
     if (s.disable && !disables.some((x) => x.endpoint.id === p.endpoint.id)) disables.push({ endpoint: p.endpoint, failingSince: s.disable });
   });
   await Promise.all([...writes].map(([store, items]) => store.batch(items as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])));
-  // An endpoint that answered once in this batch is not failing; one that only failed starts (or goes on with) its run.
-  const endpointWrites: BatchItem<"sqlite">[] = [];
-  for (const id of recovered) endpointWrites.push(db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, id)));
-  for (const [id] of failing) if (!recovered.has(id)) endpointWrites.push(db.update(webhookEndpoints).set({ failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${at})` }).where(eq(webhookEndpoints.id, id)));
-  if (endpointWrites.length > 0) await db.batch(endpointWrites as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  await recordFailureRuns(db, endpoints, recovered, failing, at);
   for (const d of disables) await disableEndpoint(db, env, d.endpoint, d.failingSince, now);
   await enqueueDeliveries(env, requeue);
   return outcomes;
+}
+
+/**
+ * An endpoint that answered once in this batch is not failing; one that only failed starts (or goes
+ * on with) its run. Written only when the run's state changes as far as the endpoint row read says
+ * (a success to an endpoint not failing writes nothing); the isolate's endpoint cache is dropped.
+ */
+async function recordFailureRuns(db: Db, endpoints: Map<string, EndpointRow>, recovered: Set<string>, failing: Map<string, EndpointRow>, at: string) {
+  const writes: BatchItem<"sqlite">[] = [];
+  const touched = new Set<string>();
+  for (const id of recovered) {
+    const e = endpoints.get(id);
+    if (e?.failingSince == null) continue;
+    writes.push(db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, id)));
+    touched.add(e.companyId);
+  }
+  for (const [id, e] of failing) {
+    if (recovered.has(id) || e.failingSince != null) continue;
+    writes.push(db.update(webhookEndpoints).set({ failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${at})` }).where(eq(webhookEndpoints.id, id)));
+    touched.add(e.companyId);
+  }
+  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  for (const c of touched) forgetEndpoints(c);
 }
 
 /** One delivery (tests, and the manual paths): the batch path with one id. */
@@ -254,6 +288,7 @@ async function disableEndpoint(db: Db, env: Env, endpoint: EndpointRow, failingS
       payload: JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url, failing_since: failingSince, reason }), createdAt: now.toISOString(),
     }).onConflictDoNothing(),
   ]);
+  forgetEndpoints(endpoint.companyId);
   if (changed.length > 0) {
     log("warn", "webhook endpoint disabled after 5 days of failures", { company_id: endpoint.companyId, endpoint_id: endpoint.id });
     await notifyEvents(env, [endpoint.companyId]);

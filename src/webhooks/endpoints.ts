@@ -12,6 +12,7 @@ import { newId } from "../lib/ids";
 import { open, seal } from "../lib/secrets";
 import { sealedAs } from "../storage/sealed";
 import { isEventType } from "./catalog";
+import { forgetEndpoints } from "./endpoint-cache";
 import { newWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-policy";
 
@@ -75,6 +76,7 @@ export async function createEndpoint(db: Db, env: Env, company: { id: string; li
     .insert(webhookEndpoints)
     .values({ id, companyId, url: input.url, description: input.description ?? null, events: JSON.stringify(events), enabled: input.enabled ?? true, livemode: company.livemode, secretEnc: await sealSecret(env, id, secret), createdAt: now, updatedAt: now })
     .returning();
+  forgetEndpoints(companyId);
   return { row: row!, secret };
 }
 
@@ -101,13 +103,15 @@ export async function updateEndpoint(db: Db, env: Env, companyId: string, id: st
     if (input.enabled) patch.failingSince = null;
   }
   const [row] = await db.update(webhookEndpoints).set(patch).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId))).returning();
+  forgetEndpoints(companyId);
   return row!;
 }
 
-/** Deleted endpoints stop receiving at once; their delivery log is kept. */
+/** Deleted endpoints stop receiving (at once in this isolate, within ENDPOINT_CACHE_MS in others: ./endpoint-cache.ts); their delivery log is kept. */
 export async function deleteEndpoint(db: Db, companyId: string, id: string): Promise<void> {
   await getEndpoint(db, companyId, id);
   await db.update(webhookEndpoints).set({ status: "DELETED", enabled: false, updatedAt: new Date().toISOString() }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)));
+  forgetEndpoints(companyId);
 }
 
 export async function rotateSecret(db: Db, env: Env, companyId: string, id: string, now = new Date()) {
@@ -119,6 +123,7 @@ export async function rotateSecret(db: Db, env: Env, companyId: string, id: stri
     .set({ secretEnc: await sealSecret(env, id, secret), previousSecretEnc: current.secretEnc, previousUntil, updatedAt: now.toISOString() })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)))
     .returning();
+  forgetEndpoints(companyId);
   return { row: row!, secret, previousUntil };
 }
 

@@ -1,7 +1,19 @@
 /**
- * Fan-out: a company's undispatched events (D1's outbox) become one delivery per subscribed, enabled
- * endpoint in the company's open document store (issue 16), then the events are stamped dispatched in
- * D1, then one queue message per delivery. The two writes are in two databases, so the store write is
+ * Fan-out: undispatched events become one delivery per subscribed, enabled endpoint, then one queue
+ * message per delivery. Two sources (issue 16):
+ *
+ * - a document store's events (`fanOutStore`, on the store's own notice): read from the store, and
+ *   in ONE store batch their deliveries are inserted (unique per endpoint and event, INSERT OR
+ *   IGNORE) and the events marked dispatched, in the same store as the events, so a retry after any
+ *   crash finds either nothing done or everything done. Deliveries made but never queued (a crash
+ *   after the batch) are queued again by the store's alarm (overdue-deliveries.ts). The endpoints come
+ *   from the per-isolate cache (./endpoint-cache.ts): a store event costs no D1 statement;
+ * - D1's outbox (`fanOut`): events not born in a store (control-plane: certificates, ENU alerts, an
+ *   endpoint's disabling; D1's legacy partition 0 before its switch; events relayed to D1 before this
+ *   change).
+ *
+ * For D1's outbox the deliveries go to the company's open document store and the events are stamped
+ * dispatched in D1. The two writes are in two databases, so the store write is
  * idempotent: a delivery exists at most once per endpoint and event (unique key, INSERT OR IGNORE),
  * and a fan-out that finds deliveries of its events already made (a crash before the stamp) queues
  * the ones never attempted instead of making them again, in the open store or in the partition
@@ -12,10 +24,11 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { openStore, partitionedId, storeFor } from "../db/document-store";
-import { eventOutbox, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { eventOutbox, webhookDeliveries } from "../db/schema";
 import { chunked } from "../lib/chunked";
 import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
-import { subscribes } from "./endpoints";
+import { activeEndpoints } from "./endpoint-cache";
+import { subscribes, type EndpointRow } from "./endpoints";
 
 /**
  * Events handled per fan-out call; a company with more is fanned out again at once. Under D1's 100
@@ -25,10 +38,7 @@ import { subscribes } from "./endpoints";
 export const FANOUT_BATCH = 90;
 
 export async function fanOut(db: Db, env: Env, companyId: string, now = new Date()): Promise<{ events: number; deliveries: number; more: boolean }> {
-  const [events, endpoints] = await db.batch([
-    db.select().from(eventOutbox).where(and(eq(eventOutbox.companyId, companyId), isNull(eventOutbox.dispatchedAt))).orderBy(asc(eventOutbox.createdAt), asc(eventOutbox.id)).limit(FANOUT_BATCH),
-    db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"), eq(webhookEndpoints.enabled, true))),
-  ]);
+  const [events, endpoints] = await Promise.all([undispatched(db, companyId), activeEndpoints(db, companyId, now.getTime())]);
   if (events.length === 0) return { events: 0, deliveries: 0, more: false };
   const at = now.toISOString();
   const eventIds = events.map((e) => e.id);
@@ -41,16 +51,50 @@ export async function fanOut(db: Db, env: Env, companyId: string, now = new Date
   }
   const store = await openStore(env, companyId, now);
   const made = await existingDeliveries(env, companyId, store.ordinal, eventIds);
-  const rows = events.flatMap((e) =>
-    endpoints
-      .filter((ep) => subscribes(ep, e.type) && !excluded(e, ep.id) && !made.keys.has(`${ep.id}|${e.id}`))
-      .map((ep) => ({ id: partitionedId("dlv", store.ordinal), companyId, endpointId: ep.id, eventId: e.id, eventType: e.type, nextAttemptAt: at, createdAt: at, updatedAt: at })),
-  );
-  const inserts: BatchItem<"sqlite">[] = rows.map((r) => store.db.insert(webhookDeliveries).values(r).onConflictDoNothing().returning({ id: webhookDeliveries.id }));
+  const rows = deliveryRows(events, endpoints, companyId, store.ordinal, at).filter((r) => !made.keys.has(`${r.endpointId}|${r.eventId}`));
+  const inserts: BatchItem<"sqlite">[] = rows.map((r) => insertDelivery(store.db, r));
   const created = inserts.length > 0 ? ((await store.db.batch(inserts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { id: string }[][]).flat() : [];
   await stampDispatched(db, eventIds, at);
   await enqueueDeliveries(env, [...made.unsent, ...created.map((d) => ({ id: d.id, companyId, partition: store.ordinal }))]);
   return { events: events.length, deliveries: created.length, more };
+}
+
+/**
+ * The fan-out of one document store's events (its notice names it): the events and their deliveries
+ * in one store batch, then the queue. No endpoint: the events are only marked dispatched, in the store.
+ */
+export async function fanOutStore(db: Db, env: Env, companyId: string, ordinal: number, now = new Date()): Promise<{ events: number; deliveries: number; more: boolean }> {
+  const store = storeFor(env, companyId, ordinal);
+  const [events, endpoints] = await Promise.all([undispatched(store.db, companyId), activeEndpoints(db, companyId, now.getTime())]);
+  if (events.length === 0) return { events: 0, deliveries: 0, more: false };
+  const at = now.toISOString();
+  const inserts = deliveryRows(events, endpoints, companyId, ordinal, at).map((r) => insertDelivery(store.db, r));
+  const marks = chunked(events.map((e) => e.id), 90).map((ids) => store.db.update(eventOutbox).set({ dispatchedAt: at }).where(and(inArray(eventOutbox.id, ids), isNull(eventOutbox.dispatchedAt))));
+  const statements: BatchItem<"sqlite">[] = [...inserts, ...marks];
+  const results = await store.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const created = (results.slice(0, inserts.length) as { id: string }[][]).flat();
+  await enqueueDeliveries(env, created.map((d) => ({ id: d.id, companyId, partition: ordinal })));
+  return { events: events.length, deliveries: created.length, more: events.length === FANOUT_BATCH };
+}
+
+/** The oldest undispatched events of a company in one outbox (D1's or a store's). */
+function undispatched(db: Db, companyId: string) {
+  return db.select().from(eventOutbox).where(and(eq(eventOutbox.companyId, companyId), isNull(eventOutbox.dispatchedAt))).orderBy(asc(eventOutbox.createdAt), asc(eventOutbox.id)).limit(FANOUT_BATCH);
+}
+
+type EventRow = typeof eventOutbox.$inferSelect;
+
+/** One delivery row per event and subscribed endpoint, in partition `ordinal`. */
+function deliveryRows(events: EventRow[], endpoints: EndpointRow[], companyId: string, ordinal: number, at: string) {
+  return events.flatMap((e) =>
+    endpoints
+      .filter((ep) => subscribes(ep, e.type) && !excluded(e, ep.id))
+      .map((ep) => ({ id: partitionedId("dlv", ordinal), companyId, endpointId: ep.id, eventId: e.id, eventType: e.type, nextAttemptAt: at, createdAt: at, updatedAt: at })),
+  );
+}
+
+function insertDelivery(db: Db, row: typeof webhookDeliveries.$inferInsert) {
+  return db.insert(webhookDeliveries).values(row).onConflictDoNothing().returning({ id: webhookDeliveries.id });
 }
 
 /** Stamps the events dispatched in D1 (at most 100 bound parameters per statement: in chunks, one batch). */

@@ -3,15 +3,16 @@
  * attempts are kept for EVENT_RETENTION_DAYS after the event's `created_at` (Stripe keeps events
  * retrievable for 30 days; the retry schedule ends after about 4 days), then deleted:
  *
- * - D1's `event_outbox` (the fan-out's source and the events deliveries render): rows already fanned
- *   out (`dispatched_at` set) and past retention, by the cron in bounded batches (`purgeD1Events`);
- * - each document store's `event_outbox` (rows already relayed to D1) and its deliveries and
- *   attempts, by the store's alarm (src/durable-objects/document-store/event-retention.ts).
+ * - D1's `event_outbox` (control-plane and legacy events): rows already fanned out (`dispatched_at`
+ *   set) and past retention, by the cron in bounded batches (`purgeD1Events`);
+ * - each document store's `event_outbox` (its own events, already fanned out, or relayed to D1 before
+ *   the events stayed in the stores) and its deliveries and attempts, by the store's alarm
+ *   (src/durable-objects/document-store/event-retention.ts).
  *
  * A redelivery of an event past retention is refused (`WEBHOOK_EVENT_EXPIRED`), and an attempt whose
  * event is gone ends its delivery FAILED with that reason: nothing is sent without its event.
  *
- * Writers that dedupe on D1's outbox (unique company + dedupe key) cannot record an event twice
+ * Writers that dedupe on an outbox (unique company + dedupe key) cannot record an event twice
  * because its row went: `invoice.<status>` is reached once per document; `certificate.expiring` per
  * threshold is only recorded within that threshold's window (at most 15 days, before the expiry);
  * ENU alerts are deduplicated by the folio allocator's own `alerts` table; an endpoint's disabling

@@ -63,7 +63,7 @@ export const alarmAt = (companyId: string, ordinal: number) =>
 
 /**
  * Runs the alarm of each of the company's stores whose alarm is due (the deadline job is a task of
- * it); returns how many alarms ran. A store whose alarm is due again at once (its events to relay)
+ * it); returns how many alarms ran. A store whose alarm is due again at once (its events to announce)
  * runs again, a few times at most.
  */
 export async function runDueAlarms(companyId: string): Promise<number> {

@@ -30,7 +30,7 @@ import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
 import { afterAlarms, alarmAt, getDoc, inject, receiver, receptionFixture, respond, storeStub, upload, type Receiver } from "./helpers";
 
 const DAY = 86_400_000;
-/** No deadline work left: no alarm, or only the one that deletes the store's relayed events after their 30 days of retention. */
+/** No deadline work left: no alarm, or only the one that deletes the store's fanned-out events after their 30 days of retention. */
 const noDeadlineAlarm = (at: number | null) => at === null || at > Date.now() + EVENT_RETENTION_MS - DAY;
 const LAST_MONTH = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15));
 
@@ -209,7 +209,7 @@ describe("the deadline job: a task of the store's alarm", () => {
 
     const later = await receivedAgo(r, 451, 1);
     expect(later.ordinal).toBe(ordinal);
-    // (The intake's event is relayed by the alarm at once; it then sets the deadline's time.)
+    // (The intake's event is announced by the alarm at once and fanned out; the alarm then sets the deadline's time.)
     const settled = (at: number) => afterAlarms(r.companyId, () => alarmAt(r.companyId, ordinal), (t) => t === at, `the alarm at ${new Date(at).toISOString()}`);
     await settled(later.deadline - APPROACHING_MS);
     // An earlier document brings the alarm forward.
@@ -220,7 +220,7 @@ describe("the deadline job: a task of the store's alarm", () => {
     expect(await eventsIn(r, ordinal, "received_document.deadline_approaching")).toEqual([]);
     expect(await alarmAt(r.companyId, ordinal)).toBe(first.deadline - APPROACHING_MS);
 
-    // The response records its event (relayed by the alarm at once); the alarm then moves to the other document.
+    // The response records its event (announced by the alarm at once); the alarm then moves to the other document.
     const acd = await respond(r, first.id, "ACD");
     expect(acd.status, JSON.stringify(acd.body)).toBe(200);
     await settled(later.deadline - APPROACHING_MS);
@@ -239,11 +239,12 @@ describe("the deadline job: a task of the store's alarm", () => {
     await storeFor(env, r.companyId, soon.ordinal).db.run(sql`UPDATE received_documents SET response_deadline = ${gone} WHERE id = ${soon.id}`);
     await afterAlarms(r.companyId, () => rowIn(r, soon.ordinal, soon.id), (row) => row?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the store's alarm");
     expect(await eventsIn(r, soon.ordinal, "received_document.deadline_passed")).toEqual([soon.id]);
-    // The approaching event was recorded once, and D1 got both through the relay.
+    // The approaching event was recorded once; both are fanned out from the store, none went to D1.
     expect(await eventsIn(r, soon.ordinal, "received_document.deadline_approaching")).toEqual([soon.id]);
-    const relayed = () => env.DB.prepare("SELECT type FROM event_outbox WHERE company_id = ? AND type LIKE 'received_document.deadline_%' ORDER BY type").bind(r.companyId).all<{ type: string }>().then((x) => x.results.map((e) => e.type));
-    await afterAlarms(r.companyId, relayed, (types) => types.length === 2, "both events relayed to D1");
-    expect(await relayed()).toEqual(["received_document.deadline_approaching", "received_document.deadline_passed"]);
+    const fannedOut = () => storeFor(env, r.companyId, soon.ordinal).db.all<{ type: string }>(sql`SELECT type FROM event_outbox WHERE type LIKE 'received_document.deadline_%' AND dispatched_at IS NOT NULL ORDER BY type`).then((x) => x.map((e) => e.type));
+    await afterAlarms(r.companyId, fannedOut, (types) => types.length === 2, "both events fanned out");
+    expect(await fannedOut()).toEqual(["received_document.deadline_approaching", "received_document.deadline_passed"]);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE company_id = ?").bind(r.companyId).first("n")).toBe(0);
     expect(noDeadlineAlarm(await afterAlarms(r.companyId, () => alarmAt(r.companyId, soon.ordinal), noDeadlineAlarm, "no deadline alarm left"))).toBe(true);
   });
 

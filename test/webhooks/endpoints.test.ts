@@ -3,6 +3,8 @@ import { env } from "cloudflare:workers";
 import { call, expectError, newCompany, newKey, newOwner } from "../helpers/api";
 import { register, receiverUrl } from "./helpers";
 import { webhookUrlProblem } from "../../src/webhooks/url-policy";
+import { activeEndpoints, ENDPOINT_CACHE_MS } from "../../src/webhooks/endpoint-cache";
+import { createDb } from "../../src/db/client";
 
 describe("URL policy in production", () => {
   it("https only, and no loopback, private, link-local, metadata or reserved hosts", () => {
@@ -111,5 +113,38 @@ describe("webhook endpoints", () => {
         "received_document.received", "received_document.verification_failed", "received_document.deadline_approaching", "received_document.deadline_passed", "received_document.response_recorded", "received_document.response_refused"].sort(),
     );
     expect(doc.webhooks["invoice.accepted"].post.tags).toEqual(["Webhooks"]);
+  });
+});
+
+describe("the per-isolate cache of a company's endpoints (issue 16)", () => {
+  it("every endpoint write in this isolate is seen at once: create, disable, enable, rotate, delete", async () => {
+    const owner = await newOwner("Webhooks cache");
+    const companyId = await newCompany(owner);
+    const db = createDb(env.DB);
+    expect(await activeEndpoints(db, companyId)).toEqual([]);
+    const { url } = receiverUrl("cache");
+    const hook = await register(owner, companyId, { url, events: ["ENU"] });
+    expect((await activeEndpoints(db, companyId)).map((e) => e.id)).toEqual([hook.id]);
+    const base = `/api/companies/${companyId}/webhooks/${hook.id}`;
+    expect((await call("PATCH", base, { key: owner.key, json: { enabled: false } })).status).toBe(200);
+    expect(await activeEndpoints(db, companyId)).toEqual([]);
+    expect((await call("PATCH", base, { key: owner.key, json: { enabled: true } })).status).toBe(200);
+    const before = (await activeEndpoints(db, companyId))[0]!;
+    expect((await call("POST", `${base}/rotate-secret`, { key: owner.key })).status).toBe(200);
+    expect((await activeEndpoints(db, companyId))[0]!.secretEnc).not.toBe(before.secretEnc);
+    expect((await call("DELETE", base, { key: owner.key })).status).toBe(200);
+    expect(await activeEndpoints(db, companyId)).toEqual([]);
+  });
+
+  it("a write made elsewhere (another isolate, here straight into D1) is seen once the entry's ENDPOINT_CACHE_MS is over", async () => {
+    const owner = await newOwner("Webhooks cache TTL");
+    const companyId = await newCompany(owner);
+    const db = createDb(env.DB);
+    const hook = await register(owner, companyId, { url: receiverUrl("cache-ttl").url, events: ["ENU"] });
+    const t0 = Date.now();
+    expect(await activeEndpoints(db, companyId, t0)).toHaveLength(1);
+    await env.DB.prepare("UPDATE webhook_endpoints SET enabled = 0 WHERE id = ?").bind(hook.id).run();
+    expect(await activeEndpoints(db, companyId, t0 + ENDPOINT_CACHE_MS - 1)).toHaveLength(1);
+    expect(await activeEndpoints(db, companyId, t0 + ENDPOINT_CACHE_MS)).toEqual([]);
   });
 });

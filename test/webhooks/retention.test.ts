@@ -1,6 +1,6 @@
 /**
  * Issue 16: events, deliveries and attempts are kept 30 days (src/webhooks/retention.ts). A document
- * store's alarm deletes its relayed events and settled deliveries past retention
+ * store's alarm deletes its fanned-out events and settled deliveries past retention
  * (src/durable-objects/document-store/event-retention.ts); the cron deletes D1's fanned-out events in
  * bounded batches; a redelivery of an event past retention is refused in our envelope, and an attempt
  * whose event is gone ends FAILED.
@@ -14,7 +14,7 @@ import { openStore, partitionedId, storeName } from "../../src/db/document-store
 import { outboxInsert } from "../../src/db/document-store/outbox";
 import { webhookDeliveries } from "../../src/db/schema";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
-import { EventRetention, RETENTION_CONTINUE_MS } from "../../src/durable-objects/document-store/event-retention";
+import { EventRetention, RETENTION_CONTINUE_MS, RETENTION_INTERVAL_MS } from "../../src/durable-objects/document-store/event-retention";
 import { encodeUlidTime, newId, randomUlid } from "../../src/lib/ids";
 import { deliver } from "../../src/webhooks/delivery";
 import { EVENT_RETENTION_MS, purgeD1Events } from "../../src/webhooks/retention";
@@ -123,14 +123,20 @@ describe("retention in a document store (its alarm's task)", () => {
     expect(await ids(stub, "event_outbox")).toEqual([]);
   });
 
-  it("an old event written into a store is relayed to D1 and then deleted from the store by the store's own alarm", async () => {
-    const { companyId, store } = await companyStore("retention-alarm");
+  it("an old event written into a store is fanned out there, never reaching D1, and the store's alarm is set for its deletion", async () => {
+    const { companyId, store, stub } = await companyStore("retention-alarm");
     await outboxInsert(store.db, { companyId, type: "ENU", payload: enu, dedupeKey: "ENU:retention:1", createdAt: ago(31) });
-    const stub = env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(storeName(companyId, store.ordinal))) as DurableObjectStub<DocumentStore>;
-    for (let i = 0; i < 200 && (await ids(stub, "event_outbox")).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(await ids(stub, "event_outbox")).toEqual([]);
+    const dispatched = () => runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.sql.exec("SELECT count(*) AS n FROM event_outbox WHERE dispatched_at IS NOT NULL").one().n);
+    for (let i = 0; i < 200 && (await dispatched()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await dispatched()).toBe(1);
     const d1 = await env.DB.prepare("SELECT dedupe_key FROM event_outbox WHERE company_id = ?").bind(companyId).all();
-    expect(d1.results).toEqual([{ dedupe_key: "ENU:retention:1" }]);
+    expect(d1.results).toEqual([]);
+    // The fan-out's mark set the alarm again from every task: the retention's next run (at most hourly).
+    const alarm = await runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(Date.now() + RETENTION_INTERVAL_MS);
+    expect((await purgeIn(stub, Date.now())).run.events).toBe(1);
+    expect(await ids(stub, "event_outbox")).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Events recorded in a document store (issue 16): a writer puts the event into the store's
- * `event_outbox` in the same store batch as the change it describes; the store relays it to D1's
- * `event_outbox` (src/durable-objects/document-store/relay.ts), from where the fan-out delivers it.
+ * `event_outbox` in the same store batch as the change it describes, and it stays there: the store's
+ * alarm sends a fan-out notice (src/durable-objects/document-store/fanout-notice.ts) and the fan-out
+ * (src/webhooks/fanout.ts `fanOutStore`) makes its deliveries in the same store.
  */
 import type { Db } from "../client";
 import { eventOutbox } from "../schema";
@@ -11,7 +12,7 @@ export interface StoreEvent {
   companyId: string;
   type: string;
   payload: unknown;
-  /** The same condition is recorded once per company (unique in the store and in D1). */
+  /** The same condition is recorded once per company and store (unique key). */
   dedupeKey?: string | null;
   createdAt?: string;
 }
@@ -31,8 +32,8 @@ export function outboxInsert(db: Db, event: StoreEvent) {
     .onConflictDoNothing();
 }
 
-/** Asks one store to relay its unrelayed events now (its alarm does it anyway); returns how many. */
-export async function relayNow(env: Pick<Env, "DOCUMENT_STORE">, storeName: string): Promise<number> {
+/** Asks one store to send its fan-out notice now (its alarm does it anyway); returns whether it had events waiting. */
+export async function noticeFanoutNow(env: Pick<Env, "DOCUMENT_STORE">, storeName: string): Promise<boolean> {
   const stub = env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(storeName));
-  return stub.relayOutbox();
+  return stub.noticeFanout();
 }

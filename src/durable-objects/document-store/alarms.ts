@@ -6,8 +6,10 @@
  * alarm is set again whatever happens, so the work is tried again.
  *
  * The alarm time is kept in memory (read once when the store starts) so that bringing it forward
- * after a write costs no storage read. It is only ever brought forward outside the alarm itself; an
- * alarm that fires early finds nothing due and sets the next time.
+ * after a write costs no storage read. Outside the alarm itself it is only brought forward, except
+ * after a write that did a task's work from outside (`relievedBy`: the fan-out's mark of the events a
+ * notice announced), when it is set again from every task; an alarm that fires early finds nothing
+ * due and sets the next time.
  */
 import { describeError, log } from "../../lib/log";
 
@@ -19,6 +21,12 @@ export interface StoreAlarmTask {
   run(now: number): Promise<void>;
   /** Whether a statement that wrote rows may have made this task due sooner (e.g. it names the task's table). */
   touchedBy(sql: string): boolean;
+  /**
+   * Whether a statement that wrote rows did this task's work from outside (the fan-out marking the
+   * events a notice announced): the alarm is then set again from every task, later if need be, so no
+   * alarm fires for work already done.
+   */
+  relievedBy?(sql: string): boolean;
 }
 
 export class StoreAlarms {
@@ -37,6 +45,7 @@ export class StoreAlarms {
 
   /** After statements that wrote rows: the tasks they touch may be due sooner than the alarm. */
   async afterWrite(sqls: readonly string[], now: number = Date.now()): Promise<void> {
+    if (this.tasks.some((t) => t.relievedBy && sqls.some((s) => t.relievedBy!(s)))) return this.reset(now);
     const touched = this.tasks.filter((t) => sqls.some((s) => t.touchedBy(s)));
     if (touched.length > 0) await this.bringForward(touched, now);
   }
@@ -61,6 +70,15 @@ export class StoreAlarms {
   /** When the alarm is set (for tests and operations). */
   get scheduledAt(): number | null {
     return this.scheduled;
+  }
+
+  /** The alarm at the earliest time any task is due (earlier or later than now set), or none. */
+  private async reset(now: number): Promise<void> {
+    const next = this.earliest(this.tasks, now);
+    if (next === this.scheduled) return;
+    if (next !== null) return this.set(next);
+    await this.storage.deleteAlarm();
+    this.scheduled = null;
   }
 
   private async bringForward(tasks: readonly StoreAlarmTask[], now: number): Promise<void> {

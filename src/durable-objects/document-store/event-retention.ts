@@ -1,11 +1,12 @@
 /**
  * Retention in a document store (issue 16), a task of the store's alarm: events of the store's
- * `event_outbox` already relayed to D1 and created more than EVENT_RETENTION_DAYS ago are deleted,
- * and so are the store's webhook deliveries created that long ago that are no longer PENDING, with
- * their attempts (src/webhooks/retention.ts says why 30 days). Unrelayed events and deliveries still
- * being tried are never deleted.
+ * `event_outbox` already fanned out (or, before the events stayed in the stores, relayed to D1)
+ * and created more than EVENT_RETENTION_DAYS ago are deleted, and so are the store's webhook
+ * deliveries created that long ago that are no longer PENDING, with
+ * their attempts (src/webhooks/retention.ts says why 30 days). Events not fanned out yet and
+ * deliveries still being tried are never deleted.
  *
- * One reader of the store's outbox besides the relay: the reception deadlines task asks whether a
+ * One reader of the store's outbox besides the fan-out: the reception deadlines task asks whether a
  * received document's `deadline_approaching` event is recorded (./reception-deadlines.ts). An event
  * of a document still PENDING is kept, whatever its age, so it is never recorded twice.
  *
@@ -14,7 +15,7 @@
  * attempts go together). A run that filled its bound comes back after RETENTION_CONTINUE_MS;
  * otherwise the task is next due when its oldest row crosses the retention, but not sooner than
  * RETENTION_INTERVAL_MS after a run. The task needs no write to bring it forward: every write of an
- * event or a delivery arms the alarm for another task (relay, overdue deliveries), and each alarm
+ * event or a delivery arms the alarm for another task (fan-out notice, overdue deliveries), and each alarm
  * sets the next time from every task.
  */
 import { EVENT_RETENTION_MS, retentionCutoff } from "../../webhooks/retention";

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type StoreAnswer, type StoreResult, type StoreStatement } from "../../db/document-store/schema";
 import { StoreAlarms } from "./alarms";
-import { OutboxRelay } from "./relay";
+import { FanoutNotice } from "./fanout-notice";
 import { OverdueDeliveries } from "./overdue-deliveries";
 import { ReceptionDeadlines } from "./reception-deadlines";
 import { EventRetention } from "./event-retention";
@@ -20,29 +20,29 @@ import { migrateStore } from "./migrate";
  * and output gates make every call a serialisable unit: no other call interleaves inside a batch,
  * and a reply is not delivered before its writes are durable.
  *
- * Outbox relay: a call that wrote into the store's `event_outbox` arms the alarm (due at once)
- * before it answers; the alarm copies the unrelayed events to D1's outbox (./relay.ts) and re-arms
- * itself when D1 fails. A store that wakes with unrelayed events (an eviction between the commit and
- * the alarm) arms it too. `relayOutbox` does the same on demand (sweeps, tests).
+ * Events: a call that wrote into the store's `event_outbox` arms the alarm (due at once) before it
+ * answers; the alarm sends one fan-out notice naming this store (./fanout-notice.ts) and sends it
+ * again while the events wait. The events never leave the store: the fan-out makes their deliveries
+ * here. A store that wakes with events not fanned out arms it too. `noticeFanout` sends it on demand.
  */
 export class DocumentStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /**
    * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
-   * events they record are relayed in the same alarm), the outbox relay, the re-drive of overdue
+   * events they record are announced in the same alarm), the fan-out notice, the re-drive of overdue
    * webhook deliveries, the re-drive of stuck documents and envelopes (./stuck-documents.ts) and the
-   * retention of relayed events and settled deliveries (./event-retention.ts, 30 days).
+   * retention of fanned-out events and settled deliveries (./event-retention.ts, 30 days).
    */
   private readonly alarms: StoreAlarms;
-  private readonly relay: OutboxRelay;
+  private readonly notice: FanoutNotice;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.relay = new OutboxRelay(this.sql, env);
+    this.notice = new FanoutNotice(this.sql, env, ctx.id.name);
     this.alarms = new StoreAlarms(ctx.storage, [
       new ReceptionDeadlines(this.sql, this),
-      this.relay,
+      this.notice,
       new OverdueDeliveries(this.sql, env),
       new StuckDocuments(this.sql, env),
       new EventRetention(this.sql),
@@ -69,9 +69,9 @@ export class DocumentStore extends DurableObject<Env> {
     return { results, size: this.sql.databaseSize };
   }
 
-  /** Relays the store's unrelayed events to D1 now (after any relay in progress); returns how many. Throws when D1 fails (the alarm retries). */
-  async relayOutbox(): Promise<number> {
-    return this.relay.relayNow();
+  /** Sends the store's fan-out notice now if it holds events not fanned out; returns whether it did (operations, tests). */
+  async noticeFanout(): Promise<boolean> {
+    return this.notice.sendNow();
   }
 
   /**

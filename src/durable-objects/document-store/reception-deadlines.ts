@@ -8,7 +8,7 @@
  * needs either action, so only stores with documents near a deadline do anything, when they are due.
  *
  * Whether a document's approaching event was recorded is read from the store's outbox (its dedupe
- * key; the store keeps relayed events, and its retention never deletes the approaching event of a
+ * key; the store keeps fanned-out events, and its retention never deletes the approaching event of a
  * document still PENDING, ./event-retention.ts): a document whose event is there is next due at its
  * deadline.
  */

@@ -1,0 +1,38 @@
+/**
+ * The per-isolate cache of a company's deliverable webhook endpoints (issue 16): the fan-out of every
+ * store event and every delivery attempt needs them, and reading them from D1 each time was most of
+ * the webhook path's D1 statements. Same mechanism as the control-plane caches
+ * (src/lib/isolate-cache.ts, src/domain/companies/control-cache.ts): a company's entry lives
+ * ENDPOINT_CACHE_MS; every endpoint write made in this isolate through src/webhooks (create, change,
+ * delete, rotate, the failure run, disabling) calls `forgetEndpoints`, so this isolate sees it at
+ * once; other isolates see it when their entry expires: an endpoint deleted or disabled elsewhere can
+ * still be sent to for up to ENDPOINT_CACHE_MS (README, "Webhooks"). An empty list is cached too (a
+ * company without endpoints costs no D1 statement per event), and a failed read is not. The master
+ * key rotation's re-sealing (src/domain/secrets/rotation.ts) does not drop entries: a cached secret
+ * sealed under the previous key still opens while that key is in the ring, as it is until the
+ * rotation is over.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { webhookEndpoints } from "../db/schema";
+import { IsolateCache } from "../lib/isolate-cache";
+import type { EndpointRow } from "./endpoints";
+
+export const ENDPOINT_CACHE_MS = 30_000;
+
+const byCompany = new IsolateCache<Promise<EndpointRow[]>>(ENDPOINT_CACHE_MS);
+
+/** The company's ACTIVE, enabled endpoints (from this isolate's cache, or one D1 read). */
+export function activeEndpoints(db: Db, companyId: string, at: number = Date.now()): Promise<EndpointRow[]> {
+  const hit = byCompany.get(companyId, at);
+  if (hit) return hit;
+  const loading = db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"), eq(webhookEndpoints.enabled, true))).then((rows) => rows);
+  byCompany.set(companyId, loading, at);
+  loading.catch(() => byCompany.get(companyId, at) === loading && byCompany.delete(companyId));
+  return loading;
+}
+
+/** Drops the company's cached endpoints in this isolate: call after any write to its endpoints. */
+export function forgetEndpoints(companyId: string): void {
+  byCompany.delete(companyId);
+}
