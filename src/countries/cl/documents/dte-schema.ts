@@ -35,6 +35,9 @@ export interface SimpleType {
   /** min and max as numbers (worked out once, see TYPES). */
   minN?: number;
   maxN?: number;
+  /** pat compiled (anchored), and en's values as numbers (worked out once, see TYPES). */
+  re?: RegExp;
+  enN?: Set<number>;
 }
 export type AttributeDecl = [name: string, required: number, type: number, fixed: string | null];
 export type ElementType = number | "sig" | { a: AttributeDecl[]; m: Group | null } | { t: number; a: AttributeDecl[] };
@@ -53,7 +56,6 @@ export type Particle = ElementDecl | Group;
 /** At most this many problems are reported per DTE (the first ones, in document order). */
 const MAX_ERRORS = 10;
 
-const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -99,24 +101,67 @@ function numericValues(t: SimpleType): Set<number> {
   if (!set) numericEnums.set(t, (set = new Set(t.en!.map(Number))));
   return set;
 }
-const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 const NON_SPACE = /\S/;
 
 /**
  * The simple types as the walks use them: every facet present (undefined when the type has none),
- * so that every type has the same shape (the checks read them at one site for all types), and the
- * numeric bounds as numbers.
+ * so that every type has the same shape (the checks read them at one site for all types), the
+ * numeric bounds as numbers, the pattern compiled and a numeric enumeration as a set of numbers.
  */
-const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
+export const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
   b: t.b, en: t.en, minL: t.minL, maxL: t.maxL, len: t.len, pat: t.pat, td: t.td, fd: t.fd, min: t.min, max: t.max,
   minN: t.min === undefined ? undefined : Number(t.min), maxN: t.max === undefined ? undefined : Number(t.max),
+  re: t.pat === undefined ? undefined : anchored(t.pat), enN: t.en === undefined ? undefined : new Set(t.en.map(Number)),
 }));
+
+/** /[\t\n\r ]/.test(s): whether `s` holds a tab, line break, carriage return or space. */
+function hasWhiteSpace(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) return true;
+  }
+  return false;
+}
+
+/** /^[+-]?\d+$/.test(v): an optional sign, then ASCII digits. */
+function isInteger(v: string): boolean {
+  const c0 = v.charCodeAt(0);
+  let i = c0 === 43 || c0 === 45 ? 1 : 0;
+  if (i >= v.length) return false;
+  for (; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `v` without its white space is base64 (BASE64, a multiple of four characters), read in
+ * one pass; null when it holds a character \s matches beyond tab, line break, carriage return and
+ * space (then the regexes answer).
+ */
+function base64Form(v: string): boolean | null {
+  let n = 0;
+  let pad = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) continue;
+    n++;
+    if (c === 61 /* = */) pad++;
+    else if (BASE64_CHAR[c] === 1) {
+      if (pad) return false;
+    } else return c > 127 || (c >= 11 && c <= 12) ? null : false;
+  }
+  return pad <= 2 && n % 4 === 0;
+}
+const BASE64_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) BASE64_CHAR[c] = /[A-Za-z0-9+/]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
   const isString = t.b === "string";
-  const v = isString || !WS.test(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
+  const v = isString || !hasWhiteSpace(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
   let num: number | null = null;
   switch (t.b) {
     case "string":
@@ -126,7 +171,7 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     case "integer":
     case "long":
     case "unsignedLong": {
-      if (!INTEGER.test(v)) return `'${v}' is not an integer`;
+      if (!isInteger(v)) return `'${v}' is not an integer`;
       num = Number(v);
       if (t.b === "positiveInteger" && num < 1) return `'${v}' is not a positive integer`;
       if ((t.b === "nonNegativeInteger" || t.b === "unsignedLong") && num < 0) return `'${v}' is negative`;
@@ -152,8 +197,12 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       break;
     }
     case "base64Binary": {
-      const b = v.replace(/\s+/g, "");
-      if (!BASE64.test(b) || b.length % 4 !== 0) return "not base64";
+      const ok = base64Form(v);
+      if (ok === false) return "not base64";
+      if (ok === null) {
+        const b = v.replace(/\s+/g, "");
+        if (!BASE64.test(b) || b.length % 4 !== 0) return "not base64";
+      }
       break;
     }
     case "ID":
@@ -163,16 +212,17 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       return `type ${t.b} is not supported`;
   }
   if (t.en) {
-    const ok = num === null ? t.en.includes(v) : numericValues(t).has(num);
+    const ok = num === null ? t.en.includes(v) : (t.enN ?? numericValues(t)).has(num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
   }
-  if (t.len !== undefined || t.minL !== undefined || t.maxL !== undefined) {
+  // The length in code points is between half the UTF-16 length and all of it: worked out only when that range is not enough.
+  if (t.len !== undefined || (t.minL !== undefined && v.length < 2 * t.minL) || (t.maxL !== undefined && v.length > t.maxL)) {
     const length = SURROGATE.test(v) ? [...v].length : v.length;
     if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
     if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
     if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
   }
-  if (t.pat !== undefined && !anchored(t.pat).test(v)) return `'${v}' does not match ${t.pat}`;
+  if (t.pat !== undefined && !(t.re ?? anchored(t.pat)).test(v)) return `'${v}' does not match ${t.pat}`;
   if (num !== null) {
     const [total, fraction] = digits(v);
     if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
