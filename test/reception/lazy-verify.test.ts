@@ -14,8 +14,8 @@ import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange
 import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
 import { dteSchemaProblems, dteSchemaProblemsFlat } from "../../src/countries/cl/documents/dte-schema";
 import { canonicalize, flatCanonical, flatCanonicalUtf8, sourceCanonical, sourceCanonicalUtf8 } from "../../src/countries/cl/xml/c14n";
-import { BODY_CANONICAL, fastParse, fastParseEnvelope, type FElement } from "../../src/countries/cl/xml/fastxml";
-import { childTextOf, commitIndex, indexElement, plainChildTexts, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
+import { BODY_CANONICAL, expand, fastParse, fastParseEnvelope, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { childTextOf, commitIndex, indexElement, plainChildTexts, textOf, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
 import { encodeLatin1, isAscii, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import { canonicalizeReference } from "../engine/c14n-reference";
 import { buildFeatureDtes } from "../helpers/cl-feature-samples";
@@ -376,6 +376,71 @@ describe("an envelope's Caratula read from its source", () => {
     );
     expect(plain).toBeGreaterThan(30);
     expect(indexed).toBeGreaterThan(50);
+  });
+});
+
+/**
+ * The flat index (flatxml.ts build) against the tree the fast parser expands (fastxml.ts expand) for
+ * the same OPAQUE DTE: built for exactly the same content, and then the same elements, attributes,
+ * flags, texts, cuts and IDs. Text runs long and short (build reads a short one character by
+ * character and searches a long one), attributes in C14N's form and others, and the written XML
+ * with one character deleted or inserted.
+ */
+describe("a DTE's flat index", () => {
+  const long = fc.tuple(fc.nat(90), fc.constantFrom("x", ">", "&amp;", "&bad;", "]]>", "\n", "<")).map(([n, t]) => "y".repeat(n) + t);
+  const { tree: dteTree } = fc.letrec<{ tree: Tree; node: Tree | string }>((tie) => ({
+    tree: fc.record({
+      name: fc.constantFrom("a", "b", "Documento", "p:x", "q:y"),
+      attrs: fc.uniqueArray(attribute, { maxLength: 4, selector: (a) => a.name }),
+      close: fc.constantFrom(">", ">", ">", " >", "\n>", "/>"),
+      empty: fc.boolean(),
+      kids: fc.array(tie("node"), { maxLength: 3 }),
+    }),
+    node: fc.oneof({ depthSize: "small", withCrossShrink: true }, text, long, tie("tree")),
+  }));
+  const edit = fc.option(fc.tuple(fc.nat(), fc.constantFrom("", "<", ">", "/", "\"", "=", " ", "&", "a", ":")), { freq: 2 });
+
+  it("is built for what expand builds, and then holds what the tree holds", () => {
+    let built = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.array(dteTree, { minLength: 1, maxLength: 3 }), edit, (trees, change) => {
+        let content = `\n${trees.map(write).join("\n")}\n`;
+        if (change) {
+          const at = change[0] % content.length;
+          content = content.slice(0, at) + change[1] + content.slice(at + (change[1] === "" ? 1 : 0));
+        }
+        const xml = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte" xmlns:p="urn:p" xmlns:q="urn:q"><SetDTE ID="S"><DTE version="1.0">${content}</DTE></SetDTE></EnvioDTE>`;
+        const a = fastParseEnvelope(xml, true);
+        const b = fastParseEnvelope(xml, true);
+        if (!a || !b) return;
+        const dteA = childOf(childOf(a.documentElement!, "SetDTE"), "DTE");
+        const dteB = childOf(childOf(b.documentElement!, "SetDTE"), "DTE");
+        const expanded = expand(dteA);
+        const x = indexElement(dteB);
+        expect(x !== null).toBe(expanded);
+        if (!x) {
+          refused++;
+          return;
+        }
+        const els = [dteA, ...elements(dteA as unknown as XNode)] as unknown as FElement[];
+        expect(x.n).toBe(els.length);
+        els.forEach((e, i) => {
+          expect([x.qname[i], x.local[i], x.ns[i], x.flags[i]]).toEqual([e.nodeName, e.localName, e.namespaceURI, e.flags & 15]);
+          expect(i === 0 ? -1 : x.parent[i]).toBe(i === 0 ? -1 : els.indexOf(e.parentNode as FElement));
+          const attrs = Array.from({ length: e.attributes.length }, (_, k) => e.attributes.item(k)!).map((t) => [t.name, t.value, t.localName, t.namespaceURI]);
+          expect(Array.from({ length: x.attrN[i]! }, (_, k) => x.attrAt[i]! + k).map((k) => [x.aName[k], x.aValue[k], x.aLocal[k], x.aNs[k]])).toEqual(attrs);
+          expect(textOf(x, i)).toBe(e.textContent);
+        });
+        commitIndex(x);
+        expect(dteB.flags).toBe(dteA.flags);
+        expect([b.cuts, [...b.idsSeen], b.duplicateIds, b.unexpanded]).toEqual([a.cuts, [...a.idsSeen], a.duplicateIds, a.unexpanded]);
+        built++;
+      }),
+      { numRuns: 1500, seed: 11 },
+    );
+    expect(built).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(100);
   });
 });
 

@@ -35,6 +35,9 @@ export interface SimpleType {
   /** min and max as numbers (worked out once, see TYPES). */
   minN?: number;
   maxN?: number;
+  /** pat compiled (anchored), and en's values as numbers (worked out once, see TYPES). */
+  re?: RegExp;
+  enN?: Set<number>;
 }
 export type AttributeDecl = [name: string, required: number, type: number, fixed: string | null];
 export type ElementType = number | "sig" | { a: AttributeDecl[]; m: Group | null } | { t: number; a: AttributeDecl[] };
@@ -53,7 +56,6 @@ export type Particle = ElementDecl | Group;
 /** At most this many problems are reported per DTE (the first ones, in document order). */
 const MAX_ERRORS = 10;
 
-const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -99,24 +101,67 @@ function numericValues(t: SimpleType): Set<number> {
   if (!set) numericEnums.set(t, (set = new Set(t.en!.map(Number))));
   return set;
 }
-const WS = /[\t\n\r ]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 const NON_SPACE = /\S/;
 
 /**
  * The simple types as the walks use them: every facet present (undefined when the type has none),
- * so that every type has the same shape (the checks read them at one site for all types), and the
- * numeric bounds as numbers.
+ * so that every type has the same shape (the checks read them at one site for all types), the
+ * numeric bounds as numbers, the pattern compiled and a numeric enumeration as a set of numbers.
  */
-const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
+export const TYPES: SimpleType[] = SIMPLE_TYPES.map((t) => ({
   b: t.b, en: t.en, minL: t.minL, maxL: t.maxL, len: t.len, pat: t.pat, td: t.td, fd: t.fd, min: t.min, max: t.max,
   minN: t.min === undefined ? undefined : Number(t.min), maxN: t.max === undefined ? undefined : Number(t.max),
+  re: t.pat === undefined ? undefined : anchored(t.pat), enN: t.en === undefined ? undefined : new Set(t.en.map(Number)),
 }));
+
+/** /[\t\n\r ]/.test(s): whether `s` holds a tab, line break, carriage return or space. */
+function hasWhiteSpace(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) return true;
+  }
+  return false;
+}
+
+/** /^[+-]?\d+$/.test(v): an optional sign, then ASCII digits. */
+function isInteger(v: string): boolean {
+  const c0 = v.charCodeAt(0);
+  let i = c0 === 43 || c0 === 45 ? 1 : 0;
+  if (i >= v.length) return false;
+  for (; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `v` without its white space is base64 (BASE64, a multiple of four characters), read in
+ * one pass; null when it holds a character \s matches beyond tab, line break, carriage return and
+ * space (then the regexes answer).
+ */
+function base64Form(v: string): boolean | null {
+  let n = 0;
+  let pad = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) continue;
+    n++;
+    if (c === 61 /* = */) pad++;
+    else if (BASE64_CHAR[c] === 1) {
+      if (pad) return false;
+    } else return c > 127 || (c >= 11 && c <= 12) ? null : false;
+  }
+  return pad <= 2 && n % 4 === 0;
+}
+const BASE64_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) BASE64_CHAR[c] = /[A-Za-z0-9+/]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
   const isString = t.b === "string";
-  const v = isString || !WS.test(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
+  const v = isString || !hasWhiteSpace(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
   let num: number | null = null;
   switch (t.b) {
     case "string":
@@ -126,7 +171,7 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     case "integer":
     case "long":
     case "unsignedLong": {
-      if (!INTEGER.test(v)) return `'${v}' is not an integer`;
+      if (!isInteger(v)) return `'${v}' is not an integer`;
       num = Number(v);
       if (t.b === "positiveInteger" && num < 1) return `'${v}' is not a positive integer`;
       if ((t.b === "nonNegativeInteger" || t.b === "unsignedLong") && num < 0) return `'${v}' is negative`;
@@ -152,8 +197,12 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       break;
     }
     case "base64Binary": {
-      const b = v.replace(/\s+/g, "");
-      if (!BASE64.test(b) || b.length % 4 !== 0) return "not base64";
+      const ok = base64Form(v);
+      if (ok === false) return "not base64";
+      if (ok === null) {
+        const b = v.replace(/\s+/g, "");
+        if (!BASE64.test(b) || b.length % 4 !== 0) return "not base64";
+      }
       break;
     }
     case "ID":
@@ -163,16 +212,17 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       return `type ${t.b} is not supported`;
   }
   if (t.en) {
-    const ok = num === null ? t.en.includes(v) : numericValues(t).has(num);
+    const ok = num === null ? t.en.includes(v) : (t.enN ?? numericValues(t)).has(num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;
   }
-  if (t.len !== undefined || t.minL !== undefined || t.maxL !== undefined) {
+  // The length in code points is between half the UTF-16 length and all of it: worked out only when that range is not enough.
+  if (t.len !== undefined || (t.minL !== undefined && v.length < 2 * t.minL) || (t.maxL !== undefined && v.length > t.maxL)) {
     const length = SURROGATE.test(v) ? [...v].length : v.length;
     if (t.len !== undefined && length !== t.len) return `'${v}' must be ${t.len} characters long`;
     if (t.minL !== undefined && length < t.minL) return `'${v}' is shorter than ${t.minL} characters`;
     if (t.maxL !== undefined && length > t.maxL) return `'${v.slice(0, 40)}…' is longer than ${t.maxL} characters`;
   }
-  if (t.pat !== undefined && !anchored(t.pat).test(v)) return `'${v}' does not match ${t.pat}`;
+  if (t.pat !== undefined && !(t.re ?? anchored(t.pat)).test(v)) return `'${v}' does not match ${t.pat}`;
   if (num !== null) {
     const [total, fraction] = digits(v);
     if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
@@ -212,30 +262,41 @@ function optional(p: Particle): boolean {
   return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
-/** What both schema walks (over a tree and over a flat index) record: the problems, and an attribute's value checked against its declaration. */
-abstract class Problems {
+/**
+ * What both schema walks (over a tree and over a flat index) record: the problems, and an
+ * attribute's value checked against its declaration. `At` is where a walk is (a path, or a depth
+ * whose path is written only for a problem), `report` a problem there.
+ */
+abstract class Problems<At> {
   readonly errors: string[] = [];
 
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
   }
 
+  /** A problem at `at`, its path followed by `suffix`. */
+  protected abstract report(at: At, message: string, suffix?: string): void;
+
   /** `v`: the attribute's value as written, null when absent. */
-  protected attributeValue(path: string, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
+  protected attributeValue(at: At, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
     if (v === null) {
-      if (required) this.add(path, `attribute ${name} is required`);
+      if (required) this.report(at, `attribute ${name} is required`);
       return;
     }
-    if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
+    if (fixed !== null && v !== fixed) this.report(at, `attribute ${name} must be '${fixed}'`);
     const p = simpleProblem(v, TYPES[type]!);
-    if (p) this.add(`${path}@${name}`, p);
+    if (p) this.report(at, p, `@${name}`);
   }
 }
 
-class Checker extends Problems {
+class Checker extends Problems<string> {
   /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
   constructor(private readonly opaque: ReadonlySet<string> | null = null) {
     super();
+  }
+
+  protected report(path: string, message: string, suffix = ""): void {
+    this.add(path + suffix, message);
   }
 
   element(el: XElement, decl: ElementDecl, path: string): void {
@@ -350,32 +411,49 @@ export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<st
  * element the same decisions as Checker above, in the same order, so the same problems at the same
  * paths (test/reception/lazy-verify.test.ts compares both on generated and mutated DTEs). Elements
  * are numbers; `i` runs over siblings through `next` (-1: no more), where Checker indexes `kids`.
+ * Where Checker passes a path, this passes a depth: the path's segments are kept by depth and
+ * written out only for a problem (a valid DTE writes none); and an optional element of a sequence
+ * that is not the next sibling is passed over at once (Checker's particle finds nothing to say).
  */
-class FlatChecker extends Problems {
+class FlatChecker extends Problems<number> {
+  /** The path's segments by depth: an element's name, and its position when it may repeat (0: it may not). */
+  private readonly names: string[] = [];
+  private readonly nth: number[] = [];
+
   constructor(private readonly x: FlatIndex) {
     super();
+    this.names[0] = "DTE";
+    this.nth[0] = 0;
   }
 
-  element(el: number, decl: ElementDecl, path: string): void {
+  protected report(depth: number, message: string, suffix = ""): void {
+    if (this.errors.length >= MAX_ERRORS) return;
+    let path = "";
+    for (let d = 0; d <= depth; d++) path += `${d ? "/" : ""}${this.names[d]}${this.nth[d] ? `[${this.nth[d]}]` : ""}`;
+    this.add(path + suffix, message);
+  }
+
+  /** Element `el` at `depth` (its path's segments set). */
+  element(el: number, decl: ElementDecl, depth: number): void {
     const x = this.x;
     const type = decl[3];
     if (type === "sig") return;
     const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
-    if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, path);
+    if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, depth);
     if (simple !== null) {
-      if (x.first[el]! >= 0) return this.add(path, "must hold a value, not elements");
+      if (x.first[el]! >= 0) return this.report(depth, "must hold a value, not elements");
       const p = simpleProblem(textOf(x, el), TYPES[simple]!);
-      if (p) this.add(path, p);
+      if (p) this.report(depth, p);
       return;
     }
-    if (hasText(x, el, NON_SPACE)) this.add(path, "holds text where only elements are allowed");
+    if (hasText(x, el, NON_SPACE)) this.report(depth, "holds text where only elements are allowed");
     const m = (type as { m: Group | null }).m;
     const first = x.first[el]!;
-    const at = m ? this.group(m, first, path) : first;
-    if (at >= 0) this.add(`${path}/${x.local[at]}`, `unexpected element (not allowed here by the schema)`);
+    const at = m ? this.group(m, first, depth) : first;
+    if (at >= 0) this.report(depth, `unexpected element (not allowed here by the schema)`, `/${x.local[at]}`);
   }
 
-  attributes(el: number, decls: AttributeDecl[], path: string): void {
+  attributes(el: number, decls: AttributeDecl[], depth: number): void {
     const x = this.x;
     const from = x.attrAt[el]!;
     for (let k = from; k < from + x.attrN[el]!; k++) {
@@ -383,19 +461,19 @@ class FlatChecker extends Problems {
       if (name === "xmlns" || name.startsWith("xmlns:") || x.aNs[k] === "http://www.w3.org/2001/XMLSchema-instance") continue;
       let declared = false;
       for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
-      if (!declared) this.add(path, `attribute ${name} is not allowed`);
+      if (!declared) this.report(depth, `attribute ${name} is not allowed`);
     }
-    for (const decl of decls) this.attributeValue(path, decl, attr(x, el, decl[0]));
+    for (const decl of decls) this.attributeValue(depth, decl, attr(x, el, decl[0]));
   }
 
-  /** Matches `g` (its own occurrences included) from sibling `i`; returns the sibling after it. */
-  group(g: Group, i: number, path: string): number {
+  /** Matches `g` (its own occurrences included) from sibling `i`, in the content of the element at `depth`; returns the sibling after it. */
+  group(g: Group, i: number, depth: number): number {
     const max = g.max ?? 1;
     const min = g.min ?? 1;
     let n = 0;
     while (max === -1 || n < max) {
       if (n >= min && (i < 0 || !first(g).has(this.x.local[i]!))) break;
-      const j = this.once(g, i, path);
+      const j = this.once(g, i, depth);
       n++;
       if (j === i) break;
       i = j;
@@ -403,25 +481,30 @@ class FlatChecker extends Problems {
     return i;
   }
 
-  once(g: Group, i: number, path: string): number {
+  once(g: Group, i: number, depth: number): number {
+    const x = this.x;
     if (g.c) {
-      const name = i < 0 ? "" : this.x.local[i]!;
+      const name = i < 0 ? "" : x.local[i]!;
       const alt = i >= 0 ? g.c.find((p) => starts(p, name)) : undefined;
       if (!alt) {
-        if (!g.c.some(optional)) this.add(path, `expected one of ${[...first(g)].join(", ")}${i >= 0 ? `, found ${name}` : ""}`);
+        if (!g.c.some(optional)) this.report(depth, `expected one of ${[...first(g)].join(", ")}${i >= 0 ? `, found ${name}` : ""}`);
         return i;
       }
-      return this.particle(alt, i, path);
+      return this.particle(alt, i, depth);
     }
-    for (const p of g.s ?? []) i = this.particle(p, i, path);
+    for (const p of g.s ?? []) {
+      // An optional element that is not next: particle would match none of it and report nothing.
+      if (isElement(p) && p[1] === 0 && (i < 0 || x.local[i] !== p[0])) continue;
+      i = this.particle(p, i, depth);
+    }
     return i;
   }
 
-  particle(p: Particle, i: number, path: string): number {
+  particle(p: Particle, i: number, depth: number): number {
     const x = this.x;
     if (!isElement(p)) {
       if (optional(p) && (i < 0 || !first(p).has(x.local[i]!))) return i;
-      return this.group(p, i, path);
+      return this.group(p, i, depth);
     }
     const name = p[0];
     const min = p[1];
@@ -429,14 +512,15 @@ class FlatChecker extends Problems {
     let n = 0;
     while ((max === -1 || n < max) && i >= 0 && x.local[i] === name) {
       const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
-      const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
-      if (x.ns[i] !== ns) this.add(at, `must be in namespace ${ns}`);
-      this.element(i, p, at);
+      this.names[depth + 1] = name;
+      this.nth[depth + 1] = max === 1 ? 0 : n + 1;
+      if (x.ns[i] !== ns) this.report(depth + 1, `must be in namespace ${ns}`);
+      this.element(i, p, depth + 1);
       n++;
       i = x.next[i]!;
     }
-    if (n < min) this.add(path, `${name} is missing${i >= 0 ? ` (found ${x.local[i]} instead)` : ""}`);
-    else if (max > 1 && n === max && i >= 0 && x.local[i] === name) this.add(`${path}/${name}`, `more than ${max} (the schema's maximum)`);
+    if (n < min) this.report(depth, `${name} is missing${i >= 0 ? ` (found ${x.local[i]} instead)` : ""}`);
+    else if (max > 1 && n === max && i >= 0 && x.local[i] === name) this.report(depth, `more than ${max} (the schema's maximum)`, `/${name}`);
     return i;
   }
 }
@@ -445,7 +529,7 @@ class FlatChecker extends Problems {
 export function dteSchemaProblemsFlat(x: FlatIndex, opts: { boleta?: boolean } = {}): string[] {
   if (x.local[0] !== "DTE" || x.ns[0] !== NS_SII) return [`the root is <${x.qname[0]}>, not a DTE in ${NS_SII}`];
   const c = new FlatChecker(x);
-  c.element(0, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
+  c.element(0, opts.boleta ? BOLETA_DTE : DTE_MODEL, 0);
   return c.errors;
 }
 

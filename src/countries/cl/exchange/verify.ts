@@ -10,7 +10,7 @@ import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
-import { childElements, childText, decodeXmlBytes, firstChild, isAscii, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { asciiText, childElements, childText, decodeXmlBytes, firstChild, isAscii, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FDocument } from "../xml/fastxml";
 import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
@@ -161,11 +161,13 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   let text: string;
   let doc: XDocument;
   try {
-    text = decodeXmlBytes(input);
+    // ASCII bytes (most received files) are checked once: their text, and the digests' source bytes (FDocument.bytes).
+    const ascii = asciiBytes(input);
+    text = ascii ? asciiText(ascii) : decodeXmlBytes(input);
     // A DTD (declared entities, even unused) is refused outright, whichever parser would take the file.
     // (A search for "!" first: one character is found by a vectorised scan, "<!" is tried at every "<" of the file.)
     if (text.indexOf("!") >= 0 && /<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
-    const lazy = opts.lazy === false ? null : await verifyEnvelopeLazily(text, input, opts).catch(() => null);
+    const lazy = opts.lazy === false ? null : await verifyEnvelopeLazily(text, ascii, opts).catch(() => null);
     if (lazy) {
       verifyPaths.lazy++;
       return lazy;
@@ -194,22 +196,25 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
  * used twice, any failed check) returns null and the caller verifies the file with the whole
  * tree, so failures keep their exact former reports.
  */
-async function verifyEnvelopeLazily(text: string, input: Uint8Array | ArrayBuffer | string, opts: InboundOptions): Promise<InboundReport | null> {
+async function verifyEnvelopeLazily(text: string, ascii: Uint8Array | null, opts: InboundOptions): Promise<InboundReport | null> {
   const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
   const doc = fastParseEnvelope(normalized, opts.flat !== false);
   const root = doc?.documentElement;
   if (!doc || !root || doc.duplicateIds || (root.localName !== "EnvioDTE" && root.localName !== "EnvioBOLETA")) return null;
-  doc.bytes = sourceBytes(normalized, input);
+  doc.bytes = ascii && ascii.length === normalized.length ? ascii : null;
   if (doc.bytes) verifyPaths.sourceBytes++;
   const report = await verifyEnvelope(doc as unknown as XDocument, root as unknown as XElement, root.localName, opts, doc);
   return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
 }
 
-/** The received bytes when each character of `text` is the byte at its offset (ASCII, nothing normalised or skipped): digests then read them (FDocument.bytes). */
-function sourceBytes(text: string, input: Uint8Array | ArrayBuffer | string): Uint8Array | null {
+/**
+ * The received bytes when they are all ASCII: then each character of the text is the byte at its
+ * offset (unless line ends were normalised), and digests read them (FDocument.bytes).
+ */
+function asciiBytes(input: Uint8Array | ArrayBuffer | string): Uint8Array | null {
   if (typeof input === "string") return null;
   const b = input instanceof Uint8Array ? input : new Uint8Array(input);
-  return b.length === text.length && isAscii(b) ? b : null;
+  return isAscii(b) ? b : null;
 }
 
 /** Flat indexes no verification holds, for the next envelope to write over (an envelope of one DTE would otherwise grow a new one each time). */

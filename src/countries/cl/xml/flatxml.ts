@@ -134,17 +134,18 @@ function pushElement(x: FlatIndex, qname: string, local: string, ns: string | nu
 }
 
 // One function on purpose, like fastxml.ts parseRange, which it follows step by step (the hot loop
-// of reception: every element of every received DTE).
+// of reception: every element of every received DTE). The open elements are the chain of `parent`
+// (their scopes the index's), and what a text run, an end tag, a canonical attribute or a tag's end
+// usually is, is read character by character here instead of by a search or a regex, which the
+// unusual forms still go through (same answers).
 function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
   const x = newIndex(el, baseScope, reuse);
   const text = x.doc.source;
   const len = el.contentEnd;
   let pos = el.contentStart;
-  const stack: number[] = [];
-  const scopes: Scope[] = [];
   const bodies: number[] = [];
-  /** The last child element of each open element (to link siblings). */
-  const lasts: number[] = [-1];
+  /** The last child element of the open element so far (to link siblings), -1 none yet. */
+  let prev = -1;
   let body = BODY_CANONICAL | BODY_PLAIN;
   let parent = 0;
   let scope = baseScope;
@@ -155,18 +156,29 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
   let defaultNs = known(scope.get("") || null);
   const defaults: (string | null)[] = [];
   while (pos < len) {
-    let lt = text.indexOf("<", pos);
+    // The text run up to the next `<`: a short one read here (noting a `>` or `&` in it), a long one searched.
+    let lt = pos;
+    let seen = 0;
+    const stop = pos + RUN < len ? pos + RUN : len;
+    for (let c = text.charCodeAt(lt); lt < stop && c !== 60 /* < */; c = text.charCodeAt(++lt)) {
+      if (c === 62 /* > */) seen |= 1;
+      else if (c === 38 /* & */) seen |= 2;
+    }
+    if (lt === stop && stop < len) {
+      lt = text.indexOf("<", stop);
+      seen = 3;
+    }
     if (lt >= len) lt = -1;
     const end = lt < 0 ? len : lt;
-    if (end > pos) {
-      const gt = text.indexOf(">", pos);
+    if (end > pos && seen !== 0) {
+      const gt = seen & 1 ? text.indexOf(">", pos) : -1;
       if (gt >= 0 && gt < end) {
         const r = text.indexOf("]]>", pos);
         if (r >= 0 && r + 3 <= end) throw UNSUPPORTED;
         body &= ~BODY_CANONICAL;
       }
       while (ampAt < amps.length && amps[ampAt]! < pos) ampAt++;
-      if (ampAt < amps.length && amps[ampAt]! < end) {
+      if (seen & 2 && ampAt < amps.length && amps[ampAt]! < end) {
         const raw = text.slice(pos, end);
         decode(raw);
         if (!canonicalText(raw)) body &= ~BODY_CANONICAL;
@@ -176,13 +188,14 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
     pos = lt;
     const nextCh = text.charCodeAt(lt + 1);
     if (nextCh === 47 /* / */) {
-      const open = stack.pop();
-      if (open === undefined) throw UNSUPPORTED;
+      const open = parent;
+      if (open === 0) throw UNSUPPORTED;
       const name = x.qname[open]!;
-      if (lt + 3 + name.length > len) throw UNSUPPORTED;
-      let endAt: number;
-      if (text.startsWith(name, lt + 2) && text.charCodeAt(lt + 2 + name.length) === 62 /* > */) endAt = lt + 3 + name.length;
-      else {
+      const nameEnd = lt + 2 + name.length;
+      if (nameEnd + 1 > len) throw UNSUPPORTED;
+      let endAt = text.charCodeAt(nameEnd) === 62 /* > */ ? nameEnd + 1 : -1;
+      for (let k = 0; endAt > 0 && k < name.length; k++) if (text.charCodeAt(lt + 2 + k) !== name.charCodeAt(k)) endAt = -1;
+      if (endAt < 0) {
         END.lastIndex = lt;
         const m = END.exec(text);
         if (!m || m[1] !== name) throw UNSUPPORTED;
@@ -196,10 +209,10 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
       if (!(f & TAG_CANONICAL) || !(f & BODY_CANONICAL)) body &= ~BODY_CANONICAL;
       if (!(f & TAG_PLAIN) || !(f & BODY_PLAIN)) body &= ~BODY_PLAIN;
       pos = endAt;
-      scope = scopes.pop()!;
-      defaultNs = defaults.pop()!;
-      lasts.pop();
       parent = x.parent[open]!;
+      scope = x.scope[parent]!;
+      defaultNs = defaults.pop()!;
+      prev = open;
       continue;
     }
     if (nextCh === 33 /* ! */ || nextCh === 63 /* ? */) throw UNSUPPORTED;
@@ -222,18 +235,30 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
     let prefixedAttrs = false;
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
-      ATTR.lastIndex = p;
-      const am = ATTR.exec(text);
-      if (!am) break;
       const from = p;
-      p = ATTR.lastIndex;
-      const name = am[1]!;
-      const rawValue = am[2] ?? am[3]!;
+      let name: string;
+      let rawValue: string;
+      let canonicalForm: boolean;
+      const valueEnd = plainAttribute(text, p);
+      if (valueEnd > 0) {
+        name = text.slice(p + 1, plainNameEnd);
+        rawValue = text.slice(plainNameEnd + 2, valueEnd);
+        p = valueEnd + 1;
+        canonicalForm = true;
+      } else {
+        ATTR.lastIndex = p;
+        const am = ATTR.exec(text);
+        if (!am) break;
+        p = ATTR.lastIndex;
+        name = am[1]!;
+        rawValue = am[2] ?? am[3]!;
+        canonicalForm = am[3] === undefined && text.charCodeAt(from) === 32 && p - from === name.length + rawValue.length + 4;
+      }
       const value = decode(rawValue);
       for (let k = attrFrom; k < x.na; k++) if (x.aName[k] === name) throw UNSUPPORTED;
       x.aName[x.na] = name;
       x.aValue[x.na++] = value;
-      if (am[3] !== undefined || text.charCodeAt(from) !== 32 || p - from !== name.length + rawValue.length + 4 || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
+      if (!canonicalForm || !canonicalValue(rawValue)) tag &= ~TAG_CANONICAL;
       if (name === "xmlns" || name.startsWith("xmlns:")) {
         const pre = name === "xmlns" ? "" : name.slice(6);
         if (pre === "xmlns" || (pre === "xml" ? value !== XML_NS : value === XML_NS) || value === XMLNS_NS) throw UNSUPPORTED;
@@ -255,9 +280,14 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
       }
     }
     let selfClosing: boolean;
-    if (after === 62) {
+    const close = text.charCodeAt(p);
+    if (close === 62 /* > */) {
       selfClosing = false;
       pos = p + 1;
+    } else if (close === 47 /* / */ && text.charCodeAt(p + 1) === 62) {
+      selfClosing = true;
+      pos = p + 2;
+      tag &= ~TAG_CANONICAL;
     } else {
       START_END.lastIndex = p;
       const em = START_END.exec(text);
@@ -283,10 +313,8 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
     const i = pushElement(x, qname, local, ns, parent, lt, pos, tag, elScope);
     x.attrAt[i] = attrFrom;
     x.attrN[i] = x.na - attrFrom;
-    const prev = lasts[lasts.length - 1]!;
     if (prev < 0) x.first[parent] = i;
     else x.next[prev] = i;
-    lasts[lasts.length - 1] = i;
     if (id !== null) {
       const same = x.ids.get(id);
       if (same) same.push(i);
@@ -297,22 +325,51 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
       body &= ~BODY_CANONICAL;
       if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
       x.end[i] = pos;
+      prev = i;
       continue;
     }
-    stack.push(i);
     bodies.push(body);
     body = BODY_CANONICAL | BODY_PLAIN;
-    scopes.push(scope);
     scope = elScope;
     defaults.push(defaultNs);
     defaultNs = elDefault;
-    lasts.push(-1);
+    prev = -1;
     parent = i;
   }
-  if (stack.length !== 0) throw UNSUPPORTED;
+  if (parent !== 0) throw UNSUPPORTED;
   x.flags[0] = (x.root.flags & (TAG_CANONICAL | TAG_PLAIN)) | body;
   x.ce[0] = len;
   return x;
+}
+
+/** How far build reads a text run character by character before it searches for its end. */
+const RUN = 48;
+
+/** Where the name of the attribute plainAttribute read last ends (at its `=`). */
+let plainNameEnd = 0;
+/**
+ * An attribute written as C14N writes it from `p` on (one space, a name of ATTR's, `="`, a value
+ * without `"` `<` tab or line break, `"`): the offset of its closing quote (its name ends at
+ * plainNameEnd); -1 for any other form (then ATTR reads it: it matches this one the same way).
+ */
+function plainAttribute(text: string, p: number): number {
+  if (text.charCodeAt(p) !== 32 || NAME_CHAR[text.charCodeAt(p + 1)] !== 1) return -1;
+  let q = p + 2;
+  while (NAME_CHAR[text.charCodeAt(q)]! > 0) q++;
+  if (text.charCodeAt(q) === 58 /* : */) {
+    if (NAME_CHAR[text.charCodeAt(++q)] !== 1) return -1;
+    while (NAME_CHAR[text.charCodeAt(++q)]! > 0);
+  }
+  if (text.charCodeAt(q) !== 61 /* = */ || text.charCodeAt(q + 1) !== 34 /* " */) return -1;
+  for (let v = q + 2; v < text.length; v++) {
+    const c = text.charCodeAt(v);
+    if (c === 34) {
+      plainNameEnd = q;
+      return v;
+    }
+    if (c === 60 || c === 9 || c === 10) return -1;
+  }
+  return -1;
 }
 
 const NS_SII = "http://www.sii.cl/SiiDte";

@@ -20,6 +20,13 @@ const ABOVE_FF = /[^\x00-\xff]/;
 const utf8Encoder = new TextEncoder();
 /** WHATWG "latin1" is windows-1252: equal to ISO-8859-1 unless a byte 0x80-0x9F maps above U+00FF. */
 const w1252Decoder = new TextDecoder("latin1");
+/** For ASCII bytes (the same text in every encoding we read): in workerd the UTF-8 decoder is 2–4× faster than windows-1252's. */
+const asciiDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The text of bytes known to be ASCII (isAscii). */
+export function asciiText(b: Uint8Array): string {
+  return asciiDecoder.decode(b);
+}
 
 /** ISO-8859-1 bytes of a string; throws CHARACTER_NOT_LATIN1 for code points above U+00FF. */
 export function encodeLatin1(s: string, field = "xml"): Uint8Array<ArrayBuffer> {
@@ -36,6 +43,7 @@ export function encodeLatin1(s: string, field = "xml"): Uint8Array<ArrayBuffer> 
 
 export function decodeLatin1(b: Uint8Array): string {
   if (b.length > 64) {
+    if (isAscii(b)) return asciiText(b);
     // Native decoding; exact unless a byte 0x80-0x9F took a windows-1252 meaning (then a char > U+00FF shows).
     const s = w1252Decoder.decode(b);
     if (!ABOVE_FF.test(s)) return s;
@@ -75,6 +83,8 @@ export function decodeXmlBytes(input: Uint8Array | ArrayBuffer | string, forceLa
   let start = 0;
   if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return new TextDecoder("utf-8").decode(b.subarray(3));
   if (forceLatin1) return decodeLatin1(b);
+  // ASCII reads the same whatever the declaration says (and has no BOM).
+  if (b.length > 64 && isAscii(b)) return asciiText(b);
   const head = decodeLatin1(b.subarray(start, Math.min(b.length, 200)));
   const m = /^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/i.exec(head);
   const enc = m?.[1]?.toLowerCase();
