@@ -26,12 +26,14 @@ export const LIMITS = {
  * a day over 100,000 Zipf companies produce is projected (`projectedMisses`), not measured.
  */
 export const D1_SPLIT = {
-  source: "capacity bench of 2026-11-26 11:15 UTC on branch dir; the events' share from the scale run of 09:07 UTC",
+  source: "capacity bench of 2026-11-26 11:15 UTC on branch dir; the events' share from the scale run of 12:31 UTC on the merged tree",
   // Per document with warm caches: the service's own statements (the POST and the pipeline: none
   // since the legacy check is settled once per isolate), and the events' way through D1 (the relay's
-  // outbox inserts, the fan-out's reads and dispatch marks: 11.55 per document in the 09:07 scale run,
-  // which the capacity bench does not see whole: the relay runs in the stores' alarms).
-  warm_per_document: { service: 0, events: 11.55 },
+  // outbox inserts, the fan-out's reads and dispatch marks: 11.55 per document in the 09:07 scale run).
+  // Since a store's events stay in the store, what is left of them in D1 is the folio allocator's ENU
+  // alerts (control-plane events): 1.49 inserts per document in the 12:31 run, whose companies get
+  // small CAFs; a company with a CAF of ordinary size crosses its alert threshold rarely.
+  warm_per_document: { service: 0, events: 1.49 },
   caches: [
     { name: "API key and company access (src/domain/access/cache.ts)", statements: 2, ttl_s: 5 },
     { name: "company control data (src/domain/companies/control-cache.ts)", statements: 4, ttl_s: 60 },
