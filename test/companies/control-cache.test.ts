@@ -6,7 +6,7 @@ import { CONTROL_CACHE_MS, forgetCompanyControl } from "../../src/domain/compani
 import { companyContext, RetryableStepError, signerFor, type StepDeps } from "../../src/pipeline/steps";
 import { call, expectError, newCompany, newOwner, nextRut } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
-import { invoiceBody, issue, readyIssuer } from "../helpers/issuer";
+import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
  * The per-isolate control cache (issue 16): a company's settings, active certificate and CAF
@@ -65,19 +65,26 @@ describe("one entry per company for the POST and the pipeline", () => {
     const issuer = await readyIssuer([33, 39], 5);
     await env.DB.prepare("UPDATE cafs SET active = 0 WHERE company_id = ? AND document_type = 39").bind(issuer.companyId).run();
     forgetCompanyControl(issuer.companyId);
-    expect((await issue(issuer, invoiceBody(issuer.rut, "33"))).status).toBe(202); // fills the entry: CAFs of 33 only
+    const first = await issue(issuer, invoiceBody(issuer.rut, "33")); // fills the entry: CAFs of 33 only
+    expect(first.status).toBe(202);
     await env.DB.prepare("UPDATE cafs SET active = 1 WHERE company_id = ? AND document_type = 39").bind(issuer.companyId).run();
-    expect((await issue(issuer, invoiceBody(issuer.rut, "39"))).status).toBe(202);
+    const second = await issue(issuer, invoiceBody(issuer.rut, "39"));
+    expect(second.status).toBe(202);
+    // Both are numbered and end; nothing of theirs is left running when the file ends.
+    for (const res of [first, second]) expect((await untilFinal(issuer, res.body.id)).status).toBe("ACCEPTED");
   });
 
   it("what the POST read is what the pipeline uses: a settings change behind the API's back shows in neither until the entry expires", async () => {
-    const { companyId, rut, ...rest } = await readyIssuer([33], 5);
+    const issuer = await readyIssuer([33], 5);
+    const { companyId, rut } = issuer;
     forgetCompanyControl(companyId);
     const t0 = new Date();
-    expect((await issue({ companyId, rut, ...rest }, invoiceBody(rut, "33"))).status).toBe(202);
+    const issued = await issue(issuer, invoiceBody(rut, "33"));
+    expect(issued.status).toBe(202);
     await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
     expect((await companyContext(deps(new Date(Date.now() + 1)), companyId)).timeZone).toBe("America/Santiago");
     expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1_000)), companyId)).timeZone).toBe("America/Punta_Arenas");
+    expect((await untilFinal(issuer, issued.body.id)).status).toBe("ACCEPTED");
   });
 });
 
