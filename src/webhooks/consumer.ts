@@ -12,7 +12,7 @@ import { fanOut, fanOutStore } from "./fanout";
 
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  const fanouts = new Map<string, Message<unknown>[]>();
+  const fanouts = new Map<string, { companyId: string; partition: number; msgs: Message<unknown>[] }>();
   const deliveries: { msg: Message<unknown>; target: DeliveryTarget }[] = [];
   for (const msg of batch.messages) {
     const parsed = webhookMessage.safeParse(msg.body);
@@ -20,20 +20,19 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
       msg.ack();
     } else if (parsed.data.type === "fanout") {
-      const key = `${parsed.data.company_id}:${parsed.data.partition ?? 0}`;
-      fanouts.set(key, [...(fanouts.get(key) ?? []), msg]);
-    }
-    else deliveries.push({ msg, target: { id: parsed.data.delivery_id, companyId: parsed.data.company_id, partition: parsed.data.partition } });
+      const { company_id: companyId, partition = 0 } = parsed.data;
+      const key = `${companyId}:${partition}`;
+      const outbox = fanouts.get(key) ?? { companyId, partition, msgs: [] };
+      outbox.msgs.push(msg);
+      fanouts.set(key, outbox);
+    } else deliveries.push({ msg, target: { id: parsed.data.delivery_id, companyId: parsed.data.company_id, partition: parsed.data.partition } });
   }
   // One fan-out per outbox (D1's for a company: partition 0; a store's) and batch does the work of all its notices.
-  await Promise.all([...fanouts].map(([key, msgs]) => {
-    const [companyId, partition] = [key.slice(0, key.lastIndexOf(":")), Number(key.slice(key.lastIndexOf(":") + 1))];
-    return settleAll(msgs, "fanout", companyId, async () => {
-      if (partition === 0) {
-        if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
-      } else if ((await fanOutStore(db, env, companyId, partition)).more) await notifyStore(env, companyId, partition);
-    });
-  }));
+  await Promise.all([...fanouts.values()].map(({ companyId, partition, msgs }) => settleAll(msgs, "fanout", companyId, async () => {
+    if (partition === 0) {
+      if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
+    } else if ((await fanOutStore(db, env, companyId, partition)).more) await notifyStore(env, companyId, partition);
+  })));
   if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.target)), absentLater);
 }
 

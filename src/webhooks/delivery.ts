@@ -145,8 +145,7 @@ async function loadMany(db: Db, env: Env, targets: DeliveryTarget[], now: Date) 
   const eventIds = [...new Set(deliveries.map((d) => d.eventId))].filter((id) => !events.has(id));
   const reads = [...chunked(endpointIds, 90).map((c) => db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, c))), ...chunked(eventIds, 90).map((c) => db.select().from(eventOutbox).where(inArray(eventOutbox.id, c)))];
   const rows = reads.length > 0 ? ((await db.batch(reads as [(typeof reads)[number], ...(typeof reads)[number][]])).flat() as (EndpointRow | EventRow)[]) : [];
-  for (const r of rows) if ("url" in r) endpoints.set(r.id, r);
-  for (const r of rows) if ("payload" in r) events.set(r.id, r);
+  for (const r of rows) if ("url" in r) endpoints.set(r.id, r); else events.set(r.id, r);
   return { deliveries, storeOf, endpoints, events };
 }
 

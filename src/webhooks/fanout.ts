@@ -69,8 +69,7 @@ export async function fanOutStore(db: Db, env: Env, companyId: string, ordinal: 
   if (events.length === 0) return { events: 0, deliveries: 0, more: false };
   const at = now.toISOString();
   const inserts = deliveryRows(events, endpoints, companyId, ordinal, at).map((r) => insertDelivery(store.db, r));
-  const marks = chunked(events.map((e) => e.id), 90).map((ids) => store.db.update(eventOutbox).set({ dispatchedAt: at }).where(and(inArray(eventOutbox.id, ids), isNull(eventOutbox.dispatchedAt))));
-  const statements: BatchItem<"sqlite">[] = [...inserts, ...marks];
+  const statements: BatchItem<"sqlite">[] = [...inserts, ...dispatchMarks(store.db, events.map((e) => e.id), at)];
   const results = await store.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const created = (results.slice(0, inserts.length) as { id: string }[][]).flat();
   await enqueueDeliveries(env, created.map((d) => ({ id: d.id, companyId, partition: ordinal })));
@@ -97,10 +96,14 @@ function insertDelivery(db: Db, row: typeof webhookDeliveries.$inferInsert) {
   return db.insert(webhookDeliveries).values(row).onConflictDoNothing().returning({ id: webhookDeliveries.id });
 }
 
-/** Stamps the events dispatched in D1 (at most 100 bound parameters per statement: in chunks, one batch). */
+/** The statements marking events dispatched in an outbox (at most 100 bound parameters per statement: in chunks); a mark never moves an earlier one. */
+function dispatchMarks(db: Db, eventIds: string[], at: string): BatchItem<"sqlite">[] {
+  return chunked(eventIds, 90).map((ids) => db.update(eventOutbox).set({ dispatchedAt: at }).where(and(inArray(eventOutbox.id, ids), isNull(eventOutbox.dispatchedAt))));
+}
+
+/** Stamps the events dispatched in D1, in one batch. */
 async function stampDispatched(db: Db, eventIds: string[], at: string): Promise<void> {
-  const stamps: BatchItem<"sqlite">[] = chunked(eventIds, 90).map((ids) => db.update(eventOutbox).set({ dispatchedAt: at }).where(inArray(eventOutbox.id, ids)));
-  await db.batch(stamps as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  await db.batch(dispatchMarks(db, eventIds, at) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
 }
 
 /**

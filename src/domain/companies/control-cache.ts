@@ -57,8 +57,6 @@ export interface CompanyControl {
   settings: SettingsRow | undefined;
   /** The active certificate (its credentials are opened and cached by id elsewhere). */
   certificate: CertificateRow | undefined;
-  /** The active certificate's id. */
-  certificateId: string | undefined;
   /** The document types the company has an active CAF for. */
   cafTypes: readonly number[];
 }
@@ -73,7 +71,7 @@ export interface CompanyControl {
  */
 export function companyControl(db: Db, companyId: string, at: number, fresh = false): Promise<CompanyControl | null> {
   if (fresh) byCompany.get(companyId, at)?.delete("company");
-  return cachedControl(companyId, "company", at, () => readCompanyControl(db, companyId), (found) => found?.certificateId !== undefined);
+  return cachedControl(companyId, "company", at, () => readCompanyControl(db, companyId), (found) => found?.certificate !== undefined);
 }
 
 async function readCompanyControl(db: Db, companyId: string): Promise<CompanyControl | null> {
@@ -87,5 +85,5 @@ async function readCompanyControl(db: Db, companyId: string): Promise<CompanyCon
       .limit(1),
     db.selectDistinct({ type: cafs.documentType }).from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.active, true))),
   ]);
-  return company ? { company, settings, certificate, certificateId: certificate?.id, cafTypes: cafRows.map((r) => r.type) } : null;
+  return company ? { company, settings, certificate, cafTypes: cafRows.map((r) => r.type) } : null;
 }

@@ -184,7 +184,7 @@ export class StuckDocuments implements StoreAlarmTask {
     if (this.retryAt !== null && now < this.retryAt) return;
     try {
       for (const kind of this.kinds) {
-        // Nothing due (the store's alarm fires for its other tasks too, e.g. every relay): no reads, the pass stays.
+        // Nothing due (the store's alarm fires for its other tasks too, e.g. every fan-out notice): no reads, the pass stays.
         if (!kind.isDue(now)) continue;
         const rows = kind.due(now);
         const mine = await this.ownRows(rows);

@@ -62,7 +62,7 @@ const credentialCache = new Map<string, Promise<SigningCredentials & { certifica
  */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
   const found = await companyControl(deps.db, companyId, deps.now().getTime());
-  const active = found?.certificateId ? { id: found.certificateId } : undefined;
+  const active = found?.certificate ? { id: found.certificate.id } : undefined;
   const cached = active ? credentialCache.get(active.id) : undefined;
   if (cached) {
     const creds = await cached;
