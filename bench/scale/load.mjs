@@ -48,6 +48,17 @@ export function typesFor(count, boletaShare) {
   return Array.from({ length: count }, (_, i) => (i < boletas ? "39" : "33"));
 }
 
+/**
+ * Folios to request for `used` documents of a type: a CAF of ordinary size (ten times what the run
+ * uses, at least 100, at most the simulator's 10,000), so a company stays above its ENU alert
+ * threshold (10 % of the loaded folios) as a real company with a fresh CAF does. A CAF of exactly
+ * `used` folios crossed the threshold on a company's first document, so nearly every document of
+ * the run raised ENU alerts (1.49 D1 inserts per document in the run of 2026-11-26 12:31 UTC).
+ */
+export function ordinaryCaf(used) {
+  return used <= 0 ? 0 : Math.min(10_000, Math.max(100, used * 10));
+}
+
 /** Creates the companies concurrently: each with the shared certificate and a CAF per type it issues. */
 export async function setupCompanies(base, key, counts, { boletaShare, concurrency = 16, progress = () => {} }) {
   const pfx = fakePfx();
@@ -58,7 +69,7 @@ export async function setupCompanies(base, key, counts, { boletaShare, concurren
       while (next < counts.length) {
         const k = next++;
         const types = typesFor(counts[k], boletaShare);
-        const cafs = { 33: types.filter((t) => t === "33").length, 39: types.filter((t) => t === "39").length };
+        const cafs = { 33: ordinaryCaf(types.filter((t) => t === "33").length), 39: ordinaryCaf(types.filter((t) => t === "39").length) };
         const body = String(60_000_000 + k);
         const company = await readyCompany(base, key, 0, { rut: `${body}-${rutDv(body)}`, pfx, cafs });
         companies[k] = { ...company, rank: k + 1, types };
