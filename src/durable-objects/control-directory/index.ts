@@ -136,6 +136,9 @@ export class ControlDirectory extends DurableObject<Env> {
       this.sql.exec("CREATE TABLE IF NOT EXISTS entries (part TEXT PRIMARY KEY, value TEXT NOT NULL, filled_at INTEGER NOT NULL)");
       this.tableReady = true;
     }
-    this.sql.exec("INSERT OR REPLACE INTO entries (part, value, filled_at) VALUES (?, ?, ?)", part, JSON.stringify(value), Date.now());
+    const now = Date.now();
+    this.sql.exec("INSERT OR REPLACE INTO entries (part, value, filled_at) VALUES (?, ?, ?)", part, JSON.stringify(value), now);
+    // Entries past their TTL are never served; they go when the next one is kept (CAF rows of ranges used up).
+    this.sql.exec("DELETE FROM entries WHERE filled_at <= ?", now - DIRECTORY_TTL_MS);
   }
 }
