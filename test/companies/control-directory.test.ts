@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import { createDb } from "../../src/db/client";
-import { companyEntry, directory, DIRECTORY_TTL_MS, forgetInDirectory, keyEntry } from "../../src/db/control-directory";
+import { companyEntry, directory, DIRECTORY_TTL_MS, forgetInDirectory, keyEntry, type DirectoryEnv } from "../../src/db/control-directory";
 import { closePartition, forgetDirectory, openPartition } from "../../src/db/document-store";
 import { authenticate, hashApiKey, LAST_USED_RESOLUTION_MS } from "../../src/domain/access/api-keys";
 import { forgetAccess } from "../../src/domain/access/cache";
@@ -123,6 +123,21 @@ describe("a fill that read D1 before a write and ends after its forget is not st
       expect((await slow)?.settings?.timeZone).toBe("America/Santiago"); // handed to its caller, not kept
       expect((await o.control(companyId))?.settings?.timeZone).toBe("America/Punta_Arenas");
     });
+  });
+});
+
+describe("a forget that fails", () => {
+  it("is tried 3 times and logged, never thrown (the write it follows is committed; the entry's TTL bounds it)", async () => {
+    let calls = 0;
+    // An unreachable object: the binding answers a stub whose call fails (the platform's part, not ours).
+    const unreachable = {
+      CONTROL_DIRECTORY: {
+        idFromName: (name: string) => env.CONTROL_DIRECTORY.idFromName(name),
+        get: () => ({ forget: () => Promise.reject(new Error(`object unreachable (${++calls})`)) }),
+      },
+    } as unknown as DirectoryEnv;
+    await expect(forgetInDirectory(unreachable, [companyEntry(`cmp_${randomUlid()}`)])).resolves.toBeUndefined();
+    expect(calls).toBe(3);
   });
 });
 
