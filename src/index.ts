@@ -13,6 +13,7 @@ import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer"
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 export { DocumentStore } from "./durable-objects/document-store";
+export { ControlDirectory } from "./durable-objects/control-directory";
 
 /** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
 const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);

@@ -288,7 +288,7 @@ function row(name: string, f: StepFigures, rsaMs: number) {
   return `| ${name} | ${f.d1RoundTrips} | ${f.d1Statements} | ${f.d1RowsRead} | ${f.d1RowsWritten} | ${f.d1RowsInserted} | ${fmt(f.d1BytesWritten)} | ${f.r2ClassA}/${f.r2ClassB} | ${fmt(f.r2BytesWritten)} | ${f.doCalls} | ${f.storeCalls} | ${f.storeStatements} | ${f.storeRowsRead} | ${f.storeRowsWritten} | ${fmt(f.storeBytesWritten)} | ${fmt(f.storeBytesGrown)} | ${f.queueMessages} | ${f.outboundCalls} | ${fmt(cpu(f), 1)} | ${fmt(cpu(f) / rsaMs, 1)} |`;
 }
 
-const HEADER = "| step | D1 round trips | D1 statements | rows read | rows written | rows inserted | D1 bytes written | R2 writes/reads | R2 bytes written | folio DO calls | store calls | store statements | store rows read | store rows written | store bytes written | store bytes grown (pages) | queue msgs | outbound HTTP | Worker ms | × RSA sign |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|";
+const HEADER = "| step | D1 round trips | D1 statements | rows read | rows written | rows inserted | D1 bytes written | R2 writes/reads | R2 bytes written | folio + directory DO calls | store calls | store statements | store rows read | store rows written | store bytes written | store bytes grown (pages) | queue msgs | outbound HTTP | Worker ms | × RSA sign |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|";
 
 /** Mean of one RSA-2048 PKCS#1 v1.5 signature (SHA-256) of a DTE-sized message. */
 async function rsaSignMs(): Promise<number> {
@@ -320,7 +320,7 @@ it("capacity: per-document cost of each step", async () => {
   out.push(`RSA-2048 signature (PKCS#1 v1.5, SHA-256, 2,500-byte message), mean of 400: ${rsaMs.toFixed(3)} ms`);
   out.push("");
   const storage: string[] = ["| document | table | rows | table bytes | index bytes |", "|---|---|--:|--:|--:|"];
-  const totals: string[] = ["| document | D1 bytes (rows + indexes) | store bytes (rows + indexes) | R2 bytes | webhook deliveries | all steps: D1 statements | rows written | folio DO calls | store calls | store statements | store rows written | store bytes grown | queue msgs | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  const totals: string[] = ["| document | D1 bytes (rows + indexes) | store bytes (rows + indexes) | R2 bytes | webhook deliveries | all steps: D1 statements | rows written | folio + directory DO calls | store calls | store statements | store rows written | store bytes grown | queue msgs | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
   let n = 0;
   for (const kind of KINDS) {
     const runs: Awaited<ReturnType<typeof oneDocument>>[] = [];
@@ -474,7 +474,7 @@ async function batched(iss: Issuer, rsaMs: number, label: string): Promise<strin
     else logical += d.tableGrowth + d.indexGrowth;
   }
   const per = (x: number) => x / BATCH_DOCS;
-  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | folio DO calls | store calls | store statements | store rows read | store rows written | store bytes grown | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
+  const out = [`### ${BATCH_DOCS} boletas through the real consumers, queue batches of 50, ${label}: per document`, "", "| step | D1 round trips | D1 statements | rows read | rows written | R2 writes/reads | R2 bytes written | folio + directory DO calls | store calls | store statements | store rows read | store rows written | store bytes grown | issuance / webhook queue msgs | outbound HTTP | Worker ms | × RSA sign |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"];
   let all = zero();
   for (const [name, c] of steps) {
     all = add(all, c);

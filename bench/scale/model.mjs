@@ -25,7 +25,7 @@ export const LIMITS = {
  * statements one miss costs and how long a filled entry lives. How many misses 10 million documents
  * a day over 100,000 Zipf companies produce is projected (`projectedMisses`), not measured.
  */
-export const D1_SPLIT = {
+export const D1_SPLIT_ISOLATE_CACHES = {
   source: "capacity bench of 2026-11-26 11:15 UTC on branch dir; the events' share from the scale run of 12:31 UTC on the merged tree",
   // Per document with warm caches: the service's own statements (the POST and the pipeline: none
   // since the legacy check is settled once per isolate), and the events' way through D1 (the relay's
@@ -44,6 +44,51 @@ export const D1_SPLIT = {
   zipf_s: 1,
   isolates_per_company: 10, // assumed: the isolates a company's traffic is spread over, each with its own caches
 };
+
+/**
+ * Since the control directory (docs/capacity.md, "Control data in Durable Objects"): an isolate's
+ * miss asks a Durable Object (one per company, one per key), which reads D1 only when it does not
+ * hold the entry; an entry lives until a control write makes the object forget, at most the
+ * object's safety TTL (DIRECTORY_TTL_MS, 1 hour). So D1 sees one miss per company (or key) and TTL
+ * across all isolates (`isolates: 1`, ttl 3600 s): a projection that assumes no control write in
+ * the hour (a write costs one refill). The isolate caches in front decide the objects' requests
+ * (`DIRECTORY_REQUESTS`).
+ */
+export const D1_SPLIT = {
+  ...D1_SPLIT_ISOLATE_CACHES,
+  source: "control directory (branch ctl, 2026-11-26); warm part as D1_SPLIT_ISOLATE_CACHES",
+  caches: [
+    { name: "API key row and grants (key object)", statements: 2, ttl_s: 3600, isolates: 1 },
+    { name: "company row for access (company object)", statements: 1, ttl_s: 3600, isolates: 1 },
+    { name: "company control data (company object)", statements: 4, ttl_s: 3600, isolates: 1 },
+    { name: "open partition (company object)", statements: 1, ttl_s: 3600, isolates: 1 },
+    { name: "CAF row (company object; the certificate row now comes with the control data)", statements: 1, ttl_s: 3600, isolates: 1 },
+    // A write at most once an hour per key across isolates (the key's object skips one written within the hour).
+    { name: "API key last use (key object)", statements: 1, ttl_s: 3600, isolates: 1 },
+  ],
+};
+
+/** The isolate caches in front of the objects: each of their misses is one request to an object (the auth miss asks two: key and company). */
+export const DIRECTORY_REQUESTS = {
+  caches: [
+    { name: "key and company access (2 objects)", requests: 2, ttl_s: 5 },
+    { name: "company control data", requests: 1, ttl_s: 60 },
+    { name: "open partition", requests: 1, ttl_s: 600 },
+    { name: "last use (key object, when the isolate's row is an hour old)", requests: 1, ttl_s: 3600 },
+  ],
+  zipf_s: 1,
+  isolates_per_company: 10,
+};
+
+/** Requests per document to the control directory at the target's peak, and the largest company's object rate (its company object; its busiest key's is at most the same). */
+export function projectedDirectory(split = DIRECTORY_REQUESTS, isolates = split.isolates_per_company) {
+  const peak = (TARGET.documents_per_day / 86_400) * TARGET.peak_factor;
+  const largest = (TARGET.largest_company_per_day / 86_400) * TARGET.peak_factor;
+  const perDocument = split.caches.reduce((a, c) => a + (c.requests * projectedMisses(c.ttl_s, { peak, companies: TARGET.companies, s: split.zipf_s, isolates })) / peak, 0);
+  // The largest company alone: its rate over `isolates` isolates, each missing once per TTL and wait.
+  const largestObject = split.caches.reduce((a, c) => a + (c.requests === 2 ? 1 : c.requests) * (largest / (1 + (largest * c.ttl_s) / isolates)), 0);
+  return { peak, perDocument, perSecond: perDocument * peak, largestObjectPerSecond: largestObject, largestObjectShare: share(largestObject, LIMITS.do_requests_per_s) };
+}
 
 /**
  * Projected cache misses per second at peak, summed over the companies: company k (Zipf rank) issues

@@ -20676,6 +20676,7 @@ export interface components {
             company_ids: string[];
             created_at: string;
             id: string;
+            /** @description When the key was last used, with a resolution of one hour: a use within the hour after the recorded one does not move it. Null until its first use. */
             last_used_at: string | null;
             /** @description The key's mode: false = test (`dte_test_…`), true = live (`dte_live_…`). */
             livemode: boolean;

@@ -18,7 +18,7 @@ export async function simulatorReachable(c: Context<AppEnv>): Promise<boolean> {
   if (isInternalSimulatorCall(c.env) || simulatorEnabled(c.env)) return true;
   const header = c.req.header("X-Api-Key");
   if (!header || !c.env.API_KEY_PEPPER) return false;
-  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER, header);
+  const result = await authenticate(c.env, c.env.API_KEY_PEPPER, header);
   if (!result.ok || result.principal.livemode) return false;
   c.set("principal", result.principal);
   return true;

@@ -5,6 +5,7 @@ import { parse } from "smol-toml";
 import { app } from "../../src/app";
 import { ROUTE_REGISTRY } from "../../src/http/route";
 import { forgetAccess } from "../../src/domain/access/cache";
+import { companyEntry, forgetInDirectory } from "../../src/db/control-directory";
 import { RATE_LIMITS, type RateLimitBinding } from "../../src/http/rate-limits";
 import wranglerToml from "../../wrangler.toml?raw";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
@@ -92,9 +93,14 @@ describe("a burst over the limit gets 429 with Retry-After", () => {
 });
 
 describe("the high-volume tier (companies.rate_tier, set by the operator)", () => {
-  /** What `npm run companies:tier` does; other isolates see it when their cached row expires (5 s), this one at once. */
+  /**
+   * What `npm run companies:tier` does (a D1 write from outside the Worker), with the company's
+   * control directory object told at once: left alone it shows the change within its safety TTL
+   * (DIRECTORY_TTL_MS, README "Configuration"), then every isolate within 5 s.
+   */
   const setTier = async (id: string, tier: "STANDARD" | "HIGH_VOLUME") => {
     await env.DB.prepare("UPDATE companies SET rate_tier = ? WHERE id = ?").bind(tier, id).run();
+    await forgetInDirectory(env, [companyEntry(id)]);
     forgetAccess();
   };
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
   owner = await newOwner("Security A");
   companyId = await newCompany(owner);
   revoked = await newKey(owner.clientId, "ADMIN");
-  await revokeKey(createDb(env.DB), { apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: "OWNER", livemode: false }, revoked.apiKeyId);
+  await revokeKey(createDb(env.DB), env, { apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: "OWNER", livemode: false }, revoked.apiKeyId);
   member = await newKey(owner.clientId, "MEMBER");
   const grant = await call("PUT", `/api/api-keys/${member.apiKeyId}/companies/${companyId}`, { key: owner.key });
   expect(grant.status).toBe(200);

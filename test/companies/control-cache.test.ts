@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import { createDb } from "../../src/db/client";
+import { companyEntry, forgetInDirectory } from "../../src/db/control-directory";
 import { CONTROL_CACHE_MS, forgetCompanyControl } from "../../src/domain/companies/control-cache";
 import { companyContext, RetryableStepError, signerFor, type StepDeps } from "../../src/pipeline/steps";
 import { call, expectError, newCompany, newOwner, nextRut } from "../helpers/api";
@@ -10,9 +11,10 @@ import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
  * The per-isolate control cache (issue 16): a company's settings, active certificate and CAF
- * presence are read once per CONTROL_CACHE_MS; a write through the API drops them at once in the
- * isolate; a change behind the API's back shows when the entry expires; an expired certificate is
- * never used. The pipeline's clock is the `now` of its deps, so expiry needs no waiting.
+ * presence are read once per CONTROL_CACHE_MS (then from the company's control directory object,
+ * which holds what it read from D1 until told to forget); a write through the API drops them at once
+ * in the isolate and the object; a change behind the API's back shows when the entry expires and the
+ * object forgets; an expired certificate is never used. The pipeline's clock is the `now` of its deps, so expiry needs no waiting.
  */
 const deps = (at: Date): StepDeps => {
   const db = createDb(env.DB);
@@ -25,7 +27,7 @@ async function activeCertificateId(base: string, key: string): Promise<string> {
 }
 
 describe("the control cache bounds staleness", () => {
-  it("a certificate deleted behind the API's back still signs until the entry expires, then not", async () => {
+  it("a certificate deleted behind the API's back still signs until the entry expires and the object forgets, then not", async () => {
     const issuer = await readyIssuer([33], 5);
     const certificateId = await activeCertificateId(issuer.base, issuer.owner.key);
     forgetCompanyControl(issuer.companyId);
@@ -34,17 +36,22 @@ describe("the control cache bounds staleness", () => {
     await env.DB.prepare("UPDATE certificates SET status = 'DELETED', active = 0 WHERE id = ?").bind(certificateId).run();
     // The documented bound: an isolate that read it may sign with it for up to CONTROL_CACHE_MS.
     expect((await signerFor(deps(new Date(t0.getTime() + CONTROL_CACHE_MS - 1)), issuer.companyId)).certificateId).toBe(certificateId);
-    await expect(signerFor(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1)), issuer.companyId)).rejects.toThrow(RetryableStepError);
+    // Expired in the isolate: the company's object still holds it (the bound when a forget is lost: its TTL).
+    expect((await signerFor(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1)), issuer.companyId)).certificateId).toBe(certificateId);
+    await forgetInDirectory(env, [companyEntry(issuer.companyId)]);
+    await expect(signerFor(deps(new Date(t0.getTime() + 2 * CONTROL_CACHE_MS + 2)), issuer.companyId)).rejects.toThrow(RetryableStepError);
   });
 
-  it("settings changed behind the API's back show when the entry expires", async () => {
+  it("settings changed behind the API's back show when the entry expires and the object forgets", async () => {
     const { companyId } = await readyIssuer([33], 5); // kept only while the company has an active certificate
     forgetCompanyControl(companyId);
     const t0 = new Date();
     expect((await companyContext(deps(t0), companyId)).timeZone).toBe("America/Santiago");
     await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
     expect((await companyContext(deps(new Date(t0.getTime() + 1)), companyId)).timeZone).toBe("America/Santiago");
-    expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1)), companyId)).timeZone).toBe("America/Punta_Arenas");
+    expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1)), companyId)).timeZone).toBe("America/Santiago");
+    await forgetInDirectory(env, [companyEntry(companyId)]);
+    expect((await companyContext(deps(new Date(t0.getTime() + 2 * CONTROL_CACHE_MS + 2)), companyId)).timeZone).toBe("America/Punta_Arenas");
   });
 });
 
@@ -83,6 +90,7 @@ describe("one entry per company for the POST and the pipeline", () => {
     expect(issued.status).toBe(202);
     await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
     expect((await companyContext(deps(new Date(Date.now() + 1)), companyId)).timeZone).toBe("America/Santiago");
+    await forgetInDirectory(env, [companyEntry(companyId)]);
     expect((await companyContext(deps(new Date(t0.getTime() + CONTROL_CACHE_MS + 1_000)), companyId)).timeZone).toBe("America/Punta_Arenas");
     expect((await untilFinal(issuer, issued.body.id)).status).toBe("ACCEPTED");
   });

@@ -11,7 +11,7 @@ import { indexStore, storeForId } from "../../src/db/document-store";
 import { externalReferences } from "../../src/db/document-store/tables";
 import { invoices } from "../../src/db/schema";
 import { fail, type StepDeps } from "../../src/pipeline/steps";
-import { forgetCompanyControl } from "../../src/domain/companies/control-cache";
+import { companyControlChanged } from "../../src/domain/companies/control-cache";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
@@ -46,12 +46,12 @@ describe("external_reference claims at POST", () => {
     expect(await holderOf(issuer.companyId, ref)).toBeNull();
     // Refused by the D1 check (no active certificate), before the claim: nothing is held.
     await env.DB.prepare("UPDATE certificates SET active = 0 WHERE company_id = ?").bind(issuer.companyId).run();
-    forgetCompanyControl(issuer.companyId); // changed behind the API's back: the isolate's control cache is told
+    await companyControlChanged(env, issuer.companyId); // changed behind the API's back: the caches are told
     const refused = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
     expectError(refused, 422, "CERTIFICATE_REQUIRED");
     expect(await holderOf(issuer.companyId, ref)).toBeNull();
     await env.DB.prepare("UPDATE certificates SET active = 1 WHERE company_id = ?").bind(issuer.companyId).run();
-    forgetCompanyControl(issuer.companyId);
+    await companyControlChanged(env, issuer.companyId);
     const ok = await issue(issuer, invoiceBody(issuer.rut, "33", { external_reference: ref }));
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
     expect(await holderOf(issuer.companyId, ref)).toBe(ok.body.id);

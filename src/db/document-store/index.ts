@@ -11,6 +11,7 @@ import { documentPartitions, type DocumentPartition } from "../schema";
 import { randomUlid, type IdPrefix } from "../../lib/ids";
 import { StoreD1 } from "./client";
 import { describeError, log } from "../../lib/log";
+import { companyEntry, directory, forgetInDirectory } from "../control-directory";
 
 /** Default size at which a partition closes early: 40 % of a Durable Object's 10 GB (docs/capacity.md). */
 export const DEFAULT_STORE_MAX_BYTES = 4_000_000_000;
@@ -30,7 +31,7 @@ export interface StoreHandle {
   readonly ordinal: number;
 }
 
-type StoreEnv = Pick<Env, "DB" | "DOCUMENT_STORE"> & { DOCUMENT_STORE_MAX_BYTES?: string };
+type StoreEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "CONTROL_DIRECTORY"> & { DOCUMENT_STORE_MAX_BYTES?: string };
 
 export function storeName(companyId: string, ordinal: number): string {
   return `${companyId}:${ordinal}`;
@@ -173,24 +174,32 @@ export async function openStore(env: StoreEnv, companyId: string, now: Date = ne
 
 /**
  * The company's open partition at `now`. The isolate's copy is trusted OPEN_PARTITION_CACHE_MS
- * within its month; a miss costs one D1 statement for a company that has its partition, and one
- * more batch (make it, read it back) to open its first partition or roll over at a month's end.
+ * within its month; a miss asks the company's control directory object (src/db/control-directory.ts),
+ * which reads D1 (one statement) only when it does not hold the row; opening a company's first
+ * partition or rolling over at a month's end is one more D1 batch (make it, read it back), after
+ * which the object forgets the row it held.
  */
 export async function openPartition(env: StoreEnv, companyId: string, now: Date = new Date()): Promise<DocumentPartition> {
   const period = periodOf(now);
   const cached = openCache.get(companyId);
   if (cached && cached.until > Date.now() && cached.partition.period >= period) return cached.partition;
   const db = createDb(env.DB);
-  let [open] = await db.select().from(documentPartitions).where(openOf(companyId));
+  let open: DocumentPartition | undefined = (await directory(env, companyEntry(companyId)).openPartition(companyId)) ?? undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     // A clock a little behind another isolate's (a month just began there) keeps the newer partition.
     if (open && open.period >= period) return rememberOpen(env, open);
-    [open] = open ? await rollOver(db, companyId, open.ordinal, "MONTH_END", null, now) : await openFirst(db, companyId, now);
+    [open] = open ? await rollOver(env, companyId, open.ordinal, "MONTH_END", null, now) : await openFirst(db, companyId, now);
   }
   throw new Error(`Could not open a document partition for ${companyId}`);
 }
 
 const openOf = (companyId: string) => and(eq(documentPartitions.companyId, companyId), isNull(documentPartitions.closedAt));
+
+/** The company's open partition row in D1, or null (the control directory's fill). */
+export async function readOpenPartition(db: Db, companyId: string): Promise<DocumentPartition | null> {
+  const [open] = await db.select().from(documentPartitions).where(openOf(companyId));
+  return open ?? null;
+}
 
 function rememberOpen(env: StoreEnv, open: DocumentPartition): DocumentPartition {
   openCache.set(open.companyId, { partition: open, until: Date.now() + OPEN_PARTITION_CACHE_MS });
@@ -218,22 +227,24 @@ function partitionRow(companyId: string, ordinal: number, now: Date) {
 /**
  * Closes a company's open partition `ordinal`, opens the next and reads the open one back, in one D1
  * batch: whoever rolls first wins, a concurrent roller's UPDATE matches nothing and its INSERT meets
- * the primary key.
+ * the primary key. Then the company's directory object forgets the open row it held.
  */
-async function rollOver(db: Db, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date): Promise<DocumentPartition[]> {
+async function rollOver(env: StoreEnv, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date): Promise<DocumentPartition[]> {
   const mine = and(eq(documentPartitions.companyId, companyId), eq(documentPartitions.ordinal, ordinal), isNull(documentPartitions.closedAt));
   openCache.delete(companyId);
+  const db = createDb(env.DB);
   const [, , open] = await db.batch([
     db.update(documentPartitions).set({ closedAt: now.toISOString(), closedReason: reason, ...(size === null ? {} : { sizeBytes: size }) }).where(mine),
     db.insert(documentPartitions).values(partitionRow(companyId, ordinal + 1, now)).onConflictDoNothing(),
     db.select().from(documentPartitions).where(openOf(companyId)),
   ]);
+  await forgetInDirectory(env, [companyEntry(companyId)], ["open"]);
   return open;
 }
 
 /** Closes a company's open partition `ordinal` and opens the next (`rollOver`); this isolate takes the new one as open. */
 export async function closePartition(env: StoreEnv, companyId: string, ordinal: number, reason: DocumentPartition["closedReason"] & string, size: number | null, now: Date = new Date()): Promise<void> {
-  const [open] = await rollOver(createDb(env.DB), companyId, ordinal, reason, size, now);
+  const [open] = await rollOver(env, companyId, ordinal, reason, size, now);
   if (open) rememberOpen(env, open);
 }
 

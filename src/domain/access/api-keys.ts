@@ -6,7 +6,8 @@ import { newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import type { Principal } from "./principal";
 import { reachesAllCompanies, type Role } from "./roles";
-import { cachedKey, rememberKey, type CachedCompany } from "./cache";
+import { cachedKey, rememberKey, type CachedCompany, type KeyRow } from "./cache";
+import { companyEntry, directory, keyEntry, type DirectoryEnv } from "../../db/control-directory";
 
 /**
  * `dte_test_` or `dte_live_` + 40 base62 characters (about 238 bits of entropy). Keys made before
@@ -14,8 +15,12 @@ import { cachedKey, rememberKey, type CachedCompany } from "./cache";
  */
 export const API_KEY_PATTERN = /^dte_(?:test|live|sk)_[0-9A-Za-z]{40}$/;
 const PREFIX_LENGTH = 12;
-/** last_used_at is refreshed at most once a minute per key to keep reads cheap. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+/**
+ * last_used_at is refreshed at most once an hour per key (its resolution, README and OpenAPI): the
+ * write goes through the key's directory object, which skips it when another isolate wrote it
+ * within the hour.
+ */
+export const LAST_USED_RESOLUTION_MS = 3_600_000;
 
 export function generateApiKey(livemode: boolean): { key: string; prefix: string } {
   const key = `dte_${livemode ? "live" : "test"}_${randomBase62(40)}`;
@@ -62,50 +67,62 @@ export interface CompanyAccess {
   granted: boolean;
 }
 
+/** The key's row and the companies it was granted (a MEMBER key's reach): a directory object's entry. */
+export interface KeyEntry {
+  row: KeyRow;
+  grants: string[];
+}
+
+/** The key with this hash and its grants, read from D1 in one batch (2 statements), or null: the directory object's fill. */
+export async function readKeyEntry(db: Db, hash: string): Promise<KeyEntry | null> {
+  const [keys, grants] = await db.batch([
+    db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1),
+    db.select({ companyId: apiKeyCompanies.companyId }).from(apiKeyCompanies).innerJoin(apiKeys, eq(apiKeys.id, apiKeyCompanies.apiKeyId)).where(eq(apiKeys.keyHash, hash)),
+  ]);
+  return keys[0] ? { row: keys[0], grants: grants.map((g) => g.companyId) } : null;
+}
+
 /**
  * Resolves the X-Api-Key header to a principal (§2.5). When the request names a company, that
- * company and the key's grant on it are read in the same D1 round trip. Both are cached in the
- * isolate for a few seconds (./cache.ts): a POST after the first reads nothing from D1.
+ * company and the key's grant on it come with it. Both are cached in the isolate for a few seconds
+ * (./cache.ts); a miss asks the key's and the company's control directory objects at once
+ * (src/db/control-directory.ts), not D1: a POST after the first asks nothing of either.
  */
-export async function authenticate(db: Db, pepper: string, header: string | undefined, now = new Date(), companyId?: string): Promise<AuthResult> {
+export async function authenticate(env: DirectoryEnv, pepper: string, header: string | undefined, now = new Date(), companyId?: string): Promise<AuthResult> {
   if (header === undefined || header.trim() === "") return { ok: false, reason: "MISSING" };
   const key = header.trim();
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "MALFORMED" };
   const hash = await hashApiKey(pepper, key);
   const at = now.getTime();
-  const cached = cachedKey(hash, at);
-  let row = cached?.row;
-  let company: CompanyAccess | undefined;
-  if (cached && companyId) {
-    const known: CachedCompany = cached.companies.get(companyId) ?? (await companyAccessQuery(db, companyId, eq(apiKeys.id, cached.row.id)).then(([found]) => ({ row: found?.company, granted: !!found?.granted })));
-    cached.companies.set(companyId, known);
-    company = { id: companyId, ...known };
-  } else if (!cached) {
-    const keyQuery = db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1);
-    if (companyId) {
-      const [keys, found] = await db.batch([keyQuery, companyAccessQuery(db, companyId, eq(apiKeys.keyHash, hash))]);
-      row = keys[0];
-      company = { id: companyId, row: found[0]?.company, granted: !!found[0]?.granted };
-    } else {
-      row = (await keyQuery)[0];
-    }
-    if (row) {
-      const entry = rememberKey(hash, row, at);
-      if (company) entry.companies.set(company.id, { row: company.row, granted: company.granted });
-    }
+  let entry = cachedKey(hash, at);
+  if (!entry) {
+    const [found, companyRow] = await Promise.all([directory(env, keyEntry(hash)).key(hash), companyId ? companyRowOf(env, companyId) : undefined]);
+    if (!found) return { ok: false, reason: "UNKNOWN" };
+    entry = rememberKey(hash, found.row, found.grants, at);
+    if (companyId) entry.companies.set(companyId, { row: companyRow, granted: found.grants.includes(companyId) });
   }
-  if (!row) return { ok: false, reason: "UNKNOWN" };
+  let company: CompanyAccess | undefined;
+  if (companyId) {
+    const known: CachedCompany = entry.companies.get(companyId) ?? { row: await companyRowOf(env, companyId), granted: entry.grants.includes(companyId) };
+    entry.companies.set(companyId, known);
+    company = { id: companyId, ...known };
+  }
+  const row = entry.row;
   if (row.revokedAt) return { ok: false, reason: "REVOKED" };
   const stale = !row.lastUsedAt || at - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS;
-  const keyId = row.id;
-  if (stale) row.lastUsedAt = now.toISOString(); // the cached copy: the next requests of the minute do not touch again
-  const touch = stale ? () => db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, keyId)) : null;
+  if (stale) row.lastUsedAt = now.toISOString(); // the cached copy: the next requests of the hour do not touch again
+  const touch = stale ? () => directory(env, keyEntry(hash)).touchKey(row.id, now.toISOString()) : null;
   return {
     ok: true,
     principal: { apiKeyId: row.id, clientId: row.clientId, role: row.role, livemode: row.livemode },
     touch,
     company,
   };
+}
+
+/** The company's row from its directory object (undefined when there is none). */
+async function companyRowOf(env: DirectoryEnv, companyId: string): Promise<CompanyRow | undefined> {
+  return (await directory(env, companyEntry(companyId)).company(companyId)) ?? undefined;
 }
 
 /** The company and whether the key matching `keyWhere` holds a MEMBER grant on it. */

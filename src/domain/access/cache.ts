@@ -1,13 +1,16 @@
 /**
- * The per-isolate cache of API key and company lookups (issue 16): the one D1 read every POST makes
- * (docs/capacity.md, "the key and company lookup must be cached"). An entry lives ACCESS_CACHE_MS.
- * Every change of access made in this isolate (a key or user revoked, a grant given or withdrawn, a
- * company deleted) clears the whole cache at once; other isolates see the change when their entry
- * expires, so a revocation takes at most ACCESS_CACHE_MS to reach every isolate (README).
- * Keys that are not found are never cached (a key just created works at once everywhere).
+ * The per-isolate cache of API key and company lookups (issue 16): what every request needs
+ * (docs/capacity.md, "the key and company lookup must be cached"). An entry lives ACCESS_CACHE_MS;
+ * a miss asks the key's and the company's control directory objects (src/db/control-directory.ts),
+ * which read D1 only when they do not hold the rows. Every change of access (a key or user revoked,
+ * a grant given or withdrawn, a company deleted) clears this isolate's cache at once and, after its
+ * D1 commit, tells the objects concerned to forget (`accessChanged`); other isolates see the change
+ * when their entry expires, so a revocation takes at most ACCESS_CACHE_MS to reach every isolate
+ * (README). Keys that are not found are never cached (a key just created works at once everywhere).
  */
 import type { apiKeys } from "../../db/schema";
 import { IsolateCache } from "../../lib/isolate-cache";
+import { forgetInDirectory, keyEntry, type DirectoryEnv } from "../../db/control-directory";
 import type { CompanyRow } from "../companies/repository";
 
 export const ACCESS_CACHE_MS = 5_000;
@@ -20,6 +23,8 @@ export interface CachedCompany {
 
 interface Entry {
   row: KeyRow;
+  /** The companies a MEMBER key was granted. */
+  grants: readonly string[];
   companies: Map<string, CachedCompany>;
 }
 
@@ -29,11 +34,17 @@ export function cachedKey(hash: string, at: number): Entry | undefined {
   return byHash.get(hash, at);
 }
 
-export function rememberKey(hash: string, row: KeyRow, at: number): Entry {
-  return byHash.set(hash, { row, companies: new Map() }, at);
+export function rememberKey(hash: string, row: KeyRow, grants: readonly string[], at: number): Entry {
+  return byHash.set(hash, { row, grants, companies: new Map() }, at);
 }
 
-/** Drops every cached lookup of this isolate: call after any change of keys, grants or companies. */
+/** Drops every cached lookup of this isolate only (a new isolate's state: tests, the capacity bench). */
 export function forgetAccess(): void {
   byHash.clear();
+}
+
+/** After a D1 write to keys or grants: drops this isolate's lookups and the keys' directory objects (by key hash). */
+export async function accessChanged(env: DirectoryEnv, keyHashes: readonly string[]): Promise<void> {
+  forgetAccess();
+  await forgetInDirectory(env, keyHashes.map(keyEntry));
 }

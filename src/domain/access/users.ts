@@ -6,7 +6,8 @@ import { AppError } from "../../errors";
 import { createApiKey } from "./api-keys";
 import type { Principal } from "./principal";
 import { canManageKeyOfRole, type Role } from "./roles";
-import { forgetAccess } from "./cache";
+import { accessChanged } from "./cache";
+import type { DirectoryEnv } from "../../db/control-directory";
 
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -47,7 +48,7 @@ async function activeOwnerKeys(db: Db, clientId: string): Promise<ApiKeyRow[]> {
 }
 
 /** Revokes a user and every key of theirs. An ADMIN may not revoke a user who holds OWNER keys. */
-export async function revokeUser(db: Db, principal: Principal, userId: string): Promise<UserRow> {
+export async function revokeUser(db: Db, env: DirectoryEnv, principal: Principal, userId: string): Promise<UserRow> {
   const user = await getUser(db, principal, userId);
   const keys = await db.select().from(apiKeys).where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt)));
   if (keys.some((k) => !canManageKeyOfRole(principal.role, k.role))) {
@@ -58,11 +59,12 @@ export async function revokeUser(db: Db, principal: Principal, userId: string): 
     throw new AppError("API_KEY_LAST_OWNER", "This would revoke the client's last OWNER key; create another OWNER key first.");
   }
   const now = new Date().toISOString();
-  await db.batch([
+  const [, revoked] = await db.batch([
     db.update(users).set({ status: "REVOKED", revokedAt: now }).where(eq(users.id, user.id)),
-    db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt))),
+    db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt))).returning({ keyHash: apiKeys.keyHash }),
   ]);
-  forgetAccess();
+  // Every key the user held, as revoked now (a key made meanwhile included): each key's object forgets.
+  await accessChanged(env, revoked.map((k) => k.keyHash));
   return { ...user, status: "REVOKED", revokedAt: user.revokedAt ?? now };
 }
 
@@ -105,7 +107,7 @@ export async function grantsOf(db: Db, keyIds: string[]): Promise<Map<string, st
   return out;
 }
 
-export async function revokeKey(db: Db, principal: Principal, keyId: string): Promise<ApiKeyRow> {
+export async function revokeKey(db: Db, env: DirectoryEnv, principal: Principal, keyId: string): Promise<ApiKeyRow> {
   const key = await getKey(db, principal, keyId);
   if (!canManageKeyOfRole(principal.role, key.role)) {
     throw new AppError("AUTH_ROLE_FORBIDDEN", `A ${principal.role} key may not revoke ${key.role} keys.`);
@@ -119,12 +121,12 @@ export async function revokeKey(db: Db, principal: Principal, keyId: string): Pr
   }
   const now = new Date().toISOString();
   await db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, key.id));
-  forgetAccess();
+  await accessChanged(env, [key.keyHash]);
   return { ...key, revokedAt: now };
 }
 
 /** Grants (or withdraws) a MEMBER key's access to one company of the same client. */
-export async function setGrant(db: Db, principal: Principal, keyId: string, companyId: string, granted: boolean) {
+export async function setGrant(db: Db, env: DirectoryEnv, principal: Principal, keyId: string, companyId: string, granted: boolean) {
   const key = await getKey(db, principal, keyId);
   if (key.role !== "MEMBER") {
     throw new AppError("API_KEY_GRANT_NOT_APPLICABLE", `${key.role} keys reach every company of the client; grants apply to MEMBER keys only.`);
@@ -142,6 +144,6 @@ export async function setGrant(db: Db, principal: Principal, keyId: string, comp
   } else {
     await db.delete(apiKeyCompanies).where(and(eq(apiKeyCompanies.apiKeyId, key.id), eq(apiKeyCompanies.companyId, companyId)));
   }
-  forgetAccess();
+  await accessChanged(env, [key.keyHash]);
   return { ...key, companyIds: (await grantsOf(db, [key.id])).get(key.id) ?? [] };
 }

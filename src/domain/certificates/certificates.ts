@@ -9,7 +9,8 @@ import { open, seal } from "../../lib/secrets";
 import { sealedAs } from "../../storage/sealed";
 import { r2Keys } from "../../storage/keys";
 import { AppError } from "../../errors";
-import { forgetCompanyControl } from "../companies/control-cache";
+import { companyControlChanged } from "../companies/control-cache";
+import type { DirectoryEnv } from "../../db/control-directory";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
@@ -96,7 +97,7 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), eq(certificates.active, true))),
     db.insert(certificates).values(row),
   ]);
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
   return row;
 }
 
@@ -116,7 +117,7 @@ export async function getCertificate(db: Db, companyId: string, id: string): Pro
   return row;
 }
 
-export async function activateCertificate(db: Db, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
+export async function activateCertificate(db: Db, env: DirectoryEnv, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
   const validity = validityOf(row, now);
   if (validity === "EXPIRED") throw new AppError("CERTIFICATE_EXPIRED", `Certificate ${id} expired on ${row.validTo}; it cannot be the active one.`);
@@ -125,7 +126,7 @@ export async function activateCertificate(db: Db, companyId: string, id: string,
     db.update(certificates).set({ active: false }).where(and(eq(certificates.companyId, companyId), ne(certificates.id, id))),
     db.update(certificates).set({ active: true }).where(eq(certificates.id, id)),
   ]);
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
   return { ...row, active: true };
 }
 
@@ -133,7 +134,7 @@ export async function activateCertificate(db: Db, companyId: string, id: string,
 export async function deleteCertificate(db: Db, env: Env, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
   await db.update(certificates).set({ status: "DELETED", active: false, deletedAt: now.toISOString() }).where(eq(certificates.id, id));
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
   await env.FILES.delete(row.pfxKey);
   return { ...row, status: "DELETED", active: false, deletedAt: now.toISOString() };
 }
@@ -147,6 +148,11 @@ export async function requireSigningCredentials(db: Db, env: Env, companyId: str
     where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
   });
   if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
+  return signingCredentialsOf(env, row, now);
+}
+
+/** The credentials of a certificate row already read (the company's control data): refused unless current; its .pfx is opened from R2. */
+export async function signingCredentialsOf(env: Env, row: CertificateRow, now = new Date()): Promise<SigningCredentials & { certificateId: string }> {
   const validity = validityOf(row, now);
   if (validity !== "VALID") {
     throw new AppError(

@@ -10,7 +10,8 @@ import { normalizeTaxId, taxIdDocumentsFor, taxIdFilterForms } from "../catalogs
 import { AppError } from "../../errors";
 import type { CompanyRow } from "./repository";
 import { forgetAccess } from "../access/cache";
-import { forgetCompanyControl } from "./control-cache";
+import { companyControlChanged } from "./control-cache";
+import type { DirectoryEnv } from "../../db/control-directory";
 
 export interface CreateCompanyInput {
   legal_name: string;
@@ -112,14 +113,14 @@ export function searchKey(text: string): string {
   return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().trim();
 }
 
-export async function softDeleteCompany(db: Db, company: CompanyRow): Promise<void> {
+export async function softDeleteCompany(db: Db, env: DirectoryEnv, company: CompanyRow): Promise<void> {
   const now = new Date().toISOString();
   await db
     .update(companies)
     .set({ status: "DELETED", deletedAt: now, updatedAt: now })
     .where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
   forgetAccess();
-  forgetCompanyControl(company.id);
+  await companyControlChanged(env, company.id);
 }
 
 /** The list item of §2.2. `created_at` is wall-clock time in the company's time zone, no offset. */

@@ -5,18 +5,23 @@
  * (src/domain/access/cache.ts, src/lib/isolate-cache.ts): a company's entry lives CONTROL_CACHE_MS,
  * and every part read while it lives goes with it, so nothing served is older than that.
  *
- * Every write made in this isolate to one of those rows (certificate uploaded, activated or deleted,
- * CAF stored or dropped, settings or logo changed, company deleted) calls `forgetCompanyControl`,
- * which drops the company's entry at once; other isolates see the change when their entry expires:
- * a deleted or replaced certificate can still sign for up to CONTROL_CACHE_MS in isolates that read
- * it before (README, "Configuration"). An expired certificate is never used: its dates are checked
- * on every use. Absence is never cached (a certificate or CAF just loaded works at once everywhere),
- * and neither is a failed read. Folios do not come from here: the folio allocator numbers documents.
+ * A miss asks the company's control directory object (src/db/control-directory.ts), not D1: the
+ * object reads D1 only when it does not hold the data (one batch of 4 statements).
+ *
+ * Every write to one of those rows (certificate uploaded, activated or deleted, CAF stored or
+ * dropped, settings or logo changed, company deleted) calls `companyControlChanged` after its D1
+ * commit, which drops the company's entry in this isolate and in the directory object at once; other
+ * isolates see the change when their entry expires: a deleted or replaced certificate can still sign
+ * for up to CONTROL_CACHE_MS in isolates that read it before (README, "Configuration"). An expired
+ * certificate is never used: its dates are checked on every use. Absence is never cached (a
+ * certificate or CAF just loaded works at once everywhere), and neither is a failed read. Folios do
+ * not come from here: the folio allocator numbers documents.
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { cafs, certificates, companies, companySettings } from "../../db/schema";
 import { IsolateCache } from "../../lib/isolate-cache";
+import { companyEntry, directory, forgetInDirectory, type DirectoryEnv } from "../../db/control-directory";
 import type { CompanyRow } from "./repository";
 import type { SettingsRow } from "./settings";
 
@@ -42,14 +47,15 @@ export function cachedControl<T>(companyId: string, part: string, at: number, lo
   return loading;
 }
 
-/** Whether the company's control data is in this isolate's cache (a caller that would refuse on it reads it again first). */
-export function controlCached(companyId: string, at: number): boolean {
-  return byCompany.get(companyId, at)?.has("company") ?? false;
-}
-
-/** Drops everything cached of the company in this isolate: call after any write to its control rows. */
+/** Drops everything cached of the company in this isolate only (a new isolate's state: tests, the capacity bench). */
 export function forgetCompanyControl(companyId: string): void {
   byCompany.delete(companyId);
+}
+
+/** After a D1 write to the company's control rows: drops them in this isolate and in the company's directory object. */
+export async function companyControlChanged(env: DirectoryEnv, companyId: string): Promise<void> {
+  forgetCompanyControl(companyId);
+  await forgetInDirectory(env, [companyEntry(companyId)]);
 }
 
 export interface CompanyControl {
@@ -63,18 +69,19 @@ export interface CompanyControl {
 
 /**
  * All of a company's control data that a document reads (the company row, its settings, the active
- * certificate, the types it has an active CAF for), in one D1 round trip on a miss (independent
- * reads, one batch: 4 statements); null when the company does not exist. Shared by the POST and the
- * pipeline's steps. Kept only while the company has an active certificate, so a certificate uploaded
- * anywhere is used at once; `fresh` reads again whatever is cached (a caller that found something
- * missing: absence is never trusted from the cache).
+ * certificate, the types it has an active CAF for), from the company's directory object on a miss;
+ * null when the company does not exist. Shared by the POST and the pipeline's steps. Kept only while
+ * the company has an active certificate, so a certificate uploaded anywhere is used at once; `fresh`
+ * reads again whatever is cached, here and in the object, which reads D1 (a caller that found
+ * something missing: absence is never trusted from a cache).
  */
-export function companyControl(db: Db, companyId: string, at: number, fresh = false): Promise<CompanyControl | null> {
+export function companyControl(env: DirectoryEnv, companyId: string, at: number, fresh = false): Promise<CompanyControl | null> {
   if (fresh) byCompany.get(companyId, at)?.delete("company");
-  return cachedControl(companyId, "company", at, () => readCompanyControl(db, companyId), (found) => found?.certificate !== undefined);
+  return cachedControl(companyId, "company", at, () => directory(env, companyEntry(companyId)).control(companyId, fresh), (found) => found?.certificate !== undefined);
 }
 
-async function readCompanyControl(db: Db, companyId: string): Promise<CompanyControl | null> {
+/** The company's control data read from D1 (one batch of 4 independent reads): the directory object's fill. */
+export async function readCompanyControl(db: Db, companyId: string): Promise<CompanyControl | null> {
   const [[company], [settings], [certificate], cafRows] = await db.batch([
     db.select().from(companies).where(eq(companies.id, companyId)).limit(1),
     db.select().from(companySettings).where(eq(companySettings.companyId, companyId)).limit(1),

@@ -5,7 +5,8 @@ import { canonicalLanguageTag, isValidTimeZone } from "../../lib/time";
 import { AppError } from "../../errors";
 import { DEFAULT_SETTINGS } from "./companies";
 import { newId } from "../../lib/ids";
-import { forgetCompanyControl } from "./control-cache";
+import { companyControlChanged } from "./control-cache";
+import type { DirectoryEnv } from "../../db/control-directory";
 
 export type SettingsRow = typeof companySettings.$inferSelect;
 
@@ -42,7 +43,7 @@ function validDate(s: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s && s >= "2000-01-01" && s <= "2050-12-31";
 }
 
-export async function getSettings(db: Db, companyId: string): Promise<SettingsRow> {
+export async function getSettings(db: Db, env: DirectoryEnv, companyId: string): Promise<SettingsRow> {
   const row = await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, companyId) });
   if (row) return row;
   // Every company is created with settings; this only repairs a row lost by hand.
@@ -50,12 +51,12 @@ export async function getSettings(db: Db, companyId: string): Promise<SettingsRo
     id: newId("set"), companyId, ...DEFAULT_SETTINGS, logoKey: null, logoUrl: null, siiResolutionNumber: null, siiResolutionDate: null, updatedAt: new Date().toISOString(),
   };
   await db.insert(companySettings).values(created).onConflictDoNothing();
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
   return (await db.query.companySettings.findFirst({ where: eq(companySettings.companyId, companyId) }))!;
 }
 
-export async function updateSettings(db: Db, companyId: string, patch: SettingsPatch): Promise<SettingsRow> {
-  const current = await getSettings(db, companyId);
+export async function updateSettings(db: Db, env: DirectoryEnv, companyId: string, patch: SettingsPatch): Promise<SettingsRow> {
+  const current = await getSettings(db, env, companyId);
   const details: { field: string; message: string }[] = [];
   const next = {
     decimalPlaces: patch.decimal_places ?? current.decimalPlaces,
@@ -95,14 +96,14 @@ export async function updateSettings(db: Db, companyId: string, patch: SettingsP
     .set({ ...next, updatedAt: new Date().toISOString() })
     .where(eq(companySettings.companyId, companyId))
     .returning();
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
   return row!;
 }
 
-export async function setLogo(db: Db, companyId: string, logoKey: string, logoUrl: string): Promise<void> {
-  await getSettings(db, companyId);
+export async function setLogo(db: Db, env: DirectoryEnv, companyId: string, logoKey: string, logoUrl: string): Promise<void> {
+  await getSettings(db, env, companyId);
   await db.update(companySettings).set({ logoKey, logoUrl, updatedAt: new Date().toISOString() }).where(eq(companySettings.companyId, companyId));
-  forgetCompanyControl(companyId);
+  await companyControlChanged(env, companyId);
 }
 
 export function settingsView(row: SettingsRow) {

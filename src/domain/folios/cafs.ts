@@ -10,7 +10,7 @@ import { endOfLocalDay, toLocalDateTime } from "../../lib/time";
 import { storeCafFile } from "./caf-files";
 import type { CompanyRow } from "../companies/repository";
 import { AppError } from "../../errors";
-import { forgetCompanyControl } from "../companies/control-cache";
+import { companyControlChanged } from "../companies/control-cache";
 import { assertRangeFree, loserOfRace, type RangeClaim } from "./caf-ownership";
 
 export type CafRow = typeof cafs.$inferSelect;
@@ -117,10 +117,12 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
     // A concurrent upload of the same range in another account recorded its row first.
     await allocator(env, company.id, caf.documentType).deactivateRange(id);
     await db.delete(cafs).where(eq(cafs.id, id));
-    forgetCompanyControl(company.id);
+    await companyControlChanged(env, company.id);
     await env.FILES.delete(fileKey);
     throw lost;
   }
+  // The company's CAF types changed: the isolate and the directory object read them again.
+  await companyControlChanged(env, company.id);
   return row;
 }
 

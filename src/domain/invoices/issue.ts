@@ -1,3 +1,4 @@
+import type { DirectoryEnv } from "../../db/control-directory";
 import { and, eq, ne } from "drizzle-orm";
 import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
@@ -10,7 +11,7 @@ import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../certificates/certificates";
 import { resolutionOf } from "../companies/settings";
-import { companyControl, controlCached, type CompanyControl } from "../companies/control-cache";
+import { companyControl, type CompanyControl } from "../companies/control-cache";
 import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
@@ -99,19 +100,20 @@ async function findByFolio(env: Env, companyId: string, type: number, folio: num
 /**
  * The D1 side of the POST (issue 16: the document itself goes to the company's store): the active
  * certificate, whether a CAF is loaded for the type, and the company's SII resolution, from the
- * company's control data (src/domain/companies/control-cache.ts: one D1 batch on a miss, shared with
- * the pipeline's steps; at most CONTROL_CACHE_MS old, dropped in this isolate by every write to
- * them). A refusal is never decided on the cache: what would refuse is read again first. The
+ * company's control data (src/domain/companies/control-cache.ts: its directory object on a miss,
+ * shared with the pipeline's steps; at most CONTROL_CACHE_MS old in the isolate, dropped here and in
+ * the object by every write to them). A refusal is never decided on a cache: what would refuse is
+ * read again from D1 first. The
  * certificate's dates are checked on every POST (`assertIssuable`), and the folio allocator still
  * refuses a type without folios, so a stale entry never numbers a document.
  */
-async function issueContext(db: Db, companyId: string, type: number, now: Date) {
+async function issueContext(env: DirectoryEnv, companyId: string, type: number, now: Date) {
   const at = now.getTime();
   const contextOf = (control: CompanyControl | null) => ({ cert: control?.certificate, hasCaf: !!control?.cafTypes.includes(type), resolution: resolutionOf(control?.settings) });
-  const fromCache = controlCached(companyId, at);
-  const ctx = contextOf(await companyControl(db, companyId, at));
-  if (!fromCache || (ctx.hasCaf && ctx.cert && validityOf(ctx.cert, now) === "VALID")) return ctx;
-  return contextOf(await companyControl(db, companyId, at, true));
+  const ctx = contextOf(await companyControl(env, companyId, at));
+  if (ctx.hasCaf && ctx.cert && validityOf(ctx.cert, now) === "VALID") return ctx;
+  // What would refuse may come from the isolate's cache or the directory object's: D1 decides.
+  return contextOf(await companyControl(env, companyId, at, true));
 }
 
 type IssueContext = Awaited<ReturnType<typeof issueContext>>;
@@ -179,7 +181,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   const id = partitionedId("inv", store.ordinal);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
-  const [ctx, reservation] = await Promise.all([issueContext(db, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
+  const [ctx, reservation] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
   let claimed = false;
   let cancelling = false;
   try {

@@ -137,7 +137,7 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
     throw new AppError("INVOICE_NOT_ACCEPTED", `The PDF exists once the SII accepts the document; it is ${inv.status}${inv.fiscalStatus ? ` (${inv.fiscalStatus})` : ""}.`);
   }
   // Settings (logo, resolution, formats) and the company's start date from the isolate's control cache.
-  const found = await companyControl(db, inv.companyId, Date.now());
+  const found = await companyControl(env, inv.companyId, Date.now());
   const [settings, company] = [found?.settings, found?.company];
   const body = JSON.parse(inv.body) as InvoiceInput;
   // The legend's resolution is the envelope's (same rule), so a new resolution makes new renders too.

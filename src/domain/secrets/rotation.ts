@@ -9,6 +9,7 @@
  * running a step twice changes nothing. The cron runs one step every 5 minutes; `npm run keys:rotate`
  * runs steps until done.
  */
+import { companyControlChanged } from "../companies/control-cache";
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { cafs, certificates, keyRotations, webhookEndpoints } from "../../db/schema";
@@ -86,6 +87,8 @@ const PHASES: Record<Exclude<Phase, "done">, PhaseWork> = {
       if (stale(env.MASTER_KEY!, row.passwordEnc)) {
         const next = await resealText(env.MASTER_KEY!, row.passwordEnc, sealedAs.certificatePassword(row.id));
         await db.update(certificates).set({ passwordEnc: next }).where(and(eq(certificates.id, row.id), eq(certificates.passwordEnc, row.passwordEnc)));
+        // The control data holds the certificate row (its sealed password): read it again.
+        await companyControlChanged(env, row.companyId);
         resealed++;
       }
     }
@@ -123,6 +126,7 @@ const PHASES: Record<Exclude<Phase, "done">, PhaseWork> = {
       const sealedKey = r2Keys.caf(row.companyId, row.documentType, row.id);
       await env.FILES.put(sealedKey, await seal(env.MASTER_KEY!, new Uint8Array(await plain.arrayBuffer()), sealedAs.caf(row.id)), { httpMetadata: { contentType: "application/octet-stream" } });
       await db.update(cafs).set({ fileKey: sealedKey }).where(eq(cafs.id, row.id));
+      await companyControlChanged(env, row.companyId); // its directory object holds the CAF's file key
       await env.FILES.delete(row.fileKey);
       resealed++;
     }

@@ -29,7 +29,7 @@ export const STUCK_ROWS_PER_RUN = 500;
 /** Delay before the alarm tries again after the queue refused a re-drive. */
 export const STUCK_RETRY_MS = 60_000;
 
-type StuckEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "ISSUANCE_QUEUE">;
+type StuckEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "CONTROL_DIRECTORY" | "ISSUANCE_QUEUE">;
 type Body = InvoiceMessage | EnvelopePollMessage;
 
 /** A row's place in a pass: `(updated_at, id)`. */

@@ -25,7 +25,7 @@ function companyInPath(path: string, query: () => string | undefined): string | 
  */
 export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   assertConfigured(c.env);
-  const result = await authenticate(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path, () => c.req.query("company_id")));
+  const result = await authenticate(c.env, c.env.API_KEY_PEPPER!, c.req.header("X-Api-Key"), new Date(), companyInPath(c.req.path, () => c.req.query("company_id")));
   if (!result.ok) {
     if (result.reason === "MISSING") throw new AppError("AUTH_MISSING_API_KEY", "Send your API key in the X-Api-Key header.");
     const why = result.reason === "REVOKED" ? "has been revoked" : result.reason === "MALFORMED" ? "is malformed" : "is not valid";

@@ -5,7 +5,8 @@ import type { SigningCredentials } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { cafs, cancellations, companies, invoices } from "../../db/schema";
 import { companyControl } from "../../domain/companies/control-cache";
-import { requireSigningCredentials } from "../../domain/certificates/certificates";
+import { requireSigningCredentials, signingCredentialsOf } from "../../domain/certificates/certificates";
+import { companyEntry, directory } from "../../db/control-directory";
 import { readCafFile } from "../../domain/folios/caf-files";
 import { AppError } from "../../errors";
 import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state";
@@ -61,14 +62,15 @@ const credentialCache = new Map<string, Promise<SigningCredentials & { certifica
  * one past its end date is never used (its credentials are loaded again, which refuses it).
  */
 export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
-  const found = await companyControl(deps.db, companyId, deps.now().getTime());
+  const found = await companyControl(deps.env, companyId, deps.now().getTime());
   const active = found?.certificate ? { id: found.certificate.id } : undefined;
   const cached = active ? credentialCache.get(active.id) : undefined;
   if (cached) {
     const creds = await cached;
     if (creds.notAfter.getTime() > deps.now().getTime()) return creds;
   }
-  const pending = requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
+  // The active certificate's row comes with the control data: no D1 read (none there: D1 says why).
+  const pending = found?.certificate ? signingCredentialsOf(deps.env, found.certificate, deps.now()) : requireSigningCredentials(deps.db, deps.env, companyId, deps.now());
   // Shared while it loads: a cold batch opens the .pfx once, not once per document (found by
   // `npm run bench -- capacity`).
   if (active) {
@@ -86,16 +88,12 @@ export async function signerFor(deps: StepDeps, companyId: string): Promise<Sign
 }
 
 const cafCache = new Map<string, Promise<Caf>>();
-export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
+/** A CAF parsed once per isolate; its row (file key, mode) from the company's control directory object (D1 only when the object does not hold it). */
+export async function cafFor(deps: StepDeps, companyId: string, cafId: string): Promise<Caf> {
   let p = cafCache.get(cafId);
   if (!p) {
     p = (async () => {
-      const [row] = await deps.db
-        .select({ fileKey: cafs.fileKey, livemode: companies.livemode })
-        .from(cafs)
-        .innerJoin(companies, eq(companies.id, cafs.companyId))
-        .where(eq(cafs.id, cafId))
-        .limit(1);
+      const row = await directory(deps.env, companyEntry(companyId)).caf(companyId, cafId);
       if (!row) throw new TerminalStepError(`CAF ${cafId} is not on record`);
       const file = await readCafFile(deps.env, { id: cafId, fileKey: row.fileKey });
       if (!file) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
@@ -109,7 +107,7 @@ export async function cafFor(deps: StepDeps, cafId: string): Promise<Caf> {
 
 /** The company, its settings and time zone, from the isolate's control cache (one D1 round trip on a miss, shared with `signerFor`). */
 export async function companyContext(deps: StepDeps, companyId: string) {
-  const found = await companyControl(deps.db, companyId, deps.now().getTime());
+  const found = await companyControl(deps.env, companyId, deps.now().getTime());
   if (!found) throw new TerminalStepError(`company ${companyId} not found`);
   return { company: found.company, timeZone: found.settings?.timeZone ?? "America/Santiago", settings: found.settings };
 }

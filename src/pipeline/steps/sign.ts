@@ -37,7 +37,7 @@ async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, caf
 
 async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<SignedDte> {
   const signer = await signerFor(deps, inv.companyId);
-  const caf = await cafFor(deps, cafId);
+  const caf = await cafFor(deps, inv.companyId, cafId);
   let dte: SignedDte;
   try {
     const doc = computeDocument(JSON.parse(inv.body) as InvoiceInput);

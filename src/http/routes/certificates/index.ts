@@ -143,7 +143,7 @@ export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     return c.json(singlePage(rows.map(view)), 200);
   })
   .openapi(get, async (c) => c.json(view(await getCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))
-  .openapi(activate, async (c) => c.json(view(await activateCertificate(createDb(c.env.DB), c.get("company").id, c.req.valid("param").certificate_id)), 200))
+  .openapi(activate, async (c) => c.json(view(await activateCertificate(createDb(c.env.DB), c.env, c.get("company").id, c.req.valid("param").certificate_id)), 200))
   .openapi(remove, async (c) => {
     const row = await deleteCertificate(createDb(c.env.DB), c.env, c.get("company").id, c.req.valid("param").certificate_id);
     return c.json({ ...view(row), active: false as const }, 200);

@@ -126,23 +126,23 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   })
   .openapi(getRouteDef, async (c) => {
     const company = c.get("company");
-    const settings = await getSettings(createDb(c.env.DB), company.id);
+    const settings = await getSettings(createDb(c.env.DB), c.env, company.id);
     return c.json(companyListItem(company, settings.timeZone), 200);
   })
   .openapi(deleteRouteDef, async (c) => {
     const company = c.get("company");
-    await softDeleteCompany(createDb(c.env.DB), company);
+    await softDeleteCompany(createDb(c.env.DB), c.env, company);
     return c.json({ id: company.id, status: "DELETED" as const, message: "Company deleted" }, 200);
   })
   .openapi(getSettingsDef, async (c) => {
     const db = createDb(c.env.DB);
     const id = c.get("company").id;
-    return c.json({ ...settingsView(await getSettings(db, id)), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
+    return c.json({ ...settingsView(await getSettings(db, c.env, id)), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
   })
   .openapi(patchSettingsDef, async (c) => {
     const db = createDb(c.env.DB);
     const id = c.get("company").id;
-    return c.json({ ...settingsView(await updateSettings(db, id, c.req.valid("json"))), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
+    return c.json({ ...settingsView(await updateSettings(db, c.env, id, c.req.valid("json"))), reception_email: receptionEmail(await receptionToken(db, id), c.env.RECEPTION_DOMAIN) }, 200);
   })
   .openapi(uploadLogoDef, async (c) => {
     const company = c.get("company");
@@ -167,6 +167,6 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const key = r2Keys.logo(company.id, logoId, kind.ext);
     await c.env.FILES.put(key, bytes, { httpMetadata: { contentType: kind.contentType, cacheControl: "public, max-age=31536000, immutable" } });
     const fileUrl = `${new URL(c.req.url).origin}/files/logos/${company.id}/${logoId}.${kind.ext}`;
-    await setLogo(createDb(c.env.DB), company.id, key, fileUrl);
+    await setLogo(createDb(c.env.DB), c.env, company.id, key, fileUrl);
     return c.json({ file_url: fileUrl }, 201);
   });

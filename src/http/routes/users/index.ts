@@ -52,7 +52,7 @@ const ApiKeySchema = z
     livemode: z.boolean().describe("The key's mode: false = test (`dte_test_…`), true = live (`dte_live_…`)."),
     company_ids: z.array(z.string()).describe("Companies granted to a MEMBER key; OWNER and ADMIN keys reach all companies of the client."),
     created_at: z.string(),
-    last_used_at: z.string().nullable(),
+    last_used_at: z.string().nullable().describe("When the key was last used, with a resolution of one hour: a use within the hour after the recorded one does not move it. Null until its first use."),
     revoked_at: z.string().nullable(),
   })
   .openapi("ApiKey");
@@ -172,7 +172,7 @@ export const usersRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     return c.json(pageEnvelope(rows.map(userView), total, page), 200);
   })
   .openapi(getUserDef, async (c) => c.json(userView(await getUser(createDb(c.env.DB), c.get("principal"), c.req.valid("param").user_id)), 200))
-  .openapi(revokeUserDef, async (c) => c.json(userView(await revokeUser(createDb(c.env.DB), c.get("principal"), c.req.valid("param").user_id)), 200))
+  .openapi(revokeUserDef, async (c) => c.json(userView(await revokeUser(createDb(c.env.DB), c.env, c.get("principal"), c.req.valid("param").user_id)), 200))
   .openapi(createKeyDef, async (c) => {
     const created = await createUserKey(createDb(c.env.DB), c.env.API_KEY_PEPPER!, c.get("principal"), c.req.valid("param").user_id, c.req.valid("json"));
     return c.json({ ...keyView({ ...created, lastUsedAt: null, revokedAt: null, companyIds: [] }), api_key: created.key }, 201);
@@ -185,14 +185,14 @@ export const usersRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   })
   .openapi(revokeKeyDef, async (c) => {
     const db = createDb(c.env.DB);
-    const key = await revokeKey(db, c.get("principal"), c.req.valid("param").api_key_id);
+    const key = await revokeKey(db, c.env, c.get("principal"), c.req.valid("param").api_key_id);
     return c.json(keyView({ ...key, companyIds: (await grantsOf(db, [key.id])).get(key.id) ?? [] }), 200);
   })
   .openapi(grantDef, async (c) => {
     const { api_key_id, company_id } = c.req.valid("param");
-    return c.json(keyView(await setGrant(createDb(c.env.DB), c.get("principal"), api_key_id, company_id, true)), 200);
+    return c.json(keyView(await setGrant(createDb(c.env.DB), c.env, c.get("principal"), api_key_id, company_id, true)), 200);
   })
   .openapi(ungrantDef, async (c) => {
     const { api_key_id, company_id } = c.req.valid("param");
-    return c.json(keyView(await setGrant(createDb(c.env.DB), c.get("principal"), api_key_id, company_id, false)), 200);
+    return c.json(keyView(await setGrant(createDb(c.env.DB), c.env, c.get("principal"), api_key_id, company_id, false)), 200);
   });

@@ -1,0 +1,52 @@
+/**
+ * The control directory (issue 16, docs/capacity.md "Control data in Durable Objects"): the Durable
+ * Objects that keep, in their own storage, the control-plane rows every document reads, so that an
+ * isolate whose cache misses asks an object instead of D1. One object per company
+ * (`company:<id>`: its row, its control data, its open partition) and one per API key hash
+ * (`key:<hash>`: the key's row and grants). An object fills an entry from D1 on a miss; absence and
+ * failed reads are never stored (src/durable-objects/control-directory).
+ *
+ * Every control-plane write tells the objects it touches to forget, AFTER its D1 commit
+ * (`forgetInDirectory`); a forget that fails is retried and logged, and DIRECTORY_TTL_MS bounds how
+ * long an entry outlives a lost forget (README, "Configuration").
+ */
+import { describeError, log } from "../lib/log";
+
+/** How long an object trusts an entry it filled: the bound when a forget is lost (README). */
+export const DIRECTORY_TTL_MS = 3_600_000;
+
+export type DirectoryEnv = Pick<Env, "CONTROL_DIRECTORY">;
+
+export const companyEntry = (companyId: string) => `company:${companyId}`;
+export const keyEntry = (keyHash: string) => `key:${keyHash}`;
+
+/** The stub of one directory object by name (`companyEntry`, `keyEntry`). */
+export function directory(env: DirectoryEnv, name: string) {
+  return env.CONTROL_DIRECTORY.get(env.CONTROL_DIRECTORY.idFromName(name));
+}
+
+const FORGET_ATTEMPTS = 3;
+
+/**
+ * Tells each named object to drop what it holds (all of it, or only `parts`). Called after the D1
+ * write committed, so it never throws: a failure is retried FORGET_ATTEMPTS times and logged, and
+ * the object's entry then lives at most DIRECTORY_TTL_MS.
+ */
+export async function forgetInDirectory(env: DirectoryEnv, names: readonly string[], parts?: readonly string[]): Promise<void> {
+  await Promise.all(names.map((name) => forgetOne(env, name, parts)));
+}
+
+async function forgetOne(env: DirectoryEnv, name: string, parts: readonly string[] | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await directory(env, name).forget(parts ? [...parts] : undefined);
+      return;
+    } catch (e) {
+      if (attempt >= FORGET_ATTEMPTS) {
+        log("error", "the control directory did not forget; its entry lives until its safety TTL", { object: name, ttl_ms: DIRECTORY_TTL_MS, error: describeError(e) });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
