@@ -116,8 +116,8 @@ async function runOnce(tree, label, commit, counts) {
 
 /**
  * What the load added per document (a tree's meter without these counts, an older one, gives
- * nothing): the 15 D1 statements run most (the simulator's `sim_*` ones included, marked) and the
- * Durable Object calls per binding and method.
+ * nothing): the 15 D1 statements run most (the simulator's `sim_*` ones included, marked), the
+ * statements on D1's event outbox, and the Durable Object calls per binding and method.
  */
 function callsPerDocument(before, after) {
   const delta = (a = {}, b = {}) => Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)]).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]);
@@ -125,6 +125,8 @@ function callsPerDocument(before, after) {
   return {
     d1_top_statements_per_document: delta(before.d1_by_sql, after.d1_by_sql).slice(0, 15).map(([sql, n]) => `${per(n)}  ${sql.replace(/\s+/g, " ").slice(0, 160)}`),
     object_calls_per_document: Object.fromEntries(delta(before.object_methods, after.object_methods).map(([k, n]) => [k, per(n)])),
+    // D1's event outbox, whatever its rank: the control-plane events (ENU alerts) left on D1's path.
+    d1_event_outbox_statements_per_document: per(delta(before.d1_by_sql, after.d1_by_sql).filter(([sql]) => /event_outbox/i.test(sql)).reduce((a, [, n]) => a + n, 0)),
   };
 }
 

@@ -413,6 +413,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CONTROL_DIRECTORY_UNAVAILABLE`: A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry.
+                                 * @enum {string}
+                                 */
+                                code: "CONTROL_DIRECTORY_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -817,6 +839,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CONTROL_DIRECTORY_UNAVAILABLE`: A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry.
+                                 * @enum {string}
+                                 */
+                                code: "CONTROL_DIRECTORY_UNAVAILABLE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -9317,6 +9361,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CONTROL_DIRECTORY_UNAVAILABLE`: A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry.
+                                 * @enum {string}
+                                 */
+                                code: "CONTROL_DIRECTORY_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -14364,6 +14430,28 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CONTROL_DIRECTORY_UNAVAILABLE`: A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry.
+                                 * @enum {string}
+                                 */
+                                code: "CONTROL_DIRECTORY_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -18616,6 +18704,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CONTROL_DIRECTORY_UNAVAILABLE`: A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry.
+                                 * @enum {string}
+                                 */
+                                code: "CONTROL_DIRECTORY_UNAVAILABLE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */

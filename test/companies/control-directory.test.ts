@@ -3,9 +3,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import { createDb } from "../../src/db/client";
-import { companyEntry, directory, DIRECTORY_TTL_MS, forgetInDirectory, keyEntry, type DirectoryEnv } from "../../src/db/control-directory";
+import { companyEntry, directory, DIRECTORY_TTL_MS, forgetInDirectory, HOLD_MS, keyEntry, type DirectoryEnv } from "../../src/db/control-directory";
 import { closePartition, forgetDirectory, openPartition } from "../../src/db/document-store";
 import { authenticate, hashApiKey, LAST_USED_RESOLUTION_MS } from "../../src/domain/access/api-keys";
+import { revokeKey, setGrant } from "../../src/domain/access/users";
 import { forgetAccess } from "../../src/domain/access/cache";
 import { companyControl, forgetCompanyControl, readCompanyControl } from "../../src/domain/companies/control-cache";
 import { randomUlid } from "../../src/lib/ids";
@@ -138,6 +139,67 @@ describe("a forget that fails", () => {
     } as unknown as DirectoryEnv;
     await expect(forgetInDirectory(unreachable, [companyEntry(`cmp_${randomUlid()}`)])).resolves.toBeUndefined();
     expect(calls).toBe(3);
+  });
+});
+
+/** A binding whose objects cannot be reached (the platform's part, not ours); counts the calls. */
+function unreachableDirectory() {
+  const counter = { calls: 0 };
+  const binding = {
+    CONTROL_DIRECTORY: {
+      idFromName: (name: string) => env.CONTROL_DIRECTORY.idFromName(name),
+      get: () => ({ forget: () => Promise.reject(new Error(`object unreachable (${++counter.calls})`)) }),
+    },
+  } as unknown as DirectoryEnv;
+  return { binding, counter };
+}
+
+describe("a withdrawal holds the objects before its D1 write", () => {
+  it("while held, an object serves what D1 says but keeps nothing, so a lost forget after the write cannot keep the old row", async () => {
+    const { companyId } = await readyIssuer([33], 5);
+    await runInDurableObject(companyStub(companyId), async (o: ControlDirectory) => {
+      expect((await o.control(companyId))?.settings?.timeZone).toBe("America/Santiago");
+      o.forget(undefined, HOLD_MS); // the hold, before the write
+      expect((await o.control(companyId))?.settings?.timeZone).toBe("America/Santiago"); // a fill during the hold, as D1 still is
+      await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
+      // No forget after the write (lost): the fill above was not kept, so the object reads the write.
+      expect((await o.control(companyId))?.settings?.timeZone).toBe("America/Punta_Arenas");
+    });
+  });
+
+  it("the hold is in the object's storage (a new instance after an eviction keeps it) and a forget does not drop it", async () => {
+    const { companyId } = await readyIssuer([33], 5);
+    const before = Date.now();
+    await runInDurableObject(companyStub(companyId), async (o: ControlDirectory, state) => {
+      o.forget(undefined, HOLD_MS);
+      o.forget();
+      const [row] = state.storage.sql.exec<{ filled_at: number }>("SELECT filled_at FROM entries WHERE part = 'hold'").toArray();
+      expect(row?.filled_at).toBeGreaterThanOrEqual(before + HOLD_MS);
+    });
+  });
+
+  it("a key revoked when its object cannot be held: 503, nothing changed, the key still works", async () => {
+    const owner = await newOwner();
+    const admin = await newKey(owner.clientId, "ADMIN");
+    const { binding, counter } = unreachableDirectory();
+    const principal = { apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: owner.role, livemode: owner.livemode };
+    await expect(revokeKey(createDb(env.DB), binding, principal, admin.apiKeyId)).rejects.toMatchObject({ code: "CONTROL_DIRECTORY_UNAVAILABLE" });
+    expect(counter.calls).toBe(3);
+    const row = await env.DB.prepare("SELECT revoked_at FROM api_keys WHERE id = ?").bind(admin.apiKeyId).first<{ revoked_at: string | null }>();
+    expect(row?.revoked_at).toBeNull();
+    forgetAccess();
+    expect((await call("GET", "/api/companies", { key: admin.key })).status).toBe(200);
+  });
+
+  it("a grant withdrawn when its object cannot be held: 503, the grant stays", async () => {
+    const owner = await newOwner();
+    const companyId = await newCompany(owner);
+    const member = await newKey(owner.clientId, "MEMBER");
+    expect((await call("PUT", `/api/api-keys/${member.apiKeyId}/companies/${companyId}`, { key: owner.key })).status).toBe(200);
+    const principal = { apiKeyId: owner.apiKeyId, clientId: owner.clientId, role: owner.role, livemode: owner.livemode };
+    await expect(setGrant(createDb(env.DB), unreachableDirectory().binding, principal, member.apiKeyId, companyId, false)).rejects.toMatchObject({ code: "CONTROL_DIRECTORY_UNAVAILABLE" });
+    forgetAccess();
+    expect((await call("GET", `/api/companies/${companyId}`, { key: member.key })).status).toBe(200);
   });
 });
 

@@ -7,7 +7,7 @@ import { createApiKey } from "./api-keys";
 import type { Principal } from "./principal";
 import { canManageKeyOfRole, type Role } from "./roles";
 import { accessChanged } from "./cache";
-import type { DirectoryEnv } from "../../db/control-directory";
+import { holdInDirectory, keyEntry, type DirectoryEnv } from "../../db/control-directory";
 
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -58,6 +58,7 @@ export async function revokeUser(db: Db, env: DirectoryEnv, principal: Principal
   if (owners.length > 0 && owners.every((k) => k.userId === user.id)) {
     throw new AppError("API_KEY_LAST_OWNER", "This would revoke the client's last OWNER key; create another OWNER key first.");
   }
+  await holdInDirectory(env, keys.map((k) => keyEntry(k.keyHash)));
   const now = new Date().toISOString();
   const [, revoked] = await db.batch([
     db.update(users).set({ status: "REVOKED", revokedAt: now }).where(eq(users.id, user.id)),
@@ -119,6 +120,7 @@ export async function revokeKey(db: Db, env: DirectoryEnv, principal: Principal,
       throw new AppError("API_KEY_LAST_OWNER", "This is the client's last active OWNER key; create another OWNER key before revoking it.");
     }
   }
+  await holdInDirectory(env, [keyEntry(key.keyHash)]);
   const now = new Date().toISOString();
   await db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, key.id));
   await accessChanged(env, [key.keyHash]);
@@ -142,6 +144,7 @@ export async function setGrant(db: Db, env: DirectoryEnv, principal: Principal, 
   if (granted) {
     await db.insert(apiKeyCompanies).values({ apiKeyId: key.id, companyId }).onConflictDoNothing();
   } else {
+    await holdInDirectory(env, [keyEntry(key.keyHash)]);
     await db.delete(apiKeyCompanies).where(and(eq(apiKeyCompanies.apiKeyId, key.id), eq(apiKeyCompanies.companyId, companyId)));
   }
   await accessChanged(env, [key.keyHash]);

@@ -10,7 +10,7 @@ import { sealedAs } from "../../storage/sealed";
 import { r2Keys } from "../../storage/keys";
 import { AppError } from "../../errors";
 import { companyControlChanged } from "../companies/control-cache";
-import type { DirectoryEnv } from "../../db/control-directory";
+import { companyEntry, holdInDirectory, type DirectoryEnv } from "../../db/control-directory";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
@@ -133,6 +133,7 @@ export async function activateCertificate(db: Db, env: DirectoryEnv, companyId: 
 /** Removes the key material (R2 object) and marks the record deleted; the metadata is kept. */
 export async function deleteCertificate(db: Db, env: Env, companyId: string, id: string, now = new Date()): Promise<CertificateRow> {
   const row = await getCertificate(db, companyId, id);
+  await holdInDirectory(env, [companyEntry(companyId)]);
   await db.update(certificates).set({ status: "DELETED", active: false, deletedAt: now.toISOString() }).where(eq(certificates.id, id));
   await companyControlChanged(env, companyId);
   await env.FILES.delete(row.pfxKey);

@@ -11,7 +11,7 @@ import { AppError } from "../../errors";
 import type { CompanyRow } from "./repository";
 import { forgetAccess } from "../access/cache";
 import { companyControlChanged } from "./control-cache";
-import type { DirectoryEnv } from "../../db/control-directory";
+import { companyEntry, holdInDirectory, type DirectoryEnv } from "../../db/control-directory";
 
 export interface CreateCompanyInput {
   legal_name: string;
@@ -114,6 +114,7 @@ export function searchKey(text: string): string {
 }
 
 export async function softDeleteCompany(db: Db, env: DirectoryEnv, company: CompanyRow): Promise<void> {
+  await holdInDirectory(env, [companyEntry(company.id)]);
   const now = new Date().toISOString();
   await db
     .update(companies)

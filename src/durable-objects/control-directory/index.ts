@@ -35,12 +35,15 @@ export class ControlDirectory extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private generation = 0;
   private tableReady: boolean;
+  /** Until when a fill is served but not kept (`forget` with a hold; kept in storage across evictions). */
+  private holdUntil = 0;
   private readonly pending = new Map<string, { generation: number; value: Promise<unknown> }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.tableReady = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").toArray().length > 0;
+    if (this.tableReady) this.holdUntil = Number(this.sql.exec<{ v: number | null }>("SELECT max(filled_at) AS v FROM entries WHERE part = 'hold'").one().v ?? 0);
   }
 
   /** The company's control data (company, settings, active certificate, CAF types); `fresh` reads D1 again. */
@@ -91,13 +94,26 @@ export class ControlDirectory extends DurableObject<Env> {
     if (now && now.row.id === keyId) this.sql.exec("UPDATE entries SET value = ? WHERE part = 'key'", JSON.stringify({ ...now, row: { ...now.row, lastUsedAt: at } }));
   }
 
-  /** Drops every entry (or only `parts`); a fill running meanwhile does not keep its result. */
-  forget(parts?: string[]): void {
+  /**
+   * Drops every entry (or only `parts`); a fill running meanwhile does not keep its result. With
+   * `holdMs` (called BEFORE a D1 write that withdraws something: src/db/control-directory.ts
+   * `holdInDirectory`), no fill is kept for that long either, so a read of the row as it was before
+   * the write cannot be kept even when the forget after the write is lost.
+   */
+  forget(parts?: string[], holdMs = 0): void {
     this.generation++;
     this.pending.clear();
+    if (holdMs > 0) this.hold(Date.now() + holdMs);
     if (!this.tableReady) return;
-    if (!parts) this.sql.exec("DELETE FROM entries");
+    if (!parts) this.sql.exec("DELETE FROM entries WHERE part <> 'hold'");
     else for (const part of parts) this.sql.exec("DELETE FROM entries WHERE part = ?", part);
+  }
+
+  private hold(until: number): void {
+    this.holdUntil = Math.max(this.holdUntil, until);
+    this.ensureTable();
+    // The hold's end in `filled_at`: never served as an entry (no caller asks for part 'hold').
+    this.sql.exec("INSERT OR REPLACE INTO entries (part, value, filled_at) VALUES ('hold', 'null', ?)", this.holdUntil);
   }
 
   /**
@@ -117,7 +133,7 @@ export class ControlDirectory extends DurableObject<Env> {
     this.pending.set(part, { generation, value });
     try {
       const found = await value;
-      if (found !== null && keep(found) && generation === this.generation) this.store(part, found);
+      if (found !== null && keep(found) && generation === this.generation && Date.now() >= this.holdUntil) this.store(part, found);
       return found;
     } finally {
       if (this.pending.get(part)?.value === value) this.pending.delete(part);
@@ -131,14 +147,17 @@ export class ControlDirectory extends DurableObject<Env> {
     return JSON.parse(row.value) as T;
   }
 
+  private ensureTable(): void {
+    if (this.tableReady) return;
+    this.sql.exec("CREATE TABLE IF NOT EXISTS entries (part TEXT PRIMARY KEY, value TEXT NOT NULL, filled_at INTEGER NOT NULL)");
+    this.tableReady = true;
+  }
+
   private store(part: string, value: unknown): void {
-    if (!this.tableReady) {
-      this.sql.exec("CREATE TABLE IF NOT EXISTS entries (part TEXT PRIMARY KEY, value TEXT NOT NULL, filled_at INTEGER NOT NULL)");
-      this.tableReady = true;
-    }
+    this.ensureTable();
     const now = Date.now();
     this.sql.exec("INSERT OR REPLACE INTO entries (part, value, filled_at) VALUES (?, ?, ?)", part, JSON.stringify(value), now);
-    // Entries past their TTL are never served; they go when the next one is kept (CAF rows of ranges used up).
+    // Entries past their TTL are never served; they go when the next one is kept (CAF rows of ranges used up; a hold long over).
     this.sql.exec("DELETE FROM entries WHERE filled_at <= ?", now - DIRECTORY_TTL_MS);
   }
 }

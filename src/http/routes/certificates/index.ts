@@ -121,7 +121,7 @@ const remove = defineRoute({
   permission: "company:configure",
   request: { params: CertParams },
   responses: { 200: { description: "Deleted", ...json(CertificateSchema.extend({ active: z.literal(false) })) } },
-  errors: ["CERTIFICATE_NOT_FOUND"],
+  errors: ["CERTIFICATE_NOT_FOUND", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 
 export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

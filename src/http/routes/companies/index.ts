@@ -70,7 +70,8 @@ const deleteRouteDef = defineRoute({
   permission: "company:delete",
   request: { params: CompanyIdParam },
   responses: { 200: { description: "Company deleted", ...json(DeletedSchema) } },
-  });
+  errors: ["CONTROL_DIRECTORY_UNAVAILABLE"],
+});
 
 const getSettingsDef = defineRoute({
   method: "get",

@@ -120,7 +120,7 @@ const revokeUserDef = defineRoute({
   permission: "users:manage",
   request: { params: UserIdParam },
   responses: { 200: { description: "Revoked", ...json(UserSchema) } },
-  errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "API_KEY_LAST_OWNER"],
+  errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "API_KEY_LAST_OWNER", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 const createKeyDef = defineRoute({
   method: "post", path: "/api/users/{user_id}/api-keys", tags: ["Users"], summary: "Create an API key for a user",
@@ -146,7 +146,7 @@ const revokeKeyDef = defineRoute({
   permission: "users:manage",
   request: { params: KeyIdParam },
   responses: { 200: { description: "Revoked", ...json(ApiKeySchema) } },
-  errors: ["AUTH_ROLE_FORBIDDEN", "API_KEY_NOT_FOUND", "API_KEY_LAST_OWNER"],
+  errors: ["AUTH_ROLE_FORBIDDEN", "API_KEY_NOT_FOUND", "API_KEY_LAST_OWNER", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 const grantDef = defineRoute({
   method: "put", path: "/api/api-keys/{api_key_id}/companies/{company_id}", tags: ["Users"], summary: "Grant a MEMBER key access to a company",
@@ -160,7 +160,7 @@ const ungrantDef = defineRoute({
   permission: "users:manage",
   request: { params: GrantParams },
   responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema) } },
-  errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND"],
+  errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 
 export const usersRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
