@@ -236,6 +236,35 @@ describe("envelopes verified one DTE at a time", () => {
     expect(verifyPaths.sourceBytes - before).toBe(ascii);
   });
 
+  it("envelopes received as bytes verified at the same time (their Documentos and SetDTEs digested from one scratch buffer), tampered ones among them: each its own whole-tree report", async () => {
+    const plain = { issuer: { ...issuer, tax_information: { ...issuer.tax_information, activity: "Desarrollo de software" } }, recipient: { ...recipient, legal_name: "COMERCIAL NANDU LIMITADA", address: { country: "CL", city: "Nunoa", address: "Irarrazaval 2401" }, tax_information: { activity: "Comercio" } } };
+    const asciiEnvelope = async (folios: number[]) => {
+      const dtes = [];
+      for (const folio of folios) {
+        const document = computeDocument({ invoice_type: "33", invoice_date: "2026-11-20 10:30:00", ...plain, items: [{ quantity: folio, unit_price: 990 + folio, description: `Servicio ${folio}` }] } as InvoiceInput);
+        dtes.push(await buildSignedDte({ document, folio, caf: set.cafs[33]!, signer: set.signer, timestamp: "2026-11-20T10:30:05" }));
+      }
+      return (await buildEnvioDte({ ...common(), dtes })).xmlString;
+    };
+    const one = await asciiEnvelope([43]);
+    const three = await asciiEnvelope([44, 45, 46]);
+    const accented = envelopeOf("EnvioDTE to recipient");
+    const inputs = [one, three, accented, one.replace("<MntTotal>", "<MntTotal>1"), three.replace(/<MntNeto>/g, "<MntNeto>9"), accented.replace("<MntTotal>", "<MntTotal>2")].map((xml) => encodeLatin1(xml));
+    expect(inputs.slice(0, 2).every((b) => isAscii(b))).toBe(true);
+    expect(isAscii(inputs[2]!)).toBe(false);
+    const expected: Awaited<ReturnType<typeof verifyInbound>>[] = [];
+    for (const xml of inputs) expected.push(await verifyInbound(xml, { ...SIM, lazy: false }));
+    expect(expected.map((r) => r.ok)).toEqual([true, true, true, false, false, false]);
+    const flatBefore = verifyPaths.flat;
+    const bytesBefore = verifyPaths.sourceBytes;
+    for (let round = 0; round < 3; round++) {
+      const reports = await Promise.all([...inputs, ...inputs].map((xml) => verifyInbound(xml, SIM)));
+      reports.forEach((r, i) => expect(r).toEqual(expected[i % inputs.length]));
+    }
+    expect(verifyPaths.flat - flatBefore).toBeGreaterThanOrEqual(3 * 2 * (1 + 3));
+    expect(verifyPaths.sourceBytes - bytesBefore).toBeGreaterThanOrEqual(3 * 2 * 2);
+  });
+
   it("rewrites that keep the canonical form still verify: redundant declarations lazily (cut), others with the whole tree", async () => {
     const env = envelopeOf("EnvioDTE to recipient");
     const lazily = {

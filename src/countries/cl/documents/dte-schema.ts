@@ -56,7 +56,6 @@ export type Particle = ElementDecl | Group;
 /** At most this many problems are reported per DTE (the first ones, in document order). */
 const MAX_ERRORS = 10;
 
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -74,25 +73,83 @@ const anchored = (p: string) => {
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function validDate(y: string, m: string, d: string): boolean {
-  const month = Number(m);
-  const day = Number(d);
+  return validDateOf(Number(y), Number(m), Number(d));
+}
+function validDateOf(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
   if (month !== 2) return day <= MONTH_DAYS[month - 1]!;
-  const leap = (Number(y) % 4 === 0 && Number(y) % 100 !== 0) || Number(y) % 400 === 0;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return day <= (leap ? 29 : 28);
 }
 
-/** Digits of a decimal lexical value: [total significant digits, fraction digits]. */
-function digits(v: string): [number, number] {
+/** The number written by the `n` ASCII digits of `v` from `at`, or -1 if one of them is not a digit. */
+function digitsAt(v: string, at: number, n: number): number {
+  let x = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = v.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    x = 10 * x + c;
+  }
+  return x;
+}
+
+/**
+ * Whether `v` written as YYYY-MM-DD from `at` (no sign, no zone) is a date DATE takes and validDate
+ * accepts: true or false; null for any other form (then the regex decides).
+ */
+function plainDate(v: string, at: number): boolean | null {
+  if (v.charCodeAt(at + 4) !== 45 || v.charCodeAt(at + 7) !== 45) return null;
+  const y = digitsAt(v, at, 4);
+  const m = digitsAt(v, at + 5, 2);
+  const d = digitsAt(v, at + 8, 2);
+  if (y < 0 || m < 0 || d < 0) return null;
+  return validDateOf(y, m, d);
+}
+
+/** DATE_TIME and its range checks for the usual form YYYY-MM-DDTHH:MM:SS (no fraction, no zone); null for any other form. */
+function plainDateTime(v: string): boolean | null {
+  if (v.length !== 19 || v.charCodeAt(10) !== 84 /* T */ || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return null;
+  const date = plainDate(v, 0);
+  const h = digitsAt(v, 11, 2);
+  const m = digitsAt(v, 14, 2);
+  const sec = digitsAt(v, 17, 2);
+  if (date === null || h < 0 || m < 0 || sec < 0) return null;
+  return date && h <= 23 && m <= 59 && sec <= 59;
+}
+
+/** /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(v): an optional sign, then digits with at most one point, at least one digit. */
+function isDecimal(v: string): boolean {
+  const c0 = v.charCodeAt(0);
+  let digits = 0;
+  let points = 0;
+  for (let i = c0 === 43 || c0 === 45 ? 1 : 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c === 46 && points === 0) points++;
+    else return false;
+  }
+  return digits > 0;
+}
+
+/** What digits() works out: total significant digits and fraction digits (two variables instead of an array per value). */
+let totalDigits = 0;
+let fractionDigits = 0;
+/** Digits of a decimal lexical value, into totalDigits and fractionDigits. */
+function digits(v: string): void {
   let start = v.charCodeAt(0) === 43 || v.charCodeAt(0) === 45 ? 1 : 0;
   while (start < v.length - 1 && v.charCodeAt(start) === 48 && v.charCodeAt(start + 1) !== 46) start++;
   const dot = v.indexOf(".");
-  if (dot < 0) return [Math.max(1, v.length - start), 0];
+  if (dot < 0) {
+    totalDigits = Math.max(1, v.length - start);
+    fractionDigits = 0;
+    return;
+  }
   let end = v.length;
   while (end > dot + 1 && v.charCodeAt(end - 1) === 48) end--;
   const int = dot - start - (v.charCodeAt(start) === 48 ? 1 : 0);
   const frac = end - dot - 1;
-  return [Math.max(1, int + frac), frac];
+  totalDigits = Math.max(1, int + frac);
+  fractionDigits = frac;
 }
 /** A numeric enumeration's values as numbers (worked out once per type). */
 const numericEnums = new WeakMap<SimpleType, Set<number>>();
@@ -160,8 +217,9 @@ for (let c = 0; c < 128; c++) BASE64_CHAR[c] = /[A-Za-z0-9+/]/.test(String.fromC
 
 /** Why `raw` is not a value of `t`, or null. */
 export function simpleProblem(raw: string, t: SimpleType): string | null {
-  const isString = t.b === "string";
-  const v = isString || !hasWhiteSpace(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
+  // A value's white space is collapsed (all but strings); base64 without facets reads past it anyway (base64Form, and the regex path removes all).
+  const asIs = t.b === "string" || (t.b === "base64Binary" && t.en === undefined && t.len === undefined && t.minL === undefined && t.maxL === undefined && t.pat === undefined);
+  const v = asIs || !hasWhiteSpace(raw) ? raw : raw.replace(/[\t\n\r ]+/g, " ").trim();
   let num: number | null = null;
   switch (t.b) {
     case "string":
@@ -183,21 +241,27 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
       break;
     }
     case "decimal":
-      if (!DECIMAL.test(v)) return `'${v}' is not a decimal number`;
+      if (!isDecimal(v)) return `'${v}' is not a decimal number`;
       num = Number(v);
       break;
     case "date": {
-      const m = DATE.exec(v);
+      // The usual form read by hand (DATE.exec's match array and three Number calls per value), any other by the regex.
+      const plain = v.length === 10 ? plainDate(v, 0) : null;
+      if (plain === true) break;
+      const m = plain === null ? DATE.exec(v) : null;
       if (!m || !validDate(m[1]!, m[2]!, m[3]!)) return `'${v}' is not a date (YYYY-MM-DD)`;
       break;
     }
     case "dateTime": {
-      const m = DATE_TIME.exec(v);
+      const plain = plainDateTime(v);
+      if (plain === true) break;
+      const m = plain === null ? DATE_TIME.exec(v) : null;
       if (!m || !validDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return `'${v}' is not a date and time (YYYY-MM-DDTHH:MM:SS)`;
       break;
     }
     case "base64Binary": {
-      const ok = base64Form(v);
+      // Without white space (the usual value) one native scan; anything else through base64Form.
+      const ok = BASE64.test(v) ? v.length % 4 === 0 : base64Form(v);
       if (ok === false) return "not base64";
       if (ok === null) {
         const b = v.replace(/\s+/g, "");
@@ -224,9 +288,9 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
   }
   if (t.pat !== undefined && !(t.re ?? anchored(t.pat)).test(v)) return `'${v}' does not match ${t.pat}`;
   if (num !== null) {
-    const [total, fraction] = digits(v);
-    if (t.td !== undefined && total > t.td) return `'${v}' has more than ${t.td} digits`;
-    if (t.fd !== undefined && fraction > t.fd) return `'${v}' has more than ${t.fd} decimals`;
+    if (t.td !== undefined || t.fd !== undefined) digits(v);
+    if (t.td !== undefined && totalDigits > t.td) return `'${v}' has more than ${t.td} digits`;
+    if (t.fd !== undefined && fractionDigits > t.fd) return `'${v}' has more than ${t.fd} decimals`;
     if (t.min !== undefined && num < (t.minN ?? Number(t.min))) return `'${v}' is below ${t.min}`;
     if (t.max !== undefined && num > (t.maxN ?? Number(t.max))) return `'${v}' is above ${t.max}`;
   } else if (t.b === "date" || t.b === "dateTime") {

@@ -86,7 +86,7 @@ function signatureOf(x: FlatIndex): Promise<SignatureCheck | null> {
   return signatureAt(x, sig, (id) => {
     const withId = x.ids.get(id);
     const target = withId === undefined ? undefined : withId[0] !== 0 ? withId[0] : withId[1];
-    return target === undefined ? null : flatCanonicalUtf8(x, target);
+    return target === undefined ? null : flatCanonicalUtf8(x, target, true);
   });
 }
 
@@ -102,7 +102,7 @@ export async function envelopeSignatureFlat(sig: FElement, set: FElement, scratc
   scratch.index = x;
   commitIndex(x);
   const setId = set.getAttribute("ID");
-  return signatureAt(x, 0, (id) => (id === setId ? sourceCanonicalUtf8(set as unknown as XElement) : null));
+  return signatureAt(x, 0, (id) => (id === setId ? sourceCanonicalUtf8(set as unknown as XElement, true) : null));
 }
 
 const CARATULA_FIELDS = ["RutEmisor", "RutEnvia", "RutReceptor", "FchResol", "NroResol", "TmstFirmaEnv"] as const;
@@ -122,7 +122,7 @@ export function caratulaFlat(car: FElement, scratch: { index?: FlatIndex }): Non
 /**
  * Signature element `sig` of the index verified in the SII profile (one Reference to an ID, C14N,
  * RSA-SHA1, SHA-1, the key in its certificate), `signed` giving the canonical form (UTF-8) of the
- * element with that ID as written (null: not so); null for anything else.
+ * element with that ID as written (null: not so), possibly in the scratch buffer; null for anything else.
  */
 async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Uint8Array<ArrayBuffer> | null): Promise<SignatureCheck | null> {
   const si = sig < 0 ? -1 : child(x, sig, "SignedInfo");
@@ -147,11 +147,14 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Ui
     const exponent = child(x, rsaKv, "Exponent");
     if (!keyValueMatchesCert(cert, modulus < 0 ? "" : textOf(x, modulus), exponent < 0 ? "" : textOf(x, exponent))) return null;
   }
-  const content = signed(uri.slice(1));
   const signedInfo = flatCanonicalUtf8(x, si);
+  if (signedInfo === null) return null;
+  // The signed content in the scratch buffer (c14n.ts spanUtf8), handed to the digest at once (WebCrypto copies it).
+  const content = signed(uri.slice(1));
+  if (content === null) return null;
+  const digested = crypto.subtle.digest("SHA-1", content);
   const dvEl = child(x, ref, "DigestValue");
-  if (content === null || signedInfo === null) return null;
-  const digest = b64encode(await crypto.subtle.digest("SHA-1", content));
+  const digest = b64encode(await digested);
   if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
   if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), signedInfo))) return null;

@@ -165,29 +165,29 @@ const STRIP: C14nOptions = { stripNamespaces: true };
  * bytes when it has them (FDocument.bytes: ASCII, each character at its byte's offset) instead of
  * building the text and encoding it; null where flatCanonical gives null.
  */
-export function flatCanonicalUtf8(x: FlatIndex, i: number): Uint8Array<ArrayBuffer> | null {
+export function flatCanonicalUtf8(x: FlatIndex, i: number, scratch = false): Uint8Array<ArrayBuffer> | null {
   const bytes = x.doc.bytes;
   if (bytes === null) {
     const text = flatCanonical(x, i, false);
-    return text === null ? null : (utf8.encode(text) as Uint8Array<ArrayBuffer>);
+    return text === null ? null : utf8Of(text, scratch);
   }
   if (!(x.flags[i]! & BODY_CANONICAL)) return null;
   const start = startTag(elementView(x, i) as unknown as XElement, NO_SCOPE, null, INCLUSIVE, x.scope[i]);
-  return spanUtf8(bytes, x.cuts, x.cs[i]!, x.ce[i]!, start, tagName);
+  return spanUtf8(bytes, x.cuts, x.cs[i]!, x.ce[i]!, start, tagName, scratch);
 }
 
 /** sourceCanonical as UTF-8 bytes, from the source bytes when the document has them (flatCanonicalUtf8). */
-export function sourceCanonicalUtf8(el: XElement): Uint8Array<ArrayBuffer> | null {
+export function sourceCanonicalUtf8(el: XElement, scratch = false): Uint8Array<ArrayBuffer> | null {
   const bytes = el instanceof FElement ? el.doc!.bytes : null;
   if (bytes === null) {
     const text = sourceCanonical(el);
-    return text === null ? null : (utf8.encode(text) as Uint8Array<ArrayBuffer>);
+    return text === null ? null : utf8Of(text, scratch);
   }
   const f = (el as unknown as InstanceType<typeof FElement>).flags;
   if (!(f & BODY_CANONICAL) || !sourceIsFinal(el as unknown as InstanceType<typeof FElement>)) return null;
   const fe = el as unknown as InstanceType<typeof FElement>;
   const start = startTag(el, new Map(), null, INCLUSIVE);
-  return spanUtf8(bytes, fe.doc!.cuts, fe.contentStart, fe.contentEnd, start, tagName);
+  return spanUtf8(bytes, fe.doc!.cuts, fe.contentStart, fe.contentEnd, start, tagName, scratch);
 }
 
 const utf8 = new TextEncoder();
@@ -204,13 +204,40 @@ function firstCutFrom(cuts: number[], from: number): number {
   return lo;
 }
 
-/** `start` (UTF-8), the source bytes from `from` to `to` without the cuts inside, and `</name>` (an ASCII name), in one buffer. */
-function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, start: string, name: string): Uint8Array<ArrayBuffer> {
+/**
+ * The buffer the `scratch` forms of flatCanonicalUtf8 and sourceCanonicalUtf8 write into, one per
+ * isolate, reused: for input that a digest or a verify reads at once (WebCrypto copies the bytes it
+ * is given when it is called, before its promise settles), so that a DTE's Documento or an
+ * envelope's SetDTE costs no fresh ArrayBuffer (an allocation per digest was the larger part of
+ * copying them). Kept up to SCRATCH_MAX bytes; a longer form gets a buffer of its own.
+ */
+let scratchBuffer = new Uint8Array(0);
+const SCRATCH_MAX = 1 << 20;
+function output(length: number, scratch: boolean): Uint8Array<ArrayBuffer> {
+  if (!scratch || length > SCRATCH_MAX) return new Uint8Array(length);
+  if (scratchBuffer.length < length) scratchBuffer = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(length, 2 * scratchBuffer.length, 8192)));
+  return scratchBuffer.subarray(0, length);
+}
+
+/** The UTF-8 of `text`: a fresh buffer, or with `scratch` a view of the scratch buffer (as spanUtf8). */
+function utf8Of(text: string, scratch: boolean): Uint8Array<ArrayBuffer> {
+  // At most three bytes per UTF-16 code unit.
+  if (!scratch || 3 * text.length > SCRATCH_MAX) return utf8.encode(text) as Uint8Array<ArrayBuffer>;
+  const out = output(3 * text.length, true);
+  return out.subarray(0, utf8.encodeInto(text, out).written);
+}
+
+/**
+ * `start` (UTF-8), the source bytes from `from` to `to` without the cuts inside, and `</name>` (an
+ * ASCII name), in one buffer: a fresh one, or with `scratch` a view of the isolate's scratch buffer,
+ * which the next scratch form writes over (the caller hands it to WebCrypto before anything else runs).
+ */
+function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, start: string, name: string, scratch = false): Uint8Array<ArrayBuffer> {
   const lo = firstCutFrom(cuts, from);
   let body = to - from;
   let end = lo << 1;
   for (; end < cuts.length && cuts[end]! < to; end += 2) body -= cuts[end + 1]! - cuts[end]!;
-  let out = new Uint8Array(start.length + body + name.length + 3);
+  let out = output(start.length + body + name.length + 3, scratch);
   let w = 0;
   for (; w < start.length; w++) {
     const c = start.charCodeAt(w);
@@ -220,7 +247,7 @@ function spanUtf8(bytes: Uint8Array, cuts: number[], from: number, to: number, s
   if (w < start.length) {
     // A character reference in an attribute value: the start tag's UTF-8 is longer than its text.
     const head = utf8.encode(start);
-    out = new Uint8Array(head.length + body + name.length + 3);
+    out = output(head.length + body + name.length + 3, scratch);
     out.set(head);
     w = head.length;
   }
