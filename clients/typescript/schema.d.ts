@@ -21392,6 +21392,11 @@ export interface components {
         Health: {
             /** @description D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending). */
             checks: {
+                control_directory: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
                 d1: {
                     error?: string;
                     /** @enum {string} */

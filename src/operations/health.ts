@@ -1,6 +1,6 @@
 /**
- * The health report: each binding probed (D1 answers a query, R2 a HEAD, the folio allocator and the
- * document store Durable Objects an RPC each; queue producers cannot be probed without sending, so they are reported as bound or
+ * The health report: each binding probed (D1 answers a query, R2 a HEAD, the folio allocator, the
+ * document store and the control directory Durable Objects an RPC each; queue producers cannot be probed without sending, so they are reported as bound or
  * not), with the environment and the SII mode. Each probe has a deadline; nothing is written.
  */
 import { folioAllocatorFor } from "../domain/folios/allocator-api";
@@ -30,14 +30,16 @@ const bound = (binding: unknown): Check =>
   binding && typeof (binding as Queue).send === "function" ? { status: "ok" } : { status: "error", error: "binding missing" };
 
 export async function healthReport(env: Env) {
-  const [d1, r2, durableObject, documentStore] = await Promise.all([
+  const [d1, r2, durableObject, documentStore, controlDirectory] = await Promise.all([
     probe(() => env.DB.prepare("SELECT 1").first()),
     probe(() => env.FILES.head("health/probe")),
     probe(() => folioAllocatorFor(env.FOLIO_ALLOCATOR, "health", "0").status()),
     // A store of its own name (no company is called "health"): its schema version and size.
     probe(() => env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName("health:0")).describe()),
+    // An object of its own name (no key or company is called that): how many entries it holds.
+    probe(() => env.CONTROL_DIRECTORY.get(env.CONTROL_DIRECTORY.idFromName("health")).describe()),
   ]);
-  const checks = { d1, r2, issuance_queue: bound(env.ISSUANCE_QUEUE), webhook_queue: bound(env.WEBHOOK_QUEUE), folio_allocator: durableObject, document_store: documentStore };
+  const checks = { d1, r2, issuance_queue: bound(env.ISSUANCE_QUEUE), webhook_queue: bound(env.WEBHOOK_QUEUE), folio_allocator: durableObject, document_store: documentStore, control_directory: controlDirectory };
   const ok = Object.values(checks).every((c) => c.status === "ok");
   const siiMode = env.SII_MODE as "simulator" | "certification" | "production"; // assertConfigured checked it
   return { status: ok ? ("ok" as const) : ("degraded" as const), environment: env.ENVIRONMENT, sii_mode: siiMode, checks };

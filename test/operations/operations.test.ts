@@ -53,7 +53,7 @@ describe("/health", () => {
       status: "ok",
       environment: "test",
       sii_mode: "simulator",
-      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, folio_allocator: { status: "ok" }, document_store: { status: "ok" } },
+      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, folio_allocator: { status: "ok" }, document_store: { status: "ok" }, control_directory: { status: "ok" } },
     });
   });
 
@@ -77,6 +77,15 @@ describe("/health", () => {
     const body = (await res.json()) as any;
     expect(res.status).toBe(503);
     expect(body).toMatchObject({ status: "degraded", checks: { document_store: { status: "error", error: "store unreachable" }, d1: { status: "ok" }, folio_allocator: { status: "ok" } } });
+  });
+
+  it("a control directory that does not answer makes it 503 and names it", async () => {
+    const unreachable = { idFromName: (n: string) => env.CONTROL_DIRECTORY.idFromName(n), get: () => ({ describe: async () => Promise.reject(new Error("directory unreachable")) }) };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch!(new Request("http://localhost/health") as never, { ...env, CONTROL_DIRECTORY: unreachable } as unknown as Env, ctx);
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(503);
+    expect(body).toMatchObject({ status: "degraded", checks: { control_directory: { status: "error", error: "directory unreachable" }, document_store: { status: "ok" } } });
   });
 });
 

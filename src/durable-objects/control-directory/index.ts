@@ -94,6 +94,12 @@ export class ControlDirectory extends DurableObject<Env> {
     if (now && now.row.id === keyId) this.sql.exec("UPDATE entries SET value = ? WHERE part = 'key'", JSON.stringify({ ...now, row: { ...now.row, lastUsedAt: at } }));
   }
 
+  /** How many entries the object holds (the health probe: reads, never writes). */
+  describe(): { entries: number } {
+    if (!this.tableReady) return { entries: 0 };
+    return { entries: Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries WHERE part <> 'hold'").one().n) };
+  }
+
   /**
    * Drops every entry (or only `parts`); a fill running meanwhile does not keep its result. With
    * `holdMs` (called BEFORE a D1 write that withdraws something: src/db/control-directory.ts
