@@ -70,21 +70,22 @@ describe("/health", () => {
     expect(body.checks.document_store).toEqual({ status: "ok" });
   });
 
+  /** Health with one Durable Object binding whose objects do not answer `describe`. */
+  async function healthWithout(binding: "DOCUMENT_STORE" | "CONTROL_DIRECTORY", error: string) {
+    const unreachable = { idFromName: (n: string) => env[binding].idFromName(n), get: () => ({ describe: async () => Promise.reject(new Error(error)) }) };
+    const res = await worker.fetch!(new Request("http://localhost/health") as never, { ...env, [binding]: unreachable } as unknown as Env, createExecutionContext());
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
   it("a document store that does not answer makes it 503 and names it", async () => {
-    const unreachable = { idFromName: (n: string) => env.DOCUMENT_STORE.idFromName(n), get: () => ({ describe: async () => Promise.reject(new Error("store unreachable")) }) };
-    const ctx = createExecutionContext();
-    const res = await worker.fetch!(new Request("http://localhost/health") as never, { ...env, DOCUMENT_STORE: unreachable } as unknown as Env, ctx);
-    const body = (await res.json()) as any;
-    expect(res.status).toBe(503);
+    const { status, body } = await healthWithout("DOCUMENT_STORE", "store unreachable");
+    expect(status).toBe(503);
     expect(body).toMatchObject({ status: "degraded", checks: { document_store: { status: "error", error: "store unreachable" }, d1: { status: "ok" }, folio_allocator: { status: "ok" } } });
   });
 
   it("a control directory that does not answer makes it 503 and names it", async () => {
-    const unreachable = { idFromName: (n: string) => env.CONTROL_DIRECTORY.idFromName(n), get: () => ({ describe: async () => Promise.reject(new Error("directory unreachable")) }) };
-    const ctx = createExecutionContext();
-    const res = await worker.fetch!(new Request("http://localhost/health") as never, { ...env, CONTROL_DIRECTORY: unreachable } as unknown as Env, ctx);
-    const body = (await res.json()) as any;
-    expect(res.status).toBe(503);
+    const { status, body } = await healthWithout("CONTROL_DIRECTORY", "directory unreachable");
+    expect(status).toBe(503);
     expect(body).toMatchObject({ status: "degraded", checks: { control_directory: { status: "error", error: "directory unreachable" }, document_store: { status: "ok" } } });
   });
 });

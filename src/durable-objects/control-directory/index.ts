@@ -52,8 +52,8 @@ export class ControlDirectory extends DurableObject<Env> {
   }
 
   /** The company's row (deleted ones too: the caller refuses them). */
-  company(companyId: string, fresh = false): Promise<CompanyRow | null> {
-    return this.entry("company", fresh, async () => (await createDb(this.env.DB).select().from(companies).where(eq(companies.id, companyId)).limit(1))[0] ?? null);
+  company(companyId: string): Promise<CompanyRow | null> {
+    return this.entry("company", false, async () => (await createDb(this.env.DB).select().from(companies).where(eq(companies.id, companyId)).limit(1))[0] ?? null);
   }
 
   /** The company's open document partition, or null when it has none yet (the caller opens one, then forgets `open`). */
@@ -76,8 +76,8 @@ export class ControlDirectory extends DurableObject<Env> {
   }
 
   /** The key's row and grants, or null for a key that does not exist. */
-  key(keyHash: string, fresh = false): Promise<KeyEntry | null> {
-    return this.entry("key", fresh, () => readKeyEntry(createDb(this.env.DB), keyHash));
+  key(keyHash: string): Promise<KeyEntry | null> {
+    return this.entry("key", false, () => readKeyEntry(createDb(this.env.DB), keyHash));
   }
 
   /**
