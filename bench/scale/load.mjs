@@ -91,15 +91,15 @@ export function jobsFor(companies, seed) {
   return jobs;
 }
 
-/** POSTs every job from `clients` concurrent clients; returns the POST latencies (ms). */
-export async function postAll(base, jobs, clients) {
+/** POSTs every job from `clients` concurrent clients (`tag` makes a second round's references its own); returns the POST latencies (ms). */
+export async function postAll(base, jobs, clients, tag = "") {
   const latencies = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (next < jobs.length) {
         const { c, type, i } = jobs[next++];
-        const body = type === "39" ? c.boleta(`${type}-${i}`) : c.invoice(`${type}-${i}`);
+        const body = type === "39" ? c.boleta(`${tag}${type}-${i}`) : c.invoice(`${tag}${type}-${i}`);
         const t0 = performance.now();
         const res = await fetch(`${base}/api/companies/${c.cid}/invoices`, { method: "POST", headers: c.H, body: JSON.stringify(body) });
         latencies.push(performance.now() - t0);
@@ -134,9 +134,9 @@ const FINAL = new Set(["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAIL
 
 /**
  * Through the API, after the run: every document of every company final and ACCEPTED, and its
- * folios distinct per document type. Returns the counts of problems found.
+ * folios distinct per document type (`rounds`: how many times the load ran). Returns the counts of problems found.
  */
-export async function verify(base, companies, concurrency = 8) {
+export async function verify(base, companies, rounds = 1, concurrency = 8) {
   const out = { documents: 0, not_accepted: 0, not_final: 0, folio_duplicates: 0, missing: 0 };
   let next = 0;
   await Promise.all(
@@ -158,7 +158,7 @@ export async function verify(base, companies, concurrency = 8) {
           if (res.data.length < 100) break;
         }
         out.documents += seen;
-        out.missing += Math.max(0, c.types.length - seen);
+        out.missing += Math.max(0, rounds * c.types.length - seen);
       }
     }),
   );
