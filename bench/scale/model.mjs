@@ -64,7 +64,7 @@ export const D1_SPLIT_ISOLATE_CACHES = {
  */
 export const D1_SPLIT = {
   ...D1_SPLIT_ISOLATE_CACHES,
-  source: "control directory (branch ctl, 2026-11-26); the events' share from the scale run of 2026-11-26 15:37-15:49 UTC (1,000 companies, CAFs of ordinary size)",
+  source: "control directory (branch ctl, 2026-11-26; the company row read once, 2026-11-26 evening); the events' share from the scale run of 2026-11-26 15:37-15:49 UTC (1,000 companies, CAFs of ordinary size)",
   // Per document with warm caches: the service's none (capacity bench, every document kind warm: 0
   // statements); the events' D1 outbox, 0 statements per document in the 15:37 run (the ENU alerts'
   // 1.49 of the 12:31 run came from CAFs of exactly the documents issued, a bench artefact since
@@ -72,7 +72,8 @@ export const D1_SPLIT = {
   warm_per_document: { service: 0, events: 0 },
   caches: [
     { name: "API key row and grants (key object)", statements: 2, ttl_s: 3600, isolates: 1 },
-    { name: "company row for access (company object)", statements: 1, ttl_s: 3600, isolates: 1 },
+    // The company row for access: no statement of its own since the object's miss fills the control
+    // data, which reads the row (one batch, below): ControlDirectory.company.
     { name: "company control data (company object)", statements: 4, ttl_s: 3600, isolates: 1 },
     { name: "open partition (company object)", statements: 1, ttl_s: 3600, isolates: 1 },
     { name: "CAF row (company object; the certificate row now comes with the control data)", statements: 1, ttl_s: 3600, isolates: 1 },

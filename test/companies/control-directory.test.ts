@@ -61,6 +61,27 @@ describe("an object serves what it filled without D1", () => {
     expect((await openPartition(env, companyId)).storeName).toBe(`${companyId}:1`);
   });
 
+  it("a cold company's row for access and its control data: one fill, the row read once", async () => {
+    const { companyId } = await readyIssuer([33], 5);
+    await forgetInDirectory(env, [companyEntry(companyId)]);
+    // The access check's read on a cold object fills the control data as well (one D1 batch)…
+    expect((await companyStub(companyId).company(companyId))?.id).toBe(companyId);
+    const parts = await runInDurableObject(companyStub(companyId), (_o: ControlDirectory, state: DurableObjectState) =>
+      state.storage.sql.exec<{ part: string }>("SELECT part FROM entries ORDER BY part").toArray().map((r) => r.part),
+    );
+    expect(parts).toEqual(["company", "control"]);
+    // …so the first document's control data comes from the object, not D1 (a change behind its back is not seen).
+    await env.DB.prepare("UPDATE company_settings SET time_zone = 'America/Punta_Arenas' WHERE company_id = ?").bind(companyId).run();
+    forgetCompanyControl(companyId);
+    expect((await companyContext(deps(), companyId)).timeZone).toBe("America/Santiago");
+    // And the row for access is the control data's while the object holds it.
+    await env.DB.prepare("UPDATE companies SET legal_name = 'OTRO NOMBRE' WHERE id = ?").bind(companyId).run();
+    await runInDurableObject(companyStub(companyId), (_o: ControlDirectory, state: DurableObjectState) => {
+      state.storage.sql.exec("DELETE FROM entries WHERE part = 'company'");
+    });
+    expect((await companyStub(companyId).company(companyId))?.legalName).not.toBe("OTRO NOMBRE");
+  });
+
   it("an entry older than the safety TTL is read again", async () => {
     const { companyId } = await readyIssuer([33], 5);
     forgetCompanyControl(companyId);

@@ -51,9 +51,15 @@ export class ControlDirectory extends DurableObject<Env> {
     return this.entry("control", fresh, () => readCompanyControl(createDb(this.env.DB), companyId), (found) => found?.certificate !== undefined);
   }
 
-  /** The company's row (deleted ones too: the caller refuses them). */
+  /**
+   * The company's row (deleted ones too: the caller refuses them): the control data's when the
+   * object holds it; else a miss fills the control data (one D1 batch, which reads the row too), so
+   * a cold company's access check and its first document read the row once, not twice.
+   */
   company(companyId: string): Promise<CompanyRow | null> {
-    return this.entry("company", false, async () => (await createDb(this.env.DB).select().from(companies).where(eq(companies.id, companyId)).limit(1))[0] ?? null);
+    const control = this.stored<CompanyControl>("control");
+    if (control) return Promise.resolve(control.company);
+    return this.entry("company", false, async () => (await this.control(companyId))?.company ?? null);
   }
 
   /** The company's open document partition, or null when it has none yet (the caller opens one, then forgets `open`). */
