@@ -125,7 +125,8 @@ async function measuredLoad(svc, tree, layout, label, jobs, tag, finalTotal) {
   await untilFinal(layout, svc.dir, tree, finalTotal);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuDelta(cpu0, cpuNow(svc.pid), jobs.length);
-  if (profiler) progress(`${label}: profile ${JSON.stringify(await profiler.stop(profileFile(label)))}`);
+  // Named by the tree's label whichever load it covers (`current steady` → the `current` file).
+  if (profiler) progress(`${label}: profile ${JSON.stringify(await profiler.stop(profileFile(label.replace(/ steady$/, ""))))}`);
   const meter1 = await meterOf(svc.base);
   const stores = storeDelta(stores0, layout.stores(svc.dir, tree, meter1));
   const queues = Object.fromEntries(Object.entries(meter1.queues).map(([k, v]) => [k, v - (meter0.queues[k] ?? 0)]));

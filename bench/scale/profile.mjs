@@ -13,7 +13,8 @@ async function cdpSession(wsUrl) {
   // The inspector proxy wants a local Origin (Node's WebSocket takes headers as a second argument).
   const ws = new WebSocket(wsUrl, { headers: { Origin: "http://localhost" } });
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`inspector websocket ${wsUrl} did not open in 5 s`)), 5000);
+    // 15 s: once it did not open within 5 s after a first load (2026-11-26, the service's isolate through wrangler's proxy).
+    const timer = setTimeout(() => reject(new Error(`inspector websocket ${wsUrl} did not open in 15 s`)), 15_000);
     ws.onopen = () => (clearTimeout(timer), resolve());
     ws.onerror = () => (clearTimeout(timer), reject(new Error(`inspector websocket ${wsUrl} did not open`)));
   });
