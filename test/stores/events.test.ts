@@ -17,7 +17,7 @@ import { FanoutNotice, NOTICE_REDRIVE_MS, NOTICE_RETRY_MS } from "../../src/dura
 import { newId, randomUlid } from "../../src/lib/ids";
 import { MOVES, transition } from "../../src/domain/invoices/state";
 import { activeEndpoints } from "../../src/webhooks/endpoint-cache";
-import { fanOutStore } from "../../src/webhooks/fanout";
+import { FANOUT_BATCH, fanOutStore } from "../../src/webhooks/fanout";
 import { call, newCompany, newOwner } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
@@ -128,6 +128,43 @@ describe("a document store's events", () => {
     expect((await storeEvents(companyId)).filter((e) => e.dispatched_at !== null).map((e) => e.id).sort()).toEqual([...events].sort());
     expect(await fanOutStore(createDb(d1.db), env, companyId, ordinal)).toEqual({ events: 0, deliveries: 0, more: false });
     expect(d1.statements()).toBe(0);
+  });
+
+  it("no endpoint: one store call per fan-out, the oldest FANOUT_BATCH events first, more when more wait; an event already dispatched keeps its stamp", async () => {
+    const companyId = `cmp_${randomUlid()}`;
+    const ordinal = (await openStore(env, companyId)).ordinal;
+    const old = "2026-01-01T00:00:00.000Z";
+    const before = await silentEvent(companyId, ordinal, old);
+    const ids: string[] = [];
+    await runInDurableObject(stubOf(companyId, ordinal), (_i: DocumentStore, state: DurableObjectState) => {
+      for (let k = 0; k < FANOUT_BATCH + 5; k++) {
+        // Times one millisecond apart, ids in the reverse order: the order is by time first.
+        const id = `evt_${String(999 - k)}_${randomUlid()}`;
+        ids.push(id);
+        const at = new Date(Date.parse("2026-11-20T00:00:00.000Z") + k).toISOString();
+        state.storage.sql.exec("INSERT INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, 'ENU', ?, '{}', ?)", id, companyId, `ENU:${id}`, at);
+      }
+    });
+    await activeEndpoints(createDb(env.DB), companyId);
+    const calls: string[] = [];
+    const ns = env.DOCUMENT_STORE;
+    const counting = {
+      ...env,
+      DOCUMENT_STORE: {
+        idFromName: (n: string) => ns.idFromName(n),
+        get: (id: DurableObjectId) => new Proxy(ns.get(id), { get: (t, prop) => (typeof (t as never)[prop] === "function" ? (...a: unknown[]) => (calls.push(String(prop)), (t as never as Record<string, (...x: unknown[]) => unknown>)[prop as string]!(...a)) : (t as never)[prop]) }),
+      },
+    } as unknown as Env;
+    expect(await fanOutStore(createDb(env.DB), counting, companyId, ordinal)).toEqual({ events: FANOUT_BATCH, deliveries: 0, more: true });
+    expect(calls).toHaveLength(1);
+    const rows = await storeRows<{ id: string; dispatched_at: string | null }>(companyId, "SELECT id, dispatched_at FROM event_outbox");
+    const stamp = new Map(rows.map((r) => [r.id, r.dispatched_at]));
+    expect(ids.slice(0, FANOUT_BATCH).every((id) => stamp.get(id) !== null)).toBe(true);
+    expect(ids.slice(FANOUT_BATCH).map((id) => stamp.get(id))).toEqual([null, null, null, null, null]);
+    expect(stamp.get(before)).toBe(old);
+    expect(await fanOutStore(createDb(env.DB), counting, companyId, ordinal)).toEqual({ events: 5, deliveries: 0, more: false });
+    expect(await fanOutStore(createDb(env.DB), counting, companyId, ordinal)).toEqual({ events: 0, deliveries: 0, more: false });
+    expect(calls).toHaveLength(3);
   });
 
   it("the notice task: due at once, again NOTICE_REDRIVE_MS after a notice while events wait (a lost notice), after NOTICE_RETRY_MS when the send failed", async () => {
