@@ -68,7 +68,7 @@ function progressOf(db) {
  */
 const lastProgress = new Map();
 function progressUnlessUnchanged(file) {
-  const stamp = [file, `${file}-wal`].map((f) => (existsSync(f) ? `${statSync(f).mtimeMs}/${statSync(f).size}` : "-")).join(" ");
+  const stamp = [file, `${file}-wal`].map((f) => statSync(f, { throwIfNoEntry: false })).map((st) => (st ? `${st.mtimeMs}/${st.size}` : "-")).join(" ");
   const last = lastProgress.get(file);
   if (last?.stamp === stamp) return last.progress;
   const progress = withDb(file, progressOf);

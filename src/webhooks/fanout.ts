@@ -83,14 +83,18 @@ export async function fanOutStore(db: Db, env: Env, companyId: string, ordinal: 
   return { events: events.length, deliveries: created.length, more: events.length === FANOUT_BATCH };
 }
 
+/** A company's undispatched events, and the order a fan-out takes them in (oldest first). */
+const undispatchedOf = (companyId: string) => and(eq(eventOutbox.companyId, companyId), isNull(eventOutbox.dispatchedAt));
+const OLDEST_FIRST = [asc(eventOutbox.createdAt), asc(eventOutbox.id)] as const;
+
 /** The oldest undispatched events of a company in one outbox (D1's or a store's). */
 function undispatched(db: Db, companyId: string) {
-  return db.select().from(eventOutbox).where(and(eq(eventOutbox.companyId, companyId), isNull(eventOutbox.dispatchedAt))).orderBy(asc(eventOutbox.createdAt), asc(eventOutbox.id)).limit(FANOUT_BATCH);
+  return db.select().from(eventOutbox).where(undispatchedOf(companyId)).orderBy(...OLDEST_FIRST).limit(FANOUT_BATCH);
 }
 
-/** Marks a company's oldest undispatched events (at most FANOUT_BATCH) dispatched in one statement; their ids. */
+/** Marks the same events as `undispatched` would read dispatched, in one statement; their ids. */
 function markOldestDispatched(db: Db, companyId: string, at: string) {
-  const oldest = db.select({ id: eventOutbox.id }).from(eventOutbox).where(and(eq(eventOutbox.companyId, companyId), isNull(eventOutbox.dispatchedAt))).orderBy(asc(eventOutbox.createdAt), asc(eventOutbox.id)).limit(FANOUT_BATCH);
+  const oldest = db.select({ id: eventOutbox.id }).from(eventOutbox).where(undispatchedOf(companyId)).orderBy(...OLDEST_FIRST).limit(FANOUT_BATCH);
   return db.update(eventOutbox).set({ dispatchedAt: at }).where(and(inArray(eventOutbox.id, oldest), isNull(eventOutbox.dispatchedAt))).returning({ id: eventOutbox.id });
 }
 
