@@ -71,7 +71,7 @@ async function main() {
       pfx: fakePfx(),
       pfxPassword: "bench",
       receiver: { url: (id) => `http://127.0.0.1:${hooks.port}/hooks/${id}`, events: async () => hooks.events },
-      faults: { d1: 0.01, r2: 0.01, duplicate: 0.05, reorder: 0.05, kill: 0.005, do_restart: 0.02, after: 0.5, scopes: ["queue", "scheduled"] },
+      faults: { d1: 0.01, r2: 0.01, store: 0.01, duplicate: 0.05, reorder: 0.05, kill: 0.005, do_restart: 0.02, after: 0.5, scopes: ["queue", "scheduled"] },
       siiScenarioEveryMs: 4000,
       quiescenceTimeoutMs: n("timeout-minutes") * 60_000,
       tick: async () => {

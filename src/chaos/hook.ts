@@ -7,8 +7,11 @@
  *
  * A fault plan, set over `POST /__chaos/plan` (local environments only), makes the bindings of the
  * Worker's invocations fail at random, seeded: D1 and R2 calls throw (before the call, or after it
- * succeeded: "the answer was lost"), queue sends are duplicated or delayed (re-ordered), a Durable
- * Object resets (`ctx.abort`) before a call, and a queue invocation "dies" at a binding call: from
+ * succeeded: "the answer was lost"), so do calls on the company's document stores and the control
+ * directory (the Durable Objects that hold documents and control data since issue 16: kind
+ * "store"), queue sends are duplicated or delayed (re-ordered), a Durable Object (folio allocator,
+ * document store, control directory) resets (`ctx.abort`) before a call, and a queue invocation
+ * "dies" at a binding call: from
  * there every binding call throws and no ack or retry counts, so the runtime redelivers whatever
  * was not settled before, exactly as after a crash. Each kind has a budget; nothing is injected
  * after `until`. `GET /__chaos/plan` answers the counts and the time of the last fault.
@@ -24,20 +27,24 @@ export interface FaultPlan {
   /** Probabilities per call. */
   d1: number;
   r2: number;
+  /** A call on a document store or a control directory object (DOCUMENT_STORE, CONTROL_DIRECTORY). */
+  store: number;
   duplicate: number;
   reorder: number;
   kill: number;
   do_restart: number;
-  /** Share of D1/R2 faults raised after the call succeeded (the write happened, the answer was lost). */
+  /** Share of D1/R2/store faults raised after the call succeeded (the write happened, the answer was lost). */
   after: number;
-  /** Invocation kinds where D1/R2 faults apply (queue sends and DO restarts apply everywhere). */
+  /** Invocation kinds where D1/R2/store faults apply (queue sends and DO restarts apply everywhere). */
   scopes: Kind[];
   /** At most this many faults of each kind (0 or absent: unlimited). */
   budget?: Partial<Record<FaultKind, number>>;
 }
 
 type Kind = "fetch" | "queue" | "scheduled";
-type FaultKind = "d1" | "r2" | "duplicate" | "reorder" | "kill" | "do_restart";
+type FaultKind = "d1" | "r2" | "store" | "duplicate" | "reorder" | "kill" | "do_restart";
+/** The binding calls that can fail (before the call, or after it succeeded). */
+type CallKind = "d1" | "r2" | "store";
 
 interface State {
   plan: FaultPlan | null;
@@ -49,7 +56,7 @@ interface State {
 const state: State = { plan: null, random: Math.random, injected: zero(), lastFaultAt: null };
 
 function zero(): Record<FaultKind, number> {
-  return { d1: 0, r2: 0, duplicate: 0, reorder: 0, kill: 0, do_restart: 0 };
+  return { d1: 0, r2: 0, store: 0, duplicate: 0, reorder: 0, kill: 0, do_restart: 0 };
 }
 
 export { seeded }; // the driver (scripts/chaos) takes it from here
@@ -64,7 +71,7 @@ export class ChaosFault extends Error {
 function roll(kind: FaultKind, where?: Kind): boolean {
   const plan = state.plan;
   if (!plan || Date.now() > plan.until) return false;
-  if ((kind === "d1" || kind === "r2") && where && !plan.scopes.includes(where)) return false;
+  if ((kind === "d1" || kind === "r2" || kind === "store") && where && !plan.scopes.includes(where)) return false;
   const budget = plan.budget?.[kind];
   if (budget && state.injected[kind] >= budget) return false;
   if (state.random() >= plan[kind]) return false;
@@ -90,6 +97,7 @@ export async function chaosControl(request: Request, env: Env): Promise<Response
         until: body.until ?? Date.now() + 60_000,
         d1: body.d1 ?? 0,
         r2: body.r2 ?? 0,
+        store: body.store ?? 0,
         duplicate: body.duplicate ?? 0,
         reorder: body.reorder ?? 0,
         kill: body.kill ?? 0,
@@ -114,7 +122,7 @@ interface Life {
   dead: boolean;
 }
 
-function beforeCall(life: Life, binding: "d1" | "r2"): "before" | "after" | null {
+function beforeCall(life: Life, binding: CallKind): "before" | "after" | null {
   if (life.dead) throw new ChaosFault("call after the worker died");
   if (life.kind === "queue" && roll("kill")) {
     life.dead = true;
@@ -124,7 +132,7 @@ function beforeCall(life: Life, binding: "d1" | "r2"): "before" | "after" | null
   return state.random() < (state.plan?.after ?? 0) ? "after" : "before";
 }
 
-async function guarded<T>(life: Life, binding: "d1" | "r2", call: () => Promise<T>): Promise<T> {
+async function guarded<T>(life: Life, binding: CallKind, call: () => Promise<T>): Promise<T> {
   const fault = beforeCall(life, binding);
   if (fault === "before") throw new ChaosFault(`${binding} error`);
   const result = await call();
@@ -142,7 +150,9 @@ export function chaosEnv(env: Env, kind: Kind): { env: Env; life: Life } {
     FILES: wrapR2(env.FILES, life),
     ISSUANCE_QUEUE: wrapQueue(env.ISSUANCE_QUEUE, life),
     WEBHOOK_QUEUE: wrapQueue(env.WEBHOOK_QUEUE, life),
-    FOLIO_ALLOCATOR: wrapDurableObjects(env.FOLIO_ALLOCATOR, life),
+    FOLIO_ALLOCATOR: wrapDurableObjects(env.FOLIO_ALLOCATOR, life, "allocator"),
+    DOCUMENT_STORE: wrapDurableObjects(env.DOCUMENT_STORE, life, "store"),
+    CONTROL_DIRECTORY: wrapDurableObjects(env.CONTROL_DIRECTORY, life, "store"),
   };
   return { env: wrapped, life };
 }
@@ -212,13 +222,19 @@ function wrapQueue<T>(queue: Queue<T>, life: Life): Queue<T> {
   });
 }
 
-/** Before a call on an allocator stub, the object may be reset (in-memory state gone, storage kept). */
+/**
+ * Before a call on a Durable Object stub, the object may be reset (in-memory state gone, storage
+ * kept). On a document store or a control directory object (`faults` "store") the call may also
+ * fail like a D1 call: before it, or after it succeeded (the write happened, the answer was lost),
+ * and a queue invocation may die there. The folio allocator only restarts: its answers carry the
+ * folios, and a lost one is a folio the chaos run's invariants would count as skipped.
+ */
 type AnyStub = Record<string | symbol, unknown>;
 interface Namespace {
   get(id: DurableObjectId): unknown;
 }
 
-function wrapDurableObjects<T>(namespace: T, life: Life): T {
+function wrapDurableObjects<T>(namespace: T, life: Life, faults: "allocator" | "store"): T {
   const ns = namespace as unknown as Namespace & object;
   return new Proxy(ns, {
     get(target, prop) {
@@ -231,10 +247,14 @@ function wrapDurableObjects<T>(namespace: T, life: Life): T {
             const fn = Reflect.get(s, method, s) as unknown;
             if (typeof fn !== "function") return fn;
             return async (...args: unknown[]) => {
-              if (life.dead) throw new ChaosFault("allocator call after the worker died");
+              if (life.dead) throw new ChaosFault(`${faults} call after the worker died`);
+              const fault = faults === "store" ? beforeCall(life, "store") : null;
               if (roll("do_restart")) await (target.get(id) as unknown as { chaosRestart(): Promise<void> }).chaosRestart().catch(() => undefined);
+              if (fault === "before") throw new ChaosFault("store error");
               const fresh = target.get(id) as unknown as Record<string, (...a: unknown[]) => unknown>;
-              return fresh[method as string]!(...args);
+              const result = await fresh[method as string]!(...args);
+              if (fault === "after") throw new ChaosFault("store error after the call");
+              return result;
             };
           },
         });

@@ -44,13 +44,14 @@ describe("chaos run, short", () => {
       faults: {
         d1: 0.03,
         r2: 0.05,
+        store: 0.2,
         duplicate: 0.15,
         reorder: 0.15,
         kill: 0.02,
         do_restart: 0.2,
         after: 0.5,
         scopes: ["queue", "scheduled"],
-        budget: { d1: 6, r2: 4, duplicate: 6, reorder: 6, kill: 3, do_restart: 3 },
+        budget: { d1: 6, r2: 4, store: 8, duplicate: 6, reorder: 6, kill: 3, do_restart: 4 },
       },
       siiScenarioEveryMs: 1500,
       quiescenceTimeoutMs: 150_000,
@@ -62,6 +63,8 @@ describe("chaos run, short", () => {
     expect(result.report.documents, text).toBe(30);
     // the faults did happen (the run is not vacuous)
     expect(Object.values(result.injected).reduce((a, b) => a + b, 0), text).toBeGreaterThan(0);
+    // and among them calls on the document stores and the control directory (issue 16) failed, before or after their work
+    expect(result.injected.store, text).toBeGreaterThan(0);
     expect(result.client_errors, text).toEqual({});
   }, 300_000);
 });
