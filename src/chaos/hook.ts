@@ -39,7 +39,13 @@ export interface FaultPlan {
   scopes: Kind[];
   /** At most this many faults of each kind (0 or absent: unlimited). */
   budget?: Partial<Record<FaultKind, number>>;
+  /** The first this many calls of a kind are never failed (tests aim a fault at a later call). */
+  skip?: Partial<Record<FaultKind, number>>;
+  /** The bindings "store" faults apply to (default both). */
+  objects?: StoreBinding[];
 }
+
+type StoreBinding = "DOCUMENT_STORE" | "CONTROL_DIRECTORY";
 
 type Kind = "fetch" | "queue" | "scheduled";
 type FaultKind = "d1" | "r2" | "store" | "duplicate" | "reorder" | "kill" | "do_restart";
@@ -50,10 +56,12 @@ interface State {
   plan: FaultPlan | null;
   random: () => number;
   injected: Record<FaultKind, number>;
+  /** Calls of each kind rolled for so far (for `skip`). */
+  rolled: Record<FaultKind, number>;
   lastFaultAt: number | null;
 }
 
-const state: State = { plan: null, random: Math.random, injected: zero(), lastFaultAt: null };
+const state: State = { plan: null, random: Math.random, injected: zero(), rolled: zero(), lastFaultAt: null };
 
 function zero(): Record<FaultKind, number> {
   return { d1: 0, r2: 0, store: 0, duplicate: 0, reorder: 0, kill: 0, do_restart: 0 };
@@ -72,6 +80,7 @@ function roll(kind: FaultKind, where?: Kind): boolean {
   const plan = state.plan;
   if (!plan || Date.now() > plan.until) return false;
   if ((kind === "d1" || kind === "r2" || kind === "store") && where && !plan.scopes.includes(where)) return false;
+  if (++state.rolled[kind] <= (plan.skip?.[kind] ?? 0)) return false;
   const budget = plan.budget?.[kind];
   if (budget && state.injected[kind] >= budget) return false;
   if (state.random() >= plan[kind]) return false;
@@ -105,9 +114,12 @@ export async function chaosControl(request: Request, env: Env): Promise<Response
         after: body.after ?? 0.5,
         scopes: body.scopes ?? ["queue", "scheduled"],
         budget: body.budget,
+        skip: body.skip,
+        objects: body.objects,
       };
       state.random = seeded(body.seed);
       state.injected = zero();
+      state.rolled = zero();
       state.lastFaultAt = null;
     }
   }
@@ -151,8 +163,8 @@ export function chaosEnv(env: Env, kind: Kind): { env: Env; life: Life } {
     ISSUANCE_QUEUE: wrapQueue(env.ISSUANCE_QUEUE, life),
     WEBHOOK_QUEUE: wrapQueue(env.WEBHOOK_QUEUE, life),
     FOLIO_ALLOCATOR: wrapDurableObjects(env.FOLIO_ALLOCATOR, life, "allocator"),
-    DOCUMENT_STORE: wrapDurableObjects(env.DOCUMENT_STORE, life, "store"),
-    CONTROL_DIRECTORY: wrapDurableObjects(env.CONTROL_DIRECTORY, life, "store"),
+    DOCUMENT_STORE: wrapDurableObjects(env.DOCUMENT_STORE, life, "DOCUMENT_STORE"),
+    CONTROL_DIRECTORY: wrapDurableObjects(env.CONTROL_DIRECTORY, life, "CONTROL_DIRECTORY"),
   };
   return { env: wrapped, life };
 }
@@ -224,7 +236,7 @@ function wrapQueue<T>(queue: Queue<T>, life: Life): Queue<T> {
 
 /**
  * Before a call on a Durable Object stub, the object may be reset (in-memory state gone, storage
- * kept). On a document store or a control directory object (`faults` "store") the call may also
+ * kept). On a document store or a control directory object (fault kind "store") the call may also
  * fail like a D1 call: before it, or after it succeeded (the write happened, the answer was lost),
  * and a queue invocation may die there. The folio allocator only restarts: its answers carry the
  * folios, and a lost one is a folio the chaos run's invariants would count as skipped.
@@ -234,7 +246,7 @@ interface Namespace {
   get(id: DurableObjectId): unknown;
 }
 
-function wrapDurableObjects<T>(namespace: T, life: Life, faults: "allocator" | "store"): T {
+function wrapDurableObjects<T>(namespace: T, life: Life, binding: "allocator" | StoreBinding): T {
   const ns = namespace as unknown as Namespace & object;
   return new Proxy(ns, {
     get(target, prop) {
@@ -247,13 +259,22 @@ function wrapDurableObjects<T>(namespace: T, life: Life, faults: "allocator" | "
             const fn = Reflect.get(s, method, s) as unknown;
             if (typeof fn !== "function") return fn;
             return async (...args: unknown[]) => {
-              if (life.dead) throw new ChaosFault(`${faults} call after the worker died`);
-              const fault = faults === "store" ? beforeCall(life, "store") : null;
+              if (life.dead) throw new ChaosFault(`${binding === "allocator" ? "allocator" : "store"} call after the worker died`);
+              const faults = binding !== "allocator" && (state.plan?.objects ?? [binding]).includes(binding);
+              const fault = faults ? beforeCall(life, "store") : null;
               if (roll("do_restart")) await (target.get(id) as unknown as { chaosRestart(): Promise<void> }).chaosRestart().catch(() => undefined);
-              if (fault === "before") throw new ChaosFault("store error");
+              // As the platform marks a call that failed in its infrastructure (never reached the object, or the connection dropped).
+              if (fault === "before") throw Object.assign(new ChaosFault("store error"), { retryable: true });
               const fresh = target.get(id) as unknown as Record<string, (...a: unknown[]) => unknown>;
-              const result = await fresh[method as string]!(...args);
-              if (fault === "after") throw new ChaosFault("store error after the call");
+              let result: unknown;
+              try {
+                result = await fresh[method as string]!(...args);
+              } catch (err) {
+                // A call in flight when the object restarted fails as the platform fails it: marked retryable.
+                if (String((err as Error)?.message).includes(RESTART_REASON)) throw Object.assign(new ChaosFault("call in flight during a Durable Object restart"), { retryable: true, cause: err });
+                throw err;
+              }
+              if (fault === "after") throw Object.assign(new ChaosFault("store error after the call"), { retryable: true });
               return result;
             };
           },
@@ -263,11 +284,13 @@ function wrapDurableObjects<T>(namespace: T, life: Life, faults: "allocator" | "
   }) as unknown as T;
 }
 
+const RESTART_REASON = "chaos: Durable Object restart";
+
 /** The Durable Object side of a restart: reset the object (it starts again from its storage). */
 export function installChaosRestart(cls: { prototype: object }): void {
   Object.defineProperty(cls.prototype, "chaosRestart", {
     value(this: { ctx: DurableObjectState }) {
-      this.ctx.abort("chaos: Durable Object restart");
+      this.ctx.abort(RESTART_REASON);
     },
   });
 }
