@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: { status: 404, description: "No operation exists at this path." },
   METHOD_NOT_ALLOWED: { status: 405, description: "The path exists but not with this HTTP method; see the Allow header." },
   INTERNAL: { status: 500, description: "Unexpected server error. The message is generic; quote the request_id to support." },
+  SERVICE_UNAVAILABLE: { status: 503, description: "Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once." },
   CONTROL_DIRECTORY_UNAVAILABLE: { status: 503, description: "A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry." },
   // authentication and authorisation
   AUTH_MISSING_API_KEY: { status: 401, description: "No X-Api-Key header was sent." },

@@ -10,7 +10,7 @@ import { errorSchema } from "./openapi/common";
 import { deepStrict, withIgnoredApiKey } from "./strict";
 
 /** Codes every authenticated route can answer. */
-const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "RATE_LIMITED", "INTERNAL"];
+const AUTH_ERRORS: ErrorCode[] = ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY", "AUTH_ROLE_FORBIDDEN", "RATE_LIMITED", "INTERNAL", "SERVICE_UNAVAILABLE"];
 const COMPANY_ERRORS: ErrorCode[] = ["AUTH_COMPANY_ACCESS_DENIED", "COMPANY_NOT_FOUND"];
 const COMPANY_PARAM = /\{(idCompany|company_id)\}/;
 

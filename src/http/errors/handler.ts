@@ -51,6 +51,23 @@ export function validationHook(result: { success: boolean; error?: unknown; targ
   }
 }
 
+/**
+ * Whether an error is one the platform marks transient: a Durable Object call that failed because
+ * the object was restarting or moving, or the connection dropped (`.retryable`, after the runtime's
+ * own retries), or because it is overloaded (`.overloaded`: retry later, not at once). Drizzle wraps
+ * a store's error as the `cause` of its own, so the chain is followed a few steps.
+ */
+export function transientFailure(err: unknown): { overloaded: boolean } | null {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === "object"; depth++) {
+    const x = e as { retryable?: unknown; overloaded?: unknown; cause?: unknown };
+    if (x.overloaded === true) return { overloaded: true };
+    if (x.retryable === true) return { overloaded: false };
+    e = x.cause;
+  }
+  return null;
+}
+
 export function onError(err: Error, c: Context) {
   if (err instanceof AppError) return respondError(c, err.code, err.message, err.details, err.headers);
   if (err instanceof HTTPException) {
@@ -64,6 +81,14 @@ export function onError(err: Error, c: Context) {
   if (err instanceof ConfigurationError) {
     log("error", "configuration error", { request_id: requestIdOf(c), error: err.message });
     return respondError(c, "INTERNAL", "The service is misconfigured. Quote the request_id to support.");
+  }
+  const transient = transientFailure(err);
+  if (transient) {
+    log("warn", "storage briefly unavailable", { request_id: requestIdOf(c), overloaded: transient.overloaded, error: String(err?.message) });
+    const message = transient.overloaded
+      ? "This company's storage is busier than it can take right now. Slow down, and retry after the seconds in Retry-After."
+      : "Storage was briefly unavailable. Retry after the seconds in Retry-After; with the same Idempotency-Key a POST is done at most once.";
+    return respondError(c, "SERVICE_UNAVAILABLE", message, [], { "Retry-After": transient.overloaded ? "10" : "1" });
   }
   log("error", "unhandled error", { request_id: requestIdOf(c), error: String(err?.message), stack: err?.stack });
   return respondError(c, "INTERNAL", "An unexpected error occurred. Quote the request_id to support.");

@@ -6,6 +6,7 @@ import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { AppError } from "../../errors";
 import type { AppEnv } from "../types";
+import { describeError, log } from "../../lib/log";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -46,14 +47,24 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   await adoptLegacyRecord(c.env, db, clientId, key, now);
   // The store is the client's alone: a claim also removes every record that expired since the last
   // (at most a day of keys), so the store never holds much more than a day's records.
-  const [, claimed] = await db.batch([
-    db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())),
-    db
-      .insert(idempotencyKeys)
-      .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key }),
-  ]);
+  const claimedAt = now.toISOString();
+  let claimed: { key: string }[];
+  try {
+    [, claimed] = await db.batch([
+      db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, claimedAt)),
+      db
+        .insert(idempotencyKeys)
+        .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: claimedAt, expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
+        .onConflictDoNothing()
+        .returning({ key: idempotencyKeys.key }),
+    ]);
+  } catch (err) {
+    // The claim may have been written and only its answer lost (the store restarted, the
+    // connection dropped): nothing was done yet, so a claim of this request is taken back, or
+    // every retry with the key would be "in progress" until the record expires.
+    await releaseOwnClaim(db, clientId, key, fingerprint, claimedAt).catch(() => undefined);
+    throw err;
+  }
 
   if (claimed.length === 0) {
     const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)) });
@@ -86,11 +97,40 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     return;
   }
   const text = await res.clone().text();
-  await db
-    .update(idempotencyKeys)
-    .set({ state: "COMPLETED", responseStatus: res.status, responseBody: text })
-    .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+  // The work is done: its answer goes to the client even when it could not be recorded (a retry
+  // with the key then answers 409 until the record expires, and never does the work again).
+  await complete(db, clientId, key, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until it expires", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
 };
+
+/** Attempts at recording a finished request's answer (the work is done: it must not be done again). */
+const COMPLETE_ATTEMPTS = 3;
+
+/**
+ * Records the answer of a request whose work is done, retrying a failed write: an answer not
+ * recorded leaves the key "in progress" (retries with it answer 409 until it expires), which is
+ * safe, since the work must not be done twice, but blocks the key, so it is tried more than once.
+ */
+async function complete(db: Db, clientId: string, key: string, status: number, body: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db
+        .update(idempotencyKeys)
+        .set({ state: "COMPLETED", responseStatus: status, responseBody: body })
+        .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+      return;
+    } catch (err) {
+      if (attempt >= COMPLETE_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+/** Deletes the claim only if it is this request's own (same fingerprint and claim time, still in progress). */
+function releaseOwnClaim(db: Db, clientId: string, key: string, fingerprint: string, claimedAt: string) {
+  return db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.fingerprint, fingerprint), eq(idempotencyKeys.createdAt, claimedAt), eq(idempotencyKeys.state, "IN_PROGRESS")));
+}
 
 /** How long an isolate trusts "D1 holds no idempotency record any more". */
 const LEGACY_CHECK_MS = 60_000;

@@ -1,0 +1,102 @@
+import { exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { transientFailure } from "../../src/http/errors/handler";
+import { call, companyBody, expectError, newOwner } from "../helpers/api";
+
+/**
+ * A Durable Object call that fails in the platform's infrastructure (the object restarting or
+ * moving, the connection dropped: the error's `.retryable`; the object overloaded: `.overloaded`)
+ * answers 503 SERVICE_UNAVAILABLE with Retry-After, not 500 INTERNAL. The chaos hook (compiled into
+ * the test Worker) fails the calls on the control directory and the document stores as the platform
+ * does, marked retryable.
+ */
+const plan = (body: object) => exports.default.fetch(new Request("http://localhost/__chaos/plan", { method: "POST", body: JSON.stringify(body) }));
+
+afterEach(async () => {
+  await plan({});
+});
+
+describe("transient storage errors", () => {
+  it("a control directory call that fails before reaching the object: 503 SERVICE_UNAVAILABLE with Retry-After 1, and the retry answers", async () => {
+    const owner = await newOwner("Transient A");
+    // The key was never used: its first request asks its directory object, which fails once.
+    await plan({ seed: 7, store: 1, after: 0, scopes: ["fetch"], budget: { store: 1 } });
+    const res = await call("GET", "/api/companies", { key: owner.key });
+    expectError(res, 503, "SERVICE_UNAVAILABLE");
+    expect(res.headers.get("Retry-After")).toBe("1");
+    expect(res.body.error.message).toBe("Storage was briefly unavailable. Retry after the seconds in Retry-After; with the same Idempotency-Key a POST is done at most once.");
+    expect(JSON.stringify(res.body)).not.toMatch(/chaos|stack|\bat \S+\(/i);
+    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { store: number } };
+    expect(injected.injected.store).toBe(1);
+    const again = await call("GET", "/api/companies", { key: owner.key });
+    expect(again.status).toBe(200);
+  });
+
+  it("a POST whose Idempotency-Key claim was written but its answer lost: 503, then the retry with the key does the work once (not 409 for a day)", async () => {
+    const owner = await newOwner("Transient B");
+    // Warm: the key is in the isolate's cache, so the POST's first store call is the claim in the client's index store.
+    expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
+    await plan({ seed: 8, store: 1, after: 1, scopes: ["fetch"], budget: { store: 1 }, objects: ["DOCUMENT_STORE"] });
+    const body = companyBody({ legal_name: "Idempotent SpA" });
+    const headers = { "Idempotency-Key": "transient-claim-1" };
+    const lost = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expectError(lost, 503, "SERVICE_UNAVAILABLE");
+    const created = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const replayed = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body.id).toBe(created.body.id);
+    const list = await call("GET", "/api/companies?per_page=100", { key: owner.key });
+    expect(list.body.data.filter((c: { legal_name: string }) => c.legal_name === "Idempotent SpA")).toHaveLength(1);
+  });
+
+  it("a POST whose work is done but whose answer cannot be recorded: the client still gets its answer, and the key is never used to do the work again", async () => {
+    const owner = await newOwner("Transient C");
+    expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
+    // The claim passes; every attempt at recording the answer (3) fails before reaching the store.
+    await plan({ seed: 9, store: 1, after: 0, scopes: ["fetch"], skip: { store: 1 }, budget: { store: 3 }, objects: ["DOCUMENT_STORE"] });
+    const body = companyBody({ legal_name: "Unrecorded SpA" });
+    const headers = { "Idempotency-Key": "transient-complete-1" };
+    const created = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await plan({});
+    const again = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expectError(again, 409, "IDEMPOTENCY_KEY_IN_USE");
+    const list = await call("GET", "/api/companies?per_page=100", { key: owner.key });
+    expect(list.body.data.filter((c: { legal_name: string }) => c.legal_name === "Unrecorded SpA")).toHaveLength(1);
+  });
+
+  it("a POST whose answer is recorded on the second attempt: the retry with the key replays it", async () => {
+    const owner = await newOwner("Transient D");
+    expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
+    await plan({ seed: 10, store: 1, after: 0, scopes: ["fetch"], skip: { store: 1 }, budget: { store: 1 }, objects: ["DOCUMENT_STORE"] });
+    const body = companyBody({ legal_name: "Recorded SpA" });
+    const headers = { "Idempotency-Key": "transient-complete-2" };
+    const created = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(created.status).toBe(201);
+    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { store: number } };
+    expect(injected.injected.store).toBe(1);
+    const replayed = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body.id).toBe(created.body.id);
+  });
+
+  it("which errors count as transient: retryable or overloaded, on the error or its causes; anything else stays 500", () => {
+    const retryable = Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
+    const overloaded = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+    expect(transientFailure(retryable)).toEqual({ overloaded: false });
+    expect(transientFailure(overloaded)).toEqual({ overloaded: true });
+    expect(transientFailure(new Error("Failed query: select 1", { cause: retryable }))).toEqual({ overloaded: false });
+    expect(transientFailure(new Error("outer", { cause: new Error("Failed query", { cause: overloaded }) }))).toEqual({ overloaded: true });
+    expect(transientFailure(new Error("UNIQUE constraint failed"))).toBeNull();
+    expect(transientFailure(Object.assign(new Error("x"), { retryable: false, remote: true }))).toBeNull();
+    expect(transientFailure("a string")).toBeNull();
+    expect(transientFailure(null)).toBeNull();
+    // a cycle of causes ends
+    const a = new Error("a") as Error & { cause?: unknown };
+    a.cause = a;
+    expect(transientFailure(a)).toBeNull();
+  });
+});
