@@ -217,7 +217,8 @@ function documentBody(type: string, rut: string, i: number, original?: { folio: 
       recipient: RECIPIENT,
       reason_code: "ANU",
       billing_reference: [{ number: original!.folio, invoice_type: "33", invoice_date: today().slice(0, 10), reason: "Anula factura" }],
-      items: [{ quantity: 1, unit_price: 35700, description: "Anula factura" }],
+      // A cancellation of our own document carries its exact total (issue 18): the factura's 35,700 on one exempt line.
+      items: [{ quantity: 1, unit_price: 35700, description: "Anula factura", taxes: [{ type: "EXE" }] }],
     };
   return { ...base, invoice_type: "33", recipient: RECIPIENT, items: [{ quantity: 2, unit_price: 15000, description: "Servicio mensual", code_unit_of_measure: "UN" }] };
 }

@@ -9,6 +9,8 @@ export interface AppVariables {
   company: CompanyRow;
   /** The company of a /api/companies/{id}/… path, read together with the API key. */
   companyAccess?: CompanyAccess;
+  /** Set by the Idempotency-Key middleware: the same seed on every attempt of one claim (a route derives what it creates from it). */
+  idempotency?: { seed: string; createdAt: string };
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -5,6 +5,7 @@
  * order-sensitive records listed in MONOTONIC (event log rows, simulator rows) keep the monotonic
  * variant, where same-millisecond ids increment so that ordering by id stays the insert order.
  */
+import { hmacSha256Hex } from "./crypto";
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 let lastTime = -1;
@@ -63,6 +64,18 @@ function increment(bytes: Uint8Array): Uint8Array {
 /** Fully random ULID: time prefix plus 80 fresh random bits, never derived from a previous id. */
 export function randomUlid(now: number = Date.now()): string {
   return encodeTime(now) + encodeRandom(crypto.getRandomValues(new Uint8Array(10)));
+}
+
+/**
+ * A ULID derived from a seed: the time prefix of `time` and 80 bits of HMAC-SHA-256(secret, seed),
+ * as unpredictable as random ones to anyone without the secret, and the same on every call with the
+ * same seed (an Idempotency-Key claim names the document it creates, attempt after attempt).
+ */
+export async function seededUlid(secret: string, seed: string, time: number): Promise<string> {
+  const mac = await hmacSha256Hex(secret, seed);
+  const bits = new Uint8Array(10);
+  for (let i = 0; i < 10; i++) bits[i] = Number.parseInt(mac.slice(2 * i, 2 * i + 2), 16);
+  return encodeTime(time) + encodeRandom(bits);
 }
 
 /** Monotonic ULID (same-millisecond ids increment): only for internal, order-sensitive rows. */

@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { transientFailure } from "../../src/http/errors/handler";
 import { call, companyBody, expectError, newOwner } from "../helpers/api";
+import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
  * A Durable Object call that fails in the platform's infrastructure (the object restarting or
@@ -81,6 +82,33 @@ describe("transient storage errors", () => {
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
     expect(replayed.body.id).toBe(created.body.id);
+  });
+
+  it("a document stored but its answer lost: 503, and the retry with the Idempotency-Key answers that document, never a second one", async () => {
+    const issuer = await readyIssuer([33]);
+    expect((await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key })).status).toBe(200);
+    // The POST's document-store calls: the key's claim (1), then the document's insert (2), whose answer is lost.
+    await plan({ seed: 11, store: 1, after: 1, scopes: ["fetch"], skip: { store: 1 }, budget: { store: 1 }, objects: ["DOCUMENT_STORE"] });
+    const body = invoiceBody(issuer.rut, "33");
+    const headers = { "Idempotency-Key": "transient-invoice-1" };
+    const lost = await issue(issuer, body, headers);
+    expectError(lost, 503, "SERVICE_UNAVAILABLE");
+    await plan({});
+    const first = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
+    expect(first.body.total).toBe(1);
+    const storedId = first.body.data[0].id;
+    const retried = await issue(issuer, body, headers);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202);
+    expect(retried.body.id).toBe(storedId);
+    const replayed = await issue(issuer, body, headers);
+    expect(replayed.status).toBe(202);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body.id).toBe(storedId);
+    const done = await untilFinal(issuer, storedId);
+    expect(done.status).toBe("ACCEPTED");
+    expect(done.folio).toBe(1);
+    const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
+    expect(list.body.total).toBe(1);
   });
 
   it("which errors count as transient: retryable or overloaded, on the error or its causes; anything else stays 500", () => {

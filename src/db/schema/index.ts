@@ -112,7 +112,8 @@ export const idempotencyKeys = sqliteTable(
     scope: text("scope").notNull(),
     /** SHA-256 of method, path and body. */
     fingerprint: text("fingerprint").notNull(),
-    state: text("state", { enum: ["IN_PROGRESS", "COMPLETED"] }).notNull(),
+    /** ABANDONED: its request failed with an unknown outcome; the next retry of the same request takes it over (src/http/middleware/idempotency.ts). */
+    state: text("state", { enum: ["IN_PROGRESS", "COMPLETED", "ABANDONED"] }).notNull(),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
     createdAt: text("created_at").notNull().default(now),

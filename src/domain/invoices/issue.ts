@@ -4,7 +4,7 @@ import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, 
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cancellations, invoiceEvents, invoices } from "../../db/schema";
-import { newId } from "../../lib/ids";
+import { newId, randomUlid, seededUlid } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
@@ -17,7 +17,7 @@ import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
 import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
-import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
+import { openStore, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
@@ -47,7 +47,7 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
  * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
  * before the engine's general reference rules, so our own documents get these precise answers.
  */
-async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput): Promise<InvoiceRow | null> {
+async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput, ownUlid: string): Promise<InvoiceRow | null> {
   const type = findDocumentType(body.invoice_type);
   if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
   for (const [i, ref] of (body.billing_reference ?? []).entries()) {
@@ -75,7 +75,8 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
       ]);
     }
     const existing = await db.query.cancellations.findFirst({ where: eq(cancellations.cancelledInvoiceId, original.id) });
-    if (existing && (await stillHolds(env, companyId, existing, new Date()))) {
+    // A retry of this very note (same Idempotency-Key claim: the same id) holds it already.
+    if (existing && !existing.creditNoteId.endsWith(`_${ownUlid}`) && (await stillHolds(env, companyId, existing, new Date()))) {
       throw new AppError("INVOICE_ALREADY_CANCELLED", `Document ${original.id} (${refType} N° ${original.folio}) is already cancelled by ${existing.creditNoteId}.`, [
         { field, message: "Already cancelled" },
       ]);
@@ -165,8 +166,11 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
  */
-export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date()): Promise<InvoiceRow> {
-  const target = await cancellationTarget(env, company.id, body);
+export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date(), idempotency?: { seed: string; createdAt: string }): Promise<InvoiceRow> {
+  // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
+  // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
+  const ulid = idempotency ? await seededUlid(env.API_KEY_PEPPER, idempotency.seed, Date.parse(idempotency.createdAt)) : randomUlid(now.getTime());
+  const target = await cancellationTarget(env, company.id, body, ulid);
   const doc = computeOrThrow(body);
   checkSiiRules(doc);
   assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
@@ -178,7 +182,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   }
   // The partition is opened only for a body that passed (a refused one leaves no trace).
   const store = await openStore(env, company.id, now);
-  const id = partitionedId("inv", store.ordinal);
+  const id = `inv_p${store.ordinal}_${ulid}`;
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
   const [ctx, reservation] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
@@ -193,9 +197,12 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     if (target) cancelling = await claimCancellation(env, target, id, now);
     return await storeAndEnqueue(store, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
-    // Not stored: the reservation, the reference and the cancellation go back (a crash here leaves
-    // the reservation to lapse after a day, and the reference and the cancellation to be taken over:
-    // their holder was never stored).
+    // Refused (an AppError: nothing stored): the reservation, the reference and the cancellation go
+    // back. Any other failure may have come after the document was stored (the store's answer lost),
+    // so they stay, as after a crash: an unstored holder's reservation lapses after a day and its
+    // reference and cancellation are taken over; a stored one keeps them (a retry with the same
+    // Idempotency-Key finds it under the same id).
+    if (!(e instanceof AppError)) throw e;
     if (reservation.ok) await folios.release(id).catch(() => undefined);
     if (claimed) await releaseReference(env, company.id, body.external_reference!, id).catch(() => undefined);
     if (cancelling) await releaseCancellationClaim(env, target!, id).catch(() => undefined);
@@ -266,6 +273,12 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
   try {
     await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
   } catch (e) {
+    // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was lost).
+    const stored = uniqueViolation(e) === "invoices.id" ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
+    if (stored) {
+      await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId }).catch((err) => log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(err) }));
+      return stored;
+    }
     if ((uniqueViolation(e) ?? "") === "invoices.company_id, invoices.external_reference") {
       throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
     }

@@ -45,55 +45,27 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const now = new Date();
 
   await adoptLegacyRecord(c.env, db, clientId, key, now);
-  // The store is the client's alone: a claim also removes every record that expired since the last
-  // (at most a day of keys), so the store never holds much more than a day's records.
-  const claimedAt = now.toISOString();
-  let claimed: { key: string }[];
-  try {
-    [, claimed] = await db.batch([
-      db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, claimedAt)),
-      db
-        .insert(idempotencyKeys)
-        .values({ clientId, key, scope, fingerprint, state: "IN_PROGRESS", createdAt: claimedAt, expiresAt: new Date(now.getTime() + TTL_MS).toISOString() })
-        .onConflictDoNothing()
-        .returning({ key: idempotencyKeys.key }),
-    ]);
-  } catch (err) {
-    // The claim may have been written and only its answer lost (the store restarted, the
-    // connection dropped): nothing was done yet, so a claim of this request is taken back, or
-    // every retry with the key would be "in progress" until the record expires.
-    await releaseOwnClaim(db, clientId, key, fingerprint, claimedAt).catch(() => undefined);
-    throw err;
-  }
-
-  if (claimed.length === 0) {
-    const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)) });
-    if (!existing) throw new AppError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
-    if (existing.fingerprint !== fingerprint) {
-      throw new AppError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
-    }
-    if (existing.state === "IN_PROGRESS") {
-      throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
-    }
-    const replay = new Response(existing.responseBody, {
-      status: existing.responseStatus ?? 200,
-      headers: { "Content-Type": "application/json", "Idempotent-Replayed": "true" },
-    });
-    c.res = replay;
+  const claim = await claimKey(db, { clientId, key, scope, fingerprint }, now);
+  if ("replay" in claim) {
+    c.res = claim.replay;
     return;
   }
+  // A route whose work can be redone after an unknown outcome names what it creates from this (the
+  // same seed on every attempt of the claim: src/domain/invoices/issue.ts derives the document id).
+  c.set("idempotency", { seed: `${clientId}\n${key}\n${claim.createdAt}`, createdAt: claim.createdAt });
 
   try {
     await next();
   } catch (err) {
-    await release(db, clientId, key);
+    await settleFailure(db, clientId, key, err).catch(() => undefined);
     throw err;
   }
   // Errors thrown inside handlers are turned into responses by onError after this middleware
   // returns, so c.error tells whether the request failed with an exception.
   const res = c.res;
   if (c.error || res.status >= 500) {
-    await release(db, clientId, key);
+    // Unsettled (the store unreachable), the claim waits out its lease.
+    await settleFailure(db, clientId, key, c.error).catch(() => undefined);
     return;
   }
   const text = await res.clone().text();
@@ -101,6 +73,78 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // with the key then answers 409 until the record expires, and never does the work again).
   await complete(db, clientId, key, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until it expires", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
 };
+
+/**
+ * How long a claim IN_PROGRESS is taken for a running request. A request that died without saying
+ * so (its isolate ended) leaves its claim; after this a retry with the same request takes it over
+ * and redoes the work with the same seed (routes that create documents are idempotent per seed).
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
+type Claim = { createdAt: string } | { replay: Response };
+
+/**
+ * Claims the key for this request, or answers what a repeat gets: the stored response of a finished
+ * one, 409 while another runs, 409 REUSED for another request. A claim ABANDONED (its request failed
+ * with an unknown outcome) or IN_PROGRESS past its lease is taken over by the same request, keeping
+ * its creation time (the seed's), so the work is redone as the same work.
+ */
+async function claimKey(db: Db, r: { clientId: string; key: string; scope: string; fingerprint: string }, now: Date): Promise<Claim> {
+  // The store is the client's alone: a claim also removes every record that expired since the last
+  // (at most a day of keys), so the store never holds much more than a day's records.
+  const claimedAt = now.toISOString();
+  const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
+  let claimed: { createdAt: string }[];
+  try {
+    [, claimed] = await db.batch([
+      db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, claimedAt)),
+      db
+        .insert(idempotencyKeys)
+        .values({ ...r, state: "IN_PROGRESS", createdAt: claimedAt, expiresAt })
+        .onConflictDoNothing()
+        .returning({ createdAt: idempotencyKeys.createdAt }),
+    ]);
+  } catch (err) {
+    // The claim may have been written and only its answer lost (the store restarted, the
+    // connection dropped): nothing was done yet, so a claim of this request is taken back, or
+    // every retry with the key would be "in progress" until the record expires.
+    await releaseOwnClaim(db, r.clientId, r.key, r.fingerprint, claimedAt).catch(() => undefined);
+    throw err;
+  }
+  if (claimed[0]) return claimed[0];
+
+  const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, r.clientId), eq(idempotencyKeys.key, r.key)) });
+  if (!existing) throw new AppError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
+  if (existing.fingerprint !== r.fingerprint) {
+    throw new AppError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
+  }
+  if (existing.state === "COMPLETED") {
+    return { replay: new Response(existing.responseBody, { status: existing.responseStatus ?? 200, headers: { "Content-Type": "application/json", "Idempotent-Replayed": "true" } }) };
+  }
+  const leaseEnded = Date.parse(existing.expiresAt) - TTL_MS + CLAIM_LEASE_MS <= now.getTime();
+  if (existing.state === "ABANDONED" || leaseEnded) {
+    // Taken over only by one retry: the record must still be the one read (its expiry is renewed).
+    const [taken] = await db
+      .update(idempotencyKeys)
+      .set({ state: "IN_PROGRESS", expiresAt })
+      .where(and(eq(idempotencyKeys.clientId, r.clientId), eq(idempotencyKeys.key, r.key), eq(idempotencyKeys.state, existing.state), eq(idempotencyKeys.expiresAt, existing.expiresAt)))
+      .returning({ createdAt: idempotencyKeys.createdAt });
+    if (taken) return taken;
+  }
+  throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
+}
+
+/**
+ * After a failed request: a refusal (AppError: the route decided, nothing was done) gives the key
+ * back; any other failure may have happened after the work was done (a store's answer lost), so
+ * the claim is marked ABANDONED: the next retry with the same request takes it over at once and
+ * redoes the work with the same seed, which the route makes the same work.
+ */
+async function settleFailure(db: Db, clientId: string, key: string, err: unknown): Promise<void> {
+  const mine = and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key));
+  if (err instanceof AppError) await db.delete(idempotencyKeys).where(mine);
+  else await db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(mine, eq(idempotencyKeys.state, "IN_PROGRESS")));
+}
 
 /** Attempts at recording a finished request's answer (the work is done: it must not be done again). */
 const COMPLETE_ATTEMPTS = 3;
@@ -157,9 +201,6 @@ async function adoptLegacyRecord(env: Env, store: Db, clientId: string, key: str
   if (legacy) await store.insert(idempotencyKeys).values(legacy).onConflictDoNothing();
 }
 
-function release(db: Db, clientId: string, key: string) {
-  return db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
-}
 
 /**
  * A JSON body compared by meaning, not bytes: keys sorted at every depth, no insignificant white

@@ -139,7 +139,7 @@ const pdfBase64 = defineRoute({
 
 export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(issue, async (c) => {
-    const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"));
+    const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"), new Date(), c.get("idempotency"));
     const received = { id: row.lastEventId!, invoiceId: row.id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: row.createdAt };
     return c.json(await view(c, row, { events: [received], cancelledBy: null }), 202);
   })
