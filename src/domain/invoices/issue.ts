@@ -273,8 +273,10 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
   try {
     await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
   } catch (e) {
-    // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was lost).
-    const stored = uniqueViolation(e) === "invoices.id" ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
+    // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was
+    // lost). SQLite names whichever constraint it checked first (the id, or the external_reference
+    // the earlier attempt stored with it), so any unique violation looks for the id.
+    const stored = uniqueViolation(e) !== null ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
     if (stored) {
       await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId }).catch((err) => log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(err) }));
       return stored;
