@@ -201,7 +201,6 @@ async function adoptLegacyRecord(env: Env, store: Db, clientId: string, key: str
   if (legacy) await store.insert(idempotencyKeys).values(legacy).onConflictDoNothing();
 }
 
-
 /**
  * A JSON body compared by meaning, not bytes: keys sorted at every depth, no insignificant white
  * space, so `{"a":1,"b":2}` and `{ "b": 2, "a": 1 }` are the same request. Other bodies (and JSON
