@@ -75,6 +75,12 @@ export class ChaosFault extends Error {
   }
 }
 
+/** A fault as the platform marks a call that failed in its infrastructure (never reached the object, the connection dropped, the object restarted). */
+const retryableFault = (what: string, cause?: unknown) => Object.assign(new ChaosFault(what), { retryable: true }, cause === undefined ? {} : { cause });
+
+/** The reason a chaos restart aborts an object with, which its calls in flight fail with. */
+const RESTART_REASON = "chaos: Durable Object restart";
+
 /** Decides whether a fault of `kind` happens now, and counts it. */
 function roll(kind: FaultKind, where?: Kind): boolean {
   const plan = state.plan;
@@ -263,18 +269,17 @@ function wrapDurableObjects<T>(namespace: T, life: Life, binding: "allocator" | 
               const faults = binding !== "allocator" && (state.plan?.objects ?? [binding]).includes(binding);
               const fault = faults ? beforeCall(life, "store") : null;
               if (roll("do_restart")) await (target.get(id) as unknown as { chaosRestart(): Promise<void> }).chaosRestart().catch(() => undefined);
-              // As the platform marks a call that failed in its infrastructure (never reached the object, or the connection dropped).
-              if (fault === "before") throw Object.assign(new ChaosFault("store error"), { retryable: true });
+              if (fault === "before") throw retryableFault("store error");
               const fresh = target.get(id) as unknown as Record<string, (...a: unknown[]) => unknown>;
               let result: unknown;
               try {
                 result = await fresh[method as string]!(...args);
               } catch (err) {
                 // A call in flight when the object restarted fails as the platform fails it: marked retryable.
-                if (String((err as Error)?.message).includes(RESTART_REASON)) throw Object.assign(new ChaosFault("call in flight during a Durable Object restart"), { retryable: true, cause: err });
+                if (String((err as Error)?.message).includes(RESTART_REASON)) throw retryableFault("call in flight during a Durable Object restart", err);
                 throw err;
               }
-              if (fault === "after") throw Object.assign(new ChaosFault("store error after the call"), { retryable: true });
+              if (fault === "after") throw retryableFault("store error after the call");
               return result;
             };
           },
@@ -283,8 +288,6 @@ function wrapDurableObjects<T>(namespace: T, life: Life, binding: "allocator" | 
     },
   }) as unknown as T;
 }
-
-const RESTART_REASON = "chaos: Durable Object restart";
 
 /** The Durable Object side of a restart: reset the object (it starts again from its storage). */
 export function installChaosRestart(cls: { prototype: object }): void {

@@ -15,14 +15,18 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 /** Imported HMAC keys per secret (the API-key pepper is the same on every request). */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
-export async function hmacSha256Hex(secret: string, data: string): Promise<string> {
+export async function hmacSha256(secret: string, data: string): Promise<Uint8Array> {
   let key = hmacKeys.get(secret);
   if (!key) {
     if (hmacKeys.size > 16) hmacKeys.clear();
     hmacKeys.set(secret, (key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])));
     key.catch(() => hmacKeys.delete(secret));
   }
-  return toHex(await crypto.subtle.sign("HMAC", await key, encoder.encode(data)));
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await key, encoder.encode(data)));
+}
+
+export async function hmacSha256Hex(secret: string, data: string): Promise<string> {
+  return toHex(await hmacSha256(secret, data));
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -5,7 +5,7 @@
  * order-sensitive records listed in MONOTONIC (event log rows, simulator rows) keep the monotonic
  * variant, where same-millisecond ids increment so that ordering by id stays the insert order.
  */
-import { hmacSha256Hex } from "./crypto";
+import { hmacSha256 } from "./crypto";
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 let lastTime = -1;
@@ -72,10 +72,7 @@ export function randomUlid(now: number = Date.now()): string {
  * same seed (an Idempotency-Key claim names the document it creates, attempt after attempt).
  */
 export async function seededUlid(secret: string, seed: string, time: number): Promise<string> {
-  const mac = await hmacSha256Hex(secret, seed);
-  const bits = new Uint8Array(10);
-  for (let i = 0; i < 10; i++) bits[i] = Number.parseInt(mac.slice(2 * i, 2 * i + 2), 16);
-  return encodeTime(time) + encodeRandom(bits);
+  return encodeTime(time) + encodeRandom((await hmacSha256(secret, seed)).subarray(0, 10));
 }
 
 /** Monotonic ULID (same-millisecond ids increment): only for internal, order-sensitive rows. */

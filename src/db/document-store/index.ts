@@ -54,8 +54,9 @@ export function maxStoreBytes(env: StoreEnv): number {
 const PARTITIONED_ID = /^[a-z]+_p(\d{1,6})_[0-9A-Z]{26}$/;
 const LEGACY_ID = /^[a-z]+_[0-9A-Z]{26}$/;
 
-export function partitionedId(prefix: IdPrefix, ordinal: number): string {
-  return `${prefix}_p${ordinal}_${randomUlid()}`;
+/** `ulid`: a fresh random one unless the caller derived it (an Idempotency-Key claim's document, src/lib/ids.ts seededUlid). */
+export function partitionedId(prefix: IdPrefix, ordinal: number, ulid: string = randomUlid()): string {
+  return `${prefix}_p${ordinal}_${ulid}`;
 }
 
 /** The partition ordinal an id names, or null when it is not an id of ours (the caller answers "not found"). */

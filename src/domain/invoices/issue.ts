@@ -17,7 +17,7 @@ import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
 import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
-import { openStore, type StoreHandle } from "../../db/document-store";
+import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
@@ -182,7 +182,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   }
   // The partition is opened only for a body that passed (a refused one leaves no trace).
   const store = await openStore(env, company.id, now);
-  const id = `inv_p${store.ordinal}_${ulid}`;
+  const id = partitionedId("inv", store.ordinal, ulid);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
   const [ctx, reservation] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
@@ -270,21 +270,21 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     updatedAt: at,
   };
   const { db } = store;
+  let stored = row;
   try {
     await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
   } catch (e) {
     // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was
-    // lost). SQLite names whichever constraint it checked first (the id, or the external_reference
-    // the earlier attempt stored with it), so any unique violation looks for the id.
-    const stored = uniqueViolation(e) !== null ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
-    if (stored) {
-      await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId }).catch((err) => log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(err) }));
-      return stored;
-    }
-    if ((uniqueViolation(e) ?? "") === "invoices.company_id, invoices.external_reference") {
+    // lost), and it is answered and enqueued again. SQLite names whichever constraint it checked
+    // first (the id, or the external_reference the earlier attempt stored with it), so any unique
+    // violation looks for the id.
+    const violated = uniqueViolation(e);
+    const earlier = violated !== null ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
+    if (!earlier && violated === "invoices.company_id, invoices.external_reference") {
       throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
     }
-    throw e;
+    if (!earlier) throw e;
+    stored = earlier;
   }
   try {
     await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
@@ -292,5 +292,5 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
     log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(e) });
   }
-  return row;
+  return stored;
 }

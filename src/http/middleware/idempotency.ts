@@ -113,7 +113,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
   }
   if (claimed[0]) return claimed[0];
 
-  const existing = await db.query.idempotencyKeys.findFirst({ where: and(eq(idempotencyKeys.clientId, r.clientId), eq(idempotencyKeys.key, r.key)) });
+  const existing = await db.query.idempotencyKeys.findFirst({ where: recordOf(r.clientId, r.key) });
   if (!existing) throw new AppError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
   if (existing.fingerprint !== r.fingerprint) {
     throw new AppError("IDEMPOTENCY_KEY_REUSED", `This Idempotency-Key was already used for another request (${existing.scope} with a different body).`);
@@ -127,7 +127,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
     const [taken] = await db
       .update(idempotencyKeys)
       .set({ state: "IN_PROGRESS", expiresAt })
-      .where(and(eq(idempotencyKeys.clientId, r.clientId), eq(idempotencyKeys.key, r.key), eq(idempotencyKeys.state, existing.state), eq(idempotencyKeys.expiresAt, existing.expiresAt)))
+      .where(and(recordOf(r.clientId, r.key), eq(idempotencyKeys.state, existing.state), eq(idempotencyKeys.expiresAt, existing.expiresAt)))
       .returning({ createdAt: idempotencyKeys.createdAt });
     if (taken) return taken;
   }
@@ -141,9 +141,8 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
  * redoes the work with the same seed, which the route makes the same work.
  */
 async function settleFailure(db: Db, clientId: string, key: string, err: unknown): Promise<void> {
-  const mine = and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key));
-  if (err instanceof AppError) await db.delete(idempotencyKeys).where(mine);
-  else await db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(mine, eq(idempotencyKeys.state, "IN_PROGRESS")));
+  if (err instanceof AppError) await db.delete(idempotencyKeys).where(recordOf(clientId, key));
+  else await db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(recordOf(clientId, key), eq(idempotencyKeys.state, "IN_PROGRESS")));
 }
 
 /** Attempts at recording a finished request's answer (the work is done: it must not be done again). */
@@ -160,7 +159,7 @@ async function complete(db: Db, clientId: string, key: string, status: number, b
       await db
         .update(idempotencyKeys)
         .set({ state: "COMPLETED", responseStatus: status, responseBody: body })
-        .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key)));
+        .where(recordOf(clientId, key));
       return;
     } catch (err) {
       if (attempt >= COMPLETE_ATTEMPTS) throw err;
@@ -173,8 +172,11 @@ async function complete(db: Db, clientId: string, key: string, status: number, b
 function releaseOwnClaim(db: Db, clientId: string, key: string, fingerprint: string, claimedAt: string) {
   return db
     .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.fingerprint, fingerprint), eq(idempotencyKeys.createdAt, claimedAt), eq(idempotencyKeys.state, "IN_PROGRESS")));
+    .where(and(recordOf(clientId, key), eq(idempotencyKeys.fingerprint, fingerprint), eq(idempotencyKeys.createdAt, claimedAt), eq(idempotencyKeys.state, "IN_PROGRESS")));
 }
+
+/** The record of a client's key. */
+const recordOf = (clientId: string, key: string) => and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key));
 
 /** How long an isolate trusts "D1 holds no idempotency record any more". */
 const LEGACY_CHECK_MS = 60_000;
@@ -195,7 +197,7 @@ async function adoptLegacyRecord(env: Env, store: Db, clientId: string, key: str
   const d1 = createDb(env.DB);
   const [[any], [legacy]] = await d1.batch([
     d1.select({ key: idempotencyKeys.key }).from(idempotencyKeys).limit(1),
-    d1.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key), gte(idempotencyKeys.expiresAt, now.toISOString()))).limit(1),
+    d1.select().from(idempotencyKeys).where(and(recordOf(clientId, key), gte(idempotencyKeys.expiresAt, now.toISOString()))).limit(1),
   ]);
   if (!any) legacyEmptyUntil = Date.now() + LEGACY_CHECK_MS;
   if (legacy) await store.insert(idempotencyKeys).values(legacy).onConflictDoNothing();
