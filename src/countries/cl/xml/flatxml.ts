@@ -193,8 +193,7 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
       const name = x.qname[open]!;
       const nameEnd = lt + 2 + name.length;
       if (nameEnd + 1 > len) throw UNSUPPORTED;
-      let endAt = text.charCodeAt(nameEnd) === 62 /* > */ ? nameEnd + 1 : -1;
-      for (let k = 0; endAt > 0 && k < name.length; k++) if (text.charCodeAt(lt + 2 + k) !== name.charCodeAt(k)) endAt = -1;
+      let endAt = text.charCodeAt(nameEnd) === 62 /* > */ && text.startsWith(name, lt + 2) ? nameEnd + 1 : -1;
       if (endAt < 0) {
         END.lastIndex = lt;
         const m = END.exec(text);
