@@ -43,6 +43,8 @@ export interface FaultPlan {
   skip?: Partial<Record<FaultKind, number>>;
   /** The bindings "store" faults apply to (default both). */
   objects?: StoreBinding[];
+  /** D1 faults apply only to calls whose SQL (a statement of a batch) contains this, case-insensitively (tests aim at one write). */
+  sql?: string;
 }
 
 type StoreBinding = "DOCUMENT_STORE" | "CONTROL_DIRECTORY";
@@ -122,6 +124,7 @@ export async function chaosControl(request: Request, env: Env): Promise<Response
         budget: body.budget,
         skip: body.skip,
         objects: body.objects,
+        sql: body.sql?.toLowerCase(),
       };
       state.random = seeded(body.seed);
       state.injected = zero();
@@ -150,8 +153,9 @@ function beforeCall(life: Life, binding: CallKind): "before" | "after" | null {
   return state.random() < (state.plan?.after ?? 0) ? "after" : "before";
 }
 
-async function guarded<T>(life: Life, binding: CallKind, call: () => Promise<T>): Promise<T> {
-  const fault = beforeCall(life, binding);
+async function guarded<T>(life: Life, binding: CallKind, call: () => Promise<T>, sql?: string[]): Promise<T> {
+  const aim = state.plan?.sql;
+  const fault = binding === "d1" && aim !== undefined && !sql?.some((q) => q.toLowerCase().includes(aim)) ? null : beforeCall(life, binding);
   if (fault === "before") throw new ChaosFault(`${binding} error`);
   const result = await call();
   if (fault === "after") throw new ChaosFault(`${binding} error after the call`);
@@ -176,24 +180,27 @@ export function chaosEnv(env: Env, kind: Kind): { env: Env; life: Life } {
 }
 
 const REAL = Symbol("real statement");
-type Wrapped = D1PreparedStatement & { [REAL]: D1PreparedStatement };
+const SQL = Symbol("statement text");
+type Wrapped = D1PreparedStatement & { [REAL]: D1PreparedStatement; [SQL]: string };
 
-function wrapStatement(stmt: D1PreparedStatement, life: Life): Wrapped {
+function wrapStatement(stmt: D1PreparedStatement, query: string, life: Life): Wrapped {
+  const q = [query];
   return {
     [REAL]: stmt,
-    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), life),
-    first: ((col?: string) => guarded(life, "d1", () => (col === undefined ? stmt.first() : stmt.first(col)))) as D1PreparedStatement["first"],
-    run: (() => guarded(life, "d1", () => stmt.run())) as D1PreparedStatement["run"],
-    all: (() => guarded(life, "d1", () => stmt.all())) as D1PreparedStatement["all"],
-    raw: ((options?: { columnNames?: boolean }) => guarded(life, "d1", () => stmt.raw(options as { columnNames: true }))) as D1PreparedStatement["raw"],
+    [SQL]: query,
+    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), query, life),
+    first: ((col?: string) => guarded(life, "d1", () => (col === undefined ? stmt.first() : stmt.first(col)), q)) as D1PreparedStatement["first"],
+    run: (() => guarded(life, "d1", () => stmt.run(), q)) as D1PreparedStatement["run"],
+    all: (() => guarded(life, "d1", () => stmt.all(), q)) as D1PreparedStatement["all"],
+    raw: ((options?: { columnNames?: boolean }) => guarded(life, "d1", () => stmt.raw(options as { columnNames: true }), q)) as D1PreparedStatement["raw"],
   } as Wrapped;
 }
 
 function wrapD1(db: D1Database, life: Life): D1Database {
   return {
-    prepare: (query: string) => wrapStatement(db.prepare(query), life),
-    batch: (stmts: D1PreparedStatement[]) => guarded(life, "d1", () => db.batch(stmts.map((s) => (s as Wrapped)[REAL] ?? s))),
-    exec: (query: string) => guarded(life, "d1", () => db.exec(query)),
+    prepare: (query: string) => wrapStatement(db.prepare(query), query, life),
+    batch: (stmts: D1PreparedStatement[]) => guarded(life, "d1", () => db.batch(stmts.map((s) => (s as Wrapped)[REAL] ?? s)), stmts.map((s) => (s as Wrapped)[SQL] ?? "")),
+    exec: (query: string) => guarded(life, "d1", () => db.exec(query), [query]),
     withSession: (...args: Parameters<D1Database["withSession"]>) => db.withSession(...args),
     dump: () => db.dump(),
   } as D1Database;

@@ -95,3 +95,13 @@ const MONOTONIC: ReadonlySet<IdPrefix> = new Set(["evt", "sim"]);
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${MONOTONIC.has(prefix) ? ulid() : randomUlid()}`;
 }
+
+/**
+ * The id of what a POST creates: under an Idempotency-Key claim (src/http/middleware/idempotency.ts)
+ * derived from it (seededUlid), so that every attempt of one claim names the same record and a
+ * retry after an unknown outcome finds what the first attempt stored instead of making a second;
+ * without one, newId.
+ */
+export async function createdId(prefix: IdPrefix, secret: string, claim?: { seed: string; createdAt: string }): Promise<string> {
+  return claim ? `${prefix}_${await seededUlid(secret, claim.seed, Date.parse(claim.createdAt))}` : newId(prefix);
+}

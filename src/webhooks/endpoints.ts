@@ -62,14 +62,21 @@ export async function signingSecrets(env: Env, row: EndpointRow, now = new Date(
   return secrets;
 }
 
-/** `company.livemode` is copied onto the endpoint: its deliveries say which mode they come from. */
-export async function createEndpoint(db: Db, env: Env, company: { id: string; livemode: boolean }, input: Required<Pick<EndpointInput, "url" | "events">> & EndpointInput) {
+/**
+ * `company.livemode` is copied onto the endpoint: its deliveries say which mode they come from.
+ * `id`: the new endpoint's (createdId: derived from the request's Idempotency-Key claim, so that a
+ * retry whose first attempt stored the endpoint answers that one, with its secret, instead of a second).
+ */
+export async function createEndpoint(db: Db, env: Env, company: { id: string; livemode: boolean }, input: Required<Pick<EndpointInput, "url" | "events">> & EndpointInput, id = newId("whk")) {
   const companyId = company.id;
   checkUrl(env, input.url);
   const events = checkEvents(input.events);
-  const [{ n }] = (await db.select({ n: count() }).from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE")))) as [{ n: number }];
+  const [[{ n }], [stored]] = (await db.batch([
+    db.select({ n: count() }).from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"))),
+    db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId))),
+  ])) as [[{ n: number }], EndpointRow[]];
+  if (stored) return { row: stored, secret: await openCached(env, stored.id, stored.secretEnc) };
   if (n >= MAX_ENDPOINTS_PER_COMPANY) throw new AppError("WEBHOOK_LIMIT_REACHED", `A company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints; delete one first.`);
-  const id = newId("whk");
   const secret = newWebhookSecret();
   const now = new Date().toISOString();
   const [row] = await db

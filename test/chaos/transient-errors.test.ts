@@ -1,7 +1,8 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { transientFailure } from "../../src/http/errors/handler";
-import { call, companyBody, expectError, newOwner } from "../helpers/api";
+import { call, companyBody, expectError, newCompany, newOwner } from "../helpers/api";
+import { signingSecrets } from "../../src/webhooks/endpoints";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
@@ -110,6 +111,56 @@ describe("transient storage errors", () => {
     expect(done.folio).toBe(1);
     const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
     expect(list.body.total).toBe(1);
+  });
+
+  it("a company stored but its answer lost: the retry with the Idempotency-Key answers that company, not COMPANY_TAX_ID_TAKEN", async () => {
+    const owner = await newOwner("Transient E");
+    expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
+    // The D1 batch that stores the company (and its settings) succeeds; its answer is lost.
+    await plan({ seed: 12, d1: 1, after: 1, scopes: ["fetch"], budget: { d1: 1 }, sql: 'insert into "companies"' });
+    const body = companyBody({ legal_name: "Lost Answer SpA" });
+    const headers = { "Idempotency-Key": "transient-company-1" };
+    const lost = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expectError(lost, 500, "INTERNAL");
+    await plan({});
+    const stored = (await call("GET", "/api/companies?per_page=100", { key: owner.key })).body.data.filter((c: { legal_name: string }) => c.legal_name === "Lost Answer SpA");
+    expect(stored).toHaveLength(1);
+    const retried = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect(retried.body.id).toBe(stored[0].id);
+    const replayed = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body.id).toBe(stored[0].id);
+    // Another key for the same company is still refused: only the request's own retry finds it.
+    expectError(await call("POST", "/api/companies", { key: owner.key, json: body, headers: { "Idempotency-Key": "transient-company-2" } }), 409, "COMPANY_TAX_ID_TAKEN");
+    expectError(await call("POST", "/api/companies", { key: owner.key, json: body }), 409, "COMPANY_TAX_ID_TAKEN");
+  });
+
+  it("a webhook endpoint stored but its answer lost: the retry with the Idempotency-Key answers that endpoint and its secret, never a second endpoint", async () => {
+    const owner = await newOwner("Transient F");
+    const companyId = await newCompany(owner);
+    const path = `/api/companies/${companyId}/webhooks`;
+    expect((await call("GET", path, { key: owner.key })).status).toBe(200);
+    // The insert of the endpoint succeeds; its answer is lost.
+    await plan({ seed: 13, d1: 1, after: 1, scopes: ["fetch"], budget: { d1: 1 }, sql: 'insert into "webhook_endpoints"' });
+    const body = { url: "http://127.0.0.1:4010/hooks/transient-f", events: ["invoice.accepted"] };
+    const headers = { "Idempotency-Key": "transient-webhook-1" };
+    const lost = await call("POST", path, { key: owner.key, json: body, headers });
+    expectError(lost, 500, "INTERNAL");
+    await plan({});
+    const stored = (await call("GET", path, { key: owner.key })).body.data;
+    expect(stored).toHaveLength(1);
+    const retried = await call("POST", path, { key: owner.key, json: body, headers });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect(retried.body.id).toBe(stored[0].id);
+    expect(retried.body.secret).toMatch(/^whsec_/);
+    const replayed = await call("POST", path, { key: owner.key, json: body, headers });
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body).toMatchObject({ id: stored[0].id, secret: retried.body.secret });
+    expect((await call("GET", path, { key: owner.key })).body.data).toHaveLength(1);
+    // The secret the retry answered is the one deliveries are signed with.
+    const row = await env.DB.prepare("SELECT secret_enc FROM webhook_endpoints WHERE id = ?").bind(stored[0].id).first<{ secret_enc: string }>();
+    expect(await signingSecrets(env, { id: stored[0].id, secretEnc: row!.secret_enc, previousSecretEnc: null, previousUntil: null } as never)).toEqual([retried.body.secret]);
   });
 
   it("which errors count as transient: retryable or overloaded, on the error or its causes; anything else stays 500", () => {

@@ -29,7 +29,11 @@ export const DEFAULT_SETTINGS = {
   timeZone: "America/Santiago",
 } as const;
 
-export async function createCompany(db: Db, principal: Principal, input: CreateCompanyInput): Promise<CompanyRow> {
+/**
+ * `id`: the new company's (createdId: derived from the request's Idempotency-Key claim, so that a
+ * retry whose first attempt stored the company answers that company instead of COMPANY_TAX_ID_TAKEN).
+ */
+export async function createCompany(db: Db, principal: Principal, input: CreateCompanyInput, id = newId("cmp")): Promise<CompanyRow> {
   const country = findCountry(input.country);
   if (!country) {
     throw new AppError("COMPANY_COUNTRY_UNKNOWN", `Unknown country ${input.country}: use ISO 3166 alpha-3 (CHL) or alpha-2 (CL).`, [
@@ -53,7 +57,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
   }
   const now = new Date().toISOString();
   const row: CompanyRow = {
-    id: newId("cmp"),
+    id,
     clientId: principal.clientId,
     legalName: input.legal_name.trim(),
     legalNameSearch: searchKey(input.legal_name),
@@ -75,6 +79,9 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     ]);
   } catch (e) {
     if (uniqueViolation(e)?.startsWith("companies.")) {
+      // A retry of a request whose company was stored (its answer lost) finds it under its own id.
+      const [stored] = await db.select().from(companies).where(and(eq(companies.id, id), eq(companies.clientId, principal.clientId)));
+      if (stored) return stored;
       throw new AppError("COMPANY_TAX_ID_TAKEN", `An active company with tax id ${taxId.canonical} in ${country.alpha3} already exists for this client in ${principal.livemode ? "live" : "test"} mode.`, [
         { field: "tax_identification_document_number", message: "Already registered" },
       ]);

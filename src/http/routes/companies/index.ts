@@ -3,7 +3,7 @@ import { createDb } from "../../../db/client";
 import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../domain/companies/companies";
 import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
 import { receptionEmail, receptionToken } from "../../../domain/companies/reception-address";
-import { newId } from "../../../lib/ids";
+import { createdId, newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
 import { logoProblem } from "../../../pdf/render";
 import { AppError } from "../../../errors";
@@ -114,7 +114,7 @@ const uploadLogoDef = defineRoute({
 
 export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(createRouteDef, async (c) => {
-    const company = await createCompany(createDb(c.env.DB), c.get("principal"), c.req.valid("json"));
+    const company = await createCompany(createDb(c.env.DB), c.get("principal"), c.req.valid("json"), await createdId("cmp", c.env.API_KEY_PEPPER, c.get("idempotency")));
     return c.json({ id_company: company.id, id: company.id }, 201);
   })
   .openapi(listRouteDef, async (c) => {

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../../../db/client";
+import { createdId } from "../../../lib/ids";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointRow } from "../../../webhooks/endpoints";
 import { getDelivery, listDeliveries, redeliverEvent, redeliverFailed, sendTestEvent, type AttemptRow, type DeliveryRow } from "../../../webhooks/deliveries";
 import { validationHook } from "../../errors/handler";
@@ -120,7 +121,8 @@ const deliveryDetail = defineRoute({
 
 export const webhooksRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(create, async (c) => {
-    const { row, secret } = await createEndpoint(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"));
+    const id = await createdId("whk", c.env.API_KEY_PEPPER, c.get("idempotency"));
+    const { row, secret } = await createEndpoint(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), id);
     return c.json({ ...endpointView(row), secret }, 201);
   })
   .openapi(list, async (c) => c.json(singlePage((await listEndpoints(createDb(c.env.DB), c.get("company").id)).map((r) => endpointView(r))), 200))
