@@ -253,8 +253,13 @@ async function issueOne(fetch: Fetch, company: Company, i: number, random: () =>
       await sleep(1000 * Math.min(60, Number(res.headers.get("Retry-After") ?? 1) || 1));
       continue;
     }
-    if ((res.status >= 500 || json.error?.code === "IDEMPOTENCY_KEY_IN_USE") && attempt < 20) {
+    if (res.status >= 500 && attempt < 20) {
       await sleep(200 * (attempt + 1));
+      continue;
+    }
+    // A claim left unsettled by a failed attempt is taken over once its lease ends (CLAIM_LEASE_MS, 60 s): a patient client outlasts it.
+    if (json.error?.code === "IDEMPOTENCY_KEY_IN_USE" && attempt < 60) {
+      await sleep(Math.max(1000 * (Number(res.headers.get("Retry-After")) || 1), 200 * Math.min(attempt + 1, 10)));
       continue;
     }
     return { error: `${res.status} ${json.error?.code ?? ""}` };

@@ -113,6 +113,23 @@ describe("transient storage errors", () => {
     expect(list.body.total).toBe(1);
   });
 
+  it("a failed request whose claim cannot be settled at the first try: settled at the second, so the retry with the key does the work at once (not 409 IN_USE for the claim's lease)", async () => {
+    const owner = await newOwner("Transient G");
+    expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
+    // The company's insert fails before reaching D1 (500); the first write that marks the claim ABANDONED (the second store call, after the claim) fails too.
+    await plan({ seed: 14, d1: 1, store: 1, after: 0, scopes: ["fetch"], budget: { d1: 1, store: 1 }, skip: { store: 1 }, objects: ["DOCUMENT_STORE"], sql: 'insert into "companies"' });
+    const body = companyBody({ legal_name: "Unsettled SpA" });
+    const headers = { "Idempotency-Key": "transient-settle-1" };
+    expectError(await call("POST", "/api/companies", { key: owner.key, json: body, headers }), 500, "INTERNAL");
+    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { d1: number; store: number } };
+    expect(injected.injected).toMatchObject({ d1: 1, store: 1 });
+    await plan({});
+    const retried = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    const list = await call("GET", "/api/companies?per_page=100", { key: owner.key });
+    expect(list.body.data.filter((c: { legal_name: string }) => c.legal_name === "Unsettled SpA").map((c: { id: string }) => c.id)).toEqual([retried.body.id]);
+  });
+
   it("a company stored but its answer lost: the retry with the Idempotency-Key answers that company, not COMPANY_TAX_ID_TAKEN", async () => {
     const owner = await newOwner("Transient E");
     expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);

@@ -141,38 +141,42 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
  * redoes the work with the same seed, which the route makes the same work.
  */
 async function settleFailure(db: Db, clientId: string, key: string, err: unknown): Promise<void> {
-  if (err instanceof AppError) await db.delete(idempotencyKeys).where(recordOf(clientId, key));
-  else await db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(recordOf(clientId, key), eq(idempotencyKeys.state, "IN_PROGRESS")));
+  if (err instanceof AppError) await attempts(() => db.delete(idempotencyKeys).where(recordOf(clientId, key)));
+  else await attempts(() => db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(recordOf(clientId, key), eq(idempotencyKeys.state, "IN_PROGRESS"))));
 }
 
-/** Attempts at recording a finished request's answer (the work is done: it must not be done again). */
-const COMPLETE_ATTEMPTS = 3;
+/** Attempts at each write that settles a claim (a claim left unsettled blocks the key: 409 until its lease ends, or until it expires when the work was done). */
+const SETTLE_ATTEMPTS = 3;
 
-/**
- * Records the answer of a request whose work is done, retrying a failed write: an answer not
- * recorded leaves the key "in progress" (retries with it answer 409 until it expires), which is
- * safe, since the work must not be done twice, but blocks the key, so it is tried more than once.
- */
-async function complete(db: Db, clientId: string, key: string, status: number, body: string): Promise<void> {
+/** `write`, tried again after a failure (50 ms, then 100 ms), SETTLE_ATTEMPTS times in all; each write is the same whether or not an earlier attempt reached the store. */
+async function attempts(write: () => Promise<unknown>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await db
-        .update(idempotencyKeys)
-        .set({ state: "COMPLETED", responseStatus: status, responseBody: body })
-        .where(recordOf(clientId, key));
+      await write();
       return;
     } catch (err) {
-      if (attempt >= COMPLETE_ATTEMPTS) throw err;
+      if (attempt >= SETTLE_ATTEMPTS) throw err;
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
 }
 
+/**
+ * Records the answer of a request whose work is done: an answer not recorded leaves the key "in
+ * progress" (retries with it answer 409 until it expires), which is safe, since the work must not
+ * be done twice, but blocks the key.
+ */
+function complete(db: Db, clientId: string, key: string, status: number, body: string): Promise<void> {
+  return attempts(() => db.update(idempotencyKeys).set({ state: "COMPLETED", responseStatus: status, responseBody: body }).where(recordOf(clientId, key)));
+}
+
 /** Deletes the claim only if it is this request's own (same fingerprint and claim time, still in progress). */
 function releaseOwnClaim(db: Db, clientId: string, key: string, fingerprint: string, claimedAt: string) {
-  return db
-    .delete(idempotencyKeys)
-    .where(and(recordOf(clientId, key), eq(idempotencyKeys.fingerprint, fingerprint), eq(idempotencyKeys.createdAt, claimedAt), eq(idempotencyKeys.state, "IN_PROGRESS")));
+  return attempts(() =>
+    db
+      .delete(idempotencyKeys)
+      .where(and(recordOf(clientId, key), eq(idempotencyKeys.fingerprint, fingerprint), eq(idempotencyKeys.createdAt, claimedAt), eq(idempotencyKeys.state, "IN_PROGRESS"))),
+  );
 }
 
 /** The record of a client's key. */
