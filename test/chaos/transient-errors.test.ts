@@ -3,6 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { transientFailure } from "../../src/http/errors/handler";
 import { call, companyBody, expectError, newCompany, newOwner } from "../helpers/api";
 import { signingSecrets } from "../../src/webhooks/endpoints";
+import { eq } from "drizzle-orm";
+import { indexStore } from "../../src/db/document-store";
+import { idempotencyKeys } from "../../src/db/schema";
+import { CLAIM_LEASE_MS } from "../../src/http/middleware/idempotency";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
@@ -53,7 +57,7 @@ describe("transient storage errors", () => {
     expect(list.body.data.filter((c: { legal_name: string }) => c.legal_name === "Idempotent SpA")).toHaveLength(1);
   });
 
-  it("a POST whose work is done but whose answer cannot be recorded: the client still gets its answer, and the key is never used to do the work again", async () => {
+  it("a POST whose work is done but whose answer cannot be recorded: the client still gets its answer; a retry is 409 during the claim's lease, then answered with what was stored, never a second record", async () => {
     const owner = await newOwner("Transient C");
     expect((await call("GET", "/api/companies", { key: owner.key })).status).toBe(200);
     // The claim passes; every attempt at recording the answer (3) fails before reaching the store.
@@ -65,6 +69,14 @@ describe("transient storage errors", () => {
     await plan({});
     const again = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expectError(again, 409, "IDEMPOTENCY_KEY_IN_USE");
+    // The claim's lease ends (as 60 s later): the retry takes it over and, its id derived from the claim, finds the company stored.
+    await indexStore(env, owner.clientId).update(idempotencyKeys).set({ expiresAt: new Date(Date.now() + 86_400_000 - CLAIM_LEASE_MS - 1000).toISOString() }).where(eq(idempotencyKeys.key, headers["Idempotency-Key"]));
+    const taken = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+    expect(taken.body.id).toBe(created.body.id);
+    const replayed = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replayed.body.id).toBe(created.body.id);
     const list = await call("GET", "/api/companies?per_page=100", { key: owner.key });
     expect(list.body.data.filter((c: { legal_name: string }) => c.legal_name === "Unrecorded SpA")).toHaveLength(1);
   });

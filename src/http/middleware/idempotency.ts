@@ -70,8 +70,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   const text = await res.clone().text();
   // The work is done: its answer goes to the client even when it could not be recorded (a retry
-  // with the key then answers 409 until the record expires, and never does the work again).
-  await complete(db, clientId, key, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until it expires", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
+  // with the key then answers 409 until the claim's lease ends, then takes it over and, the route
+  // naming what it creates from the claim, is answered with what this attempt stored).
+  await complete(db, clientId, key, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until the claim's lease ends", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
 };
 
 /**
@@ -107,7 +108,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
   } catch (err) {
     // The claim may have been written and only its answer lost (the store restarted, the
     // connection dropped): nothing was done yet, so a claim of this request is taken back, or
-    // every retry with the key would be "in progress" until the record expires.
+    // every retry with the key would be "in progress" until the claim's lease ends.
     await releaseOwnClaim(db, r.clientId, r.key, r.fingerprint, claimedAt).catch(() => undefined);
     throw err;
   }
@@ -145,7 +146,7 @@ async function settleFailure(db: Db, clientId: string, key: string, err: unknown
   else await attempts(() => db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(recordOf(clientId, key), eq(idempotencyKeys.state, "IN_PROGRESS"))));
 }
 
-/** Attempts at each write that settles a claim (a claim left unsettled blocks the key: 409 until its lease ends, or until it expires when the work was done). */
+/** Attempts at each write that settles a claim (a claim left unsettled blocks the key: 409 until its lease ends). */
 const SETTLE_ATTEMPTS = 3;
 
 /** `write`, tried again after a failure (50 ms, then 100 ms), SETTLE_ATTEMPTS times in all; each write is the same whether or not an earlier attempt reached the store. */
@@ -163,8 +164,9 @@ async function attempts(write: () => Promise<unknown>): Promise<void> {
 
 /**
  * Records the answer of a request whose work is done: an answer not recorded leaves the key "in
- * progress" (retries with it answer 409 until it expires), which is safe, since the work must not
- * be done twice, but blocks the key.
+ * progress" (retries with it answer 409 until the claim's lease ends; then the retry that takes it
+ * over redoes the request under the same seed, which finds the stored record), which is safe but
+ * blocks the key for a while.
  */
 function complete(db: Db, clientId: string, key: string, status: number, body: string): Promise<void> {
   return attempts(() => db.update(idempotencyKeys).set({ state: "COMPLETED", responseStatus: status, responseBody: body }).where(recordOf(clientId, key)));
