@@ -1,4 +1,4 @@
-import { and, eq, gte, lt } from "drizzle-orm";
+import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../../db/client";
 import { indexStore } from "../../db/document-store";
@@ -54,10 +54,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // same seed on every attempt of the claim: src/domain/invoices/issue.ts derives the document id).
   c.set("idempotency", { seed: `${clientId}\n${key}\n${claim.createdAt}`, createdAt: claim.createdAt });
 
+  // This request's claim: its record while its expiry is the one this claim set (a takeover sets another).
+  const own = and(recordOf(clientId, key), eq(idempotencyKeys.expiresAt, claim.expiresAt))!;
   try {
     await next();
   } catch (err) {
-    await settleFailure(db, clientId, key, err).catch(() => undefined);
+    await settleFailure(db, own, err).catch(() => undefined);
     throw err;
   }
   // Errors thrown inside handlers are turned into responses by onError after this middleware
@@ -65,14 +67,14 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const res = c.res;
   if (c.error || res.status >= 500) {
     // Unsettled (the store unreachable), the claim waits out its lease.
-    await settleFailure(db, clientId, key, c.error).catch(() => undefined);
+    await settleFailure(db, own, c.error).catch(() => undefined);
     return;
   }
   const text = await res.clone().text();
   // The work is done: its answer goes to the client even when it could not be recorded (a retry
   // with the key then answers 409 until the claim's lease ends, then takes it over and, the route
   // naming what it creates from the claim, is answered with what this attempt stored).
-  await complete(db, clientId, key, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until the claim's lease ends", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
+  await complete(db, own, res.status, text).catch((err) => log("error", "idempotency record not completed; retries with the key answer 409 until the claim's lease ends", { scope, request_fingerprint: fingerprint.slice(0, 16), error: describeError(err) }));
 };
 
 /**
@@ -82,7 +84,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const CLAIM_LEASE_MS = 60_000;
 
-type Claim = { createdAt: string } | { replay: Response };
+type Claim = { createdAt: string; expiresAt: string } | { replay: Response };
 
 /**
  * Claims the key for this request, or answers what a repeat gets: the stored response of a finished
@@ -95,7 +97,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
   // (at most a day of keys), so the store never holds much more than a day's records.
   const claimedAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
-  let claimed: { createdAt: string }[];
+  let claimed: { createdAt: string; expiresAt: string }[];
   try {
     [, claimed] = await db.batch([
       db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, claimedAt)),
@@ -103,7 +105,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
         .insert(idempotencyKeys)
         .values({ ...r, state: "IN_PROGRESS", createdAt: claimedAt, expiresAt })
         .onConflictDoNothing()
-        .returning({ createdAt: idempotencyKeys.createdAt }),
+        .returning({ createdAt: idempotencyKeys.createdAt, expiresAt: idempotencyKeys.expiresAt }),
     ]);
   } catch (err) {
     // The claim may have been written and only its answer lost (the store restarted, the
@@ -129,7 +131,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
       .update(idempotencyKeys)
       .set({ state: "IN_PROGRESS", expiresAt })
       .where(and(recordOf(r.clientId, r.key), eq(idempotencyKeys.state, existing.state), eq(idempotencyKeys.expiresAt, existing.expiresAt)))
-      .returning({ createdAt: idempotencyKeys.createdAt });
+      .returning({ createdAt: idempotencyKeys.createdAt, expiresAt: idempotencyKeys.expiresAt });
     if (taken) return taken;
   }
   throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
@@ -141,9 +143,12 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
  * the claim is marked ABANDONED: the next retry with the same request takes it over at once and
  * redoes the work with the same seed, which the route makes the same work.
  */
-async function settleFailure(db: Db, clientId: string, key: string, err: unknown): Promise<void> {
-  if (err instanceof AppError) await attempts(() => db.delete(idempotencyKeys).where(recordOf(clientId, key)));
-  else await attempts(() => db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(and(recordOf(clientId, key), eq(idempotencyKeys.state, "IN_PROGRESS"))));
+async function settleFailure(db: Db, own: SQL, err: unknown): Promise<void> {
+  // Only this request's claim, still in progress: a write repeated after its answer was lost must
+  // not touch a claim another attempt made since.
+  const mine = and(own, eq(idempotencyKeys.state, "IN_PROGRESS"));
+  if (err instanceof AppError) await attempts(() => db.delete(idempotencyKeys).where(mine));
+  else await attempts(() => db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(mine));
 }
 
 /** Attempts at each write that settles a claim (a claim left unsettled blocks the key: 409 until its lease ends). */
@@ -168,8 +173,8 @@ async function attempts(write: () => Promise<unknown>): Promise<void> {
  * over redoes the request under the same seed, which finds the stored record), which is safe but
  * blocks the key for a while.
  */
-function complete(db: Db, clientId: string, key: string, status: number, body: string): Promise<void> {
-  return attempts(() => db.update(idempotencyKeys).set({ state: "COMPLETED", responseStatus: status, responseBody: body }).where(recordOf(clientId, key)));
+function complete(db: Db, own: SQL, status: number, body: string): Promise<void> {
+  return attempts(() => db.update(idempotencyKeys).set({ state: "COMPLETED", responseStatus: status, responseBody: body }).where(own));
 }
 
 /** Deletes the claim only if it is this request's own (same fingerprint and claim time, still in progress). */
