@@ -143,19 +143,20 @@ interface Life {
   dead: boolean;
 }
 
-function beforeCall(life: Life, binding: CallKind): "before" | "after" | null {
+/** `aimed`: whether the plan's aim (its `sql`) lets this call fail (a queue invocation may still die at it). */
+function beforeCall(life: Life, binding: CallKind, aimed = true): "before" | "after" | null {
   if (life.dead) throw new ChaosFault("call after the worker died");
   if (life.kind === "queue" && roll("kill")) {
     life.dead = true;
     throw new ChaosFault("worker death");
   }
-  if (!roll(binding, life.kind)) return null;
+  if (!aimed || !roll(binding, life.kind)) return null;
   return state.random() < (state.plan?.after ?? 0) ? "after" : "before";
 }
 
 async function guarded<T>(life: Life, binding: CallKind, call: () => Promise<T>, sql?: string[]): Promise<T> {
   const aim = state.plan?.sql;
-  const fault = binding === "d1" && aim !== undefined && !sql?.some((q) => q.toLowerCase().includes(aim)) ? null : beforeCall(life, binding);
+  const fault = beforeCall(life, binding, binding !== "d1" || aim === undefined || sql?.some((q) => q.toLowerCase().includes(aim)) === true);
   if (fault === "before") throw new ChaosFault(`${binding} error`);
   const result = await call();
   if (fault === "after") throw new ChaosFault(`${binding} error after the call`);

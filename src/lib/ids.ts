@@ -97,11 +97,16 @@ export function newId(prefix: IdPrefix): string {
 }
 
 /**
- * The id of what a POST creates: under an Idempotency-Key claim (src/http/middleware/idempotency.ts)
- * derived from it (seededUlid), so that every attempt of one claim names the same record and a
- * retry after an unknown outcome finds what the first attempt stored instead of making a second;
- * without one, newId.
+ * The ULID of what a POST creates: under an Idempotency-Key claim (src/http/middleware/idempotency.ts)
+ * derived from it (seededUlid of its seed, at its creation time), so that every attempt of one claim
+ * names the same record and a retry after an unknown outcome finds what the first attempt stored
+ * instead of making a second; without one, a fresh random one made at `now`.
  */
+export async function createdUlid(secret: string, claim?: { seed: string; createdAt: string }, now: number = Date.now()): Promise<string> {
+  return claim ? seededUlid(secret, claim.seed, Date.parse(claim.createdAt)) : randomUlid(now);
+}
+
+/** `<prefix>_` and createdUlid: the id of a record a POST creates (companies, webhook endpoints). */
 export async function createdId(prefix: IdPrefix, secret: string, claim?: { seed: string; createdAt: string }): Promise<string> {
-  return claim ? `${prefix}_${await seededUlid(secret, claim.seed, Date.parse(claim.createdAt))}` : newId(prefix);
+  return `${prefix}_${await createdUlid(secret, claim)}`;
 }

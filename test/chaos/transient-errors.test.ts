@@ -2,11 +2,12 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { transientFailure } from "../../src/http/errors/handler";
 import { call, companyBody, expectError, newCompany, newOwner } from "../helpers/api";
-import { signingSecrets } from "../../src/webhooks/endpoints";
+import { getEndpoint, signingSecrets } from "../../src/webhooks/endpoints";
 import { eq } from "drizzle-orm";
 import { indexStore } from "../../src/db/document-store";
 import { idempotencyKeys } from "../../src/db/schema";
-import { CLAIM_LEASE_MS } from "../../src/http/middleware/idempotency";
+import { CLAIM_LEASE_MS, TTL_MS } from "../../src/http/middleware/idempotency";
+import { createDb } from "../../src/db/client";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
@@ -17,6 +18,8 @@ import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
  * does, marked retryable.
  */
 const plan = (body: object) => exports.default.fetch(new Request("http://localhost/__chaos/plan", { method: "POST", body: JSON.stringify(body) }));
+/** The faults injected since the plan was set, by kind. */
+const injected = async () => ((await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: Record<"d1" | "store", number> }).injected;
 
 afterEach(async () => {
   await plan({});
@@ -32,8 +35,7 @@ describe("transient storage errors", () => {
     expect(res.headers.get("Retry-After")).toBe("1");
     expect(res.body.error.message).toBe("Storage was briefly unavailable. Retry after the seconds in Retry-After; with the same Idempotency-Key a POST is done at most once.");
     expect(JSON.stringify(res.body)).not.toMatch(/chaos|stack|\bat \S+\(/i);
-    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { store: number } };
-    expect(injected.injected.store).toBe(1);
+    expect((await injected()).store).toBe(1);
     const again = await call("GET", "/api/companies", { key: owner.key });
     expect(again.status).toBe(200);
   });
@@ -70,7 +72,7 @@ describe("transient storage errors", () => {
     const again = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expectError(again, 409, "IDEMPOTENCY_KEY_IN_USE");
     // The claim's lease ends (as 60 s later): the retry takes it over and, its id derived from the claim, finds the company stored.
-    await indexStore(env, owner.clientId).update(idempotencyKeys).set({ expiresAt: new Date(Date.now() + 86_400_000 - CLAIM_LEASE_MS - 1000).toISOString() }).where(eq(idempotencyKeys.key, headers["Idempotency-Key"]));
+    await indexStore(env, owner.clientId).update(idempotencyKeys).set({ expiresAt: new Date(Date.now() + TTL_MS - CLAIM_LEASE_MS - 1000).toISOString() }).where(eq(idempotencyKeys.key, headers["Idempotency-Key"]));
     const taken = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expect(taken.status, JSON.stringify(taken.body)).toBe(201);
     expect(taken.body.id).toBe(created.body.id);
@@ -89,8 +91,7 @@ describe("transient storage errors", () => {
     const headers = { "Idempotency-Key": "transient-complete-2" };
     const created = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expect(created.status).toBe(201);
-    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { store: number } };
-    expect(injected.injected.store).toBe(1);
+    expect((await injected()).store).toBe(1);
     const replayed = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
@@ -133,8 +134,7 @@ describe("transient storage errors", () => {
     const body = companyBody({ legal_name: "Unsettled SpA" });
     const headers = { "Idempotency-Key": "transient-settle-1" };
     expectError(await call("POST", "/api/companies", { key: owner.key, json: body, headers }), 500, "INTERNAL");
-    const injected = (await (await exports.default.fetch(new Request("http://localhost/__chaos/plan"))).json()) as { injected: { d1: number; store: number } };
-    expect(injected.injected).toMatchObject({ d1: 1, store: 1 });
+    expect(await injected()).toMatchObject({ d1: 1, store: 1 });
     await plan({});
     const retried = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
@@ -188,8 +188,7 @@ describe("transient storage errors", () => {
     expect(replayed.body).toMatchObject({ id: stored[0].id, secret: retried.body.secret });
     expect((await call("GET", path, { key: owner.key })).body.data).toHaveLength(1);
     // The secret the retry answered is the one deliveries are signed with.
-    const row = await env.DB.prepare("SELECT secret_enc FROM webhook_endpoints WHERE id = ?").bind(stored[0].id).first<{ secret_enc: string }>();
-    expect(await signingSecrets(env, { id: stored[0].id, secretEnc: row!.secret_enc, previousSecretEnc: null, previousUntil: null } as never)).toEqual([retried.body.secret]);
+    expect(await signingSecrets(env, await getEndpoint(createDb(env.DB), companyId, stored[0].id))).toEqual([retried.body.secret]);
   });
 
   it("which errors count as transient: retryable or overloaded, on the error or its causes; anything else stays 500", () => {

@@ -4,7 +4,7 @@ import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, 
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cancellations, invoiceEvents, invoices } from "../../db/schema";
-import { newId, randomUlid, seededUlid } from "../../lib/ids";
+import { createdUlid, newId } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
@@ -169,7 +169,7 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date(), idempotency?: { seed: string; createdAt: string }): Promise<InvoiceRow> {
   // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
   // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
-  const ulid = idempotency ? await seededUlid(env.API_KEY_PEPPER, idempotency.seed, Date.parse(idempotency.createdAt)) : randomUlid(now.getTime());
+  const ulid = await createdUlid(env.API_KEY_PEPPER, idempotency, now.getTime());
   const target = await cancellationTarget(env, company.id, body, ulid);
   const doc = computeOrThrow(body);
   checkSiiRules(doc);

@@ -9,7 +9,8 @@ import type { AppEnv } from "../types";
 import { describeError, log } from "../../lib/log";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-const TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a key's record is kept (its claim, then its answer). */
+export const TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * `Idempotency-Key` on creating POSTs (DECISIONS 11). The first request claims the key; a repeat
@@ -50,8 +51,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.res = claim.replay;
     return;
   }
-  // A route whose work can be redone after an unknown outcome names what it creates from this (the
-  // same seed on every attempt of the claim: src/domain/invoices/issue.ts derives the document id).
+  // The routes name what they create from this (the same seed on every attempt of the claim:
+  // createdUlid in src/lib/ids.ts), so that work redone after an unknown outcome is the same work.
   c.set("idempotency", { seed: `${clientId}\n${key}\n${claim.createdAt}`, createdAt: claim.createdAt });
 
   // This request's claim: its record while its expiry is the one this claim set (a takeover sets another).
