@@ -1,6 +1,7 @@
 import type { Principal } from "../domain/access/principal";
 import type { CompanyRow } from "../domain/companies/repository";
 import type { CompanyAccess } from "../domain/access/api-keys";
+import type { IdempotencyClaim } from "../lib/ids";
 
 export interface AppVariables {
   requestId: string;
@@ -9,8 +10,8 @@ export interface AppVariables {
   company: CompanyRow;
   /** The company of a /api/companies/{id}/… path, read together with the API key. */
   companyAccess?: CompanyAccess;
-  /** Set by the Idempotency-Key middleware: the same seed on every attempt of one claim (a route derives what it creates from it). */
-  idempotency?: { seed: string; createdAt: string };
+  /** Set by the Idempotency-Key middleware (its `IdempotencyClaim`). */
+  idempotency?: IdempotencyClaim;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -97,16 +97,27 @@ export function newId(prefix: IdPrefix): string {
 }
 
 /**
+ * An Idempotency-Key claim as the route sees it: the same seed on every attempt of one claim (a route
+ * derives what it creates from it), the claim's time, and whether this attempt took the claim over
+ * from an earlier one that failed or died (which may have stored its work: the route looks for it).
+ */
+export interface IdempotencyClaim {
+  seed: string;
+  createdAt: string;
+  takenOver: boolean;
+}
+
+/**
  * The ULID of what a POST creates: under an Idempotency-Key claim (src/http/middleware/idempotency.ts)
  * derived from it (seededUlid of its seed, at its creation time), so that every attempt of one claim
  * names the same record and a retry after an unknown outcome finds what the first attempt stored
  * instead of making a second; without one, a fresh random one made at `now`.
  */
-export async function createdUlid(secret: string, claim?: { seed: string; createdAt: string }, now: number = Date.now()): Promise<string> {
+export async function createdUlid(secret: string, claim?: Pick<IdempotencyClaim, "seed" | "createdAt">, now: number = Date.now()): Promise<string> {
   return claim ? seededUlid(secret, claim.seed, Date.parse(claim.createdAt)) : randomUlid(now);
 }
 
 /** `<prefix>_` and createdUlid: the id of a record a POST creates (companies, webhook endpoints). */
-export async function createdId(prefix: IdPrefix, secret: string, claim?: { seed: string; createdAt: string }): Promise<string> {
+export async function createdId(prefix: IdPrefix, secret: string, claim?: Pick<IdempotencyClaim, "seed" | "createdAt">): Promise<string> {
   return `${prefix}_${await createdUlid(secret, claim)}`;
 }

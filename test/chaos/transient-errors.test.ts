@@ -4,7 +4,7 @@ import { transientFailure } from "../../src/http/errors/handler";
 import { call, companyBody, expectError, newCompany, newOwner } from "../helpers/api";
 import { getEndpoint, signingSecrets } from "../../src/webhooks/endpoints";
 import { eq } from "drizzle-orm";
-import { indexStore } from "../../src/db/document-store";
+import { closePartition, indexStore, openPartition, ordinalOfId } from "../../src/db/document-store";
 import { idempotencyKeys } from "../../src/db/schema";
 import { CLAIM_LEASE_MS, TTL_MS } from "../../src/http/middleware/idempotency";
 import { createDb } from "../../src/db/client";
@@ -124,6 +124,38 @@ describe("transient storage errors", () => {
     expect(done.folio).toBe(1);
     const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
     expect(list.body.total).toBe(1);
+  });
+
+  it("a document stored but its answer lost, and the company's partition rolled over before the retry: the retry answers that document in its partition, never a second one", async () => {
+    const issuer = await readyIssuer([33]);
+    expect((await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key })).status).toBe(200);
+    // The POST's document-store calls: the key's claim (1), then the document's insert (2), whose answer is lost.
+    await plan({ seed: 12, store: 1, after: 1, scopes: ["fetch"], skip: { store: 1 }, budget: { store: 1 }, objects: ["DOCUMENT_STORE"] });
+    const body = invoiceBody(issuer.rut, "33");
+    const headers = { "Idempotency-Key": "transient-invoice-rollover" };
+    expectError(await issue(issuer, body, headers), 503, "SERVICE_UNAVAILABLE");
+    expect((await injected()).store).toBe(1);
+    await plan({});
+    const first = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
+    expect(first.body.total).toBe(1);
+    const storedId: string = first.body.data[0].id;
+    // A month's first instant (or the size limit) between the attempts: new documents now go to the next partition.
+    const ordinal = ordinalOfId(storedId)!;
+    await closePartition(env, issuer.companyId, ordinal, "MONTH_END", null);
+    expect((await openPartition(env, issuer.companyId)).ordinal).toBe(ordinal + 1);
+    const retried = await issue(issuer, body, headers);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202);
+    expect(retried.body.id).toBe(storedId);
+    const done = await untilFinal(issuer, storedId);
+    expect(done.status).toBe("ACCEPTED");
+    expect(done.folio).toBe(1);
+    const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
+    expect(list.body.total).toBe(1);
+    // A new request goes to the open partition, and takes the next folio.
+    const next = await issue(issuer, invoiceBody(issuer.rut, "33"), { "Idempotency-Key": "transient-invoice-rollover-2" });
+    expect(next.status).toBe(202);
+    expect(ordinalOfId(next.body.id)).toBe(ordinal + 1);
+    expect((await untilFinal(issuer, next.body.id)).folio).toBe(2);
   });
 
   it("a failed request whose claim cannot be settled at the first try: settled at the second, so the retry with the key does the work at once (not 409 IN_USE for the claim's lease)", async () => {

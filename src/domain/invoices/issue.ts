@@ -4,7 +4,7 @@ import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, 
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
 import { cancellations, invoiceEvents, invoices } from "../../db/schema";
-import { createdUlid, newId } from "../../lib/ids";
+import { createdUlid, newId, type IdempotencyClaim } from "../../lib/ids";
 import type { CompanyRow } from "../companies/repository";
 import { AppError, isInvoiceInputCode } from "../../errors";
 import { allocator } from "../folios/cafs";
@@ -17,7 +17,7 @@ import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
 import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
-import { openStore, partitionedId, type StoreHandle } from "../../db/document-store";
+import { OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
@@ -166,7 +166,7 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
  */
-export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date(), idempotency?: { seed: string; createdAt: string }): Promise<InvoiceRow> {
+export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
   // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
   // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
   const ulid = await createdUlid(env.API_KEY_PEPPER, idempotency, now.getTime());
@@ -180,8 +180,9 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
-  // The partition is opened only for a body that passed (a refused one leaves no trace).
-  const store = await openStore(env, company.id, now);
+  // The partition is opened only for a body that passed (a refused one leaves no trace). A retry
+  // that took the claim over answers what an earlier attempt stored, in the partition it went to.
+  const store = (idempotency?.takenOver ? await storedByEarlierAttempt(env, company.id, ulid, idempotency.createdAt) : null) ?? (await openStore(env, company.id, now));
   const id = partitionedId("inv", store.ordinal, ulid);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
@@ -208,6 +209,27 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     if (cancelling) await releaseCancellationClaim(env, target!, id).catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * The store in which an earlier attempt of this Idempotency-Key claim stored its document (id
+ * `inv_p<ordinal>_<ulid>`), or null when none did. The partition open then may have closed since (a
+ * month's first instant, or its size limit): a retry that named its document in the partition open
+ * now would store it a second time. Every partition that could take new documents since the claim
+ * is asked (an isolate keeps writing to the open partition it cached for up to
+ * OPEN_PARTITION_CACHE_MS after it closed); only a retry that took a claim over pays for this.
+ */
+async function storedByEarlierAttempt(env: Env, companyId: string, ulid: string, claimedAt: string): Promise<StoreHandle | null> {
+  const since = Date.parse(claimedAt) - OPEN_PARTITION_CACHE_MS;
+  const candidates = (await partitionsOf(env, companyId)).filter((p) => p.ordinal > 0 && (p.closedAt === null || Date.parse(p.closedAt) >= since));
+  const found = await Promise.all(
+    candidates.map(async (p) => {
+      const store = storeFor(env, companyId, p.ordinal);
+      const [row] = await store.db.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, partitionedId("inv", p.ordinal, ulid)));
+      return row ? store : null;
+    }),
+  );
+  return found.find((s) => s !== null) ?? null;
 }
 
 /**

@@ -53,7 +53,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   // The routes name what they create from this (the same seed on every attempt of the claim:
   // createdUlid in src/lib/ids.ts), so that work redone after an unknown outcome is the same work.
-  c.set("idempotency", { seed: `${clientId}\n${key}\n${claim.createdAt}`, createdAt: claim.createdAt });
+  c.set("idempotency", { seed: `${clientId}\n${key}\n${claim.createdAt}`, createdAt: claim.createdAt, takenOver: claim.takenOver });
 
   // This request's claim: its record while its expiry is the one this claim set (a takeover sets another).
   const own = and(recordOf(clientId, key), eq(idempotencyKeys.expiresAt, claim.expiresAt))!;
@@ -85,7 +85,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const CLAIM_LEASE_MS = 60_000;
 
-type Claim = { createdAt: string; expiresAt: string } | { replay: Response };
+type Claim = { createdAt: string; expiresAt: string; takenOver: boolean } | { replay: Response };
 
 /**
  * Claims the key for this request, or answers what a repeat gets: the stored response of a finished
@@ -115,7 +115,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
     await releaseOwnClaim(db, r.clientId, r.key, r.fingerprint, claimedAt).catch(() => undefined);
     throw err;
   }
-  if (claimed[0]) return claimed[0];
+  if (claimed[0]) return { ...claimed[0], takenOver: false };
 
   const existing = await db.query.idempotencyKeys.findFirst({ where: recordOf(r.clientId, r.key) });
   if (!existing) throw new AppError("IDEMPOTENCY_KEY_IN_USE", "This Idempotency-Key is being released; retry.", [], { "Retry-After": "1" });
@@ -133,7 +133,7 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
       .set({ state: "IN_PROGRESS", expiresAt })
       .where(and(recordOf(r.clientId, r.key), eq(idempotencyKeys.state, existing.state), eq(idempotencyKeys.expiresAt, existing.expiresAt)))
       .returning({ createdAt: idempotencyKeys.createdAt, expiresAt: idempotencyKeys.expiresAt });
-    if (taken) return taken;
+    if (taken) return { ...taken, takenOver: true };
   }
   throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
 }
