@@ -25,6 +25,15 @@ afterEach(async () => {
   await plan({});
 });
 
+/** The company holds one invoice, `storedId`, and it was accepted with the first folio. */
+async function expectIssuedOnce(issuer: Awaited<ReturnType<typeof readyIssuer>>, storedId: string) {
+  const done = await untilFinal(issuer, storedId);
+  expect(done.status).toBe("ACCEPTED");
+  expect(done.folio).toBe(1);
+  const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
+  expect(list.body.total).toBe(1);
+}
+
 describe("transient storage errors", () => {
   it("a control directory call that fails before reaching the object: 503 SERVICE_UNAVAILABLE with Retry-After 1, and the retry answers", async () => {
     const owner = await newOwner("Transient A");
@@ -119,11 +128,7 @@ describe("transient storage errors", () => {
     expect(replayed.status).toBe(202);
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
     expect(replayed.body.id).toBe(storedId);
-    const done = await untilFinal(issuer, storedId);
-    expect(done.status).toBe("ACCEPTED");
-    expect(done.folio).toBe(1);
-    const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
-    expect(list.body.total).toBe(1);
+    await expectIssuedOnce(issuer, storedId);
   });
 
   it("a document stored but its answer lost, and the company's partition rolled over before the retry: the retry answers that document in its partition, never a second one", async () => {
@@ -146,11 +151,7 @@ describe("transient storage errors", () => {
     const retried = await issue(issuer, body, headers);
     expect(retried.status, JSON.stringify(retried.body)).toBe(202);
     expect(retried.body.id).toBe(storedId);
-    const done = await untilFinal(issuer, storedId);
-    expect(done.status).toBe("ACCEPTED");
-    expect(done.folio).toBe(1);
-    const list = await call("GET", `${issuer.base}/invoices`, { key: issuer.owner.key });
-    expect(list.body.total).toBe(1);
+    await expectIssuedOnce(issuer, storedId);
     // A new request goes to the open partition, and takes the next folio.
     const next = await issue(issuer, invoiceBody(issuer.rut, "33"), { "Idempotency-Key": "transient-invoice-rollover-2" });
     expect(next.status).toBe(202);
