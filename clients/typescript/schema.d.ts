@@ -8915,7 +8915,7 @@ export interface paths {
                     apiKey?: string;
                 };
                 header?: {
-                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                     /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
                     "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11140,7 +11140,7 @@ export interface paths {
                     apiKey?: string;
                 };
                 header?: {
-                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                     /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
                     "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13238,7 +13238,7 @@ export interface paths {
                     apiKey?: string;
                 };
                 header?: {
-                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                     /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
                     "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -24102,7 +24102,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+        /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
         IdempotencyKey: string;
         /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
         RequestId: string;

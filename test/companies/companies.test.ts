@@ -159,6 +159,22 @@ describe("Idempotency-Key", () => {
     expect((await call("POST", "/api/companies", { key: owner.key, json: body, headers })).status).toBe(201);
   });
 
+  it("a body refused by validation gives the key back: the corrected request with the same key is processed", async () => {
+    const headers = { "Idempotency-Key": `invalid-${crypto.randomUUID()}` };
+    const { legal_name: _, ...incomplete } = companyBody();
+    const refused = await call("POST", "/api/companies", { key: owner.key, json: incomplete, headers });
+    expectError(refused, 400, "VALIDATION_FAILED");
+    expect(refused.headers.get("Idempotent-Replayed")).toBeNull();
+    const malformed = await call("POST", "/api/companies", { key: owner.key, body: "{not json", headers: { ...headers, "Content-Type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    const body = companyBody();
+    const created = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const again = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body.id).toBe(created.body.id);
+  });
+
   it("keys are per client", async () => {
     const headers = { "Idempotency-Key": `shared-${crypto.randomUUID()}` };
     const a = await call("POST", "/api/companies", { key: owner.key, json: companyBody(), headers });

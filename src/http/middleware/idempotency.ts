@@ -1,5 +1,6 @@
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { createDb, type Db } from "../../db/client";
 import { indexStore } from "../../db/document-store";
 import { idempotencyKeys } from "../../db/schema";
@@ -60,15 +61,16 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } catch (err) {
-    await settleFailure(db, own, err).catch(() => undefined);
+    await settleFailure(db, own, isRefusal(err)).catch(() => undefined);
     throw err;
   }
   // Errors thrown inside handlers are turned into responses by onError after this middleware
-  // returns, so c.error tells whether the request failed with an exception.
+  // returns, so c.error tells whether the request failed with an exception. A 4xx answered without
+  // one (the body's validation, malformed JSON) is a refusal too: nothing was done.
   const res = c.res;
-  if (c.error || res.status >= 500) {
+  if (c.error || res.status >= 400) {
     // Unsettled (the store unreachable), the claim waits out its lease.
-    await settleFailure(db, own, c.error).catch(() => undefined);
+    await settleFailure(db, own, c.error ? isRefusal(c.error) : res.status < 500).catch(() => undefined);
     return;
   }
   const text = await res.clone().text();
@@ -139,18 +141,22 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
 }
 
 /**
- * After a failed request: a refusal (AppError: the route decided, nothing was done) gives the key
- * back; any other failure may have happened after the work was done (a store's answer lost), so
- * the claim is marked ABANDONED: the next retry with the same request takes it over at once and
- * redoes the work with the same seed, which the route makes the same work.
+ * After a failed request: a refusal (an AppError, or a 4xx answer: the route or the body's
+ * validation decided, nothing was done) gives the key back, so a corrected request may use it; any
+ * other failure may have happened after the work was done (a store's answer lost), so the claim is
+ * marked ABANDONED: the next retry with the same request takes it over at once and redoes the work
+ * with the same seed, which the route makes the same work.
  */
-async function settleFailure(db: Db, own: SQL, err: unknown): Promise<void> {
+async function settleFailure(db: Db, own: SQL, refused: boolean): Promise<void> {
   // Only this request's claim, still in progress: a write repeated after its answer was lost must
   // not touch a claim another attempt made since.
   const mine = and(own, eq(idempotencyKeys.state, "IN_PROGRESS"));
-  if (err instanceof AppError) await attempts(() => db.delete(idempotencyKeys).where(mine));
+  if (refused) await attempts(() => db.delete(idempotencyKeys).where(mine));
   else await attempts(() => db.update(idempotencyKeys).set({ state: "ABANDONED" }).where(mine));
 }
+
+/** An error that refuses the request before any work (an AppError; Hono's 4xx, such as malformed JSON). */
+const isRefusal = (err: unknown) => err instanceof AppError || (err instanceof HTTPException && err.status < 500);
 
 /** Attempts at each write that settles a claim (a claim left unsettled blocks the key: 409 until its lease ends). */
 const SETTLE_ATTEMPTS = 3;

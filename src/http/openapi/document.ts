@@ -36,7 +36,7 @@ ${ERROR_TABLE}
 
 **Lists** answer \`{data, current_page, per_page, total, last_page}\`; \`page\` starts at 1, \`per_page\` defaults to 20 and is at most 100.
 
-**Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response for 24 hours (header \`Idempotent-Replayed: true\`); a JSON body is compared by meaning (key order and spacing do not count); the same key with another body is 409. Keys are per client and mode. After a 5xx or a lost connection, retry with the same key and body: what the first attempt created is answered again (same id), never created twice; while an earlier attempt is still running the answer is 409 \`IDEMPOTENCY_KEY_IN_USE\` with \`Retry-After\`, and a claim left by an attempt that died is taken over after 60 seconds.
+**Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response for 24 hours (header \`Idempotent-Replayed: true\`); a JSON body is compared by meaning (key order and spacing do not count); the same key with another body is 409. Keys are per client and mode. A refused request (any 4xx) gives its key back, so the corrected request may use the same key. After a 5xx or a lost connection, retry with the same key and body: what the first attempt created is answered again (same id), never created twice; while an earlier attempt is still running the answer is 409 \`IDEMPOTENCY_KEY_IN_USE\` with \`Retry-After\`, and a claim left by an attempt that died is taken over after 60 seconds.
 
 ${RATE_LIMITS_DOC}
 
@@ -92,7 +92,7 @@ function withConventions(doc: OpenApiDoc): OpenApiDoc {
       },
       IdempotencyKey: {
         name: "Idempotency-Key", in: "header", required: false,
-        description: "Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`).",
+        description: "Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`).",
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$", example: "order-1001" },
       },
     },
