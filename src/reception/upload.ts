@@ -15,8 +15,13 @@ export async function viewsOf(env: Env, companyId: string, result: IntakeResult)
   return result.documents.filter((d) => byId.has(d.id)).map((d) => ({ ...receivedView(byId.get(d.id)!), outcome: d.outcome }));
 }
 
+/** Whether the file starts as a zip archive does (a local file header, "PK\x03\x04"). */
+const isZipArchive = (b: Uint8Array) => b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+
 export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Array) {
   if (bytes.length > MAX_UPLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`);
+  // Suppliers often send their XML zipped: say so rather than "not well-formed XML".
+  if (isZipArchive(bytes)) throw new AppError("RECEPTION_FILE_INVALID", "The file is a zip archive: upload the XML file inside it (the company's reception e-mail address takes zip attachments).");
   const result = await intakeFile(env, company, bytes, "UPLOAD", (ordinal) => partitionedId("inm", ordinal));
   // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);

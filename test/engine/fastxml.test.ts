@@ -136,6 +136,17 @@ describe("fast XML parser", () => {
     expect(parseXml("<a><!-- c -->x</a>").documentElement?.textContent).toBe("x");
   });
 
+  it("markup xmldom would repair with only a warning is refused as malformed, in the parser's own words", () => {
+    // An unquoted value, a value missing, no space between attributes: not XML (XML 1.0 §3.1).
+    for (const t of ["<a x=1/>", "<a b></a>", '<a x="1"y="2"/>', "<a><!-- c --><b c=d/></a>"]) {
+      expect(fastParse(t), t).toBeNull();
+      expect(() => parseXml(t, "The file"), t).toThrow(/^The file is not well-formed XML: attribute /);
+    }
+    expect(() => parseXml("hello", "The file")).toThrow(/^The file is not well-formed XML: missing root element$/);
+    // A U+FFFD in the text (xmldom's other warning) is a character like any other.
+    expect(parseXmlDom("<a><!-- c -->\uFFFD</a>").documentElement?.textContent).toBe("\uFFFD");
+  });
+
   it("random mutations of a signed DTE: whatever the fast parser accepts, xmldom parses to the same tree", () => {
     const base = golden.outputs["DTE 33-escapes"]!.slice(0, 3000).replace(/<TED[\s\S]*$/, "</Documento></DTE>");
     expect(same(base)).toBe(true);

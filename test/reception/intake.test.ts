@@ -2,6 +2,7 @@
  * Upload channel and the one intake: verification checks per DTE, idempotency, duplicates, the DTE
  * downloaded byte for byte, filters, and tenancy.
  */
+import { strToU8, zipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
@@ -116,6 +117,12 @@ describe("upload intake", () => {
   it("what is not an EnvioDTE or DTE is refused and nothing is stored; a DTD is refused", async () => {
     expectError(await upload(r, "<hello/>"), 422, "RECEPTION_FILE_INVALID");
     expectError(await upload(r, "not xml at all"), 422, "RECEPTION_FILE_INVALID");
+    const zipped = await upload(r, zipSync({ "envio.xml": strToU8("<EnvioDTE/>") }), "envio.zip");
+    expectError(zipped, 422, "RECEPTION_FILE_INVALID");
+    expect(zipped.body.error.message).toMatch(/^The file is a zip archive: upload the XML file inside it/);
+    // Malformed XML is named in the parser's words, once.
+    const malformed = await upload(r, '<EnvioDTE version=1.0></EnvioDTE>');
+    expect(malformed.body.error.message).toBe('The file was not taken in: The received file is not well-formed XML: attribute "1.0" missed quot(")!');
     expectError(await upload(r, '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><EnvioDTE>&a;</EnvioDTE>'), 422, "RECEPTION_FILE_INVALID");
     expectError(await call("POST", `/api/reception/invoices/upload?company_id=${r.companyId}`, { key: r.owner.key, body: new FormData() }), 400, "VALIDATION_FAILED");
   });
