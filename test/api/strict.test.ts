@@ -117,6 +117,29 @@ describe("unknown fields at depth, with suggestions", () => {
   });
 });
 
+describe("a missing field is named as required", () => {
+  it("in a body: the type or the choices expected", async () => {
+    const company = await call("POST", "/api/companies", { key: owner.key, json: { legal_name: "Sin RUT SpA", country: "CL" } });
+    expectError(company, 400, "VALIDATION_FAILED");
+    expect(company.body.error.details).toContainEqual({ field: "tax_identification_document_number", message: "Required: expected string." });
+    const invoice = await call("POST", `/api/companies/${companyId}/invoices`, { key: owner.key, json: { invoice_type: "33", items: [{ description: "x", unit_price: 100 }] } });
+    expectError(invoice, 400, "VALIDATION_FAILED");
+    expect(invoice.body.error.details).toContainEqual({ field: "items[0].quantity", message: "Required." });
+    const response = await call("POST", `/api/reception/invoices/rcv_p1_00000000000000000000000000/send_response?company_id=${companyId}`, { key: owner.key, json: {} });
+    expectError(response, 400, "VALIDATION_FAILED");
+    expect(response.body.error.details).toEqual([{ field: "action", message: 'Required: expected one of "ACD"|"ERM"|"RCD"|"RFP"|"RFT".' }]);
+    expect(response.body.error.message).toBe('The body is invalid: action: Required: expected one of "ACD"|"ERM"|"RCD"|"RFP"|"RFT".');
+  });
+
+  it("in a query string; a value sent but wrong keeps its own message", async () => {
+    const list = await call("GET", "/api/reception/invoices/list", { key: owner.key });
+    expectError(list, 400, "VALIDATION_FAILED");
+    expect(list.body.error.details).toContainEqual({ field: "company_id", message: "Required: expected string." });
+    const wrong = await call("POST", `/api/reception/invoices/rcv_p1_00000000000000000000000000/send_response?company_id=${companyId}`, { key: owner.key, json: { action: "acd" } });
+    expect(wrong.body.error.details).toEqual([{ field: "action", message: 'Invalid option: expected one of "ACD"|"ERM"|"RCD"|"RFP"|"RFT"' }]);
+  });
+});
+
 describe("apiKey is ignored, never refused (DECISIONS 4)", () => {
   it("in a query string", async () => {
     const res = await call("GET", `/api/companies/${companyId}?apiKey=${encodeURIComponent(JSON.stringify({ role: "OWNER" }))}`, { key: owner.key });

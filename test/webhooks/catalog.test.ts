@@ -43,7 +43,7 @@ describe("the event catalogue", () => {
     }
     const byType = Object.fromEntries(log.map((d) => [d.event_type, d]));
     expect(byType.ENU).toMatchObject({ status: "FAILED", attempts: 1, last_response_status: null, next_attempt_at: null });
-    expect(byType.ENU.last_error).toBe("not sent: the event data does not match the ENU schema: available: Invalid input: expected number, received undefined");
+    expect(byType.ENU.last_error).toBe("not sent: the event data does not match the ENU schema: available: Required: expected number.");
     expect(byType["nobody.knows"]).toMatchObject({ status: "FAILED", last_error: "not sent: the event type nobody.knows is not in the catalogue" });
     const detail = (await call("GET", `/api/companies/${companyId}/webhook-deliveries/${byType.ENU.id}`, { key: owner.key })).body;
     expect(detail.attempts_log).toEqual([expect.objectContaining({ attempt: 1, response_status: null, error: expect.stringContaining("does not match the ENU schema") })]);

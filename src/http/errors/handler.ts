@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ZodError } from "zod";
+import { z, type ZodError } from "zod";
 import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
 import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../config";
@@ -28,6 +28,22 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   }
   return out || "(body)";
 }
+
+/**
+ * A field that was not sent reads "Required: expected string." instead of zod's "Invalid input:
+ * expected string, received undefined", and a missing choice "Required: expected one of "ACD"|…"
+ * instead of "Invalid option: …", which does not say the field is missing. JSON has no undefined:
+ * an undefined input is a field (or query parameter) left out. A schema's own message still wins.
+ */
+z.config({
+  customError: (issue) => {
+    if (issue.input !== undefined) return undefined;
+    if (issue.code === "invalid_type") return `Required: expected ${issue.expected}.`;
+    if (issue.code === "invalid_value") return `Required: expected ${issue.values.length > 1 ? "one of " : ""}${issue.values.map((v) => JSON.stringify(v)).join("|")}.`;
+    if (issue.code === "invalid_union") return "Required.";
+    return undefined;
+  },
+});
 
 /** One detail per issue; an unknown-keys issue gives one per key, with a close known name when there is one. */
 export function zodDetails(error: ZodError): ErrorDetail[] {

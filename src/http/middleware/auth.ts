@@ -64,7 +64,7 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
   return async (c, next) => {
     const principal = c.get("principal");
     const companyId = c.req.param("idCompany") ?? c.req.param("company_id") ?? c.req.query("company_id");
-    if (!companyId) throw new AppError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required" }]);
+    if (!companyId) throw new AppError("VALIDATION_FAILED", "company_id is required.", [{ field: "company_id", message: "Required: expected string." }]);
     const prefetched = c.get("companyAccess");
     const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
     const company = access.row;
