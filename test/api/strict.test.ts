@@ -140,6 +140,20 @@ describe("a missing field is named as required", () => {
   });
 });
 
+describe("dates and instants in a query say the form they take", () => {
+  it("a date-only instant, a day that does not exist", async () => {
+    const list = (q: string) => call("GET", `/api/reception/invoices/list?company_id=${companyId}&${q}`, { key: owner.key });
+    const instant = "An ISO 8601 date-time with its zone, e.g. 2026-11-27T10:00:00Z or 2026-11-27T07:00:00-03:00.";
+    expect((await list("deadline_before=2026-12-31")).body.error.details).toEqual([{ field: "deadline_before", message: instant }]);
+    expect((await list("received_from=2026-11-28T10:00:00")).body.error.details).toEqual([{ field: "received_from", message: instant }]);
+    expect((await list("issue_date_from=2026-02-31")).body.error.details).toEqual([{ field: "issue_date_from", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." }]);
+    const ok = await list("received_from=2026-11-28T10:00:00-03:00&issue_date_to=2026-02-28");
+    expect(ok.status).toBe(200);
+    const invoices = await call("GET", `/api/companies/${companyId}/invoices?from_date=2026-13-01`, { key: owner.key });
+    expect(invoices.body.error.details).toEqual([{ field: "from_date", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." }]);
+  });
+});
+
 describe("apiKey is ignored, never refused (DECISIONS 4)", () => {
   it("in a query string", async () => {
     const res = await call("GET", `/api/companies/${companyId}?apiKey=${encodeURIComponent(JSON.stringify({ role: "OWNER" }))}`, { key: owner.key });

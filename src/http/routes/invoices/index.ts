@@ -10,11 +10,10 @@ import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../.
 import type { InvoiceRow } from "../../../domain/invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
-import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
+import { calendarDate, PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
-import { isRealDate } from "../../../lib/time";
 
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
@@ -76,8 +75,8 @@ const list = defineRoute({
     query: PageQuerySchema.extend({
       invoice_type: z.string().max(8).optional().openapi({ param: { name: "invoice_type", in: "query" }, description: "SII code or mnemonic." }),
       status: StatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
-      from_date: z.string().refine(isRealDate, "YYYY-MM-DD").optional().openapi({ param: { name: "from_date", in: "query" }, description: "Issue date from (inclusive)." }),
-      to_date: z.string().refine(isRealDate, "YYYY-MM-DD").optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
+      from_date: calendarDate().optional().openapi({ param: { name: "from_date", in: "query" }, description: "Issue date from (inclusive)." }),
+      to_date: calendarDate().optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
       external_reference: z.string().max(100).optional().openapi({ param: { name: "external_reference", in: "query" } }),
       folio: z.string().regex(/^\d{1,10}$/).optional().openapi({ param: { name: "folio", in: "query" } }),
     }),

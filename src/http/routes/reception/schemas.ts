@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { pageSchema } from "../../openapi/common";
+import { calendarDate, instant, pageSchema } from "../../openapi/common";
 import { ReceivedDocumentSchema } from "../../../reception/schema";
 
 export { ReceivedDocumentSchema };
@@ -12,18 +12,17 @@ export const Params = z.object({ purchase_id: z.string().min(1).max(64).openapi(
 
 export const ReceivedPageSchema = pageSchema(ReceivedDocumentSchema, "ReceivedDocumentPage");
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
 export const ListQuery = CompanyQuery.extend({
   issuer_tax_id: z.string().max(20).optional().openapi({ param: { name: "issuer_tax_id", in: "query" }, description: "Issuer RUT in any usual form." }),
   document_type: z.enum(["33", "34", "43", "46", "52", "56", "61", "110", "111", "112"]).optional().openapi({ param: { name: "document_type", in: "query" } }),
   folio: z.string().regex(/^[1-9]\d{0,9}$/, "a positive whole number").optional().openapi({ param: { name: "folio", in: "query" } }),
-  issue_date_from: date.optional().openapi({ param: { name: "issue_date_from", in: "query" } }),
-  issue_date_to: date.optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
-  received_from: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
-  received_to: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "received_to", in: "query" } }),
+  issue_date_from: calendarDate().optional().openapi({ param: { name: "issue_date_from", in: "query" } }),
+  issue_date_to: calendarDate().optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
+  received_from: instant().optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
+  received_to: instant().optional().openapi({ param: { name: "received_to", in: "query" } }),
   verification: z.enum(["VERIFIED", "FAILED", "PENDING"]).optional().openapi({ param: { name: "verification", in: "query" } }),
   response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]).optional().openapi({ param: { name: "response_state", in: "query" } }),
-  deadline_before: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "deadline_before", in: "query" }, description: "Response deadline at or before (ISO 8601)." }),
+  deadline_before: instant().optional().openapi({ param: { name: "deadline_before", in: "query" }, description: "Response deadline at or before (ISO 8601)." }),
 });
 
 export const UploadSchema = z

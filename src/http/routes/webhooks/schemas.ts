@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_DELIVERY_STATUSES } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../webhooks/catalog";
+import { instant } from "../../openapi/common";
 
 const eventsDescription = `Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the \`webhooks\` section of this document: ${EVENT_TYPES.filter((t) => t !== "webhook.test").map((t) => `\`${t}\``).join(", ")}.`;
 
@@ -75,13 +76,13 @@ export const DeliveryQuerySchema = z.object({
   status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional().openapi({ param: { name: "status", in: "query" } }),
   event_type: z.string().max(64).optional().openapi({ param: { name: "event_type", in: "query" } }),
   event_id: z.string().max(64).optional().openapi({ param: { name: "event_id", in: "query" } }),
-  since: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "since", in: "query" }, description: "Deliveries created at or after this instant (ISO 8601)." }),
+  since: instant().optional().openapi({ param: { name: "since", in: "query" }, description: "Deliveries created at or after this instant (ISO 8601)." }),
 });
 
 export const RedeliverSchema = z
   .object({
     event_id: z.string().min(1).max(64).optional().openapi({ description: "Send this event again to the endpoint." }),
-    failed_since: z.iso.datetime({ offset: true }).optional().openapi({ description: "Or: send again every FAILED delivery of the endpoint created since this instant." }),
+    failed_since: instant().optional().openapi({ description: "Or: send again every FAILED delivery of the endpoint created since this instant." }),
   })
   .refine((b) => (b.event_id === undefined) !== (b.failed_since === undefined), { message: "Send exactly one of event_id or failed_since", path: ["event_id"] })
   .openapi("WebhookRedeliver");
