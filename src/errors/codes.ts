@@ -112,6 +112,7 @@ export const ERROR_CODES = {
   ...INVOICE_INPUT_ERRORS,
   // reception (§4.10, issue 12)
   RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, description: "No such received document for this company." },
+  INBOUND_MESSAGE_NOT_FOUND: { status: 404, description: "No such inbound message (e-mail or upload) for this company." },
   RECEPTION_FILE_INVALID: { status: 422, description: "The uploaded file is not an EnvioDTE or a DTE (or breaks a reception limit); nothing was stored." },
   RECEPTION_FILE_NOT_AVAILABLE: { status: 404, description: "That file does not exist (yet) for this received document: its XML has not arrived, or the response was not produced." },
   RECEPTION_ACTION_TYPE: { status: 422, description: "Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed." },

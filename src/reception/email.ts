@@ -3,8 +3,9 @@
  * dte+<token>@<RECEPTION_DOMAIN> names the company; XML attachments, and XML inside zip attachments,
  * go through the same intake as uploads. Every message is recorded in inbound_messages (the
  * company's open document store; D1 for one that matched no company) with its
- * outcome (STORED, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED, ERROR); nothing
- * here throws out of the handler.
+ * outcome (STORED, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
+ * nothing here throws out of the handler (a failure is logged). The company reads its messages at
+ * GET /api/reception/messages (./messages.ts).
  */
 import PostalMime from "postal-mime";
 import { eq } from "drizzle-orm";
@@ -53,8 +54,9 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   // A message of a company goes to its open store; one that matched none stays in D1.
   const store = company?.status === "ACTIVE" ? await openStore(env, company.id) : null;
   const id = store ? partitionedId("inm", store.ordinal) : newId("inm");
+  let subject: string | null = null;
   const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
-    await (store?.db ?? db).insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
+    await (store?.db ?? db).insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
     return { id, outcome, documents };
   };
   if (!company || !store) return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);
@@ -68,6 +70,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   } catch (e) {
     return record(company.id, raw.length, "MALFORMED", `The message cannot be parsed: ${(e as Error).message}`, 0, sha);
   }
+  subject = parsed.subject?.slice(0, 500) ?? null;
   const files: Uint8Array[] = [];
   try {
     for (const a of parsed.attachments.slice(0, EMAIL_LIMITS.maxAttachments)) {

@@ -87,6 +87,8 @@ const COVERED = [
   "GET /api/me",
   "GET /api/reception/invoices/list",
   "GET /api/reception/invoices/{purchase_id}",
+  "GET /api/reception/messages",
+  "GET /api/reception/messages/{message_id}",
   "GET /api/users",
   "GET /api/users/{user_id}",
   "PATCH /api/companies/{company_id}/webhooks/{webhook_id}",

@@ -78,6 +78,8 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/me": "company:read",
   "GET /api/reception/invoices/list": "document:read",
   "GET /api/reception/invoices/{purchase_id}": "document:read",
+  "GET /api/reception/messages": "document:read",
+  "GET /api/reception/messages/{message_id}": "document:read",
   "GET /api/users": "users:manage",
   "GET /api/users/{user_id}": "users:manage",
   "PATCH /api/companies/{company_id}/webhooks/{webhook_id}": "company:configure",
@@ -120,7 +122,7 @@ interface Tenant {
 const MISSING: Record<string, string> = {
   certificate_id: "cer_01AAAAAAAAAAAAAAAAAAAAAAAA", invoice_id: "inv_01AAAAAAAAAAAAAAAAAAAAAAAA", webhook_id: "whk_01AAAAAAAAAAAAAAAAAAAAAAAA",
   delivery_id: "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", user_id: "usr_01AAAAAAAAAAAAAAAAAAAAAAAA", api_key_id: "key_01AAAAAAAAAAAAAAAAAAAAAAAA",
-  purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", message_id: "inm_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
 };
 const FIXED: Record<string, string> = { format: "A4", type: "xml", document_type_id: "33", country: "CL", tax_id: "76086428-5" };
 
@@ -149,6 +151,7 @@ async function tenant(name: string): Promise<Tenant> {
   form.append("file", new File([(await envelope([await signedDte(caf, 1, signer)], signer)).xml as BlobPart], "envio.xml", { type: "text/xml" }));
   const received = await call("POST", `/api/reception/invoices/upload?company_id=${receiver}`, { key: owner.key, body: form });
   expect(received.status, JSON.stringify(received.body)).toBe(201);
+  const [inbound] = (await call("GET", `/api/reception/messages?company_id=${receiver}`, { key: owner.key })).body.data;
   const messageId = `tenancy-${name}-${crypto.randomUUID()}`;
   await recordDeadLetters(createDb(env.DB), "webhooks", [{ id: messageId, timestamp: new Date(), attempts: 20, body: { v: 1, type: "fanout", company_id: issuer.companyId } } as unknown as Message<unknown>]);
   const [letter] = await createDb(env.DB).select().from(deadLetters).where(eq(deadLetters.messageId, messageId));
@@ -159,7 +162,7 @@ async function tenant(name: string): Promise<Tenant> {
     disposable,
     ids: {
       certificate_id, invoice_id: posted.body.id, webhook_id, delivery_id: test.body.id, user_id: user.body.id, api_key_id: key.body.id,
-      purchase_id: received.body.documents[0].id, dead_letter_id: letter!.id,
+      purchase_id: received.body.documents[0].id, message_id: inbound.id, dead_letter_id: letter!.id,
     },
   };
 }

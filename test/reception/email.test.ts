@@ -12,7 +12,7 @@ import { sql } from "drizzle-orm";
 import { call } from "../helpers/api";
 import { storeRows } from "../helpers/store";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
-import { receiver, type Receiver } from "./helpers";
+import { receiver, upload, type Receiver } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
@@ -95,3 +95,76 @@ describe("email() handler", () => {
     expect(["NO_DTE", "MALFORMED"]).toContain(rec?.outcome);
   });
 });
+
+describe("the company's log of inbound messages (GET /api/reception/messages)", () => {
+  let log: Receiver;
+  let to: string;
+  const get = (path: string, who = log) => call("GET", `${path}${path.includes("?") ? "&" : "?"}company_id=${who.companyId}`, { key: who.owner.key });
+
+  beforeAll(async () => {
+    log = await receiver();
+    to = (await call("GET", `/api/companies/${log.companyId}/settings`, { key: log.owner.key })).body.reception_email;
+  });
+
+  it("shows each e-mail and upload with its Subject, outcome and documents, newest first, with filters and pages", async () => {
+    const e = await envelope([await signedDte(caf33, 301, cert), await signedDte(caf33, 302, cert)], cert);
+    const zip = zipSync({ "envio.xml": e.xml });
+    await worker.email!(mail(mime([{ name: "dtes.zip", type: "application/zip", bytes: zip }], to).replace("Subject: Envio DTE", "Subject: =?ISO-8859-1?Q?Env=EDo_facturas_301-302?="), to), env);
+    await worker.email!(mail(mime([{ name: "f.pdf", type: "application/pdf", bytes: strToU8("%PDF-1.4") }], to), to), env);
+    const up = await upload(log, (await envelope([await signedDte(caf33, 303, cert)], cert)).xml);
+    expect(up.status).toBe(201);
+
+    const all = await get("/api/reception/messages");
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 3, current_page: 1, last_page: 1 });
+    const [uploaded, noDte, stored] = all.body.data;
+    expect(uploaded).toMatchObject({ channel: "UPLOAD", outcome: "STORED", documents: 1, sender: null, subject: null, detail: null, id_company: log.companyId });
+    expect(noDte).toMatchObject({ channel: "EMAIL", outcome: "NO_DTE", documents: 0, sender: "facturas@proveedor.cl", recipient: to, subject: "Envio DTE", detail: "The message carries no XML or zip attachment." });
+    expect(stored).toMatchObject({ channel: "EMAIL", outcome: "STORED", documents: 2, subject: "Envío facturas 301-302" });
+    expect(stored.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Date.parse(stored.received_at)).toBeLessThanOrEqual(Date.parse(noDte.received_at));
+
+    expect((await get("/api/reception/messages?outcome=NO_DTE")).body.data.map((m: { id: string }) => m.id)).toEqual([noDte.id]);
+    expect((await get("/api/reception/messages?channel=UPLOAD")).body.data.map((m: { id: string }) => m.id)).toEqual([uploaded.id]);
+    expect((await get(`/api/reception/messages?received_from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.total).toBe(0);
+    const page2 = await get("/api/reception/messages?per_page=2&page=2");
+    expect(page2.body).toMatchObject({ total: 3, last_page: 2 });
+    expect(page2.body.data.map((m: { id: string }) => m.id)).toEqual([stored.id]);
+
+    // One message, with the documents it brought; those are the received documents 301 and 302.
+    const one = await get(`/api/reception/messages/${stored.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: stored.id, outcome: "STORED", documents: 2 });
+    expect(one.body.document_ids).toHaveLength(2);
+    const folios = await Promise.all(one.body.document_ids.map(async (id: string) => (await get(`/api/reception/invoices/${id}`)).body.folio));
+    expect(folios.sort()).toEqual([301, 302]);
+    expect((await get(`/api/reception/messages/${uploaded.id}`)).body.document_ids).toHaveLength(1);
+    expect((await get(`/api/reception/messages/${noDte.id}`)).body.document_ids).toEqual([]);
+  });
+
+  it("is the company's own: another company's message is not found, another client's key is refused", async () => {
+    const other = await receiver();
+    const theirs = await upload(other, (await envelope([await signedDte(caf33, 304, cert)], cert)).xml);
+    expect(theirs.status).toBe(201);
+    const [theirMessage] = (await get("/api/reception/messages", other)).body.data;
+    expect(theirMessage.id).toMatch(/^inm_p1_/);
+    const notFound = await get(`/api/reception/messages/${theirMessage.id}`);
+    expect(notFound.status).toBe(404);
+    expect(notFound.body.error.code).toBe("INBOUND_MESSAGE_NOT_FOUND");
+    expect((await get("/api/reception/messages/inm_p9_01JD3Q4M6YV8T1N5B2K7C9XW3E")).body.error.code).toBe("INBOUND_MESSAGE_NOT_FOUND");
+    const refused = await call("GET", `/api/reception/messages?company_id=${log.companyId}`, { key: other.owner.key });
+    expect(refused.status).toBe(403);
+    // A message to an address no company has is in no company's log.
+    await worker.email!(mail("Subject: x\r\n\r\nhola", "dte+nobodyhere00000@dte.localhost"), env);
+    expect((await get("/api/reception/messages")).body.data.map((m: { recipient: string }) => m.recipient)).not.toContain("dte+nobodyhere00000@dte.localhost");
+  });
+});
+
+function mail(raw: string, to: string): ForwardableEmailMessage {
+  const bytes = new TextEncoder().encode(raw);
+  return {
+    from: "facturas@proveedor.cl", to, rawSize: bytes.length, headers: new Headers(),
+    raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
+    setReject() {}, forward: async () => ({}), reply: async () => ({}),
+  } as unknown as ForwardableEmailMessage;
+}

@@ -234,6 +234,15 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `CREATE INDEX event_outbox_created_idx ON event_outbox (created_at)`,
     `CREATE INDEX webhook_deliveries_created_idx ON webhook_deliveries (created_at)`,
   ],
+  // 9: the company's log of inbound messages (GET /api/reception/messages; D1 migration 0020 has the
+  // same column and indexes): each e-mail's Subject, the log's order alone and by outcome, and the
+  // documents each message brought.
+  [
+    `ALTER TABLE inbound_messages ADD COLUMN subject TEXT`,
+    `CREATE INDEX inbound_messages_company_order_idx ON inbound_messages (company_id, created_at, id)`,
+    `CREATE INDEX inbound_messages_company_outcome_idx ON inbound_messages (company_id, outcome, created_at, id)`,
+    `CREATE INDEX received_documents_company_message_idx ON received_documents (company_id, message_id)`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

@@ -52,6 +52,8 @@ export const receivedDocuments = sqliteTable(
     index("received_documents_company_type_idx").on(t.companyId, t.documentType, t.createdAt, t.id),
     index("received_documents_company_state_idx").on(t.companyId, t.responseState, t.createdAt, t.id),
     index("received_documents_company_verification_idx").on(t.companyId, t.receptionStatus, t.createdAt, t.id),
+    // The documents an inbound message brought (GET /api/reception/messages/{id}; migration 0020).
+    index("received_documents_company_message_idx").on(t.companyId, t.messageId),
   ],
 );
 
@@ -70,8 +72,15 @@ export const inboundMessages = sqliteTable(
     detail: text("detail"),
     documents: integer("documents").notNull().default(0),
     createdAt: text("created_at").notNull().default(now),
+    /** The e-mail's Subject (decoded, at most 500 characters); null for an upload. Migration 0020, store schema 9. */
+    subject: text("subject"),
   },
-  (t) => [index("inbound_messages_company_idx").on(t.companyId, t.createdAt)],
+  (t) => [
+    index("inbound_messages_company_idx").on(t.companyId, t.createdAt),
+    // The message log's order with its tie-breaker, alone and under its outcome filter (GET /api/reception/messages).
+    index("inbound_messages_company_order_idx").on(t.companyId, t.createdAt, t.id),
+    index("inbound_messages_company_outcome_idx").on(t.companyId, t.outcome, t.createdAt, t.id),
+  ],
 );
 
 /** The per-company token of its reception e-mail address dte+<token>@<RECEPTION_DOMAIN>, and its register polling mark. */

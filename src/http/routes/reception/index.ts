@@ -7,13 +7,14 @@ import { AppError } from "../../../errors";
 import { downloadFile } from "../../../reception/download";
 import { intakeUpload } from "../../../reception/upload";
 import { getReceived, listReceived } from "../../../reception/queries";
+import { getInboundMessage, inboundMessageView, listInboundMessages } from "../../../reception/messages";
 import { respondToDocument } from "../../../reception/respond";
 import { receivedView } from "../../../reception/view";
 import { validationHook } from "../../errors/handler";
 import { json, pageEnvelope, pageParams, PageQuerySchema } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
-import { CompanyQuery, DownloadParams, ListQuery, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
+import { CompanyQuery, DownloadParams, InboundMessageDetailSchema, InboundMessagePageSchema, ListQuery, MessageListQuery, MessageParams, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
 
 const TAGS = ["Purchases (Receptions)"];
 
@@ -93,6 +94,32 @@ const sendResponse = defineRoute({
   ],
 });
 
+const listMessages = defineRoute({
+  method: "get",
+  path: "/api/reception/messages",
+  tags: TAGS,
+  summary: "List inbound messages",
+  description: "Every e-mail that reached the company's reception address and every file it uploaded, newest first, with what became of it: the documents it brought, or why it brought none (no DTE attached, not readable, too large, a zip refused). Where to look when a supplier says a document was sent.",
+  permission: "document:read",
+  companyInQuery: true,
+  request: { query: MessageListQuery.merge(PageQuerySchema) },
+  responses: { 200: { description: "A page of inbound messages", ...json(InboundMessagePageSchema) } },
+  errors: ["VALIDATION_FAILED"],
+});
+
+const getMessage = defineRoute({
+  method: "get",
+  path: "/api/reception/messages/{message_id}",
+  tags: TAGS,
+  summary: "Get an inbound message",
+  description: "One e-mail or upload, with the ids of the received documents first stored from it.",
+  permission: "document:read",
+  companyInQuery: true,
+  request: { params: MessageParams, query: CompanyQuery },
+  responses: { 200: { description: "The inbound message", ...json(InboundMessageDetailSchema) } },
+  errors: ["INBOUND_MESSAGE_NOT_FOUND"],
+});
+
 export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
@@ -115,6 +142,18 @@ export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     if (!(file instanceof File)) throw new AppError("VALIDATION_FAILED", "Send the EnvioDTE or DTE as the multipart part `file`.", [{ field: "file", message: "Required file" }]);
     const result = await intakeUpload(c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()));
     return c.json(result, 201);
+  })
+  .openapi(listMessages, async (c) => {
+    const q = c.req.valid("query");
+    const page = pageParams(q);
+    const { rows, total } = await listInboundMessages(c.env, c.get("company").id, {
+      outcome: q.outcome, channel: q.channel, receivedFrom: q.received_from && new Date(q.received_from).toISOString(), receivedTo: q.received_to && new Date(q.received_to).toISOString(),
+    }, page);
+    return c.json(pageEnvelope(rows.map((r) => inboundMessageView(r)), total, page), 200);
+  })
+  .openapi(getMessage, async (c) => {
+    const { row, documentIds } = await getInboundMessage(c.env, c.get("company").id, c.req.valid("param").message_id);
+    return c.json({ ...inboundMessageView(row), document_ids: documentIds }, 200);
   })
   .openapi(sendResponse, async (c) => {
     const body = c.req.valid("json");

@@ -1,0 +1,91 @@
+/**
+ * The company's log of inbound messages: every e-mail that reached its reception address and every
+ * file it uploaded, with what became of it (STORED, NO_DTE, MALFORMED, TOO_LARGE, ZIP_REFUSED) and
+ * the received documents it brought. What a bookkeeper needs when a supplier says "we sent it".
+ * Messages live beside the received documents, in the company's document stores (./stores.ts); one
+ * that matched no company stays in D1 and belongs to no company's log.
+ */
+import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { pageAcrossPartitions } from "../db/document-store/lists";
+import { ordinalOfId } from "../db/document-store";
+import { partitionsWithLegacy } from "../db/document-store/legacy";
+import { inboundMessages, receivedDocuments } from "../db/schema";
+import { AppError } from "../errors";
+import { partitionDb, receptionPartitions } from "./stores";
+
+type StoreEnv = Parameters<typeof partitionDb>[0];
+export type InboundMessageRow = typeof inboundMessages.$inferSelect;
+
+/** What a message can have become (the e-mail handler's and the upload's outcomes). */
+export const MESSAGE_OUTCOMES = ["STORED", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
+
+export interface MessageFilter {
+  outcome?: (typeof MESSAGE_OUTCOMES)[number];
+  channel?: "EMAIL" | "UPLOAD";
+  receivedFrom?: string;
+  receivedTo?: string;
+}
+
+function where(companyId: string, f: MessageFilter): SQL {
+  const m = inboundMessages;
+  const c: SQL[] = [eq(m.companyId, companyId)];
+  if (f.outcome) c.push(eq(m.outcome, f.outcome));
+  if (f.channel) c.push(eq(m.channel, f.channel));
+  if (f.receivedFrom) c.push(gte(m.createdAt, f.receivedFrom));
+  if (f.receivedTo) c.push(lte(m.createdAt, f.receivedTo));
+  return and(...c)!;
+}
+
+/** One page of the company's inbound messages, newest first, across its partitions. */
+export async function listInboundMessages(env: StoreEnv, companyId: string, f: MessageFilter, page: { offset: number; perPage: number }) {
+  const w = where(companyId, f);
+  const newestFirst = [desc(inboundMessages.createdAt), desc(inboundMessages.id)];
+  return pageAcrossPartitions(env, companyId, {
+    count: async (db) => (await db.select({ n: count() }).from(inboundMessages).where(w))[0]?.n ?? 0,
+    rows: (db, limit, offset) => db.select().from(inboundMessages).where(w).orderBy(...newestFirst).limit(limit).offset(offset),
+  }, page, { stores: await receptionPartitions(env, companyId) });
+}
+
+/** One inbound message of the company and the ids of the received documents first stored from it. */
+export async function getInboundMessage(env: StoreEnv, companyId: string, id: string): Promise<{ row: InboundMessageRow; documentIds: string[] }> {
+  const db = await partitionDb(env, companyId, id);
+  const row = db && (await db.select().from(inboundMessages).where(and(eq(inboundMessages.companyId, companyId), eq(inboundMessages.id, id))).get());
+  if (!row) throw new AppError("INBOUND_MESSAGE_NOT_FOUND", `No inbound message ${id} for this company.`);
+  return { row, documentIds: await documentsOf(env, companyId, id) };
+}
+
+/**
+ * The documents a message brought, in arrival order: they were written to the partition open when
+ * its file was taken in, the message's own or (across a roll-over) a newer one.
+ */
+async function documentsOf(env: StoreEnv, companyId: string, messageId: string): Promise<string[]> {
+  const from = ordinalOfId(messageId) ?? 0;
+  const partitions = (await partitionsWithLegacy(env, companyId, "reception")).filter((p) => p.ordinal >= from).reverse();
+  const ids: string[] = [];
+  for (const p of partitions) ids.push(...(await documentIdsIn(p.db, companyId, messageId)));
+  return ids;
+}
+
+function documentIdsIn(db: Db, companyId: string, messageId: string): Promise<string[]> {
+  const r = receivedDocuments;
+  return db.select({ id: r.id }).from(r).where(and(eq(r.companyId, companyId), eq(r.messageId, messageId))).orderBy(r.createdAt, r.id).then((rows) => rows.map((x) => x.id));
+}
+
+/** The message as the API shows it. */
+export function inboundMessageView(row: InboundMessageRow) {
+  return {
+    id: row.id,
+    id_company: row.companyId!,
+    channel: row.channel as "EMAIL" | "UPLOAD",
+    sender: row.sender,
+    recipient: row.recipient,
+    subject: row.subject,
+    size: row.size,
+    sha256: row.sha256,
+    outcome: row.outcome as (typeof MESSAGE_OUTCOMES)[number],
+    detail: row.detail,
+    documents: row.documents,
+    received_at: row.createdAt,
+  };
+}
