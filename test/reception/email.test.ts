@@ -36,13 +36,7 @@ function mime(parts: { name: string; type: string; bytes: Uint8Array }[], to = a
 }
 
 async function deliver(raw: string | Uint8Array, to = address) {
-  const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
-  const message = {
-    from: "facturas@proveedor.cl", to, rawSize: bytes.length, headers: new Headers(),
-    raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
-    setReject() {}, forward: async () => ({}), reply: async () => ({}),
-  } as unknown as ForwardableEmailMessage;
-  await worker.email!(message, env);
+  await worker.email!(mail(raw, to), env);
   return lastMessage(to);
 }
 
@@ -160,8 +154,9 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
   });
 });
 
-function mail(raw: string, to: string): ForwardableEmailMessage {
-  const bytes = new TextEncoder().encode(raw);
+/** The message Email Routing hands the Worker. */
+function mail(raw: string | Uint8Array, to: string): ForwardableEmailMessage {
+  const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
   return {
     from: "facturas@proveedor.cl", to, rawSize: bytes.length, headers: new Headers(),
     raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
