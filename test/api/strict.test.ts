@@ -136,7 +136,18 @@ describe("a missing field is named as required", () => {
     expectError(list, 400, "VALIDATION_FAILED");
     expect(list.body.error.details).toContainEqual({ field: "company_id", message: "Required: expected string." });
     const wrong = await call("POST", `/api/reception/invoices/rcv_p1_00000000000000000000000000/send_response?company_id=${companyId}`, { key: owner.key, json: { action: "acd" } });
-    expect(wrong.body.error.details).toEqual([{ field: "action", message: 'Invalid option: expected one of "ACD"|"ERM"|"RCD"|"RFP"|"RFT"' }]);
+    expect(wrong.body.error.details).toEqual([{ field: "action", message: 'Invalid option "acd" (did you mean "ACD"?): expected one of "ACD"|"ERM"|"RCD"|"RFP"|"RFT"' }]);
+  });
+
+  it("a choice names the option meant, a bound says it in words", async () => {
+    const status = await call("GET", `/api/companies/${companyId}/invoices?status=acepted`, { key: owner.key });
+    expect(status.body.error.details).toEqual([{ field: "status", message: 'Invalid option "acepted" (did you mean "ACCEPTED"?): expected one of "RECEIVED"|"GENERATED"|"SIGNED"|"SENT"|"ACCEPTED"|"ACCEPTED_WITH_OBJECTIONS"|"REJECTED"|"FAILED"' }]);
+    const far = await call("GET", `/api/companies/${companyId}/invoices?status=nothing-like-it`, { key: owner.key });
+    expect(far.body.error.details[0].message).toMatch(/^Invalid option "nothing-like-it": expected one of "RECEIVED"\|/);
+    const send = (json: unknown) => call("POST", `/api/reception/invoices/rcv_p1_00000000000000000000000000/send_response?company_id=${companyId}`, { key: owner.key, json });
+    expect((await send({ action: "RCD", reason: "x".repeat(257) })).body.error.details).toEqual([{ field: "reason", message: "At most 256 characters." }]);
+    const hook = await call("POST", `/api/companies/${companyId}/webhooks`, { key: owner.key, json: { url: "https://example.com/h", events: [] } });
+    expect(hook.body.error.details).toEqual([{ field: "events", message: "At least 1 item." }]);
   });
 });
 

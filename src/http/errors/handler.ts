@@ -30,20 +30,56 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /**
- * A field that was not sent reads "Required: expected string." instead of zod's "Invalid input:
- * expected string, received undefined", and a missing choice "Required: expected one of "ACD"|…"
- * instead of "Invalid option: …", which does not say the field is missing. JSON has no undefined:
- * an undefined input is a field (or query parameter) left out. A schema's own message still wins.
+ * Zod's default messages in the words of the API (a schema's own message still wins):
+ * - a field that was not sent: "Required: expected string." instead of "Invalid input: expected
+ *   string, received undefined", and "Required: expected one of "ACD"|…" instead of "Invalid option:
+ *   …", which does not say the field is missing (JSON has no undefined: it is a field left out);
+ * - a choice given in the wrong case or misspelt names the option meant: `Invalid option "acd" (did
+ *   you mean "ACD"?): expected one of …`;
+ * - lengths and bounds: "At most 256 characters." instead of "Too big: expected string to have
+ *   <=256 characters", "Must not be empty.", "At least 1.", "At most 100 items.".
  */
 z.config({
   customError: (issue) => {
-    if (issue.input !== undefined) return undefined;
-    if (issue.code === "invalid_type") return `Required: expected ${issue.expected}.`;
-    if (issue.code === "invalid_value") return `Required: expected ${issue.values.length > 1 ? "one of " : ""}${issue.values.map((v) => JSON.stringify(v)).join("|")}.`;
-    if (issue.code === "invalid_union") return "Required.";
+    if (issue.input === undefined) {
+      if (issue.code === "invalid_type") return `Required: expected ${issue.expected}.`;
+      if (issue.code === "invalid_value") return `Required: expected ${choices(issue.values)}.`;
+      if (issue.code === "invalid_union") return "Required.";
+      return undefined;
+    }
+    if (issue.code === "invalid_value" && typeof issue.input === "string") {
+      const meant = optionMeant(issue.input, issue.values);
+      return `Invalid option ${JSON.stringify(issue.input)}${meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`}: expected ${choices(issue.values)}`;
+    }
+    if (issue.code === "too_big" || issue.code === "too_small") return boundMessage(issue.code, issue.origin, Number(issue.code === "too_big" ? issue.maximum : issue.minimum), issue.inclusive ?? true);
     return undefined;
   },
 });
+
+function choices(values: readonly unknown[]): string {
+  return `${values.length > 1 ? "one of " : ""}${values.map((v) => JSON.stringify(v)).join("|")}`;
+}
+
+/** The option a string meant: the same but for case, else one a few edits away (case ignored). */
+function optionMeant(input: string, values: readonly unknown[]): unknown {
+  const options = values.filter((v): v is string => typeof v === "string");
+  const lower = input.toLowerCase();
+  const same = options.find((v) => v.toLowerCase() === lower);
+  if (same !== undefined) return same;
+  const near = suggestion(lower, options.map((v) => v.toLowerCase()));
+  return near === undefined ? undefined : options.find((v) => v.toLowerCase() === near);
+}
+
+function boundMessage(code: "too_big" | "too_small", origin: string, bound: number, inclusive: boolean): string | undefined {
+  const big = code === "too_big";
+  const unit = origin === "string" ? "character" : origin === "array" ? "item" : null;
+  if (unit) {
+    if (!big && bound === 1) return origin === "string" ? "Must not be empty." : "At least 1 item.";
+    return `${big ? "At most" : "At least"} ${bound} ${unit}${bound === 1 ? "" : "s"}.`;
+  }
+  if (origin !== "number" && origin !== "bigint") return undefined;
+  return `${big ? (inclusive ? "At most" : "Less than") : inclusive ? "At least" : "More than"} ${bound}.`;
+}
 
 /** One detail per issue; an unknown-keys issue gives one per key, with a close known name when there is one. */
 export function zodDetails(error: ZodError): ErrorDetail[] {
