@@ -105,24 +105,27 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
     const zip = zipSync({ "envio.xml": e.xml });
     await worker.email!(mail(mime([{ name: "dtes.zip", type: "application/zip", bytes: zip }], to).replace("Subject: Envio DTE", "Subject: =?ISO-8859-1?Q?Env=EDo_facturas_301-302?="), to), env);
     await worker.email!(mail(mime([{ name: "f.pdf", type: "application/pdf", bytes: strToU8("%PDF-1.4") }], to), to), env);
+    const reply = strToU8('<?xml version="1.0" encoding="ISO-8859-1"?><RespuestaDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Resultado ID="R1"/></RespuestaDTE>');
+    await worker.email!(mail(mime([{ name: "respuesta.xml", type: "application/xml", bytes: reply }], to), to), env);
     const up = await upload(log, (await envelope([await signedDte(caf33, 303, cert)], cert)).xml);
     expect(up.status).toBe(201);
 
     const all = await get("/api/reception/messages");
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ total: 3, current_page: 1, last_page: 1 });
-    const [uploaded, noDte, stored] = all.body.data;
+    expect(all.body).toMatchObject({ total: 4, current_page: 1, last_page: 1 });
+    const [uploaded, replied, noDte, stored] = all.body.data;
+    expect(replied).toMatchObject({ outcome: "NO_DTE", documents: 0, detail: expect.stringMatching(/^The file is a RespuestaDTE \(a buyer's reception or acceptance reply\) to a document this company issued/) });
     expect(uploaded).toMatchObject({ channel: "UPLOAD", outcome: "STORED", documents: 1, sender: null, subject: null, detail: null, id_company: log.companyId });
     expect(noDte).toMatchObject({ channel: "EMAIL", outcome: "NO_DTE", documents: 0, sender: "facturas@proveedor.cl", recipient: to, subject: "Envio DTE", detail: "The message carries no XML or zip attachment." });
     expect(stored).toMatchObject({ channel: "EMAIL", outcome: "STORED", documents: 2, subject: "Envío facturas 301-302" });
     expect(stored.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Date.parse(stored.received_at)).toBeLessThanOrEqual(Date.parse(noDte.received_at));
 
-    expect((await get("/api/reception/messages?outcome=NO_DTE")).body.data.map((m: { id: string }) => m.id)).toEqual([noDte.id]);
+    expect((await get("/api/reception/messages?outcome=NO_DTE")).body.data.map((m: { id: string }) => m.id)).toEqual([replied.id, noDte.id]);
     expect((await get("/api/reception/messages?channel=UPLOAD")).body.data.map((m: { id: string }) => m.id)).toEqual([uploaded.id]);
     expect((await get(`/api/reception/messages?received_from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.total).toBe(0);
-    const page2 = await get("/api/reception/messages?per_page=2&page=2");
-    expect(page2.body).toMatchObject({ total: 3, last_page: 2 });
+    const page2 = await get("/api/reception/messages?per_page=3&page=2");
+    expect(page2.body).toMatchObject({ total: 4, last_page: 2 });
     expect(page2.body.data.map((m: { id: string }) => m.id)).toEqual([stored.id]);
 
     // One message, with the documents it brought; those are the received documents 301 and 302.
