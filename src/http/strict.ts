@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { closest, distance } from "fastest-levenshtein";
 
 /**
  * Strict input (issue 18): every object of a request body or query, at any depth, refuses keys it
@@ -18,13 +17,6 @@ export interface UnknownKeysIssue {
   known?: string[];
 }
 
-/** "did you mean `x`?" when a known name is within a third of the unknown one's length (at least 1 edit, at most 3). */
-export function suggestion(unknown: string, known: readonly string[]): string | undefined {
-  if (known.length === 0) return undefined;
-  const best = closest(unknown, known as string[]);
-  const limit = Math.min(3, Math.max(1, Math.floor(unknown.length / 3)));
-  return distance(unknown.toLowerCase(), best.toLowerCase()) <= limit ? best : undefined;
-}
 
 type AnyZod = z.ZodType & { _zod: { def: Record<string, any> }; clone(def: unknown, params?: { parent: boolean }): z.ZodType };
 

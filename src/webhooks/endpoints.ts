@@ -11,7 +11,8 @@ import { base64ToBytes, bytesToBase64 } from "../lib/base64";
 import { newId } from "../lib/ids";
 import { open, seal } from "../lib/secrets";
 import { sealedAs } from "../storage/sealed";
-import { isEventType } from "./catalog";
+import { suggestion } from "../lib/suggestion";
+import { EVENT_TYPES, isEventType } from "./catalog";
 import { forgetEndpoints } from "./endpoint-cache";
 import { newWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-policy";
@@ -32,10 +33,15 @@ function checkUrl(env: Env, url: string) {
   if (problem) throw new AppError("WEBHOOK_URL_INVALID", `This URL cannot receive webhooks: ${problem}.`, [{ field: "url", message: problem }]);
 }
 
+function unknownEventMessage(type: string): string {
+  const meant = suggestion(type, EVENT_TYPES);
+  return `unknown event type ${type}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
+}
+
 function checkEvents(events: string[]): string[] {
   const unknown = events.filter((e) => e !== "*" && !isEventType(e));
   if (unknown.length > 0) {
-    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all.`, unknown.map((e) => ({ field: "events", message: `unknown event type ${e}` })));
+    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all.`, unknown.map((e) => ({ field: "events", message: unknownEventMessage(e) })));
   }
   return events.includes("*") ? ["*"] : [...new Set(events)];
 }

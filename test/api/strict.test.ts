@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
-import { suggestion } from "../../src/http/strict";
+import { suggestion } from "../../src/lib/suggestion";
 import { call, companyBody, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
 
 /**

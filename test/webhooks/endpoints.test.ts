@@ -80,6 +80,9 @@ describe("webhook endpoints", () => {
     const unknown = await post({ url: "https://erp.example.com/hook", events: ["invoice.accepted", "invoice.exploded"] });
     expectError(unknown, 400, "WEBHOOK_EVENT_UNKNOWN");
     expect(unknown.body.error.message).toContain("invoice.exploded");
+    expect(unknown.body.error.details).toEqual([{ field: "events", message: "unknown event type invoice.exploded" }]);
+    const misspelt = await post({ url: "https://erp.example.com/hook", events: ["invoice.acepted"] });
+    expect(misspelt.body.error.details).toEqual([{ field: "events", message: "unknown event type invoice.acepted (did you mean `invoice.accepted`?)" }]);
     expectError(await post({ url: "https://erp.example.com/hook", events: [] }), 400, "VALIDATION_FAILED");
     expectError(await post({ events: ["*"] }), 400, "VALIDATION_FAILED");
     expect((await post({ url: "https://erp.example.com/hook", events: ["*"] })).status).toBe(201);

@@ -5,7 +5,8 @@ import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../e
 import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../config";
 import { log } from "../../lib/log";
-import { suggestion, type UnknownKeysIssue } from "../strict";
+import { suggestion } from "../../lib/suggestion";
+import type { UnknownKeysIssue } from "../strict";
 
 function requestIdOf(c: Context): string {
   return (c.get("requestId") as string | undefined) ?? "req_unknown";
