@@ -57,6 +57,13 @@ describe("the legacy partition of received documents", () => {
     const late = await legacyDocument(452, 9);
     const placeholder = await legacyDocument(453, 2, false);
     const fresh = (await upload(r, (await envelope([await signedDte(caf33, 454, cert)], cert)).xml)).body.documents[0];
+    // The e-mail that brought 451, recorded in D1 before the move (its log reads partition 0 where the group says).
+    const mailId = newId("inm");
+    await env.DB.prepare("INSERT INTO inbound_messages (id, company_id, channel, sender, recipient, size, sha256, outcome, detail, documents, created_at) VALUES (?, ?, 'EMAIL', 'p@proveedor.cl', 'dte+x@dte.localhost', 1234, NULL, 'STORED', NULL, 1, ?)")
+      .bind(mailId, r.companyId, new Date(Date.now() - 600 * 60_000).toISOString()).run();
+    await env.DB.prepare("UPDATE received_documents SET message_id = ? WHERE id = ?").bind(mailId, old.id).run();
+    const messages = async () => (await call("GET", `/api/reception/messages?company_id=${r.companyId}`, { key: r.owner.key })).body;
+    const mail = async () => (await call("GET", `/api/reception/messages/${mailId}?company_id=${r.companyId}`, { key: r.owner.key })).body;
 
     // Before the switch: D1.
     expect((await getDoc(r, old.id)).body).toMatchObject({ id: old.id, folio: 451, xml_status: "RECEIVED" });
@@ -76,6 +83,10 @@ describe("the legacy partition of received documents", () => {
     expect(await d1Row(late.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE dedupe_key = ?").bind(`deadline_passed:${late.id}`).first("n")).toBe(1);
     expect(await storeFor(env, r.companyId, 0).db.all(sql`SELECT id FROM received_documents`)).toEqual([]);
+    const log = await messages();
+    // Newest first: the three uploads (454, then 451 and 453 again) in the open store, then the e-mail in D1.
+    expect([log.total, log.data.map((m: any) => m.channel), log.data[3].id]).toEqual([4, ["UPLOAD", "UPLOAD", "UPLOAD", "EMAIL"], mailId]);
+    expect(await mail()).toMatchObject({ id: mailId, outcome: "STORED", subject: null, document_ids: [old.id] });
 
     // The data migration copies partition 0 and switches the group.
     let step;
@@ -97,6 +108,10 @@ describe("the legacy partition of received documents", () => {
     expect((await getDoc(r, old.id)).body.response_state).toBe("ACCEPTED_AND_RECEIVED");
     expect((await list("per_page=10")).total).toBe(4);
     expectError(await respond(r, late.id, "RCD"), 422, "RECEPTION_DEADLINE_PASSED");
+    // The message log reads the copies in store 0.
+    expect(await storeFor(env, r.companyId, 0).db.all(sql`SELECT id FROM inbound_messages`)).toEqual([{ id: mailId }]);
+    expect((await messages()).data.map((m: any) => m.id)).toEqual(log.data.map((m: any) => m.id));
+    expect(await mail()).toMatchObject({ id: mailId, document_ids: [old.id] });
     expect((await upload(r, old.xml)).body.documents[0]).toMatchObject({ id: old.id, outcome: "ALREADY_RECEIVED" });
   });
 });
