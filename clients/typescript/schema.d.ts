@@ -21637,6 +21637,75 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "inbound_message.no_documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inbound_message.no_documents
+         * @description An e-mail reached the company's reception address but brought no document: nothing an EnvioDTE or DTE attached (`NO_DTE`), not a readable message (`MALFORMED`), over 20 MiB (`TOO_LARGE`) or a zip attachment refused (`ZIP_REFUSED`); `detail` says why. Ask the supplier to send it again, or upload the file. `data` is the message as `GET /api/reception/messages/{id}` answers it (without `document_ids`).
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "inbound_message.no_documents",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "id_company": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "channel": "EMAIL",
+                     *         "sender": "facturacion@proveedor.cl",
+                     *         "recipient": "dte+k3x9q2m7w4z8c1v5@dte.example.com",
+                     *         "subject": "Factura 1042",
+                     *         "size": 48213,
+                     *         "sha256": "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e",
+                     *         "outcome": "NO_DTE",
+                     *         "detail": "The message carries no XML or zip attachment.",
+                     *         "documents": 0,
+                     *         "received_at": "2026-11-23T13:00:05.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_inbound_message_no_documents"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.accepted": {
         parameters: {
             query?: never;
@@ -23232,6 +23301,20 @@ export interface components {
             /** @enum {string} */
             type: "ENU";
         };
+        Event_inbound_message_no_documents: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["InboundMessage"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "inbound_message.no_documents";
+        };
         Event_invoice_accepted: {
             /** @enum {string} */
             api_version: "1.0.0";
@@ -24599,7 +24682,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -24635,7 +24718,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

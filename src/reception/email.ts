@@ -11,11 +11,13 @@ import PostalMime from "postal-mime";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { openStore, partitionedId } from "../db/document-store";
+import { outboxInsert } from "../db/document-store/outbox";
 import { companies, inboundMessages } from "../db/schema";
 import { companyOfAddress } from "../domain/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
+import { inboundMessageView } from "./messages";
 import { xmlFilesInZip, ZipRefused } from "./zip";
 
 export const EMAIL_LIMITS = { maxMessageBytes: 20 * 1024 * 1024, maxAttachments: 50 } as const;
@@ -56,7 +58,10 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   const id = store ? partitionedId("inm", store.ordinal) : newId("inm");
   let subject: string | null = null;
   const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
-    await (store?.db ?? db).insert(inboundMessages).values({ id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents });
+    const row = { id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents, createdAt: new Date().toISOString() };
+    if (!store || !companyId || outcome === "STORED") await (store?.db ?? db).insert(inboundMessages).values(row);
+    // A company's message that brought nothing is also an event, in the same batch (its webhooks tell the company).
+    else await store.db.batch([store.db.insert(inboundMessages).values(row), outboxInsert(store.db, { companyId, type: "inbound_message.no_documents", dedupeKey: `inbound_message:${id}`, payload: inboundMessageView({ ...row, companyId }) })]);
     return { id, outcome, documents };
   };
   if (!company || !store) return record(null, mail.rawSize, "UNKNOWN_RECIPIENT", `No company receives at ${mail.to}.`);

@@ -12,13 +12,13 @@ import { ordinalOfId } from "../db/document-store";
 import { partitionsWithLegacy } from "../db/document-store/legacy";
 import { inboundMessages, receivedDocuments } from "../db/schema";
 import { AppError } from "../errors";
+import { MESSAGE_OUTCOMES } from "./schema";
 import { partitionDb, receptionPartitions } from "./stores";
 
 type StoreEnv = Parameters<typeof partitionDb>[0];
 export type InboundMessageRow = typeof inboundMessages.$inferSelect;
 
-/** What a message can have become (the e-mail handler's and the upload's outcomes). */
-export const MESSAGE_OUTCOMES = ["STORED", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
+export { MESSAGE_OUTCOMES };
 
 export interface MessageFilter {
   outcome?: (typeof MESSAGE_OUTCOMES)[number];

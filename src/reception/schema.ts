@@ -50,3 +50,29 @@ export const ReceivedDocumentSchema = z
     updated_at: z.string(),
   })
   .openapi("ReceivedDocument");
+
+/** What an inbound message can have become (the e-mail handler's and the upload's outcomes). */
+export const MESSAGE_OUTCOMES = ["STORED", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
+
+/** An inbound message (e-mail or upload) as the API and the `inbound_message.no_documents` event show it. */
+const inboundMessageFields = {
+  id: z.string().openapi({ example: "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
+  id_company: z.string(),
+  channel: z.enum(["EMAIL", "UPLOAD"]),
+  sender: z.string().nullable().openapi({ description: "The envelope sender of an e-mail (null for an upload).", example: "facturacion@proveedor.cl" }),
+  recipient: z.string().nullable().openapi({ description: "The address it was sent to: the company's reception address (null for an upload)." }),
+  subject: z.string().nullable().openapi({ description: "The e-mail's Subject, decoded (null for an upload, or when the message could not be read that far)." }),
+  size: z.number().int().openapi({ description: "Bytes of the raw message or uploaded file." }),
+  sha256: z.string().nullable().openapi({ description: "SHA-256 of the raw message or file (hex); null when it was refused unread (too large)." }),
+  outcome: z.enum(MESSAGE_OUTCOMES).openapi({
+    description: "`STORED`: it brought documents (see `documents`); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).",
+  }),
+  detail: z.string().nullable().openapi({ description: "Why nothing, or not everything, was taken in; null when everything was.", example: "No DTE in the XML attachments." }),
+  documents: z.number().int().openapi({ description: "DTEs it carried that were taken in (new, already received, or duplicates)." }),
+  received_at: z.string().openapi({ description: "When it reached the service (ISO 8601, UTC)." }),
+};
+
+export const InboundMessageSchema = z.object(inboundMessageFields).openapi("InboundMessage");
+export const InboundMessageDetailSchema = z
+  .object({ ...inboundMessageFields, document_ids: z.array(z.string()).openapi({ description: "Received documents first stored from this message, in arrival order (a DTE received before through another channel keeps its first message)." }) })
+  .openapi("InboundMessageDetail");

@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
-import { ReceivedDocumentSchema } from "../reception/schema";
+import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 
 export const API_VERSION = "1.0.0";
@@ -108,6 +108,14 @@ export const EVENT_CATALOG = {
   "received_document.deadline_passed": receivedEvent("The 8 days passed without a response: the document is accepted by law (`response_state` ACCEPTED_BY_LAW)."),
   "received_document.response_recorded": receivedEvent("An acceptance or claim was recorded at the SII and the signed replies produced."),
   "received_document.response_refused": receivedEvent("The SII refused an acceptance or claim; the document is unchanged."),
+  "inbound_message.no_documents": {
+    description: "An e-mail reached the company's reception address but brought no document: nothing an EnvioDTE or DTE attached (`NO_DTE`), not a readable message (`MALFORMED`), over 20 MiB (`TOO_LARGE`) or a zip attachment refused (`ZIP_REFUSED`); `detail` says why. Ask the supplier to send it again, or upload the file. `data` is the message as `GET /api/reception/messages/{id}` answers it (without `document_ids`).",
+    data: InboundMessageSchema,
+    example: {
+      id: "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", id_company: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M", channel: "EMAIL", sender: "facturacion@proveedor.cl", recipient: "dte+k3x9q2m7w4z8c1v5@dte.example.com",
+      subject: "Factura 1042", size: 48213, sha256: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e", outcome: "NO_DTE", detail: "The message carries no XML or zip attachment.", documents: 0, received_at: "2026-11-23T13:00:05.000Z",
+    },
+  },
   "certificate.expiring": {
     description: "The company's active signing certificate expires in 30, 15 or 7 days.",
     data: CertificateExpiringData,

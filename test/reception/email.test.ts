@@ -137,6 +137,9 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
     expect(folios.sort()).toEqual([301, 302]);
     expect((await get(`/api/reception/messages/${uploaded.id}`)).body.document_ids).toHaveLength(1);
     expect((await get(`/api/reception/messages/${noDte.id}`)).body.document_ids).toEqual([]);
+    // Each message that brought nothing is an event for the company's webhooks; the ones that brought documents are not.
+    const events = await storeRows<{ dedupe_key: string }>(log.companyId, sql`SELECT dedupe_key FROM event_outbox WHERE type = 'inbound_message.no_documents' ORDER BY dedupe_key`);
+    expect(events.map((e) => e.dedupe_key)).toEqual([`inbound_message:${noDte.id}`, `inbound_message:${replied.id}`].sort());
   });
 
   it("is the company's own: another company's message is not found, another client's key is refused", async () => {

@@ -84,6 +84,24 @@ describe("every event type, from its real writer", () => {
     expect(mine[0].data.fiscal_message).toMatch(/could not be generated.*ISO-8859-1/);
   });
 
+  it("inbound_message.no_documents: an e-mail without a DTE reaches the company's endpoint with the message as the log shows it", async () => {
+    const owner = await newOwner("Inbound events");
+    const companyId = await newCompany(owner);
+    const to = (await call("GET", `/api/companies/${companyId}/settings`, { key: owner.key })).body.reception_email;
+    const { url, path } = receiverUrl("inbound");
+    const hook = await register(owner, companyId, { url, events: ["inbound_message.no_documents"] });
+    const raw = new TextEncoder().encode(`From: p@proveedor.cl\r\nTo: ${to}\r\nSubject: Factura 77\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nVa adjunta (no va).\r\n`);
+    const message = { from: "p@proveedor.cl", to, rawSize: raw.length, headers: new Headers(), raw: new ReadableStream({ start(c) { c.enqueue(raw); c.close(); } }), setReject() {}, forward: async () => ({}), reply: async () => ({}) } as unknown as ForwardableEmailMessage;
+    await worker.email!(message, env);
+    const got = await until(path, (r) => r.length > 0);
+    const [payload] = got.map((r) => verified(hook.secret, r));
+    const [logged] = (await call("GET", `/api/reception/messages?company_id=${companyId}`, { key: owner.key })).body.data;
+    const { livemode: _m, ...shown } = logged;
+    expect(payload).toMatchObject({ type: "inbound_message.no_documents", company_id: companyId, data: shown });
+    expect(payload.data).toMatchObject({ outcome: "NO_DTE", subject: "Factura 77", detail: "The message carries no XML or zip attachment.", documents: 0 });
+    expect(await storeRows(companyId, sql`SELECT count(*) AS n FROM event_outbox WHERE type = 'inbound_message.no_documents'`)).toEqual([{ n: 1 }]);
+  });
+
   it("ENU: the folio allocator's alert reaches the company's endpoint", async () => {
     const issuer = await readyIssuer([33], 1);
     const { url, path } = receiverUrl("enu");
