@@ -69,7 +69,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
   const report = await verifyInbound(bytes, receptionCafTrust(envForMode(env, company.livemode).SII_MODE));
-  if (report.kind === "unknown") return { problem: replyProblem(report.message) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
+  if (report.kind === "unknown") return { problem: replyProblem(report.root) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
   const ranges = dteRanges(bytes);
   if (report.documents.length === 0) return { problem: report.message ?? "The envelope holds no DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
@@ -108,9 +108,8 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
  * A buyer's reply to a document the company issued (RespuestaDTE, EnvioRecibos) reaches the same
  * exchange address as suppliers' documents: say what it is rather than "Unexpected root element".
  */
-function replyProblem(message: string | undefined): string | null {
-  const root = /^Unexpected root element <(?:[\w.-]+:)?(RespuestaDTE|EnvioRecibos)>$/.exec(message ?? "")?.[1];
-  if (!root) return null;
+function replyProblem(root: string | undefined): string | null {
+  if (root !== "RespuestaDTE" && root !== "EnvioRecibos") return null;
   const what = root === "RespuestaDTE" ? "a RespuestaDTE (a buyer's reception or acceptance reply)" : "an EnvioRecibos (a buyer's receipt of goods or services)";
   return `The file is ${what} to a document this company issued, not a document sent to it; replies to issued documents are not read here.`;
 }

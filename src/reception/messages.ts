@@ -18,8 +18,6 @@ import { partitionDb, receptionPartitions } from "./stores";
 type StoreEnv = Parameters<typeof partitionDb>[0];
 export type InboundMessageRow = typeof inboundMessages.$inferSelect;
 
-export { MESSAGE_OUTCOMES };
-
 export interface MessageFilter {
   outcome?: (typeof MESSAGE_OUTCOMES)[number];
   channel?: "EMAIL" | "UPLOAD";

@@ -12,7 +12,7 @@ import { sql } from "drizzle-orm";
 import { call } from "../helpers/api";
 import { storeRows } from "../helpers/store";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
-import { receiver, upload, type Receiver } from "./helpers";
+import { emailMessage as mail, receiver, upload, type Receiver } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
@@ -159,13 +159,3 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
     expect((await get("/api/reception/messages")).body.data.map((m: { recipient: string }) => m.recipient)).not.toContain("dte+nobodyhere00000@dte.localhost");
   });
 });
-
-/** The message Email Routing hands the Worker. */
-function mail(raw: string | Uint8Array, to: string): ForwardableEmailMessage {
-  const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
-  return {
-    from: "facturas@proveedor.cl", to, rawSize: bytes.length, headers: new Headers(),
-    raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
-    setReject() {}, forward: async () => ({}), reply: async () => ({}),
-  } as unknown as ForwardableEmailMessage;
-}

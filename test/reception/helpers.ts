@@ -92,3 +92,13 @@ export async function afterAlarms<T>(companyId: string, read: () => Promise<T>, 
   }
   throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
+
+/** The message Email Routing hands the Worker. */
+export function emailMessage(raw: string | Uint8Array, to: string, from = "facturas@proveedor.cl"): ForwardableEmailMessage {
+  const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
+  return {
+    from, to, rawSize: bytes.length, headers: new Headers(),
+    raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
+    setReject() {}, forward: async () => ({}), reply: async () => ({}),
+  } as unknown as ForwardableEmailMessage;
+}

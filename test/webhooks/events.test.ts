@@ -15,6 +15,7 @@ import { call, newCompany, newOwner } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { received, receiverUrl, register, types, until, verified } from "./helpers";
+import { emailMessage } from "../reception/helpers";
 
 const DAY = 86_400_000;
 
@@ -91,8 +92,7 @@ describe("every event type, from its real writer", () => {
     const { url, path } = receiverUrl("inbound");
     const hook = await register(owner, companyId, { url, events: ["inbound_message.no_documents"] });
     const raw = new TextEncoder().encode(`From: p@proveedor.cl\r\nTo: ${to}\r\nSubject: Factura 77\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nVa adjunta (no va).\r\n`);
-    const message = { from: "p@proveedor.cl", to, rawSize: raw.length, headers: new Headers(), raw: new ReadableStream({ start(c) { c.enqueue(raw); c.close(); } }), setReject() {}, forward: async () => ({}), reply: async () => ({}) } as unknown as ForwardableEmailMessage;
-    await worker.email!(message, env);
+    await worker.email!(emailMessage(raw, to, "p@proveedor.cl"), env);
     const got = await until(path, (r) => r.length > 0);
     const [payload] = got.map((r) => verified(hook.secret, r));
     const [logged] = (await call("GET", `/api/reception/messages?company_id=${companyId}`, { key: owner.key })).body.data;

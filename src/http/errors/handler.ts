@@ -38,7 +38,7 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
  * - a choice given in the wrong case or misspelt names the option meant: `Invalid option "acd" (did
  *   you mean "ACD"?): expected one of …`;
  * - lengths and bounds: "At most 256 characters." instead of "Too big: expected string to have
- *   <=256 characters", "Must not be empty.", "At least 1.", "At most 100 items.".
+ *   <=256 characters", "Must not be empty.", "At least 1 item.", "At most 100.".
  */
 z.config({
   customError: (issue) => {

@@ -51,6 +51,8 @@ export interface InboundReport {
   kind: "DTE" | "EnvioDTE" | "EnvioBOLETA" | "unknown";
   failure?: InboundFailure;
   message?: string;
+  /** The root element's local name of a well-formed file that is none of the kinds (RespuestaDTE, …). */
+  root?: string;
   /** Envelope signature (absent for a standalone DTE). */
   envelopeSignature?: SignatureCheck;
   setId?: string;
@@ -184,7 +186,7 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
     return { ok: d.ok, kind: "DTE", ...(d.failure ? { failure: d.failure, message: d.message } : {}), documents: [d] };
   }
   if (kind !== "EnvioDTE" && kind !== "EnvioBOLETA") {
-    return { ok: false, kind: "unknown", failure: "ENVELOPE_INVALID", message: `Unexpected root element <${kind}>`, documents: [] };
+    return { ok: false, kind: "unknown", ...(kind ? { root: kind } : {}), failure: "ENVELOPE_INVALID", message: `Unexpected root element <${kind}>`, documents: [] };
   }
   return verifyEnvelope(doc, root, kind, opts, null);
 }

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { calendarDate, instant, pageSchema } from "../../openapi/common";
-import { InboundMessageDetailSchema, InboundMessageSchema, ReceivedDocumentSchema } from "../../../reception/schema";
-import { MESSAGE_OUTCOMES } from "../../../reception/messages";
+import { InboundMessageDetailSchema, InboundMessageSchema, MESSAGE_OUTCOMES, ReceivedDocumentSchema } from "../../../reception/schema";
 
 export { InboundMessageDetailSchema, ReceivedDocumentSchema };
 
