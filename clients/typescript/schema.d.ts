@@ -22982,8 +22982,11 @@ export interface components {
         CafUpload: {
             /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
             apiKey?: string;
-            /** Format: binary */
-            file?: string;
+            /**
+             * Format: binary
+             * @description The CAF XML as downloaded from the SII, at most 64 KiB.
+             */
+            file: string;
         };
         CatalogEntry: {
             /** @description The table's own columns (rate, customs code, SII unit, ...). */
@@ -23067,9 +23070,9 @@ export interface components {
              * Format: binary
              * @description The .pfx / .p12 file (legacy RC2/3DES or modern AES), at most 64 KiB.
              */
-            certificate?: string;
+            certificate: string;
             /** @description Password of the .pfx. */
-            password?: string;
+            password: string;
         };
         Company: {
             /** @example CHL */
@@ -24379,7 +24382,7 @@ export interface components {
              * Format: binary
              * @description PNG or JPEG (detected from the bytes), at most 1 MiB.
              */
-            logo?: string;
+            logo: string;
         };
         NextFolio: {
             next_folio_number: number;
@@ -24532,7 +24535,7 @@ export interface components {
              * Format: binary
              * @description An EnvioDTE or a single DTE (XML, ISO-8859-1 or UTF-8), at most 2 MiB.
              */
-            file?: string;
+            file: string;
         };
         ReceptionUploadResult: {
             documents: (components["schemas"]["ReceivedDocument"] & {

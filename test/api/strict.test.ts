@@ -115,6 +115,19 @@ describe("unknown fields at depth, with suggestions", () => {
     expect(suggestion("colour", ["legal_name", "email"])).toBeUndefined();
     expect(suggestion("x", [])).toBeUndefined();
   });
+
+  it("suggests the one known name a short name is a whole part of, or that is a part of it", async () => {
+    expect(suggestion("threshold", ["alert_threshold", "next_folio_number"])).toBe("alert_threshold");
+    expect(suggestion("next_folio", ["alert_threshold", "next_folio_number"])).toBe("next_folio_number");
+    expect(suggestion("legal_name_full", ["legal_name", "email"])).toBe("legal_name");
+    // a part of several names, or of none as a whole word, suggests nothing
+    expect(suggestion("amount", ["discount_amount", "tax_amount"])).toBeUndefined();
+    expect(suggestion("hold", ["alert_threshold"])).toBeUndefined();
+    expect(suggestion("accepted", ["invoice.accepted", "received_document.accepted"])).toBeUndefined();
+    const res = await call("PUT", `/api/companies/${companyId}/enumeration/document-type/33/next-folio`, { key: owner.key, json: { next_folio: 5 } });
+    expectError(res, 400, "VALIDATION_FAILED");
+    expect(res.body.error.details).toContainEqual({ field: "next_folio", message: "Unknown field (did you mean `next_folio_number`?)." });
+  });
 });
 
 describe("a missing field is named as required", () => {
@@ -148,6 +161,41 @@ describe("a missing field is named as required", () => {
     expect((await send({ action: "RCD", reason: "x".repeat(257) })).body.error.details).toEqual([{ field: "reason", message: "At most 256 characters." }]);
     const hook = await call("POST", `/api/companies/${companyId}/webhooks`, { key: owner.key, json: { url: "https://example.com/h", events: [] } });
     expect(hook.body.error.details).toEqual([{ field: "events", message: "At least 1 item." }]);
+  });
+});
+
+describe("a multipart part left out or sent as text is named", () => {
+  const post = (path: string, parts: Record<string, string | File>) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(parts)) form.append(k, v);
+    return call("POST", path, { key: owner.key, body: form });
+  };
+
+  it("each file part: required, and a file rather than text", async () => {
+    const routes: [string, string, string][] = [
+      [`/api/companies/${companyId}/certificates`, "certificate", "the .pfx"],
+      [`/api/companies/${companyId}/enumeration/upload`, "file", "the CAF XML"],
+      [`/api/companies/${companyId}/logo`, "logo", "the image"],
+      [`/api/reception/invoices/upload?company_id=${companyId}`, "file", "the EnvioDTE or DTE"],
+    ];
+    for (const [path, part, what] of routes) {
+      const extra: Record<string, string> = part === "certificate" ? { password: "x" } : {};
+      const missing = await post(path, { ...extra });
+      expectError(missing, 400, "VALIDATION_FAILED");
+      expect(missing.body.error.details, path).toEqual([{ field: part, message: `Required: ${what} as a file.` }]);
+      const text = await post(path, { ...extra, [part]: "not a file" });
+      expectError(text, 400, "VALIDATION_FAILED");
+      expect(text.body.error.details, path).toEqual([{ field: part, message: `Expected ${what} as a file (a part with a filename), not text.` }]);
+    }
+  });
+
+  it("a text part: required, and text rather than a file", async () => {
+    const path = `/api/companies/${companyId}/certificates`;
+    const pfx = new File([new Uint8Array([0x30, 0x82])], "firma.pfx");
+    const missing = await post(path, { certificate: pfx });
+    expect(missing.body.error.details).toEqual([{ field: "password", message: "Required: the .pfx password as a text part." }]);
+    const file = await post(path, { certificate: pfx, password: new File(["secreto"], "password.txt") });
+    expect(file.body.error.details).toEqual([{ field: "password", message: "Expected the .pfx password as text, not a file." }]);
   });
 });
 

@@ -32,6 +32,19 @@ export const calendarDate = () => z.string().refine(isRealDate, "A date as YYYY-
 /** An instant: ISO 8601 date and time with its zone (Z or an offset), so that it names one moment. */
 export const instant = () => z.iso.datetime({ offset: true, error: "An ISO 8601 date-time with its zone, e.g. 2026-11-27T10:00:00Z or 2026-11-27T07:00:00-03:00." });
 
+/**
+ * A multipart part that must be a file (a part with a filename), `what` naming it in the answer
+ * when it is missing or sent as text: "Required: the CAF XML as a file."
+ */
+export const filePart = (what: string, description: string) =>
+  z
+    .custom<File>((v) => v instanceof File, { error: (iss) => (iss.input === undefined ? `Required: ${what} as a file.` : `Expected ${what} as a file (a part with a filename), not text.`) })
+    .openapi({ type: "string", format: "binary", description });
+
+/** A multipart part that must be text (not a file). */
+export const textPart = (what: string, description: string) =>
+  z.string({ error: (iss) => (iss.input === undefined ? `Required: ${what} as a text part.` : `Expected ${what} as text, not a file.`) }).openapi({ description });
+
 export const PageQuerySchema = z.object({
   page: z
     .string()

@@ -6,7 +6,7 @@ import {
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
-import { pageSchema, singlePage, json } from "../../openapi/common";
+import { filePart, pageSchema, singlePage, json, textPart } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
 
@@ -31,8 +31,8 @@ const CertificateSchema = z
 
 const CertificateUploadSchema = z
   .object({
-    certificate: z.any().openapi({ type: "string", format: "binary", description: "The .pfx / .p12 file (legacy RC2/3DES or modern AES), at most 64 KiB." }),
-    password: z.any().openapi({ type: "string", description: "Password of the .pfx." }),
+    certificate: filePart("the .pfx", "The .pfx / .p12 file (legacy RC2/3DES or modern AES), at most 64 KiB."),
+    password: textPart("the .pfx password", "Password of the .pfx."),
   })
   .openapi("CertificateUpload");
 
@@ -126,16 +126,9 @@ const remove = defineRoute({
 
 export const certificatesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(upload, async (c) => {
-    const form = c.req.valid("form") as Record<string, unknown>;
-    const file = form.certificate;
-    const password = form.password;
-    const details = [];
-    if (!(file instanceof File)) details.push({ field: "certificate", message: "Required: the .pfx file" });
-    if (typeof password !== "string") details.push({ field: "password", message: "Required: the .pfx password as a text part" });
-    if (details.length > 0) throw new AppError("VALIDATION_FAILED", "Send the parts `certificate` (file) and `password` (text).", details);
-    const pfx = file as File;
+    const { certificate: pfx, password } = c.req.valid("form");
     if (pfx.size > MAX_PFX_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The certificate file is ${pfx.size} bytes; at most ${MAX_PFX_BYTES} are accepted.`);
-    const row = await uploadCertificate(createDb(c.env.DB), c.env, c.get("company").id, new Uint8Array(await pfx.arrayBuffer()), password as string);
+    const row = await uploadCertificate(createDb(c.env.DB), c.env, c.get("company").id, new Uint8Array(await pfx.arrayBuffer()), password);
     return c.json(view(row), 201);
   })
   .openapi(list, async (c) => {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { isRealDate } from "../../../lib/time";
+import { filePart } from "../../openapi/common";
 
 export const CompanyCreateSchema = z
   .object({
@@ -105,7 +106,7 @@ export const SettingsPatchSchema = z
 
 export const LogoUploadSchema = z
   .object({
-    logo: z.any().openapi({ type: "string", format: "binary", description: "PNG or JPEG (detected from the bytes), at most 1 MiB." }),
+    logo: filePart("the image", "PNG or JPEG (detected from the bytes), at most 1 MiB."),
   })
   .openapi("LogoUpload");
 

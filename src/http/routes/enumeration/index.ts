@@ -4,7 +4,7 @@ import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThre
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
-import { pageSchema, singlePage, json } from "../../openapi/common";
+import { filePart, pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
 
 export const MAX_CAF_BYTES = 64 * 1024;
@@ -55,7 +55,7 @@ const upload = defineRoute({
   description:
     "multipart/form-data, part `file`: the CAF XML as downloaded from the SII (ISO-8859-1). It is verified (SII signature of its IDK, key pair), must be the company's RUT and a document type we issue, must not be expired, and must not repeat or overlap a loaded range.",
   permission: "company:configure",
-  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: z.object({ file: z.any().openapi({ type: "string", format: "binary" }) }).openapi("CafUpload") } } } },
+  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: z.object({ file: filePart("the CAF XML", "The CAF XML as downloaded from the SII, at most 64 KiB.") }).openapi("CafUpload") } } } },
   responses: { 201: { description: "Loaded", ...json(UploadedSchema) } },
   errors: [
     "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "ENUMERATION_CAF_INVALID", "ENUMERATION_CAF_WRONG_COMPANY",
@@ -161,9 +161,7 @@ async function loadedView(c: { env: AppEnv["Bindings"] }, row: CafRow) {
 
 export const enumerationRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(upload, async (c) => {
-    const form = c.req.valid("form") as Record<string, unknown>;
-    const file = form.file;
-    if (!(file instanceof File)) throw new AppError("VALIDATION_FAILED", "Send the CAF XML as a file in the multipart part `file`.", [{ field: "file", message: "Required file" }]);
+    const { file } = c.req.valid("form");
     if (file.size > MAX_CAF_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The CAF file is ${file.size} bytes; at most ${MAX_CAF_BYTES} are accepted.`);
     const row = await loadCaf(createDb(c.env.DB), c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()), "UPLOAD");
     return c.json(await loadedView(c, row), 201);

@@ -3,7 +3,6 @@
  * query parameter; the role/company guard applies as for /api/companies/{id}/… paths.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { AppError } from "../../../errors";
 import { downloadFile } from "../../../reception/download";
 import { intakeUpload } from "../../../reception/upload";
 import { getReceived, listReceived } from "../../../reception/queries";
@@ -137,9 +136,7 @@ export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     return (await downloadFile(c.env, c.get("company"), purchase_id, type)) as never;
   })
   .openapi(upload, async (c) => {
-    const form = c.req.valid("form") as Record<string, unknown>;
-    const file = form.file;
-    if (!(file instanceof File)) throw new AppError("VALIDATION_FAILED", "Send the EnvioDTE or DTE as the multipart part `file`.", [{ field: "file", message: "Required file" }]);
+    const { file } = c.req.valid("form");
     const result = await intakeUpload(c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()));
     return c.json(result, 201);
   })

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { calendarDate, instant, pageSchema } from "../../openapi/common";
+import { calendarDate, filePart, instant, pageSchema } from "../../openapi/common";
 import { InboundMessageDetailSchema, InboundMessageSchema, MESSAGE_OUTCOMES, ReceivedDocumentSchema } from "../../../reception/schema";
 
 export { InboundMessageDetailSchema, ReceivedDocumentSchema };
@@ -26,7 +26,7 @@ export const ListQuery = CompanyQuery.extend({
 });
 
 export const UploadSchema = z
-  .object({ file: z.any().openapi({ type: "string", format: "binary", description: "An EnvioDTE or a single DTE (XML, ISO-8859-1 or UTF-8), at most 2 MiB." }) })
+  .object({ file: filePart("the EnvioDTE or DTE", "An EnvioDTE or a single DTE (XML, ISO-8859-1 or UTF-8), at most 2 MiB.") })
   .openapi("ReceptionUpload");
 
 export const UploadResultSchema = z
