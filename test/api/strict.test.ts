@@ -199,6 +199,41 @@ describe("a multipart part left out or sent as text is named", () => {
   });
 });
 
+describe("an invoice's numbers, dates and type say the form they take", () => {
+  it("never a pattern or a bare \"Invalid input\"", async () => {
+    const party = { legal_name: "A", document_number: "1-9" };
+    const res = await call("POST", `/api/companies/${companyId}/invoices`, {
+      key: owner.key,
+      json: {
+        invoice_type: "FACTURA", invoice_date: "2026-11-27T10:00:00", payment_due_date: "30-11-2026", issuer: party, recipient: party,
+        items: [{ quantity: "abc", unit_price: true, description: "x", elaboration_date: "27-11-2026" }],
+        totals: { total: "12.5.5" },
+        billing_reference: [{ number: true, invoice_type: "FACT", invoice_date: "2026-01-01" }],
+      },
+    });
+    expectError(res, 400, "VALIDATION_FAILED");
+    const details = res.body.error.details as { field: string; message: string }[];
+    const number = 'A number: a JSON number or a decimal string such as "1190.5".';
+    expect(details).toEqual(expect.arrayContaining([
+      { field: "invoice_type", message: expect.stringMatching(/^Unknown document type "FACTURA"; use an SII code \(33, 34, .*\) or a mnemonic \(FAC, /) },
+      { field: "invoice_date", message: "A date and time as YYYY-MM-DD HH:MM:SS in the company's time zone, e.g. 2026-11-27 10:30:00." },
+      { field: "payment_due_date", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." },
+      { field: "items[0].quantity", message: number },
+      { field: "items[0].unit_price", message: number },
+      { field: "items[0].elaboration_date", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." },
+      { field: "totals.total", message: number },
+      { field: "billing_reference[0].number", message: "The referenced folio: a whole number, or a string of up to 18 characters." },
+      { field: "billing_reference[0].invoice_type", message: "A document type of at most 3 characters: an SII code (33, 801, …) or a mnemonic (FAC, NCV, …)." },
+    ]));
+    for (const d of details) expect(d.message, d.field).not.toMatch(/pattern|^Invalid input$|\/\^/);
+    // a number left out is still "Required."
+    const missing = await call("POST", `/api/companies/${companyId}/invoices`, { key: owner.key, json: { invoice_type: "33", invoice_date: "2026-11-27 10:00:00", issuer: party, recipient: party, items: [{ description: "x", quantity: 1 }] } });
+    expect(missing.body.error.details).toContainEqual({ field: "items[0].unit_price", message: "Required." });
+    const folio = await call("GET", `/api/companies/${companyId}/invoices?folio=12a`, { key: owner.key });
+    expect(folio.body.error.details).toEqual([{ field: "folio", message: "A folio: a whole number of up to 10 digits." }]);
+  });
+});
+
 describe("dates and instants in a query say the form they take", () => {
   it("a date-only instant, a day that does not exist", async () => {
     const list = (q: string) => call("GET", `/api/reception/invoices/list?company_id=${companyId}&${q}`, { key: owner.key });

@@ -90,7 +90,12 @@ export function resolveDocumentType(input: string | number, field = "invoice_typ
     const t = BY_MNEMONIC.get(s.toUpperCase());
     if (t) return t;
   }
-  throw new EngineError("DOCUMENT_TYPE_UNKNOWN", `Unknown document type "${s}"; use an SII code (${DOCUMENT_TYPE_CODES.join(", ")}) or a mnemonic (${[...BY_MNEMONIC.keys()].join(", ")})`, { field });
+  throw new EngineError("DOCUMENT_TYPE_UNKNOWN", unknownDocumentType(s), { field });
+}
+
+/** The answer to a document type that is none of ours, naming the codes and mnemonics that are. */
+export function unknownDocumentType(input: string): string {
+  return `Unknown document type "${input}"; use an SII code (${DOCUMENT_TYPE_CODES.join(", ")}) or a mnemonic (${[...BY_MNEMONIC.keys()].join(", ")})`;
 }
 
 /** Same as resolveDocumentType but returns undefined instead of throwing. */

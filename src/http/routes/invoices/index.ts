@@ -78,7 +78,7 @@ const list = defineRoute({
       from_date: calendarDate().optional().openapi({ param: { name: "from_date", in: "query" }, description: "Issue date from (inclusive)." }),
       to_date: calendarDate().optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
       external_reference: z.string().max(100).optional().openapi({ param: { name: "external_reference", in: "query" } }),
-      folio: z.string().regex(/^\d{1,10}$/).optional().openapi({ param: { name: "folio", in: "query" } }),
+      folio: z.string().regex(/^\d{1,10}$/, "A folio: a whole number of up to 10 digits.").optional().openapi({ param: { name: "folio", in: "query" } }),
     }),
   },
   responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage")) } },

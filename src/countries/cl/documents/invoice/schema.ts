@@ -3,16 +3,27 @@
  * rules (which type may carry what, amounts) live in the section builders next to this file.
  */
 import { z } from "zod";
+import { unknownDocumentType } from "../document-types";
 
+/** A schema's own message for a value sent but wrong; a value left out keeps the general "Required." (http/errors/handler.ts). */
+const whenSent = (message: string) => (iss: { input?: unknown }) => (iss.input === undefined ? undefined : message);
+
+const NUMBER = 'A number: a JSON number or a decimal string such as "1190.5".';
 const num = z
-  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)])
+  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, NUMBER)], { error: whenSent(NUMBER) })
   .describe("A number (JSON number or decimal string such as \"1190.5\"). Amounts are exact decimals, never floats.");
 
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const DATE = "A date as YYYY-MM-DD, e.g. 2026-11-27.";
+/** The form only: a day that does not exist is the engine's INVALID_DATE, naming the rule. */
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, DATE);
+
+/** A date and time as the SII writes them (FchGenera, FchEvento): YYYY-MM-DD HH:MM:SS, or with a T. */
+const dateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/, "A date and time as YYYY-MM-DD HH:MM:SS, e.g. 2026-11-27 20:30:00.");
 
 /** A whole signed amount in pesos (SII ValorType: an integer of up to 18 digits). */
+const WHOLE = "A whole amount: a JSON integer or a string of up to 18 digits, e.g. -1500.";
 const wholeSigned = z
-  .union([z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^-?\d{1,18}$/)])
+  .union([z.number().int(WHOLE).min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^-?\d{1,18}$/, WHOLE)], { error: whenSent(WHOLE) })
   .describe("A whole amount, which may be negative (JSON integer or a string of up to 18 digits).");
 
 const addressSchema = z
@@ -160,11 +171,11 @@ export const itemSchema = z
       .object({
         kind: z.enum(["TICKET", "SERVICE"]).describe("ItemEspectaculo: TICKET (01, the entrance) or SERVICE (02, a service charge)."),
         folio: z.number().int().positive().max(999_999).optional().describe("FolioTicket: the ticket number within the event. Required with the other ticket fields."),
-        generated_at: z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/).optional().describe("FchGenera: when the ticket was made, YYYY-MM-DD HH:MM:SS."),
+        generated_at: dateTime.optional().describe("FchGenera: when the ticket was made, YYYY-MM-DD HH:MM:SS."),
         event_name: z.string().min(1).max(80).optional().describe("NmbEvento (max 80)."),
         ticket_type: z.string().min(1).max(10).optional().describe("TpoTicket, e.g. Adulto, Niño (max 10)."),
         event_code: z.string().min(1).max(5).optional().describe("CdgEvento (max 5)."),
-        event_date: z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/).optional().describe("FchEvento: date and time of the show."),
+        event_date: dateTime.optional().describe("FchEvento: date and time of the show."),
         venue: z.string().min(1).max(80).optional().describe("LugarEvento: the venue (max 80)."),
         section: z.string().min(1).max(20).optional().describe("UbicEvento: sector or section (max 20)."),
         row: z.string().min(1).max(3).optional().describe("FilaUbicEvento (max 3)."),
@@ -220,8 +231,8 @@ export const totalsSchema = z
 export const billingReferenceSchema = z
   .object({
     branch_office: z.number().int().nonnegative().max(999_999_999).optional(),
-    number: z.union([z.number().int().nonnegative(), z.string().min(1).max(18)]).describe("Folio of the referenced document (FolioRef)."),
-    invoice_type: z.string().min(1).max(3).describe("Referenced document type: SII code, mnemonic, paper code or 8xx."),
+    number: z.union([z.number().int().nonnegative(), z.string().min(1).max(18)], { error: whenSent("The referenced folio: a whole number, or a string of up to 18 characters.") }).describe("Folio of the referenced document (FolioRef)."),
+    invoice_type: z.string().min(1).max(3, "A document type of at most 3 characters: an SII code (33, 801, …) or a mnemonic (FAC, NCV, …).").describe("Referenced document type: SII code, mnemonic, paper code or 8xx."),
     invoice_date: z.string().describe("Date of the referenced document, YYYY-MM-DD or YYYY-MM-DD HH:MM:SS."),
     reason: z.string().max(90).optional().describe("RazonRef (max 90)."),
     reason_code: z.string().max(3).optional().describe("This reference's own CodRef: ANU/1, COT/2 or COM/3. Defaults to the document's reason_code on the first reference a note may modify."),
@@ -301,9 +312,9 @@ export const commissionSchema = z
 export const invoiceSchema = z
   .object({
     branch_office: z.number().int().nonnegative().max(999_999_999).optional().describe("Issuing branch number (printed as Sucursal), at most 9 digits like the SII's branch codes."),
-    invoice_type: z.string().min(1).max(3).describe("SII code (33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, LFA, FCO, GDE, NDV, NCV, FEE, NDE, NCE)."),
-    invoice_date: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).describe("Issue date-time YYYY-MM-DD HH:MM:SS, company time zone."),
-    payment_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("FchVenc, YYYY-MM-DD."),
+    invoice_type: z.string().min(1).max(3, { error: (iss) => unknownDocumentType(String(iss.input)) }).describe("SII code (33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, LFA, FCO, GDE, NDV, NCV, FEE, NDE, NCE)."),
+    invoice_date: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, "A date and time as YYYY-MM-DD HH:MM:SS in the company's time zone, e.g. 2026-11-27 10:30:00.").describe("Issue date-time YYYY-MM-DD HH:MM:SS, company time zone."),
+    payment_due_date: dateOnly.optional().describe("FchVenc, YYYY-MM-DD."),
     external_reference: z.string().max(100).optional().describe("Caller's reference; not sent to the SII."),
     issuer: partySchema,
     recipient: partySchema.optional().describe("Required except on boletas (then 66666666-6, anonymous buyer)."),
