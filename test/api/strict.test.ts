@@ -229,6 +229,14 @@ describe("an invoice's numbers, dates and type say the form they take", () => {
     // a number left out is still "Required."
     const missing = await call("POST", `/api/companies/${companyId}/invoices`, { key: owner.key, json: { invoice_type: "33", invoice_date: "2026-11-27 10:00:00", issuer: party, recipient: party, items: [{ description: "x", quantity: 1 }] } });
     expect(missing.body.error.details).toContainEqual({ field: "items[0].unit_price", message: "Required." });
+    const perPage = await call("GET", `/api/companies/${companyId}/invoices?per_page=many`, { key: owner.key });
+    expect(perPage.body.error.details).toEqual([{ field: "per_page", message: "per_page is a whole number from 1 to 100" }]);
+    const types = await call("POST", "/api/companies", { key: owner.key, json: { ...companyBody(), legal_name: 5, start_activities_date: "2019-02-29", country: ["CL"] } });
+    expect(types.body.error.details).toEqual(expect.arrayContaining([
+      { field: "legal_name", message: "Expected text, got a number." },
+      { field: "country", message: "Expected text, got an array." },
+      { field: "start_activities_date", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." },
+    ]));
     const folio = await call("GET", `/api/companies/${companyId}/invoices?folio=12a`, { key: owner.key });
     expect(folio.body.error.details).toEqual([{ field: "folio", message: "A folio: a whole number of up to 10 digits." }]);
   });

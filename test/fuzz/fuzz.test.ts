@@ -64,6 +64,9 @@ async function digest(): Promise<string> {
   return parts.join("\n");
 }
 
+/** zod's own wording where a schema gave no message of ours: a pattern, a bare "Invalid input", a key that must be present. */
+const ZOD_WORDING = /must match pattern|^Invalid input|^Invalid string|expected nonoptional|Invalid ISO|^Invalid (email|URL|url)/;
+
 interface Violation {
   operation: string;
   kind: string;
@@ -105,6 +108,8 @@ async function check(req: FuzzRequest): Promise<string[]> {
         const allow = (res.headers.get("Allow") ?? "").split(", ").filter(Boolean);
         if (!allow.length || allow.some((m) => !findRoute(m, url.pathname))) problems.push(`405 with Allow "${res.headers.get("Allow")}" for ${url.pathname}`);
       }
+      // A validation answer speaks the API's words, never the validator's internals (a regex, a bare "Invalid input").
+      for (const d of e.details as { field?: string; message?: string }[]) if (ZOD_WORDING.test(d.message ?? "")) problems.push(`validator wording for ${d.field}: ${d.message}`);
       if (!codes) problems.push(`status ${res.status} not documented (code ${e.code})`);
       else if (!codes.includes(e.code)) problems.push(`code ${e.code} not listed for status ${res.status} (listed: ${codes.join(", ")})`);
     }

@@ -52,10 +52,20 @@ z.config({
       const meant = optionMeant(issue.input, issue.values);
       return `Invalid option ${JSON.stringify(issue.input)}${meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`}: expected ${choices(issue.values)}`;
     }
+    if (issue.code === "invalid_type") return `Expected ${KINDS[issue.expected] ?? issue.expected}, got ${kindOf(issue.input)}.`;
     if (issue.code === "too_big" || issue.code === "too_small") return boundMessage(issue.code, issue.origin, Number(issue.code === "too_big" ? issue.maximum : issue.minimum), issue.inclusive ?? true);
     return undefined;
   },
 });
+
+/** What a JSON value is, in words ("Expected a number, got text."). */
+const KINDS: Record<string, string> = { number: "a number", int: "a whole number", string: "text", boolean: "true or false", object: "an object", array: "an array", null: "null" };
+function kindOf(input: unknown): string {
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "an array";
+  if (input instanceof File) return "a file";
+  return KINDS[typeof input] ?? typeof input;
+}
 
 function choices(values: readonly unknown[]): string {
   return `${values.length > 1 ? "one of " : ""}${values.map((v) => JSON.stringify(v)).join("|")}`;

@@ -53,7 +53,7 @@ export const PageQuerySchema = z.object({
     .openapi({ param: { name: "page", in: "query" }, description: "Page number, starting at 1 (default 1).", example: "1" }),
   per_page: z
     .string()
-    .regex(/^[1-9][0-9]{0,8}$/, "per_page is a whole number from 1 to 100")
+    .regex(/^[1-9][0-9]{0,8}$/, { error: "per_page is a whole number from 1 to 100", abort: true })
     .refine((v) => Number(v) <= 100, "per_page is at most 100")
     .optional()
     .openapi({ param: { name: "per_page", in: "query" }, description: "Results per page, 1 to 100 (default 20).", example: "20" }),

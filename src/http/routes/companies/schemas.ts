@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isRealDate } from "../../../lib/time";
-import { filePart } from "../../openapi/common";
+import { calendarDate, filePart } from "../../openapi/common";
 
 export const CompanyCreateSchema = z
   .object({
@@ -24,10 +23,7 @@ export const CompanyCreateSchema = z
       .min(2, "ISO 3166 alpha-2 or alpha-3 code")
       .max(3, "At most 3 characters")
       .openapi({ example: "CHL", description: "ISO 3166 alpha-3 (`CHL`) or alpha-2 (`CL`), any case; stored as alpha-3." }),
-    start_activities_date: z
-      .string()
-      .refine(isRealDate, "A real date in the form YYYY-MM-DD")
-      .openapi({ example: "2019-03-01", format: "date" }),
+    start_activities_date: calendarDate().openapi({ example: "2019-03-01" }),
   })
   .openapi("CompanyCreate");
 
@@ -99,7 +95,7 @@ export const SettingsPatchSchema = z
     language: z.string().min(2).max(35).optional().openapi({ description: "BCP 47 tag, e.g. es-CL or en." }),
     time_zone: z.string().min(1).max(64).optional().openapi({ description: "IANA time zone, e.g. America/Santiago." }),
     sii_resolution_number: z.number().int("A whole number").min(0, "0 to 999999").max(999_999, "0 to 999999").optional().openapi({ description: "SII resolution number (NroResol, 0 in certification). Set together with sii_resolution_date." }),
-    sii_resolution_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "A date YYYY-MM-DD").optional().openapi({ format: "date", description: "SII resolution date (FchResol), YYYY-MM-DD. Set together with sii_resolution_number." }),
+    sii_resolution_date: calendarDate().optional().openapi({ description: "SII resolution date (FchResol), YYYY-MM-DD. Set together with sii_resolution_number." }),
   })
   .strict()
   .openapi("CompanySettingsUpdate");
