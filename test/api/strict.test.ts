@@ -251,6 +251,15 @@ describe("dates and instants in a query say the form they take", () => {
     expect((await list("issue_date_from=2026-02-31")).body.error.details).toEqual([{ field: "issue_date_from", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." }]);
     const ok = await list("received_from=2026-11-28T10:00:00-03:00&issue_date_to=2026-02-28");
     expect(ok.status).toBe(200);
+    // a range that ends before it starts names both ends; the same day or moment at both ends is a range
+    expect((await list("issue_date_from=2026-11-10&issue_date_to=2026-11-01")).body.error.details).toEqual([{ field: "issue_date_to", message: "issue_date_to (2026-11-01) is before issue_date_from (2026-11-10)." }]);
+    expect((await list("received_from=2026-11-28T10:00:00-03:00&received_to=2026-11-28T12:00:00Z")).body.error.details).toEqual([{ field: "received_to", message: "received_to (2026-11-28T12:00:00Z) is before received_from (2026-11-28T10:00:00-03:00)." }]);
+    expect((await list("issue_date_from=2026-11-10&issue_date_to=2026-11-10&received_from=2026-11-28T13:00:00Z&received_to=2026-11-28T10:00:00-03:00")).status).toBe(200);
+    const messages = await call("GET", `/api/reception/messages?company_id=${companyId}&received_from=2026-11-02T00:00:00Z&received_to=2026-11-01T00:00:00Z`, { key: owner.key });
+    expect(messages.body.error.details).toEqual([{ field: "received_to", message: "received_to (2026-11-01T00:00:00Z) is before received_from (2026-11-02T00:00:00Z)." }]);
+    const backwards = await call("GET", `/api/companies/${companyId}/invoices?from_date=2026-12-01&to_date=2026-11-01`, { key: owner.key });
+    expectError(backwards, 400, "VALIDATION_FAILED");
+    expect(backwards.body.error.details).toEqual([{ field: "to_date", message: "to_date (2026-11-01) is before from_date (2026-12-01)." }]);
     const invoices = await call("GET", `/api/companies/${companyId}/invoices?from_date=2026-13-01`, { key: owner.key });
     expect(invoices.body.error.details).toEqual([{ field: "from_date", message: "A date as YYYY-MM-DD, e.g. 2026-11-27." }]);
   });

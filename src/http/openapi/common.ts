@@ -45,6 +45,20 @@ export const filePart = (what: string, description: string) =>
 export const textPart = (what: string, description: string) =>
   z.string({ error: (iss) => (iss.input === undefined ? `Required: ${what} as a text part.` : `Expected ${what} as text, not a file.`) }).openapi({ description });
 
+/**
+ * A query whose range ends before it starts (`to` before `from`) is refused naming both, instead of
+ * answering an empty page that hides the slip. Dates and instants compare as moments.
+ */
+export function orderedRange<T extends z.ZodObject>(schema: T, pairs: readonly (readonly [from: string, to: string])[]): T {
+  return schema.superRefine((q: Record<string, unknown>, ctx) => {
+    for (const [from, to] of pairs) {
+      const a = q[from];
+      const b = q[to];
+      if (typeof a === "string" && typeof b === "string" && Date.parse(b) < Date.parse(a)) ctx.addIssue({ code: "custom", path: [to], message: `${to} (${b}) is before ${from} (${a}).` });
+    }
+  }) as T;
+}
+
 export const PageQuerySchema = z.object({
   page: z
     .string()

@@ -10,7 +10,7 @@ import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../.
 import type { InvoiceRow } from "../../../domain/invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
-import { calendarDate, PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
+import { calendarDate, orderedRange, PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import { readDocumentXml } from "../../../storage/documents";
 import type { AppEnv } from "../../types";
@@ -72,14 +72,14 @@ const list = defineRoute({
   permission: "document:read",
   request: {
     params: Params,
-    query: PageQuerySchema.extend({
+    query: orderedRange(PageQuerySchema.extend({
       invoice_type: z.string().max(8).optional().openapi({ param: { name: "invoice_type", in: "query" }, description: "SII code or mnemonic." }),
       status: StatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
       from_date: calendarDate().optional().openapi({ param: { name: "from_date", in: "query" }, description: "Issue date from (inclusive)." }),
       to_date: calendarDate().optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
       external_reference: z.string().max(100).optional().openapi({ param: { name: "external_reference", in: "query" } }),
       folio: z.string().regex(/^\d{1,10}$/, "A folio: a whole number of up to 10 digits.").optional().openapi({ param: { name: "folio", in: "query" } }),
-    }),
+    }), [["from_date", "to_date"]]),
   },
   responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage")) } },
   errors: ["VALIDATION_FAILED"],

@@ -10,7 +10,7 @@ import { getInboundMessage, inboundMessageView, listInboundMessages } from "../.
 import { respondToDocument } from "../../../reception/respond";
 import { receivedView } from "../../../reception/view";
 import { validationHook } from "../../errors/handler";
-import { json, pageEnvelope, pageParams, PageQuerySchema } from "../../openapi/common";
+import { json, orderedRange, pageEnvelope, pageParams, PageQuerySchema } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
 import { CompanyQuery, DownloadParams, InboundMessageDetailSchema, InboundMessagePageSchema, ListQuery, MessageListQuery, MessageParams, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
@@ -25,7 +25,7 @@ const list = defineRoute({
   description: "Documents suppliers sent to the company (e-mail, upload, or known from the SII's register), oldest first, with filters and pages.",
   permission: "document:read",
   companyInQuery: true,
-  request: { query: ListQuery.merge(PageQuerySchema) },
+  request: { query: orderedRange(ListQuery.merge(PageQuerySchema), [["issue_date_from", "issue_date_to"], ["received_from", "received_to"]]) },
   responses: { 200: { description: "A page of received documents", ...json(ReceivedPageSchema) } },
   errors: ["VALIDATION_FAILED"],
 });
@@ -101,7 +101,7 @@ const listMessages = defineRoute({
   description: "Every e-mail that reached the company's reception address and every file it uploaded, newest first, with what became of it: the documents it brought, or why it brought none (no DTE attached, not readable, too large, a zip refused). Where to look when a supplier says a document was sent.",
   permission: "document:read",
   companyInQuery: true,
-  request: { query: MessageListQuery.merge(PageQuerySchema) },
+  request: { query: orderedRange(MessageListQuery.merge(PageQuerySchema), [["received_from", "received_to"]]) },
   responses: { 200: { description: "A page of inbound messages", ...json(InboundMessagePageSchema) } },
   errors: ["VALIDATION_FAILED"],
 });

@@ -15,7 +15,7 @@ export const ReceivedPageSchema = pageSchema(ReceivedDocumentSchema, "ReceivedDo
 export const ListQuery = CompanyQuery.extend({
   issuer_tax_id: z.string().max(20).optional().openapi({ param: { name: "issuer_tax_id", in: "query" }, description: "Issuer RUT in any usual form." }),
   document_type: z.enum(["33", "34", "43", "46", "52", "56", "61", "110", "111", "112"]).optional().openapi({ param: { name: "document_type", in: "query" } }),
-  folio: z.string().regex(/^[1-9]\d{0,9}$/, "a positive whole number").optional().openapi({ param: { name: "folio", in: "query" } }),
+  folio: z.string().regex(/^[1-9]\d{0,9}$/, "A folio: a whole number from 1, of up to 10 digits.").optional().openapi({ param: { name: "folio", in: "query" } }),
   issue_date_from: calendarDate().optional().openapi({ param: { name: "issue_date_from", in: "query" } }),
   issue_date_to: calendarDate().optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
   received_from: instant().optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
