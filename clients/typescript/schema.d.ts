@@ -21683,6 +21683,14 @@ export interface webhooks {
                      *         "outcome": "NO_DTE",
                      *         "detail": "The message carries no XML or zip attachment.",
                      *         "documents": 0,
+                     *         "attachments": [
+                     *           {
+                     *             "name": "factura_1042.pdf",
+                     *             "content_type": "application/pdf",
+                     *             "size": 35120,
+                     *             "read_as": "IGNORED"
+                     *           }
+                     *         ],
                      *         "received_at": "2026-11-23T13:00:05.000Z"
                      *       }
                      *     }
@@ -23582,6 +23590,26 @@ export interface components {
             status: "ok" | "degraded";
         };
         InboundMessage: {
+            /** @description What the e-mail carried (its attachments, at most 100 listed), or the uploaded file; empty when the message could not be read that far, or was recorded before attachments were. */
+            attachments: {
+                /**
+                 * @description The type it was sent as.
+                 * @example application/pdf
+                 */
+                content_type: string | null;
+                /**
+                 * @description The file name as sent (null when it had none).
+                 * @example factura_1042.pdf
+                 */
+                name: string | null;
+                /**
+                 * @description `XML`: read as an EnvioDTE or DTE; `ZIP`: the XML files inside it read; `IGNORED`: neither XML nor zip (a PDF, an image), not read; `OVER_LIMIT`: past the 50 attachments read per message.
+                 * @enum {string}
+                 */
+                read_as: "XML" | "ZIP" | "IGNORED" | "OVER_LIMIT";
+                /** @description Bytes, decoded. */
+                size: number;
+            }[];
             /** @enum {string} */
             channel: "EMAIL" | "UPLOAD";
             /**
@@ -23616,6 +23644,26 @@ export interface components {
             subject: string | null;
         };
         InboundMessageDetail: {
+            /** @description What the e-mail carried (its attachments, at most 100 listed), or the uploaded file; empty when the message could not be read that far, or was recorded before attachments were. */
+            attachments: {
+                /**
+                 * @description The type it was sent as.
+                 * @example application/pdf
+                 */
+                content_type: string | null;
+                /**
+                 * @description The file name as sent (null when it had none).
+                 * @example factura_1042.pdf
+                 */
+                name: string | null;
+                /**
+                 * @description `XML`: read as an EnvioDTE or DTE; `ZIP`: the XML files inside it read; `IGNORED`: neither XML nor zip (a PDF, an image), not read; `OVER_LIMIT`: past the 50 attachments read per message.
+                 * @enum {string}
+                 */
+                read_as: "XML" | "ZIP" | "IGNORED" | "OVER_LIMIT";
+                /** @description Bytes, decoded. */
+                size: number;
+            }[];
             /** @enum {string} */
             channel: "EMAIL" | "UPLOAD";
             /**

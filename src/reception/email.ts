@@ -12,12 +12,12 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { openStore, partitionedId } from "../db/document-store";
 import { outboxInsert } from "../db/document-store/outbox";
-import { companies, inboundMessages } from "../db/schema";
+import { companies, inboundMessages, type InboundAttachment } from "../db/schema";
 import { companyOfAddress } from "../domain/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
-import { inboundMessageView } from "./messages";
+import { attachmentRecord, inboundMessageView } from "./messages";
 import { xmlFilesInZip, ZipRefused } from "./zip";
 
 export const EMAIL_LIMITS = { maxMessageBytes: 20 * 1024 * 1024, maxAttachments: 50 } as const;
@@ -57,8 +57,9 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   const store = company?.status === "ACTIVE" ? await openStore(env, company.id) : null;
   const id = store ? partitionedId("inm", store.ordinal) : newId("inm");
   let subject: string | null = null;
+  let attachments: InboundAttachment[] | null = null;
   const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
-    const row = { id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents, createdAt: new Date().toISOString() };
+    const row = { id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, attachments, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents, createdAt: new Date().toISOString() };
     if (!store || !companyId || outcome === "STORED") await (store?.db ?? db).insert(inboundMessages).values(row);
     // A company's message that brought nothing is also an event, in the same batch (its webhooks tell the company).
     else await store.db.batch([store.db.insert(inboundMessages).values(row), outboxInsert(store.db, { companyId, type: "inbound_message.no_documents", dedupeKey: `inbound_message:${id}`, payload: inboundMessageView({ ...row, companyId }) })]);
@@ -76,6 +77,11 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
     return record(company.id, raw.length, "MALFORMED", `The message cannot be parsed: ${(e as Error).message}`, 0, sha);
   }
   subject = parsed.subject?.slice(0, 500) ?? null;
+  // What the supplier sent, as the log shows it (the first 100; those past the limit are not read).
+  const sizeOf = (c: ArrayBuffer | Uint8Array | string) => (typeof c === "string" ? c.length : c.byteLength);
+  attachments = parsed.attachments.slice(0, 2 * EMAIL_LIMITS.maxAttachments).map((a, i) =>
+    attachmentRecord(a.filename, a.mimeType, sizeOf(a.content), i >= EMAIL_LIMITS.maxAttachments ? "OVER_LIMIT" : isZip(a) ? "ZIP" : isXml(a) ? "XML" : "IGNORED"),
+  );
   const files: Uint8Array[] = [];
   try {
     for (const a of parsed.attachments.slice(0, EMAIL_LIMITS.maxAttachments)) {

@@ -10,7 +10,7 @@ import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
 import { ordinalOfId } from "../db/document-store";
 import { partitionsWithLegacy } from "../db/document-store/legacy";
-import { inboundMessages, receivedDocuments } from "../db/schema";
+import { inboundMessages, receivedDocuments, type InboundAttachment } from "../db/schema";
 import { AppError } from "../errors";
 import { MESSAGE_OUTCOMES } from "./schema";
 import { partitionDb, receptionPartitions } from "./stores";
@@ -71,6 +71,12 @@ function documentIdsIn(db: Db, companyId: string, messageId: string): Promise<st
 }
 
 /** The message as the API shows it. */
+/** An attachment as the log records it: its name and type as sent, for display only (control characters removed, bounded). */
+export function attachmentRecord(name: string | null | undefined, contentType: string | null | undefined, size: number, readAs: InboundAttachment["readAs"]): InboundAttachment {
+  const clean = (s: string | null | undefined, max: number) => (s ? s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max) || null : null);
+  return { name: clean(name, 255), contentType: clean(contentType, 100), size, readAs };
+}
+
 export function inboundMessageView(row: InboundMessageRow) {
   return {
     id: row.id,
@@ -84,6 +90,7 @@ export function inboundMessageView(row: InboundMessageRow) {
     outcome: row.outcome as (typeof MESSAGE_OUTCOMES)[number],
     detail: row.detail,
     documents: row.documents,
+    attachments: (row.attachments ?? []).map((a) => ({ name: a.name, content_type: a.contentType, size: a.size, read_as: a.readAs })),
     received_at: row.createdAt,
   };
 }

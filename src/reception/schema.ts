@@ -69,6 +69,16 @@ const inboundMessageFields = {
   }),
   detail: z.string().nullable().openapi({ description: "Why nothing, or not everything, was taken in; null when everything was.", example: "No DTE in the XML attachments." }),
   documents: z.number().int().openapi({ description: "DTEs it carried that were taken in (new, already received, or duplicates)." }),
+  attachments: z
+    .array(
+      z.object({
+        name: z.string().nullable().openapi({ description: "The file name as sent (null when it had none).", example: "factura_1042.pdf" }),
+        content_type: z.string().nullable().openapi({ description: "The type it was sent as.", example: "application/pdf" }),
+        size: z.number().int().openapi({ description: "Bytes, decoded." }),
+        read_as: z.enum(["XML", "ZIP", "IGNORED", "OVER_LIMIT"]).openapi({ description: "`XML`: read as an EnvioDTE or DTE; `ZIP`: the XML files inside it read; `IGNORED`: neither XML nor zip (a PDF, an image), not read; `OVER_LIMIT`: past the 50 attachments read per message." }),
+      }),
+    )
+    .openapi({ description: "What the e-mail carried (its attachments, at most 100 listed), or the uploaded file; empty when the message could not be read that far, or was recorded before attachments were." }),
   received_at: z.string().openapi({ description: "When it reached the service (ISO 8601, UTC)." }),
 };
 

@@ -4,6 +4,7 @@ import { inboundMessages } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { AppError } from "../errors";
 import { intakeFile, type IntakeResult } from "./intake";
+import { attachmentRecord } from "./messages";
 import { receivedByIds } from "./stores";
 import { receivedView } from "./view";
 
@@ -18,7 +19,8 @@ export async function viewsOf(env: Env, companyId: string, result: IntakeResult)
 /** Whether the file starts as a zip archive does (a local file header, "PK\x03\x04"). */
 const isZipArchive = (b: Uint8Array) => b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 
-export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Array) {
+/** `file`: the multipart part's file name and type, recorded on the inbound message (display only). */
+export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Array, file: { name?: string | null; type?: string | null } = {}) {
   if (bytes.length > MAX_UPLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`);
   // Suppliers often send their XML zipped: say so rather than "not well-formed XML".
   if (isZipArchive(bytes)) throw new AppError("RECEPTION_FILE_INVALID", "The file is a zip archive: upload the XML file inside it (the company's reception e-mail address takes zip attachments).");
@@ -26,6 +28,6 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
   const messageId = result.messageId!;
-  await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length });
+  await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length, attachments: [attachmentRecord(file.name, file.type, bytes.length, "XML")] });
   return { kind: result.kind as "EnvioDTE" | "DTE", file_sha256: result.fileSha256, documents: await viewsOf(env, company.id, result) };
 }

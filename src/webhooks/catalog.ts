@@ -113,7 +113,8 @@ export const EVENT_CATALOG = {
     data: InboundMessageSchema,
     example: {
       id: "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", id_company: "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M", channel: "EMAIL", sender: "facturacion@proveedor.cl", recipient: "dte+k3x9q2m7w4z8c1v5@dte.example.com",
-      subject: "Factura 1042", size: 48213, sha256: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e", outcome: "NO_DTE", detail: "The message carries no XML or zip attachment.", documents: 0, received_at: "2026-11-23T13:00:05.000Z",
+      subject: "Factura 1042", size: 48213, sha256: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e", outcome: "NO_DTE", detail: "The message carries no XML or zip attachment.", documents: 0,
+      attachments: [{ name: "factura_1042.pdf", content_type: "application/pdf", size: 35120, read_as: "IGNORED" }], received_at: "2026-11-23T13:00:05.000Z",
     },
   },
   "certificate.expiring": {

@@ -119,6 +119,11 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
     expect(noDte).toMatchObject({ channel: "EMAIL", outcome: "NO_DTE", documents: 0, sender: "facturas@proveedor.cl", recipient: to, subject: "Envio DTE", detail: "The message carries no XML or zip attachment." });
     expect(stored).toMatchObject({ channel: "EMAIL", outcome: "STORED", documents: 2, subject: "Envío facturas 301-302" });
     expect(stored.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // What each one carried: the zip read, the PDF not (why nothing came of it), the uploaded file by its name.
+    expect(stored.attachments).toEqual([{ name: "dtes.zip", content_type: "application/zip", size: zip.length, read_as: "ZIP" }]);
+    expect(noDte.attachments).toEqual([{ name: "f.pdf", content_type: "application/pdf", size: 8, read_as: "IGNORED" }]);
+    expect(replied.attachments).toEqual([{ name: "respuesta.xml", content_type: "application/xml", size: reply.length, read_as: "XML" }]);
+    expect(uploaded.attachments).toEqual([{ name: "envio.xml", content_type: "text/xml", size: uploaded.size, read_as: "XML" }]);
     expect(Date.parse(stored.received_at)).toBeLessThanOrEqual(Date.parse(noDte.received_at));
 
     expect((await get("/api/reception/messages?outcome=NO_DTE")).body.data.map((m: { id: string }) => m.id)).toEqual([replied.id, noDte.id]);
@@ -140,6 +145,21 @@ describe("the company's log of inbound messages (GET /api/reception/messages)", 
     // Each message that brought nothing is an event for the company's webhooks; the ones that brought documents are not.
     const events = await storeRows<{ dedupe_key: string }>(log.companyId, sql`SELECT dedupe_key FROM event_outbox WHERE type = 'inbound_message.no_documents' ORDER BY dedupe_key`);
     expect(events.map((e) => e.dedupe_key)).toEqual([`inbound_message:${noDte.id}`, `inbound_message:${replied.id}`].sort());
+  });
+
+  it("lists the attachments past the read limit as such; a name is shown without control characters, bounded", async () => {
+    const parts = Array.from({ length: 52 }, (_, i) => ({ name: `nota-${i}.txt`, type: "text/plain", bytes: strToU8(`nota ${i}`) }));
+    const raw = mime(parts, to).replace('filename="nota-0.txt"', `filename*=UTF-8''a%01b%0Ac${"x".repeat(300)}.txt`);
+    await worker.email!(mail(raw, to), env);
+    const [latest] = (await get("/api/reception/messages?per_page=1")).body.data;
+    expect(latest.outcome).toBe("NO_DTE");
+    expect(latest.attachments).toHaveLength(52);
+    expect(latest.attachments[0].name).toBe(`abc${"x".repeat(252)}`);
+    expect(latest.attachments.slice(1, 50).every((a: { read_as: string }) => a.read_as === "IGNORED")).toBe(true);
+    expect(latest.attachments.slice(50)).toEqual([
+      { name: "nota-50.txt", content_type: "text/plain", size: 7, read_as: "OVER_LIMIT" },
+      { name: "nota-51.txt", content_type: "text/plain", size: 7, read_as: "OVER_LIMIT" },
+    ]);
   });
 
   it("is the company's own: another company's message is not found, another client's key is refused", async () => {

@@ -243,6 +243,9 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `CREATE INDEX inbound_messages_company_outcome_idx ON inbound_messages (company_id, outcome, created_at, id)`,
     `CREATE INDEX received_documents_company_message_idx ON received_documents (company_id, message_id)`,
   ],
+  // 10: each inbound message's attachments, or the uploaded file (name, type, size, how it was read;
+  // JSON; D1 migration 0021 has the same column).
+  [`ALTER TABLE inbound_messages ADD COLUMN attachments TEXT`],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

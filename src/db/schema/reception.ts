@@ -57,6 +57,16 @@ export const receivedDocuments = sqliteTable(
   ],
 );
 
+/** An attachment of an inbound message as recorded: what the bookkeeper sees of what the supplier sent. */
+export interface InboundAttachment {
+  /** The file name as sent (display only, never a storage key), at most 255 characters; null when it had none. */
+  name: string | null;
+  contentType: string | null;
+  size: number;
+  /** XML: read as an EnvioDTE or DTE; ZIP: its XML files read; IGNORED: neither XML nor zip (a PDF, an image); OVER_LIMIT: past the attachments read per message. */
+  readAs: "XML" | "ZIP" | "IGNORED" | "OVER_LIMIT";
+}
+
 /** Every inbound message (upload, e-mail) with its outcome, including the ones that carried nothing. */
 export const inboundMessages = sqliteTable(
   "inbound_messages",
@@ -74,6 +84,8 @@ export const inboundMessages = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
     /** The e-mail's Subject (decoded, at most 500 characters); null for an upload. Migration 0020, store schema 9. */
     subject: text("subject"),
+    /** Each attachment of an e-mail, or the uploaded file: name, type, size and how it was read (JSON). Migration 0021, store schema 10; null before. */
+    attachments: text("attachments", { mode: "json" }).$type<InboundAttachment[]>(),
   },
   (t) => [
     index("inbound_messages_company_idx").on(t.companyId, t.createdAt),

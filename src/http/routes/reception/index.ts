@@ -137,7 +137,7 @@ export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   })
   .openapi(upload, async (c) => {
     const { file } = c.req.valid("form");
-    const result = await intakeUpload(c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()));
+    const result = await intakeUpload(c.env, c.get("company"), new Uint8Array(await file.arrayBuffer()), { name: file.name, type: file.type });
     return c.json(result, 201);
   })
   .openapi(listMessages, async (c) => {
