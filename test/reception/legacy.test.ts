@@ -86,7 +86,7 @@ describe("the legacy partition of received documents", () => {
     const log = await messages();
     // Newest first: the three uploads (454, then 451 and 453 again) in the open store, then the e-mail in D1.
     expect([log.total, log.data.map((m: any) => m.channel), log.data[3].id]).toEqual([4, ["UPLOAD", "UPLOAD", "UPLOAD", "EMAIL"], mailId]);
-    expect(await mail()).toMatchObject({ id: mailId, outcome: "STORED", subject: null, document_ids: [old.id] });
+    expect(await mail()).toMatchObject({ id: mailId, outcome: "STORED", subject: null, attachments: [], document_ids: [old.id] });
 
     // The data migration copies partition 0 and switches the group.
     let step;
@@ -111,7 +111,7 @@ describe("the legacy partition of received documents", () => {
     // The message log reads the copies in store 0.
     expect(await storeFor(env, r.companyId, 0).db.all(sql`SELECT id FROM inbound_messages`)).toEqual([{ id: mailId }]);
     expect((await messages()).data.map((m: any) => m.id)).toEqual(log.data.map((m: any) => m.id));
-    expect(await mail()).toMatchObject({ id: mailId, document_ids: [old.id] });
+    expect(await mail()).toMatchObject({ id: mailId, attachments: [], document_ids: [old.id] });
     expect((await upload(r, old.xml)).body.documents[0]).toMatchObject({ id: old.id, outcome: "ALREADY_RECEIVED" });
   });
 });
