@@ -80,6 +80,14 @@ describe("transient storage errors", () => {
     await plan({});
     const again = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
     expectError(again, 409, "IDEMPOTENCY_KEY_IN_USE");
+    expect(again.headers.get("Retry-After")).toBe("1");
+    // A claim held 30 s is most likely an attempt that died: the answer says when a retry takes it over.
+    await indexStore(env, owner.clientId).update(idempotencyKeys).set({ expiresAt: new Date(Date.now() + TTL_MS - 30_000).toISOString() }).where(eq(idempotencyKeys.key, headers["Idempotency-Key"]));
+    const held = await call("POST", "/api/companies", { key: owner.key, json: body, headers });
+    expectError(held, 409, "IDEMPOTENCY_KEY_IN_USE");
+    expect(Number(held.headers.get("Retry-After"))).toBeGreaterThanOrEqual(29);
+    expect(Number(held.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
+    expect(held.body.error.message).toMatch(/^An earlier request with this Idempotency-Key started 3\d s ago and has not finished; if it died, a retry in (29|30) s takes it over\.$/);
     // The claim's lease ends (as 60 s later): the retry takes it over and, its id derived from the claim, finds the company stored.
     await indexStore(env, owner.clientId).update(idempotencyKeys).set({ expiresAt: new Date(Date.now() + TTL_MS - CLAIM_LEASE_MS - 1000).toISOString() }).where(eq(idempotencyKeys.key, headers["Idempotency-Key"]));
     const taken = await call("POST", "/api/companies", { key: owner.key, json: body, headers });

@@ -137,7 +137,20 @@ async function claimKey(db: Db, r: { clientId: string; key: string; scope: strin
       .returning({ createdAt: idempotencyKeys.createdAt, expiresAt: idempotencyKeys.expiresAt });
     if (taken) return { ...taken, takenOver: true };
   }
-  throw new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
+  throw inUse(now.getTime() - (Date.parse(existing.expiresAt) - TTL_MS));
+}
+
+/** A claim younger than this is a request still running (they take milliseconds): retry in a second. */
+const RUNNING_MS = 5_000;
+
+/**
+ * 409 for a claim held `ageMs`: a young one is a request still running (retry in 1 s); an older one
+ * is most likely an attempt that died, taken over when its lease ends, which Retry-After says.
+ */
+function inUse(ageMs: number): AppError {
+  if (ageMs < RUNNING_MS) return new AppError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in progress; retry shortly.", [], { "Retry-After": "1" });
+  const left = Math.min(CLAIM_LEASE_MS / 1000, Math.max(1, Math.ceil((CLAIM_LEASE_MS - ageMs) / 1000)));
+  return new AppError("IDEMPOTENCY_KEY_IN_USE", `An earlier request with this Idempotency-Key started ${Math.floor(ageMs / 1000)} s ago and has not finished; if it died, a retry in ${left} s takes it over.`, [], { "Retry-After": String(left) });
 }
 
 /**
