@@ -142,7 +142,10 @@ describe("fast XML parser", () => {
       expect(fastParse(t), t).toBeNull();
       expect(() => parseXml(t, "The file"), t).toThrow(/^The file is not well-formed XML: attribute /);
     }
-    expect(() => parseXml("hello", "The file")).toThrow(/^The file is not well-formed XML: missing root element$/);
+    expect(() => parseXml("hello", "The file")).toThrow(/^The file is not XML: it does not begin with "<"$/);
+    expect(() => parseXml("  \n<a>", "The file")).toThrow(/^The file is not well-formed XML: /);
+    // the parser's words are bounded even when they quote what it stopped at
+    expect(() => parseXml(`<a/>${"x".repeat(2000)}`, "The file")).toThrow(/^The file is not well-formed XML: .{1,160}$/);
     // A U+FFFD in the text (xmldom's other warning) is a character like any other.
     expect(parseXmlDom("<a><!-- c -->\uFFFD</a>").documentElement?.textContent).toBe("\uFFFD");
   });

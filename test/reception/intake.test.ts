@@ -123,6 +123,10 @@ describe("upload intake", () => {
     // Malformed XML is named in the parser's words, once.
     const malformed = await upload(r, '<EnvioDTE version=1.0></EnvioDTE>');
     expect(malformed.body.error.message).toBe('The file was not taken in: The received file is not well-formed XML: attribute "1.0" missed quot(")!');
+    // A file that is not XML at all (notes, a PDF) says so in a line, never quoting its content.
+    const text = await upload(r, `# Notas\n${"Texto libre. ".repeat(200)}`, "notas.txt");
+    expectError(text, 422, "RECEPTION_FILE_INVALID");
+    expect(text.body.error.message).toBe('The file was not taken in: The received file is not XML: it does not begin with "<"');
     expectError(await upload(r, '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><EnvioDTE>&a;</EnvioDTE>'), 422, "RECEPTION_FILE_INVALID");
     // A buyer's reply to an issued document is named as such.
     const reply = await upload(r, '<?xml version="1.0" encoding="ISO-8859-1"?><RespuestaDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Resultado ID="R1"/></RespuestaDTE>');

@@ -126,6 +126,8 @@ export function parseXml(text: string, what = "XML"): XDocument {
 
 /** parseXml with @xmldom/xmldom only (tests compare the fast parser with it). */
 export function parseXmlDom(text: string, what = "XML"): XDocument {
+  // A file that does not begin with markup is not XML at all (a text, a PDF): say that, not the parser's complaint about its content.
+  if (!/^\uFEFF?\s*</.test(text.slice(0, 1024))) throw new EngineError("XML_MALFORMED", `${what} is not XML: it does not begin with "<"`);
   let doc: XDocument;
   // The parser's own words (it wraps what onError throws as "Reporting <level> … caused Error: …").
   let reason: string | null = null;
@@ -142,11 +144,14 @@ export function parseXmlDom(text: string, what = "XML"): XDocument {
       },
     }).parseFromString(text.replace(/\r\n?/g, "\n"), "text/xml");
   } catch (e) {
-    throw new EngineError("XML_MALFORMED", `${what} is not well-formed XML: ${reason ?? (e as Error).message.split("\n")[0]}`, { cause: e });
+    throw new EngineError("XML_MALFORMED", `${what} is not well-formed XML: ${bounded(reason ?? (e as Error).message.split("\n")[0]!)}`, { cause: e });
   }
   if (!doc.documentElement) throw new EngineError("XML_MALFORMED", `${what} has no root element`);
   return doc;
 }
+
+/** The parser's words, which may quote the content it stopped at: at most 160 characters. */
+const bounded = (reason: string) => (reason.length > 160 ? `${reason.slice(0, 159)}…` : reason);
 
 /** Child elements of `el` with a given local name (any namespace). */
 export function childElements(el: XElement, localName?: string): XElement[] {
