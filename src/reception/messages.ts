@@ -70,13 +70,13 @@ function documentIdsIn(db: Db, companyId: string, messageId: string): Promise<st
   return db.select({ id: r.id }).from(r).where(and(eq(r.companyId, companyId), eq(r.messageId, messageId))).orderBy(r.createdAt, r.id).then((rows) => rows.map((x) => x.id));
 }
 
-/** The message as the API shows it. */
 /** An attachment as the log records it: its name and type as sent, for display only (control characters removed, bounded). */
 export function attachmentRecord(name: string | null | undefined, contentType: string | null | undefined, size: number, readAs: InboundAttachment["readAs"]): InboundAttachment {
   const clean = (s: string | null | undefined, max: number) => (s ? s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max) || null : null);
   return { name: clean(name, 255), contentType: clean(contentType, 100), size, readAs };
 }
 
+/** The message as the API shows it. */
 export function inboundMessageView(row: InboundMessageRow) {
   return {
     id: row.id,
