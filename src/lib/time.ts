@@ -32,6 +32,9 @@ export function isValidTimeZone(tz: string): boolean {
 }
 
 /** A real calendar date in `YYYY-MM-DD` form (rejects 2026-02-30). */
+/** How an API answer names the form of a calendar day (query filters, company and invoice dates). */
+export const DATE_FORM = "A date as YYYY-MM-DD, e.g. 2026-11-27.";
+
 export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;

@@ -79,15 +79,18 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   subject = parsed.subject?.slice(0, 500) ?? null;
   // What the supplier sent, as the log shows it (the first 100; those past the limit are not read).
   const sizeOf = (c: ArrayBuffer | Uint8Array | string) => (typeof c === "string" ? c.length : c.byteLength);
-  attachments = parsed.attachments.slice(0, 2 * EMAIL_LIMITS.maxAttachments).map((a, i) =>
-    attachmentRecord(a.filename, a.mimeType, sizeOf(a.content), i >= EMAIL_LIMITS.maxAttachments ? "OVER_LIMIT" : isZip(a) ? "ZIP" : isXml(a) ? "XML" : "IGNORED"),
-  );
+  const read = parsed.attachments.slice(0, 2 * EMAIL_LIMITS.maxAttachments).map((a, i) => ({
+    a,
+    record: attachmentRecord(a.filename, a.mimeType, sizeOf(a.content), i >= EMAIL_LIMITS.maxAttachments ? "OVER_LIMIT" : isZip(a) ? "ZIP" : isXml(a) ? "XML" : "IGNORED"),
+  }));
+  attachments = read.map((r) => r.record);
   const files: Uint8Array[] = [];
   try {
-    for (const a of parsed.attachments.slice(0, EMAIL_LIMITS.maxAttachments)) {
+    for (const { a, record: { readAs } } of read) {
+      if (readAs !== "ZIP" && readAs !== "XML") continue;
       const bytes = a.content instanceof ArrayBuffer ? new Uint8Array(a.content) : typeof a.content === "string" ? new TextEncoder().encode(a.content) : a.content;
-      if (isZip(a)) files.push(...xmlFilesInZip(bytes));
-      else if (isXml(a)) files.push(bytes);
+      if (readAs === "ZIP") files.push(...xmlFilesInZip(bytes));
+      else files.push(bytes);
     }
   } catch (e) {
     if (e instanceof ZipRefused) return record(company.id, raw.length, "ZIP_REFUSED", e.message, 0, sha);

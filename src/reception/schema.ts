@@ -1,5 +1,6 @@
 /** The received document as the API and the webhook events show it (one schema for both). */
 import { z } from "@hono/zod-openapi";
+import { ATTACHMENT_READS } from "../db/schema";
 
 const CheckSchema = z.object({
   name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate"]),
@@ -75,7 +76,7 @@ const inboundMessageFields = {
         name: z.string().nullable().openapi({ description: "The file name as sent (null when it had none).", example: "factura_1042.pdf" }),
         content_type: z.string().nullable().openapi({ description: "The type it was sent as.", example: "application/pdf" }),
         size: z.number().int().openapi({ description: "Bytes, decoded." }),
-        read_as: z.enum(["XML", "ZIP", "IGNORED", "OVER_LIMIT"]).openapi({ description: "`XML`: read as an EnvioDTE or DTE; `ZIP`: the XML files inside it read; `IGNORED`: neither XML nor zip (a PDF, an image), not read; `OVER_LIMIT`: past the 50 attachments read per message." }),
+        read_as: z.enum(ATTACHMENT_READS).openapi({ description: "`XML`: read as an EnvioDTE or DTE; `ZIP`: the XML files inside it read; `IGNORED`: neither XML nor zip (a PDF, an image), not read; `OVER_LIMIT`: past the 50 attachments read per message." }),
       }),
     )
     .openapi({ description: "What the e-mail carried (its attachments, at most 100 listed), or the uploaded file; empty when the message could not be read that far, or was recorded before attachments were." }),

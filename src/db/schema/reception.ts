@@ -57,14 +57,16 @@ export const receivedDocuments = sqliteTable(
   ],
 );
 
+/** How an attachment was read: XML: as an EnvioDTE or DTE; ZIP: its XML files; IGNORED: neither XML nor zip (a PDF, an image); OVER_LIMIT: past the attachments read per message. */
+export const ATTACHMENT_READS = ["XML", "ZIP", "IGNORED", "OVER_LIMIT"] as const;
+
 /** An attachment of an inbound message as recorded: what the bookkeeper sees of what the supplier sent. */
 export interface InboundAttachment {
   /** The file name as sent (display only, never a storage key), at most 255 characters; null when it had none. */
   name: string | null;
   contentType: string | null;
   size: number;
-  /** XML: read as an EnvioDTE or DTE; ZIP: its XML files read; IGNORED: neither XML nor zip (a PDF, an image); OVER_LIMIT: past the attachments read per message. */
-  readAs: "XML" | "ZIP" | "IGNORED" | "OVER_LIMIT";
+  readAs: (typeof ATTACHMENT_READS)[number];
 }
 
 /** Every inbound message (upload, e-mail) with its outcome, including the ones that carried nothing. */

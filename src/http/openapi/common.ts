@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
-import { isRealDate } from "../../lib/time";
+import { DATE_FORM, isRealDate } from "../../lib/time";
 
 /** `{ content: { "application/json": { schema } } }`: a JSON request body or response in a route definition. */
 export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
@@ -27,7 +27,7 @@ export function errorSchema(codes: readonly ErrorCode[]) {
 export const ErrorSchema = errorSchema(Object.keys(ERROR_CODES) as ErrorCode[]).openapi("Error");
 
 /** A calendar day, YYYY-MM-DD, that exists (2026-02-31 does not). */
-export const calendarDate = () => z.string().refine(isRealDate, "A date as YYYY-MM-DD, e.g. 2026-11-27.").openapi({ format: "date" });
+export const calendarDate = () => z.string().refine(isRealDate, DATE_FORM).openapi({ format: "date" });
 
 /** An instant: ISO 8601 date and time with its zone (Z or an offset), so that it names one moment. */
 export const instant = () => z.iso.datetime({ offset: true, error: "An ISO 8601 date-time with its zone, e.g. 2026-11-27T10:00:00Z or 2026-11-27T07:00:00-03:00." });

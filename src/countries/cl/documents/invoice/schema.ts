@@ -3,6 +3,7 @@
  * rules (which type may carry what, amounts) live in the section builders next to this file.
  */
 import { z } from "zod";
+import { DATE_FORM } from "../../../../lib/time";
 import { unknownDocumentType } from "../document-types";
 
 /** A schema's own message for a value sent but wrong; a value left out keeps the general "Required." (http/errors/handler.ts). */
@@ -13,9 +14,8 @@ const num = z
   .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, NUMBER)], { error: whenSent(NUMBER) })
   .describe("A number (JSON number or decimal string such as \"1190.5\"). Amounts are exact decimals, never floats.");
 
-const DATE = "A date as YYYY-MM-DD, e.g. 2026-11-27.";
 /** The form only: a day that does not exist is the engine's INVALID_DATE, naming the rule. */
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, DATE);
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, DATE_FORM);
 
 /** A date and time as the SII writes them (FchGenera, FchEvento): YYYY-MM-DD HH:MM:SS, or with a T. */
 const dateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/, "A date and time as YYYY-MM-DD HH:MM:SS, e.g. 2026-11-27 20:30:00.");
