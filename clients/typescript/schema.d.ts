@@ -10888,7 +10888,7 @@ export interface paths {
         };
         /**
          * List documents
-         * @description Newest first. Filters: type, status, issue date range, external reference, folio.
+         * @description Newest first. Filters: type, status, issue date range, external reference, folio, the buyer's answer.
          *
          *     Roles: OWNER, ADMIN, MEMBER.
          */
@@ -10897,6 +10897,8 @@ export interface paths {
                 query?: {
                     /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
                     apiKey?: string;
+                    /** @description The buyer's answer at the SII (`buyer_response.state`), e.g. CLAIMED: the facturas the buyer claimed. */
+                    buyer_state?: "PENDING" | "ACCEPTED" | "CLAIMED" | "ACCEPTED_BY_LAW";
                     external_reference?: string;
                     folio?: string;
                     /** @description Issue date from (inclusive). */
@@ -11714,6 +11716,288 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the buyer's answer at the SII now
+         * @description Reads the SII's register of events for a factura (33, 34, 43) the SII accepted, now, instead of waiting for the next scheduled read (`buyer_response.next_check_at`), and answers the document as it is after it. A change records an `invoice.buyer_response` event as a scheduled read does; the schedule goes on from this read.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The document after the read */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Only a factura (33, 34, 43) the SII accepted has a buyer's answer to check. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INVOICE_NO_BUYER_RESPONSE`: Only a factura (33, 34, 43) the SII accepted has a buyer's answer to check.
+                                 * @enum {string}
+                                 */
+                                code: "INVOICE_NO_BUYER_RESPONSE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The company has no valid, current active certificate: nothing can be signed or issued. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CERTIFICATE_REQUIRED`: The company has no valid, current active certificate: nothing can be signed or issued.
+                                 * @enum {string}
+                                 */
+                                code: "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. / The SII did not answer or refused the query; the document is unchanged. Retry later (the service also checks by itself). */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 *
+                                 *     `INVOICE_BUYER_CHECK_UNAVAILABLE`: The SII did not answer or refused the query; the document is unchanged. Retry later (the service also checks by itself).
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE" | "INVOICE_BUYER_CHECK_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -21770,6 +22054,15 @@ export interface webhooks {
                      *         "cancelled_by": null,
                      *         "last_error": null,
                      *         "attempts": 0,
+                     *         "buyer_response": {
+                     *           "state": "PENDING",
+                     *           "sii_received_at": null,
+                     *           "deadline": null,
+                     *           "seconds_left": null,
+                     *           "events": [],
+                     *           "checked_at": null,
+                     *           "next_check_at": "2026-11-23T13:00:04.000Z"
+                     *         },
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -21850,12 +22143,117 @@ export interface webhooks {
                      *         "cancelled_by": null,
                      *         "last_error": null,
                      *         "attempts": 0,
+                     *         "buyer_response": {
+                     *           "state": "PENDING",
+                     *           "sii_received_at": null,
+                     *           "deadline": null,
+                     *           "seconds_left": null,
+                     *           "events": [],
+                     *           "checked_at": null,
+                     *           "next_check_at": "2026-11-23T13:00:04.000Z"
+                     *         },
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Event_invoice_accepted_with_objections"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.buyer_response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.buyer_response
+         * @description A document issued as a factura (33, 34, 43) has a new answer from its buyer at the SII: accepted (ACD, ERM), claimed (RCD, RFP, RFT) or, after 8 days without a claim, accepted by law; `buyer_response` has the state and the SII's events. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "invoice.buyer_response",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "inv_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+                     *         "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "invoice_type": "33",
+                     *         "invoice_type_name": "FACTURA ELECTRÓNICA",
+                     *         "status": "ACCEPTED",
+                     *         "fiscal_status": "EPR",
+                     *         "fiscal_message": null,
+                     *         "folio": 1042,
+                     *         "external_reference": "ERP-1001",
+                     *         "issue_date": "2026-11-23",
+                     *         "total": "35700",
+                     *         "currency": "CLP",
+                     *         "recipient": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "track_id": "4509812",
+                     *         "cancels_invoice_id": null,
+                     *         "cancelled_by": null,
+                     *         "last_error": null,
+                     *         "attempts": 0,
+                     *         "buyer_response": {
+                     *           "state": "CLAIMED",
+                     *           "sii_received_at": "2026-11-23T10:00:05-03:00",
+                     *           "deadline": "2026-12-01T13:00:05.000Z",
+                     *           "seconds_left": 518400,
+                     *           "events": [
+                     *             {
+                     *               "code": "RCD",
+                     *               "description": "Reclamo al Contenido del Documento",
+                     *               "by_tax_id": "22222222-2",
+                     *               "at": "2026-11-25T09:12:40-03:00"
+                     *             }
+                     *           ],
+                     *           "checked_at": "2026-11-25T12:20:00.000Z",
+                     *           "next_check_at": null
+                     *         },
+                     *         "created_at": "2026-11-23T13:00:00.000Z",
+                     *         "updated_at": "2026-11-25T12:20:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_invoice_buyer_response"];
                 };
             };
             responses: {
@@ -21930,6 +22328,7 @@ export interface webhooks {
                      *         "cancelled_by": null,
                      *         "last_error": null,
                      *         "attempts": 0,
+                     *         "buyer_response": null,
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22010,6 +22409,7 @@ export interface webhooks {
                      *         "cancelled_by": null,
                      *         "last_error": null,
                      *         "attempts": 0,
+                     *         "buyer_response": null,
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22090,6 +22490,7 @@ export interface webhooks {
                      *         "cancelled_by": null,
                      *         "last_error": null,
                      *         "attempts": 0,
+                     *         "buyer_response": null,
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22978,6 +23379,38 @@ export interface components {
             per_page: number;
             total: number;
         };
+        /** @description The buyer's answer, read from the SII's register of events: for facturas (33, 34, 43) once the SII accepted them; null for other documents. Changes are sent as `invoice.buyer_response` events. */
+        BuyerResponse: {
+            /** @description When the SII's register was last read (ISO 8601 UTC); null before the first read. */
+            checked_at: string | null;
+            /** @description End of the buyer's 8 days, ISO 8601 UTC. */
+            deadline: string | null;
+            /** @description The SII's register of events on the document, as last read, oldest first. */
+            events: {
+                /** @description ISO 8601 with the SII's offset. */
+                at: string;
+                /** @description RUT of whoever recorded it at the SII. */
+                by_tax_id: string;
+                /**
+                 * @description The SII's event code: ACD, ERM, RCD, RFP, RFT; also NCA/ENC (a credit note referring to the document).
+                 * @example ACD
+                 */
+                code: string;
+                /** @example Acepta Contenido del Documento */
+                description: string;
+            }[];
+            /** @description When it is next read: soon after acceptance, then at growing intervals (10 minutes to 6 hours) and once just after the deadline; null when nothing more can change. */
+            next_check_at: string | null;
+            /** @description Whole seconds until `deadline` when this was answered (0 once passed). */
+            seconds_left: number | null;
+            /** @description When the SII received the document (ISO 8601, the SII's offset): the buyer's 8 days run from it. Null until first read. */
+            sii_received_at: string | null;
+            /**
+             * @description PENDING: within the buyer's 8 days, no answer yet. ACCEPTED: the buyer accepted the contents (ACD) or acknowledged receipt of the goods or services (ERM, Ley 19.983). CLAIMED: the buyer claimed it (RCD contents, RFP/RFT goods partly or wholly missing); a claimed factura cannot be assigned (factoring) and usually calls for a credit note. ACCEPTED_BY_LAW: 8 days passed without a claim.
+             * @enum {string}
+             */
+            state: "PENDING" | "ACCEPTED" | "CLAIMED" | "ACCEPTED_BY_LAW";
+        } | null;
         CafRefetch: {
             /** @example 33 */
             document_type: string;
@@ -23354,6 +23787,20 @@ export interface components {
             /** @enum {string} */
             type: "invoice.accepted_with_objections";
         };
+        Event_invoice_buyer_response: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["InvoiceSummary"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "invoice.buyer_response";
+        };
         Event_invoice_failed: {
             /** @enum {string} */
             api_version: "1.0.0";
@@ -23709,6 +24156,7 @@ export interface components {
         };
         Invoice: {
             attempts: number;
+            buyer_response: components["schemas"]["BuyerResponse"];
             /** @description The note that cancels this document, if any. */
             cancelled_by: string | null;
             /** @description For a cancelling note: our document it cancels. */
@@ -24373,6 +24821,7 @@ export interface components {
         };
         InvoiceSummary: {
             attempts: number;
+            buyer_response: components["schemas"]["BuyerResponse"];
             /** @description The note that cancels this document, if any. */
             cancelled_by: string | null;
             /** @description For a cancelling note: our document it cancels. */
@@ -24733,7 +25182,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -24769,7 +25218,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

@@ -5,11 +5,12 @@ import { idempotencyKeys, envelopes, invoices } from "../db/schema";
 import { recordCertificateExpiryEvents } from "../domain/certificates/certificates";
 import { rotationStep } from "../domain/secrets/rotation";
 import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
+import { BUYER_CHECKS_PER_RUN, takeDueBuyerChecks } from "../domain/invoices/buyer-response";
 import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
 import { armStoreAlarms } from "../webhooks/store-alarms";
 import { purgeD1Events } from "../webhooks/retention";
-import { envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { buyerCheckBody, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
@@ -65,6 +66,16 @@ async function stuckIn(db: Db, cutoff: string) {
   ]);
   return { stuck, polls };
 }
+
+/**
+ * The buyer-response checks due in D1's legacy partition 0 until the documents group's switch (the
+ * document stores send their own from their alarm, src/durable-objects/document-store/buyer-checks.ts).
+ */
+export const buyerChecksInD1: Job = async (env, at) => {
+  if (await legacyMoved(env, "documents")) return;
+  const due = await takeDueBuyerChecks(createDb(env.DB), at, BUYER_CHECKS_PER_RUN);
+  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: buyerCheckBody(d.id, d.companyId) })));
+};
 
 /** How long an event may wait for its fan-out before the sweep steps in. */
 export const WEBHOOK_STALE_MS = 2 * 60_000;
@@ -124,7 +135,7 @@ export const migrateDocumentStores: Job = async (env) => {
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, purgeExpiredEvents, certificateExpiry, sweepStuckDocuments, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
+  "*/5 * * * *": [purgeIdempotencyKeys, purgeExpiredEvents, certificateExpiry, sweepStuckDocuments, buyerChecksInD1, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

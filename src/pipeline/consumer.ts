@@ -11,6 +11,7 @@ import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError } 
 import { envForMode } from "../config";
 import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
 import { chunked } from "../lib/chunked";
+import { checkBuyerResponses, type BuyerCheckWork } from "./buyer-checks";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
 import { invoices } from "../db/schema";
@@ -43,9 +44,12 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     typeof authority === "function"
       ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
       : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
-  const { invoiceMsgs, pollMsgs } = sortMessages(batch);
-  const inD1 = await Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work)));
-  await announceEvents(env, inD1.filter((companyId): companyId is string => companyId !== null));
+  const { invoiceMsgs, pollMsgs, buyerMsgs } = sortMessages(batch);
+  const [inD1, buyerInD1] = await Promise.all([
+    Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work))),
+    checkBuyerResponses(env, buyerMsgs),
+  ]);
+  await announceEvents(env, [...inD1.filter((companyId): companyId is string => companyId !== null), ...buyerInD1]);
 }
 
 type StoreWork = { companyId: string; ordinal: number; invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] };
@@ -115,9 +119,10 @@ async function announceEvents(env: Env, companyIds: string[]) {
 }
 
 /** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */
-function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] } {
+function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[]; buyerMsgs: BuyerCheckWork[] } {
   const invoiceMsgs: InvoiceWork[] = [];
   const pollMsgs: PollWork[] = [];
+  const buyerMsgs: BuyerCheckWork[] = [];
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (!parsed.success) {
@@ -126,14 +131,17 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
       continue;
     }
     const body = parsed.data;
-    if (body.type === "invoice") {
+    if (body.type === "invoice.buyer_check") {
+      if (buyerMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
+      else buyerMsgs.push({ msg, body });
+    } else if (body.type === "invoice") {
       // The same document twice in one batch (a duplicate delivery): one message does the work.
       if (invoiceMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
       else invoiceMsgs.push({ msg, body });
     } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
     else pollMsgs.push({ msg, body });
   }
-  return { invoiceMsgs, pollMsgs };
+  return { invoiceMsgs, pollMsgs, buyerMsgs };
 }
 
 /** Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type. */

@@ -45,9 +45,10 @@ async function settle(env: Env, msg: Message<unknown>): Promise<void> {
       await noteProblem(p.db, { invoiceId }, note);
       await releaseEnded(env, p, eq(invoices.id, invoiceId));
     });
-  } else {
+  } else if (body.type === "envelope.poll") {
     await withPartitionOfId(env, body.company_id, body.envelope_id, "documents", (p) => releaseEnded(env, p, eq(invoices.envelopeId, body.envelope_id)));
   }
+  // A buyer-response check given up: its lease ends and the store's alarm sends it again (domain/invoices/buyer-response.ts).
 }
 
 /** Releases the cancellations held by the REJECTED or FAILED cancelling notes `which` selects in partition `p`. */

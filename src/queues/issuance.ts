@@ -19,8 +19,17 @@ export const envelopePollMessage = z.object({
   company_id: z.string(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage]);
+/** A read of the SII's register of events for an accepted factura: its buyer's answer (src/pipeline/buyer-checks.ts). */
+export const buyerCheckMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("invoice.buyer_check"),
+  invoice_id: z.string(),
+  company_id: z.string(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage]);
 export type PipelineMessage = z.infer<typeof pipelineMessage>;
+export type BuyerCheckMessage = z.infer<typeof buyerCheckMessage>;
 export type InvoiceMessage = z.infer<typeof invoiceMessage>;
 export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
 
@@ -37,6 +46,10 @@ export function invoiceBody(invoiceId: string, companyId: string, requestId?: st
 
 export function envelopePollBody(envelopeId: string, companyId: string): EnvelopePollMessage {
   return { v: 1, type: "envelope.poll", envelope_id: envelopeId, company_id: companyId };
+}
+
+export function buyerCheckBody(invoiceId: string, companyId: string): BuyerCheckMessage {
+  return { v: 1, type: "invoice.buyer_check", invoice_id: invoiceId, company_id: companyId };
 }
 
 export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {

@@ -6,7 +6,7 @@
 import { envForMode } from "../config";
 import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { siiReception } from "../countries/cl";
+import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
@@ -16,7 +16,6 @@ import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
-import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "./deadline-job";
 import { intakeFile } from "./intake";
 import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";

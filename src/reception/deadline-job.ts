@@ -7,7 +7,7 @@ import { and, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { receivedDocuments } from "../db/schema";
 import { chunked } from "../lib/chunked";
-import { APPROACHING_MS } from "./deadlines";
+import { APPROACHING_MS } from "../countries/cl";
 import { receptionEvent } from "./stores";
 import type { ReceivedRow } from "./view";
 

@@ -8,7 +8,7 @@
  */
 import { envForMode } from "../config";
 import { and, eq, isNull } from "drizzle-orm";
-import { isValidRut, normalizeRut, receptionCafTrust, verifyInbound, type InboundReport } from "../countries/cl";
+import { ACTIONABLE_TYPES, deadlineOf, type InboundReport, isValidRut, normalizeRut, receptionCafTrust, verifyInbound } from "../countries/cl";
 import type { Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
 import { receivedDocuments, type ResponseState } from "../db/schema";
@@ -19,7 +19,6 @@ import { judge } from "./checks";
 import { claimKeys, seedLegacyKeys } from "./keys";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import { readSummary } from "./summary";
-import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import type { ReceivedRow } from "./view";
 
 /** Limits of one received file (DECISIONS-style, documented in the README). */

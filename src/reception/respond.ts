@@ -6,13 +6,12 @@
 import { envForMode } from "../config";
 import { and, eq } from "drizzle-orm";
 import { AuthorityError, type ReceptionAction } from "../countries/port";
-import { siiReception } from "../countries/cl";
+import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
 import { createDb } from "../db/client";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
-import { ACTIONABLE_TYPES, deadlineOf } from "./deadlines";
 import { getReceived } from "./queries";
 import { receptionEvent, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";

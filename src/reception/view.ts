@@ -1,7 +1,7 @@
 /** A received document as the API shows it (GET, list items, event `data`). */
 import type { receivedDocuments } from "../db/schema";
 import type { Check } from "./checks";
-import { secondsLeft } from "./deadlines";
+import { secondsLeft } from "../countries/cl";
 import type { Summary } from "./summary";
 
 export type ReceivedRow = typeof receivedDocuments.$inferSelect;

@@ -69,6 +69,10 @@ const invoiceExample = (status: string, fiscal: string | null) => ({
   cancelled_by: null,
   last_error: null,
   attempts: 0,
+  // A factura the SII accepted awaits its buyer's answer from then on.
+  buyer_response: (["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"].includes(status)
+    ? { state: "PENDING", sii_received_at: null, deadline: null, seconds_left: null, events: [], checked_at: null, next_check_at: "2026-11-23T13:00:04.000Z" }
+    : null) as Record<string, unknown> | null,
   created_at: "2026-11-23T13:00:00.000Z",
   updated_at: "2026-11-23T13:00:04.000Z",
 });
@@ -102,6 +106,18 @@ export const EVENT_CATALOG = {
   "invoice.accepted_with_objections": invoiceEvent("was accepted with objections (reparos)", "ACCEPTED_WITH_OBJECTIONS", "RLV"),
   "invoice.rejected": invoiceEvent("was rejected by the tax authority; `fiscal_message` says why", "REJECTED", "RCH"),
   "invoice.failed": invoiceEvent("could not be produced or delivered (FAILED); `fiscal_message` says why", "FAILED", null),
+  "invoice.buyer_response": {
+    ...invoiceEvent("issued as a factura (33, 34, 43) has a new answer from its buyer at the SII: accepted (ACD, ERM), claimed (RCD, RFP, RFT) or, after 8 days without a claim, accepted by law; `buyer_response` has the state and the SII's events", "ACCEPTED", "EPR"),
+    example: {
+      ...invoiceExample("ACCEPTED", "EPR"),
+      buyer_response: {
+        state: "CLAIMED", sii_received_at: "2026-11-23T10:00:05-03:00", deadline: "2026-12-01T13:00:05.000Z", seconds_left: 518400,
+        events: [{ code: "RCD", description: "Reclamo al Contenido del Documento", by_tax_id: "22222222-2", at: "2026-11-25T09:12:40-03:00" }],
+        checked_at: "2026-11-25T12:20:00.000Z", next_check_at: null,
+      },
+      updated_at: "2026-11-25T12:20:00.000Z",
+    },
+  },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
   "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),
   "received_document.deadline_approaching": receivedEvent("Two days or less are left to accept or claim a received factura (8 days from the SII reception time)."),

@@ -98,6 +98,7 @@ const COVERED = [
   "POST /api/companies/{company_id}/certificates/{certificate_id}/activate",
   "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive",
   "POST /api/companies/{company_id}/invoices",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}",
   "POST /api/companies/{company_id}/webhooks",

@@ -89,6 +89,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{company_id}/certificates/{certificate_id}/activate": "company:configure",
   "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": "company:configure",
   "POST /api/companies/{company_id}/invoices": "document:issue",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}": "document:read",
   "POST /api/companies/{company_id}/webhooks": "company:configure",

@@ -1,15 +1,19 @@
 /** Reception test material: a receiving company (RUT 77879240-0, the sample recipient) and suppliers' envelopes. */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { expect } from "vitest";
+import worker from "../../src/index";
+import { normalizeRut } from "../../src/countries/cl/documents/rut";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import type { SignedEnvelope } from "../../src/countries/cl/exchange/envelopes";
-import { partitionsOf, storeName } from "../../src/db/document-store";
+import { ordinalOfId, partitionsOf, storeFor, storeName } from "../../src/db/document-store";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { call, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { fakeCredentials, simulatorCaf } from "../sii/helpers";
+import { invoiceBody, issue, untilFinal, type Issuer } from "../helpers/issuer";
 
 export const RECIPIENT = "77879240-0";
 
@@ -101,4 +105,51 @@ export function emailMessage(raw: string | Uint8Array, to: string, from = "factu
     raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
     setReject() {}, forward: async () => ({}), reply: async () => ({}),
   } as unknown as ForwardableEmailMessage;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The buyer's answer to an issued factura (test/reception/buyer-response.test.ts, test/webhooks/events.test.ts).
+
+/** One run of the Worker's five-minute cron trigger. */
+export async function cronRun(): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** A document of `type` issued by `issuer` (to the sample recipient) and accepted by the simulated SII. */
+export async function issuedAccepted(issuer: Issuer, type = "33"): Promise<any> {
+  const res = await issue(issuer, invoiceBody(issuer.rut, type));
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const done = await untilFinal(issuer, res.body.id);
+  expect(done.status).toBe("ACCEPTED");
+  return done;
+}
+
+/** Makes the issued document's next buyer check due now, through its store (so the store's alarm is brought forward), with `extra` SQL assignments. */
+export async function checkNow(issuer: Issuer, id: string, extra = ""): Promise<void> {
+  const store = storeFor(env, issuer.companyId, ordinalOfId(id)!).db;
+  await store.run(sql.raw(`UPDATE invoices SET buyer_check_at = '2000-01-01T00:00:00.000Z'${extra} WHERE id = '${id}'`));
+}
+
+/** The issued document once its due checks have run and `ok` holds (the store's alarm sends the check, the queue consumer reads the SII). */
+export async function afterChecks(issuer: Issuer, id: string, ok: (doc: any) => boolean, what: string): Promise<any> {
+  let doc: any;
+  for (let i = 0; i < 100; i++) {
+    await runDueAlarms(issuer.companyId);
+    doc = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
+    if (ok(doc)) return doc;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(doc.buyer_response)}`);
+}
+
+/** The buyer's received copy of an issued document, fetched from the register by the reception cron; its id. */
+export async function receivedCopy(r: Receiver, issuer: Issuer, folio: number): Promise<string> {
+  // The register is polled for a company at most every 4 minutes: a test's polls come sooner.
+  await env.DB.prepare("UPDATE reception_addresses SET polled_at = NULL WHERE company_id = ?").bind(r.companyId).run();
+  await cronRun();
+  const list = await call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&issuer_tax_id=${normalizeRut(issuer.rut)}&folio=${folio}`, { key: r.owner.key });
+  expect(list.body.data, JSON.stringify(list.body)).toHaveLength(1);
+  return list.body.data[0].id;
 }

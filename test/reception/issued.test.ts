@@ -5,20 +5,11 @@
  * simulator's wire protocol and runs it through the one intake: listed, verified, with its SII
  * reception time, and it takes an acceptance.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { normalizeRut } from "../../src/countries/cl/documents/rut";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
-import { receiver, respond } from "./helpers";
-
-async function cronRun(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+import { cronRun, receiver, respond } from "./helpers";
 
 describe("a document issued by one simulated company to another", () => {
   it("appears in the recipient's reception list verified, byte for byte the DTE element the issuer signed", async () => {

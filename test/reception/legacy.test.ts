@@ -16,7 +16,7 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { newId } from "../../src/lib/ids";
 import { migrateToStores } from "../../src/operations/store-migration";
 import { receptionDeadlines } from "../../src/reception/cron";
-import { APPROACHING_MS } from "../../src/reception/deadlines";
+import { APPROACHING_MS } from "../../src/countries/cl";
 import { dteRanges, fileKey } from "../../src/reception/intake";
 import { call, expectError } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";

@@ -18,7 +18,7 @@ import { receivedKeys } from "../../src/db/document-store/tables";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { ReceptionDeadlines } from "../../src/durable-objects/document-store/reception-deadlines";
 import { pollReceptionRegister } from "../../src/reception/cron";
-import { APPROACHING_MS } from "../../src/reception/deadlines";
+import { APPROACHING_MS } from "../../src/countries/cl";
 import { armStoreAlarms } from "../../src/webhooks/store-alarms";
 import { EVENT_RETENTION_MS } from "../../src/webhooks/retention";
 import { intakeFile } from "../../src/reception/intake";

@@ -38,9 +38,12 @@ describe("webhook delivery", () => {
       expect(payload.data).not.toHaveProperty("history");
     }
     const accepted = verified(hook.secret, got.find((r) => types([r])[0] === "invoice.accepted")!);
-    const { history: _h, livemode, ...current } = final;
+    const { history: _h, livemode, buyer_response: buyer, ...current } = final;
     expect(livemode).toBe(false);
-    expect(accepted.data).toEqual(current);
+    const { buyer_response: buyerThen, ...data } = accepted.data;
+    expect(data).toEqual(current);
+    // The buyer's answer is awaited from the acceptance on (its next read may have moved since).
+    expect([buyerThen.state, buyer.state]).toEqual(["PENDING", "PENDING"]);
     // the delivery log: two deliveries, each one attempt with status 200
     const log = await deliveries(issuer.base, issuer.owner.key, hook.id);
     expect(log.map((d) => [d.event_type, d.status, d.attempts]).sort()).toEqual([["invoice.accepted", "SUCCEEDED", 1], ["invoice.sent", "SUCCEEDED", 1]]);

@@ -15,7 +15,7 @@ import { call, newCompany, newOwner } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { received, receiverUrl, register, types, until, verified } from "./helpers";
-import { emailMessage } from "../reception/helpers";
+import { afterChecks, checkNow, emailMessage, issuedAccepted, receivedCopy, receiver, respond } from "../reception/helpers";
 
 const DAY = 86_400_000;
 
@@ -54,9 +54,30 @@ describe("every event type, from its real writer", () => {
     const { final, payloads } = await issueAndCollect(issuer, "invoice.accepted_with_objections");
     expect(final.status).toBe("ACCEPTED_WITH_OBJECTIONS");
     expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.accepted_with_objections", "invoice.sent"]);
-    const { history: _h, livemode: _m, ...current } = final;
-    expect(payloads.find((p) => p.type === "invoice.accepted_with_objections").data).toEqual(current);
+    const { history: _h, livemode: _m, buyer_response: buyer, ...current } = final;
+    const { buyer_response: buyerThen, ...data } = payloads.find((p) => p.type === "invoice.accepted_with_objections").data;
+    expect(data).toEqual(current);
     expect(current.fiscal_status).toBe("RLV");
+    // The buyer's answer is awaited from the verdict on (its next read may have moved since).
+    expect([buyerThen.state, buyer.state]).toEqual(["PENDING", "PENDING"]);
+  });
+
+  it("invoice.buyer_response: the issuer's endpoint hears that the buyer claimed its factura at the SII", async () => {
+    const r = await receiver();
+    const issuer = await readyIssuer([33]);
+    const { url, path } = receiverUrl("buyer");
+    const hook = await register(issuer.owner, issuer.companyId, { url, events: ["invoice.buyer_response"] });
+    const doc = await issuedAccepted(issuer);
+    const copy = await receivedCopy(r, issuer, doc.folio);
+    expect((await respond(r, copy, "RFT", "No llegó nada")).status).toBe(200);
+    await checkNow(issuer, doc.id);
+    const final = await afterChecks(issuer, doc.id, (d) => d.buyer_response?.state === "CLAIMED", "claim");
+    const got = await until(path, (x) => x.length > 0);
+    const [payload] = got.map((x) => verified(hook.secret, x));
+    const { history: _h, livemode: _m, ...current } = final;
+    expect(payload).toMatchObject({ type: "invoice.buyer_response", company_id: issuer.companyId });
+    expect(payload.data).toEqual({ ...current, buyer_response: { ...current.buyer_response, seconds_left: payload.data.buyer_response.seconds_left } });
+    expect(payload.data.buyer_response.events).toEqual([expect.objectContaining({ code: "RFT", description: "Reclamo por Falta Total de Mercaderías" })]);
   });
 
   it("invoice.failed: a document the engine cannot build ends FAILED and its endpoint is told, never SENT", async () => {

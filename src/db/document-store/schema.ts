@@ -246,6 +246,18 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
   // 10: each inbound message's attachments, or the uploaded file (name, type, size, how it was read;
   // JSON; D1 migration 0021 has the same column).
   [`ALTER TABLE inbound_messages ADD COLUMN attachments TEXT`],
+  // 11: the buyer's answer to an accepted factura, read from the SII's register of events (D1
+  // migration 0022 has the same columns and index).
+  [
+    `ALTER TABLE invoices ADD COLUMN buyer_state TEXT`,
+    `ALTER TABLE invoices ADD COLUMN buyer_events TEXT`,
+    `ALTER TABLE invoices ADD COLUMN sii_received_at TEXT`,
+    `ALTER TABLE invoices ADD COLUMN buyer_deadline TEXT`,
+    `ALTER TABLE invoices ADD COLUMN buyer_checked_at TEXT`,
+    `ALTER TABLE invoices ADD COLUMN buyer_check_at TEXT`,
+    `CREATE INDEX invoices_buyer_check_idx ON invoices (buyer_check_at) WHERE buyer_check_at IS NOT NULL`,
+    `CREATE INDEX invoices_company_buyer_state_idx ON invoices (company_id, buyer_state, created_at, id) WHERE buyer_state IS NOT NULL`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

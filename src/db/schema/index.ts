@@ -222,6 +222,9 @@ export const simCafGrants = sqliteTable(
 
 export const INVOICE_STATUSES = ["RECEIVED", "GENERATED", "SIGNED", "SENT", "ACCEPTED", "ACCEPTED_WITH_OBJECTIONS", "REJECTED", "FAILED"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+/** The buyer's answer to an accepted factura (33, 34, 43), read from the SII's register of events (src/domain/invoices/buyer-response.ts). */
+export const BUYER_STATES = ["PENDING", "ACCEPTED", "CLAIMED", "ACCEPTED_BY_LAW"] as const;
+export type BuyerState = (typeof BUYER_STATES)[number];
 
 /**
  * Issued documents. `status` is our pipeline (DECISIONS 17); `fiscal_status` the tax authority's own
@@ -262,6 +265,17 @@ export const invoices = sqliteTable(
     requestId: text("request_id"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
+    /** The buyer's answer (migration 0022): null for documents that take none (not 33/34/43, or not accepted by the SII). */
+    buyerState: text("buyer_state", { enum: BUYER_STATES }),
+    /** The SII's events on the document (JSON list of { code, description, by_tax_id, at }), as last read. */
+    buyerEvents: text("buyer_events"),
+    /** The SII's reception time of the document (ISO 8601), which starts the buyer's 8 days. */
+    siiReceivedAt: text("sii_received_at"),
+    buyerDeadline: text("buyer_deadline"),
+    /** When the SII's register was last read for this document. */
+    buyerCheckedAt: text("buyer_checked_at"),
+    /** When it is next read (null: never again); the store's alarm sends the checks due. */
+    buyerCheckAt: text("buyer_check_at"),
   },
   (t) => [
     index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),
@@ -279,6 +293,9 @@ export const invoices = sqliteTable(
     index("invoices_company_type_issue_idx").on(t.companyId, t.documentType, t.issueDate, t.createdAt, t.id),
     // A FAILED document frees its reference (issue 18): it can be issued again under the same one.
     uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL AND status <> 'FAILED'`),
+    // The buyer-response checks due (migration 0022).
+    index("invoices_buyer_check_idx").on(t.buyerCheckAt).where(sql`buyer_check_at IS NOT NULL`),
+    index("invoices_company_buyer_state_idx").on(t.companyId, t.buyerState, t.createdAt, t.id).where(sql`buyer_state IS NOT NULL`),
   ],
 );
 

@@ -288,6 +288,12 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     attempts: 0,
     lastEventId: eventId,
     requestId,
+    buyerState: null,
+    buyerEvents: null,
+    siiReceivedAt: null,
+    buyerDeadline: null,
+    buyerCheckedAt: null,
+    buyerCheckAt: null,
     createdAt: at,
     updatedAt: at,
   };

@@ -5,7 +5,7 @@ import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-
 import { pageAcrossPartitions, type PartitionAt } from "../../db/document-store/lists";
 import { sumCounters } from "../../db/document-store/counters";
 import { invoiceCounts } from "../../db/document-store/tables";
-import { cancellations, invoiceEvents, invoices, type InvoiceStatus } from "../../db/schema";
+import { cancellations, invoiceEvents, invoices, type BuyerState, type InvoiceStatus } from "../../db/schema";
 import { AppError } from "../../errors";
 import { chunked } from "../../lib/chunked";
 import { dayByDayIds, dayByDayPays, issueDaysOf, type IssueDays } from "./day-pages";
@@ -32,12 +32,14 @@ export interface InvoiceFilters {
   to_date?: string;
   external_reference?: string;
   folio?: number;
+  buyer_state?: BuyerState;
 }
 
 export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceFilters, page: { perPage: number; offset: number }) {
   const where = countedFilters(invoices, companyId, f);
   if (f.external_reference) where.push(eq(invoices.externalReference, f.external_reference));
   if (f.folio !== undefined) where.push(eq(invoices.folio, f.folio));
+  if (f.buyer_state) where.push(eq(invoices.buyerState, f.buyer_state));
   const condition = and(...where);
   const counters = countersCondition(companyId, f);
   const partitions = await partitionsWithLegacy(env, companyId, "documents");
@@ -72,10 +74,10 @@ function pageReader(condition: SQL | undefined, companyId: string, type: number 
 /**
  * The same filter over a store's counters (src/db/document-store/counters.ts) when every filter is on
  * a counted column (type, status, issue date); null otherwise (a folio or a reference: its indexed
- * COUNT reads only its few matches).
+ * COUNT reads only its few matches; the buyer's answer: its index's entries, facturas only).
  */
 function countersCondition(companyId: string, f: InvoiceFilters): SQL | null {
-  if (f.external_reference || f.folio !== undefined) return null;
+  if (f.external_reference || f.folio !== undefined || f.buyer_state) return null;
   return and(...countedFilters(invoiceCounts, companyId, f))!;
 }
 

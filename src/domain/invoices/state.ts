@@ -86,8 +86,33 @@ const SNAPSHOT = sql.raw(
   [
     "id", "company_id", "document_type", "status", "fiscal_status", "fiscal_message", "folio", "external_reference", "issue_date",
     "recipient_rut", "recipient_name", "currency", "total", "track_id", "cancels_invoice_id", "last_error", "attempts", "created_at", "updated_at",
+    "buyer_state", "buyer_events", "sii_received_at", "buyer_deadline", "buyer_checked_at", "buyer_check_at",
   ].map((c) => `'${c}', invoices.${c}`).join(", "),
 );
+
+/** The columns of an `invoice.*` event row: the document's snapshot as the statement finds it, and the note that cancels it. */
+function eventColumns(type: SQL<string>, dedupeKey: SQL<string>, now: string) {
+  return {
+    id: sql<string>`'evt_' || lower(hex(randomblob(16)))`.as("id"),
+    companyId: invoices.companyId,
+    type: type.as("type"),
+    dedupeKey: dedupeKey.as("dedupe_key"),
+    payload: sql<string>`json_object('invoice', json_object(${SNAPSHOT}), 'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = ${invoices.id}))`.as("payload"),
+    createdAt: sql<string>`${now}`.as("created_at"),
+    dispatchedAt: sql<string | null>`NULL`.as("dispatched_at"),
+  };
+}
+
+/**
+ * INSERT … SELECT of one document's `type` event (e.g. `invoice.buyer_response`), its snapshot as an
+ * UPDATE earlier in the same batch left it; nothing when the dedupe key is already recorded.
+ */
+export function documentEvent(db: Db, companyId: string, id: string, type: string, dedupeKey: string, now: string) {
+  return db
+    .insert(eventOutbox)
+    .select(db.select(eventColumns(sql<string>`${type}`, sql<string>`${dedupeKey}`, now)).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, id))))
+    .onConflictDoNothing();
+}
 
 /**
  * INSERT … SELECT of the `invoice.<status>` event of every document that really moved (found by the
@@ -99,15 +124,7 @@ function eventsFor(db: Db, where: SQL | undefined, marker: string, now: string) 
     .insert(eventOutbox)
     .select(
       db
-        .select({
-          id: sql<string>`'evt_' || lower(hex(randomblob(16)))`.as("id"),
-          companyId: invoices.companyId,
-          type: sql<string>`'invoice.' || lower(${invoices.status})`.as("type"),
-          dedupeKey: sql<string>`'invoice:' || ${invoices.id} || ':' || ${invoices.status}`.as("dedupe_key"),
-          payload: sql<string>`json_object('invoice', json_object(${SNAPSHOT}), 'cancelled_by', (SELECT credit_note_id FROM cancellations WHERE cancelled_invoice_id = ${invoices.id}))`.as("payload"),
-          createdAt: sql<string>`${now}`.as("created_at"),
-          dispatchedAt: sql<string | null>`NULL`.as("dispatched_at"),
-        })
+        .select(eventColumns(sql<string>`'invoice.' || lower(${invoices.status})`, sql<string>`'invoice:' || ${invoices.id} || ':' || ${invoices.status}`, now))
         .from(invoices)
         .where(and(where, eq(invoices.lastEventId, marker))),
     )

@@ -3,7 +3,9 @@
  * what the `invoice.*` webhook events carry as `data` (without it).
  */
 import { z } from "@hono/zod-openapi";
-import { INVOICE_STATUSES } from "../../db/schema";
+import { BUYER_STATES, INVOICE_STATUSES } from "../../db/schema";
+import { secondsLeft } from "../../countries/cl";
+import type { BuyerEvent } from "./buyer-response";
 import { DOCUMENT_TYPES } from "./model";
 import type { InvoiceRow } from "./state";
 import type { invoiceDetail } from "./queries";
@@ -21,6 +23,30 @@ export const EventSchema = z
     at: z.string().openapi({ description: "ISO 8601, UTC." }),
   })
   .openapi("InvoiceEvent");
+
+export const BuyerResponseSchema = z
+  .object({
+    state: z.enum(BUYER_STATES).openapi({
+      description:
+        "PENDING: within the buyer's 8 days, no answer yet. ACCEPTED: the buyer accepted the contents (ACD) or acknowledged receipt of the goods or services (ERM, Ley 19.983). CLAIMED: the buyer claimed it (RCD contents, RFP/RFT goods partly or wholly missing); a claimed factura cannot be assigned (factoring) and usually calls for a credit note. ACCEPTED_BY_LAW: 8 days passed without a claim.",
+    }),
+    sii_received_at: z.string().nullable().openapi({ description: "When the SII received the document (ISO 8601, the SII's offset): the buyer's 8 days run from it. Null until first read." }),
+    deadline: z.string().nullable().openapi({ description: "End of the buyer's 8 days, ISO 8601 UTC." }),
+    seconds_left: z.number().int().nullable().openapi({ description: "Whole seconds until `deadline` when this was answered (0 once passed)." }),
+    events: z
+      .array(
+        z.object({
+          code: z.string().openapi({ example: "ACD", description: "The SII's event code: ACD, ERM, RCD, RFP, RFT; also NCA/ENC (a credit note referring to the document)." }),
+          description: z.string().openapi({ example: "Acepta Contenido del Documento" }),
+          by_tax_id: z.string().openapi({ description: "RUT of whoever recorded it at the SII." }),
+          at: z.string().openapi({ description: "ISO 8601 with the SII's offset." }),
+        }),
+      )
+      .openapi({ description: "The SII's register of events on the document, as last read, oldest first." }),
+    checked_at: z.string().nullable().openapi({ description: "When the SII's register was last read (ISO 8601 UTC); null before the first read." }),
+    next_check_at: z.string().nullable().openapi({ description: "When it is next read: soon after acceptance, then at growing intervals (10 minutes to 6 hours) and once just after the deadline; null when nothing more can change." }),
+  })
+  .openapi("BuyerResponse");
 
 export const InvoiceFields = z
   .object({
@@ -42,6 +68,10 @@ export const InvoiceFields = z
     cancelled_by: z.string().nullable().openapi({ description: "The note that cancels this document, if any." }),
     last_error: z.string().nullable().openapi({ description: "The latest problem while the document waits and retries (e.g. SII unreachable)." }),
     attempts: z.number().int(),
+    buyer_response: BuyerResponseSchema.nullable().openapi({
+      description:
+        "The buyer's answer, read from the SII's register of events: for facturas (33, 34, 43) once the SII accepted them; null for other documents. Changes are sent as `invoice.buyer_response` events.",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   });
@@ -75,8 +105,23 @@ export function invoiceSummary(row: InvoiceRow, cancelledBy: string | null) {
     cancelled_by: cancelledBy,
     last_error: row.lastError,
     attempts: row.attempts,
+    buyer_response: buyerResponseOf(row),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
+  };
+}
+
+/** The buyer's answer of a document (null when it takes none; an event recorded before the field existed has none). */
+function buyerResponseOf(row: InvoiceRow, now = Date.now()): z.infer<typeof BuyerResponseSchema> | null {
+  if (!row.buyerState) return null;
+  return {
+    state: row.buyerState,
+    sii_received_at: row.siiReceivedAt ?? null,
+    deadline: row.buyerDeadline ?? null,
+    seconds_left: secondsLeft(row.buyerDeadline ?? null, now),
+    events: JSON.parse(row.buyerEvents ?? "[]") as BuyerEvent[],
+    checked_at: row.buyerCheckedAt ?? null,
+    next_check_at: row.buyerCheckAt ?? null,
   };
 }
 

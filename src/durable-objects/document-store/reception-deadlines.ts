@@ -16,7 +16,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Db } from "../../db/client";
 import { StoreD1, type StoreRpc } from "../../db/document-store/client";
 import * as schema from "../../db/schema";
-import { APPROACHING_MS } from "../../reception/deadlines";
+import { APPROACHING_MS } from "../../countries/cl";
 import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "../../reception/deadline-job";
 import type { StoreAlarmTask } from "./alarms";
 

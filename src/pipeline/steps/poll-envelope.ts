@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
+import { startBuyerChecks } from "../../domain/invoices/buyer-response";
 import type { DocumentKey } from "../../countries/port";
 import { type StepDeps, authorityOf, releaseCancellations, releaseIfEnded, signerFor, companyContext } from "./context";
 import { chunked } from "../../lib/chunked";
@@ -78,7 +79,10 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     // One verdict for all (the usual case): select by envelope; otherwise by id, in chunks.
     const chunks = single ? [undefined] : chunked(rows.map((r) => r.id), 80);
     for (const ids of chunks) {
-      statements.push(...envelopeTransition(db, ids ? and(mine, inArray(invoices.id, ids)) : mine, MOVES.verdict, { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message));
+      const which = ids ? and(mine, inArray(invoices.id, ids)) : mine;
+      const [update, history, ...events] = envelopeTransition(db, which, MOVES.verdict, { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message);
+      // The facturas it accepted start waiting for their buyer's answer (domain/invoices/buyer-response.ts), before their event's snapshot.
+      statements.push(update, history, startBuyerChecks(db, which, at()), ...events);
     }
   }
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);

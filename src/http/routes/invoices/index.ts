@@ -1,12 +1,13 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
-import { InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../domain/invoices/view";
+import { BuyerResponseSchema, InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../domain/invoices/view";
 import { bytesToBase64 } from "../../../lib/base64";
 import { createDb } from "../../../db/client";
 import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
 import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
 import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../../domain/invoices/queries";
+import { checkBuyerResponseNow } from "../../../domain/invoices/buyer-check";
 import type { InvoiceRow } from "../../../domain/invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
@@ -68,7 +69,7 @@ const list = defineRoute({
   path: "/api/companies/{company_id}/invoices",
   tags: ["Invoices"],
   summary: "List documents",
-  description: "Newest first. Filters: type, status, issue date range, external reference, folio.",
+  description: "Newest first. Filters: type, status, issue date range, external reference, folio, the buyer's answer.",
   permission: "document:read",
   request: {
     params: Params,
@@ -79,6 +80,7 @@ const list = defineRoute({
       to_date: calendarDate().optional().openapi({ param: { name: "to_date", in: "query" }, description: "Issue date to (inclusive)." }),
       external_reference: z.string().max(100).optional().openapi({ param: { name: "external_reference", in: "query" } }),
       folio: z.string().regex(/^\d{1,10}$/, "A folio: a whole number of up to 10 digits.").optional().openapi({ param: { name: "folio", in: "query" } }),
+      buyer_state: BuyerResponseSchema.shape.state.optional().openapi({ param: { name: "buyer_state", in: "query" }, description: "The buyer's answer at the SII (`buyer_response.state`), e.g. CLAIMED: the facturas the buyer claimed." }),
     }), [["from_date", "to_date"]]),
   },
   responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage")) } },
@@ -136,6 +138,19 @@ const pdfBase64 = defineRoute({
   errors: ["INVOICE_NOT_FOUND", "INVOICE_NOT_ACCEPTED", "INVOICE_PDF_FORMAT_UNKNOWN"],
 });
 
+const buyerCheck = defineRoute({
+  method: "post",
+  path: "/api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check",
+  tags: ["Invoices"],
+  summary: "Read the buyer's answer at the SII now",
+  description:
+    "Reads the SII's register of events for a factura (33, 34, 43) the SII accepted, now, instead of waiting for the next scheduled read (`buyer_response.next_check_at`), and answers the document as it is after it. A change records an `invoice.buyer_response` event as a scheduled read does; the schedule goes on from this read.",
+  permission: "document:read",
+  request: { params: InvoiceParams },
+  responses: { 200: { description: "The document after the read", ...json(InvoiceSchema) } },
+  errors: ["INVOICE_NOT_FOUND", "INVOICE_NO_BUYER_RESPONSE", "INVOICE_BUYER_CHECK_UNAVAILABLE", "CERTIFICATE_REQUIRED"],
+});
+
 export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(issue, async (c) => {
     const row = await issueInvoice(createDb(c.env.DB), c.env, c.get("company"), c.req.valid("json"), c.get("requestId"), new Date(), c.get("idempotency"));
@@ -156,6 +171,7 @@ export const invoicesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     return c.json(pageEnvelope(rows.map((r, i) => invoiceView(r, details[i]!)), total, page), 200);
   })
   .openapi(get, async (c) => c.json(await view(c, await getInvoice(c.env, c.get("company").id, c.req.valid("param").invoice_id)), 200))
+  .openapi(buyerCheck, async (c) => c.json(await view(c, await checkBuyerResponseNow(c.env, c.get("company").id, c.req.valid("param").invoice_id)), 200))
   .openapi(xml, async (c) => {
     const row = await getInvoice(c.env, c.get("company").id, c.req.valid("param").invoice_id);
     const object = await readDocumentXml(c.env.FILES, row.xmlKey);

@@ -1,0 +1,117 @@
+/**
+ * One read of the SII's register of events for an issued factura (its SII reception time the first
+ * time, then listarEventosHistDoc), written to the document with its `invoice.buyer_response` event
+ * when something changed (./buyer-response.ts). Used by the issuance queue's `invoice.buyer_check`
+ * messages (src/pipeline/buyer-checks.ts) and by `POST …/invoices/{id}/buyer_response/check`.
+ */
+import { and, eq } from "drizzle-orm";
+import { envForMode } from "../../config";
+import { siiReception } from "../../countries/cl";
+import { AuthorityError } from "../../countries/port";
+import { createDb, type Db } from "../../db/client";
+import { ordinalOfId } from "../../db/document-store";
+import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
+import { companies, invoices } from "../../db/schema";
+import { AppError } from "../../errors";
+import { log } from "../../lib/log";
+import { requireSigningCredentials } from "../certificates/certificates";
+import { getInvoice } from "./queries";
+import { buyerCheckStatements, postponeBuyerCheck, RETRY_CHECK_MS, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
+import type { InvoiceRow } from "./state";
+
+/** A company's side of its checks, read once per queue batch: its RUT and mode (null: not active), and its signer (undefined: not read yet). */
+export interface BuyerChecker {
+  readonly control: Db;
+  readonly company: { taxId: string; livemode: boolean } | null;
+  signer?: Awaited<ReturnType<typeof requireSigningCredentials>> | Error;
+}
+
+export async function buyerChecker(env: Env, companyId: string): Promise<BuyerChecker> {
+  const control = createDb(env.DB);
+  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
+  return { control, company: company && company.status === "ACTIVE" ? company : null };
+}
+
+/**
+ * What a check did: `read` the register and wrote the result (`row` as it is now; `inD1`: in D1's
+ * legacy partition, whose events need a fan-out notice), `postponed` (no usable certificate, or a
+ * refusal by the SII: asked again in an hour), `stopped` (the company is gone), or `skipped` (no such
+ * document, or none that takes a buyer's answer).
+ */
+export type BuyerCheckOutcome =
+  | { kind: "read"; row: InvoiceRow; inD1: boolean }
+  | { kind: "postponed"; problem: Error }
+  | { kind: "stopped" | "skipped" };
+
+/**
+ * Checks one document. `scheduled`: only a document whose next check is set (a queue message);
+ * otherwise any document with a buyer's answer (on request). Throws a retryable AuthorityError
+ * when the SII does not answer, and what a store that is unavailable throws.
+ */
+export async function checkBuyerResponse(env: Env, checker: BuyerChecker, companyId: string, invoiceId: string, scheduled: boolean): Promise<BuyerCheckOutcome> {
+  const ordinal = ordinalOfId(invoiceId);
+  if (ordinal === null) return { kind: "skipped" };
+  let partition;
+  try {
+    partition = await partitionFor(env, companyId, ordinal, "documents");
+  } catch (e) {
+    if (e instanceof UnknownPartitionError) return { kind: "skipped" };
+    throw e;
+  }
+  const db = partition.db;
+  const [row] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
+  if (!row || row.buyerState === null || row.folio === null || (scheduled && row.buyerCheckAt === null)) return { kind: "skipped" };
+  if (!checker.company) {
+    await stopBuyerChecks(db, row);
+    return { kind: "stopped" };
+  }
+  const read = await readRegister(env, checker, row);
+  if (read instanceof Error) {
+    log("warn", "buyer response check put off an hour", { invoice: row.id, error: read.message });
+    await postponeBuyerCheck(db, row, new Date(Date.now() + RETRY_CHECK_MS));
+    return { kind: "postponed", problem: read };
+  }
+  const at = new Date();
+  await db.batch(buyerCheckStatements(db, row, read, at));
+  const [now] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
+  return { kind: "read", row: now ?? row, inD1: partition.inD1 };
+}
+
+/** The register's reception time and events; an Error when it cannot be asked (no usable certificate, a refusal by the SII). */
+async function readRegister(env: Env, checker: BuyerChecker, row: InvoiceRow): Promise<{ siiReceivedAt: string | null; events: BuyerEvent[] } | Error> {
+  if (checker.signer === undefined) {
+    checker.signer = await requireSigningCredentials(checker.control, env, row.companyId).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+  }
+  if (checker.signer instanceof Error) return checker.signer;
+  const company = checker.company!;
+  const sii = siiReception(envForMode(env, company.livemode));
+  const key = { companyRut: company.taxId, signer: checker.signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
+  try {
+    const siiReceivedAt = row.siiReceivedAt ?? (await sii.receptionTime(key));
+    const events = (await sii.listEvents(key)).map((e): BuyerEvent => ({ code: e.action, description: e.description, by_tax_id: e.responsibleRut, at: e.at }));
+    return { siiReceivedAt, events };
+  } catch (e) {
+    if (e instanceof AuthorityError && !e.retryable) return e;
+    throw e;
+  }
+}
+
+/** `POST …/buyer_response/check`: the document after a read of the register now, or the error that says why there was none. */
+export async function checkBuyerResponseNow(env: Env, companyId: string, invoiceId: string): Promise<InvoiceRow> {
+  const row = await getInvoice(env, companyId, invoiceId);
+  const refused = () => new AppError("INVOICE_NO_BUYER_RESPONSE", `${row.id} takes no buyer's answer: only a factura (33, 34, 43) the SII accepted does (this is type ${row.documentType}, status ${row.status}).`);
+  if (row.buyerState === null) throw refused();
+  let outcome: BuyerCheckOutcome;
+  try {
+    outcome = await checkBuyerResponse(env, await buyerChecker(env, companyId), companyId, invoiceId, false);
+  } catch (e) {
+    if (e instanceof AuthorityError) throw new AppError("INVOICE_BUYER_CHECK_UNAVAILABLE", `The SII did not answer (${e.message}); ${row.id} is unchanged. Retry later: the service also reads it by itself.`);
+    throw e;
+  }
+  if (outcome.kind === "read") return outcome.row;
+  if (outcome.kind === "postponed") {
+    if (outcome.problem instanceof AppError) throw outcome.problem;
+    throw new AppError("INVOICE_BUYER_CHECK_UNAVAILABLE", `The SII refused the query (${outcome.problem.message}); ${row.id} is unchanged and will be read again in an hour.`);
+  }
+  throw refused();
+}

@@ -1,0 +1,31 @@
+/**
+ * The issuance queue's `invoice.buyer_check` messages: each one read of the SII's register for an
+ * issued factura (src/domain/invoices/buyer-check.ts). The SII unreachable: the message retries with
+ * backoff (one given up is sent again by the store's alarm when its lease ends); no usable
+ * certificate: the check waits an hour; a company gone: its checks stop.
+ */
+import { buyerChecker, checkBuyerResponse, type BuyerChecker } from "../domain/invoices/buyer-check";
+import { describeError, log } from "../lib/log";
+import type { BuyerCheckMessage } from "../queues/issuance";
+import { backoffSeconds } from "./retry";
+
+export type BuyerCheckWork = { msg: Message<unknown>; body: BuyerCheckMessage };
+
+/** Handles the batch's checks (each company's RUT and signer read once); returns the companies whose events were recorded in D1 (partition 0 before its switch), for the fan-out notice. */
+export async function checkBuyerResponses(env: Env, work: BuyerCheckWork[]): Promise<string[]> {
+  const inD1 = new Set<string>();
+  const checkers = new Map<string, BuyerChecker>();
+  for (const w of work) {
+    try {
+      let checker = checkers.get(w.body.company_id);
+      if (!checker) checkers.set(w.body.company_id, (checker = await buyerChecker(env, w.body.company_id)));
+      const outcome = await checkBuyerResponse(env, checker, w.body.company_id, w.body.invoice_id, true);
+      if (outcome.kind === "read" && outcome.inD1) inD1.add(w.body.company_id);
+      w.msg.ack();
+    } catch (e) {
+      log("warn", "buyer response check failed; retrying", { invoice: w.body.invoice_id, error: describeError(e) });
+      w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
+    }
+  }
+  return [...inD1];
+}
