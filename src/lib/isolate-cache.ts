@@ -6,6 +6,7 @@
  */
 export class IsolateCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
+  private forgets = 0;
 
   constructor(
     readonly ttlMs: number,
@@ -30,9 +31,21 @@ export class IsolateCache<V> {
 
   delete(key: string): void {
     this.entries.delete(key);
+    this.forgets++;
   }
 
   clear(): void {
     this.entries.clear();
+    this.forgets++;
+  }
+
+  /** How many deletes and clears so far: a read begun before one must not fill the cache after it. */
+  get generation(): number {
+    return this.forgets;
+  }
+
+  /** `set`, unless something was forgotten since `generation` (a write may have made the value stale). */
+  setIfUnchanged(key: string, value: V, at: number, generation: number): void {
+    if (this.forgets === generation) this.set(key, value, at);
   }
 }

@@ -20,16 +20,20 @@ import type { EndpointRow } from "./endpoints";
 
 export const ENDPOINT_CACHE_MS = 30_000;
 
-const byCompany = new IsolateCache<Promise<EndpointRow[]>>(ENDPOINT_CACHE_MS);
+const byCompany = new IsolateCache<EndpointRow[]>(ENDPOINT_CACHE_MS);
 
-/** The company's ACTIVE, enabled endpoints (from this isolate's cache, or one D1 read). */
-export function activeEndpoints(db: Db, companyId: string, at: number = Date.now()): Promise<EndpointRow[]> {
+/**
+ * The company's ACTIVE, enabled endpoints (from this isolate's cache, or one D1 read). Only a list
+ * already read is shared between requests, never a read in flight: a promise made by one request
+ * cannot settle in another once the first has ended (see src/domain/companies/control-cache.ts).
+ */
+export async function activeEndpoints(db: Db, companyId: string, at: number = Date.now()): Promise<EndpointRow[]> {
   const hit = byCompany.get(companyId, at);
   if (hit) return hit;
-  const loading = db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"), eq(webhookEndpoints.enabled, true))).then((rows) => rows);
-  byCompany.set(companyId, loading, at);
-  loading.catch(() => byCompany.get(companyId, at) === loading && byCompany.delete(companyId));
-  return loading;
+  const generation = byCompany.generation;
+  const rows = await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.status, "ACTIVE"), eq(webhookEndpoints.enabled, true)));
+  byCompany.setIfUnchanged(companyId, rows, at, generation);
+  return rows;
 }
 
 /** Drops the company's cached endpoints in this isolate: call after any write to its endpoints. */

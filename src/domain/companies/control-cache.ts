@@ -29,22 +29,24 @@ type CertificateRow = typeof certificates.$inferSelect;
 
 export const CONTROL_CACHE_MS = 60_000;
 
-const byCompany = new IsolateCache<Map<string, Promise<unknown>>>(CONTROL_CACHE_MS);
+const byCompany = new IsolateCache<Map<string, { value: unknown }>>(CONTROL_CACHE_MS);
 
 /**
  * `part` of `companyId`'s control rows, from this isolate's cache or from `load` (awaited once:
  * a Drizzle query is a thenable that would run again on every await). A value `keep` refuses
- * (an absence) is handed out but not kept.
+ * (an absence) is handed out but not kept. Only a value already read is shared between requests,
+ * never a read in flight: a promise made by one request can never settle in another once the first
+ * has ended (workerd refuses it, and the second request failed with a 500; chaos seed 7741), so
+ * requests arriving together each ask (the directory object answers them from one D1 read).
  */
-export function cachedControl<T>(companyId: string, part: string, at: number, load: () => PromiseLike<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-  const parts = byCompany.get(companyId, at) ?? byCompany.set(companyId, new Map(), at);
-  const hit = parts.get(part) as Promise<T> | undefined;
-  if (hit) return hit;
-  const loading = Promise.resolve().then(load);
-  parts.set(part, loading);
-  const drop = () => parts.get(part) === loading && parts.delete(part);
-  loading.then((value) => keep(value) || drop(), drop);
-  return loading;
+export async function cachedControl<T>(companyId: string, part: string, at: number, load: () => PromiseLike<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+  const hit = byCompany.get(companyId, at)?.get(part);
+  if (hit) return hit.value as T;
+  const generation = byCompany.generation;
+  const value = await load();
+  // A change forgotten while it was read (companyControlChanged) may have made it stale: not kept.
+  if (keep(value) && byCompany.generation === generation) (byCompany.get(companyId, at) ?? byCompany.set(companyId, new Map(), at)).set(part, { value });
+  return value;
 }
 
 /** Drops everything cached of the company in this isolate only (a new isolate's state: tests, the capacity bench). */
