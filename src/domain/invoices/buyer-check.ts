@@ -33,7 +33,8 @@ export async function buyerChecker(env: Env, companyId: string): Promise<BuyerCh
 }
 
 /**
- * What a check did: `read` the register and wrote the result (`row` as it is now; `inD1`: in D1's
+ * What a check did: `read` the register and wrote the result (`row` as it is now on request, as it
+ * was before for a scheduled check, whose caller does not use it; `inD1`: in D1's
  * legacy partition, whose events need a fan-out notice), `postponed` (no usable certificate, or a
  * refusal by the SII: asked again in an hour), `stopped` (the company is gone), or `skipped` (no such
  * document, or none that takes a buyer's answer).
@@ -73,7 +74,8 @@ export async function checkBuyerResponse(env: Env, checker: BuyerChecker, compan
   }
   const at = new Date();
   await db.batch(buyerCheckStatements(db, row, read, at));
-  const [now] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
+  // The document as written, read back only for a request that answers it (a queue message does not).
+  const [now] = scheduled ? [] : await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
   return { kind: "read", row: now ?? row, inD1: partition.inD1 };
 }
 
