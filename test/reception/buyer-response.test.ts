@@ -152,16 +152,20 @@ describe("buyer response rules", () => {
     expect(nextBuyerCheck([ev("RCD")], received, at + DAY)).toBeNull();
     expect(nextBuyerCheck([ev("ACD"), ev("ERM")], received, at + DAY)).toBeNull();
     expect(nextBuyerCheck([], null, at)).toBe(at + 3_600_000);
+    // Without a reception time from the SII: hourly, for up to 10 days after the stamp.
+    const stamped = new Date(at).toISOString();
+    expect(nextBuyerCheck([], null, at + 10 * DAY - 3_600_000, stamped)).toBe(at + 10 * DAY);
+    expect(nextBuyerCheck([], null, at + 10 * DAY, stamped)).toBeNull();
   });
 });
 
 /** A factura of D1's legacy partition whose buyer check is due, as the cron finds it. */
-async function legacyDue(companyId: string, siiReceivedAt: string | null = null): Promise<string> {
+async function legacyDue(companyId: string, siiReceivedAt: string | null = null, stampedAt = new Date().toISOString()): Promise<string> {
   const id = `inv_${randomUlid()}`;
   await env.DB.prepare(
-    `INSERT INTO invoices (id, company_id, document_type, status, folio, issue_date, recipient_rut, recipient_name, currency, total, body, buyer_state, buyer_events, sii_received_at, buyer_check_at)
-     VALUES (?, ?, 33, 'ACCEPTED', 7, '2026-10-01', '77879240-0', 'Cliente', 'CLP', '1190', '{}', 'PENDING', '[]', ?, '2000-01-01T00:00:00.000Z')`,
-  ).bind(id, companyId, siiReceivedAt).run();
+    `INSERT INTO invoices (id, company_id, document_type, status, folio, issue_date, recipient_rut, recipient_name, currency, total, body, buyer_state, buyer_events, sii_received_at, buyer_check_at, stamped_at)
+     VALUES (?, ?, 33, 'ACCEPTED', 7, '2026-10-01', '77879240-0', 'Cliente', 'CLP', '1190', '{}', 'PENDING', '[]', ?, '2000-01-01T00:00:00.000Z', ?)`,
+  ).bind(id, companyId, siiReceivedAt, stampedAt).run();
   return id;
 }
 
@@ -184,6 +188,25 @@ describe("a factura of D1's legacy partition (before the documents group's switc
     const row = await legacyRow(id, (x) => x.buyer_check_at > new Date(Date.now() + 30 * 60_000).toISOString());
     expect(row).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
     expect(Date.parse(row.buyer_check_at) - Date.now()).toBeGreaterThan(50 * 60_000);
+  });
+
+  it("of a company without a certificate for more than 10 days after its stamp is no longer put off: its checks stop", async () => {
+    const r = await receiver("76086428-5", false);
+    const id = await legacyDue(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
+    await cronRun();
+    expect(await legacyRow(id, (x) => x.buyer_check_at === null)).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
+  });
+
+  it("the SII has no reception time for: read again an hour later, and no more 10 days after its stamp", async () => {
+    const r = await receiver("76086428-5");
+    // Folio 7 was never sent to the simulator: consultarFechaRecepcionSii answers 18, no date.
+    const fresh = await legacyDue(r.companyId);
+    const old = await legacyDue(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
+    await cronRun();
+    const a = await legacyRow(fresh, (x) => x.buyer_checked_at !== null);
+    expect(a).toMatchObject({ buyer_state: "PENDING", buyer_deadline: null });
+    expect(Date.parse(a.buyer_check_at) - Date.now()).toBeGreaterThan(50 * 60_000);
+    expect(await legacyRow(old, (x) => x.buyer_checked_at !== null)).toMatchObject({ buyer_state: "PENDING", buyer_deadline: null, buyer_check_at: null });
   });
 
   it("of a deleted company is no longer checked", async () => {

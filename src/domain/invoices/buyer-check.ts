@@ -16,7 +16,7 @@ import { AppError } from "../../errors";
 import { log } from "../../lib/log";
 import { requireSigningCredentials } from "../certificates/certificates";
 import { getInvoice } from "./queries";
-import { buyerCheckStatements, postponeBuyerCheck, RETRY_CHECK_MS, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
+import { buyerCheckStatements, postponeBuyerCheck, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
 import type { InvoiceRow } from "./state";
 
 /** A company's side of its checks, read once per queue batch: its RUT and mode (null: not active), and its signer (undefined: not read yet). */
@@ -69,7 +69,7 @@ export async function checkBuyerResponse(env: Env, checker: BuyerChecker, compan
   const read = await readRegister(env, checker, row);
   if (read instanceof Error) {
     log("warn", "buyer response check put off an hour", { invoice: row.id, error: read.message });
-    await postponeBuyerCheck(db, row, new Date(Date.now() + RETRY_CHECK_MS));
+    await postponeBuyerCheck(db, row, Date.now());
     return { kind: "postponed", problem: read };
   }
   const at = new Date();
@@ -113,7 +113,7 @@ export async function checkBuyerResponseNow(env: Env, companyId: string, invoice
   if (outcome.kind === "read") return outcome.row;
   if (outcome.kind === "postponed") {
     if (outcome.problem instanceof AppError) throw outcome.problem;
-    throw new AppError("INVOICE_BUYER_CHECK_UNAVAILABLE", `The SII refused the query (${outcome.problem.message}); ${row.id} is unchanged and will be read again in an hour.`);
+    throw new AppError("INVOICE_BUYER_CHECK_UNAVAILABLE", `The SII refused the query (${outcome.problem.message}); ${row.id} is unchanged and will be read again in an hour (for up to 10 days after it was stamped).`);
   }
   throw refused();
 }

@@ -35,6 +35,19 @@ export const MAX_CHECK_INTERVAL_MS = 6 * 3_600_000;
 export const FINAL_CHECK_AFTER_MS = 60_000;
 /** When the SII has no reception time for the document yet, or its certificate is missing: ask again after this. */
 export const RETRY_CHECK_MS = 3_600_000;
+/**
+ * Retries an hour apart (the SII gives no reception time for the document, the company has no usable
+ * certificate, the SII refuses the query) go on for at most this long after the document was
+ * stamped (the 8 days plus two): past it the answer is final anyway, and a cause that lasted that
+ * long is not passing (the document keeps its state; `POST …/buyer_response/check` still reads it).
+ */
+export const RETRIES_FOR_MS = 10 * 86_400_000;
+
+/** The next hourly retry after `now`, or null once RETRIES_FOR_MS after `stampedAt` has passed. */
+export function retryAt(now: number, stampedAt: string | null): number | null {
+  const giveUp = stampedAt === null ? Infinity : Date.parse(stampedAt) + RETRIES_FOR_MS;
+  return now >= giveUp ? null : now + RETRY_CHECK_MS;
+}
 /** At most this many checks are sent per alarm or cron run (the rest at the next); at most 90, see takeDueBuyerChecks. */
 export const BUYER_CHECKS_PER_RUN = 90;
 /** A check sent to the queue is not sent again before this (its message is being handled, or was lost). */
@@ -61,12 +74,13 @@ export function buyerStateOf(events: readonly BuyerEvent[], deadline: string | n
 /**
  * When the register is next read (null: never again): not after a claim or after both acceptances
  * (nothing can change), nor once the deadline has passed (this read was the final one); otherwise
- * at a quarter of the document's age at the SII (10 minutes to 6 hours), and once just after the deadline.
+ * at a quarter of the document's age at the SII (10 minutes to 6 hours), and once just after the
+ * deadline. Without a reception time: hourly (retryAt).
  */
-export function nextBuyerCheck(events: readonly BuyerEvent[], siiReceivedAt: string | null, now: number): number | null {
+export function nextBuyerCheck(events: readonly BuyerEvent[], siiReceivedAt: string | null, now: number, stampedAt: string | null = null): number | null {
   if (events.some((e) => CLAIMS.has(e.code))) return null;
   if ([...ACCEPTANCES].every((a) => events.some((e) => e.code === a))) return null;
-  if (siiReceivedAt === null) return now + RETRY_CHECK_MS;
+  if (siiReceivedAt === null) return retryAt(now, stampedAt);
   const deadline = Date.parse(deadlineOf(siiReceivedAt));
   if (now >= deadline) return null;
   const interval = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, (now - Date.parse(siiReceivedAt)) / 4));
@@ -83,7 +97,7 @@ export function buyerCheckStatements(db: Db, row: InvoiceRow, read: { siiReceive
   const iso = at.toISOString();
   const deadline = read.siiReceivedAt === null ? null : deadlineOf(read.siiReceivedAt);
   const state = buyerStateOf(read.events, deadline, now);
-  const next = nextBuyerCheck(read.events, read.siiReceivedAt, now);
+  const next = nextBuyerCheck(read.events, read.siiReceivedAt, now, row.stampedAt ?? row.createdAt);
   const events = JSON.stringify(read.events);
   const changed = state !== row.buyerState || events !== (row.buyerEvents ?? "[]");
   const update = db
@@ -99,9 +113,10 @@ export function stopBuyerChecks(db: Db, row: Pick<InvoiceRow, "companyId" | "id"
   return db.update(invoices).set({ buyerCheckAt: null }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
 }
 
-/** A check put off until `at` (the SII unreachable for good, no certificate). */
-export function postponeBuyerCheck(db: Db, row: Pick<InvoiceRow, "companyId" | "id">, at: Date) {
-  return db.update(invoices).set({ buyerCheckAt: at.toISOString() }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNotNull(invoices.buyerCheckAt)));
+/** A check put off an hour (no usable certificate, a refusal by the SII), or stopped when retries are over (retryAt). */
+export function postponeBuyerCheck(db: Db, row: Pick<InvoiceRow, "companyId" | "id" | "stampedAt" | "createdAt">, now: number) {
+  const at = retryAt(now, row.stampedAt ?? row.createdAt);
+  return db.update(invoices).set({ buyerCheckAt: at === null ? null : new Date(at).toISOString() }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNotNull(invoices.buyerCheckAt)));
 }
 
 /**
