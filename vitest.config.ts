@@ -49,9 +49,6 @@ function rateLimiters() {
  */
 export default defineConfig({
   test: {
-    // The Worker logs a JSON line per request and queue message (src/lib/log.ts): tests print only
-    // its warnings and errors (the log tests read the lines themselves).
-    onConsoleLog: (line: string) => (line.startsWith('{"level":"info"') || line.startsWith('{"level":"debug"') ? false : undefined),
     projects: [
       {
         plugins: [
@@ -83,7 +80,8 @@ export default defineConfig({
         define: { __CHAOS__: "true" },
         test: {
           name: "workers",
-          setupFiles: ["./test/setup/apply-migrations.ts"],
+          // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors).
+          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts"],
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,
