@@ -5,14 +5,16 @@
  * - verifyInbound of the 1-, 50- and 500-DTE envelopes: ms per DTE (linearity), and its ratio to the
  *   crypto floor of a DTE: two RSASSA-PKCS1-v1_5/SHA-1 verifies (its XMLDSig and the TED's FRMT; the
  *   CAF's FRMA is verified once per CAF) and the SHA-1 of a DTE-sized Documento, timed interleaved
- *   in the same run (median of several rounds, so load on the machine weighs on both). A second
+ *   in the same run: slices of about 30 ms of verification, each right beside 30 ms of its floor, the order
+ *   alternating, and the median of the slices' ratios (a pause of the machine weighs on a few
+ *   slices, which the median leaves out; whole rounds of each, before, moved by 0.5× from run to run). A second
  *   ratio is against the envelope's whole floor: the DTEs' floors plus the envelope's own signature
  *   (one more verify, and the SHA-1 of its SetDTE, as long as all its DTEs), which weighs most on
  *   an envelope of one DTE.
- * The same verification is timed, in the same rounds, as `wrangler deploy` ships it: bundled by
+ * The verification is timed as `wrangler deploy` ships it: bundled by
  * esbuild into one module (bundle.ts, this bench's global set-up). Vitest's module runner turns each
  * use of an imported binding into a getter call, which the deployed Worker never pays; the bundle's
- * ratio is the production figure, the module runner's is printed beside it.
+ * ratio is the production figure, the module runner's is printed beside it (same slices).
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
@@ -75,46 +77,54 @@ it("reception throughput and verification cost", async () => {
   const bundlePath = "./.bundle/verify.mjs";
   const bundled = (await import(/* @vite-ignore */ bundlePath)) as Verify;
   const bundledTrust = bundled.receptionCafTrust("simulator");
+  const quartiles = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return `${s[Math.floor(s.length / 4)]!.toFixed(2)}–${s[Math.floor((3 * s.length) / 4)]!.toFixed(2)}`; };
   for (const n of [1, 50, 500]) {
     const xml = await envelopeOf(n);
     await verifyInbound(xml, trust);
     expect((await bundled.verifyInbound(xml, bundledTrust)).ok).toBe(true);
-    // Each round verifies 500 DTEs (the 1-DTE envelope 500 times): the Worker's clock is coarse.
-    const rounds = 7;
-    const reps = Math.ceil(500 / n);
+    const timed = async (verify: Verify["verifyInbound"], o: typeof trust, reps: number) => {
+      const t0 = performance.now();
+      for (let j = 0; j < reps; j++) if (!(await verify(xml, o)).ok) throw new Error("the envelope did not verify");
+      return (performance.now() - t0) / (n * reps);
+    };
+    // Slices of about 30 ms (the Worker's clock counts whole milliseconds), each timed right beside
+    // its floor: a pause of the machine (this VM's run-to-run spread is large) weighs on a few
+    // slices, and the median of their ratios leaves them out. Which goes first alternates.
+    // Warmed up first; then as many envelopes, and as many of the floor's, as take about 30 ms each.
+    await timed(bundled.verifyInbound, bundledTrust, Math.ceil(200 / n));
+    const reps = Math.max(1, Math.round(30 / (n * (await timed(bundled.verifyInbound, bundledTrust, Math.ceil(200 / n))))));
+    const floorReps = Math.max(1, Math.round(30 / (n * (await floorOf(200)) + (await envelopeFloorOf(n, 10)) / 10)));
+    const slices = n === 500 ? 15 : 31;
+    // The same verification as the module runner loads it, and with each DTE over its tree instead
+    // of its flat index (InboundOptions.flat), in the same slices.
+    const treeTrust = { ...trust, flat: false };
     const floors: number[] = [];
     const pers: number[] = [];
     const ratios: number[] = [];
     const envelopeRatios: number[] = [];
-    // The same verification with each DTE over its tree instead of its flat index (InboundOptions.flat), timed in the same rounds.
+    const runnerRatios: number[] = [];
     const treeRatios: number[] = [];
-    // And the bundled code (what the deployed Worker runs): per DTE, against the DTE's floor and the envelope's.
-    const bundledRatios: number[] = [];
-    const bundledEnvelopeRatios: number[] = [];
-    const treeTrust = { ...trust, flat: false };
-    for (let k = 0; k < rounds; k++) {
-      const floor = await floorOf(n * reps);
-      const envelopeFloor = floor + (await envelopeFloorOf(n, reps)) / (n * reps);
-      // Which goes first alternates from round to round.
-      const timed = async (o: typeof trust, verify: Verify["verifyInbound"] = verifyInbound) => {
-        const t0 = performance.now();
-        for (let j = 0; j < reps; j++) if (!(await verify(xml, o)).ok) throw new Error("the envelope did not verify");
-        return (performance.now() - t0) / (n * reps);
+    for (let k = 0; k < slices; k++) {
+      const floorFirst = k % 2 === 0;
+      let floor = 0;
+      let envelopeFloor = 0;
+      const measureFloor = async () => {
+        floor = await floorOf(n * floorReps);
+        envelopeFloor = floor + (await envelopeFloorOf(n, floorReps)) / (n * floorReps);
       };
-      const tree = k % 2 ? await timed(treeTrust) : 0;
-      const bundledFirst = k % 2 ? 0 : await timed(bundledTrust, bundled.verifyInbound);
-      const per = await timed(trust);
-      const bundledPer = k % 2 ? await timed(bundledTrust, bundled.verifyInbound) : bundledFirst;
-      bundledRatios.push(bundledPer / floor);
-      bundledEnvelopeRatios.push(bundledPer / envelopeFloor);
-      treeRatios.push((k % 2 ? tree : await timed(treeTrust)) / floor);
+      if (floorFirst) await measureFloor();
+      const per = await timed(bundled.verifyInbound, bundledTrust, reps);
+      if (!floorFirst) await measureFloor();
       floors.push(floor);
       pers.push(per);
       ratios.push(per / floor);
       envelopeRatios.push(per / envelopeFloor);
+      runnerRatios.push((await timed(verifyInbound, trust, reps)) / envelopeFloor);
+      treeRatios.push((await timed(verifyInbound, treeTrust, reps)) / envelopeFloor);
     }
-    console.log(`verifyInbound, envelope of ${String(n).padEnd(3)} DTEs  ${median(pers).toFixed(3)} ms/DTE (${(1000 / median(pers)).toFixed(0)} DTEs/s); crypto floor ${median(floors).toFixed(3)} ms/DTE; ratio ${median(ratios).toFixed(2)}× (median of ${rounds} rounds); with the envelope's own signature in the floor ${median(envelopeRatios).toFixed(2)}×; each DTE over its tree instead: ${median(treeRatios).toFixed(2)}×`);
-    console.log(`  bundled as deployed (esbuild, one module): ratio ${median(bundledRatios).toFixed(2)}×; with the envelope's own signature in the floor ${median(bundledEnvelopeRatios).toFixed(2)}× (same rounds)`);
+    console.log(`verifyInbound, envelope of ${String(n).padEnd(3)} DTEs, bundled as deployed (esbuild, one module): ${median(pers).toFixed(3)} ms/DTE (${(1000 / median(pers)).toFixed(0)} DTEs/s); crypto floor ${median(floors).toFixed(3)} ms/DTE`);
+    console.log(`  ratio to the floor with the envelope's own signature in it ${median(envelopeRatios).toFixed(2)}× (median of ${slices} slices of ${n * reps} DTEs and floors of ${n * floorReps}, quartiles ${quartiles(envelopeRatios)}); to the DTEs' floor alone ${median(ratios).toFixed(2)}×`);
+    console.log(`  in the same slices: as vitest's module runner loads it ${median(runnerRatios).toFixed(2)}×; each DTE over its tree instead of its flat index ${median(treeRatios).toFixed(2)}×`);
   }
   for (const n of [1, 50, 500]) {
     const raw = mime(to, await envelopeOf(n));
