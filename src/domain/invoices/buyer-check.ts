@@ -16,7 +16,7 @@ import { AppError } from "../../errors";
 import { log } from "../../lib/log";
 import { requireSigningCredentials } from "../certificates/certificates";
 import { getInvoice } from "./queries";
-import { buyerCheckStatements, postponeBuyerCheck, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
+import { buyerCheckStatements, postponeBuyerCheck, retryAt, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
 import type { InvoiceRow } from "./state";
 
 /** A company's side of its checks, read once per queue batch: its RUT and mode (null: not active), and its signer (undefined: not read yet). */
@@ -68,8 +68,9 @@ export async function checkBuyerResponse(env: Env, checker: BuyerChecker, compan
   }
   const read = await readRegister(env, checker, row);
   if (read instanceof Error) {
-    log("warn", "buyer response check put off an hour", { invoice: row.id, error: read.message });
-    await postponeBuyerCheck(db, row, Date.now());
+    const at = retryAt(Date.now(), row.stampedAt ?? row.createdAt);
+    log("warn", at === null ? "buyer response checks stopped: 10 days since the stamp" : "buyer response check put off an hour", { invoice: row.id, error: read.message });
+    await postponeBuyerCheck(db, row, at);
     return { kind: "postponed", problem: read };
   }
   const at = new Date();

@@ -113,9 +113,8 @@ export function stopBuyerChecks(db: Db, row: Pick<InvoiceRow, "companyId" | "id"
   return db.update(invoices).set({ buyerCheckAt: null }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
 }
 
-/** A check put off an hour (no usable certificate, a refusal by the SII), or stopped when retries are over (retryAt). */
-export function postponeBuyerCheck(db: Db, row: Pick<InvoiceRow, "companyId" | "id" | "stampedAt" | "createdAt">, now: number) {
-  const at = retryAt(now, row.stampedAt ?? row.createdAt);
+/** A check put off until `at` (no usable certificate, a refusal by the SII), or stopped (null: retries are over, see retryAt). */
+export function postponeBuyerCheck(db: Db, row: Pick<InvoiceRow, "companyId" | "id">, at: number | null) {
   return db.update(invoices).set({ buyerCheckAt: at === null ? null : new Date(at).toISOString() }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNotNull(invoices.buyerCheckAt)));
 }
 
