@@ -10,7 +10,7 @@ import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
 import { armStoreAlarms } from "../webhooks/store-alarms";
 import { purgeD1Events } from "../webhooks/retention";
-import { buyerCheckBody, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { enqueueBuyerChecks, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
@@ -74,7 +74,7 @@ async function stuckIn(db: Db, cutoff: string) {
 export const buyerChecksInD1: Job = async (env, at) => {
   if (await legacyMoved(env, "documents")) return;
   const due = await takeDueBuyerChecks(createDb(env.DB), at, BUYER_CHECKS_PER_RUN);
-  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: buyerCheckBody(d.id, d.companyId) })));
+  await enqueueBuyerChecks(env, due);
 };
 
 /** How long an event may wait for its fan-out before the sweep steps in. */

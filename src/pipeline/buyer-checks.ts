@@ -2,7 +2,8 @@
  * The issuance queue's `invoice.buyer_check` messages: each one read of the SII's register for an
  * issued factura (src/domain/invoices/buyer-check.ts). The SII unreachable: the message retries with
  * backoff (one given up is sent again by the store's alarm when its lease ends); no usable
- * certificate: the check waits an hour; a company gone: its checks stop.
+ * certificate or a refusal by the SII: the check waits an hour (for up to 10 days after the document
+ * was stamped, see retryAt); a company gone: its checks stop.
  */
 import { buyerChecker, checkBuyerResponse, type BuyerChecker } from "../domain/invoices/buyer-check";
 import { describeError, log } from "../lib/log";

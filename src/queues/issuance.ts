@@ -52,6 +52,11 @@ export function buyerCheckBody(invoiceId: string, companyId: string): BuyerCheck
   return { v: 1, type: "invoice.buyer_check", invoice_id: invoiceId, company_id: companyId };
 }
 
+/** One `invoice.buyer_check` message per check taken (at most 100: takeDueBuyerChecks takes at most 90). */
+export async function enqueueBuyerChecks(env: Pick<Env, "ISSUANCE_QUEUE">, due: readonly { id: string; companyId: string }[]): Promise<void> {
+  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: buyerCheckBody(d.id, d.companyId) })));
+}
+
 export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {
   return env.ISSUANCE_QUEUE.send(invoiceBody(m.invoiceId, m.companyId, m.requestId), delaySeconds ? { delaySeconds } : undefined);
 }

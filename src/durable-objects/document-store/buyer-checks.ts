@@ -14,7 +14,7 @@ import { StoreD1, type StoreRpc } from "../../db/document-store/client";
 import { legacyMoved } from "../../db/document-store/legacy";
 import * as schema from "../../db/schema";
 import { BUYER_CHECKS_PER_RUN, takeDueBuyerChecks } from "../../domain/invoices/buyer-response";
-import { buyerCheckBody } from "../../queues/issuance";
+import { enqueueBuyerChecks } from "../../queues/issuance";
 import type { StoreAlarmTask } from "./alarms";
 
 type ChecksEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "CONTROL_DIRECTORY" | "ISSUANCE_QUEUE">;
@@ -47,6 +47,6 @@ export class BuyerChecks implements StoreAlarmTask {
     const due = await takeDueBuyerChecks(this.db, new Date(now), this.limit);
     if (due.length === 0) return;
     const mine = due.some((d) => ordinalOfId(d.id) === 0) && !(await legacyMoved(this.env, "documents")) ? due.filter((d) => ordinalOfId(d.id) !== 0) : due;
-    if (mine.length > 0) await this.env.ISSUANCE_QUEUE.sendBatch(mine.map((d) => ({ body: buyerCheckBody(d.id, d.companyId) })));
+    await enqueueBuyerChecks(this.env, mine);
   }
 }
