@@ -17,6 +17,7 @@ import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
+import { buyerRepliesRoutes } from "./http/routes/invoices/buyer-replies";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { catalogsRoutes } from "./http/routes/catalogs";
 import { receptionRoutes } from "./http/routes/reception";
@@ -105,6 +106,7 @@ function buildApp() {
   app.route("/", certificatesRoutes);
   app.route("/", enumerationRoutes);
   app.route("/", invoicesRoutes);
+  app.route("/", buyerRepliesRoutes);
   app.route("/", webhooksRoutes);
   app.route("/", catalogsRoutes);
   app.route("/", receptionRoutes);

@@ -11722,6 +11722,243 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/companies/{company_id}/invoices/{invoice_id}/buyer_replies/{reply_id}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a buyer's reply
+         * @description The file an entry of `buyer_replies` was read from, byte for byte as received (it may answer other documents too).
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                    /** @description An `id` of the document's `buyer_replies`. */
+                    reply_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The reply */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. / The document has no buyer's reply with that id. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 *
+                                 *     `INVOICE_BUYER_REPLY_NOT_FOUND`: The document has no buyer's reply with that id.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND" | "INVOICE_BUYER_REPLY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": {
         parameters: {
             query?: never;
@@ -12796,6 +13033,289 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/invoices/buyer_replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a buyer's reply
+         * @description multipart/form-data with part `file`: a buyer's RespuestaDTE (reception of the envelope, or acceptance or rejection of the contents) or EnvioRecibos (receipt of the goods, Ley 19.983) received outside the company's reception address (mailed there, it is read by itself). Each signature is verified; each entry about a document this company issued is added to that document's `buyer_replies` (at most 20 kept, the newest) with an `invoice.buyer_reply` event. The same file again adds nothing. Recorded in the inbound message log (outcome REPLY).
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 2097152 bytes (2048 KiB).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": components["schemas"]["BuyerReplyUpload"];
+                };
+            };
+            responses: {
+                /** @description Read; one entry per document answered, with its outcome */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BuyerReplyIntake"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The uploaded file is not a buyer's reply (a RespuestaDTE or EnvioRecibos of the SII's namespace naming at least one document), or cannot be read; nothing was stored. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INVOICE_BUYER_REPLY_INVALID`: The uploaded file is not a buyer's reply (a RespuestaDTE or EnvioRecibos of the SII's namespace naming at least one document), or cannot be read; nothing was stored.
+                                 * @enum {string}
+                                 */
+                                code: "INVOICE_BUYER_REPLY_INVALID";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -19681,7 +20201,7 @@ export interface paths {
                     /** @description The receiving company (its id). */
                     company_id: string;
                     /** @description What became of the message. */
-                    outcome?: "STORED" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+                    outcome?: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
                     /** @description Page number, starting at 1 (default 1). */
                     page?: string;
                     /** @description Results per page, 1 to 100 (default 20). */
@@ -22063,6 +22583,7 @@ export interface webhooks {
                      *           "checked_at": null,
                      *           "next_check_at": "2026-11-23T13:00:04.000Z"
                      *         },
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22152,12 +22673,127 @@ export interface webhooks {
                      *           "checked_at": null,
                      *           "next_check_at": "2026-11-23T13:00:04.000Z"
                      *         },
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Event_invoice_accepted_with_objections"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.buyer_reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.buyer_reply
+         * @description A document received a reply from its buyer, mailed to the company's reception address or uploaded: the buyer's system received it (RespuestaDTE, RecepcionEnvio), the buyer accepts or rejects its contents (ResultadoDTE), or acknowledges receipt of the goods (EnvioRecibos); the new entries are the last of `buyer_replies`. Check `signature.valid` and `discrepancies` before acting on one; the legal answer is `buyer_response`. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "invoice.buyer_reply",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "inv_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+                     *         "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "invoice_type": "33",
+                     *         "invoice_type_name": "FACTURA ELECTRÓNICA",
+                     *         "status": "ACCEPTED",
+                     *         "fiscal_status": "EPR",
+                     *         "fiscal_message": null,
+                     *         "folio": 1042,
+                     *         "external_reference": "ERP-1001",
+                     *         "issue_date": "2026-11-23",
+                     *         "total": "35700",
+                     *         "currency": "CLP",
+                     *         "recipient": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "track_id": "4509812",
+                     *         "cancels_invoice_id": null,
+                     *         "cancelled_by": null,
+                     *         "last_error": null,
+                     *         "attempts": 0,
+                     *         "buyer_response": {
+                     *           "state": "PENDING",
+                     *           "sii_received_at": null,
+                     *           "deadline": null,
+                     *           "seconds_left": null,
+                     *           "events": [],
+                     *           "checked_at": null,
+                     *           "next_check_at": "2026-11-23T13:00:04.000Z"
+                     *         },
+                     *         "buyer_replies": [
+                     *           {
+                     *             "id": "rpl_3f1c9a0b7d2e4c6a8b0d1e2f3a",
+                     *             "kind": "RESULT",
+                     *             "status": "ACCEPTED",
+                     *             "code": 0,
+                     *             "code_text": "DTE Aceptado OK",
+                     *             "message": "Conforme",
+                     *             "rejection_code": null,
+                     *             "from_tax_id": "77879240-0",
+                     *             "signature": {
+                     *               "valid": true,
+                     *               "message": null,
+                     *               "signer_tax_id": "12345678-5",
+                     *               "signer_name": "Ana Pérez"
+                     *             },
+                     *             "discrepancies": [],
+                     *             "receipt": null,
+                     *             "replied_at": "2026-11-24T09:30:00",
+                     *             "received_at": "2026-11-24T12:30:04.000Z",
+                     *             "channel": "EMAIL",
+                     *             "message_id": "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *             "file_sha256": "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-23T13:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:30:04.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_invoice_buyer_reply"];
                 };
             };
             responses: {
@@ -22248,6 +22884,7 @@ export interface webhooks {
                      *           "checked_at": "2026-11-25T12:20:00.000Z",
                      *           "next_check_at": null
                      *         },
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-25T12:20:00.000Z"
                      *       }
@@ -22329,6 +22966,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22410,6 +23048,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -22491,6 +23130,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
                      *       }
@@ -23379,6 +24019,102 @@ export interface components {
             per_page: number;
             total: number;
         };
+        BuyerReply: {
+            /** @enum {string} */
+            channel: "EMAIL" | "UPLOAD";
+            /** @description The code as the buyer wrote it (EstadoRecepDTE, EstadoDTE); null for a RECEIPT. */
+            code: number | null;
+            /** @description What the code means in the SII's tables. */
+            code_text: string | null;
+            /** @description Where the reply's copy of the document differs from the document: a reply about another buyer's copy, or a forged one. */
+            discrepancies: {
+                document: string;
+                /** @enum {string} */
+                field: "recipient_tax_id" | "total" | "issue_date" | "responder_tax_id";
+                reply: string | null;
+            }[];
+            /** @description SHA-256 of the reply file as received (download it from `…/buyer_replies/{reply_id}/xml`). */
+            file_sha256: string;
+            /** @description Who answers (RutResponde of the reply). */
+            from_tax_id: string | null;
+            /** @description Stable id of this entry (the same file again records nothing new). */
+            id: string;
+            /**
+             * @description RECEPTION: the buyer's system received the document (RespuestaDTE, RecepcionEnvio). RESULT: the buyer accepts or rejects its contents (RespuestaDTE, ResultadoDTE). RECEIPT: the buyer acknowledges receipt of the goods or services under Ley 19.983 (EnvioRecibos).
+             * @enum {string}
+             */
+            kind: "RECEPTION" | "RESULT" | "RECEIPT";
+            /** @description The buyer's own words (RecepDTEGlosa, EstadoDTEGlosa). */
+            message: string | null;
+            /** @description The inbound message (GET /api/reception/messages/{id}) that brought it. */
+            message_id: string | null;
+            /** @description A RECEIPT's Recinto, RutFirma and TmstFirmaRecibo; null for the other kinds. */
+            receipt: {
+                place: string | null;
+                signed_at: string | null;
+                signer_tax_id: string | null;
+            } | null;
+            /** @description When the service read it, ISO 8601 UTC. */
+            received_at: string;
+            /** @description CodRchDsc of a RESULT: the buyer's rejection or discrepancy code. */
+            rejection_code: number | null;
+            /** @description The reply's own time stamp (TmstFirmaResp, TmstFirmaEnv), the buyer's local time as written. */
+            replied_at: string | null;
+            signature: components["schemas"]["BuyerReplySignature"];
+            /**
+             * @description RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.
+             * @enum {string}
+             */
+            status: "RECEIVED" | "NOT_RECEIVED" | "ACCEPTED" | "ACCEPTED_WITH_DISCREPANCIES" | "REJECTED" | "GOODS_RECEIVED" | "UNKNOWN";
+        };
+        BuyerReplyIntake: {
+            entries: {
+                document_type: number | null;
+                folio: number | null;
+                /** @description The company's document it was read onto; null when none. */
+                invoice_id: string | null;
+                /** @enum {string} */
+                kind: "RECEPTION" | "RESULT" | "RECEIPT";
+                /**
+                 * @description RECORDED: added to the document's `buyer_replies` (an `invoice.buyer_reply` event); ALREADY_RECORDED: this file was read before; NOT_OURS: RUTEmisor is another company; UNKNOWN_DOCUMENT: no document of this company has that type and folio.
+                 * @enum {string}
+                 */
+                outcome: "RECORDED" | "ALREADY_RECORDED" | "NOT_OURS" | "UNKNOWN_DOCUMENT";
+                reply_id: string;
+                /** @enum {string} */
+                status: "RECEIVED" | "NOT_RECEIVED" | "ACCEPTED" | "ACCEPTED_WITH_DISCREPANCIES" | "REJECTED" | "GOODS_RECEIVED" | "UNKNOWN";
+            }[];
+            /** @description A RecepcionEnvio that names no document: the buyer's verdict on a whole envelope (EstadoRecepEnv), not read onto any document. */
+            envelopes: {
+                code: number | null;
+                envelope_id: string | null;
+                text: string | null;
+            }[];
+            file_sha256: string;
+            /** @enum {string} */
+            kind: "RespuestaDTE" | "EnvioRecibos";
+            /** @description The inbound message recording this upload (GET /api/reception/messages/{id}). */
+            message_id: string;
+            /** @description The reply's own signature (over its Resultado or SetRecibos) verifies; each entry also carries the signature that covers it. */
+            signature_valid: boolean;
+        };
+        BuyerReplySignature: {
+            message: string | null;
+            signer_name: string | null;
+            /** @description The RUT in the signer's certificate. */
+            signer_tax_id: string | null;
+            /** @description The signature that covers this entry verifies (the Resultado's, or the Recibo's own). An entry with an invalid signature is shown, never trusted. */
+            valid: boolean;
+        };
+        BuyerReplyUpload: {
+            /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+            apiKey?: string;
+            /**
+             * Format: binary
+             * @description A RespuestaDTE or EnvioRecibos (XML, ISO-8859-1 or UTF-8), at most 2 MiB.
+             */
+            file: string;
+        };
         /** @description The buyer's answer, read from the SII's register of events: for facturas (33, 34, 43) once the SII accepted them; null for other documents. Changes are sent as `invoice.buyer_response` events. */
         BuyerResponse: {
             /** @description When the SII's register was last read (ISO 8601 UTC); null before the first read. */
@@ -23787,6 +24523,20 @@ export interface components {
             /** @enum {string} */
             type: "invoice.accepted_with_objections";
         };
+        Event_invoice_buyer_reply: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["InvoiceSummary"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "invoice.buyer_reply";
+        };
         Event_invoice_buyer_response: {
             /** @enum {string} */
             api_version: "1.0.0";
@@ -24070,10 +24820,10 @@ export interface components {
             id: string;
             id_company: string;
             /**
-             * @description `STORED`: it brought documents (see `documents`); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
+             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
              * @enum {string}
              */
-            outcome: "STORED" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+            outcome: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
             /** @description When it reached the service (ISO 8601, UTC). */
             received_at: string;
             /** @description The address it was sent to: the company's reception address (null for an upload). */
@@ -24126,10 +24876,10 @@ export interface components {
             id: string;
             id_company: string;
             /**
-             * @description `STORED`: it brought documents (see `documents`); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
+             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
              * @enum {string}
              */
-            outcome: "STORED" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+            outcome: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
             /** @description When it reached the service (ISO 8601, UTC). */
             received_at: string;
             /** @description The address it was sent to: the company's reception address (null for an upload). */
@@ -24156,6 +24906,8 @@ export interface components {
         };
         Invoice: {
             attempts: number;
+            /** @description The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event. */
+            buyer_replies: components["schemas"]["BuyerReply"][];
             buyer_response: components["schemas"]["BuyerResponse"];
             /** @description The note that cancels this document, if any. */
             cancelled_by: string | null;
@@ -24821,6 +25573,8 @@ export interface components {
         };
         InvoiceSummary: {
             attempts: number;
+            /** @description The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event. */
+            buyer_replies: components["schemas"]["BuyerReply"][];
             buyer_response: components["schemas"]["BuyerResponse"];
             /** @description The note that cancels this document, if any. */
             cancelled_by: string | null;
@@ -25182,7 +25936,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -25218,7 +25972,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

@@ -137,6 +137,8 @@ export const ERROR_CODES = {
   INVOICE_NOT_ACCEPTED: { status: 409, description: "The printed representation exists only once the tax authority accepted the document." },
   INVOICE_PDF_FORMAT_UNKNOWN: { status: 400, description: "Unknown PDF format; use A4, 80mm or 58mm." },
   INVOICE_NO_BUYER_RESPONSE: { status: 409, description: "Only a factura (33, 34, 43) the SII accepted has a buyer's answer to check." },
+  INVOICE_BUYER_REPLY_INVALID: { status: 422, description: "The uploaded file is not a buyer's reply (a RespuestaDTE or EnvioRecibos of the SII's namespace naming at least one document), or cannot be read; nothing was stored." },
+  INVOICE_BUYER_REPLY_NOT_FOUND: { status: 404, description: "The document has no buyer's reply with that id." },
   INVOICE_BUYER_CHECK_UNAVAILABLE: { status: 503, description: "The SII did not answer or refused the query; the document is unchanged. Retry later (the service also checks by itself)." },
   // webhooks
   WEBHOOK_NOT_FOUND: { status: 404, description: "No such webhook endpoint for this company." },

@@ -3,7 +3,9 @@
  * dte+<token>@<RECEPTION_DOMAIN> names the company; XML attachments, and XML inside zip attachments,
  * go through the same intake as uploads. Every message is recorded in inbound_messages (the
  * company's open document store; D1 for one that matched no company) with its
- * outcome (STORED, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
+ * outcome (STORED, REPLY, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
+ * a buyer's reply to a document the company issued (RespuestaDTE, EnvioRecibos) is read onto that
+ * document (src/domain/invoices/buyer-replies.ts);
  * nothing here throws out of the handler (a failure is logged). The company reads its messages at
  * GET /api/reception/messages (./messages.ts).
  */
@@ -16,6 +18,8 @@ import { companies, inboundMessages, type InboundAttachment } from "../db/schema
 import { companyOfAddress } from "../domain/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { looksLikeBuyerReply } from "../countries/cl";
+import { describeReplyIntake, recordBuyerReply } from "../domain/invoices/buyer-replies";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
 import { attachmentRecord, inboundMessageView } from "./messages";
 import { xmlFilesInZip, ZipRefused } from "./zip";
@@ -60,7 +64,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   let attachments: InboundAttachment[] | null = null;
   const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
     const row = { id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, attachments, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents, createdAt: new Date().toISOString() };
-    if (!store || !companyId || outcome === "STORED") await (store?.db ?? db).insert(inboundMessages).values(row);
+    if (!store || !companyId || outcome === "STORED" || outcome === "REPLY") await (store?.db ?? db).insert(inboundMessages).values(row);
     // A company's message that brought nothing is also an event, in the same batch (its webhooks tell the company).
     else await store.db.batch([store.db.insert(inboundMessages).values(row), outboxInsert(store.db, { companyId, type: "inbound_message.no_documents", dedupeKey: `inbound_message:${id}`, payload: inboundMessageView({ ...row, companyId }) })]);
     return { id, outcome, documents };
@@ -97,14 +101,24 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
     throw e;
   }
   const problems: string[] = [];
+  const replies: string[] = [];
   let documents = 0;
   for (const f of files) {
+    // A buyer's reply to a document the company issued comes to the same address.
+    if (looksLikeBuyerReply(f)) {
+      const r = await recordBuyerReply(env, company, f, { channel: "EMAIL", messageId: id });
+      if ("problem" in r) problems.push(r.problem);
+      else replies.push(describeReplyIntake(r));
+      continue;
+    }
     const r = await intakeFile(env, company, f, "EMAIL", id);
     if (r.problem) problems.push(r.problem);
     documents += r.documents.length;
   }
+  const detail = [...replies, ...problems].join(" | ") || null;
+  if (documents === 0 && replies.length) return record(company.id, raw.length, "REPLY", detail, 0, sha);
   if (documents === 0) return record(company.id, raw.length, "NO_DTE", problems.length ? problems.join(" | ") : files.length ? "No DTE in the XML attachments." : "The message carries no XML or zip attachment.", 0, sha);
-  return record(company.id, raw.length, "STORED", problems.length ? problems.join(" | ") : null, Math.min(documents, MAX_DTES_PER_FILE * files.length), sha);
+  return record(company.id, raw.length, "STORED", detail, Math.min(documents, MAX_DTES_PER_FILE * files.length), sha);
 }
 
 /** The Worker's email() entry: never throws (a failure is logged and recorded when possible). */

@@ -110,7 +110,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
 function replyProblem(root: string | undefined): string | null {
   if (root !== "RespuestaDTE" && root !== "EnvioRecibos") return null;
   const what = root === "RespuestaDTE" ? "a RespuestaDTE (a buyer's reception or acceptance reply)" : "an EnvioRecibos (a buyer's receipt of goods or services)";
-  return `The file is ${what} to a document this company issued, not a document sent to it; replies to issued documents are not read here.`;
+  return `The file is ${what} to a document this company issued, not a document sent to it: upload it at POST /api/companies/{company_id}/invoices/buyer_replies (mailed to the reception address, it is read by itself).`;
 }
 
 type Keyed = { d: InboundReport["documents"][number]; range: [number, number]; issuerRut: string };

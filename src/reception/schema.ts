@@ -53,7 +53,7 @@ export const ReceivedDocumentSchema = z
   .openapi("ReceivedDocument");
 
 /** What an inbound message can have become (the e-mail handler's and the upload's outcomes). */
-export const MESSAGE_OUTCOMES = ["STORED", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
+export const MESSAGE_OUTCOMES = ["STORED", "REPLY", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
 
 /** An inbound message (e-mail or upload) as the API and the `inbound_message.no_documents` event show it. */
 const inboundMessageFields = {
@@ -66,7 +66,7 @@ const inboundMessageFields = {
   size: z.number().int().openapi({ description: "Bytes of the raw message or uploaded file." }),
   sha256: z.string().nullable().openapi({ description: "SHA-256 of the raw message or file (hex); null when it was refused unread (too large)." }),
   outcome: z.enum(MESSAGE_OUTCOMES).openapi({
-    description: "`STORED`: it brought documents (see `documents`); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).",
+    description: "`STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).",
   }),
   detail: z.string().nullable().openapi({ description: "Why nothing, or not everything, was taken in; null when everything was.", example: "No DTE in the XML attachments." }),
   documents: z.number().int().openapi({ description: "DTEs it carried that were taken in (new, already received, or duplicates)." }),

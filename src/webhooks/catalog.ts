@@ -73,6 +73,7 @@ const invoiceExample = (status: string, fiscal: string | null) => ({
   buyer_response: (["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"].includes(status)
     ? { state: "PENDING", sii_received_at: null, deadline: null, seconds_left: null, events: [], checked_at: null, next_check_at: "2026-11-23T13:00:04.000Z" }
     : null) as Record<string, unknown> | null,
+  buyer_replies: [] as Record<string, unknown>[],
   created_at: "2026-11-23T13:00:00.000Z",
   updated_at: "2026-11-23T13:00:04.000Z",
 });
@@ -116,6 +117,20 @@ export const EVENT_CATALOG = {
         checked_at: "2026-11-25T12:20:00.000Z", next_check_at: null,
       },
       updated_at: "2026-11-25T12:20:00.000Z",
+    },
+  },
+  "invoice.buyer_reply": {
+    ...invoiceEvent("received a reply from its buyer, mailed to the company's reception address or uploaded: the buyer's system received it (RespuestaDTE, RecepcionEnvio), the buyer accepts or rejects its contents (ResultadoDTE), or acknowledges receipt of the goods (EnvioRecibos); the new entries are the last of `buyer_replies`. Check `signature.valid` and `discrepancies` before acting on one; the legal answer is `buyer_response`", "ACCEPTED", "EPR"),
+    example: {
+      ...invoiceExample("ACCEPTED", "EPR"),
+      buyer_replies: [
+        {
+          id: "rpl_3f1c9a0b7d2e4c6a8b0d1e2f3a", kind: "RESULT", status: "ACCEPTED", code: 0, code_text: "DTE Aceptado OK", message: "Conforme", rejection_code: null, from_tax_id: "77879240-0",
+          signature: { valid: true, message: null, signer_tax_id: "12345678-5", signer_name: "Ana Pérez" }, discrepancies: [], receipt: null, replied_at: "2026-11-24T09:30:00",
+          received_at: "2026-11-24T12:30:04.000Z", channel: "EMAIL", message_id: "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", file_sha256: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e",
+        },
+      ],
+      updated_at: "2026-11-24T12:30:04.000Z",
     },
   },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),

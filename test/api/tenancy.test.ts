@@ -20,7 +20,8 @@ import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
 import { recordDeadLetters } from "../../src/operations/dead-letters";
 import { eq } from "drizzle-orm";
 import { call, newCompany, newKey, type Actor, type ApiResponse } from "../helpers/api";
-import { invoiceBody, issue, readyIssuer } from "../helpers/issuer";
+import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
+import { buildResultadoDte } from "../../src/countries/cl/exchange/responses";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
 import { register, receiverUrl } from "../webhooks/helpers";
 
@@ -66,6 +67,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/companies/{company_id}/dead-letters": "company:configure",
   "GET /api/companies/{company_id}/invoices": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}": "document:read",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_replies/{reply_id}/xml": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/xml": "document:read",
   "GET /api/companies/{company_id}/webhook-deliveries": "company:read",
   "GET /api/companies/{company_id}/webhook-deliveries/{delivery_id}": "company:read",
@@ -89,6 +91,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{company_id}/certificates/{certificate_id}/activate": "company:configure",
   "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": "company:configure",
   "POST /api/companies/{company_id}/invoices": "document:issue",
+  "POST /api/companies/{company_id}/invoices/buyer_replies": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}": "document:read",
@@ -123,7 +126,7 @@ interface Tenant {
 const MISSING: Record<string, string> = {
   certificate_id: "cer_01AAAAAAAAAAAAAAAAAAAAAAAA", invoice_id: "inv_01AAAAAAAAAAAAAAAAAAAAAAAA", webhook_id: "whk_01AAAAAAAAAAAAAAAAAAAAAAAA",
   delivery_id: "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", user_id: "usr_01AAAAAAAAAAAAAAAAAAAAAAAA", api_key_id: "key_01AAAAAAAAAAAAAAAAAAAAAAAA",
-  purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", message_id: "inm_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", reply_id: "rpl_0000000000000000000000000a", message_id: "inm_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
 };
 const FIXED: Record<string, string> = { format: "A4", type: "xml", document_type_id: "33", country: "CL", tax_id: "76086428-5" };
 
@@ -156,6 +159,16 @@ async function tenant(name: string): Promise<Tenant> {
   const messageId = `tenancy-${name}-${crypto.randomUUID()}`;
   await recordDeadLetters(createDb(env.DB), "webhooks", [{ id: messageId, timestamp: new Date(), attempts: 20, body: { v: 1, type: "fanout", company_id: issuer.companyId } } as unknown as Message<unknown>]);
   const [letter] = await createDb(env.DB).select().from(deadLetters).where(eq(deadLetters.messageId, messageId));
+  // A buyer's reply read onto the issued document (it needs its folio).
+  const issued = await untilFinal(issuer, posted.body.id);
+  const reply = await buildResultadoDte({
+    responderRut: issued.recipient.tax_id, recipientRut: issuer.rut, timestamp: "2026-11-24T09:30:00", signer, responseId: 1,
+    results: [{ type: 33, folio: issued.folio, issueDate: issued.issue_date, issuerRut: issuer.rut, receiverRut: issued.recipient.tax_id, total: issued.total, receptionCode: 1, status: 0, statusText: "OK" }],
+  });
+  const replyForm = new FormData();
+  replyForm.append("file", new File([reply.xml as BlobPart], "respuesta.xml", { type: "text/xml" }));
+  const replied = await call("POST", `${issuer.base}/invoices/buyer_replies`, { key: owner.key, body: replyForm });
+  expect(replied.body.entries?.[0]?.outcome, JSON.stringify(replied.body)).toBe("RECORDED");
   return {
     keys,
     company: issuer.companyId,
@@ -163,7 +176,7 @@ async function tenant(name: string): Promise<Tenant> {
     disposable,
     ids: {
       certificate_id, invoice_id: posted.body.id, webhook_id, delivery_id: test.body.id, user_id: user.body.id, api_key_id: key.body.id,
-      purchase_id: received.body.documents[0].id, message_id: inbound.id, dead_letter_id: letter!.id,
+      purchase_id: received.body.documents[0].id, reply_id: replied.body.entries[0].reply_id, message_id: inbound.id, dead_letter_id: letter!.id,
     },
   };
 }

@@ -130,7 +130,7 @@ describe("upload intake", () => {
     expectError(await upload(r, '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><EnvioDTE>&a;</EnvioDTE>'), 422, "RECEPTION_FILE_INVALID");
     // A buyer's reply to an issued document is named as such.
     const reply = await upload(r, '<?xml version="1.0" encoding="ISO-8859-1"?><RespuestaDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Resultado ID="R1"/></RespuestaDTE>');
-    expect(reply.body.error.message).toBe("The file was not taken in: The file is a RespuestaDTE (a buyer's reception or acceptance reply) to a document this company issued, not a document sent to it; replies to issued documents are not read here.");
+    expect(reply.body.error.message).toBe("The file was not taken in: The file is a RespuestaDTE (a buyer's reception or acceptance reply) to a document this company issued, not a document sent to it: upload it at POST /api/companies/{company_id}/invoices/buyer_replies (mailed to the reception address, it is read by itself).");
     const recibos = await upload(r, '<sii:EnvioRecibos xmlns:sii="http://www.sii.cl/SiiDte" version="1.0"><sii:SetRecibos ID="S"/></sii:EnvioRecibos>');
     expect(recibos.body.error.message).toMatch(/^The file was not taken in: The file is an EnvioRecibos \(a buyer's receipt of goods or services\)/);
     expectError(await call("POST", `/api/reception/invoices/upload?company_id=${r.companyId}`, { key: r.owner.key, body: new FormData() }), 400, "VALIDATION_FAILED");

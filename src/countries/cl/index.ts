@@ -20,6 +20,7 @@
  *   const report = await verifyInbound(bytes, { mode });        // per-DTE signature, TED, CAF, DD vs document
  *   buildRecepcionEnvio(...), buildResultadoDte(...), buildEnvioRecibos(...)   // signed answers
  *   await verifySignedXml(ackBytes)                             // answers received from buyers
+ *   await readBuyerReply(ackBytes)                              // their entries, each with the signature covering it
  *
  * Errors: every failure is an EngineError { code, message, field?, expected? }; the codes are listed
  * (with descriptions) in ENGINE_ERROR_CODES for the HTTP layer's error enum. Verification functions
@@ -107,6 +108,7 @@ export {
   type ResponseHeader,
   type SignedResponse,
 } from "./exchange/responses";
+export { looksLikeBuyerReply, MAX_REPLY_ENTRIES, readBuyerReply, type BuyerReply, type EnvelopeReception, type ReplyEntry, type ReplyEntryKind, type ReplyRoot } from "./exchange/replies-read";
 export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./exchange/verify";
 export { canonicalize, type C14nOptions } from "./xml/c14n";
 export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, type XElement } from "./xml/xml";

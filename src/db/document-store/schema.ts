@@ -258,6 +258,9 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `CREATE INDEX invoices_buyer_check_idx ON invoices (buyer_check_at) WHERE buyer_check_at IS NOT NULL`,
     `CREATE INDEX invoices_company_buyer_state_idx ON invoices (company_id, buyer_state, created_at, id) WHERE buyer_state IS NOT NULL`,
   ],
+  // 12: the buyer's own replies (RespuestaDTE, EnvioRecibos) read onto an issued document (JSON; D1
+  // migration 0023 has the same column).
+  [`ALTER TABLE invoices ADD COLUMN buyer_replies TEXT`],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

@@ -276,6 +276,12 @@ export const invoices = sqliteTable(
     buyerCheckedAt: text("buyer_checked_at"),
     /** When it is next read (null: never again); the store's alarm sends the checks due. */
     buyerCheckAt: text("buyer_check_at"),
+    /**
+     * The buyer's own replies mailed or uploaded to the company (migration 0023): RespuestaDTE
+     * (RecepcionEnvio, ResultadoDTE) and EnvioRecibos entries read onto the document (JSON list,
+     * src/domain/invoices/buyer-replies.ts); null until the first.
+     */
+    buyerReplies: text("buyer_replies"),
   },
   (t) => [
     index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),

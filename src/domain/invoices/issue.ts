@@ -16,7 +16,8 @@ import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
-import { existingPartitionForId, partitionsWithLegacy, readUnlessMoved } from "../../db/document-store/legacy";
+import { existingPartitionForId, readUnlessMoved } from "../../db/document-store/legacy";
+import { findInvoiceByFolio } from "./queries";
 import { OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
@@ -54,7 +55,7 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
     const refType = findDocumentType(ref.invoice_type)?.code;
     const folio = String(ref.number);
     if (!refType || !/^\d+$/.test(folio)) continue;
-    const found = await findByFolio(env, companyId, refType, Number(folio));
+    const found = await findInvoiceByFolio(env, companyId, refType, Number(folio));
     if (!found) continue; // not ours: the SII validates it
     const { row: original, db } = found;
     const field = `billing_reference[${i}]`;
@@ -82,18 +83,6 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
       ]);
     }
     return original;
-  }
-  return null;
-}
-
-/**
- * Our document of a type and folio, and the database of its partition (where its cancellation is
- * kept): the company's partitions are asked newest first (a folio is unique per company and type).
- */
-async function findByFolio(env: Env, companyId: string, type: number, folio: number): Promise<{ row: InvoiceRow; db: Db } | null> {
-  for (const p of await partitionsWithLegacy(env, companyId, "documents")) {
-    const row = await p.db.query.invoices.findFirst({ where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, type), eq(invoices.folio, folio)) });
-    if (row) return { row, db: p.db };
   }
   return null;
 }
@@ -294,6 +283,7 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     buyerDeadline: null,
     buyerCheckedAt: null,
     buyerCheckAt: null,
+    buyerReplies: null,
     createdAt: at,
     updatedAt: at,
   };

@@ -25,6 +25,18 @@ export async function getInvoice(env: StoreEnv, companyId: string, id: string): 
   return row;
 }
 
+/**
+ * Our document of a type and folio, and the database of its partition (where its cancellation is
+ * kept): the company's partitions are asked newest first (a folio is unique per company and type).
+ */
+export async function findInvoiceByFolio(env: StoreEnv, companyId: string, type: number, folio: number): Promise<{ row: InvoiceRow; db: Db; inD1: boolean } | null> {
+  for (const p of await partitionsWithLegacy(env, companyId, "documents")) {
+    const row = await p.db.query.invoices.findFirst({ where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, type), eq(invoices.folio, folio)) });
+    if (row) return { row, db: p.db, inD1: p.inD1 };
+  }
+  return null;
+}
+
 export interface InvoiceFilters {
   invoice_type?: number;
   status?: InvoiceStatus;

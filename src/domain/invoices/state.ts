@@ -86,7 +86,7 @@ const SNAPSHOT = sql.raw(
   [
     "id", "company_id", "document_type", "status", "fiscal_status", "fiscal_message", "folio", "external_reference", "issue_date",
     "recipient_rut", "recipient_name", "currency", "total", "track_id", "cancels_invoice_id", "last_error", "attempts", "created_at", "updated_at",
-    "buyer_state", "buyer_events", "sii_received_at", "buyer_deadline", "buyer_checked_at", "buyer_check_at",
+    "buyer_state", "buyer_events", "sii_received_at", "buyer_deadline", "buyer_checked_at", "buyer_check_at", "buyer_replies",
   ].map((c) => `'${c}', invoices.${c}`).join(", "),
 );
 
@@ -105,12 +105,13 @@ function eventColumns(type: SQL<string>, dedupeKey: SQL<string>, now: string) {
 
 /**
  * INSERT … SELECT of one document's `type` event (e.g. `invoice.buyer_response`), its snapshot as an
- * UPDATE earlier in the same batch left it; nothing when the dedupe key is already recorded.
+ * UPDATE earlier in the same batch left it; nothing when the dedupe key is already recorded, or when
+ * the document does not meet `only` (e.g. a conditional UPDATE before it did not apply).
  */
-export function documentEvent(db: Db, companyId: string, id: string, type: string, dedupeKey: string, now: string) {
+export function documentEvent(db: Db, companyId: string, id: string, type: string, dedupeKey: string, now: string, only?: SQL) {
   return db
     .insert(eventOutbox)
-    .select(db.select(eventColumns(sql<string>`${type}`, sql<string>`${dedupeKey}`, now)).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, id))))
+    .select(db.select(eventColumns(sql<string>`${type}`, sql<string>`${dedupeKey}`, now)).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, id), only)))
     .onConflictDoNothing();
 }
 

@@ -48,6 +48,49 @@ export const BuyerResponseSchema = z
   })
   .openapi("BuyerResponse");
 
+export const BUYER_REPLY_STATUSES = ["RECEIVED", "NOT_RECEIVED", "ACCEPTED", "ACCEPTED_WITH_DISCREPANCIES", "REJECTED", "GOODS_RECEIVED", "UNKNOWN"] as const;
+
+export const BuyerReplySchema = z
+  .object({
+    id: z.string().openapi({ description: "Stable id of this entry (the same file again records nothing new)." }),
+    kind: z.enum(["RECEPTION", "RESULT", "RECEIPT"]).openapi({
+      description:
+        "RECEPTION: the buyer's system received the document (RespuestaDTE, RecepcionEnvio). RESULT: the buyer accepts or rejects its contents (RespuestaDTE, ResultadoDTE). RECEIPT: the buyer acknowledges receipt of the goods or services under Ley 19.983 (EnvioRecibos).",
+    }),
+    status: z.enum(BUYER_REPLY_STATUSES).openapi({
+      description:
+        "RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.",
+    }),
+    code: z.number().int().nullable().openapi({ description: "The code as the buyer wrote it (EstadoRecepDTE, EstadoDTE); null for a RECEIPT." }),
+    code_text: z.string().nullable().openapi({ description: "What the code means in the SII's tables." }),
+    message: z.string().nullable().openapi({ description: "The buyer's own words (RecepDTEGlosa, EstadoDTEGlosa)." }),
+    rejection_code: z.number().int().nullable().openapi({ description: "CodRchDsc of a RESULT: the buyer's rejection or discrepancy code." }),
+    from_tax_id: z.string().nullable().openapi({ description: "Who answers (RutResponde of the reply)." }),
+    signature: z
+      .object({
+        valid: z.boolean().openapi({ description: "The signature that covers this entry verifies (the Resultado's, or the Recibo's own). An entry with an invalid signature is shown, never trusted." }),
+        message: z.string().nullable(),
+        signer_tax_id: z.string().nullable().openapi({ description: "The RUT in the signer's certificate." }),
+        signer_name: z.string().nullable(),
+      })
+      .openapi("BuyerReplySignature"),
+    discrepancies: z
+      .array(z.object({ field: z.enum(["recipient_tax_id", "total", "issue_date", "responder_tax_id"]), reply: z.string().nullable(), document: z.string() }))
+      .openapi({ description: "Where the reply's copy of the document differs from the document: a reply about another buyer's copy, or a forged one." }),
+    receipt: z
+      .object({ place: z.string().nullable(), signer_tax_id: z.string().nullable(), signed_at: z.string().nullable() })
+      .nullable()
+      .openapi({ description: "A RECEIPT's Recinto, RutFirma and TmstFirmaRecibo; null for the other kinds." }),
+    replied_at: z.string().nullable().openapi({ description: "The reply's own time stamp (TmstFirmaResp, TmstFirmaEnv), the buyer's local time as written." }),
+    received_at: z.string().openapi({ description: "When the service read it, ISO 8601 UTC." }),
+    channel: z.enum(["EMAIL", "UPLOAD"]),
+    message_id: z.string().nullable().openapi({ description: "The inbound message (GET /api/reception/messages/{id}) that brought it." }),
+    file_sha256: z.string().openapi({ description: "SHA-256 of the reply file as received (download it from `…/buyer_replies/{reply_id}/xml`)." }),
+  })
+  .openapi("BuyerReply");
+
+export type BuyerReplyRecord = z.infer<typeof BuyerReplySchema>;
+
 export const InvoiceFields = z
   .object({
     id: z.string().openapi({ example: "inv_01JD3Q4M6YV8T1N5B2K7C9XW3E" }),
@@ -71,6 +114,10 @@ export const InvoiceFields = z
     buyer_response: BuyerResponseSchema.nullable().openapi({
       description:
         "The buyer's answer, read from the SII's register of events: for facturas (33, 34, 43) once the SII accepted them; null for other documents. Changes are sent as `invoice.buyer_response` events.",
+    }),
+    buyer_replies: z.array(BuyerReplySchema).openapi({
+      description:
+        "The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event.",
     }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -106,6 +153,7 @@ export function invoiceSummary(row: InvoiceRow, cancelledBy: string | null) {
     last_error: row.lastError,
     attempts: row.attempts,
     buyer_response: buyerResponseOf(row),
+    buyer_replies: row.buyerReplies ? (JSON.parse(row.buyerReplies) as BuyerReplyRecord[]) : [],
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

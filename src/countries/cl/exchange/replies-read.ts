@@ -1,0 +1,172 @@
+/**
+ * Reads a buyer's reply to documents a company issued (sii-formats.md §5), the other side of
+ * ./responses.ts: a RespuestaDTE with RecepcionEnvio (the buyer's system received the envelope; per
+ * DTE its EstadoRecepDTE) or with ResultadoDTE (the buyer accepts or rejects the contents: EstadoDTE),
+ * or an EnvioRecibos (Ley 19.983 receipt of the goods or services, each Recibo signed, then the set).
+ *
+ * Every signature is verified, and an entry only counts as signed when the signature covers the
+ * element it was read from (its Reference names that element's ID, held by no other element): a
+ * signed Resultado pasted beside forged entries does not sign them. A reply never changes the legal
+ * state of a document (the SII's register does, see src/domain/invoices/buyer-response.ts): it is
+ * what the buyer told the issuer directly.
+ */
+import { EngineError } from "../errors";
+import { isValidRut, normalizeRut } from "../documents/rut";
+import { childElements, childText, decodeXmlBytes, descendants, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { verifyChildSignature, type SignatureCheck } from "../xml/xmldsig";
+
+export type ReplyRoot = "RespuestaDTE" | "EnvioRecibos";
+/** RECEPTION: RecepcionEnvio's RecepcionDTE; RESULT: ResultadoDTE; RECEIPT: EnvioRecibos' Recibo. */
+export type ReplyEntryKind = "RECEPTION" | "RESULT" | "RECEIPT";
+
+/** At most this many entries are read from one reply (a reply answers one envelope or a few). */
+export const MAX_REPLY_ENTRIES = 2000;
+
+export interface ReplyEntry {
+  kind: ReplyEntryKind;
+  documentType: number | null;
+  folio: number | null;
+  issueDate: string | null;
+  /** RUTEmisor: who issued the document answered (the company reading the reply, when it is ours). */
+  issuerRut: string | null;
+  receiverRut: string | null;
+  /** MntTotal as written. */
+  total: string | null;
+  /** EstadoRecepDTE (RECEPTION), EstadoDTE (RESULT); null for a RECEIPT. */
+  code: number | null;
+  /** RecepDTEGlosa / EstadoDTEGlosa. */
+  text: string | null;
+  /** CodRchDsc (RESULT). */
+  rejectionCode: number | null;
+  /** Recinto, RutFirma and TmstFirmaRecibo (RECEIPT). */
+  place: string | null;
+  signerRut: string | null;
+  signedAt: string | null;
+  /** The signature that covers the entry: the Resultado's, or the Recibo's own. */
+  signature: SignatureCheck;
+}
+
+export interface EnvelopeReception {
+  /** EnvioDTEID: the SetDTE ID of the envelope the buyer received. */
+  envelopeId: string | null;
+  /** EstadoRecepEnv (0 OK; 1 schema, 2 signature, 3 receiver RUT, 90 repeated, 91 unreadable, 99 other). */
+  code: number | null;
+  text: string | null;
+}
+
+export interface BuyerReply {
+  root: ReplyRoot;
+  /** Caratula: RutResponde (the buyer), RutRecibe (the issuer), TmstFirmaResp / TmstFirmaEnv. */
+  responderRut: string | null;
+  recipientRut: string | null;
+  timestamp: string | null;
+  /** The signature of the whole reply (RespuestaDTE's over Resultado, EnvioRecibos' over SetRecibos). */
+  signature: SignatureCheck;
+  envelopes: EnvelopeReception[];
+  entries: ReplyEntry[];
+}
+
+const short = (v: string | undefined, max: number): string | null => (v === undefined || v === "" ? null : v.slice(0, max));
+const integer = (v: string | undefined): number | null => (v !== undefined && /^-?\d{1,18}$/.test(v) ? Number(v) : null);
+const rut = (v: string | undefined): string | null => (v === undefined ? null : isValidRut(v) ? normalizeRut(v) : v.slice(0, 20));
+
+/** Whether `check` is a valid signature over `el` itself: its Reference is el's ID and no other element has it. */
+function covering(doc: XDocument, check: SignatureCheck, el: XElement): SignatureCheck {
+  if (!check.ok) return check;
+  const id = el.getAttribute("ID");
+  if (check.reference === "") return check;
+  if (!id || check.reference !== `#${id}`) return { ok: false, failure: "SIGNATURE_INVALID", message: `The signature covers ${check.reference}, not the <${el.localName}> read`, reference: check.reference, signer: check.signer };
+  if (elementsWithId(doc, id) !== 1) return { ok: false, failure: "SIGNATURE_INVALID", message: `The ID "${id}" is held by more than one element`, reference: check.reference, signer: check.signer };
+  return check;
+}
+
+function elementsWithId(doc: XDocument, id: string): number {
+  let n = 0;
+  const walk = (p: XElement | XDocument) => {
+    for (let c = p.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType !== 1) continue;
+      if ((c as XElement).getAttribute("ID") === id) n++;
+      walk(c as XElement);
+    }
+  };
+  walk(doc);
+  return n;
+}
+
+function documentKey(d: XElement, typeTag: "TipoDTE" | "TipoDoc") {
+  return {
+    documentType: integer(childText(d, typeTag)),
+    folio: integer(childText(d, "Folio")),
+    issueDate: short(childText(d, "FchEmis"), 10),
+    issuerRut: rut(childText(d, "RUTEmisor")),
+    receiverRut: rut(childText(d, "RUTRecep")),
+    total: short(childText(d, "MntTotal"), 20),
+  };
+}
+
+const noReceipt = { rejectionCode: null, place: null, signerRut: null, signedAt: null };
+
+async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply> {
+  const resultado = firstChild(root, "Resultado");
+  if (!resultado) throw new EngineError("XML_MALFORMED", "The RespuestaDTE has no Resultado");
+  const car = firstChild(resultado, "Caratula");
+  const signature = covering(doc, await verifyChildSignature(doc, root, { fallbacks: true }), resultado);
+  const envelopes: EnvelopeReception[] = [];
+  const entries: ReplyEntry[] = [];
+  for (const env of childElements(resultado, "RecepcionEnvio")) {
+    envelopes.push({ envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) });
+    for (const d of childElements(env, "RecepcionDTE")) {
+      entries.push({ kind: "RECEPTION", ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoRecepDTE")), text: short(childText(d, "RecepDTEGlosa"), 256), ...noReceipt, signature });
+    }
+  }
+  for (const d of childElements(resultado, "ResultadoDTE")) {
+    entries.push({ kind: "RESULT", ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoDTE")), text: short(childText(d, "EstadoDTEGlosa"), 256), ...noReceipt, rejectionCode: integer(childText(d, "CodRchDsc")), signature });
+  }
+  return { root: "RespuestaDTE", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaResp"), 30) : null, signature, envelopes, entries };
+}
+
+async function readRecibos(doc: XDocument, root: XElement): Promise<BuyerReply> {
+  const set = firstChild(root, "SetRecibos");
+  if (!set) throw new EngineError("XML_MALFORMED", "The EnvioRecibos has no SetRecibos");
+  const car = firstChild(set, "Caratula");
+  const signature = covering(doc, await verifyChildSignature(doc, root, { fallbacks: true }), set);
+  const entries: ReplyEntry[] = [];
+  for (const recibo of childElements(set, "Recibo")) {
+    const d = firstChild(recibo, "DocumentoRecibo");
+    if (!d) continue;
+    const own = covering(doc, await verifyChildSignature(doc, recibo, { fallbacks: true }), d);
+    entries.push({
+      kind: "RECEIPT", ...documentKey(d, "TipoDoc"), code: null, text: null, rejectionCode: null,
+      place: short(childText(d, "Recinto"), 80), signerRut: rut(childText(d, "RutFirma")), signedAt: short(childText(d, "TmstFirmaRecibo"), 30), signature: own,
+    });
+  }
+  return { root: "EnvioRecibos", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaEnv"), 30) : null, signature, envelopes: [], entries };
+}
+
+/**
+ * Whether a file's root element is a RespuestaDTE or an EnvioRecibos (after the XML declaration,
+ * comments and processing instructions of its first 4 KiB): what to read it as, not yet whether it is one.
+ */
+export function looksLikeBuyerReply(bytes: Uint8Array): boolean {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 4096));
+  return /^(?:\uFEFF|\u00EF\u00BB\u00BF)?(?:\s|<\?[^]*?\?>|<!--[^]*?-->)*<(?:[A-Za-z_][\w.-]*:)?(?:RespuestaDTE|EnvioRecibos)[\s>/]/.test(head);
+}
+
+/** The reply in `input`, or why it cannot be read (not XML, another root, no entry, too many). Never throws. */
+export async function readBuyerReply(input: Uint8Array | string): Promise<BuyerReply | { problem: string }> {
+  try {
+    const doc = parseXml(decodeXmlBytes(input), "The reply");
+    const root = doc.documentElement as XElement | null;
+    if (!root || root.namespaceURI !== NS_SII || (root.localName !== "RespuestaDTE" && root.localName !== "EnvioRecibos")) {
+      return { problem: `Not a RespuestaDTE or EnvioRecibos of the SII's namespace (root <${root?.localName ?? "?"}>).` };
+    }
+    if (descendants(root, "Recibo").length + descendants(root, "RecepcionDTE").length + descendants(root, "ResultadoDTE").length > MAX_REPLY_ENTRIES) {
+      return { problem: `The reply holds more than ${MAX_REPLY_ENTRIES} entries.` };
+    }
+    const reply = root.localName === "RespuestaDTE" ? await readRespuesta(doc, root) : await readRecibos(doc, root);
+    if (reply.entries.length === 0 && reply.envelopes.length === 0) return { problem: `The ${reply.root} names no document.` };
+    return reply;
+  } catch (e) {
+    return { problem: e instanceof EngineError ? e.message : `The reply cannot be read: ${(e as Error).message}` };
+  }
+}
