@@ -76,7 +76,7 @@ describe("a buyer's replies mailed to the issuer", () => {
     await worker.email!(emailMessage(mime(files), address, "dte@cliente.cl"), env);
     const message = await lastMessage();
     expect(message).toMatchObject({ outcome: "REPLY", documents: 0 });
-    expect(message!.detail).toContain(`33 N° ${invoice.folio}`);
+    expect(message!.detail).toBe([`A RespuestaDTE (RecepcionEnvio): 1 of 1 entries read onto 33 N° ${invoice.folio}.`, `A RespuestaDTE (ResultadoDTE): 1 of 1 entries read onto 33 N° ${invoice.folio}.`, `An EnvioRecibos (Recibo): 1 of 1 entries read onto 33 N° ${invoice.folio}.`].join(" | "));
 
     const doc = await getInvoice();
     expect(doc.buyer_replies.map((r: any) => [r.kind, r.status])).toEqual([["RECEPTION", "RECEIVED"], ["RESULT", "ACCEPTED"], ["RECEIPT", "GOODS_RECEIVED"]]);

@@ -139,11 +139,14 @@ async function appendReplies(db: Db, first: InvoiceRow, records: BuyerReplyRecor
   throw new Error(`The replies of ${first.id} kept changing while they were written`);
 }
 
+const ENTRY_ELEMENT = { RECEPTION: "RecepcionEnvio", RESULT: "ResultadoDTE", RECEIPT: "Recibo" } as const;
+
 /** One line for an inbound message's `detail`: how many entries were read onto which documents, and what was not. */
 export function describeReplyIntake(r: ReplyIntake): string {
   const recorded = r.entries.filter((e) => e.outcome === "RECORDED" || e.outcome === "ALREADY_RECORDED");
   const docs = [...new Set(recorded.map((e) => `${e.document_type} N° ${e.folio}`))];
-  const parts = [`A ${r.root}${r.signature_valid ? "" : " whose signature does not verify"}: ${recorded.length} of ${r.entries.length} entries read onto ${docs.length ? docs.slice(0, 10).join(", ") + (docs.length > 10 ? ", …" : "") : "no document"}`];
+  const kinds = [...new Set(r.entries.map((e) => ENTRY_ELEMENT[e.kind]))].join(", ");
+  const parts = [`${r.root === "EnvioRecibos" ? "An" : "A"} ${r.root}${kinds ? ` (${kinds})` : ""}${r.signature_valid ? "" : " whose signature does not verify"}: ${recorded.length} of ${r.entries.length} entries read onto ${docs.length ? docs.slice(0, 10).join(", ") + (docs.length > 10 ? ", …" : "") : "no document"}`];
   const notOurs = r.entries.filter((e) => e.outcome === "NOT_OURS").length;
   const unknown = r.entries.filter((e) => e.outcome === "UNKNOWN_DOCUMENT").length;
   if (notOurs) parts.push(`${notOurs} about documents another company issued`);
