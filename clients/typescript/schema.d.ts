@@ -11722,6 +11722,555 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the document to its buyer now
+         * @description Signs an EnvioDTE addressed to the buyer (RutReceptor the buyer's RUT) holding the document and mails it, now: to `email`, else to the buyer's exchange address in the SII's taxpayer directory. The service does this by itself once the SII accepts a document (`buyer_delivery`); this sends it again, or to an address the directory does not have. Not for boletas (39, 41); only once the SII accepted the document.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["BuyerDeliveryRequest"];
+                };
+            };
+            responses: {
+                /** @description Sent; the document with its `buyer_delivery` */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Boletas (39, 41) go to consumers and are not mailed to a buyer as an EnvioDTE. / The printed representation exists only once the tax authority accepted the document. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INVOICE_NO_BUYER_DELIVERY`: Boletas (39, 41) go to consumers and are not mailed to a buyer as an EnvioDTE.
+                                 *
+                                 *     `INVOICE_NOT_ACCEPTED`: The printed representation exists only once the tax authority accepted the document.
+                                 * @enum {string}
+                                 */
+                                code: "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_NOT_ACCEPTED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The SII's taxpayer directory has no exchange address for the buyer: send it with `email`. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INVOICE_BUYER_DELIVERY_NO_ADDRESS`: The SII's taxpayer directory has no exchange address for the buyer: send it with `email`.
+                                 * @enum {string}
+                                 */
+                                code: "INVOICE_BUYER_DELIVERY_NO_ADDRESS";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. / The EnvioDTE could not be built or mailed (no certificate, no mail binding, the mail service refused it); `buyer_delivery` says why and, while attempts are left, it is tried again by itself. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 *
+                                 *     `INVOICE_BUYER_DELIVERY_FAILED`: The EnvioDTE could not be built or mailed (no certificate, no mail binding, the mail service refused it); `buyer_delivery` says why and, while attempts are left, it is tried again by itself.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE" | "INVOICE_BUYER_DELIVERY_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the EnvioDTE sent to the buyer
+         * @description The envelope last built for the buyer (ISO-8859-1), as mailed.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The EnvioDTE */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. / No EnvioDTE has been built for the document's buyer yet. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 *
+                                 *     `INVOICE_BUYER_DELIVERY_NOT_SENT`: No EnvioDTE has been built for the document's buyer yet.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND" | "INVOICE_BUYER_DELIVERY_NOT_SENT";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/companies/{company_id}/invoices/{invoice_id}/buyer_replies/{reply_id}/xml": {
         parameters: {
             query?: never;
@@ -22583,6 +23132,14 @@ export interface webhooks {
                      *           "checked_at": null,
                      *           "next_check_at": "2026-11-23T13:00:04.000Z"
                      *         },
+                     *         "buyer_delivery": {
+                     *           "state": "PENDING",
+                     *           "email": null,
+                     *           "source": null,
+                     *           "attempts": 0,
+                     *           "sent_at": null,
+                     *           "message": null
+                     *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
@@ -22673,6 +23230,14 @@ export interface webhooks {
                      *           "checked_at": null,
                      *           "next_check_at": "2026-11-23T13:00:04.000Z"
                      *         },
+                     *         "buyer_delivery": {
+                     *           "state": "PENDING",
+                     *           "email": null,
+                     *           "source": null,
+                     *           "attempts": 0,
+                     *           "sent_at": null,
+                     *           "message": null
+                     *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
@@ -22762,6 +23327,14 @@ export interface webhooks {
                      *           "events": [],
                      *           "checked_at": null,
                      *           "next_check_at": "2026-11-23T13:00:04.000Z"
+                     *         },
+                     *         "buyer_delivery": {
+                     *           "state": "PENDING",
+                     *           "email": null,
+                     *           "source": null,
+                     *           "attempts": 0,
+                     *           "sent_at": null,
+                     *           "message": null
                      *         },
                      *         "buyer_replies": [
                      *           {
@@ -22884,6 +23457,14 @@ export interface webhooks {
                      *           "checked_at": "2026-11-25T12:20:00.000Z",
                      *           "next_check_at": null
                      *         },
+                     *         "buyer_delivery": {
+                     *           "state": "PENDING",
+                     *           "email": null,
+                     *           "source": null,
+                     *           "attempts": 0,
+                     *           "sent_at": null,
+                     *           "message": null
+                     *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-25T12:20:00.000Z"
@@ -22966,6 +23547,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_delivery": null,
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
@@ -23048,6 +23630,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_delivery": null,
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
@@ -23130,6 +23713,7 @@ export interface webhooks {
                      *         "last_error": null,
                      *         "attempts": 0,
                      *         "buyer_response": null,
+                     *         "buyer_delivery": null,
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
                      *         "updated_at": "2026-11-23T13:00:04.000Z"
@@ -24019,6 +24603,33 @@ export interface components {
             per_page: number;
             total: number;
         };
+        /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. */
+        BuyerDelivery: {
+            attempts: number;
+            /** @description Where it was (or is being) sent. */
+            email: string | null;
+            /** @description Why the last attempt failed, or why none was made. */
+            message: string | null;
+            /** @description ISO 8601 UTC. */
+            sent_at: string | null;
+            /**
+             * @description The buyer's exchange address in the SII's taxpayer directory, or the address given on request.
+             * @enum {string|null}
+             */
+            source: "TAXPAYER_DIRECTORY" | "REQUEST" | null;
+            /**
+             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).
+             * @enum {string}
+             */
+            state: "PENDING" | "SENT" | "NO_ADDRESS" | "FAILED";
+        } | null;
+        BuyerDeliveryRequest: {
+            /**
+             * @description Send it here instead of the buyer's exchange address in the SII's taxpayer directory.
+             * @example dte@cliente.cl
+             */
+            email?: string;
+        };
         BuyerReply: {
             /** @enum {string} */
             channel: "EMAIL" | "UPLOAD";
@@ -24906,6 +25517,7 @@ export interface components {
         };
         Invoice: {
             attempts: number;
+            buyer_delivery: components["schemas"]["BuyerDelivery"];
             /** @description The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event. */
             buyer_replies: components["schemas"]["BuyerReply"][];
             buyer_response: components["schemas"]["BuyerResponse"];
@@ -25573,6 +26185,7 @@ export interface components {
         };
         InvoiceSummary: {
             attempts: number;
+            buyer_delivery: components["schemas"]["BuyerDelivery"];
             /** @description The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event. */
             buyer_replies: components["schemas"]["BuyerReply"][];
             buyer_response: components["schemas"]["BuyerResponse"];

@@ -6,11 +6,12 @@ import { recordCertificateExpiryEvents } from "../domain/certificates/certificat
 import { rotationStep } from "../domain/secrets/rotation";
 import { IN_PROGRESS_STATUSES } from "../domain/invoices/state";
 import { BUYER_CHECKS_PER_RUN, takeDueBuyerChecks } from "../domain/invoices/buyer-response";
+import { DELIVERIES_PER_RUN, takeDueDeliveries } from "../domain/invoices/buyer-delivery";
 import { notifyEvents } from "../queues/webhooks";
 import { companiesWithStaleEvents } from "../webhooks/fanout";
 import { armStoreAlarms } from "../webhooks/store-alarms";
 import { purgeD1Events } from "../webhooks/retention";
-import { enqueueBuyerChecks, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
+import { enqueueBuyerChecks, enqueueBuyerDeliveries, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
@@ -68,13 +69,15 @@ async function stuckIn(db: Db, cutoff: string) {
 }
 
 /**
- * The buyer-response checks due in D1's legacy partition 0 until the documents group's switch (the
- * document stores send their own from their alarm, src/durable-objects/document-store/buyer-checks.ts).
+ * The buyer-response checks and buyer deliveries due in D1's legacy partition 0 until the documents
+ * group's switch (the document stores send their own from their alarm,
+ * src/durable-objects/document-store/due-documents.ts).
  */
 export const buyerChecksInD1: Job = async (env, at) => {
   if (await legacyMoved(env, "documents")) return;
-  const due = await takeDueBuyerChecks(createDb(env.DB), at, BUYER_CHECKS_PER_RUN);
-  await enqueueBuyerChecks(env, due);
+  const db = createDb(env.DB);
+  await enqueueBuyerChecks(env, await takeDueBuyerChecks(db, at, BUYER_CHECKS_PER_RUN));
+  await enqueueBuyerDeliveries(env, await takeDueDeliveries(db, at, DELIVERIES_PER_RUN));
 };
 
 /** How long an event may wait for its fan-out before the sweep steps in. */

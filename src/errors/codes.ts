@@ -139,6 +139,10 @@ export const ERROR_CODES = {
   INVOICE_NO_BUYER_RESPONSE: { status: 409, description: "Only a factura (33, 34, 43) the SII accepted has a buyer's answer to check." },
   INVOICE_BUYER_REPLY_INVALID: { status: 422, description: "The uploaded file is not a buyer's reply (a RespuestaDTE or EnvioRecibos of the SII's namespace naming at least one document), or cannot be read; nothing was stored." },
   INVOICE_BUYER_REPLY_NOT_FOUND: { status: 404, description: "The document has no buyer's reply with that id." },
+  INVOICE_NO_BUYER_DELIVERY: { status: 409, description: "Boletas (39, 41) go to consumers and are not mailed to a buyer as an EnvioDTE." },
+  INVOICE_BUYER_DELIVERY_NO_ADDRESS: { status: 422, description: "The SII's taxpayer directory has no exchange address for the buyer: send it with `email`." },
+  INVOICE_BUYER_DELIVERY_FAILED: { status: 503, description: "The EnvioDTE could not be built or mailed (no certificate, no mail binding, the mail service refused it); `buyer_delivery` says why and, while attempts are left, it is tried again by itself." },
+  INVOICE_BUYER_DELIVERY_NOT_SENT: { status: 404, description: "No EnvioDTE has been built for the document's buyer yet." },
   INVOICE_BUYER_CHECK_UNAVAILABLE: { status: 503, description: "The SII did not answer or refused the query; the document is unchanged. Retry later (the service also checks by itself)." },
   // webhooks
   WEBHOOK_NOT_FOUND: { status: 404, description: "No such webhook endpoint for this company." },

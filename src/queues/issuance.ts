@@ -27,7 +27,16 @@ export const buyerCheckMessage = z.object({
   company_id: z.string(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage]);
+/** An attempt to mail an accepted document to its buyer (src/pipeline/buyer-deliveries.ts). */
+export const buyerDeliveryMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("invoice.buyer_delivery"),
+  invoice_id: z.string(),
+  company_id: z.string(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage]);
+export type BuyerDeliveryMessage = z.infer<typeof buyerDeliveryMessage>;
 export type PipelineMessage = z.infer<typeof pipelineMessage>;
 export type BuyerCheckMessage = z.infer<typeof buyerCheckMessage>;
 export type InvoiceMessage = z.infer<typeof invoiceMessage>;
@@ -55,6 +64,11 @@ export function buyerCheckBody(invoiceId: string, companyId: string): BuyerCheck
 /** One `invoice.buyer_check` message per check taken (at most 100: takeDueBuyerChecks takes at most 90). */
 export async function enqueueBuyerChecks(env: Pick<Env, "ISSUANCE_QUEUE">, due: readonly { id: string; companyId: string }[]): Promise<void> {
   if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: buyerCheckBody(d.id, d.companyId) })));
+}
+
+/** One `invoice.buyer_delivery` message per attempt taken (at most 90 per call, see takeDueDeliveries). */
+export async function enqueueBuyerDeliveries(env: Pick<Env, "ISSUANCE_QUEUE">, due: readonly { id: string; companyId: string }[]): Promise<void> {
+  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: { v: 1, type: "invoice.buyer_delivery", invoice_id: d.id, company_id: d.companyId } satisfies BuyerDeliveryMessage })));
 }
 
 export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {

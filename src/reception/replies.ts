@@ -12,8 +12,8 @@ import { inboundMessages } from "../db/schema";
 import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
-import { canonicalRut, findTaxpayer } from "../domain/taxpayers/repository";
-import { SIMULATOR_TAXPAYERS } from "../domain/taxpayers/simulator-companies";
+import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
+import { mimeMessage, sendMail } from "../lib/mail";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receptionStatusText } from "./view";
 
@@ -74,31 +74,26 @@ export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row:
  * reliable: a relay or a no-reply address). Null when neither is known.
  */
 export async function replyRecipient(env: Env, row: ReceivedRow): Promise<ReplyRecipient | null> {
-  const rut = canonicalRut(row.issuerRut);
-  if (rut) {
-    const listed = (await findTaxpayer(env.DB, rut)) ?? (env.SII_MODE === "simulator" ? SIMULATOR_TAXPAYERS.find((t) => t.rut === rut) : undefined);
-    if (listed?.exchangeEmail && EMAIL.test(listed.exchangeEmail)) return { email: listed.exchangeEmail, source: "TAXPAYER_DIRECTORY" };
-  }
+  const listed = await exchangeAddress(env.DB, env.SII_MODE, row.issuerRut);
+  if (listed) return { email: listed, source: "TAXPAYER_DIRECTORY" };
   if (row.channel !== "EMAIL" || !row.messageId) return null;
   const store = await partitionDb(env, row.companyId, row.messageId);
   const m = store && (await store.select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get());
-  return m?.sender && EMAIL.test(m.sender) ? { email: m.sender, source: "EMAIL_SENDER" } : null;
+  return m?.sender && EMAIL_ADDRESS.test(m.sender) ? { email: m.sender, source: "EMAIL_SENDER" } : null;
 }
-const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 
 /**
  * Mails the replies to `to` through the SEND_EMAIL binding (wrangler records them locally). Without
  * a recipient (none known) or a binding, nothing is sent and the replies stay downloadable.
  */
 export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[], to: ReplyRecipient | null): Promise<boolean> {
-  const binding = env.SEND_EMAIL as SendEmail | undefined;
   const domain = env.RECEPTION_DOMAIN;
-  if (!binding || !to || !domain || files.length === 0) return false;
-  const { EmailMessage } = await import("cloudflare:email");
-  const boundary = `b${row.id}`;
-  const parts = files.map((f) => `--${boundary}\r\nContent-Type: application/xml; name="${f.type}.xml"\r\nContent-Disposition: attachment; filename="${f.type}_${row.documentType}_${row.folio}.xml"\r\nContent-Transfer-Encoding: base64\r\n\r\n${btoa(String.fromCharCode(...f.xml)).replace(/.{76}/g, "$&\r\n")}\r\n`);
+  if (!to || !domain || files.length === 0) return false;
   const from = `dte@${domain}`;
-  const raw = [`From: ${from}`, `To: ${to.email}`, `Subject: Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`, `Message-ID: <${row.id}.${Date.now()}@${domain}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
-  await binding.send(new EmailMessage(from, to.email, raw));
-  return true;
+  const subject = `Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
+  const raw = mimeMessage({
+    from, to: to.email, subject, messageId: `${row.id}.${Date.now()}@${domain}`, text: subject,
+    files: files.map((f) => ({ name: `${f.type}_${row.documentType}_${row.folio}.xml`, contentType: "application/xml", bytes: f.xml })),
+  });
+  return sendMail(env, from, to.email, raw);
 }

@@ -73,6 +73,9 @@ const invoiceExample = (status: string, fiscal: string | null) => ({
   buyer_response: (["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"].includes(status)
     ? { state: "PENDING", sii_received_at: null, deadline: null, seconds_left: null, events: [], checked_at: null, next_check_at: "2026-11-23T13:00:04.000Z" }
     : null) as Record<string, unknown> | null,
+  buyer_delivery: (["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"].includes(status)
+    ? { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null }
+    : null) as Record<string, unknown> | null,
   buyer_replies: [] as Record<string, unknown>[],
   created_at: "2026-11-23T13:00:00.000Z",
   updated_at: "2026-11-23T13:00:04.000Z",

@@ -67,6 +67,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/companies/{company_id}/dead-letters": "company:configure",
   "GET /api/companies/{company_id}/invoices": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}": "document:read",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery/xml": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_replies/{reply_id}/xml": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/xml": "document:read",
   "GET /api/companies/{company_id}/webhook-deliveries": "company:read",
@@ -92,6 +93,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": "company:configure",
   "POST /api/companies/{company_id}/invoices": "document:issue",
   "POST /api/companies/{company_id}/invoices/buyer_replies": "document:issue",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}": "document:read",
@@ -169,6 +171,9 @@ async function tenant(name: string): Promise<Tenant> {
   replyForm.append("file", new File([reply.xml as BlobPart], "respuesta.xml", { type: "text/xml" }));
   const replied = await call("POST", `${issuer.base}/invoices/buyer_replies`, { key: owner.key, body: replyForm });
   expect(replied.body.entries?.[0]?.outcome, JSON.stringify(replied.body)).toBe("RECORDED");
+  // Mailed to its buyer at an address given (the sample buyer is not in the directory): its envelope exists.
+  const delivered = await call("POST", `${issuer.base}/invoices/${issued.id}/buyer_delivery`, { key: owner.key, json: { email: `dte@${name.toLowerCase()}.example` } });
+  expect(delivered.body.buyer_delivery?.state, JSON.stringify(delivered.body)).toBe("SENT");
   return {
     keys,
     company: issuer.companyId,

@@ -261,6 +261,13 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
   // 12: the buyer's own replies (RespuestaDTE, EnvioRecibos) read onto an issued document (JSON; D1
   // migration 0023 has the same column).
   [`ALTER TABLE invoices ADD COLUMN buyer_replies TEXT`],
+  // 13: the EnvioDTE addressed to the buyer, mailed to its exchange address (D1 migration 0024 has
+  // the same columns and index).
+  [
+    `ALTER TABLE invoices ADD COLUMN buyer_delivery TEXT`,
+    `ALTER TABLE invoices ADD COLUMN buyer_delivery_at TEXT`,
+    `CREATE INDEX invoices_buyer_delivery_idx ON invoices (buyer_delivery_at) WHERE buyer_delivery_at IS NOT NULL`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

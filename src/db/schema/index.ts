@@ -282,6 +282,14 @@ export const invoices = sqliteTable(
      * src/domain/invoices/buyer-replies.ts); null until the first.
      */
     buyerReplies: text("buyer_replies"),
+    /**
+     * The EnvioDTE addressed to the buyer, mailed to its exchange address (migration 0024): JSON
+     * { state, email, source, attempts, sent_at, message } (src/domain/invoices/buyer-delivery.ts);
+     * null for documents that take none (boletas) or before the SII accepted them.
+     */
+    buyerDelivery: text("buyer_delivery"),
+    /** When the next attempt is due (null: none); the store's alarm sends the attempts due. */
+    buyerDeliveryAt: text("buyer_delivery_at"),
   },
   (t) => [
     index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),
@@ -301,6 +309,7 @@ export const invoices = sqliteTable(
     uniqueIndex("invoices_external_reference_uq").on(t.companyId, t.externalReference).where(sql`external_reference IS NOT NULL AND status <> 'FAILED'`),
     // The buyer-response checks due (migration 0022).
     index("invoices_buyer_check_idx").on(t.buyerCheckAt).where(sql`buyer_check_at IS NOT NULL`),
+    index("invoices_buyer_delivery_idx").on(t.buyerDeliveryAt).where(sql`buyer_delivery_at IS NOT NULL`),
     index("invoices_company_buyer_state_idx").on(t.companyId, t.buyerState, t.createdAt, t.id).where(sql`buyer_state IS NOT NULL`),
   ],
 );

@@ -284,6 +284,8 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     buyerCheckedAt: null,
     buyerCheckAt: null,
     buyerReplies: null,
+    buyerDelivery: null,
+    buyerDeliveryAt: null,
     createdAt: at,
     updatedAt: at,
   };

@@ -86,7 +86,7 @@ const SNAPSHOT = sql.raw(
   [
     "id", "company_id", "document_type", "status", "fiscal_status", "fiscal_message", "folio", "external_reference", "issue_date",
     "recipient_rut", "recipient_name", "currency", "total", "track_id", "cancels_invoice_id", "last_error", "attempts", "created_at", "updated_at",
-    "buyer_state", "buyer_events", "sii_received_at", "buyer_deadline", "buyer_checked_at", "buyer_check_at", "buyer_replies",
+    "buyer_state", "buyer_events", "sii_received_at", "buyer_deadline", "buyer_checked_at", "buyer_check_at", "buyer_replies", "buyer_delivery",
   ].map((c) => `'${c}', invoices.${c}`).join(", "),
 );
 

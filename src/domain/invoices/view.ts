@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { BUYER_STATES, INVOICE_STATUSES } from "../../db/schema";
 import { secondsLeft } from "../../countries/cl";
 import type { BuyerEvent } from "./buyer-response";
+import { DELIVERY_STATES, deliveryOf } from "./buyer-delivery";
 import { DOCUMENT_TYPES } from "./model";
 import type { InvoiceRow } from "./state";
 import type { invoiceDetail } from "./queries";
@@ -47,6 +48,20 @@ export const BuyerResponseSchema = z
     next_check_at: z.string().nullable().openapi({ description: "When it is next read: soon after acceptance, then at growing intervals (10 minutes to 6 hours) and once just after the deadline; null when nothing more can change." }),
   })
   .openapi("BuyerResponse");
+
+export const BuyerDeliverySchema = z
+  .object({
+    state: z.enum(DELIVERY_STATES).openapi({
+      description:
+        "PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).",
+    }),
+    email: z.string().nullable().openapi({ description: "Where it was (or is being) sent." }),
+    source: z.enum(["TAXPAYER_DIRECTORY", "REQUEST"]).nullable().openapi({ description: "The buyer's exchange address in the SII's taxpayer directory, or the address given on request." }),
+    attempts: z.number().int(),
+    sent_at: z.string().nullable().openapi({ description: "ISO 8601 UTC." }),
+    message: z.string().nullable().openapi({ description: "Why the last attempt failed, or why none was made." }),
+  })
+  .openapi("BuyerDelivery");
 
 export const BUYER_REPLY_STATUSES = ["RECEIVED", "NOT_RECEIVED", "ACCEPTED", "ACCEPTED_WITH_DISCREPANCIES", "REJECTED", "GOODS_RECEIVED", "UNKNOWN"] as const;
 
@@ -115,6 +130,10 @@ export const InvoiceFields = z
       description:
         "The buyer's answer, read from the SII's register of events: for facturas (33, 34, 43) once the SII accepted them; null for other documents. Changes are sent as `invoice.buyer_response` events.",
     }),
+    buyer_delivery: BuyerDeliverySchema.nullable().openapi({
+      description:
+        "The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent.",
+    }),
     buyer_replies: z.array(BuyerReplySchema).openapi({
       description:
         "The buyer's own replies mailed to the company's reception address or uploaded (`POST …/invoices/buyer_replies`), oldest first, at most 20: reception, acceptance or rejection of the contents, receipt of the goods. What the buyer told the company; the legal acceptance or claim is `buyer_response`, read from the SII. A new one is sent as an `invoice.buyer_reply` event.",
@@ -153,6 +172,7 @@ export function invoiceSummary(row: InvoiceRow, cancelledBy: string | null) {
     last_error: row.lastError,
     attempts: row.attempts,
     buyer_response: buyerResponseOf(row),
+    buyer_delivery: deliveryOf(row),
     buyer_replies: row.buyerReplies ? (JSON.parse(row.buyerReplies) as BuyerReplyRecord[]) : [],
     created_at: row.createdAt,
     updated_at: row.updatedAt,

@@ -6,7 +6,7 @@ import { OverdueDeliveries } from "./overdue-deliveries";
 import { ReceptionDeadlines } from "./reception-deadlines";
 import { EventRetention } from "./event-retention";
 import { StuckDocuments } from "./stuck-documents";
-import { BuyerChecks } from "./buyer-checks";
+import { BUYER_CHECKS, BUYER_DELIVERIES, DueDocuments } from "./due-documents";
 import { migrateStore } from "./migrate";
 
 /**
@@ -32,7 +32,7 @@ export class DocumentStore extends DurableObject<Env> {
    * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
    * events they record are announced in the same alarm), the fan-out notice, the re-drive of overdue
    * webhook deliveries, the re-drive of stuck documents and envelopes (./stuck-documents.ts), the
-   * checks of the buyer's answer to accepted facturas (./buyer-checks.ts) and the
+   * checks of the buyer's answer to accepted facturas and deliveries to buyers (./due-documents.ts) and the
    * retention of fanned-out events and settled deliveries (./event-retention.ts, 30 days).
    */
   private readonly alarms: StoreAlarms;
@@ -47,7 +47,8 @@ export class DocumentStore extends DurableObject<Env> {
       this.notice,
       new OverdueDeliveries(this.sql, env),
       new StuckDocuments(this.sql, env),
-      new BuyerChecks(this.sql, this, env),
+      new DueDocuments(BUYER_CHECKS, this.sql, this, env),
+      new DueDocuments(BUYER_DELIVERIES, this.sql, this, env),
       new EventRetention(this.sql),
     ]);
     void ctx.blockConcurrencyWhile(async () => {

@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
 import { startBuyerChecks } from "../../domain/invoices/buyer-response";
+import { startBuyerDelivery } from "../../domain/invoices/buyer-delivery";
 import type { DocumentKey } from "../../countries/port";
 import { type StepDeps, authorityOf, releaseCancellations, releaseIfEnded, signerFor, companyContext } from "./context";
 import { chunked } from "../../lib/chunked";
@@ -81,8 +82,9 @@ export async function pollEnvelope(deps: StepDeps, envelopeId: string): Promise<
     for (const ids of chunks) {
       const which = ids ? and(mine, inArray(invoices.id, ids)) : mine;
       const [update, history, ...events] = envelopeTransition(db, which, MOVES.verdict, { status: v.outcome, fiscalStatus: v.fiscalStatus, fiscalMessage: v.message, lastError: null }, v.message);
-      // The facturas it accepted start waiting for their buyer's answer (domain/invoices/buyer-response.ts), before their event's snapshot.
-      statements.push(update, history, startBuyerChecks(db, which, at()), ...events);
+      // The facturas it accepted start waiting for their buyer's answer (domain/invoices/buyer-response.ts), and every
+      // accepted document but a boleta its delivery to the buyer (domain/invoices/buyer-delivery.ts), before their event's snapshot.
+      statements.push(update, history, startBuyerChecks(db, which, at()), startBuyerDelivery(db, which, at()), ...events);
     }
   }
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);

@@ -1,7 +1,8 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { findDocumentType, type SignedDte, buildEnvioBoleta, buildEnvioDte, type InvoiceInput, decodeLatin1 } from "../../countries/cl";
+import { findDocumentType, type SignedDte, buildEnvioBoleta, buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envelopes, invoices } from "../../db/schema";
-import { MOVES, envelopeTransition, type InvoiceRow } from "../../domain/invoices/state";
+import { MOVES, envelopeTransition } from "../../domain/invoices/state";
+import { storedDte } from "../../domain/invoices/stored-dte";
 import { toLocalDateTime } from "../../lib/time";
 import { documentKeys } from "../../storage/keys";
 import { readDocumentXml } from "../../storage/documents";
@@ -26,25 +27,6 @@ export async function sendPrepared(deps: StepDeps, stored: StoredEnvelope, prepa
 // Step 3: SIGNED -> SENT, in envelopes. Documents are first claimed by an envelope id (conditional
 // update), the envelope XML is stored, then uploaded. A retry re-uploads the same stored bytes; the
 // tax authority answers a repeated file with its original track id.
-
-function storedDte(inv: InvoiceRow, xmlBytes: Uint8Array, issuerRut: string): SignedDte {
-  const xmlString = decodeLatin1(xmlBytes);
-  const element = xmlString.replace(/^<\?xml[^>]*\?>\s*/, "");
-  const type = findDocumentType(inv.documentType)!;
-  return {
-    id: /<(?:Documento|Exportaciones|Liquidacion) ID="([^"]+)"/.exec(element)?.[1] ?? `F${inv.folio}T${inv.documentType}`,
-    documentType: inv.documentType,
-    folio: inv.folio!,
-    issuerRut,
-    receiverRut: inv.recipientRut,
-    issueDate: inv.issueDate,
-    total: inv.total,
-    element,
-    xmlString,
-    xml: xmlBytes,
-    envelope: type.envelope,
-  } as unknown as SignedDte;
-}
 
 /** Groups this company's SIGNED, unclaimed documents of one envelope family under a new envelope. */
 export async function claimEnvelope(deps: StepDeps, companyId: string, invoiceIds: string[]): Promise<string | null> {

@@ -1,0 +1,168 @@
+/**
+ * Delivery of an issued document to its buyer (the SII's exchange rule, sii-formats.md §5): the SII
+ * hands the XML to no one, so once it accepts a document the issuer mails the buyer an EnvioDTE
+ * addressed to it (RutReceptor the buyer's RUT, signed with the company's certificate) at the
+ * buyer's exchange address from the SII's taxpayer directory. Boletas (39, 41) go to consumers and
+ * take none. The document store's alarm sends the attempts due (`buyer_delivery_at`) to the
+ * issuance queue (src/pipeline/buyer-deliveries.ts; the cron for D1's legacy partition); a failed
+ * attempt is retried with growing waits, DELIVERY_ATTEMPTS in all; `POST …/buyer_delivery` sends
+ * it now, to another address if given. The envelope sent is kept for download.
+ */
+import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } from "drizzle-orm";
+import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
+import { envForMode } from "../../config";
+import { createDb, type Db } from "../../db/client";
+import { ordinalOfId } from "../../db/document-store";
+import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
+import { companies, invoices } from "../../db/schema";
+import { AppError } from "../../errors";
+import { mimeMessage, sendMail } from "../../lib/mail";
+import { toLocalDateTime } from "../../lib/time";
+import { readDocumentXml } from "../../storage/documents";
+import { requireSigningCredentials } from "../certificates/certificates";
+import { companyControl } from "../companies/control-cache";
+import { effectiveResolution } from "../companies/settings";
+import { exchangeAddress } from "../taxpayers/exchange-address";
+import type { InvoiceRow } from "./state";
+import { storedDte } from "./stored-dte";
+
+export const DELIVERY_STATES = ["PENDING", "SENT", "NO_ADDRESS", "FAILED"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface BuyerDelivery {
+  state: DeliveryState;
+  email: string | null;
+  source: "TAXPAYER_DIRECTORY" | "REQUEST" | null;
+  attempts: number;
+  sent_at: string | null;
+  message: string | null;
+}
+
+/** Boletas go to consumers, who have no exchange address. */
+const NOT_DELIVERED = [39, 41];
+/** Attempts in all before FAILED; waits of 5 minutes doubling, at most 6 hours, between them. */
+export const DELIVERY_ATTEMPTS = 8;
+export const DELIVERIES_PER_RUN = 90;
+/** An attempt sent to the queue is not sent again before this. */
+export const DELIVERY_LEASE_MS = 15 * 60_000;
+
+const PENDING: BuyerDelivery = { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null };
+
+export function buyerEnvelopeKey(companyId: string, invoiceId: string): string {
+  return `companies/${companyId}/invoices/${invoiceId}/buyer-envelope.xml`;
+}
+
+/** The UPDATE that starts the delivery of the documents `where` picks that the SII has just accepted (in the verdict's batch). */
+export function startBuyerDelivery(db: Db, where: SQL | undefined, now: string) {
+  return db
+    .update(invoices)
+    .set({ buyerDelivery: JSON.stringify(PENDING), buyerDeliveryAt: now })
+    .where(and(where, inArray(invoices.status, ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"]), notInArray(invoices.documentType, NOT_DELIVERED), isNull(invoices.buyerDelivery)));
+}
+
+/** The attempts due at `at` (oldest first, at most `limit` ≤ 90), each leased for DELIVERY_LEASE_MS. */
+export async function takeDueDeliveries(db: Db, at: Date, limit: number): Promise<{ id: string; companyId: string }[]> {
+  const iso = at.toISOString();
+  const due = await db.select({ id: invoices.id, companyId: invoices.companyId }).from(invoices).where(and(isNotNull(invoices.buyerDeliveryAt), lte(invoices.buyerDeliveryAt, iso))).orderBy(asc(invoices.buyerDeliveryAt)).limit(limit);
+  if (due.length > 0) {
+    await db.update(invoices).set({ buyerDeliveryAt: new Date(at.getTime() + DELIVERY_LEASE_MS).toISOString() }).where(and(inArray(invoices.id, due.map((d) => d.id)), lte(invoices.buyerDeliveryAt, iso)));
+  }
+  return due;
+}
+
+export function deliveryOf(row: Pick<InvoiceRow, "buyerDelivery">): BuyerDelivery | null {
+  return row.buyerDelivery ? (JSON.parse(row.buyerDelivery) as BuyerDelivery) : null;
+}
+
+const waitAfter = (attempts: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, attempts - 1), 6 * 3_600_000);
+
+async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date) {
+  await db.update(invoices).set({ buyerDelivery: JSON.stringify(d), buyerDeliveryAt: nextAt === null ? null : new Date(nextAt).toISOString(), updatedAt: now.toISOString() }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
+}
+
+/** Builds the EnvioDTE addressed to the buyer, keeps it in R2 and mails it to `to`. Throws what fails. */
+async function sendEnvelope(env: Env, row: InvoiceRow, to: string, now: Date): Promise<void> {
+  const control = await companyControl(env, row.companyId, now.getTime());
+  if (!control) throw new Error("The company no longer exists");
+  const dteBytes = await readDocumentXml(env.FILES, row.xmlKey);
+  if (!dteBytes) throw new Error("The signed XML of the document is missing");
+  const signer = await requireSigningCredentials(createDb(env.DB), env, row.companyId, now);
+  const { company, settings } = control;
+  const body = JSON.parse(row.body) as InvoiceInput;
+  const built = await buildEnvioDte({
+    dtes: [storedDte(row, dteBytes, company.taxId)], issuerRut: company.taxId, senderRut: signer.rut ?? company.taxId, receiverRut: row.recipientRut,
+    resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: "SetDoc",
+  });
+  await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  const domain = env.RECEPTION_DOMAIN;
+  if (!domain) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
+  const from = `dte@${domain}`;
+  const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
+  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, text: `${subject} (${company.legalName})`, files: [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }] });
+  if (!(await sendMail(env, from, to, raw))) throw new Error("No send_email binding is configured");
+}
+
+export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDelivery } | { kind: "skipped" };
+
+/**
+ * One attempt. `scheduled`: only a document whose attempt is due (a queue message); otherwise any
+ * accepted document that takes a delivery, to `email` when given. Throws what an unavailable store throws.
+ */
+export async function deliverToBuyer(env: Env, companyId: string, invoiceId: string, opts: { scheduled: boolean; email?: string }, now = new Date()): Promise<DeliveryOutcome> {
+  const ordinal = ordinalOfId(invoiceId);
+  if (ordinal === null) return { kind: "skipped" };
+  let db: Db;
+  try {
+    db = (await partitionFor(env, companyId, ordinal, "documents")).db;
+  } catch (e) {
+    if (e instanceof UnknownPartitionError) return { kind: "skipped" };
+    throw e;
+  }
+  const [row] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
+  if (!row || row.buyerDelivery === null || (opts.scheduled && row.buyerDeliveryAt === null)) return { kind: "skipped" };
+  const before = deliveryOf(row)!;
+  const [company] = await createDb(env.DB).select({ livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
+  if (!company || company.status !== "ACTIVE") {
+    await record(db, row, { ...before, state: "FAILED", message: "The company is no longer active" }, null, now);
+    return { kind: "skipped" };
+  }
+  // An address given on request is kept for the retries of that attempt.
+  const requested = opts.email ?? (before.source === "REQUEST" && before.state === "PENDING" ? before.email : null);
+  const to = requested ?? (await exchangeAddress(env.DB, envForMode(env, company.livemode).SII_MODE, row.recipientRut));
+  if (!to) {
+    const d: BuyerDelivery = { ...before, state: "NO_ADDRESS", email: null, source: null, message: `The SII's taxpayer directory has no exchange address for ${row.recipientRut}: send it with an address (POST …/buyer_delivery).` };
+    await record(db, row, d, null, now);
+    return { kind: "done", row, delivery: d };
+  }
+  const attempts = before.attempts + 1;
+  const source = requested ? "REQUEST" : "TAXPAYER_DIRECTORY";
+  let d: BuyerDelivery;
+  let next: number | null = null;
+  try {
+    await sendEnvelope(env, row, to, now);
+    d = { state: "SENT", email: to, source, attempts, sent_at: now.toISOString(), message: null };
+  } catch (e) {
+    const message = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+    const more = attempts < DELIVERY_ATTEMPTS;
+    if (more) next = now.getTime() + waitAfter(attempts);
+    d = { ...before, state: more ? "PENDING" : "FAILED", email: to, source, attempts, message };
+  }
+  await record(db, row, d, next, now);
+  return { kind: "done", row, delivery: d };
+}
+
+/** `POST …/buyer_delivery`: an attempt now (to `email` if given); the document after it, or the error that says why there was none. */
+export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Promise<BuyerDelivery> {
+  if (NOT_DELIVERED.includes(row.documentType)) throw new AppError("INVOICE_NO_BUYER_DELIVERY", `${row.id} is a boleta (type ${row.documentType}): it goes to a consumer and is not mailed as an EnvioDTE.`);
+  if (row.status !== "ACCEPTED" && row.status !== "ACCEPTED_WITH_OBJECTIONS") throw new AppError("INVOICE_NOT_ACCEPTED", `${row.id} is ${row.status}: it is sent to its buyer once the SII accepted it.`);
+  if (row.buyerDelivery === null) {
+    // Accepted before deliveries existed: start it here.
+    await (await partitionFor(env, row.companyId, ordinalOfId(row.id) ?? 0, "documents")).db.update(invoices).set({ buyerDelivery: JSON.stringify(PENDING) }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNull(invoices.buyerDelivery)));
+  }
+  const outcome = await deliverToBuyer(env, row.companyId, row.id, { scheduled: false, ...(email ? { email } : {}) });
+  if (outcome.kind !== "done") throw new AppError("INVOICE_NOT_FOUND", `Document ${row.id} does not exist for this company.`);
+  const d = outcome.delivery;
+  if (d.state === "NO_ADDRESS") throw new AppError("INVOICE_BUYER_DELIVERY_NO_ADDRESS", d.message!);
+  if (d.state !== "SENT") throw new AppError("INVOICE_BUYER_DELIVERY_FAILED", `${row.id} could not be sent to ${d.email}: ${d.message}${d.state === "PENDING" ? " (tried again later by itself)" : ""}.`);
+  return d;
+}

@@ -1,0 +1,32 @@
+/** Outgoing mail through the SEND_EMAIL binding (Cloudflare Email Service; `wrangler dev` records what is sent). */
+
+export interface MailFile {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+const base64Lines = (b: Uint8Array) => {
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s).replace(/.{76}/g, "$&\r\n");
+};
+
+/** A multipart/mixed message of `files` (names and subject are ours: ASCII, no line breaks). */
+export function mimeMessage(m: { from: string; to: string; subject: string; messageId: string; text: string; files: MailFile[] }): string {
+  const boundary = `b${m.messageId.replace(/[^A-Za-z0-9]/g, "")}`;
+  const parts = [
+    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${m.text}\r\n`,
+    ...m.files.map((f) => `--${boundary}\r\nContent-Type: ${f.contentType}; name="${f.name}"\r\nContent-Disposition: attachment; filename="${f.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(f.bytes)}\r\n`),
+  ];
+  return [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${m.subject}`, `Message-ID: <${m.messageId}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
+}
+
+/** Sends `raw` from `from` to `to`; false when no binding is configured (nothing sent). */
+export async function sendMail(env: Pick<Env, "SEND_EMAIL">, from: string, to: string, raw: string): Promise<boolean> {
+  const binding = env.SEND_EMAIL as SendEmail | undefined;
+  if (!binding) return false;
+  const { EmailMessage } = await import("cloudflare:email");
+  await binding.send(new EmailMessage(from, to, raw));
+  return true;
+}
