@@ -70,6 +70,14 @@ function documentIdsIn(db: Db, companyId: string, messageId: string): Promise<st
   return db.select({ id: r.id }).from(r).where(and(eq(r.companyId, companyId), eq(r.messageId, messageId))).orderBy(r.createdAt, r.id).then((rows) => rows.map((x) => x.id));
 }
 
+/** The inbound message row of an uploaded file (the log's UPLOAD channel): its size, hash, outcome and the file as its one attachment. */
+export function uploadMessage(m: { id: string; companyId: string; bytes: Uint8Array; sha256: string; outcome: InboundMessageRow["outcome"]; detail: string | null; documents: number; file: { name?: string | null; type?: string | null } }) {
+  return {
+    id: m.id, companyId: m.companyId, channel: "UPLOAD", size: m.bytes.length, sha256: m.sha256, outcome: m.outcome, detail: m.detail?.slice(0, 1000) ?? null, documents: m.documents,
+    attachments: [attachmentRecord(m.file.name, m.file.type, m.bytes.length, "XML")],
+  } satisfies typeof inboundMessages.$inferInsert;
+}
+
 /** An attachment as the log records it: its name and type as sent, for display only (control characters removed, bounded). */
 export function attachmentRecord(name: string | null | undefined, contentType: string | null | undefined, size: number, readAs: InboundAttachment["readAs"]): InboundAttachment {
   const clean = (s: string | null | undefined, max: number) => (s ? s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max) || null : null);

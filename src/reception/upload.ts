@@ -4,7 +4,7 @@ import { inboundMessages } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { AppError } from "../errors";
 import { intakeFile, type IntakeResult } from "./intake";
-import { attachmentRecord } from "./messages";
+import { uploadMessage } from "./messages";
 import { receivedByIds } from "./stores";
 import { receivedView } from "./view";
 
@@ -28,6 +28,6 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
   const messageId = result.messageId!;
-  await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values({ id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length, attachments: [attachmentRecord(file.name, file.type, bytes.length, "XML")] });
+  await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values(uploadMessage({ id: messageId, companyId: company.id, bytes, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length, file }));
   return { kind: result.kind as "EnvioDTE" | "DTE", file_sha256: result.fileSha256, documents: await viewsOf(env, company.id, result) };
 }

@@ -10,7 +10,7 @@ import { describeReplyIntake, MAX_REPLIES_PER_DOCUMENT, recordBuyerReply, replyF
 import { getInvoice } from "../../../domain/invoices/queries";
 import { BUYER_REPLY_STATUSES, type BuyerReplyRecord } from "../../../domain/invoices/view";
 import { AppError } from "../../../errors";
-import { attachmentRecord } from "../../../reception/messages";
+import { uploadMessage } from "../../../reception/messages";
 import { MAX_UPLOAD_BYTES } from "../../../reception/upload";
 import { validationHook } from "../../errors/handler";
 import { filePart, json } from "../../openapi/common";
@@ -85,10 +85,7 @@ export const buyerRepliesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     const messageId = partitionedId("inm", store.ordinal);
     const result = await recordBuyerReply(c.env, company, bytes, { channel: "UPLOAD", messageId });
     if ("problem" in result) throw new AppError("INVOICE_BUYER_REPLY_INVALID", `The file was not read: ${result.problem}`);
-    await store.db.insert(inboundMessages).values({
-      id: messageId, companyId: company.id, channel: "UPLOAD", size: bytes.length, sha256: result.file_sha256, outcome: "REPLY", detail: describeReplyIntake(result).slice(0, 1000), documents: 0,
-      attachments: [attachmentRecord(file.name, file.type, bytes.length, "XML")],
-    });
+    await store.db.insert(inboundMessages).values(uploadMessage({ id: messageId, companyId: company.id, bytes, sha256: result.file_sha256, outcome: "REPLY", detail: describeReplyIntake(result), documents: 0, file: { name: file.name, type: file.type } }));
     const { root, ...rest } = result;
     return c.json({ kind: root, message_id: messageId, ...rest }, 200);
   })
