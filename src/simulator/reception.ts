@@ -10,7 +10,9 @@
  * The register is every DTE the simulator accepted (DOK/RLV) on DTEUpload, with the envelope's
  * reception time. Boletas (EnvioBOLETA) are not registered: they carry no recipient worth it and
  * take no accept/claim actions. The company the session acts for is the X-Simulator-Company-Rut
- * header (the real SII derives it from the person's authorisations), else the token holder.
+ * header (the real SII derives it from the person's authorisations), else the token holder. A
+ * document's events and reception time are told to its issuer and its recipient only; anyone else
+ * is answered as for a document the SII does not hold (18), so that its existence does not leak.
  */
 import { and, desc, eq, gt, inArray, ne } from "drizzle-orm";
 import type { Context } from "hono";
@@ -79,9 +81,13 @@ async function ingresar(c: C, db: Db, p: Record<string, string>, company: string
   return answer(c, m, code);
 }
 
-async function eventos(c: C, db: Db, issuer: string, type: number, folio: number) {
+/** Whether `company` may read the document's events and reception time: its issuer or its recipient. */
+const party = (company: string, issuer: string, doc: { receiverRut: string }) => company === issuer || company === normalizeRut(doc.receiverRut);
+
+async function eventos(c: C, db: Db, company: string, issuer: string, type: number, folio: number) {
   const m = "listarEventosHistDoc";
-  if (!(await registered(db, issuer, type, folio))) return answer(c, m, 18);
+  const doc = await registered(db, issuer, type, folio);
+  if (!doc || !party(company, issuer, doc)) return answer(c, m, 18);
   const rows = await db.select().from(simReceptionEvents).where(and(eq(simReceptionEvents.issuerRut, issuer), eq(simReceptionEvents.documentType, type), eq(simReceptionEvents.folio, folio))).orderBy(simReceptionEvents.id).all();
   if (rows.length === 0) return answer(c, m, 16);
   const list = rows
@@ -118,9 +124,9 @@ export async function reclamoService(c: C): Promise<Response> {
   const hdr = c.req.header(SIM_COMPANY_HEADER);
   const company = hdr && isValidRut(hdr) ? normalizeRut(hdr) : t.rut;
   if (m === "ingresarAceptacionReclamoDoc") return ingresar(c, db, p, company, t.rut, issuer, type, folio);
-  if (m === "listarEventosHistDoc") return eventos(c, db, issuer, type, folio);
+  if (m === "listarEventosHistDoc") return eventos(c, db, company, issuer, type, folio);
   const doc = await registered(db, issuer, type, folio);
-  return doc ? answer(c, m, 0, "", isoToChileLocal(doc.receivedAt)) : answer(c, m, 18);
+  return doc && party(company, issuer, doc) ? answer(c, m, 0, "", isoToChileLocal(doc.receivedAt)) : answer(c, m, 18);
 }
 
 /** GET /reception/register?rut=&since= (simulator only): accepted DTEs addressed to `rut`. */

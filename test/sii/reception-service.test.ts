@@ -135,6 +135,19 @@ describe("listarEventosHistDoc and consultarFechaRecepcionSii", () => {
     expect(await sii.receptionTime(doc(98))).toBeNull();
   });
 
+  it("told to the document's issuer and recipient only: anyone else is answered as for a document the SII does not hold", async () => {
+    await registerFolio(12);
+    await act(12, "ACD");
+    expect((await sii.listEvents({ ...doc(12), companyRut: ISSUER_RUT })).map((e) => e.action)).toEqual(["ACD"]);
+    expect(await sii.receptionTime({ ...doc(12), companyRut: ISSUER_RUT })).not.toBeNull();
+    expect(await sii.listEvents({ ...doc(12), companyRut: "96790240-3" })).toEqual([]);
+    expect(await sii.receptionTime({ ...doc(12), companyRut: "96790240-3" })).toBeNull();
+    // On the wire: code 18, as for a document never received.
+    const client = workerClient();
+    const text = await client.soapWithToken({ url: reclamoUrl(client), body: reclamoRequest("listarEventosHistDoc", [["rutEmisor", ISSUER_RUT.split("-")[0]!], ["dvEmisor", ISSUER_RUT.split("-")[1]!], ["tipoDoc", "33"], ["folio", "12"]]), cert, companyRut: "96790240-3", operation: "t" });
+    expect(text).toContain("<codResp>18</codResp>");
+  });
+
   it("Chile local time conversions keep the instant across summer and winter time", () => {
     expect(isoToChileLocal("2026-01-15T15:00:00Z")).toBe("15-01-2026 12:00:00");
     expect(chileLocalToIso("15-01-2026 12:00:00")).toBe("2026-01-15T12:00:00-03:00");
