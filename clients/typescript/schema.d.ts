@@ -23263,6 +23263,104 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.buyer_delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.buyer_delivery
+         * @description A document accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "invoice.buyer_delivery",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "inv_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+                     *         "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "invoice_type": "33",
+                     *         "invoice_type_name": "FACTURA ELECTRÓNICA",
+                     *         "status": "ACCEPTED",
+                     *         "fiscal_status": "EPR",
+                     *         "fiscal_message": null,
+                     *         "folio": 1042,
+                     *         "external_reference": "ERP-1001",
+                     *         "issue_date": "2026-11-23",
+                     *         "total": "35700",
+                     *         "currency": "CLP",
+                     *         "recipient": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "track_id": "4509812",
+                     *         "cancels_invoice_id": null,
+                     *         "cancelled_by": null,
+                     *         "last_error": null,
+                     *         "attempts": 0,
+                     *         "buyer_response": {
+                     *           "state": "PENDING",
+                     *           "sii_received_at": null,
+                     *           "deadline": null,
+                     *           "seconds_left": null,
+                     *           "events": [],
+                     *           "checked_at": null,
+                     *           "next_check_at": "2026-11-23T13:00:04.000Z"
+                     *         },
+                     *         "buyer_delivery": {
+                     *           "state": "SENT",
+                     *           "email": "dte@cliente.cl",
+                     *           "source": "TAXPAYER_DIRECTORY",
+                     *           "attempts": 1,
+                     *           "sent_at": "2026-11-23T13:05:12.000Z",
+                     *           "message": null
+                     *         },
+                     *         "buyer_replies": [],
+                     *         "created_at": "2026-11-23T13:00:00.000Z",
+                     *         "updated_at": "2026-11-23T13:05:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_invoice_buyer_delivery"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.buyer_reply": {
         parameters: {
             query?: never;
@@ -23341,6 +23439,7 @@ export interface webhooks {
                      *             "id": "rpl_3f1c9a0b7d2e4c6a8b0d1e2f3a",
                      *             "kind": "RESULT",
                      *             "status": "ACCEPTED",
+                     *             "envelope_id": null,
                      *             "code": 0,
                      *             "code_text": "DTE Aceptado OK",
                      *             "message": "Conforme",
@@ -24603,12 +24702,12 @@ export interface components {
             per_page: number;
             total: number;
         };
-        /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. */
+        /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event. */
         BuyerDelivery: {
             attempts: number;
             /** @description Where it was (or is being) sent. */
             email: string | null;
-            /** @description Why the last attempt failed, or why none was made. */
+            /** @description Why the last attempt failed, or why none was made; on SENT, null, or why the PDF was left out (the mail carries the EnvioDTE and the A4 PDF). */
             message: string | null;
             /** @description ISO 8601 UTC. */
             sent_at: string | null;
@@ -24618,7 +24717,7 @@ export interface components {
              */
             source: "TAXPAYER_DIRECTORY" | "REQUEST" | null;
             /**
-             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).
+             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).
              * @enum {string}
              */
             state: "PENDING" | "SENT" | "NO_ADDRESS" | "FAILED";
@@ -24633,7 +24732,7 @@ export interface components {
         BuyerReply: {
             /** @enum {string} */
             channel: "EMAIL" | "UPLOAD";
-            /** @description The code as the buyer wrote it (EstadoRecepDTE, EstadoDTE); null for a RECEIPT. */
+            /** @description The code as the buyer wrote it (EstadoRecepDTE, EstadoRecepEnv, EstadoDTE); null for a RECEIPT. */
             code: number | null;
             /** @description What the code means in the SII's tables. */
             code_text: string | null;
@@ -24644,6 +24743,8 @@ export interface components {
                 field: "recipient_tax_id" | "total" | "issue_date" | "responder_tax_id";
                 reply: string | null;
             }[];
+            /** @description For a RECEPTION that names no document (the buyer's verdict on the whole envelope the service mailed it, `buyer_delivery`): the envelope's SetDTE ID (EnvioDTEID), and `code` is its EstadoRecepEnv. Null for an entry about the document itself. */
+            envelope_id: string | null;
             /** @description SHA-256 of the reply file as received (download it from `…/buyer_replies/{reply_id}/xml`). */
             file_sha256: string;
             /** @description Who answers (RutResponde of the reply). */
@@ -24673,7 +24774,7 @@ export interface components {
             replied_at: string | null;
             signature: components["schemas"]["BuyerReplySignature"];
             /**
-             * @description RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.
+             * @description RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code; for a verdict on the whole envelope, EstadoRecepEnv); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.
              * @enum {string}
              */
             status: "RECEIVED" | "NOT_RECEIVED" | "ACCEPTED" | "ACCEPTED_WITH_DISCREPANCIES" | "REJECTED" | "GOODS_RECEIVED" | "UNKNOWN";
@@ -24681,13 +24782,15 @@ export interface components {
         BuyerReplyIntake: {
             entries: {
                 document_type: number | null;
+                /** @description A RECEPTION that names no document: the EnvioDTEID of the envelope it answers (read onto the document whose envelope the service mailed the buyer). Null for an entry about a document. */
+                envelope_id: string | null;
                 folio: number | null;
                 /** @description The company's document it was read onto; null when none. */
                 invoice_id: string | null;
                 /** @enum {string} */
                 kind: "RECEPTION" | "RESULT" | "RECEIPT";
                 /**
-                 * @description RECORDED: added to the document's `buyer_replies` (an `invoice.buyer_reply` event); ALREADY_RECORDED: this file was read before; NOT_OURS: RUTEmisor is another company; UNKNOWN_DOCUMENT: no document of this company has that type and folio.
+                 * @description RECORDED: added to the document's `buyer_replies` (an `invoice.buyer_reply` event); ALREADY_RECORDED: this file was read before; NOT_OURS: RUTEmisor is another company; UNKNOWN_DOCUMENT: no document of this company has that type and folio (or, for a verdict on an envelope, was mailed in that envelope).
                  * @enum {string}
                  */
                 outcome: "RECORDED" | "ALREADY_RECORDED" | "NOT_OURS" | "UNKNOWN_DOCUMENT";
@@ -24695,7 +24798,7 @@ export interface components {
                 /** @enum {string} */
                 status: "RECEIVED" | "NOT_RECEIVED" | "ACCEPTED" | "ACCEPTED_WITH_DISCREPANCIES" | "REJECTED" | "GOODS_RECEIVED" | "UNKNOWN";
             }[];
-            /** @description A RecepcionEnvio that names no document: the buyer's verdict on a whole envelope (EstadoRecepEnv), not read onto any document. */
+            /** @description A RecepcionEnvio that names no document (the buyer's verdict on a whole envelope, EstadoRecepEnv) and no envelope the service mailed this company's buyers: not read onto any document. Also listed in `entries` (UNKNOWN_DOCUMENT or NOT_OURS). */
             envelopes: {
                 code: number | null;
                 envelope_id: string | null;
@@ -25133,6 +25236,20 @@ export interface components {
             livemode: boolean;
             /** @enum {string} */
             type: "invoice.accepted_with_objections";
+        };
+        Event_invoice_buyer_delivery: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["InvoiceSummary"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "invoice.buyer_delivery";
         };
         Event_invoice_buyer_reply: {
             /** @enum {string} */
@@ -26549,7 +26666,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -26585,7 +26702,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

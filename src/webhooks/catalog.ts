@@ -128,12 +128,20 @@ export const EVENT_CATALOG = {
       ...invoiceExample("ACCEPTED", "EPR"),
       buyer_replies: [
         {
-          id: "rpl_3f1c9a0b7d2e4c6a8b0d1e2f3a", kind: "RESULT", status: "ACCEPTED", code: 0, code_text: "DTE Aceptado OK", message: "Conforme", rejection_code: null, from_tax_id: "77879240-0",
+          id: "rpl_3f1c9a0b7d2e4c6a8b0d1e2f3a", kind: "RESULT", status: "ACCEPTED", envelope_id: null, code: 0, code_text: "DTE Aceptado OK", message: "Conforme", rejection_code: null, from_tax_id: "77879240-0",
           signature: { valid: true, message: null, signer_tax_id: "12345678-5", signer_name: "Ana Pérez" }, discrepancies: [], receipt: null, replied_at: "2026-11-24T09:30:00",
           received_at: "2026-11-24T12:30:04.000Z", channel: "EMAIL", message_id: "inm_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", file_sha256: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d0f1e3a5c7b9d1f2e",
         },
       ],
       updated_at: "2026-11-24T12:30:04.000Z",
+    },
+  },
+  "invoice.buyer_delivery": {
+    ...invoiceEvent("accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none", "ACCEPTED", "EPR"),
+    example: {
+      ...invoiceExample("ACCEPTED", "EPR"),
+      buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null },
+      updated_at: "2026-11-23T13:05:12.000Z",
     },
   },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),

@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyInbound } from "../../src/countries/cl/exchange/verify";
 import { ordinalOfId, storeFor } from "../../src/db/document-store";
-import { DELIVERY_ATTEMPTS } from "../../src/domain/invoices/buyer-delivery";
+import { buyerEnvelopeSetId, DELIVERY_ATTEMPTS } from "../../src/domain/invoices/buyer-delivery";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
@@ -48,6 +48,13 @@ async function afterDelivery(id: string, ok: (d: any) => boolean): Promise<any> 
 }
 
 const deliverNow = (id: string, json?: unknown) => call("POST", `${issuer.base}/invoices/${id}/buyer_delivery`, { key: issuer.owner.key, ...(json ? { json } : {}) });
+/** The `invoice.buyer_delivery` events of a document: the delivery each one carries. */
+const deliveryEvents = async (id: string) =>
+  (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => {
+    const inv = JSON.parse(e.payload).invoice;
+    expect(inv.id).toBe(id);
+    return JSON.parse(inv.buyer_delivery);
+  });
 const dueNow = (id: string, extra = "") => storeFor(env, issuer.companyId, ordinalOfId(id)!).db.run(sql.raw(`UPDATE invoices SET buyer_delivery_at = '2000-01-01T00:00:00.000Z'${extra} WHERE id = '${id}'`));
 
 describe("an accepted factura is mailed to its buyer", () => {
@@ -56,12 +63,19 @@ describe("an accepted factura is mailed to its buyer", () => {
     const sent = await afterDelivery(doc.id, (d) => d.state === "SENT");
     expect(sent.buyer_delivery).toMatchObject({ state: "SENT", email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY", attempts: 1, message: null });
     expect(Date.parse(sent.buyer_delivery.sent_at)).toBeGreaterThan(0);
+    // The A4 PDF was rendered for the mail (and kept for downloads): no note says it was left out.
+    const pdfs = await env.FILES.list({ prefix: `companies/${issuer.companyId}/invoices/${doc.id}/pdf/A4-` });
+    expect(pdfs.objects).toHaveLength(1);
+    const pdf = new Uint8Array(await (await env.FILES.get(pdfs.objects[0]!.key))!.arrayBuffer());
+    expect(new TextDecoder().decode(pdf.subarray(0, 5))).toBe("%PDF-");
 
     const dl = await call("GET", `${issuer.base}/invoices/${doc.id}/buyer_delivery/xml`, { key: issuer.owner.key });
     expect(dl.status).toBe(200);
     const xml = new Uint8Array(await dl.raw.arrayBuffer());
     const text = new TextDecoder("latin1").decode(xml);
     expect(text).toContain(`<RutReceptor>${LOS_ANDES}</RutReceptor>`);
+    // Its SetDTE ID names the document, for the buyer's verdict on the whole envelope (buyer-replies.test.ts).
+    expect(text).toContain(`<SetDTE ID="${buyerEnvelopeSetId(doc.id)}">`);
     const report = await verifyInbound(xml, { mode: "simulator" });
     expect(report.kind).toBe("EnvioDTE");
     expect(report.documents).toHaveLength(1);
@@ -78,6 +92,8 @@ describe("an accepted factura is mailed to its buyer", () => {
     const again = await deliverNow(doc.id);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.buyer_delivery).toMatchObject({ state: "SENT", email: "dte@losandes.example", attempts: 2 });
+    // One event per attempt that settled the delivery, each with the delivery as it left it.
+    expect(await deliveryEvents(doc.id)).toMatchObject([{ state: "SENT", attempts: 1 }, { state: "SENT", attempts: 2 }]);
   });
 
   it("a buyer the directory does not know: NO_ADDRESS, then sent on request to the address given", async () => {
@@ -85,6 +101,7 @@ describe("an accepted factura is mailed to its buyer", () => {
     const none = await afterDelivery(doc.id, (d) => d.state !== "PENDING");
     expect(none.buyer_delivery).toMatchObject({ state: "NO_ADDRESS", email: null, attempts: 0 });
     expect(none.buyer_delivery.message).toMatch(/no exchange address for 77879240-0/);
+    expect(await deliveryEvents(doc.id)).toMatchObject([{ state: "NO_ADDRESS", attempts: 0 }]);
     const missing = await call("GET", `${issuer.base}/invoices/${doc.id}/buyer_delivery/xml`, { key: issuer.owner.key });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("INVOICE_BUYER_DELIVERY_NOT_SENT");
@@ -111,6 +128,8 @@ describe("an accepted factura is mailed to its buyer", () => {
     await dueNow(doc.id, `, buyer_delivery = '{"state":"PENDING","email":null,"source":null,"attempts":1,"sent_at":null,"message":null}'`);
     const retrying = await afterDelivery(doc.id, (d) => d.attempts === 2);
     expect(retrying.buyer_delivery).toMatchObject({ state: "PENDING", attempts: 2, message: "The signed XML of the document is missing" });
+    // A failure that will be tried again sends no event: only the first attempt's SENT so far.
+    expect(await deliveryEvents(doc.id)).toMatchObject([{ state: "SENT", attempts: 1 }]);
     const [waiting] = await storeRows<{ buyer_delivery_at: string }>(issuer.companyId, sql`SELECT buyer_delivery_at FROM invoices WHERE id = ${doc.id}`);
     // The second failure waits 10 minutes (5 doubling).
     expect(Date.parse(waiting!.buyer_delivery_at) - Date.now()).toBeGreaterThan(9 * 60_000);
@@ -119,6 +138,7 @@ describe("an accepted factura is mailed to its buyer", () => {
     expect(failed.buyer_delivery.attempts).toBe(DELIVERY_ATTEMPTS);
     const [after] = await storeRows<{ buyer_delivery_at: string | null }>(issuer.companyId, sql`SELECT buyer_delivery_at FROM invoices WHERE id = ${doc.id}`);
     expect(after!.buyer_delivery_at).toBeNull();
+    expect((await deliveryEvents(doc.id)).map((d) => `${d.state}/${d.attempts}`)).toEqual(["SENT/1", `FAILED/${DELIVERY_ATTEMPTS}`]);
     const now = await deliverNow(doc.id);
     expect(now.status).toBe(503);
     expect(now.body.error.code).toBe("INVOICE_BUYER_DELIVERY_FAILED");

@@ -10,7 +10,8 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { buildEnvioRecibos, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
+import { buyerEnvelopeSetId } from "../../src/domain/invoices/buyer-delivery";
 import { readBuyerReply } from "../../src/countries/cl/exchange/replies-read";
 import { normalizeRut } from "../../src/countries/cl/documents/rut";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
@@ -160,6 +161,33 @@ describe("uploaded replies", () => {
     const receipts = (await getInvoice()).buyer_replies.filter((r: any) => r.file_sha256 === first.body.file_sha256);
     expect(receipts).toHaveLength(1);
     expect(receipts[0].receipt).toEqual({ place: "Bodega central", signer_tax_id: "22222222-2", signed_at: "2026-11-24T10:00:00" });
+  });
+
+  it("the buyer's verdict on a whole envelope (no document named) is read onto the document mailed in it; another envelope is named, not recorded", async () => {
+    const verdict = (envelopeId: string, status: number, statusText: string, issuerRut?: string) =>
+      buildRecepcionEnvio({
+        responderRut: RECIPIENT, recipientRut: issuer.rut, timestamp: "2026-11-24T11:00:00", signer, responseId: 9,
+        envelopes: [{ fileName: "EnvioDTE.xml", receivedAt: "2026-11-24T10:59:00", receptionCode: 9, envelopeId, ...(issuerRut ? { issuerRut } : {}), receiverRut: RECIPIENT, status, statusText, documents: [] }],
+      });
+    // The envelope the service mails the buyer names the document in its SetDTE ID (buyer-delivery.ts).
+    const rejected = await uploadReply((await verdict(buyerEnvelopeSetId(invoice.id), 2, "Envio Rechazado - Error de Firma", issuer.rut)).xml);
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(rejected.body).toMatchObject({ signature_valid: true, envelopes: [], entries: [{ kind: "RECEPTION", status: "NOT_RECEIVED", envelope_id: buyerEnvelopeSetId(invoice.id), document_type: null, folio: null, invoice_id: invoice.id, outcome: "RECORDED" }] });
+    const entry = (await getInvoice()).buyer_replies.at(-1);
+    expect(entry).toMatchObject({ kind: "RECEPTION", status: "NOT_RECEIVED", envelope_id: buyerEnvelopeSetId(invoice.id), code: 2, code_text: "Envio Rechazado - Error de Firma", signature: { valid: true }, discrepancies: [] });
+    // Without RutEmisor (optional in the schema) the envelope is still looked for among the company's.
+    const plain = await uploadReply((await verdict(buyerEnvelopeSetId(invoice.id), 0, "Envio Recibido Conforme")).xml);
+    expect(plain.body.entries).toMatchObject([{ status: "RECEIVED", invoice_id: invoice.id, outcome: "RECORDED" }]);
+    expect((await getInvoice()).buyer_replies.at(-1)).toMatchObject({ status: "RECEIVED", code_text: "Envio Recibido Conforme" });
+    // An envelope the service did not mail (the SII's, another issuer's, a made-up document id): named only.
+    const before = (await getInvoice()).buyer_replies.length;
+    for (const id of ["SetDoc", buyerEnvelopeSetId("inv_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E")]) {
+      const other = await uploadReply((await verdict(id, 0, "Envio Recibido Conforme", issuer.rut)).xml);
+      expect(other.body).toMatchObject({ entries: [{ envelope_id: id, outcome: "UNKNOWN_DOCUMENT", invoice_id: null }], envelopes: [{ envelope_id: id, code: 0 }] });
+    }
+    const foreign = await uploadReply((await verdict(buyerEnvelopeSetId(invoice.id), 0, "Envio Recibido Conforme", "76086428-5")).xml);
+    expect(foreign.body.entries).toMatchObject([{ outcome: "NOT_OURS", invoice_id: null }]);
+    expect((await getInvoice()).buyer_replies).toHaveLength(before);
   });
 
   it("files that are not replies are refused with nothing stored", async () => {

@@ -14,16 +14,17 @@ import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
-import { companies, invoices } from "../../db/schema";
+import { invoices } from "../../db/schema";
 import { AppError } from "../../errors";
 import { mimeMessage, sendMail } from "../../lib/mail";
 import { toLocalDateTime } from "../../lib/time";
 import { readDocumentXml } from "../../storage/documents";
 import { requireSigningCredentials } from "../certificates/certificates";
-import { companyControl } from "../companies/control-cache";
+import { companyControl, type CompanyControl } from "../companies/control-cache";
 import { effectiveResolution } from "../companies/settings";
 import { exchangeAddress } from "../taxpayers/exchange-address";
-import type { InvoiceRow } from "./state";
+import { documentEvent, type InvoiceRow } from "./state";
+import { invoicePdf } from "./printable";
 import { storedDte } from "./stored-dte";
 
 export const DELIVERY_STATES = ["PENDING", "SENT", "NO_ADDRESS", "FAILED"] as const;
@@ -47,6 +48,19 @@ export const DELIVERIES_PER_RUN = 90;
 export const DELIVERY_LEASE_MS = 15 * 60_000;
 
 const PENDING: BuyerDelivery = { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null };
+
+/**
+ * The SetDTE ID of the envelope mailed to the buyer: it names the document, so that the buyer's
+ * RecepcionEnvio about the whole envelope (EnvioDTEID, no document named) is read onto it.
+ */
+export function buyerEnvelopeSetId(invoiceId: string): string {
+  return `Env_${invoiceId}`;
+}
+
+/** The document a buyer envelope's SetDTE ID names (buyerEnvelopeSetId), or null. */
+export function invoiceOfBuyerEnvelope(setId: string | null): string | null {
+  return setId?.startsWith("Env_") ? setId.slice(4) : null;
+}
 
 export function buyerEnvelopeKey(companyId: string, invoiceId: string): string {
   return `companies/${companyId}/invoices/${invoiceId}/buyer-envelope.xml`;
@@ -76,14 +90,25 @@ export function deliveryOf(row: Pick<InvoiceRow, "buyerDelivery">): BuyerDeliver
 
 const waitAfter = (attempts: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, attempts - 1), 6 * 3_600_000);
 
-async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date) {
-  await db.update(invoices).set({ buyerDelivery: JSON.stringify(d), buyerDeliveryAt: nextAt === null ? null : new Date(nextAt).toISOString(), updatedAt: now.toISOString() }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
+/**
+ * Writes the delivery after an attempt; an attempt that settles it (SENT, NO_ADDRESS, FAILED: not a
+ * retry still to come) is an `invoice.buyer_delivery` event in the same batch, once per attempt.
+ */
+async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date): Promise<InvoiceRow> {
+  const at = now.toISOString();
+  const set = { buyerDelivery: JSON.stringify(d), buyerDeliveryAt: nextAt === null ? null : new Date(nextAt).toISOString(), updatedAt: at };
+  const update = db.update(invoices).set(set).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
+  if (d.state === "PENDING") await update;
+  else await db.batch([update, documentEvent(db, row.companyId, row.id, "invoice.buyer_delivery", `delivery:${row.id}:${d.state}:${d.attempts}:${at}`, at, eq(invoices.buyerDelivery, set.buyerDelivery))]);
+  return { ...row, ...set };
 }
 
-/** Builds the EnvioDTE addressed to the buyer, keeps it in R2 and mails it to `to`. Throws what fails. */
-async function sendEnvelope(env: Env, row: InvoiceRow, to: string, now: Date): Promise<void> {
-  const control = await companyControl(env, row.companyId, now.getTime());
-  if (!control) throw new Error("The company no longer exists");
+/**
+ * Builds the EnvioDTE addressed to the buyer, keeps it in R2 and mails it to `to` with the A4 PDF
+ * beside it (a courtesy: the XML is the document, so a PDF that cannot be rendered is left out and
+ * said in the answer). Throws what fails; returns a note when the PDF was left out.
+ */
+async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, to: string, now: Date): Promise<string | null> {
   const dteBytes = await readDocumentXml(env.FILES, row.xmlKey);
   if (!dteBytes) throw new Error("The signed XML of the document is missing");
   const signer = await requireSigningCredentials(createDb(env.DB), env, row.companyId, now);
@@ -91,17 +116,27 @@ async function sendEnvelope(env: Env, row: InvoiceRow, to: string, now: Date): P
   const body = JSON.parse(row.body) as InvoiceInput;
   const built = await buildEnvioDte({
     dtes: [storedDte(row, dteBytes, company.taxId)], issuerRut: company.taxId, senderRut: signer.rut ?? company.taxId, receiverRut: row.recipientRut,
-    resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: "SetDoc",
+    resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: buyerEnvelopeSetId(row.id),
   });
   await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
   const domain = env.RECEPTION_DOMAIN;
   if (!domain) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
   const from = `dte@${domain}`;
   const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
-  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, text: `${subject} (${company.legalName})`, files: [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }] });
+  const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }];
+  let note: string | null = null;
+  try {
+    const pdf = await invoicePdf(createDb(env.DB), env, row, "A4");
+    files.push({ name: pdf.fileName, contentType: "application/pdf", bytes: pdf.bytes });
+  } catch (e) {
+    note = `Sent without the PDF, which could not be rendered: ${(e instanceof Error ? e.message : String(e)).slice(0, 300)}`;
+  }
+  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, text: `${subject} (${company.legalName})`, files });
   if (!(await sendMail(env, from, to, raw))) throw new Error("No send_email binding is configured");
+  return note;
 }
 
+/** `row`: the document as the attempt left it. */
 export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDelivery } | { kind: "skipped" };
 
 /**
@@ -121,8 +156,9 @@ export async function deliverToBuyer(env: Env, companyId: string, invoiceId: str
   const [row] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
   if (!row || row.buyerDelivery === null || (opts.scheduled && row.buyerDeliveryAt === null)) return { kind: "skipped" };
   const before = deliveryOf(row)!;
-  const [company] = await createDb(env.DB).select({ livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
-  if (!company || company.status !== "ACTIVE") {
+  const control = await companyControl(env, companyId, now.getTime());
+  const company = control?.company;
+  if (!control || company?.status !== "ACTIVE") {
     await record(db, row, { ...before, state: "FAILED", message: "The company is no longer active" }, null, now);
     return { kind: "skipped" };
   }
@@ -131,28 +167,26 @@ export async function deliverToBuyer(env: Env, companyId: string, invoiceId: str
   const to = requested ?? (await exchangeAddress(env.DB, envForMode(env, company.livemode).SII_MODE, row.recipientRut));
   if (!to) {
     const d: BuyerDelivery = { ...before, state: "NO_ADDRESS", email: null, source: null, message: `The SII's taxpayer directory has no exchange address for ${row.recipientRut}: send it with an address (POST …/buyer_delivery).` };
-    await record(db, row, d, null, now);
-    return { kind: "done", row, delivery: d };
+    return { kind: "done", row: await record(db, row, d, null, now), delivery: d };
   }
   const attempts = before.attempts + 1;
   const source = requested ? "REQUEST" : "TAXPAYER_DIRECTORY";
   let d: BuyerDelivery;
   let next: number | null = null;
   try {
-    await sendEnvelope(env, row, to, now);
-    d = { state: "SENT", email: to, source, attempts, sent_at: now.toISOString(), message: null };
+    const note = await sendEnvelope(env, row, control, to, now);
+    d = { state: "SENT", email: to, source, attempts, sent_at: now.toISOString(), message: note };
   } catch (e) {
     const message = (e instanceof Error ? e.message : String(e)).slice(0, 500);
     const more = attempts < DELIVERY_ATTEMPTS;
     if (more) next = now.getTime() + waitAfter(attempts);
     d = { ...before, state: more ? "PENDING" : "FAILED", email: to, source, attempts, message };
   }
-  await record(db, row, d, next, now);
-  return { kind: "done", row, delivery: d };
+  return { kind: "done", row: await record(db, row, d, next, now), delivery: d };
 }
 
 /** `POST …/buyer_delivery`: an attempt now (to `email` if given); the document after it, or the error that says why there was none. */
-export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Promise<BuyerDelivery> {
+export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Promise<InvoiceRow> {
   if (NOT_DELIVERED.includes(row.documentType)) throw new AppError("INVOICE_NO_BUYER_DELIVERY", `${row.id} is a boleta (type ${row.documentType}): it goes to a consumer and is not mailed as an EnvioDTE.`);
   if (row.status !== "ACCEPTED" && row.status !== "ACCEPTED_WITH_OBJECTIONS") throw new AppError("INVOICE_NOT_ACCEPTED", `${row.id} is ${row.status}: it is sent to its buyer once the SII accepted it.`);
   if (row.buyerDelivery === null) {
@@ -164,5 +198,5 @@ export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Pro
   const d = outcome.delivery;
   if (d.state === "NO_ADDRESS") throw new AppError("INVOICE_BUYER_DELIVERY_NO_ADDRESS", d.message!);
   if (d.state !== "SENT") throw new AppError("INVOICE_BUYER_DELIVERY_FAILED", `${row.id} could not be sent to ${d.email}: ${d.message}${d.state === "PENDING" ? " (tried again later by itself)" : ""}.`);
-  return d;
+  return outcome.row;
 }

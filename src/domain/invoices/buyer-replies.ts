@@ -13,7 +13,8 @@ import type { Db } from "../../db/client";
 import { invoices } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { notifyEvents } from "../../queues/webhooks";
-import { findInvoiceByFolio } from "./queries";
+import { invoiceOfBuyerEnvelope } from "./buyer-delivery";
+import { findInvoiceById, findInvoicesByFolio, type FoundInvoice } from "./queries";
 import { documentEvent, type InvoiceRow } from "./state";
 import type { BuyerReplyRecord } from "./view";
 
@@ -27,8 +28,8 @@ export interface ReplyIntake {
   file_sha256: string;
   /** The reply's own signature (over its Resultado or SetRecibos). */
   signature_valid: boolean;
-  entries: { reply_id: string; kind: ReplyEntry["kind"]; status: BuyerReplyRecord["status"]; document_type: number | null; folio: number | null; invoice_id: string | null; outcome: ReplyOutcome }[];
-  /** RecepcionEnvio without per-document entries: the buyer's verdict on a whole envelope, which names no document of ours. */
+  entries: { reply_id: string; kind: ReplyEntry["kind"]; status: BuyerReplyRecord["status"]; envelope_id: string | null; document_type: number | null; folio: number | null; invoice_id: string | null; outcome: ReplyOutcome }[];
+  /** RecepcionEnvio without per-document entries (the buyer's verdict on a whole envelope) that names no envelope the company mailed its buyer. */
   envelopes: { envelope_id: string | null; code: number | null; text: string | null }[];
 }
 
@@ -37,24 +38,27 @@ export function replyFileKey(companyId: string, sha: string): string {
 }
 
 const RECEPTION_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };
+const ENVELOPE_TEXT: Record<number, string> = { 0: "Envio Recibido Conforme", 1: "Envio Rechazado - Error de Schema", 2: "Envio Rechazado - Error de Firma", 3: "Envio Rechazado - RUT Receptor No Corresponde", 90: "Envio Rechazado - Archivo Repetido", 91: "Envio Rechazado - Archivo Ilegible", 99: "Envio Rechazado - Otros" };
 const RESULT_TEXT: Record<number, string> = { 0: "DTE Aceptado OK", 1: "DTE Aceptado con Discrepancias", 2: "DTE Rechazado" };
 const RESULT_STATUS = { 0: "ACCEPTED", 1: "ACCEPTED_WITH_DISCREPANCIES", 2: "REJECTED" } as const;
 
 function statusOf(e: ReplyEntry): { status: BuyerReplyRecord["status"]; codeText: string | null } {
   if (e.kind === "RECEIPT") return { status: "GOODS_RECEIVED", codeText: null };
-  const table = e.kind === "RECEPTION" ? RECEPTION_TEXT : RESULT_TEXT;
+  const table = e.kind === "RESULT" ? RESULT_TEXT : e.envelopeId !== null ? ENVELOPE_TEXT : RECEPTION_TEXT;
   const codeText = e.code === null ? null : (table[e.code] ?? null);
   if (codeText === null) return { status: "UNKNOWN", codeText };
   if (e.kind === "RECEPTION") return { status: e.code === 0 ? "RECEIVED" : "NOT_RECEIVED", codeText };
   return { status: RESULT_STATUS[e.code as 0 | 1 | 2], codeText };
 }
 
-/** Where the reply's copy of the document differs from ours. */
+/** Where the reply's copy of the document differs from ours (a verdict on the envelope: only who answered, and the recipient it names, if any). */
 function discrepancies(reply: BuyerReply, e: ReplyEntry, row: InvoiceRow): BuyerReplyRecord["discrepancies"] {
   const out: BuyerReplyRecord["discrepancies"] = [];
   const ours = normalizeRut(row.recipientRut);
-  if (e.receiverRut !== ours) out.push({ field: "recipient_tax_id", reply: e.receiverRut, document: ours });
+  const onEnvelope = e.envelopeId !== null;
+  if (e.receiverRut !== ours && !(onEnvelope && e.receiverRut === null)) out.push({ field: "recipient_tax_id", reply: e.receiverRut, document: ours });
   if (reply.responderRut !== ours) out.push({ field: "responder_tax_id", reply: reply.responderRut, document: ours });
+  if (onEnvelope) return out;
   if (e.total === null || Number(e.total) !== Number(row.total)) out.push({ field: "total", reply: e.total, document: row.total });
   if (e.issueDate !== row.issueDate) out.push({ field: "issue_date", reply: e.issueDate, document: row.issueDate });
   return out;
@@ -63,13 +67,32 @@ function discrepancies(reply: BuyerReply, e: ReplyEntry, row: InvoiceRow): Buyer
 function recordOf(reply: BuyerReply, e: ReplyEntry, id: string, row: InvoiceRow, from: { channel: "EMAIL" | "UPLOAD"; messageId: string | null; sha: string; at: string }): BuyerReplyRecord {
   const { status, codeText } = statusOf(e);
   return {
-    id, kind: e.kind, status, code: e.code, code_text: codeText, message: e.text, rejection_code: e.rejectionCode, from_tax_id: reply.responderRut,
+    id, kind: e.kind, status, envelope_id: e.envelopeId, code: e.code, code_text: codeText, message: e.text, rejection_code: e.rejectionCode, from_tax_id: reply.responderRut,
     signature: { valid: e.signature.ok, message: e.signature.ok ? null : (e.signature.message ?? null), signer_tax_id: e.signature.signer?.rut ?? null, signer_name: e.signature.signer?.subjectCN ?? null },
     discrepancies: discrepancies(reply, e, row),
     receipt: e.kind === "RECEIPT" ? { place: e.place, signer_tax_id: e.signerRut, signed_at: e.signedAt } : null,
     replied_at: e.kind === "RECEIPT" ? (e.signedAt ?? reply.timestamp) : reply.timestamp,
     received_at: from.at, channel: from.channel, message_id: from.messageId, file_sha256: from.sha,
   };
+}
+
+const ENVELOPES_LOOKED_UP = 20;
+
+/**
+ * The company's documents the entries name, by type and folio (one pass over the company's
+ * partitions) or, for a verdict on a whole envelope, by the envelope mailed to the buyer
+ * (buyer-delivery.ts buyerEnvelopeSetId): a lookup of each entry's document.
+ */
+async function documentsNamed(env: Env, companyId: string, entries: ReplyEntry[]): Promise<(e: ReplyEntry) => FoundInvoice | undefined> {
+  const wanted = entries.flatMap((e) => (e.documentType !== null && e.folio !== null ? [{ type: e.documentType, folio: e.folio }] : []));
+  const byFolio = await findInvoicesByFolio(env, companyId, wanted);
+  const byEnvelope = new Map<string, FoundInvoice>();
+  // A reply answers one envelope or a few: past ENVELOPES_LOOKED_UP distinct ones, none is looked for.
+  for (const id of [...new Set(entries.map((e) => invoiceOfBuyerEnvelope(e.envelopeId)))].slice(0, ENVELOPES_LOOKED_UP)) {
+    const found = id === null ? null : await findInvoiceById(env, companyId, id);
+    if (found) byEnvelope.set(id!, found);
+  }
+  return (e) => (e.envelopeId !== null ? byEnvelope.get(invoiceOfBuyerEnvelope(e.envelopeId) ?? "") : byFolio.get(`${e.documentType}:${e.folio}`));
 }
 
 /**
@@ -82,16 +105,19 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
   const sha = await sha256Hex(bytes);
   const at = now.toISOString();
   const ours = normalizeRut(company.taxId);
-  const result: ReplyIntake = { root: reply.root, file_sha256: sha, signature_valid: reply.signature.ok, entries: [], envelopes: reply.envelopes.filter(() => reply.entries.length === 0).map((e) => ({ envelope_id: e.envelopeId, code: e.code, text: e.text })) };
-  const byInvoice = new Map<string, { found: NonNullable<Awaited<ReturnType<typeof findInvoiceByFolio>>>; records: BuyerReplyRecord[]; at: number[] }>();
+  const result: ReplyIntake = { root: reply.root, file_sha256: sha, signature_valid: reply.signature.ok, entries: [], envelopes: [] };
+  const byInvoice = new Map<string, { found: FoundInvoice; records: BuyerReplyRecord[]; at: number[] }>();
+  // A verdict on a whole envelope may leave out RutEmisor; the envelope it names is then looked for among ours.
+  const isOurs = (e: ReplyEntry) => e.issuerRut === ours || (e.envelopeId !== null && e.issuerRut === null);
+  const documentOf = await documentsNamed(env, company.id, reply.entries.filter(isOurs));
   for (const [i, e] of reply.entries.entries()) {
     const replyId = `rpl_${(await sha256Hex(`${sha}:${i}`)).slice(0, 26)}`;
-    const base = { reply_id: replyId, kind: e.kind, status: statusOf(e).status, document_type: e.documentType, folio: e.folio, invoice_id: null as string | null };
-    if (e.issuerRut !== ours) {
+    const base = { reply_id: replyId, kind: e.kind, status: statusOf(e).status, envelope_id: e.envelopeId, document_type: e.documentType, folio: e.folio, invoice_id: null as string | null };
+    if (!isOurs(e)) {
       result.entries.push({ ...base, outcome: "NOT_OURS" });
       continue;
     }
-    const found = e.documentType === null || e.folio === null ? null : await findInvoiceByFolio(env, company.id, e.documentType, e.folio);
+    const found = documentOf(e);
     if (!found) {
       result.entries.push({ ...base, outcome: "UNKNOWN_DOCUMENT" });
       continue;
@@ -102,6 +128,7 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
     group.at.push(result.entries.length);
     result.entries.push({ ...base, invoice_id: found.row.id, outcome: "RECORDED" });
   }
+  result.envelopes = reply.entries.flatMap((e, k) => (e.envelopeId !== null && !result.entries[k]!.invoice_id ? [{ envelope_id: e.envelopeId, code: e.code, text: e.text }] : []));
   if (byInvoice.size === 0) return result;
   await env.FILES.put(replyFileKey(company.id, sha), bytes, { httpMetadata: { contentType: "application/xml" } });
   let announce = false;

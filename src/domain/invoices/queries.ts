@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
@@ -19,22 +19,52 @@ import { history, type InvoiceRow } from "./state";
 type StoreEnv = Parameters<typeof existingPartitionForId>[0];
 
 export async function getInvoice(env: StoreEnv, companyId: string, id: string): Promise<InvoiceRow> {
+  const found = await findInvoiceById(env, companyId, id);
+  if (!found) throw new AppError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
+  return found.row;
+}
+
+/** The company's document `id` and the database of its partition; null when it has none (any id, even not one of ours). */
+export async function findInvoiceById(env: StoreEnv, companyId: string, id: string): Promise<FoundInvoice | null> {
   const partition = await existingPartitionForId(env, companyId, id, "documents");
   const row = partition ? await partition.db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) }) : undefined;
-  if (!row) throw new AppError("INVOICE_NOT_FOUND", `Document ${id} does not exist for this company.`);
-  return row;
+  return row ? { row, db: partition!.db, inD1: partition!.inD1 } : null;
 }
 
 /**
  * Our document of a type and folio, and the database of its partition (where its cancellation is
  * kept): the company's partitions are asked newest first (a folio is unique per company and type).
  */
-export async function findInvoiceByFolio(env: StoreEnv, companyId: string, type: number, folio: number): Promise<{ row: InvoiceRow; db: Db; inD1: boolean } | null> {
-  for (const p of await partitionsWithLegacy(env, companyId, "documents")) {
-    const row = await p.db.query.invoices.findFirst({ where: and(eq(invoices.companyId, companyId), eq(invoices.documentType, type), eq(invoices.folio, folio)) });
-    if (row) return { row, db: p.db, inD1: p.inD1 };
+export async function findInvoiceByFolio(env: StoreEnv, companyId: string, type: number, folio: number): Promise<FoundInvoice | null> {
+  return (await findInvoicesByFolio(env, companyId, [{ type, folio }])).get(`${type}:${folio}`) ?? null;
+}
+
+export interface FoundInvoice {
+  row: InvoiceRow;
+  db: Db;
+  inD1: boolean;
+}
+
+/** Pairs of type and folio per query (two bound parameters each, and the company: under D1's 100). */
+const FOLIOS_PER_QUERY = 40;
+
+/**
+ * Our documents of several types and folios, keyed `type:folio` (those found): one pass over the
+ * company's partitions, newest first, each asked only for what the newer ones did not hold.
+ */
+export async function findInvoicesByFolio(env: StoreEnv, companyId: string, wanted: { type: number; folio: number }[]): Promise<Map<string, FoundInvoice>> {
+  const found = new Map<string, FoundInvoice>();
+  let left = [...new Map(wanted.map((w) => [`${w.type}:${w.folio}`, w])).values()];
+  for (const p of left.length ? await partitionsWithLegacy(env, companyId, "documents") : []) {
+    for (const part of chunked(left, FOLIOS_PER_QUERY)) {
+      const pairs = part.map((w) => and(eq(invoices.documentType, w.type), eq(invoices.folio, w.folio)));
+      const rows = await p.db.select().from(invoices).where(and(eq(invoices.companyId, companyId), or(...pairs)));
+      for (const row of rows) found.set(`${row.documentType}:${row.folio}`, { row, db: p.db, inD1: p.inD1 });
+    }
+    left = left.filter((w) => !found.has(`${w.type}:${w.folio}`));
+    if (left.length === 0) break;
   }
-  return null;
+  return found;
 }
 
 export interface InvoiceFilters {

@@ -53,13 +53,13 @@ export const BuyerDeliverySchema = z
   .object({
     state: z.enum(DELIVERY_STATES).openapi({
       description:
-        "PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).",
+        "PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).",
     }),
     email: z.string().nullable().openapi({ description: "Where it was (or is being) sent." }),
     source: z.enum(["TAXPAYER_DIRECTORY", "REQUEST"]).nullable().openapi({ description: "The buyer's exchange address in the SII's taxpayer directory, or the address given on request." }),
     attempts: z.number().int(),
     sent_at: z.string().nullable().openapi({ description: "ISO 8601 UTC." }),
-    message: z.string().nullable().openapi({ description: "Why the last attempt failed, or why none was made." }),
+    message: z.string().nullable().openapi({ description: "Why the last attempt failed, or why none was made; on SENT, null, or why the PDF was left out (the mail carries the EnvioDTE and the A4 PDF)." }),
   })
   .openapi("BuyerDelivery");
 
@@ -74,9 +74,12 @@ export const BuyerReplySchema = z
     }),
     status: z.enum(BUYER_REPLY_STATUSES).openapi({
       description:
-        "RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.",
+        "RECEIVED / NOT_RECEIVED (RECEPTION: EstadoRecepDTE 0 or another code; for a verdict on the whole envelope, EstadoRecepEnv); ACCEPTED, ACCEPTED_WITH_DISCREPANCIES, REJECTED (RESULT: EstadoDTE 0, 1, 2); GOODS_RECEIVED (RECEIPT); UNKNOWN: a code the SII's tables do not have.",
     }),
-    code: z.number().int().nullable().openapi({ description: "The code as the buyer wrote it (EstadoRecepDTE, EstadoDTE); null for a RECEIPT." }),
+    envelope_id: z.string().nullable().openapi({
+      description: "For a RECEPTION that names no document (the buyer's verdict on the whole envelope the service mailed it, `buyer_delivery`): the envelope's SetDTE ID (EnvioDTEID), and `code` is its EstadoRecepEnv. Null for an entry about the document itself.",
+    }),
+    code: z.number().int().nullable().openapi({ description: "The code as the buyer wrote it (EstadoRecepDTE, EstadoRecepEnv, EstadoDTE); null for a RECEIPT." }),
     code_text: z.string().nullable().openapi({ description: "What the code means in the SII's tables." }),
     message: z.string().nullable().openapi({ description: "The buyer's own words (RecepDTEGlosa, EstadoDTEGlosa)." }),
     rejection_code: z.number().int().nullable().openapi({ description: "CodRchDsc of a RESULT: the buyer's rejection or discrepancy code." }),
@@ -132,7 +135,7 @@ export const InvoiceFields = z
     }),
     buyer_delivery: BuyerDeliverySchema.nullable().openapi({
       description:
-        "The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent.",
+        "The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event.",
     }),
     buyer_replies: z.array(BuyerReplySchema).openapi({
       description:
@@ -173,7 +176,8 @@ export function invoiceSummary(row: InvoiceRow, cancelledBy: string | null) {
     attempts: row.attempts,
     buyer_response: buyerResponseOf(row),
     buyer_delivery: deliveryOf(row),
-    buyer_replies: row.buyerReplies ? (JSON.parse(row.buyerReplies) as BuyerReplyRecord[]) : [],
+    // Entries recorded before envelope verdicts were read have no envelope_id.
+    buyer_replies: row.buyerReplies ? (JSON.parse(row.buyerReplies) as BuyerReplyRecord[]).map((r) => ({ ...r, envelope_id: r.envelope_id ?? null })) : [],
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -24,6 +24,11 @@ export const MAX_REPLY_ENTRIES = 2000;
 
 export interface ReplyEntry {
   kind: ReplyEntryKind;
+  /**
+   * EnvioDTEID of a RecepcionEnvio that names no document (the buyer's verdict on a whole envelope:
+   * RECEPTION, `code` its EstadoRecepEnv, type, folio, date and total null); null for an entry about a document.
+   */
+  envelopeId: string | null;
   documentType: number | null;
   folio: number | null;
   issueDate: string | null;
@@ -114,13 +119,20 @@ async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply
   const envelopes: EnvelopeReception[] = [];
   const entries: ReplyEntry[] = [];
   for (const env of childElements(resultado, "RecepcionEnvio")) {
-    envelopes.push({ envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) });
-    for (const d of childElements(env, "RecepcionDTE")) {
-      entries.push({ kind: "RECEPTION", ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoRecepDTE")), text: short(childText(d, "RecepDTEGlosa"), 256), ...noReceipt, signature });
+    const envelope: EnvelopeReception = { envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) };
+    envelopes.push(envelope);
+    const perDocument = childElements(env, "RecepcionDTE");
+    for (const d of perDocument) {
+      entries.push({ kind: "RECEPTION", envelopeId: null, ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoRecepDTE")), text: short(childText(d, "RecepDTEGlosa"), 256), ...noReceipt, signature });
+    }
+    if (perDocument.length === 0) {
+      // The verdict on the whole envelope: read onto the document whose envelope it names (src/domain/invoices/buyer-replies.ts).
+      const about = { documentType: null, folio: null, issueDate: null, issuerRut: rut(childText(env, "RutEmisor")), receiverRut: rut(childText(env, "RutReceptor")), total: null };
+      entries.push({ kind: "RECEPTION", envelopeId: envelope.envelopeId, ...about, code: envelope.code, text: envelope.text, ...noReceipt, signature });
     }
   }
   for (const d of childElements(resultado, "ResultadoDTE")) {
-    entries.push({ kind: "RESULT", ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoDTE")), text: short(childText(d, "EstadoDTEGlosa"), 256), ...noReceipt, rejectionCode: integer(childText(d, "CodRchDsc")), signature });
+    entries.push({ kind: "RESULT", envelopeId: null, ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoDTE")), text: short(childText(d, "EstadoDTEGlosa"), 256), ...noReceipt, rejectionCode: integer(childText(d, "CodRchDsc")), signature });
   }
   return { root: "RespuestaDTE", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaResp"), 30) : null, signature, envelopes, entries };
 }
@@ -136,7 +148,7 @@ async function readRecibos(doc: XDocument, root: XElement): Promise<BuyerReply> 
     if (!d) continue;
     const own = covering(doc, await verifyChildSignature(doc, recibo, { fallbacks: true }), d);
     entries.push({
-      kind: "RECEIPT", ...documentKey(d, "TipoDoc"), code: null, text: null, rejectionCode: null,
+      kind: "RECEIPT", envelopeId: null, ...documentKey(d, "TipoDoc"), code: null, text: null, rejectionCode: null,
       place: short(childText(d, "Recinto"), 80), signerRut: rut(childText(d, "RutFirma")), signedAt: short(childText(d, "TmstFirmaRecibo"), 30), signature: own,
     });
   }

@@ -54,8 +54,7 @@ export const buyerDeliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: valida
   .openapi(send, async (c) => {
     const { invoice_id } = c.req.valid("param");
     const body = c.req.valid("json") as z.infer<typeof DeliveryBody> | undefined;
-    await deliverNow(c.env, await getInvoice(c.env, c.get("company").id, invoice_id), body?.email);
-    const row = await getInvoice(c.env, c.get("company").id, invoice_id);
+    const row = await deliverNow(c.env, await getInvoice(c.env, c.get("company").id, invoice_id), body?.email);
     return c.json(invoiceView(row, await invoiceDetail(c.env, row)), 200);
   })
   .openapi(envelope, async (c) => {

@@ -36,17 +36,18 @@ const ReplyIntakeSchema = z
         reply_id: z.string(),
         kind: z.enum(["RECEPTION", "RESULT", "RECEIPT"]),
         status: z.enum(BUYER_REPLY_STATUSES),
+        envelope_id: z.string().nullable().openapi({ description: "A RECEPTION that names no document: the EnvioDTEID of the envelope it answers (read onto the document whose envelope the service mailed the buyer). Null for an entry about a document." }),
         document_type: z.number().int().nullable(),
         folio: z.number().int().nullable(),
         invoice_id: z.string().nullable().openapi({ description: "The company's document it was read onto; null when none." }),
         outcome: z.enum(["RECORDED", "ALREADY_RECORDED", "NOT_OURS", "UNKNOWN_DOCUMENT"]).openapi({
-          description: "RECORDED: added to the document's `buyer_replies` (an `invoice.buyer_reply` event); ALREADY_RECORDED: this file was read before; NOT_OURS: RUTEmisor is another company; UNKNOWN_DOCUMENT: no document of this company has that type and folio.",
+          description: "RECORDED: added to the document's `buyer_replies` (an `invoice.buyer_reply` event); ALREADY_RECORDED: this file was read before; NOT_OURS: RUTEmisor is another company; UNKNOWN_DOCUMENT: no document of this company has that type and folio (or, for a verdict on an envelope, was mailed in that envelope).",
         }),
       }),
     ),
     envelopes: z
       .array(z.object({ envelope_id: z.string().nullable(), code: z.number().int().nullable(), text: z.string().nullable() }))
-      .openapi({ description: "A RecepcionEnvio that names no document: the buyer's verdict on a whole envelope (EstadoRecepEnv), not read onto any document." }),
+      .openapi({ description: "A RecepcionEnvio that names no document (the buyer's verdict on a whole envelope, EstadoRecepEnv) and no envelope the service mailed this company's buyers: not read onto any document. Also listed in `entries` (UNKNOWN_DOCUMENT or NOT_OURS)." }),
   })
   .openapi("BuyerReplyIntake");
 
