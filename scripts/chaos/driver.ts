@@ -204,11 +204,17 @@ const ISSUER = (rut: string) => ({
   address: { country: "CL", city: "Santiago", address: "Calle 1" },
   tax_information: { activity: "Servicios", activity_codes: [620200] },
 });
-const RECIPIENT = { legal_name: "CLIENTE DE PRUEBA LTDA", document_type: "RUT", document_number: "77879240-0", address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" } };
+const UNLISTED = { legal_name: "CLIENTE DE PRUEBA LTDA", document_type: "RUT", document_number: "77879240-0", address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" } };
+/** A buyer with an exchange address in the (simulated) taxpayer directory: its documents are mailed to it. */
+const LISTED = { ...UNLISTED, legal_name: "COMERCIAL LOS ANDES SPA", document_number: "76086428-5" };
+/** One document in 8 goes to the listed buyer (each one mailed: an envelope signed and a PDF rendered). */
+const recipientOf = (i: number) => (i % 8 === 0 ? LISTED : UNLISTED);
 
-function documentBody(type: string, rut: string, i: number, original?: { folio: number }) {
+function documentBody(type: string, rut: string, i: number, original?: { folio: number; buyer: string }) {
   const base = { invoice_date: today(), external_reference: `chaos-${i}-${type}`, issuer: ISSUER(rut) };
   if (type === "39") return { ...base, invoice_type: "39", items: [{ quantity: 1, unit_price: 1000 + (i % 97), description: "Pan amasado" }] };
+  // A note goes to the buyer of the factura it cancels.
+  const RECIPIENT = original ? (original.buyer === LISTED.document_number ? LISTED : UNLISTED) : recipientOf(i);
   if (type === "34") return { ...base, invoice_type: "34", recipient: RECIPIENT, items: [{ quantity: 3, unit_price: 12000, description: "Servicio exento" }] };
   if (type === "61")
     return {
@@ -227,7 +233,7 @@ function documentBody(type: string, rut: string, i: number, original?: { folio: 
 async function issueOne(fetch: Fetch, company: Company, i: number, random: () => number): Promise<{ id?: string; error?: string }> {
   const pick = random();
   let type = pick < 0.5 ? "33" : pick < 0.7 ? "39" : pick < 0.9 ? "34" : "61";
-  let original: { id: string; folio: number } | undefined;
+  let original: { id: string; folio: number; buyer: string } | undefined;
   if (type === "61") {
     original = await cancellable(fetch, company);
     if (!original) type = "33";
@@ -267,13 +273,13 @@ async function issueOne(fetch: Fetch, company: Company, i: number, random: () =>
 }
 
 /** An accepted factura of the company not yet cancelled (taken out of the pool). */
-async function cancellable(fetch: Fetch, company: Company): Promise<{ id: string; folio: number } | undefined> {
+async function cancellable(fetch: Fetch, company: Company): Promise<{ id: string; folio: number; buyer: string } | undefined> {
   for (let tries = 0; tries < 3 && company.cancellable.length > 0; tries++) {
     const id = company.cancellable.shift()!;
     const res = await fetch(`/api/companies/${company.id}/invoices/${id}`, { headers: { "X-Api-Key": company.key } });
     if (!res.ok) continue;
-    const doc = (await res.json()) as { status: string; folio: number | null };
-    if (doc.status === "ACCEPTED" && doc.folio !== null) return { id, folio: doc.folio };
+    const doc = (await res.json()) as { status: string; folio: number | null; recipient: { tax_id: string } };
+    if (doc.status === "ACCEPTED" && doc.folio !== null) return { id, folio: doc.folio, buyer: doc.recipient.tax_id };
     if (!(FINAL as readonly string[]).includes(doc.status)) company.cancellable.push(id); // not yet: later
   }
   return undefined;

@@ -22,6 +22,8 @@ export interface DocumentView {
   folio: number | null;
   fiscal_status: string | null;
   fiscal_message: string | null;
+  /** The delivery to the buyer (absent from inputs that do not carry it: not checked then). */
+  buyer_delivery?: { state: string } | null;
 }
 
 /** One request the webhook receiver got. */
@@ -52,8 +54,13 @@ export interface ChaosReport {
   skipped_folios: string[];
   burned_folios: { folio: string; cause: string }[];
   webhooks: { expected: number; lost: string[]; duplicated: number; received: number };
+  /** Accepted documents by the state of their delivery to the buyer (NONE: not started). */
+  buyer_deliveries: Record<string, number>;
   failures: string[];
 }
+
+/** Boletas go to consumers and are not mailed to a buyer. */
+const NOT_DELIVERED = ["39", "41"];
 
 export function checkInvariants(input: ChaosInput): ChaosReport {
   const { documents } = input;
@@ -72,7 +79,29 @@ export function checkInvariants(input: ChaosInput): ChaosReport {
   if (duplicates.length) failures.push(`${duplicates.length} duplicate folios: ${duplicates.slice(0, 5).join(", ")}`);
   if (skipped.length) failures.push(`${skipped.length} folios skipped without a recorded cause: ${skipped.slice(0, 5).join(", ")}`);
   if (webhooks.lost.length) failures.push(`${webhooks.lost.length} webhook events lost: ${webhooks.lost.slice(0, 5).join(", ")}`);
-  return { documents: documents.length, by_state, not_final: notFinal.length, missing, duplicate_folios: duplicates, skipped_folios: skipped, burned_folios: burned, webhooks, failures };
+  const deliveries = deliveryChecks(documents);
+  if (deliveries.unstarted.length) failures.push(`${deliveries.unstarted.length} accepted documents whose delivery to the buyer never started: ${deliveries.unstarted.slice(0, 5).join(", ")}`);
+  if (deliveries.failed.length) failures.push(`${deliveries.failed.length} deliveries to the buyer FAILED: ${deliveries.failed.slice(0, 5).join(", ")}`);
+  return { documents: documents.length, by_state, not_final: notFinal.length, missing, duplicate_folios: duplicates, skipped_folios: skipped, burned_folios: burned, webhooks, buyer_deliveries: deliveries.byState, failures };
+}
+
+/**
+ * The acceptance starts the delivery to the buyer in its own batch, so every accepted document that
+ * takes one has it; none ends FAILED (the run's faults are transient). PENDING is allowed: an attempt
+ * lost with its queue message waits for its lease.
+ */
+function deliveryChecks(documents: DocumentView[]) {
+  const byState: Record<string, number> = {};
+  const unstarted: string[] = [];
+  const failed: string[] = [];
+  for (const d of documents) {
+    if ((d.status !== "ACCEPTED" && d.status !== "ACCEPTED_WITH_OBJECTIONS") || NOT_DELIVERED.includes(d.invoice_type) || !("buyer_delivery" in d)) continue;
+    const state = d.buyer_delivery?.state ?? "NONE";
+    byState[state] = (byState[state] ?? 0) + 1;
+    if (state === "NONE") unstarted.push(d.id);
+    if (state === "FAILED") failed.push(d.id);
+  }
+  return { byState, unstarted, failed };
 }
 
 /**
@@ -136,6 +165,7 @@ export function formatReport(r: ChaosReport, extra: Record<string, unknown> = {}
     `folios burned (used by a REJECTED/FAILED document, cause recorded): ${r.burned_folios.length}`,
     ...summariseCauses(r.burned_folios),
     `webhook events expected: ${r.webhooks.expected}, lost: ${r.webhooks.lost.length} (must be 0), duplicated deliveries: ${r.webhooks.duplicated}, requests received: ${r.webhooks.received}`,
+    `accepted documents by delivery to the buyer: ${Object.entries(r.buyer_deliveries).map(([s, n]) => `${s} ${n}`).join(", ") || "none"} (NONE and FAILED must be 0)`,
     ...Object.entries(extra).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
     r.failures.length ? `INVARIANTS FAILED:\n  ${r.failures.join("\n  ")}` : "every invariant holds",
   ];

@@ -4,7 +4,7 @@ import { newOwner } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { received } from "../webhooks/helpers";
 import { runChaos } from "../../scripts/chaos/driver";
-import { formatReport, type ReceivedEvent } from "../../scripts/chaos/invariants";
+import { checkInvariants, formatReport, type DocumentView, type ReceivedEvent } from "../../scripts/chaos/invariants";
 
 /**
  * The short, seeded version of `npm run chaos` (issue 15): the same driver and invariants, a few
@@ -66,7 +66,20 @@ describe("chaos run, short", () => {
     // and among them calls on the document stores and the control directory (issue 16) failed, before or after their work
     expect(result.injected.store, text).toBeGreaterThan(0);
     expect(result.client_errors, text).toEqual({});
+    // Accepted facturas carry their delivery to the buyer (the check above is not vacuous).
+    expect(Object.values(result.report.buyer_deliveries).reduce((a, b) => a + b, 0), text).toBeGreaterThan(0);
   }, 300_000);
+
+  it("the delivery invariant: an accepted factura without a delivery, or one FAILED, fails the run; boletas and unfinished ones take none", () => {
+    const doc = (id: string, over: Partial<DocumentView>): DocumentView => ({ id, company_id: "c", invoice_type: "33", status: "ACCEPTED", folio: Number(id.slice(1)), fiscal_status: "EPR", fiscal_message: null, ...over });
+    const events = (docs: DocumentView[]) => docs.filter((d) => d.status === "ACCEPTED").map((d) => ({ webhook_id: `w${d.id}`, type: "invoice.accepted", data_id: d.id }));
+    const docs = [doc("d1", { buyer_delivery: { state: "SENT" } }), doc("d2", { buyer_delivery: null }), doc("d3", { buyer_delivery: { state: "FAILED" } }), doc("b1", { invoice_type: "39", folio: 1, buyer_delivery: null }), doc("d4", { buyer_delivery: { state: "PENDING" } })];
+    const r = checkInvariants({ issued: docs.map((d) => d.id), documents: docs, received: events(docs) });
+    expect(r.buyer_deliveries).toEqual({ SENT: 1, NONE: 1, FAILED: 1, PENDING: 1 });
+    expect(r.failures).toEqual(["1 accepted documents whose delivery to the buyer never started: d2", "1 deliveries to the buyer FAILED: d3"]);
+    const fine = [docs[0]!, docs[3]!, { ...docs[4]!, id: "d2", folio: 2 }];
+    expect(checkInvariants({ issued: fine.map((d) => d.id), documents: fine, received: events(fine) }).failures).toEqual([]);
+  });
 });
 
 function toEvent(r: { headers: Record<string, string>; body: string }): ReceivedEvent {
