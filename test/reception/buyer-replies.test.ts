@@ -173,6 +173,8 @@ describe("uploaded replies", () => {
     const rejected = await uploadReply((await verdict(buyerEnvelopeSetId(invoice.id), 2, "Envio Rechazado - Error de Firma", issuer.rut)).xml);
     expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
     expect(rejected.body).toMatchObject({ signature_valid: true, envelopes: [], entries: [{ kind: "RECEPTION", status: "NOT_RECEIVED", envelope_id: buyerEnvelopeSetId(invoice.id), document_type: null, folio: null, invoice_id: invoice.id, outcome: "RECORDED" }] });
+    const logged = await call("GET", `/api/reception/messages/${rejected.body.message_id}?company_id=${issuer.companyId}`, { key: issuer.owner.key });
+    expect(logged.body.detail).toBe(`A RespuestaDTE (RecepcionEnvio): 1 of 1 entries read onto the document of envelope ${buyerEnvelopeSetId(invoice.id)}.`);
     const entry = (await getInvoice()).buyer_replies.at(-1);
     expect(entry).toMatchObject({ kind: "RECEPTION", status: "NOT_RECEIVED", envelope_id: buyerEnvelopeSetId(invoice.id), code: 2, code_text: "Envio Rechazado - Error de Firma", signature: { valid: true }, discrepancies: [] });
     // Without RutEmisor (optional in the schema) the envelope is still looked for among the company's.

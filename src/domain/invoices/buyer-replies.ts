@@ -171,7 +171,7 @@ const ENTRY_ELEMENT = { RECEPTION: "RecepcionEnvio", RESULT: "ResultadoDTE", REC
 /** One line for an inbound message's `detail`: how many entries were read onto which documents, and what was not. */
 export function describeReplyIntake(r: ReplyIntake): string {
   const recorded = r.entries.filter((e) => e.outcome === "RECORDED" || e.outcome === "ALREADY_RECORDED");
-  const docs = [...new Set(recorded.map((e) => `${e.document_type} N° ${e.folio}`))];
+  const docs = [...new Set(recorded.map((e) => (e.envelope_id !== null ? `the document of envelope ${e.envelope_id}` : `${e.document_type} N° ${e.folio}`)))];
   const kinds = [...new Set(r.entries.map((e) => ENTRY_ELEMENT[e.kind]))].join(", ");
   const parts = [`${r.root === "EnvioRecibos" ? "An" : "A"} ${r.root}${kinds ? ` (${kinds})` : ""}${r.signature_valid ? "" : " whose signature does not verify"}: ${recorded.length} of ${r.entries.length} entries read onto ${docs.length ? docs.slice(0, 10).join(", ") + (docs.length > 10 ? ", …" : "") : "no document"}`];
   const notOurs = r.entries.filter((e) => e.outcome === "NOT_OURS").length;
