@@ -102,7 +102,8 @@ describe("a document store's events", () => {
     const payloads = got.map((x) => verified(hook.secret, x));
     expect(payloads.map((p) => [p.type, p.data.id]).sort()).toEqual([["invoice.accepted", posted.body.id], ["invoice.sent", posted.body.id]]);
     expect(await d1Events(issuer.companyId)).toEqual([]);
-    const inStore = await storeEvents(issuer.companyId);
+    // The store holds them (beside the delivery to the buyer's own event, which this endpoint does not take).
+    const inStore = await storeRows<{ id: string }>(issuer.companyId, "SELECT id FROM event_outbox WHERE type IN ('invoice.sent', 'invoice.accepted')");
     expect(inStore.map((e) => e.id).sort()).toEqual(payloads.map((p) => p.id).sort());
   });
 
