@@ -51,14 +51,6 @@ export interface ReplyEntry {
   signature: SignatureCheck;
 }
 
-export interface EnvelopeReception {
-  /** EnvioDTEID: the SetDTE ID of the envelope the buyer received. */
-  envelopeId: string | null;
-  /** EstadoRecepEnv (0 OK; 1 schema, 2 signature, 3 receiver RUT, 90 repeated, 91 unreadable, 99 other). */
-  code: number | null;
-  text: string | null;
-}
-
 export interface BuyerReply {
   root: ReplyRoot;
   /** Caratula: RutResponde (the buyer), RutRecibe (the issuer), TmstFirmaResp / TmstFirmaEnv. */
@@ -67,7 +59,6 @@ export interface BuyerReply {
   timestamp: string | null;
   /** The signature of the whole reply (RespuestaDTE's over Resultado, EnvioRecibos' over SetRecibos). */
   signature: SignatureCheck;
-  envelopes: EnvelopeReception[];
   entries: ReplyEntry[];
 }
 
@@ -116,11 +107,9 @@ async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply
   if (!resultado) throw new EngineError("XML_MALFORMED", "The RespuestaDTE has no Resultado");
   const car = firstChild(resultado, "Caratula");
   const signature = covering(doc, await verifyChildSignature(doc, root, { fallbacks: true }), resultado);
-  const envelopes: EnvelopeReception[] = [];
   const entries: ReplyEntry[] = [];
   for (const env of childElements(resultado, "RecepcionEnvio")) {
-    const envelope: EnvelopeReception = { envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) };
-    envelopes.push(envelope);
+    const envelope = { envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) };
     const perDocument = childElements(env, "RecepcionDTE");
     for (const d of perDocument) {
       entries.push({ kind: "RECEPTION", envelopeId: null, ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoRecepDTE")), text: short(childText(d, "RecepDTEGlosa"), 256), ...noReceipt, signature });
@@ -134,7 +123,7 @@ async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply
   for (const d of childElements(resultado, "ResultadoDTE")) {
     entries.push({ kind: "RESULT", envelopeId: null, ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoDTE")), text: short(childText(d, "EstadoDTEGlosa"), 256), ...noReceipt, rejectionCode: integer(childText(d, "CodRchDsc")), signature });
   }
-  return { root: "RespuestaDTE", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaResp"), 30) : null, signature, envelopes, entries };
+  return { root: "RespuestaDTE", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaResp"), 30) : null, signature, entries };
 }
 
 async function readRecibos(doc: XDocument, root: XElement): Promise<BuyerReply> {
@@ -152,7 +141,7 @@ async function readRecibos(doc: XDocument, root: XElement): Promise<BuyerReply> 
       place: short(childText(d, "Recinto"), 80), signerRut: rut(childText(d, "RutFirma")), signedAt: short(childText(d, "TmstFirmaRecibo"), 30), signature: own,
     });
   }
-  return { root: "EnvioRecibos", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaEnv"), 30) : null, signature, envelopes: [], entries };
+  return { root: "EnvioRecibos", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaEnv"), 30) : null, signature, entries };
 }
 
 /**
@@ -176,7 +165,7 @@ export async function readBuyerReply(input: Uint8Array | string): Promise<BuyerR
       return { problem: `The reply holds more than ${MAX_REPLY_ENTRIES} entries.` };
     }
     const reply = root.localName === "RespuestaDTE" ? await readRespuesta(doc, root) : await readRecibos(doc, root);
-    if (reply.entries.length === 0 && reply.envelopes.length === 0) return { problem: `The ${reply.root} names no document.` };
+    if (reply.entries.length === 0) return { problem: `The ${reply.root} names no document.` };
     return reply;
   } catch (e) {
     return { problem: e instanceof EngineError ? e.message : `The reply cannot be read: ${(e as Error).message}` };
