@@ -23903,6 +23903,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -24015,6 +24020,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -24127,6 +24137,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -24239,6 +24254,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -24351,6 +24371,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -24463,6 +24488,11 @@ export interface webhooks {
                      *           }
                      *         ],
                      *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
                      *           "status": "VERIFIED",
@@ -26435,6 +26465,21 @@ export interface components {
                 unit_price: string | null;
             }[];
             received_at: string;
+            /** @description The file the XML arrived in; null while only the SII's register knows the document. */
+            received_file: {
+                /**
+                 * @description The ID of the envelope's SetDTE (the EnvioDTEID the RecepcionEnvio reply names); null for a standalone DTE.
+                 * @example SetDoc
+                 */
+                envelope_id: string | null;
+                /** @description The inbound message that brought it (GET /api/reception/messages/{message_id}); null when the XML came from the SII's register. */
+                message_id: string | null;
+                /**
+                 * @description The file's name as sent: the e-mail attachment, the entry of a zipped attachment, or the uploaded file (null when it had none, and for documents received before names were kept).
+                 * @example EnvioDTE_76086428-5_T33_F1042.xml
+                 */
+                name: string | null;
+            } | null;
             recipient: {
                 legal_name: string | null;
                 tax_id: string | null;

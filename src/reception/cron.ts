@@ -41,7 +41,7 @@ async function applyRegister(env: Env, company: Company, docs: RegisteredDocumen
   const missingXml = docs.filter((_, i) => !known[i]!.some((k) => k.xmlSha256 !== "")).slice(0, XML_FETCHES_PER_RUN);
   for (const d of missingXml) {
     const xml = await fetchXml(d);
-    if (xml) await intakeFile(env, company, xml, "SII", null, at);
+    if (xml) await intakeFile(env, company, xml, { channel: "SII", message: null, fileName: null, now: at });
   }
   if (missingXml.length) known = await keysOfMany(env, company.id, docs);
   await listedOnly(env, company, docs.filter((_, i) => known[i]!.length === 0), at);

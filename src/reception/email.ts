@@ -22,7 +22,7 @@ import { looksLikeBuyerReply } from "../countries/cl";
 import { describeReplyIntake, recordBuyerReply } from "../domain/invoices/buyer-replies";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
 import { attachmentRecord, inboundMessageView } from "./messages";
-import { xmlFilesInZip, ZipRefused } from "./zip";
+import { xmlFilesInZip, ZipRefused, type NamedFile } from "./zip";
 
 export const EMAIL_LIMITS = { maxMessageBytes: 20 * 1024 * 1024, maxAttachments: 50 } as const;
 
@@ -88,13 +88,13 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
     record: attachmentRecord(a.filename, a.mimeType, sizeOf(a.content), i >= EMAIL_LIMITS.maxAttachments ? "OVER_LIMIT" : isZip(a) ? "ZIP" : isXml(a) ? "XML" : "IGNORED"),
   }));
   attachments = read.map((r) => r.record);
-  const files: Uint8Array[] = [];
+  const files: NamedFile[] = [];
   try {
     for (const { a, record: { readAs } } of read) {
       if (readAs !== "ZIP" && readAs !== "XML") continue;
       const bytes = a.content instanceof ArrayBuffer ? new Uint8Array(a.content) : typeof a.content === "string" ? new TextEncoder().encode(a.content) : a.content;
       if (readAs === "ZIP") files.push(...xmlFilesInZip(bytes));
-      else files.push(bytes);
+      else files.push({ name: a.filename ?? null, bytes });
     }
   } catch (e) {
     if (e instanceof ZipRefused) return record(company.id, raw.length, "ZIP_REFUSED", e.message, 0, sha);
@@ -105,13 +105,13 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   let documents = 0;
   for (const f of files) {
     // A buyer's reply to a document the company issued comes to the same address.
-    if (looksLikeBuyerReply(f)) {
-      const r = await recordBuyerReply(env, company, f, { channel: "EMAIL", messageId: id });
+    if (looksLikeBuyerReply(f.bytes)) {
+      const r = await recordBuyerReply(env, company, f.bytes, { channel: "EMAIL", messageId: id });
       if ("problem" in r) problems.push(r.problem);
       else replies.push(describeReplyIntake(r));
       continue;
     }
-    const r = await intakeFile(env, company, f, "EMAIL", id);
+    const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name });
     if (r.problem) problems.push(r.problem);
     documents += r.documents.length;
   }

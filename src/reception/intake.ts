@@ -16,6 +16,7 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
 import { judge } from "./checks";
+import { displayText } from "./messages";
 import { claimKeys, seedLegacyKeys } from "./keys";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import { readSummary } from "./summary";
@@ -58,12 +59,22 @@ export function dteRanges(bytes: Uint8Array): [number, number][] {
 
 type Row = typeof receivedDocuments.$inferInsert;
 
-/**
- * `message`: the id of the inbound message that brought the file, or a maker of it from the open
- * partition's ordinal (an upload records its message in the open store only when the file is taken).
- * New documents go to the partition open at `now`.
- */
-export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, channel: Channel, message: string | null | ((ordinal: number) => string), now = new Date()): Promise<IntakeResult> {
+/** Where a file came from. */
+export interface FileSource {
+  channel: Channel;
+  /**
+   * The id of the inbound message that brought the file, or a maker of it from the open partition's
+   * ordinal (an upload records its message in the open store only when the file is taken).
+   */
+  message: string | null | ((ordinal: number) => string);
+  /** The file's name as sent (attachment, zip entry, upload); display only, never a storage key. */
+  fileName?: string | null;
+  /** New documents go to the partition open at `now`. */
+  now?: Date;
+}
+
+export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId" | "livemode">, bytes: Uint8Array, source: FileSource): Promise<IntakeResult> {
+  const { channel, message, now = new Date() } = source;
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
@@ -84,6 +95,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
   const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
   const writes: Write[] = [];
+  const receivedFile = receivedFileOf(report, source.fileName ?? null);
   for (const [i, k] of items.entries()) {
     const claim = claims[i]!;
     const held = holders.get(claim.documentId);
@@ -93,7 +105,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
       continue;
     }
     const verdict = judge(report, k.d, company.taxId, claim.duplicate);
-    const row = rowOf(company.id, claim.documentId, k, verdict, claim.duplicate, held ?? null, { channel, messageId, xmlKey: key });
+    const row = rowOf(company.id, claim.documentId, k, verdict, claim.duplicate, held ?? null, { channel, messageId, xmlKey: key, receivedFile });
     writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
     result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
   }
@@ -131,7 +143,32 @@ async function distinctDtes(bytes: Uint8Array, usable: Keyed[]): Promise<(Keyed 
   return out;
 }
 
-function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sha: string }, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string }): Row {
+/**
+ * What the file that brought a document says about itself, kept on the document for the
+ * RecepcionEnvio that answers it (sii-formats.md §5): its name, the SetDTE ID and the DigestValue of
+ * the envelope's signature when it verified, and the Caratula's RUTs. Names are cleaned of control
+ * characters and bounded, like the message log's.
+ */
+export interface ReceivedFile {
+  name: string | null;
+  envelope_id: string | null;
+  digest: string | null;
+  caratula_issuer: string | null;
+  caratula_recipient: string | null;
+}
+
+function receivedFileOf(report: InboundReport, name: string | null): string {
+  const file: ReceivedFile = {
+    name: displayText(name, 255),
+    envelope_id: displayText(report.setId, 80),
+    digest: report.envelopeSignature?.ok ? (report.envelopeSignature.digestValue ?? null) : null,
+    caratula_issuer: displayText(report.caratula?.rutEmisor, 12),
+    caratula_recipient: displayText(report.caratula?.rutReceptor, 12),
+  };
+  return JSON.stringify(file);
+}
+
+function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sha: string }, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string; receivedFile: string }): Row {
   const siiReceivedAt = placeholder?.siiReceivedAt ?? null;
   const actionable = ACTIONABLE_TYPES.has(k.d.documentType!);
   return {

@@ -78,10 +78,14 @@ export function uploadMessage(m: { id: string; companyId: string; bytes: Uint8Ar
   } satisfies typeof inboundMessages.$inferInsert;
 }
 
+/** Text from outside kept for display only: control characters removed, at most `max` characters; null when nothing is left. */
+export function displayText(s: string | null | undefined, max: number): string | null {
+  return s ? s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max) || null : null;
+}
+
 /** An attachment as the log records it: its name and type as sent, for display only (control characters removed, bounded). */
 export function attachmentRecord(name: string | null | undefined, contentType: string | null | undefined, size: number, readAs: InboundAttachment["readAs"]): InboundAttachment {
-  const clean = (s: string | null | undefined, max: number) => (s ? s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max) || null : null);
-  return { name: clean(name, 255), contentType: clean(contentType, 100), size, readAs };
+  return { name: displayText(name, 255), contentType: displayText(contentType, 100), size, readAs };
 }
 
 /** The message as the API shows it. */

@@ -5,7 +5,7 @@
  * keys built from the company and the document id; mailed to the issuer (its exchange address from
  * the taxpayer directory, else the mail's sender) through SEND_EMAIL when bound.
  */
-import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, type SigningCredentials } from "../countries/cl";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type SigningCredentials } from "../countries/cl";
 import type { ReceptionAction } from "../countries/port";
 import { and, eq } from "drizzle-orm";
 import { inboundMessages } from "../db/schema";
@@ -14,8 +14,9 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
 import { mimeMessage, sendMail } from "../lib/mail";
+import type { Check } from "./checks";
 import type { ReceivedRow, ReplyRecipient } from "./view";
-import { receptionStatusText } from "./view";
+import { receivedFileOfRow, receptionStatusText } from "./view";
 
 export type ReplyType = "resultado_dte" | "envio_recibos" | "recepcion_envio";
 export interface ReplyFile { type: ReplyType; key: string; xml: Uint8Array }
@@ -51,14 +52,23 @@ export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedR
   return [file];
 }
 
-/** RecepcionEnvio for one received document (its reception status), built on first download and kept. */
+/**
+ * RecepcionEnvio for one received document, built on first download and kept: the envelope as the
+ * file that brought it names it (its name, SetDTE ID and signature digest, the Caratula's RUTs;
+ * the document's id where the file did not say, as for documents received before these were kept),
+ * EstadoRecepEnv on the envelope itself (2 when its signature failed, else 0: received), and the
+ * document's own EstadoRecepDTE.
+ */
 export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row: ReceivedRow, signer: SigningCredentials): Promise<ReplyFile> {
   const status = row.receptionStatus ?? 99;
+  const received = receivedFileOfRow(row);
+  const envelopeStatus = envelopeReception(row);
   const r = await buildRecepcionEnvio({
     responderRut: company.taxId, recipientRut: row.issuerRut, timestamp: toLocalDateTime(new Date(), "America/Santiago"), signer, responseId: receptionCode(row),
     envelopes: [{
-      fileName: `${row.id}.xml`, receivedAt: toLocalDateTime(row.createdAt, "America/Santiago"), receptionCode: receptionCode(row), envelopeId: row.id,
-      issuerRut: row.issuerRut, receiverRut: company.taxId, status: status === 0 ? 0 : 99, statusText: status === 0 ? "Envio Recibido Conforme" : "Envio con errores",
+      fileName: latin1(received?.name ?? `${row.id}.xml`), receivedAt: toLocalDateTime(row.createdAt, "America/Santiago"), receptionCode: receptionCode(row), envelopeId: latin1(received?.envelope_id ?? row.id),
+      ...(received?.digest ? { digest: received.digest } : {}),
+      issuerRut: rutOr(received?.caratula_issuer, row.issuerRut), receiverRut: rutOr(received?.caratula_recipient, company.taxId), ...envelopeStatus,
       documents: [{ ...keyOf(row), status, statusText: receptionStatusText(status)! }],
     }],
   });
@@ -66,6 +76,19 @@ export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row:
   await env.FILES.put(file.key, file.xml, { httpMetadata: { contentType: "application/xml" } });
   return file;
 }
+
+/** EstadoRecepEnv and its text (sii-formats.md §5) from the envelope's own check: the documents' verdicts are each RecepcionDTE's. */
+function envelopeReception(row: ReceivedRow): { status: number; statusText: string } {
+  const checks = row.checks ? (JSON.parse(row.checks) as Check[]) : [];
+  const signature = checks.find((c) => c.name === "envelope_signature");
+  return signature?.result === "FAILED" ? { status: 2, statusText: "Envio Rechazado - Error de Firma" } : { status: 0, statusText: "Envio Recibido Conforme" };
+}
+
+/** Text from the received file written into the ISO-8859-1 reply: a character it cannot hold becomes "_" (a UTF-8 file or an attachment's name may carry any). */
+const latin1 = (s: string) => s.replace(/[^\u0020-\u007e\u00a0-\u00ff]/g, "_");
+
+/** A RUT as the Caratula wrote it when valid (RutEmisor, RutReceptor are RUTType), else `fallback`. */
+const rutOr = (rut: string | null | undefined, fallback: string) => (rut && isValidRut(rut) ? rut : fallback);
 
 /**
  * Where the issuer gets replies, for every channel: its exchange address in the SII's taxpayer

@@ -33,6 +33,14 @@ export const ReceivedDocumentSchema = z
     totals: z.object({ net: z.string().nullable(), exempt: z.string().nullable(), vat: z.string().nullable(), total: z.string().nullable() }),
     lines: z.array(z.object({ line: z.number(), name: z.string(), quantity: z.string().nullable(), unit_price: z.string().nullable(), amount: z.string().nullable() })),
     channel: z.enum(["UPLOAD", "EMAIL", "SII"]).openapi({ description: "How it first arrived: upload, e-mail, or the SII's register (cron polling)." }),
+    received_file: z
+      .object({
+        name: z.string().nullable().openapi({ description: "The file's name as sent: the e-mail attachment, the entry of a zipped attachment, or the uploaded file (null when it had none, and for documents received before names were kept).", example: "EnvioDTE_76086428-5_T33_F1042.xml" }),
+        envelope_id: z.string().nullable().openapi({ description: "The ID of the envelope's SetDTE (the EnvioDTEID the RecepcionEnvio reply names); null for a standalone DTE.", example: "SetDoc" }),
+        message_id: z.string().nullable().openapi({ description: "The inbound message that brought it (GET /api/reception/messages/{message_id}); null when the XML came from the SII's register." }),
+      })
+      .nullable()
+      .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),
     xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
     verification: z.object({
       status: z.enum(["VERIFIED", "FAILED", "PENDING"]),

@@ -24,7 +24,7 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   if (bytes.length > MAX_UPLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`);
   // Suppliers often send their XML zipped: say so rather than "not well-formed XML".
   if (isZipArchive(bytes)) throw new AppError("RECEPTION_FILE_INVALID", "The file is a zip archive: upload the XML file inside it (the company's reception e-mail address takes zip attachments).");
-  const result = await intakeFile(env, company, bytes, "UPLOAD", (ordinal) => partitionedId("inm", ordinal));
+  const result = await intakeFile(env, company, bytes, { channel: "UPLOAD", message: (ordinal) => partitionedId("inm", ordinal), fileName: file.name ?? null });
   // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
   const messageId = result.messageId!;

@@ -3,6 +3,7 @@ import type { receivedDocuments } from "../db/schema";
 import type { Check } from "./checks";
 import { secondsLeft } from "../countries/cl";
 import type { Summary } from "./summary";
+import type { ReceivedFile } from "./intake";
 
 export type ReceivedRow = typeof receivedDocuments.$inferSelect;
 
@@ -43,6 +44,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     totals: { net: summary?.net_amount ?? null, exempt: summary?.exempt_amount ?? null, vat: summary?.vat ?? null, total: row.total },
     lines: summary?.lines ?? [],
     channel: row.channel,
+    received_file: receivedFileView(row),
     xml_status: row.xmlKey ? ("RECEIVED" as const) : ("NOT_YET_RECEIVED" as const),
     verification: {
       status: row.receptionStatus === null ? ("PENDING" as const) : row.receptionStatus === 0 ? ("VERIFIED" as const) : ("FAILED" as const),
@@ -62,3 +64,14 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
   };
 }
 export type ReceivedView = ReturnType<typeof receivedView>;
+
+/** The file that brought the XML as the record keeps it (reception/intake.ts); null before it was kept and while only the register knows the document. */
+export function receivedFileOfRow(row: Pick<ReceivedRow, "receivedFile">): ReceivedFile | null {
+  return row.receivedFile ? (JSON.parse(row.receivedFile) as ReceivedFile) : null;
+}
+
+function receivedFileView(row: ReceivedRow) {
+  if (!row.xmlKey) return null;
+  const file = receivedFileOfRow(row);
+  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId };
+}

@@ -9,8 +9,14 @@ export const ZIP_LIMITS = { maxEntries: 200, maxTotalBytes: 20 * 1024 * 1024, ma
 
 export class ZipRefused extends Error {}
 
-export function xmlFilesInZip(zip: Uint8Array, limits = ZIP_LIMITS): Uint8Array[] {
-  const out: Uint8Array[] = [];
+/** A file taken from a message: its name as sent (an attachment's, a zip entry's; display only) and its bytes. */
+export interface NamedFile {
+  name: string | null;
+  bytes: Uint8Array;
+}
+
+export function xmlFilesInZip(zip: Uint8Array, limits = ZIP_LIMITS): NamedFile[] {
+  const out: NamedFile[] = [];
   let entries = 0;
   let total = 0;
   const budget = Math.min(limits.maxTotalBytes, zip.length * limits.maxRatio);
@@ -32,7 +38,7 @@ export function xmlFilesInZip(zip: Uint8Array, limits = ZIP_LIMITS): Uint8Array[
         const all = new Uint8Array(size);
         let at = 0;
         for (const c of chunks) (all.set(c, at), (at += c.length));
-        out.push(all);
+        out.push({ name: f.name.split("/").pop() || null, bytes: all });
       }
     };
     f.start();

@@ -63,14 +63,17 @@ describe("email() handler", () => {
     // In the company's open store (its id names the partition), not in D1.
     expect(rec!.id).toMatch(/^inm_p1_/);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM inbound_messages WHERE id = ?").bind(rec!.id).first("n")).toBe(0);
-    for (const f of [201, 202]) expect((await list(f)).data[0]).toMatchObject({ channel: "EMAIL", verification: { status: "VERIFIED" } });
+    for (const f of [201, 202]) expect((await list(f)).data[0]).toMatchObject({ channel: "EMAIL", received_file: { name: "envio.xml", envelope_id: "SetDoc", message_id: rec!.id }, verification: { status: "VERIFIED" } });
   });
 
   it("an EnvioDTE inside a zip is taken; a zip bomb is refused and recorded", async () => {
     const e = await envelope([await signedDte(caf33, 203, cert)], cert);
     const zip = zipSync({ "dte/envio.xml": e.xml, "readme.txt": strToU8("hola") });
     expect(await deliver(mime([{ name: "dtes.zip", type: "application/zip", bytes: zip }]))).toMatchObject({ outcome: "STORED", documents: 1 });
-    expect((await list(203)).total).toBe(1);
+    const listed = await list(203);
+    expect(listed.total).toBe(1);
+    // The file's name is the zip entry's, without its folder (the RecepcionEnvio's NmbEnvio).
+    expect(listed.data[0].received_file).toMatchObject({ name: "envio.xml", envelope_id: "SetDoc", message_id: expect.stringMatching(/^inm_p1_/) });
     const bomb = zipSync({ "big.xml": new Uint8Array(30 * 1024 * 1024) }, { level: 9 });
     const rec = await deliver(mime([{ name: "bomb.zip", type: "application/zip", bytes: bomb }]));
     expect(rec?.outcome).toBe("ZIP_REFUSED");

@@ -15,7 +15,7 @@ import { partitionedId, storeFor } from "../../src/db/document-store";
 import { inboundMessages } from "../../src/db/schema";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";
-import { getDoc, inject, respond, upload, type Receiver, receptionFixture } from "./helpers";
+import { getDoc, inject, RECIPIENT, respond, upload, type Receiver, receptionFixture } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
@@ -102,6 +102,56 @@ describe("send_response", () => {
     expect(() => checkRules(row, "ACD", Date.now())).toThrow(/Only facturas/);
     const id = await received(106);
     expectError(await call("POST", `/api/reception/invoices/${id}/send_response?company_id=${r.companyId}`, { key: r.owner.key, json: { action: "XYZ" } }), 400, "VALIDATION_FAILED");
+  });
+});
+
+describe("the RecepcionEnvio answers the file that brought the document", () => {
+  const download = async (id: string) => {
+    const f = await call("POST", `/api/reception/invoices/${id}/download/recepcion_envio?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(f.status).toBe(200);
+    const bytes = new Uint8Array(await f.raw.arrayBuffer());
+    const check = await verifySignedXml(bytes);
+    expect(check.ok, check.message).toBe(true);
+    const xml = decodeLatin1(bytes);
+    const field = (name: string) => xml.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1] ?? null;
+    return { xml, field };
+  };
+
+  it("names the envelope: its file name, SetDTE ID, signature digest and Caratula RUTs; EstadoRecepEnv on the envelope, EstadoRecepDTE on the document", async () => {
+    // The exchange envelope a supplier mails: its Caratula names the buyer as RutReceptor.
+    const e = await envelope([await signedDte(caf33, 131, cert)], cert, { setId: "EnvioProveedor-0131", receiverRut: RECIPIENT });
+    const res = await upload(r, e.xml, "EnvioDTE_76086428-5_F131.xml");
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const doc = res.body.documents[0];
+    expect(doc.received_file).toEqual({ name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/) });
+    const { xml, field } = await download(doc.id);
+    // The envelope's own signature is the file's last: its DigestValue is the one over the SetDTE.
+    const digests = [...decodeLatin1(e.xml).matchAll(/<DigestValue>([^<]*)<\/DigestValue>/g)].map((m) => m[1]);
+    expect({ NmbEnvio: field("NmbEnvio"), EnvioDTEID: field("EnvioDTEID"), Digest: field("Digest"), RutEmisor: field("RutEmisor"), RutReceptor: field("RutReceptor"), EstadoRecepEnv: field("EstadoRecepEnv"), RecepEnvGlosa: field("RecepEnvGlosa"), NroDTE: field("NroDTE"), EstadoRecepDTE: field("EstadoRecepDTE") }).toEqual({
+      NmbEnvio: "EnvioDTE_76086428-5_F131.xml", EnvioDTEID: "EnvioProveedor-0131", Digest: digests[digests.length - 1], RutEmisor: "76086428-5", RutReceptor: RECIPIENT, EstadoRecepEnv: "0", RecepEnvGlosa: "Envio Recibido Conforme", NroDTE: "1", EstadoRecepDTE: "0",
+    });
+    expect(xml).toContain("<Folio>131</Folio>");
+    // The document's own view links the inbound message that brought it.
+    const message = await call("GET", `/api/reception/messages/${doc.received_file.message_id}?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(message.status).toBe(200);
+  });
+
+  it("an envelope whose signature fails: EstadoRecepEnv 2 and no Digest; a standalone DTE: its document's id as EnvioDTEID", async () => {
+    const d = await signedDte(caf33, 132, cert);
+    const tampered = decodeLatin1((await envelope([d], cert)).xml).replace(`<MntTotal>${d.total}</MntTotal>`, `<MntTotal>${Number(d.total) + 1}</MntTotal>`);
+    const bad = await upload(r, encodeLatin1(tampered), "tampered.xml");
+    expect(bad.status).toBe(201);
+    const b = await download(bad.body.documents[0].id);
+    // This one is the envelope made for the SII: RutReceptor says what its Caratula says (the field is "informado en la Caratula").
+    expect([b.field("NmbEnvio"), b.field("EstadoRecepEnv"), b.field("RecepEnvGlosa"), b.field("Digest"), b.field("RutReceptor"), b.field("EstadoRecepDTE")]).toEqual(["tampered.xml", "2", "Envio Rechazado - Error de Firma", null, "60803000-K", "1"]);
+
+    const lone = await upload(r, (await signedDte(caf33, 133, cert)).xml, "F133 factura ✓.xml");
+    expect(lone.status, JSON.stringify(lone.body)).toBe(201);
+    const doc = lone.body.documents[0];
+    expect(doc.received_file).toMatchObject({ name: "F133 factura ✓.xml", envelope_id: null });
+    const s = await download(doc.id);
+    // The ISO-8859-1 reply cannot hold every character of a file name: those become "_".
+    expect([s.field("NmbEnvio"), s.field("EnvioDTEID"), s.field("EstadoRecepEnv"), s.field("EstadoRecepDTE")]).toEqual(["F133 factura _.xml", doc.id, "0", "0"]);
   });
 });
 

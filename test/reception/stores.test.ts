@@ -65,8 +65,8 @@ describe("a received document in a previous month's partition", () => {
     await inject(e2, new Date(Date.now() - 9 * DAY));
     await inject(e3);
     // Last month: the company's first partition.
-    const [a] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e1.xml, "UPLOAD", null, LAST_MONTH)).documents;
-    const [b] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e2.xml, "UPLOAD", null, LAST_MONTH)).documents;
+    const [a] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e1.xml, { channel: "UPLOAD", message: null, now: LAST_MONTH })).documents;
+    const [b] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e2.xml, { channel: "UPLOAD", message: null, now: LAST_MONTH })).documents;
     expect([a!.id, b!.id]).toEqual([expect.stringMatching(/^rcv_p1_/), expect.stringMatching(/^rcv_p1_/)]);
     // This month: the upload closes last month's partition and opens the next.
     const c = (await upload(r, e3.xml)).body.documents[0];
@@ -191,7 +191,7 @@ async function receivedAgo(r: Receiver, folio: number, daysAgo: number) {
   const e = await envelope([await signedDte(caf33, folio, cert)], cert);
   const received = new Date(Date.now() - daysAgo * DAY).toISOString();
   await inject(e, new Date(received));
-  const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
+  const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, { channel: "UPLOAD", message: null })).documents;
   const ordinal = Number(/_p(\d+)_/.exec(doc!.id)![1]);
   const deadline = new Date(Date.parse(received) + 8 * DAY).toISOString();
   await storeFor(env, r.companyId, ordinal).db.run(sql`UPDATE received_documents SET sii_received_at = ${received}, response_deadline = ${deadline} WHERE id = ${doc!.id}`);
@@ -203,7 +203,7 @@ describe("the deadline job: a task of the store's alarm", () => {
     const r = await receiver();
     const company = await companyOf(r);
     const e = await envelope([await signedDte(caf33, 450, cert)], cert);
-    const [unknown] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null)).documents;
+    const [unknown] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, { channel: "UPLOAD", message: null })).documents;
     const ordinal = Number(/_p(\d+)_/.exec(unknown!.id)![1]);
     await afterAlarms(r.companyId, () => alarmAt(r.companyId, ordinal), noDeadlineAlarm, "no deadline alarm");
 
@@ -252,7 +252,7 @@ describe("the deadline job: a task of the store's alarm", () => {
     const r = await receiver();
     const company = await companyOf(r);
     const e = await envelope([await signedDte(caf33, 430, cert)], cert);
-    const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, "UPLOAD", null, LAST_MONTH)).documents;
+    const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, { channel: "UPLOAD", message: null, now: LAST_MONTH })).documents;
     const past = new Date(Date.now() - DAY).toISOString();
     await storeFor(env, r.companyId, 1).db.run(sql`UPDATE received_documents SET sii_received_at = ${past}, response_deadline = ${past} WHERE id = ${doc!.id}`);
     await closePartition(env, r.companyId, 1, "MONTH_END", null);

@@ -67,9 +67,9 @@ export async function signedDte(caf: Caf, folio: number, signer: SigningCredenti
  * EnvioDTE / EnvioBOLETA built by the engine. With `senderRut` other than the holder the engine's own
  * RutEnvia check is bypassed (signer without RUT; same key and certificate) so the SII can refuse it.
  */
-export function envelope(dtes: SignedDte[], signer: SigningCredentials, over: { senderRut?: string; timestamp?: string; resolution?: { date: string; number: number } } = {}): Promise<SignedEnvelope> {
+export function envelope(dtes: SignedDte[], signer: SigningCredentials, over: { senderRut?: string; timestamp?: string; resolution?: { date: string; number: number }; setId?: string; receiverRut?: string } = {}): Promise<SignedEnvelope> {
   const s = over.senderRut && over.senderRut !== signer.rut ? { ...signer, rut: null } : signer;
-  const params = { dtes, issuerRut: ISSUER_RUT, senderRut: over.senderRut ?? HOLDER_RUT, resolution: over.resolution ?? { date: "2026-01-15", number: 0 }, timestamp: over.timestamp ?? TIMESTAMP, signer: s };
+  const params = { dtes, issuerRut: ISSUER_RUT, senderRut: over.senderRut ?? HOLDER_RUT, resolution: over.resolution ?? { date: "2026-01-15", number: 0 }, timestamp: over.timestamp ?? TIMESTAMP, signer: s, ...(over.setId ? { setId: over.setId } : {}), ...(over.receiverRut ? { receiverRut: over.receiverRut } : {}) };
   return dtes[0]!.envelope === "EnvioBOLETA" ? buildEnvioBoleta(params) : buildEnvioDte(params);
 }
 

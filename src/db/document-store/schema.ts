@@ -268,6 +268,9 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `ALTER TABLE invoices ADD COLUMN buyer_delivery_at TEXT`,
     `CREATE INDEX invoices_buyer_delivery_idx ON invoices (buyer_delivery_at) WHERE buyer_delivery_at IS NOT NULL`,
   ],
+  // 14: the file that brought a received document (its name, the envelope's SetDTE ID and digest, the
+  // Caratula's RUTs; JSON), for the RecepcionEnvio that answers it (D1 migration 0025 has the same column).
+  [`ALTER TABLE received_documents ADD COLUMN received_file TEXT`],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

@@ -40,6 +40,8 @@ export const receivedDocuments = sqliteTable(
     responseState: text("response_state", { enum: RESPONSE_STATES }).notNull().default("PENDING"),
     /** JSON: response history, each { action, at, sii_code, sii_message, outcome, files }. */
     responses: text("responses").notNull().default("[]"),
+    /** JSON: the file that brought the XML (reception/intake.ts ReceivedFile: name, SetDTE ID, envelope digest, Caratula RUTs); null before migration 0025 and while only the register knows it. */
+    receivedFile: text("received_file"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },

@@ -158,7 +158,7 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Ui
   if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
   if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), signedInfo))) return null;
-  return { ok: true, reference: uri, digestMode: "context", signer: signerOf(cert) };
+  return { ok: true, reference: uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
 }
 
 const orElse = (i: number, other: number) => (i < 0 ? other : i);

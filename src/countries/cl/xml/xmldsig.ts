@@ -111,6 +111,8 @@ export interface SignatureCheck {
   reference?: string;
   /** Which namespace treatment made the digest match (inbound fallbacks). */
   digestMode?: DigestMode;
+  /** The Reference's DigestValue (base64), once it matched (a RecepcionEnvio's Digest names the envelope by it). */
+  digestValue?: string;
   signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
 }
 
@@ -350,7 +352,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     const c = mode === "standalone" ? canonicalizeStandaloneSignedInfo(si, boundary) : canonicalize(si, { exclusive: mode === "exclusive" });
     if (!c) continue;
     if (await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(sigBytes), new TextEncoder().encode(c))) {
-      return { ok: true, reference: uri, digestMode, ...(signerInfo ? { signer: signerInfo } : {}) };
+      return { ok: true, reference: uri, digestMode, digestValue: dv, ...(signerInfo ? { signer: signerInfo } : {}) };
     }
   }
   return fail("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
