@@ -23906,7 +23906,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24023,7 +24024,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24140,7 +24142,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24257,7 +24260,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24374,7 +24378,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24491,7 +24496,8 @@ export interface webhooks {
                      *         "received_file": {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
-                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW"
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -26467,6 +26473,17 @@ export interface components {
             received_at: string;
             /** @description The file the XML arrived in; null while only the SII's register knows the document. */
             received_file: {
+                /** @description The signed RespuestaDTE/RecepcionEnvio that answered the file (every document taken in from it, each with its EstadoRecepDTE), built when an e-mail or upload brought it and the company had an active certificate; `download/recepcion_envio` returns it. Null otherwise: that download then builds one for this document alone. */
+                acknowledgment: {
+                    /** @description When the file's RecepcionEnvio was built. */
+                    at: string;
+                    /** @description Where it was mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier. */
+                    reply_to: {
+                        email: string;
+                        /** @enum {string} */
+                        source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
+                    } | null;
+                } | null;
                 /**
                  * @description The ID of the envelope's SetDTE (the EnvioDTEID the RecepcionEnvio reply names); null for a standalone DTE.
                  * @example SetDoc

@@ -5,7 +5,8 @@ import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError } from "../errors";
 import { getReceived } from "./queries";
 import { envelopeResolution, receivedPdf, type EnvelopeResolution } from "./pdf";
-import type { ReceivedRow } from "./view";
+import { receivedFileOfRow, type ReceivedRow } from "./view";
+import { fileReplyKey } from "./acknowledge";
 import { buildRecepcionEnvioFor, replyKey, type ReplyType } from "./replies";
 
 const xmlHeaders = (name: string) => ({ "Content-Type": "application/xml; charset=ISO-8859-1", "Content-Disposition": `attachment; filename="${name}"` });
@@ -42,7 +43,9 @@ export async function downloadFile(env: Env, company: CompanyRow, id: string, ty
     if (!pdf) throw new AppError("RECEPTION_FILE_NOT_AVAILABLE", `${row.id} cannot be printed: its XML is not a readable DTE with a stamp.`);
     return new Response(pdf as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${name}"` } });
   }
-  let object = await env.FILES.get(replyKey(company.id, row.id, type));
+  // A file answered at intake has one RecepcionEnvio for all its documents (acknowledge.ts), the one its issuer was sent.
+  const fileReply = type === "recepcion_envio" && row.xmlKey && receivedFileOfRow(row)?.acknowledgment;
+  let object = await env.FILES.get(fileReply ? fileReplyKey(row.xmlKey!) : replyKey(company.id, row.id, type));
   if (!object && type === "recepcion_envio" && row.xmlKey) {
     await buildRecepcionEnvioFor(env, company, row, await requireSigningCredentials(createDb(env.DB), env, company.id));
     object = await env.FILES.get(replyKey(company.id, row.id, type));

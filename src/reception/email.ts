@@ -111,7 +111,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
       else replies.push(describeReplyIntake(r));
       continue;
     }
-    const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name });
+    const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name, sender: mail.from });
     if (r.problem) problems.push(r.problem);
     documents += r.documents.length;
   }

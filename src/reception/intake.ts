@@ -15,6 +15,7 @@ import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
+import { acknowledgeFile, type Acknowledgment } from "./acknowledge";
 import { judge } from "./checks";
 import { displayText } from "./messages";
 import { claimKeys, seedLegacyKeys } from "./keys";
@@ -36,6 +37,8 @@ export interface IntakeResult {
   /** The message id the rows carry (set once the file is taken). */
   messageId?: string | null;
   documents: { id: string; issuer_rut: string; document_type: number; folio: number; reception_status: number; outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" }[];
+  /** The file's RecepcionEnvio when one was built (acknowledge.ts). */
+  acknowledgment?: Acknowledgment | null;
 }
 
 export function fileKey(companyId: string, sha: string): string {
@@ -69,6 +72,8 @@ export interface FileSource {
   message: string | null | ((ordinal: number) => string);
   /** The file's name as sent (attachment, zip entry, upload); display only, never a storage key. */
   fileName?: string | null;
+  /** The e-mail's sender (the RecepcionEnvio goes there when the taxpayer directory has no address for the issuer). */
+  sender?: string | null;
   /** New documents go to the partition open at `now`. */
   now?: Date;
 }
@@ -112,6 +117,9 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   if (writes.length) await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/xml" } });
   const lost = await storeWrites(env, company.id, writes);
   for (const d of result.documents) if (lost.has(d.id)) d.outcome = "ALREADY_RECEIVED";
+  // The supplier's envelope is answered (not a file the SII's register handed out).
+  const stored = writes.filter((w) => !lost.has(w.row.id!)).map(readBack);
+  if (channel !== "SII") result.acknowledgment = await acknowledgeFile(env, company, key, stored, source.sender ?? null);
   return result;
 }
 
@@ -155,6 +163,8 @@ export interface ReceivedFile {
   digest: string | null;
   caratula_issuer: string | null;
   caratula_recipient: string | null;
+  /** The file's RecepcionEnvio, once built and mailed (acknowledge.ts). */
+  acknowledgment?: Acknowledgment;
 }
 
 function receivedFileOf(report: InboundReport, name: string | null): string {
@@ -222,8 +232,12 @@ async function storeWrites(env: Env, companyId: string, writes: Write[]): Promis
 
 function eventOf(w: Write): ReceptionEvent {
   const type = w.verdict === 0 ? "received_document.received" : "received_document.verification_failed";
-  const row = { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
-  return { row, type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
+  return { row: readBack(w), type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
+}
+
+/** The row as stored: a placeholder keeps its channel (SII) and reception time. */
+function readBack(w: Write): ReceivedRow {
+  return { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
 }
 
 /** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML). */

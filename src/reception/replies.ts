@@ -53,28 +53,35 @@ export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedR
 }
 
 /**
- * RecepcionEnvio for one received document, built on first download and kept: the envelope as the
- * file that brought it names it (its name, SetDTE ID and signature digest, the Caratula's RUTs;
- * the document's id where the file did not say, as for documents received before these were kept),
- * EstadoRecepEnv on the envelope itself (2 when its signature failed, else 0: received), and the
- * document's own EstadoRecepDTE.
+ * RecepcionEnvio for one received document, built on its first download and kept when the file that
+ * brought it was not answered at intake (acknowledge.ts: no certificate then, or received before).
  */
 export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row: ReceivedRow, signer: SigningCredentials): Promise<ReplyFile> {
-  const status = row.receptionStatus ?? 99;
-  const received = receivedFileOfRow(row);
-  const envelopeStatus = envelopeReception(row);
-  const r = await buildRecepcionEnvio({
-    responderRut: company.taxId, recipientRut: row.issuerRut, timestamp: toLocalDateTime(new Date(), "America/Santiago"), signer, responseId: receptionCode(row),
-    envelopes: [{
-      fileName: latin1(received?.name ?? `${row.id}.xml`), receivedAt: toLocalDateTime(row.createdAt, "America/Santiago"), receptionCode: receptionCode(row), envelopeId: latin1(received?.envelope_id ?? row.id),
-      ...(received?.digest ? { digest: received.digest } : {}),
-      issuerRut: rutOr(received?.caratula_issuer, row.issuerRut), receiverRut: rutOr(received?.caratula_recipient, company.taxId), ...envelopeStatus,
-      documents: [{ ...keyOf(row), status, statusText: receptionStatusText(status)! }],
-    }],
-  });
-  const file: ReplyFile = { type: "recepcion_envio", key: replyKey(company.id, row.id, "recepcion_envio"), xml: r.xml };
+  const file: ReplyFile = { type: "recepcion_envio", key: replyKey(company.id, row.id, "recepcion_envio"), xml: await recepcionEnvioXml(company, [row], signer) };
   await env.FILES.put(file.key, file.xml, { httpMetadata: { contentType: "application/xml" } });
   return file;
+}
+
+/**
+ * A signed RespuestaDTE with one RecepcionEnvio for `rows`, documents of one received file: the
+ * envelope as the file names it (its name, SetDTE ID and signature digest, the Caratula's RUTs; the
+ * first document's id where the file did not say, as for documents received before these were
+ * kept), EstadoRecepEnv on the envelope itself (2 when its signature failed, else 0: received), and
+ * each document's own EstadoRecepDTE in its RecepcionDTE.
+ */
+export async function recepcionEnvioXml(company: Pick<CompanyRow, "taxId">, rows: ReceivedRow[], signer: SigningCredentials): Promise<Uint8Array> {
+  const first = rows[0]!;
+  const received = receivedFileOfRow(first);
+  const r = await buildRecepcionEnvio({
+    responderRut: company.taxId, recipientRut: first.issuerRut, timestamp: toLocalDateTime(new Date(), "America/Santiago"), signer, responseId: receptionCode(first),
+    envelopes: [{
+      fileName: latin1(received?.name ?? `${first.id}.xml`), receivedAt: toLocalDateTime(first.createdAt, "America/Santiago"), receptionCode: receptionCode(first), envelopeId: latin1(received?.envelope_id ?? first.id),
+      ...(received?.digest ? { digest: received.digest } : {}),
+      issuerRut: rutOr(received?.caratula_issuer, first.issuerRut), receiverRut: rutOr(received?.caratula_recipient, company.taxId), ...envelopeReception(first),
+      documents: rows.map((row) => ({ ...keyOf(row), status: row.receptionStatus ?? 99, statusText: receptionStatusText(row.receptionStatus ?? 99)! })),
+    }],
+  });
+  return r.xml;
 }
 
 /** EstadoRecepEnv and its text (sii-formats.md §5) from the envelope's own check: the documents' verdicts are each RecepcionDTE's. */

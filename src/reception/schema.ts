@@ -38,6 +38,16 @@ export const ReceivedDocumentSchema = z
         name: z.string().nullable().openapi({ description: "The file's name as sent: the e-mail attachment, the entry of a zipped attachment, or the uploaded file (null when it had none, and for documents received before names were kept).", example: "EnvioDTE_76086428-5_T33_F1042.xml" }),
         envelope_id: z.string().nullable().openapi({ description: "The ID of the envelope's SetDTE (the EnvioDTEID the RecepcionEnvio reply names); null for a standalone DTE.", example: "SetDoc" }),
         message_id: z.string().nullable().openapi({ description: "The inbound message that brought it (GET /api/reception/messages/{message_id}); null when the XML came from the SII's register." }),
+        acknowledgment: z
+          .object({
+            at: z.string().openapi({ description: "When the file's RecepcionEnvio was built." }),
+            reply_to: z
+              .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
+              .nullable()
+              .openapi({ description: "Where it was mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier." }),
+          })
+          .nullable()
+          .openapi({ description: "The signed RespuestaDTE/RecepcionEnvio that answered the file (every document taken in from it, each with its EstadoRecepDTE), built when an e-mail or upload brought it and the company had an active certificate; `download/recepcion_envio` returns it. Null otherwise: that download then builds one for this document alone." }),
       })
       .nullable()
       .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),

@@ -73,5 +73,5 @@ export function receivedFileOfRow(row: Pick<ReceivedRow, "receivedFile">): Recei
 function receivedFileView(row: ReceivedRow) {
   if (!row.xmlKey) return null;
   const file = receivedFileOfRow(row);
-  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId };
+  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, acknowledgment: file?.acknowledgment ?? null };
 }

@@ -63,7 +63,7 @@ describe("email() handler", () => {
     // In the company's open store (its id names the partition), not in D1.
     expect(rec!.id).toMatch(/^inm_p1_/);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM inbound_messages WHERE id = ?").bind(rec!.id).first("n")).toBe(0);
-    for (const f of [201, 202]) expect((await list(f)).data[0]).toMatchObject({ channel: "EMAIL", received_file: { name: "envio.xml", envelope_id: "SetDoc", message_id: rec!.id }, verification: { status: "VERIFIED" } });
+    for (const f of [201, 202]) expect((await list(f)).data[0]).toMatchObject({ channel: "EMAIL", received_file: { name: "envio.xml", envelope_id: "SetDoc", message_id: rec!.id, acknowledgment: { reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" } } }, verification: { status: "VERIFIED" } });
   });
 
   it("an EnvioDTE inside a zip is taken; a zip bomb is refused and recorded", async () => {

@@ -22,15 +22,18 @@ export interface Receiver { owner: Actor; companyId: string }
 export async function receiver(rut = RECIPIENT, withCertificate = true): Promise<Receiver> {
   const owner = await newOwner("Receiver");
   const companyId = await newCompany(owner, { tax_identification_document_number: rut, legal_name: "CLIENTE LIMITADA" });
-  if (withCertificate) {
-    const cert = await makeFakeCertificate({ rut: "22222222-2", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
-    const form = new FormData();
-    form.append("certificate", new File([makeFakePfx(cert, "pw", "modern") as Uint8Array<ArrayBuffer>], "firma.pfx"));
-    form.append("password", "pw");
-    const up = await call("POST", `/api/companies/${companyId}/certificates`, { key: owner.key, body: form });
-    expect(up.status, JSON.stringify(up.body)).toBe(201);
-  }
+  if (withCertificate) await addCertificate({ owner, companyId });
   return { owner, companyId };
+}
+
+/** Uploads a test signing certificate to the receiver's company. */
+export async function addCertificate(r: Receiver): Promise<void> {
+  const cert = await makeFakeCertificate({ rut: "22222222-2", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
+  const form = new FormData();
+  form.append("certificate", new File([makeFakePfx(cert, "pw", "modern") as Uint8Array<ArrayBuffer>], "firma.pfx"));
+  form.append("password", "pw");
+  const up = await call("POST", `/api/companies/${r.companyId}/certificates`, { key: r.owner.key, body: form });
+  expect(up.status, JSON.stringify(up.body)).toBe(201);
 }
 
 export function upload(r: Receiver, xml: Uint8Array | string, name = "envio.xml") {

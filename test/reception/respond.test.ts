@@ -15,7 +15,7 @@ import { partitionedId, storeFor } from "../../src/db/document-store";
 import { inboundMessages } from "../../src/db/schema";
 import { call, expectError } from "../helpers/api";
 import { envelope, signedDte } from "../sii/helpers";
-import { getDoc, inject, RECIPIENT, respond, upload, type Receiver, receptionFixture } from "./helpers";
+import { addCertificate, getDoc, inject, RECIPIENT, receiver, respond, upload, type Receiver, receptionFixture } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
@@ -123,7 +123,11 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     const res = await upload(r, e.xml, "EnvioDTE_76086428-5_F131.xml");
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const doc = res.body.documents[0];
-    expect(doc.received_file).toEqual({ name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/) });
+    // The company has a certificate: the file was answered at intake and the answer mailed to the issuer's exchange address.
+    expect(doc.received_file).toEqual({
+      name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/),
+      acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" } },
+    });
     const { xml, field } = await download(doc.id);
     // The envelope's own signature is the file's last: its DigestValue is the one over the SetDTE.
     const digests = [...decodeLatin1(e.xml).matchAll(/<DigestValue>([^<]*)<\/DigestValue>/g)].map((m) => m[1]);
@@ -148,10 +152,52 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     const lone = await upload(r, (await signedDte(caf33, 133, cert)).xml, "F133 factura ✓.xml");
     expect(lone.status, JSON.stringify(lone.body)).toBe(201);
     const doc = lone.body.documents[0];
-    expect(doc.received_file).toMatchObject({ name: "F133 factura ✓.xml", envelope_id: null });
+    expect(doc.received_file).toMatchObject({ name: "F133 factura ✓.xml", envelope_id: null, acknowledgment: { reply_to: { source: "TAXPAYER_DIRECTORY" } } });
     const s = await download(doc.id);
     // The ISO-8859-1 reply cannot hold every character of a file name: those become "_".
     expect([s.field("NmbEnvio"), s.field("EnvioDTEID"), s.field("EstadoRecepEnv"), s.field("EstadoRecepDTE")]).toEqual(["F133 factura _.xml", doc.id, "0", "0"]);
+  });
+});
+
+describe("the RecepcionEnvio of a file of several documents", () => {
+  it("is built at intake, one for the file: both documents download it, each listed with its own EstadoRecepDTE", async () => {
+    const dup = await signedDte(caf33, 141, cert);
+    await upload(r, (await envelope([dup], cert)).xml);
+    // Folio 141 again with other content: a duplicate (EstadoRecepDTE 4) beside a new folio 142.
+    const other = await signedDte(caf33, 141, cert, "33", { items: [{ quantity: 3, unit_price: 777, description: "Otro" }] });
+    const e = await envelope([await signedDte(caf33, 142, cert), other], cert, { setId: "Lote-142", receiverRut: RECIPIENT });
+    const res = await upload(r, e.xml, "lote.xml");
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.documents.map((d: any) => [d.folio, d.outcome, d.verification.reception_status])).toEqual([[142, "NEW", 0], [141, "DUPLICATE", 4]]);
+    const acks = res.body.documents.map((d: any) => d.received_file.acknowledgment);
+    expect(acks[0]).toEqual({ at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" } });
+    expect(acks[1]).toEqual(acks[0]);
+    const files = await Promise.all(res.body.documents.map(async (d: any) => decodeLatin1(new Uint8Array(await (await call("POST", `/api/reception/invoices/${d.id}/download/recepcion_envio?company_id=${r.companyId}`, { key: r.owner.key })).raw.arrayBuffer()))));
+    expect(files[1]).toBe(files[0]);
+    expect((await verifySignedXml(encodeLatin1(files[0]!))).ok).toBe(true);
+    expect(files[0]).toContain("<NmbEnvio>lote.xml</NmbEnvio>");
+    expect(files[0]).toContain("<EnvioDTEID>Lote-142</EnvioDTEID>");
+    expect(files[0]).toContain("<NroDTE>2</NroDTE>");
+    const listed = [...files[0]!.matchAll(/<RecepcionDTE>[\s\S]*?<Folio>(\d+)<\/Folio>[\s\S]*?<EstadoRecepDTE>(\d+)<\/EstadoRecepDTE>/g)].map((m) => [m[1], m[2]]);
+    expect(listed).toEqual([["142", "0"], ["141", "4"]]);
+  });
+
+  it("a company without a certificate: none at intake; the download says a certificate is needed, then builds the document's own", async () => {
+    const bare = await receiver(RECIPIENT, false);
+    const res = await upload(bare, (await envelope([await signedDte(caf33, 151, cert)], cert)).xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const doc = res.body.documents[0];
+    expect(doc.received_file.acknowledgment).toBeNull();
+    const url = `/api/reception/invoices/${doc.id}/download/recepcion_envio?company_id=${bare.companyId}`;
+    expectError(await call("POST", url, { key: bare.owner.key }), 422, "CERTIFICATE_REQUIRED");
+    await addCertificate(bare);
+    const f = await call("POST", url, { key: bare.owner.key });
+    expect(f.status).toBe(200);
+    const xml = decodeLatin1(new Uint8Array(await f.raw.arrayBuffer()));
+    expect(xml).toContain("<NmbEnvio>envio.xml</NmbEnvio>");
+    expect(xml).toContain("<Folio>151</Folio>");
+    // Nothing was mailed at intake, and a download mails nothing: the record still says so.
+    expect((await call("GET", `/api/reception/invoices/${doc.id}?company_id=${bare.companyId}`, { key: bare.owner.key })).body.received_file.acknowledgment).toBeNull();
   });
 });
 

@@ -1,0 +1,92 @@
+/**
+ * The RecepcionEnvio a received file is answered with (issue 12 §4, sii-formats.md §5): when an
+ * e-mail or an upload brings new documents and the company has an active certificate, one signed
+ * RespuestaDTE for the file (every DTE taken in from it, each with its EstadoRecepDTE), stored beside
+ * the file and mailed to the issuer: its exchange address in the SII's taxpayer directory, else the
+ * sender of the e-mail. Each document records where it went (`received_file.acknowledgment`).
+ *
+ * It never undoes an intake: without a certificate nothing is built (a document's own RecepcionEnvio
+ * is then built on its first download, once one is uploaded), and a failure to build or mail it is
+ * logged and left (the file's reply stays downloadable when it was stored).
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { ordinalOfId } from "../db/document-store";
+import { receivedDocuments } from "../db/schema";
+import type { CompanyRow } from "../domain/companies/repository";
+import { requireSigningCredentials } from "../domain/certificates/certificates";
+import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
+import { AppError } from "../errors";
+import { mimeMessage, sendMail } from "../lib/mail";
+import { recepcionEnvioXml } from "./replies";
+import { writeIn } from "./stores";
+import type { ReceivedRow, ReplyRecipient } from "./view";
+
+/** What a document records of its file's RecepcionEnvio. */
+export interface Acknowledgment {
+  at: string;
+  /** Where it was mailed; null when no address is known or no mail binding is configured. */
+  reply_to: ReplyRecipient | null;
+}
+
+/** Where the RecepcionEnvio of a file kept at `xmlKey` (intake.ts fileKey) is stored. */
+export const fileReplyKey = (xmlKey: string) => xmlKey.replace(/received\.xml$/, "recepcion_envio.xml");
+
+/**
+ * Answers the file kept at `xmlKey` whose documents `rows` were just stored; `sender`: the e-mail's
+ * sender, if it came by e-mail. Returns what the documents record, or null when nothing was built.
+ */
+export async function acknowledgeFile(env: Env, company: Pick<CompanyRow, "id" | "taxId">, xmlKey: string, rows: ReceivedRow[], sender: string | null): Promise<Acknowledgment | null> {
+  if (rows.length === 0) return null;
+  try {
+    const signer = await signerOf(env, company.id);
+    if (!signer) return null;
+    const xml = await recepcionEnvioXml(company, rows, signer);
+    await env.FILES.put(fileReplyKey(xmlKey), xml, { httpMetadata: { contentType: "application/xml" } });
+    const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await recipientOf(env, rows[0]!.issuerRut, sender) : null;
+    const mailed = to ? await mail(env, company, rows[0]!, xml, to) : false;
+    const ack: Acknowledgment = { at: new Date().toISOString(), reply_to: mailed ? to : null };
+    await record(env, company.id, xmlKey, rows, ack);
+    return ack;
+  } catch (e) {
+    console.error(JSON.stringify({ level: "error", msg: "reception acknowledgment failed", company_id: company.id, file: xmlKey, error: String(e) }));
+    return null;
+  }
+}
+
+async function signerOf(env: Env, companyId: string) {
+  try {
+    return await requireSigningCredentials(createDb(env.DB), env, companyId);
+  } catch (e) {
+    if (e instanceof AppError) return null;
+    throw e;
+  }
+}
+
+/** The issuer's exchange address in the taxpayer directory, else the e-mail's sender (as replies.ts replyRecipient). */
+async function recipientOf(env: Env, issuerRut: string, sender: string | null): Promise<ReplyRecipient | null> {
+  const listed = await exchangeAddress(env.DB, env.SII_MODE, issuerRut);
+  if (listed) return { email: listed, source: "TAXPAYER_DIRECTORY" };
+  return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
+}
+
+function mail(env: Env, company: Pick<CompanyRow, "taxId">, first: ReceivedRow, xml: Uint8Array, to: ReplyRecipient): Promise<boolean> {
+  const from = `dte@${env.RECEPTION_DOMAIN}`;
+  const subject = `Acuse de recibo de envio DTE - ${company.taxId}`;
+  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${first.id}.ack.${Date.now()}@${env.RECEPTION_DOMAIN}`, text: `${subject} (RespuestaDTE, RecepcionEnvio)`, files: [{ name: `RecepcionEnvio_${company.taxId}.xml`, contentType: "application/xml", bytes: xml }] });
+  return sendMail(env, from, to.email, raw);
+}
+
+/** Writes the acknowledgment into the file's documents, one statement per partition they live in. */
+async function record(env: Env, companyId: string, xmlKey: string, rows: ReceivedRow[], ack: Acknowledgment): Promise<void> {
+  const ordinals = new Set(rows.map((r) => ordinalOfId(r.id)).filter((o): o is number => o !== null));
+  const value = JSON.stringify(ack);
+  for (const ordinal of ordinals) {
+    await writeIn(env, companyId, ordinal, (db) =>
+      db
+        .update(receivedDocuments)
+        .set({ receivedFile: sql`json_set(coalesce(${receivedDocuments.receivedFile}, '{}'), '$.acknowledgment', json(${value}))` })
+        .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.xmlKey, xmlKey))),
+    );
+  }
+}
