@@ -15,10 +15,8 @@ import { ordinalOfId } from "../db/document-store";
 import { receivedDocuments } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
-import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
 import { AppError } from "../errors";
-import { mimeMessage, sendMail } from "../lib/mail";
-import { recepcionEnvioXml } from "./replies";
+import { issuerAddress, mailToIssuer, recepcionEnvioXml } from "./replies";
 import { writeIn } from "./stores";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 
@@ -43,8 +41,9 @@ export async function acknowledgeFile(env: Env, company: Pick<CompanyRow, "id" |
     if (!signer) return null;
     const xml = await recepcionEnvioXml(company, rows, signer);
     await env.FILES.put(fileReplyKey(xmlKey), xml, { httpMetadata: { contentType: "application/xml" } });
-    const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await recipientOf(env, rows[0]!.issuerRut, sender) : null;
-    const mailed = to ? await mail(env, company, rows[0]!, xml, to) : false;
+    const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await issuerAddress(env, rows[0]!.issuerRut, async () => sender) : null;
+    const subject = `Acuse de recibo de envio DTE - ${company.taxId}`;
+    const mailed = to ? await mailToIssuer(env, to, `${rows[0]!.id}.ack`, subject, `${subject} (RespuestaDTE, RecepcionEnvio)`, [{ name: `RecepcionEnvio_${company.taxId}.xml`, contentType: "application/xml", bytes: xml }]) : false;
     const ack: Acknowledgment = { at: new Date().toISOString(), reply_to: mailed ? to : null };
     await record(env, company.id, xmlKey, rows, ack);
     return ack;
@@ -61,20 +60,6 @@ async function signerOf(env: Env, companyId: string) {
     if (e instanceof AppError) return null;
     throw e;
   }
-}
-
-/** The issuer's exchange address in the taxpayer directory, else the e-mail's sender (as replies.ts replyRecipient). */
-async function recipientOf(env: Env, issuerRut: string, sender: string | null): Promise<ReplyRecipient | null> {
-  const listed = await exchangeAddress(env.DB, env.SII_MODE, issuerRut);
-  if (listed) return { email: listed, source: "TAXPAYER_DIRECTORY" };
-  return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
-}
-
-function mail(env: Env, company: Pick<CompanyRow, "taxId">, first: ReceivedRow, xml: Uint8Array, to: ReplyRecipient): Promise<boolean> {
-  const from = `dte@${env.RECEPTION_DOMAIN}`;
-  const subject = `Acuse de recibo de envio DTE - ${company.taxId}`;
-  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${first.id}.ack.${Date.now()}@${env.RECEPTION_DOMAIN}`, text: `${subject} (RespuestaDTE, RecepcionEnvio)`, files: [{ name: `RecepcionEnvio_${company.taxId}.xml`, contentType: "application/xml", bytes: xml }] });
-  return sendMail(env, from, to.email, raw);
 }
 
 /** Writes the acknowledgment into the file's documents, one statement per partition they live in. */

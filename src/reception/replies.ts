@@ -13,7 +13,7 @@ import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
-import { mimeMessage, sendMail } from "../lib/mail";
+import { mimeMessage, sendMail, type MailFile } from "../lib/mail";
 import type { Check } from "./checks";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receivedFileOfRow, receptionStatusText } from "./view";
@@ -104,26 +104,37 @@ const rutOr = (rut: string | null | undefined, fallback: string) => (rut && isVa
  * reliable: a relay or a no-reply address). Null when neither is known.
  */
 export async function replyRecipient(env: Env, row: ReceivedRow): Promise<ReplyRecipient | null> {
-  const listed = await exchangeAddress(env.DB, env.SII_MODE, row.issuerRut);
+  return issuerAddress(env, row.issuerRut, async () => {
+    if (row.channel !== "EMAIL" || !row.messageId) return null;
+    const store = await partitionDb(env, row.companyId, row.messageId);
+    const m = store && (await store.select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get());
+    return m?.sender ?? null;
+  });
+}
+
+/** `issuerRut`'s exchange address in the taxpayer directory, else the e-mail sender `senderOf` finds (read only when needed), if it is an address. */
+export async function issuerAddress(env: Env, issuerRut: string, senderOf: () => Promise<string | null>): Promise<ReplyRecipient | null> {
+  const listed = await exchangeAddress(env.DB, env.SII_MODE, issuerRut);
   if (listed) return { email: listed, source: "TAXPAYER_DIRECTORY" };
-  if (row.channel !== "EMAIL" || !row.messageId) return null;
-  const store = await partitionDb(env, row.companyId, row.messageId);
-  const m = store && (await store.select({ sender: inboundMessages.sender }).from(inboundMessages).where(and(eq(inboundMessages.companyId, row.companyId), eq(inboundMessages.id, row.messageId))).get());
-  return m?.sender && EMAIL_ADDRESS.test(m.sender) ? { email: m.sender, source: "EMAIL_SENDER" } : null;
+  const sender = await senderOf();
+  return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
 }
 
 /**
  * Mails the replies to `to` through the SEND_EMAIL binding (wrangler records them locally). Without
  * a recipient (none known) or a binding, nothing is sent and the replies stay downloadable.
  */
-export async function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[], to: ReplyRecipient | null): Promise<boolean> {
-  const domain = env.RECEPTION_DOMAIN;
-  if (!to || !domain || files.length === 0) return false;
-  const from = `dte@${domain}`;
+export function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[], to: ReplyRecipient | null): Promise<boolean> {
+  if (!to || files.length === 0) return Promise.resolve(false);
   const subject = `Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
-  const raw = mimeMessage({
-    from, to: to.email, subject, messageId: `${row.id}.${Date.now()}@${domain}`, text: subject,
-    files: files.map((f) => ({ name: `${f.type}_${row.documentType}_${row.folio}.xml`, contentType: "application/xml", bytes: f.xml })),
-  });
+  return mailToIssuer(env, to, row.id, subject, subject, files.map((f) => ({ name: `${f.type}_${row.documentType}_${row.folio}.xml`, contentType: "application/xml", bytes: f.xml })));
+}
+
+/** One message from the reception domain's `dte@` to `to` (false: no domain or no binding, nothing sent); `id` makes its Message-ID. */
+export async function mailToIssuer(env: Env, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
+  const domain = env.RECEPTION_DOMAIN;
+  if (!domain) return false;
+  const from = `dte@${domain}`;
+  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${id}.${Date.now()}@${domain}`, text, files });
   return sendMail(env, from, to.email, raw);
 }
