@@ -24192,6 +24192,137 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "received_document.reply_mail_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * received_document.reply_mail_failed
+         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Download it and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "received_document.reply_mail_failed",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "rcv_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "id_company": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "issuer": {
+                     *           "tax_id": "76086428-5",
+                     *           "legal_name": "Proveedor SpA",
+                     *           "activity": "Venta de software"
+                     *         },
+                     *         "recipient": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "document_type": "33",
+                     *         "folio": 1042,
+                     *         "issue_date": "2026-11-23",
+                     *         "totals": {
+                     *           "net": "30000",
+                     *           "exempt": null,
+                     *           "vat": "5700",
+                     *           "total": "35700"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 1,
+                     *             "name": "Servicio",
+                     *             "quantity": "1",
+                     *             "unit_price": "30000",
+                     *             "amount": "30000"
+                     *           }
+                     *         ],
+                     *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "acknowledgment": {
+                     *             "at": "2026-11-23T13:00:05.000Z",
+                     *             "reply_to": {
+                     *               "email": "dte@proveedor.cl",
+                     *               "source": "TAXPAYER_DIRECTORY"
+                     *             },
+                     *             "mail": {
+                     *               "state": "FAILED",
+                     *               "attempts": 8,
+                     *               "sent_at": null,
+                     *               "message": "Mailbox unavailable: dte@proveedor.cl"
+                     *             }
+                     *           }
+                     *         },
+                     *         "xml_status": "RECEIVED",
+                     *         "verification": {
+                     *           "status": "VERIFIED",
+                     *           "reception_status": 0,
+                     *           "reception_status_text": "DTE Recibido OK",
+                     *           "duplicate": false,
+                     *           "checks": [
+                     *             {
+                     *               "name": "dte_signature",
+                     *               "result": "PASSED",
+                     *               "message": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         "sii_received_at": "2026-11-23T10:00:00-03:00",
+                     *         "response_deadline": "2026-12-01T13:00:00.000Z",
+                     *         "seconds_left": 691200,
+                     *         "response_state": "PENDING",
+                     *         "responses": [],
+                     *         "downloads": [
+                     *           "xml",
+                     *           "pdf",
+                     *           "recepcion_envio"
+                     *         ],
+                     *         "received_at": "2026-11-23T13:00:05.000Z",
+                     *         "updated_at": "2026-11-24T08:05:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_received_document_reply_mail_failed"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "received_document.response_recorded": {
         parameters: {
             query?: never;
@@ -25399,6 +25530,20 @@ export interface components {
             /** @enum {string} */
             type: "received_document.received";
         };
+        Event_received_document_reply_mail_failed: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["ReceivedDocument"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "received_document.reply_mail_failed";
+        };
         Event_received_document_response_recorded: {
             /** @enum {string} */
             api_version: "1.0.0";
@@ -26477,7 +26622,20 @@ export interface components {
                 acknowledgment: {
                     /** @description When the file's RecepcionEnvio was built. */
                     at: string;
-                    /** @description Where it was mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier. */
+                    /** @description The mailing of the reply to `reply_to`; null when it is not mailed (no address known, no mail binding configured, or recorded before mailings were tracked). */
+                    mail: {
+                        /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
+                        attempts: number;
+                        /** @description Why the last attempt failed. */
+                        message: string | null;
+                        sent_at: string | null;
+                        /**
+                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): download the reply and send it yourself.
+                         * @enum {string}
+                         */
+                        state: "PENDING" | "SENT" | "FAILED";
+                    } | null;
+                    /** @description Where it is mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier. */
                     reply_to: {
                         email: string;
                         /** @enum {string} */
@@ -26511,8 +26669,21 @@ export interface components {
                 at: string;
                 /** @description Exchange files produced for it (download types). */
                 files: string[];
+                /** @description The mailing of the reply to `reply_to`; null when it is not mailed (no address known, no mail binding configured, or recorded before mailings were tracked). */
+                mail: {
+                    /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
+                    attempts: number;
+                    /** @description Why the last attempt failed. */
+                    message: string | null;
+                    sent_at: string | null;
+                    /**
+                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): download the reply and send it yourself.
+                     * @enum {string}
+                     */
+                    state: "PENDING" | "SENT" | "FAILED";
+                } | null;
                 reason: string | null;
-                /** @description Where the replies were mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself. */
+                /** @description Where the replies are mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself. */
                 reply_to: {
                     email: string;
                     /** @enum {string} */
@@ -26728,7 +26899,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -26764,7 +26935,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

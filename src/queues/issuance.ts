@@ -35,7 +35,19 @@ export const buyerDeliveryMessage = z.object({
   company_id: z.string(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage]);
+/** An attempt to mail a reply to a supplier: a received file's acknowledgment or a response's replies (src/reception/reply-mail.ts). */
+export const replyMailMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("reception.reply_mail"),
+  company_id: z.string(),
+  received_id: z.string(),
+  reply: z.enum(["acknowledgment", "ACD", "ERM", "RCD", "RFP", "RFT"]),
+  attempt: z.number().int().min(1),
+  partitions: z.array(z.number().int().min(0)).max(100).optional(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage]);
+export type ReplyMailMessage = z.infer<typeof replyMailMessage>;
 export type BuyerDeliveryMessage = z.infer<typeof buyerDeliveryMessage>;
 export type PipelineMessage = z.infer<typeof pipelineMessage>;
 export type BuyerCheckMessage = z.infer<typeof buyerCheckMessage>;

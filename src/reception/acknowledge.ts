@@ -3,7 +3,8 @@
  * e-mail or an upload brings new documents and the company has an active certificate, one signed
  * RespuestaDTE for the file (every DTE taken in from it, each with its EstadoRecepDTE), stored beside
  * the file and mailed to the issuer: its exchange address in the SII's taxpayer directory, else the
- * sender of the e-mail. Each document records where it went (`received_file.acknowledgment`).
+ * sender of the e-mail (reply-mail.ts: attempted at once, retried by the queue). Each document
+ * records where it goes and how its mailing went (`received_file.acknowledgment`).
  *
  * It never undoes an intake: without a certificate nothing is built (a document's own RecepcionEnvio
  * is then built on its first download, once one is uploaded), and a failure to build or mail it is
@@ -16,19 +17,19 @@ import { receivedDocuments } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError } from "../errors";
-import { issuerAddress, mailToIssuer, recepcionEnvioXml } from "./replies";
+import { fileReplyKey, issuerAddress, recepcionEnvioXml } from "./replies";
+import { attemptReplyMail, PENDING_MAIL, type ReplyMail } from "./reply-mail";
 import { writeIn } from "./stores";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 
 /** What a document records of its file's RecepcionEnvio. */
 export interface Acknowledgment {
   at: string;
-  /** Where it was mailed; null when no address is known or no mail binding is configured. */
+  /** Where it is mailed; null when no address is known or no mail binding is configured. */
   reply_to: ReplyRecipient | null;
+  /** Its mailing (reply-mail.ts); null when it is not mailed; absent on records from before mails were tracked. */
+  mail?: ReplyMail | null;
 }
-
-/** Where the RecepcionEnvio of a file kept at `xmlKey` (intake.ts fileKey) is stored. */
-export const fileReplyKey = (xmlKey: string) => xmlKey.replace(/received\.xml$/, "recepcion_envio.xml");
 
 /**
  * Answers the file kept at `xmlKey` whose documents `rows` were just stored; `sender`: the e-mail's
@@ -42,10 +43,9 @@ export async function acknowledgeFile(env: Env, company: Pick<CompanyRow, "id" |
     const xml = await recepcionEnvioXml(company, rows, signer);
     await env.FILES.put(fileReplyKey(xmlKey), xml, { httpMetadata: { contentType: "application/xml" } });
     const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await issuerAddress(env, rows[0]!.issuerRut, async () => sender) : null;
-    const subject = `Acuse de recibo de envio DTE - ${company.taxId}`;
-    const mailed = to ? await mailToIssuer(env, to, `${rows[0]!.id}.ack`, subject, `${subject} (RespuestaDTE, RecepcionEnvio)`, [{ name: `RecepcionEnvio_${company.taxId}.xml`, contentType: "application/xml", bytes: xml }]) : false;
-    const ack: Acknowledgment = { at: new Date().toISOString(), reply_to: mailed ? to : null };
-    await record(env, company.id, xmlKey, rows, ack);
+    const ack: Acknowledgment = { at: new Date().toISOString(), reply_to: to, mail: to ? PENDING_MAIL : null };
+    const partitions = await record(env, company.id, xmlKey, rows, ack);
+    if (to) ack.mail = (await attemptReplyMail(env, { companyId: company.id, receivedId: rows[0]!.id, reply: "acknowledgment", attempt: 1, partitions })) ?? ack.mail;
     return ack;
   } catch (e) {
     console.error(JSON.stringify({ level: "error", msg: "reception acknowledgment failed", company_id: company.id, file: xmlKey, error: String(e) }));
@@ -62,8 +62,8 @@ async function signerOf(env: Env, companyId: string) {
   }
 }
 
-/** Writes the acknowledgment into the file's documents, one statement per partition they live in. */
-async function record(env: Env, companyId: string, xmlKey: string, rows: ReceivedRow[], ack: Acknowledgment): Promise<void> {
+/** Writes the acknowledgment into the file's documents, one statement per partition they live in; returns those partitions. */
+async function record(env: Env, companyId: string, xmlKey: string, rows: ReceivedRow[], ack: Acknowledgment): Promise<number[]> {
   const ordinals = new Set(rows.map((r) => ordinalOfId(r.id)).filter((o): o is number => o !== null));
   const value = JSON.stringify(ack);
   for (const ordinal of ordinals) {
@@ -74,4 +74,5 @@ async function record(env: Env, companyId: string, xmlKey: string, rows: Receive
         .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.xmlKey, xmlKey))),
     );
   }
+  return [...ordinals];
 }

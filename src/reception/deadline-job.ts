@@ -8,7 +8,7 @@ import type { Db } from "../db/client";
 import { receivedDocuments } from "../db/schema";
 import { chunked } from "../lib/chunked";
 import { APPROACHING_MS } from "../countries/cl";
-import { receptionEvent } from "./stores";
+import { receptionEvent, receptionEventIf } from "./stores";
 import type { ReceivedRow } from "./view";
 
 export const DEADLINE_ROWS_PER_RUN = 300;
@@ -17,8 +17,8 @@ export type Budget = { passed: number; approaching: number };
 
 /**
  * One database's passed and approaching deadlines: each passed one is marked accepted by law with its
- * event in one batch (only while still PENDING: a repeat records nothing, its event has the same
- * dedupe key); approaching ones get their event once (dedupe key). Takes at most `budget` of each;
+ * event in one batch (only while still PENDING, and the event only if that UPDATE applied: a repeat
+ * records nothing, its event has the same dedupe key); approaching ones get their event once (dedupe key). Takes at most `budget` of each;
  * returns how many of each it found.
  */
 export async function deadlinesIn(db: Db, at: Date, budget: Budget): Promise<Budget> {
@@ -34,7 +34,8 @@ export async function deadlinesIn(db: Db, at: Date, budget: Budget): Promise<Bud
       const next = acceptedByLaw(row, now);
       return [
         db.update(receivedDocuments).set({ responseState: next.responseState, responses: next.responses, updatedAt: now }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), pending)),
-        receptionEvent(db, { row: next, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }),
+        // Only if the UPDATE applied: an answer recorded meanwhile leaves the document as it is, with no event.
+        receptionEventIf(db, { row: next, type: "received_document.deadline_passed", key: `deadline_passed:${row.id}` }, eq(receivedDocuments.responses, next.responses)),
       ];
     }),
     ...approaching.map((row) => receptionEvent(db, { row, type: "received_document.deadline_approaching", key: `deadline_approaching:${row.id}` })),

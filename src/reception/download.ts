@@ -6,8 +6,7 @@ import { AppError } from "../errors";
 import { getReceived } from "./queries";
 import { envelopeResolution, receivedPdf, type EnvelopeResolution } from "./pdf";
 import { receivedFileOfRow, type ReceivedRow } from "./view";
-import { fileReplyKey } from "./acknowledge";
-import { buildRecepcionEnvioFor, replyKey, type ReplyType } from "./replies";
+import { buildRecepcionEnvioFor, fileReplyKey, replyKey, type ReplyType } from "./replies";
 
 const xmlHeaders = (name: string) => ({ "Content-Type": "application/xml; charset=ISO-8859-1", "Content-Disposition": `attachment; filename="${name}"` });
 

@@ -25,6 +25,9 @@ export function replyKey(companyId: string, documentId: string, type: ReplyType)
   return `reception/${companyId}/replies/${documentId}/${type}.xml`;
 }
 
+/** Where the RecepcionEnvio of a whole file kept at `xmlKey` (intake.ts fileKey) is stored (acknowledge.ts). */
+export const fileReplyKey = (xmlKey: string) => xmlKey.replace(/received\.xml$/, "recepcion_envio.xml");
+
 /** CodEnvio: a stable number for the reception of this document (from its id's time part). */
 function receptionCode(row: ReceivedRow): number {
   return Math.max(1, Date.parse(row.createdAt) % 1_000_000_000);
@@ -118,16 +121,6 @@ export async function issuerAddress(env: Env, issuerRut: string, senderOf: () =>
   if (listed) return { email: listed, source: "TAXPAYER_DIRECTORY" };
   const sender = await senderOf();
   return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
-}
-
-/**
- * Mails the replies to `to` through the SEND_EMAIL binding (wrangler records them locally). Without
- * a recipient (none known) or a binding, nothing is sent and the replies stay downloadable.
- */
-export function mailReplies(env: Env, company: CompanyRow, row: ReceivedRow, files: ReplyFile[], to: ReplyRecipient | null): Promise<boolean> {
-  if (!to || files.length === 0) return Promise.resolve(false);
-  const subject = `Respuesta DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
-  return mailToIssuer(env, to, row.id, subject, subject, files.map((f) => ({ name: `${f.type}_${row.documentType}_${row.folio}.xml`, contentType: "application/xml", bytes: f.xml })));
 }
 
 /** One message from the reception domain's `dte@` to `to` (false: no domain or no binding, nothing sent); `id` makes its Message-ID. */

@@ -13,9 +13,11 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError, type ErrorCode } from "../errors";
 import { getReceived } from "./queries";
-import { receptionEvent, writeIn } from "./stores";
+import { receptionEvent, receptionEventIf, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";
-import { buildReplies, mailReplies, replyRecipient } from "./replies";
+import { buildReplies, replyRecipient } from "./replies";
+import { attemptReplyMail, PENDING_MAIL } from "./reply-mail";
+import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
 
 const ACCEPTANCE = new Set(["ACD", "ERM"]);
@@ -95,12 +97,36 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   }
   const at = new Date();
   const files = await buildReplies(env, company, row, action, reason, signer, at);
-  const to = env.SEND_EMAIL ? await replyRecipient(env, row) : null;
-  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to };
-  const responses = [...(JSON.parse(row.responses) as ResponseEntry[]), entry];
-  row = await save(env, row, { responses: JSON.stringify(responses), responseState: stateOf(responses.map((r) => r.action)) }, { type: "received_document.response_recorded", key: `response_recorded:${row.id}:${action}` });
-  const mailing = mailReplies(env, company, row, files, to).catch((e) => console.error(JSON.stringify({ level: "error", msg: "reply mail failed", id: row.id, error: String(e) })));
+  const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await replyRecipient(env, row) : null;
+  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to, mail: to ? PENDING_MAIL : null };
+  row = await appendResponse(env, row, entry);
+  if (!to) return row;
+  const mailing = attemptReplyMail(env, { companyId: company.id, receivedId: row.id, reply: action, attempt: 1 }).catch((e) => log("error", "reply mail failed", { id: row.id, error: describeError(e) }));
   if (ctx) ctx.waitUntil(mailing);
   else await mailing;
   return row;
+}
+
+/**
+ * Appends `entry` with its response_recorded event: a compare-and-set on the list as read, read again
+ * and retried when another answer got there first (an ERM sent beside an ACD, the deadline job, a
+ * reply's mail state), so that no recorded answer is lost. Returns the document after it.
+ */
+async function appendResponse(env: Env, row: ReceivedRow, entry: ResponseEntry): Promise<ReceivedRow> {
+  for (let tries = 1; ; tries++) {
+    const list = JSON.parse(row.responses) as ResponseEntry[];
+    if (list.some((r) => r.action === entry.action)) return row;
+    const responses = JSON.stringify([...list, entry]);
+    const next = { ...row, responses, responseState: stateOf([...list, entry].map((r) => r.action)), updatedAt: new Date().toISOString() };
+    const event = { row: next, type: "received_document.response_recorded", key: `response_recorded:${row.id}:${entry.action}` };
+    const applied = await writeIn(env, row.companyId, ordinalOfId(row.id)!, async (db) => {
+      const document = and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id));
+      const update = db.update(receivedDocuments).set({ responses, responseState: next.responseState, updatedAt: next.updatedAt }).where(and(document, eq(receivedDocuments.responses, row.responses))).returning({ id: receivedDocuments.id });
+      const [changed] = await db.batch([update, receptionEventIf(db, event, eq(receivedDocuments.responses, responses))]);
+      return changed.length > 0;
+    });
+    if (applied) return next;
+    if (tries === 5) throw new AppError("SERVICE_UNAVAILABLE", `The SII recorded the ${NAMES[entry.action as ReceptionAction]}, but the document kept changing while it was being saved: send the same request again to save it (the SII answers that it is already recorded).`, [], { "Retry-After": "1" });
+    row = await getReceived(env, row.companyId, row.id);
+  }
 }

@@ -8,6 +8,16 @@ const CheckSchema = z.object({
   message: z.string().nullable(),
 });
 
+const ReplyMailSchema = z
+  .object({
+    state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): download the reply and send it yourself." }),
+    attempts: z.number().int().openapi({ description: "Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours)." }),
+    sent_at: z.string().nullable(),
+    message: z.string().nullable().openapi({ description: "Why the last attempt failed." }),
+  })
+  .nullable()
+  .openapi({ description: "The mailing of the reply to `reply_to`; null when it is not mailed (no address known, no mail binding configured, or recorded before mailings were tracked)." });
+
 const ResponseEntrySchema = z.object({
   action: z.enum(["ACD", "ERM", "RCD", "RFP", "RFT", "ACCEPTED_BY_LAW"]),
   reason: z.string().nullable(),
@@ -18,7 +28,8 @@ const ResponseEntrySchema = z.object({
   reply_to: z
     .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
     .nullable()
-    .openapi({ description: "Where the replies were mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself." }),
+    .openapi({ description: "Where the replies are mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself." }),
+  mail: ReplyMailSchema,
 });
 
 export const ReceivedDocumentSchema = z
@@ -44,7 +55,8 @@ export const ReceivedDocumentSchema = z
             reply_to: z
               .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
               .nullable()
-              .openapi({ description: "Where it was mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier." }),
+              .openapi({ description: "Where it is mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier." }),
+            mail: ReplyMailSchema,
           })
           .nullable()
           .openapi({ description: "The signed RespuestaDTE/RecepcionEnvio that answered the file (every document taken in from it, each with its EstadoRecepDTE), built when an e-mail or upload brought it and the company had an active certificate; `download/recepcion_envio` returns it. Null otherwise: that download then builds one for this document alone." }),

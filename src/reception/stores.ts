@@ -5,13 +5,14 @@
  * new ones go to the open partition. Inbound messages that matched no company stay in D1 (they have
  * no company store).
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { receivedDocuments } from "../db/schema";
+import { eventOutbox, receivedDocuments } from "../db/schema";
 import { ordinalOfId, storeFor } from "../db/document-store";
 import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, UnknownPartitionError, withPartition } from "../db/document-store/legacy";
 import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
+import { newId } from "../lib/ids";
 import { receivedView, type ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof storeFor>[0];
@@ -80,6 +81,25 @@ export interface ReceptionEvent {
 /** The INSERT of a reception event into the store's outbox, for the batch of the change it reports (the store fans it out from there). */
 export function receptionEvent(db: Db, e: ReceptionEvent) {
   return outboxInsert(db, { companyId: e.row.companyId, type: e.type, dedupeKey: e.key, payload: receivedView(e.row) });
+}
+
+/**
+ * receptionEvent, recorded only if the document meets `only` as the statements before it in the
+ * batch left it: after a conditional UPDATE, the event of a change that did not apply (a concurrent
+ * writer got there first) is not recorded.
+ */
+export function receptionEventIf(db: Db, e: ReceptionEvent, only: SQL) {
+  const columns = {
+    id: sql<string>`${newId("evt")}`.as("id"),
+    companyId: receivedDocuments.companyId,
+    type: sql<string>`${e.type}`.as("type"),
+    dedupeKey: sql<string>`${e.key}`.as("dedupe_key"),
+    payload: sql<string>`${JSON.stringify(receivedView(e.row))}`.as("payload"),
+    createdAt: sql<string>`${new Date().toISOString()}`.as("created_at"),
+    dispatchedAt: sql<string | null>`NULL`.as("dispatched_at"),
+  };
+  const document = and(eq(receivedDocuments.companyId, e.row.companyId), eq(receivedDocuments.id, e.row.id), only);
+  return db.insert(eventOutbox).select(db.select(columns).from(receivedDocuments).where(document)).onConflictDoNothing();
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Check } from "./checks";
 import { secondsLeft } from "../countries/cl";
 import type { Summary } from "./summary";
 import type { ReceivedFile } from "./intake";
+import type { ReplyMail } from "./reply-mail";
 
 export type ReceivedRow = typeof receivedDocuments.$inferSelect;
 
@@ -17,6 +18,8 @@ export interface ResponseEntry {
   files: string[];
   /** Where its replies were mailed (absent in entries written before replies were mailed for every channel). */
   reply_to?: ReplyRecipient | null;
+  /** Its mailing to reply_to (absent in entries written before mails were tracked). */
+  mail?: ReplyMail | null;
 }
 
 /** The issuer's address the replies go to, and where it was found. */
@@ -57,7 +60,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     response_deadline: row.responseDeadline,
     seconds_left: row.responseState === "PENDING" ? secondsLeft(row.responseDeadline, now) : null,
     response_state: row.responseState,
-    responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null })),
+    responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null, mail: r.mail ?? null })),
     downloads: row.xmlKey ? files : [],
     received_at: row.createdAt,
     updated_at: row.updatedAt,
@@ -73,5 +76,6 @@ export function receivedFileOfRow(row: Pick<ReceivedRow, "receivedFile">): Recei
 function receivedFileView(row: ReceivedRow) {
   if (!row.xmlKey) return null;
   const file = receivedFileOfRow(row);
-  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, acknowledgment: file?.acknowledgment ?? null };
+  const ack = file?.acknowledgment;
+  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, acknowledgment: ack ? { ...ack, mail: ack.mail ?? null } : null };
 }

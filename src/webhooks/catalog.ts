@@ -151,6 +151,14 @@ export const EVENT_CATALOG = {
   "received_document.deadline_passed": receivedEvent("The 8 days passed without a response: the document is accepted by law (`response_state` ACCEPTED_BY_LAW)."),
   "received_document.response_recorded": receivedEvent("An acceptance or claim was recorded at the SII and the signed replies produced."),
   "received_document.response_refused": receivedEvent("The SII refused an acceptance or claim; the document is unchanged."),
+  "received_document.reply_mail_failed": {
+    ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Download it and send it to the supplier yourself."),
+    example: {
+      ...receivedExample,
+      received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl" } } },
+      downloads: ["xml", "pdf", "recepcion_envio"], updated_at: "2026-11-24T08:05:11.000Z",
+    },
+  },
   "inbound_message.no_documents": {
     description: "An e-mail reached the company's reception address but brought no document: nothing an EnvioDTE or DTE attached (`NO_DTE`), not a readable message (`MALFORMED`), over 20 MiB (`TOO_LARGE`) or a zip attachment refused (`ZIP_REFUSED`); `detail` says why. Ask the supplier to send it again, or upload the file. `data` is the message as `GET /api/reception/messages/{id}` answers it (without `document_ids`).",
     data: InboundMessageSchema,

@@ -126,7 +126,7 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     // The company has a certificate: the file was answered at intake and the answer mailed to the issuer's exchange address.
     expect(doc.received_file).toEqual({
       name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/),
-      acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" } },
+      acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null } },
     });
     const { xml, field } = await download(doc.id);
     // The envelope's own signature is the file's last: its DigestValue is the one over the SetDTE.
@@ -170,7 +170,7 @@ describe("the RecepcionEnvio of a file of several documents", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.documents.map((d: any) => [d.folio, d.outcome, d.verification.reception_status])).toEqual([[142, "NEW", 0], [141, "DUPLICATE", 4]]);
     const acks = res.body.documents.map((d: any) => d.received_file.acknowledgment);
-    expect(acks[0]).toEqual({ at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" } });
+    expect(acks[0]).toEqual({ at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null } });
     expect(acks[1]).toEqual(acks[0]);
     const files = await Promise.all(res.body.documents.map(async (d: any) => decodeLatin1(new Uint8Array(await (await call("POST", `/api/reception/invoices/${d.id}/download/recepcion_envio?company_id=${r.companyId}`, { key: r.owner.key })).raw.arrayBuffer()))));
     expect(files[1]).toBe(files[0]);

@@ -113,7 +113,7 @@ describe("webhook endpoints", () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual(
       ["ENU", "certificate.expiring", "invoice.accepted", "invoice.accepted_with_objections", "invoice.buyer_delivery", "invoice.buyer_reply", "invoice.buyer_response", "invoice.failed", "invoice.rejected", "invoice.sent", "webhook.test", "webhook_endpoint.disabled",
-        "received_document.received", "received_document.verification_failed", "received_document.deadline_approaching", "received_document.deadline_passed", "received_document.response_recorded", "received_document.response_refused", "inbound_message.no_documents"].sort(),
+        "received_document.received", "received_document.verification_failed", "received_document.deadline_approaching", "received_document.deadline_passed", "received_document.response_recorded", "received_document.response_refused", "received_document.reply_mail_failed", "inbound_message.no_documents"].sort(),
     );
     expect(doc.webhooks["invoice.accepted"].post.tags).toEqual(["Webhooks"]);
   });

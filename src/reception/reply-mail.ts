@@ -1,0 +1,155 @@
+/**
+ * Mailing the replies to the supplier (issue 12 §4): the RecepcionEnvio that answers a received file
+ * (acknowledge.ts) and the replies of an acceptance or claim (respond.ts). Each mail is recorded on
+ * the document before it is attempted (`mail`, state PENDING), attempted at once, and when the
+ * attempt fails (the mail service refused or did not answer) tried again by the issuance queue
+ * (`reception.reply_mail` messages) with growing waits, REPLY_MAIL_ATTEMPTS in all; then FAILED, with
+ * a `received_document.reply_mail_failed` event. The replies stay downloadable whatever happens.
+ *
+ * An attempt reads what to send from the record (the address, the files kept in R2), so a repeated
+ * queue message sends nothing twice once the mail is SENT or FAILED.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { ReceptionAction } from "../countries/port";
+import { ordinalOfId } from "../db/document-store";
+import { receivedDocuments } from "../db/schema";
+import { companyControl } from "../domain/companies/control-cache";
+import { describeError, log } from "../lib/log";
+import type { MailFile } from "../lib/mail";
+import type { ReplyMailMessage } from "../queues/issuance";
+import { partitionDb, receptionEventIf, writeIn } from "./stores";
+import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
+import { fileReplyKey, mailToIssuer, replyKey, type ReplyType } from "./replies";
+
+/** Attempts in all before FAILED: waits of 5 minutes doubling, at most 6 hours, between them (about 19 hours). */
+export const REPLY_MAIL_ATTEMPTS = 8;
+
+export interface ReplyMail {
+  state: "PENDING" | "SENT" | "FAILED";
+  attempts: number;
+  sent_at: string | null;
+  /** Why the last attempt failed. */
+  message: string | null;
+}
+
+export const PENDING_MAIL: ReplyMail = { state: "PENDING", attempts: 0, sent_at: null, message: null };
+
+/** Which mail of a document: its file's acknowledgment, or the replies of one of its responses. */
+export type ReplyKind = "acknowledgment" | ReceptionAction;
+
+/** Seconds between attempt `attempt` and the next. */
+export const replyMailWait = (attempt: number) => Math.min(300 * 2 ** Math.max(0, attempt - 1), 6 * 3600);
+
+/**
+ * Attempt `attempt` (from 1) of the mail `reply` of document `receivedId`; `partitions`: for an
+ * acknowledgment, the partitions holding documents of the file (all record its mail).
+ */
+export interface ReplyMailJob {
+  companyId: string;
+  receivedId: string;
+  reply: ReplyKind;
+  attempt: number;
+  partitions?: number[];
+}
+
+export const replyMailBody = (j: ReplyMailJob): ReplyMailMessage => ({ v: 1, type: "reception.reply_mail", company_id: j.companyId, received_id: j.receivedId, reply: j.reply, attempt: j.attempt, ...(j.partitions ? { partitions: j.partitions } : {}) });
+
+/** The mail of `reply` as the document records it, with where it goes and what it sends. */
+interface Recorded {
+  mail: ReplyMail;
+  to: ReplyRecipient;
+  files: { name: string; key: string }[];
+  subject: string;
+  text: string;
+}
+
+function recorded(row: ReceivedRow, taxId: string, reply: ReplyKind): Recorded | null {
+  if (reply === "acknowledgment") {
+    const ack = receivedFileOfRow(row)?.acknowledgment;
+    if (!ack?.mail || !ack.reply_to || !row.xmlKey) return null;
+    const subject = `Acuse de recibo de envio DTE - ${taxId}`;
+    return { mail: ack.mail, to: ack.reply_to, files: [{ name: `RecepcionEnvio_${taxId}.xml`, key: fileReplyKey(row.xmlKey) }], subject, text: `${subject} (RespuestaDTE, RecepcionEnvio)` };
+  }
+  const entry = (JSON.parse(row.responses) as ResponseEntry[]).find((r) => r.action === reply);
+  if (!entry?.mail || !entry.reply_to) return null;
+  const subject = `Respuesta DTE ${row.documentType} folio ${row.folio} - ${taxId}`;
+  const files = entry.files.map((type) => ({ name: `${type}_${row.documentType}_${row.folio}.xml`, key: replyKey(row.companyId, row.id, type as ReplyType) }));
+  return { mail: entry.mail, to: entry.reply_to, files, subject, text: subject };
+}
+
+/**
+ * One attempt at a mail still PENDING whose record has fewer attempts than `job.attempt` (a repeated
+ * or outrun queue message does nothing). The next attempt is queued before this one is made, so that
+ * a failure to record this one's outcome still leaves one to come; it does nothing once the mail is
+ * SENT. Records SENT, or the failure (PENDING, FAILED after the last attempt). Returns the mail as
+ * recorded after it, or null when there was nothing to send. Throws what an unavailable store or
+ * queue throws before the attempt (the queue message is then retried).
+ */
+export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Date()): Promise<ReplyMail | null> {
+  const { companyId, receivedId, reply, attempt } = job;
+  const db = await partitionDb(env, companyId, receivedId);
+  const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, receivedId))).get());
+  const control = row ? await companyControl(env, companyId, now.getTime()) : null;
+  const found = row && control ? recorded(row, control.company.taxId, reply) : null;
+  if (!row || !found || found.mail.state !== "PENDING" || found.mail.attempts >= attempt) return found?.mail ?? null;
+  if (attempt < REPLY_MAIL_ATTEMPTS) await env.ISSUANCE_QUEUE.send(replyMailBody({ ...job, attempt: attempt + 1 }), { delaySeconds: replyMailWait(attempt) });
+  let next: ReplyMail;
+  try {
+    if (control!.company.status !== "ACTIVE") throw new Error("The company is no longer active");
+    const files: MailFile[] = [];
+    for (const f of found.files) {
+      const object = await env.FILES.get(f.key);
+      if (!object) throw new Error(`The reply ${f.name} is missing from storage`);
+      files.push({ name: f.name, contentType: "application/xml", bytes: new Uint8Array(await object.arrayBuffer()) });
+    }
+    if (!(await mailToIssuer(env, found.to, `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`, found.subject, found.text, files))) throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
+    next = { state: "SENT", attempts: attempt, sent_at: now.toISOString(), message: null };
+  } catch (e) {
+    const message = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+    next = { state: attempt < REPLY_MAIL_ATTEMPTS ? "PENDING" : "FAILED", attempts: attempt, sent_at: null, message };
+    log("warn", "reply mail failed", { company_id: companyId, id: receivedId, reply, attempt, error: describeError(e) });
+  }
+  await recordMail(env, row, job.partitions ?? [ordinalOfId(row.id)!], reply, next);
+  return next;
+}
+
+/**
+ * Writes `mail` into the document's record of `reply` (for an acknowledgment, into every document of
+ * the file, in each of `partitions`), with the reply_mail_failed event when it is FAILED. Each is one
+ * json_set on its own path, so it never undoes a concurrent change to the rest of the record.
+ */
+async function recordMail(env: Env, row: ReceivedRow, partitions: number[], reply: ReplyKind, mail: ReplyMail): Promise<void> {
+  const value = JSON.stringify(mail);
+  const at = new Date().toISOString();
+  const own = ordinalOfId(row.id)!;
+  // The file's other documents first: the event goes with the last write, the document's own.
+  for (const ordinal of partitions.filter((o) => o !== own)) {
+    await writeIn(env, row.companyId, ordinal, (db) => db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!))));
+  }
+  await writeIn(env, row.companyId, own, async (db) => {
+    let update;
+    let only;
+    if (reply === "acknowledgment") {
+      update = db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
+      only = sql`json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail') = json(${value})`;
+    } else {
+      const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
+      const path = `$[${index}].mail`;
+      update = db.update(receivedDocuments).set({ responses: sql`json_set(${receivedDocuments.responses}, ${path}, json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${reply}`));
+      only = sql`json_extract(${receivedDocuments.responses}, ${path}) = json(${value})`;
+    }
+    if (mail.state !== "FAILED") return void (await update);
+    const after = withMail(row, reply, mail);
+    await db.batch([update, receptionEventIf(db, { row: { ...after, updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}` }, only)]);
+  });
+}
+
+/** `row` with `mail` written into its record of `reply`. */
+function withMail(row: ReceivedRow, reply: ReplyKind, mail: ReplyMail): ReceivedRow {
+  if (reply === "acknowledgment") {
+    const file = receivedFileOfRow(row)!;
+    return { ...row, receivedFile: JSON.stringify({ ...file, acknowledgment: { ...file.acknowledgment!, mail } }) };
+  }
+  const responses = (JSON.parse(row.responses) as ResponseEntry[]).map((r) => (r.action === reply ? { ...r, mail } : r));
+  return { ...row, responses: JSON.stringify(responses) };
+}
