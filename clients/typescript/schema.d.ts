@@ -23907,6 +23907,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -24025,6 +24026,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -24143,6 +24145,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -24261,6 +24264,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": {
                      *             "at": "2026-11-23T13:00:05.000Z",
                      *             "reply_to": {
@@ -24392,6 +24396,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -24510,6 +24515,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -24628,6 +24634,7 @@ export interface webhooks {
                      *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
                      *           "acknowledgment": null
                      *         },
                      *         "xml_status": "RECEIVED",
@@ -26654,6 +26661,8 @@ export interface components {
                  * @example EnvioDTE_76086428-5_T33_F1042.xml
                  */
                 name: string | null;
+                /** @description When the file was taken in: the FchRecep of its RecepcionEnvio. Later than the document's `received_at` when the SII's register listed the document before its XML arrived. */
+                received_at: string;
             } | null;
             recipient: {
                 legal_name: string | null;

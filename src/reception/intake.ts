@@ -100,7 +100,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
   const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
   const writes: Write[] = [];
-  const receivedFile = receivedFileOf(report, source.fileName ?? null);
+  const receivedFile = receivedFileOf(report, source.fileName ?? null, now);
   for (const [i, k] of items.entries()) {
     const claim = claims[i]!;
     const held = holders.get(claim.documentId);
@@ -159,6 +159,8 @@ async function distinctDtes(bytes: Uint8Array, usable: Keyed[]): Promise<(Keyed 
  */
 export interface ReceivedFile {
   name: string | null;
+  /** When the file was taken in (the RecepcionEnvio's FchRecep): later than the document's own time when the SII's register listed it first. Absent on records from before it was kept. */
+  received_at?: string;
   envelope_id: string | null;
   digest: string | null;
   caratula_issuer: string | null;
@@ -167,9 +169,10 @@ export interface ReceivedFile {
   acknowledgment?: Acknowledgment;
 }
 
-function receivedFileOf(report: InboundReport, name: string | null): string {
+function receivedFileOf(report: InboundReport, name: string | null, at: Date): string {
   const file: ReceivedFile = {
     name: displayText(name, 255),
+    received_at: at.toISOString(),
     envelope_id: displayText(report.setId, 80),
     digest: report.envelopeSignature?.ok ? (report.envelopeSignature.digestValue ?? null) : null,
     caratula_issuer: displayText(report.caratula?.rutEmisor, 12),

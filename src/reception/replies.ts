@@ -78,7 +78,7 @@ export async function recepcionEnvioXml(company: Pick<CompanyRow, "taxId">, rows
   const r = await buildRecepcionEnvio({
     responderRut: company.taxId, recipientRut: first.issuerRut, timestamp: toLocalDateTime(new Date(), "America/Santiago"), signer, responseId: receptionCode(first),
     envelopes: [{
-      fileName: latin1(received?.name ?? `${first.id}.xml`), receivedAt: toLocalDateTime(first.createdAt, "America/Santiago"), receptionCode: receptionCode(first), envelopeId: latin1(received?.envelope_id ?? first.id),
+      fileName: latin1(received?.name ?? `${first.id}.xml`), receivedAt: toLocalDateTime(received?.received_at ?? first.createdAt, "America/Santiago"), receptionCode: receptionCode(first), envelopeId: latin1(received?.envelope_id ?? first.id),
       ...(received?.digest ? { digest: received.digest } : {}),
       issuerRut: rutOr(received?.caratula_issuer, first.issuerRut), receiverRut: rutOr(received?.caratula_recipient, company.taxId), ...envelopeReception(first),
       documents: rows.map((row) => ({ ...keyOf(row), status: row.receptionStatus ?? 99, statusText: receptionStatusText(row.receptionStatus ?? 99)! })),

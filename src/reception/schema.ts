@@ -49,6 +49,7 @@ export const ReceivedDocumentSchema = z
         name: z.string().nullable().openapi({ description: "The file's name as sent: the e-mail attachment, the entry of a zipped attachment, or the uploaded file (null when it had none, and for documents received before names were kept).", example: "EnvioDTE_76086428-5_T33_F1042.xml" }),
         envelope_id: z.string().nullable().openapi({ description: "The ID of the envelope's SetDTE (the EnvioDTEID the RecepcionEnvio reply names); null for a standalone DTE.", example: "SetDoc" }),
         message_id: z.string().nullable().openapi({ description: "The inbound message that brought it (GET /api/reception/messages/{message_id}); null when the XML came from the SII's register." }),
+        received_at: z.string().openapi({ description: "When the file was taken in: the FchRecep of its RecepcionEnvio. Later than the document's `received_at` when the SII's register listed the document before its XML arrived." }),
         acknowledgment: z
           .object({
             at: z.string().openapi({ description: "When the file's RecepcionEnvio was built." }),

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { pollReceptionRegister } from "../../src/reception/cron";
+import { toLocalDateTime } from "../../src/lib/time";
 import { sql } from "drizzle-orm";
 import { call, expectError } from "../helpers/api";
 import { storeRows } from "../helpers/store";
@@ -36,8 +37,16 @@ describe("register polling", () => {
     expect(doc.seconds_left).toBeGreaterThan(7 * 86_400);
     expectError(await respond(r, doc.id, "ACD"), 422, "RECEPTION_ACTION_NO_XML");
     expectError(await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key }), 404, "RECEPTION_FILE_NOT_AVAILABLE");
+    // Listed two hours before its XML arrives.
+    await storeRows(r.companyId, sql`UPDATE received_documents SET created_at = ${new Date(Date.now() - 2 * 3_600_000).toISOString()} WHERE id = ${doc.id}`);
     const up = await upload(r, e.xml);
     expect(up.body.documents[0]).toMatchObject({ id: doc.id, outcome: "NEW", xml_status: "RECEIVED", sii_received_at: doc.sii_received_at, response_deadline: doc.response_deadline });
+    // The file's RecepcionEnvio dates the file's arrival (FchRecep), not the register's listing.
+    const arrived = up.body.documents[0].received_file.received_at;
+    expect(Date.parse(arrived) - Date.parse(up.body.documents[0].received_at)).toBeGreaterThan(3_600_000);
+    const ack = await call("POST", `/api/reception/invoices/${doc.id}/download/recepcion_envio?company_id=${r.companyId}`, { key: r.owner.key });
+    expect(ack.status).toBe(200);
+    expect(new TextDecoder("latin1").decode(await ack.raw.arrayBuffer())).toContain(`<FchRecep>${toLocalDateTime(arrived, "America/Santiago")}</FchRecep>`);
     expect((await respond(r, doc.id, "ACD")).body.response_state).toBe("ACCEPTED");
     expect((await events("received_document.response_recorded")).map((d) => [d.id, d.response_state])).toContainEqual([doc.id, "ACCEPTED"]);
   });

@@ -125,9 +125,11 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     const doc = res.body.documents[0];
     // The company has a certificate: the file was answered at intake and the answer mailed to the issuer's exchange address.
     expect(doc.received_file).toEqual({
-      name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/),
+      name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/), received_at: expect.stringMatching(/^\d{4}-/),
       acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null } },
     });
+    // Taken in with the document (only a document the SII's register listed first has an earlier received_at).
+    expect(Math.abs(Date.parse(doc.received_file.received_at) - Date.parse(doc.received_at))).toBeLessThan(60_000);
     const { xml, field } = await download(doc.id);
     // The envelope's own signature is the file's last: its DigestValue is the one over the SetDTE.
     const digests = [...decodeLatin1(e.xml).matchAll(/<DigestValue>([^<]*)<\/DigestValue>/g)].map((m) => m[1]);
