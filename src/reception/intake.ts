@@ -238,9 +238,10 @@ function eventOf(w: Write): ReceptionEvent {
   return { row: readBack(w), type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
 }
 
-/** The row as stored: a placeholder keeps its channel (SII) and reception time. */
+/** The row as stored: a placeholder keeps its channel (SII), reception time and response state (accepted by law while its XML was awaited). */
 function readBack(w: Write): ReceivedRow {
-  return { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(w.placeholder ? { channel: "SII" as const, createdAt: w.placeholder.createdAt } : {}) } as ReceivedRow;
+  const p = w.placeholder;
+  return { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(p ? { channel: "SII" as const, createdAt: p.createdAt, responseState: p.responseState, responses: p.responses } : {}) } as ReceivedRow;
 }
 
 /** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML). */

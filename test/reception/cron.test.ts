@@ -73,4 +73,16 @@ describe("deadlines", () => {
     expectError(await respond(r, late.id, "RCD"), 422, "RECEPTION_DEADLINE_PASSED");
     expect((await getDoc(r, late.id)).body.response_state).toBe("ACCEPTED_BY_LAW");
   });
+
+  it("a document accepted by law while its XML was awaited stays so when the XML arrives, and its received event says so", async () => {
+    const e = await envelope([await signedDte(caf33, 304, cert)], cert);
+    await inject(e, new Date(Date.now() - 9 * 86_400_000), true);
+    await env.DB.prepare("UPDATE reception_addresses SET polled_at = NULL WHERE company_id = ?").bind(r.companyId).run();
+    await pollReceptionRegister(env, new Date());
+    const [listed] = await afterAlarms(r.companyId, () => byFolio(304), ([d]) => d?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the store's alarm");
+    const up = await upload(r, e.xml);
+    expect(up.body.documents[0]).toMatchObject({ id: listed.id, xml_status: "RECEIVED", response_state: "ACCEPTED_BY_LAW", responses: [{ action: "ACCEPTED_BY_LAW" }] });
+    const received = (await events("received_document.received")).filter((d) => d.id === listed.id);
+    expect(received).toMatchObject([{ xml_status: "RECEIVED", response_state: "ACCEPTED_BY_LAW", responses: [{ action: "ACCEPTED_BY_LAW" }] }]);
+  });
 });

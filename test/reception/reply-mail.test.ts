@@ -38,7 +38,7 @@ async function received(folio: number): Promise<string> {
 const company = async () => (await companyControl(env, r.companyId, Date.now(), true))!.company;
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     const v = await read();
     if (ok(v)) return v;
     await new Promise((res) => setTimeout(res, 50));
