@@ -83,7 +83,7 @@ function recorded(row: ReceivedRow, taxId: string, reply: ReplyKind): Recorded |
  * a failure to record this one's outcome still leaves one to come; it does nothing once the mail is
  * SENT. Records SENT, or the failure (PENDING, FAILED after the last attempt). Returns the mail as
  * recorded after it, or null when there was nothing to send. Throws what an unavailable store or
- * queue throws before the attempt (the queue message is then retried).
+ * queue throws before the attempt (the queue message is then retried, and makes it).
  */
 export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Date()): Promise<ReplyMail | null> {
   const { companyId, receivedId, reply, attempt } = job;
@@ -92,7 +92,7 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   const control = row ? await companyControl(env, companyId, now.getTime()) : null;
   const found = row && control ? recorded(row, control.company.taxId, reply) : null;
   if (!row || !found || found.mail.state !== "PENDING" || found.mail.attempts >= attempt) return found?.mail ?? null;
-  if (attempt < REPLY_MAIL_ATTEMPTS) await env.ISSUANCE_QUEUE.send(replyMailBody({ ...job, attempt: attempt + 1 }), { delaySeconds: replyMailWait(attempt) });
+  if (attempt < REPLY_MAIL_ATTEMPTS) await queueNext(env, job);
   let next: ReplyMail;
   try {
     if (control!.company.status !== "ACTIVE") throw new Error("The company is no longer active");
@@ -111,6 +111,20 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   }
   await recordMail(env, row, job.partitions ?? [ordinalOfId(row.id)!], reply, next);
   return next;
+}
+
+/**
+ * Queues attempt `job.attempt + 1`. When the queue refuses it, a later attempt (a queue message)
+ * throws before it is made, so that its message is retried; the first (made at once, with no message
+ * behind it) goes ahead.
+ */
+async function queueNext(env: Env, job: ReplyMailJob): Promise<void> {
+  try {
+    await env.ISSUANCE_QUEUE.send(replyMailBody({ ...job, attempt: job.attempt + 1 }), { delaySeconds: replyMailWait(job.attempt) });
+  } catch (e) {
+    if (job.attempt > 1) throw e;
+    log("error", "the next reply mail attempt could not be queued", { company_id: job.companyId, id: job.receivedId, reply: job.reply, error: describeError(e) });
+  }
 }
 
 /**

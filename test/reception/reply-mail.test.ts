@@ -58,6 +58,10 @@ describe("reply mails", () => {
     expect(doc.responses[0].mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null });
     // The file's RecepcionEnvio, mailed at intake, says the same.
     expect(doc.received_file.acknowledgment.mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null });
+    // The first attempt is made even when its follow-up cannot be queued.
+    const other = await received(306);
+    await respondToDocument({ ...env, ISSUANCE_QUEUE: { send: async () => { throw new Error("queue unavailable"); } } as unknown as Queue } as Env, undefined, await company(), other, "ACD", null);
+    expect((await getDoc(r, other)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
     // A repeated or late queue message sends nothing once it is SENT.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "ACD", attempt: 2 })).toMatchObject({ state: "SENT", attempts: 1 });
   });
@@ -70,6 +74,10 @@ describe("reply mails", () => {
     expect(after.responses[0]).toMatchObject({ action: "ERM", reply_to: { email: "dte@losandes.example" }, mail: { state: "PENDING", attempts: 1, sent_at: null, message: "550 5.1.1 mailbox unavailable" } });
     // The same attempt again (a repeated message) does nothing.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 1 })).toMatchObject({ state: "PENDING", attempts: 1 });
+    // A later attempt whose own next one cannot be queued is not made: its message is retried instead.
+    const noQueue = { ...env, ISSUANCE_QUEUE: { send: async () => { throw new Error("queue unavailable"); } } as unknown as Queue } as Env;
+    await expect(attemptReplyMail(noQueue, { companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 2 })).rejects.toThrow("queue unavailable");
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "PENDING", attempts: 1 });
     // The next attempt, through the issuance queue and its consumer.
     await env.ISSUANCE_QUEUE.send(replyMailBody({ companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 2 }));
     const sent = await until(async () => (await getDoc(r, id)).body, (d) => d.responses[0].mail.state === "SENT", "the ERM's second attempt");
