@@ -19880,7 +19880,7 @@ export interface paths {
         put?: never;
         /**
          * Accept or claim a received document
-         * @description Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new; ACD/ERM are refused for a document that failed verification.
+         * @description Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new at the SII (when the replies' mail FAILED, it starts that mailing over); ACD/ERM are refused for a document that failed verification.
          *
          *     Roles: OWNER, ADMIN, MEMBER.
          *
@@ -24206,7 +24206,7 @@ export interface webhooks {
         put?: never;
         /**
          * received_document.reply_mail_failed
-         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Download it and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
+         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
          *
          *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
          *
@@ -26637,7 +26637,7 @@ export interface components {
                         message: string | null;
                         sent_at: string | null;
                         /**
-                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): download the reply and send it yourself.
+                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                          * @enum {string}
                          */
                         state: "PENDING" | "SENT" | "FAILED";
@@ -26686,7 +26686,7 @@ export interface components {
                     message: string | null;
                     sent_at: string | null;
                     /**
-                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): download the reply and send it yourself.
+                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                      * @enum {string}
                      */
                     state: "PENDING" | "SENT" | "FAILED";

@@ -113,6 +113,20 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   return next;
 }
 
+/** Sets the FAILED mail of response `action` PENDING again, with no attempt yet; false when it was not FAILED. */
+export async function rearmFailedMail(env: Env, row: ReceivedRow, action: ReceptionAction): Promise<boolean> {
+  const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === action && r.mail?.state === "FAILED" && r.reply_to);
+  if (index < 0) return false;
+  const changed = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
+    db
+      .update(receivedDocuments)
+      .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(PENDING_MAIL)}))`, updatedAt: new Date().toISOString() })
+      .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`))
+      .returning({ id: receivedDocuments.id }),
+  );
+  return changed.length > 0;
+}
+
 /**
  * Queues attempt `job.attempt + 1`. When the queue refuses it, a later attempt (a queue message)
  * throws before it is made, so that its message is retried; the first (made at once, with no message

@@ -16,7 +16,7 @@ import { getReceived } from "./queries";
 import { receptionEvent, receptionEventIf, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";
 import { buildReplies, replyRecipient } from "./replies";
-import { attemptReplyMail, PENDING_MAIL } from "./reply-mail";
+import { attemptReplyMail, PENDING_MAIL, rearmFailedMail } from "./reply-mail";
 import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
 
@@ -73,7 +73,7 @@ async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event
 export async function respondToDocument(env: Env, ctx: ExecutionContext | undefined, company: CompanyRow, id: string, action: ReceptionAction, reason: string | null): Promise<ReceivedRow> {
   const db = createDb(env.DB);
   let row = await getReceived(env, company.id, id);
-  if (checkRules(row, action, Date.now())) return row;
+  if (checkRules(row, action, Date.now())) return mailAgainIfFailed(env, ctx, row, action);
   const signer = await requireSigningCredentials(db, env, company.id);
   const sii = siiReception(envForMode(env, company.livemode), ctx);
   const key = { companyRut: company.taxId, signer, issuerRut: row.issuerRut, documentType: row.documentType, folio: row.folio };
@@ -105,6 +105,18 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   if (ctx) ctx.waitUntil(mailing);
   else await mailing;
   return row;
+}
+
+/**
+ * A repeat of a recorded action records nothing at the SII; when its replies' mail FAILED, it starts
+ * the mailing again (PENDING, a first attempt at once, then the queue's).
+ */
+async function mailAgainIfFailed(env: Env, ctx: ExecutionContext | undefined, row: ReceivedRow, action: ReceptionAction): Promise<ReceivedRow> {
+  if (!(await rearmFailedMail(env, row, action))) return row;
+  const mailing = attemptReplyMail(env, { companyId: row.companyId, receivedId: row.id, reply: action, attempt: 1 }).catch((e) => log("error", "reply mail failed", { id: row.id, error: describeError(e) }));
+  if (ctx) ctx.waitUntil(mailing);
+  else await mailing;
+  return getReceived(env, row.companyId, row.id);
 }
 
 /**

@@ -98,6 +98,14 @@ describe("reply mails", () => {
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.payload).responses[0].mail).toMatchObject({ state: "FAILED", attempts: REPLY_MAIL_ATTEMPTS });
     expect(doc.downloads).toContain("resultado_dte");
+    // The same response again records nothing more at the SII and starts the mailing over.
+    const again = await respond(r, id, "RCD");
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.responses).toHaveLength(1);
+    const resent = await until(async () => (await getDoc(r, id)).body, (d) => d.responses[0].mail.state === "SENT", "the RCD's mail started over");
+    expect(resent.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
+    // A repeat when it was SENT starts nothing.
+    expect((await respond(r, id, "RCD")).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
   });
 
   it("a file's RecepcionEnvio refused at intake is tried again for every document of the file", async () => {

@@ -81,7 +81,7 @@ const sendResponse = defineRoute({
   tags: TAGS,
   summary: "Accept or claim a received document",
   description:
-    "Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new; ACD/ERM are refused for a document that failed verification.",
+    "Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new at the SII (when the replies' mail FAILED, it starts that mailing over); ACD/ERM are refused for a document that failed verification.",
   permission: "reception:respond",
   companyInQuery: true,
   request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: SendResponseBody } } } },
