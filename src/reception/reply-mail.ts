@@ -9,8 +9,9 @@
  * An attempt reads what to send from the record (the address, the files kept in R2), so a repeated
  * queue message sends nothing twice once the mail is SENT or FAILED.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { ReceptionAction } from "../countries/port";
+import type { Db } from "../db/client";
 import { ordinalOfId } from "../db/document-store";
 import { receivedDocuments } from "../db/schema";
 import { companyControl } from "../domain/companies/control-cache";
@@ -105,7 +106,7 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
     if (!(await mailToIssuer(env, found.to, `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`, found.subject, found.text, files))) throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
     next = { state: "SENT", attempts: attempt, sent_at: now.toISOString(), message: null };
   } catch (e) {
-    const message = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+    const message = describeError(e).slice(0, 500);
     next = { state: attempt < REPLY_MAIL_ATTEMPTS ? "PENDING" : "FAILED", attempts: attempt, sent_at: null, message };
     log("warn", "reply mail failed", { company_id: companyId, id: receivedId, reply, attempt, error: describeError(e) });
   }
@@ -118,14 +119,21 @@ export async function rearmFailedMail(env: Env, row: ReceivedRow, action: Recept
   const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === action && r.mail?.state === "FAILED" && r.reply_to);
   if (index < 0) return false;
   const changed = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
-    db
-      .update(receivedDocuments)
-      .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(PENDING_MAIL)}))`, updatedAt: new Date().toISOString() })
-      .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`))
-      .returning({ id: receivedDocuments.id }),
+    setEntryMail(db, row, index, action, PENDING_MAIL, new Date().toISOString(), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`).returning({ id: receivedDocuments.id }),
   );
   return changed.length > 0;
 }
+
+/** The UPDATE that writes `mail` into the file's acknowledgment on each document of the file (in the partition `db` is). */
+const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string) =>
+  db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
+
+/** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s (and meets `also`). */
+const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string, also?: SQL) =>
+  db
+    .update(receivedDocuments)
+    .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, updatedAt: at })
+    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, also));
 
 /**
  * Queues attempt `job.attempt + 1`. When the queue refuses it, a later attempt (a queue message)
@@ -151,24 +159,14 @@ async function recordMail(env: Env, row: ReceivedRow, partitions: number[], repl
   const at = new Date().toISOString();
   const own = ordinalOfId(row.id)!;
   // The file's other documents first: the event goes with the last write, the document's own.
-  for (const ordinal of partitions.filter((o) => o !== own)) {
-    await writeIn(env, row.companyId, ordinal, (db) => db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!))));
-  }
+  for (const ordinal of partitions.filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, (db) => setAckMail(db, row, mail, at));
   await writeIn(env, row.companyId, own, async (db) => {
-    let update;
-    let only;
-    if (reply === "acknowledgment") {
-      update = db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
-      only = sql`json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail') = json(${value})`;
-    } else {
-      const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
-      const path = `$[${index}].mail`;
-      update = db.update(receivedDocuments).set({ responses: sql`json_set(${receivedDocuments.responses}, ${path}, json(${value}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${reply}`));
-      only = sql`json_extract(${receivedDocuments.responses}, ${path}) = json(${value})`;
-    }
+    const index = reply === "acknowledgment" ? -1 : (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
+    const update = reply === "acknowledgment" ? setAckMail(db, row, mail, at) : setEntryMail(db, row, index, reply, mail, at);
     if (mail.state !== "FAILED") return void (await update);
-    const after = withMail(row, reply, mail);
-    await db.batch([update, receptionEventIf(db, { row: { ...after, updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}` }, only)]);
+    const written = reply === "acknowledgment" ? sql`json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail') = json(${value})` : sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail`}) = json(${value})`;
+    const event = { row: { ...withMail(row, reply, mail), updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}` };
+    await db.batch([update, receptionEventIf(db, event, written)]);
   });
 }
 

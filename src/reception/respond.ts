@@ -100,11 +100,15 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await replyRecipient(env, row) : null;
   const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to, mail: to ? PENDING_MAIL : null };
   row = await appendResponse(env, row, entry);
-  if (!to) return row;
-  const mailing = attemptReplyMail(env, { companyId: company.id, receivedId: row.id, reply: action, attempt: 1 }).catch((e) => log("error", "reply mail failed", { id: row.id, error: describeError(e) }));
+  if (to) await mailFirstAttempt(env, ctx, row, action);
+  return row;
+}
+
+/** The first attempt at the replies' mail: after the response (waitUntil) in a request, else awaited. */
+async function mailFirstAttempt(env: Env, ctx: ExecutionContext | undefined, row: ReceivedRow, action: ReceptionAction): Promise<void> {
+  const mailing = attemptReplyMail(env, { companyId: row.companyId, receivedId: row.id, reply: action, attempt: 1 }).catch((e) => log("error", "reply mail failed", { id: row.id, error: describeError(e) }));
   if (ctx) ctx.waitUntil(mailing);
   else await mailing;
-  return row;
 }
 
 /**
@@ -113,9 +117,7 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
  */
 async function mailAgainIfFailed(env: Env, ctx: ExecutionContext | undefined, row: ReceivedRow, action: ReceptionAction): Promise<ReceivedRow> {
   if (!(await rearmFailedMail(env, row, action))) return row;
-  const mailing = attemptReplyMail(env, { companyId: row.companyId, receivedId: row.id, reply: action, attempt: 1 }).catch((e) => log("error", "reply mail failed", { id: row.id, error: describeError(e) }));
-  if (ctx) ctx.waitUntil(mailing);
-  else await mailing;
+  await mailFirstAttempt(env, ctx, row, action);
   return getReceived(env, row.companyId, row.id);
 }
 

@@ -8,6 +8,9 @@ const CheckSchema = z.object({
   message: z.string().nullable(),
 });
 
+/** The issuer's address replies go to, and where it was found (view.ts ReplyRecipient). */
+const ReplyRecipientSchema = z.object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) });
+
 const ReplyMailSchema = z
   .object({
     state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself." }),
@@ -25,8 +28,7 @@ const ResponseEntrySchema = z.object({
   sii_code: z.number().int().nullable().openapi({ description: "The SII's codResp (0 OK, 7 already recorded)." }),
   sii_message: z.string().nullable(),
   files: z.array(z.string()).openapi({ description: "Exchange files produced for it (download types)." }),
-  reply_to: z
-    .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
+  reply_to: ReplyRecipientSchema
     .nullable()
     .openapi({ description: "Where the replies are mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself." }),
   mail: ReplyMailSchema,
@@ -53,8 +55,7 @@ export const ReceivedDocumentSchema = z
         acknowledgment: z
           .object({
             at: z.string().openapi({ description: "When the file's RecepcionEnvio was built." }),
-            reply_to: z
-              .object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) })
+            reply_to: ReplyRecipientSchema
               .nullable()
               .openapi({ description: "Where it is mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier." }),
             mail: ReplyMailSchema,
