@@ -20750,7 +20750,7 @@ export interface paths {
                     /** @description The receiving company (its id). */
                     company_id: string;
                     /** @description What became of the message. */
-                    outcome?: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+                    outcome?: "STORED" | "REPLY" | "BOUNCE" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
                     /** @description Page number, starting at 1 (default 1). */
                     page?: string;
                     /** @description Results per page, 1 to 100 (default 20). */
@@ -23274,7 +23274,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.buyer_delivery
-         * @description A document accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
+         * @description A document accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
          *
          *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
          *
@@ -24206,7 +24206,7 @@ export interface webhooks {
         put?: never;
         /**
          * received_document.reply_mail_failed
-         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
+         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent: the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
          *
          *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
          *
@@ -24275,7 +24275,8 @@ export interface webhooks {
                      *               "state": "FAILED",
                      *               "attempts": 8,
                      *               "sent_at": null,
-                     *               "message": "Mailbox unavailable: dte@proveedor.cl"
+                     *               "message": "Mailbox unavailable: dte@proveedor.cl",
+                     *               "next_attempt_at": null
                      *             }
                      *           }
                      *         },
@@ -24891,7 +24892,7 @@ export interface components {
              */
             source: "TAXPAYER_DIRECTORY" | "REQUEST" | null;
             /**
-             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`).
+             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`), or the buyer's server bounced it after it was sent (`sent_at` set; `message` says what the server said, read from its delivery status notification to the company's reception address, the address deliveries are sent from).
              * @enum {string}
              */
             state: "PENDING" | "SENT" | "NO_ADDRESS" | "FAILED";
@@ -25736,10 +25737,10 @@ export interface components {
             id: string;
             id_company: string;
             /**
-             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
+             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `BOUNCE`: a receiving server's report (a delivery status notification) that a mail the company sent could not be delivered: a reply to a supplier or a delivery to a buyer, now `FAILED` with the server's reason (`detail` says which; its `received_document.reply_mail_failed` or `invoice.buyer_delivery` event went out); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
              * @enum {string}
              */
-            outcome: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+            outcome: "STORED" | "REPLY" | "BOUNCE" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
             /** @description When it reached the service (ISO 8601, UTC). */
             received_at: string;
             /** @description The address it was sent to: the company's reception address (null for an upload). */
@@ -25792,10 +25793,10 @@ export interface components {
             id: string;
             id_company: string;
             /**
-             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
+             * @description `STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `BOUNCE`: a receiving server's report (a delivery status notification) that a mail the company sent could not be delivered: a reply to a supplier or a delivery to a buyer, now `FAILED` with the server's reason (`detail` says which; its `received_document.reply_mail_failed` or `invoice.buyer_delivery` event went out); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).
              * @enum {string}
              */
-            outcome: "STORED" | "REPLY" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
+            outcome: "STORED" | "REPLY" | "BOUNCE" | "NO_DTE" | "MALFORMED" | "TOO_LARGE" | "ZIP_REFUSED";
             /** @description When it reached the service (ISO 8601, UTC). */
             received_at: string;
             /** @description The address it was sent to: the company's reception address (null for an upload). */
@@ -26635,9 +26636,11 @@ export interface components {
                         attempts: number;
                         /** @description Why the last attempt failed. */
                         message: string | null;
+                        /** @description When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28. */
+                        next_attempt_at: string | null;
                         sent_at: string | null;
                         /**
-                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
+                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                          * @enum {string}
                          */
                         state: "PENDING" | "SENT" | "FAILED";
@@ -26684,9 +26687,11 @@ export interface components {
                     attempts: number;
                     /** @description Why the last attempt failed. */
                     message: string | null;
+                    /** @description When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28. */
+                    next_attempt_at: string | null;
                     sent_at: string | null;
                     /**
-                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
+                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                      * @enum {string}
                      */
                     state: "PENDING" | "SENT" | "FAILED";

@@ -14,7 +14,7 @@ import { purgeD1Events } from "../webhooks/retention";
 import { enqueueBuyerChecks, enqueueBuyerDeliveries, envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
-import { pollReceptionRegister, receptionDeadlines } from "../reception/cron";
+import { pollReceptionRegister, receptionDeadlines, receptionOverdueMails } from "../reception/cron";
 import { migrateToStores } from "../operations/store-migration";
 
 type Job = (env: Env, scheduledTime: Date) => Promise<void>;
@@ -138,7 +138,7 @@ export const migrateDocumentStores: Job = async (env) => {
  * sweep or fan out work to queues, so each run stays short.
  */
 export const CRON_JOBS: Record<string, Job[]> = {
-  "*/5 * * * *": [purgeIdempotencyKeys, purgeExpiredEvents, certificateExpiry, sweepStuckDocuments, buyerChecksInD1, redriveWebhooks, pollReceptionRegister, receptionDeadlines, rotateMasterKey, migrateDocumentStores],
+  "*/5 * * * *": [purgeIdempotencyKeys, purgeExpiredEvents, certificateExpiry, sweepStuckDocuments, buyerChecksInD1, redriveWebhooks, pollReceptionRegister, receptionDeadlines, receptionOverdueMails, rotateMasterKey, migrateDocumentStores],
 };
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -18,7 +18,7 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { AppError } from "../errors";
 import { fileReplyKey, issuerAddress, recepcionEnvioXml } from "./replies";
-import { attemptReplyMail, PENDING_MAIL, type ReplyMail } from "./reply-mail";
+import { attemptReplyMail, mailDueBy, pendingMail, type ReplyMail } from "./reply-mail";
 import { writeIn } from "./stores";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 
@@ -29,6 +29,8 @@ export interface Acknowledgment {
   reply_to: ReplyRecipient | null;
   /** Its mailing (reply-mail.ts); null when it is not mailed; absent on records from before mails were tracked. */
   mail?: ReplyMail | null;
+  /** The partitions holding documents of the file, each recording the mailing (not shown in the API); absent on records from before it was kept. */
+  partitions?: number[];
 }
 
 /**
@@ -43,8 +45,10 @@ export async function acknowledgeFile(env: Env, company: Pick<CompanyRow, "id" |
     const xml = await recepcionEnvioXml(company, rows, signer);
     await env.FILES.put(fileReplyKey(xmlKey), xml, { httpMetadata: { contentType: "application/xml" } });
     const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await issuerAddress(env, rows[0]!.issuerRut, async () => sender) : null;
-    const ack: Acknowledgment = { at: new Date().toISOString(), reply_to: to, mail: to ? PENDING_MAIL : null };
-    const partitions = await record(env, company.id, xmlKey, rows, ack);
+    const now = new Date();
+    const partitions = [...new Set(rows.map((r) => ordinalOfId(r.id)).filter((o): o is number => o !== null))].sort((a, b) => a - b);
+    const ack: Acknowledgment = { at: now.toISOString(), reply_to: to, mail: to ? pendingMail(now) : null, partitions };
+    await record(env, company.id, xmlKey, partitions, ack);
     if (to) ack.mail = (await attemptReplyMail(env, { companyId: company.id, receivedId: rows[0]!.id, reply: "acknowledgment", attempt: 1, partitions })) ?? ack.mail;
     return ack;
   } catch (e) {
@@ -62,17 +66,16 @@ async function signerOf(env: Env, companyId: string) {
   }
 }
 
-/** Writes the acknowledgment into the file's documents, one statement per partition they live in; returns those partitions. */
-async function record(env: Env, companyId: string, xmlKey: string, rows: ReceivedRow[], ack: Acknowledgment): Promise<number[]> {
-  const ordinals = new Set(rows.map((r) => ordinalOfId(r.id)).filter((o): o is number => o !== null));
+/** Writes the acknowledgment into the file's documents, one statement per partition they live in (with the sweep's due time while its mail is PENDING). */
+async function record(env: Env, companyId: string, xmlKey: string, partitions: number[], ack: Acknowledgment): Promise<void> {
   const value = JSON.stringify(ack);
-  for (const ordinal of ordinals) {
+  const due = ack.mail?.next_attempt_at ? { mailDueAt: mailDueBy(ack.mail.next_attempt_at) } : {};
+  for (const ordinal of partitions) {
     await writeIn(env, companyId, ordinal, (db) =>
       db
         .update(receivedDocuments)
-        .set({ receivedFile: sql`json_set(coalesce(${receivedDocuments.receivedFile}, '{}'), '$.acknowledgment', json(${value}))` })
+        .set({ receivedFile: sql`json_set(coalesce(${receivedDocuments.receivedFile}, '{}'), '$.acknowledgment', json(${value}))`, ...due })
         .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.xmlKey, xmlKey))),
     );
   }
-  return [...ordinals];
 }

@@ -17,6 +17,7 @@ import { receptionToken } from "../domain/companies/reception-address";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
 import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "./deadline-job";
+import { overdueMailsIn } from "./overdue-mails";
 import { intakeFile } from "./intake";
 import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";
 import { legacyReceptionMoved, receivedByIds, writeIn } from "./stores";
@@ -125,6 +126,19 @@ export async function receptionDeadlines(env: Env, at: Date, rowsPerRun = DEADLI
   if (await legacyReceptionMoved(env)) return;
   try {
     await deadlinesIn(createDb(env.DB), at, { passed: rowsPerRun, approaching: rowsPerRun });
+  } catch (e) {
+    if (!isLegacyMoved(e)) throw e;
+  }
+}
+
+/**
+ * Reply mails of the legacy partition 0 whose queued attempts were lost (overdue-mails.ts), in D1
+ * until the legacy switch, as the deadlines above; the document stores sweep their own from their alarm.
+ */
+export async function receptionOverdueMails(env: Env, at: Date): Promise<void> {
+  if (await legacyReceptionMoved(env)) return;
+  try {
+    await overdueMailsIn(createDb(env.DB), env, at);
   } catch (e) {
     if (!isLegacyMoved(e)) throw e;
   }

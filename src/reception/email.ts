@@ -3,9 +3,10 @@
  * dte+<token>@<RECEPTION_DOMAIN> names the company; XML attachments, and XML inside zip attachments,
  * go through the same intake as uploads. Every message is recorded in inbound_messages (the
  * company's open document store; D1 for one that matched no company) with its
- * outcome (STORED, REPLY, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
+ * outcome (STORED, REPLY, BOUNCE, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
  * a buyer's reply to a document the company issued (RespuestaDTE, EnvioRecibos) is read onto that
- * document (src/domain/invoices/buyer-replies.ts);
+ * document (src/domain/invoices/buyer-replies.ts); a bounce of a mail the company sent is read onto
+ * that mail (./bounces.ts);
  * nothing here throws out of the handler (a failure is logged). The company reads its messages at
  * GET /api/reception/messages (./messages.ts).
  */
@@ -21,6 +22,8 @@ import { newId } from "../lib/ids";
 import { looksLikeBuyerReply } from "../countries/cl";
 import { describeReplyIntake, recordBuyerReply } from "../domain/invoices/buyer-replies";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
+import { failedDelivery } from "../lib/dsn";
+import { readBounce } from "./bounces";
 import { attachmentRecord, inboundMessageView } from "./messages";
 import { xmlFilesInZip, ZipRefused, type NamedFile } from "./zip";
 
@@ -64,7 +67,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   let attachments: InboundAttachment[] | null = null;
   const record = async (companyId: string | null, size: number, outcome: string, detail: string | null, documents = 0, sha: string | null = null) => {
     const row = { id, companyId, channel: "EMAIL", sender: mail.from.slice(0, 320), recipient: mail.to.slice(0, 320), subject, attachments, size, sha256: sha, outcome, detail: detail?.slice(0, 1000) ?? null, documents, createdAt: new Date().toISOString() };
-    if (!store || !companyId || outcome === "STORED" || outcome === "REPLY") await (store?.db ?? db).insert(inboundMessages).values(row);
+    if (!store || !companyId || outcome === "STORED" || outcome === "REPLY" || outcome === "BOUNCE") await (store?.db ?? db).insert(inboundMessages).values(row);
     // A company's message that brought nothing is also an event, in the same batch (its webhooks tell the company).
     else await store.db.batch([store.db.insert(inboundMessages).values(row), outboxInsert(store.db, { companyId, type: "inbound_message.no_documents", dedupeKey: `inbound_message:${id}`, payload: inboundMessageView({ ...row, companyId }) })]);
     return { id, outcome, documents };
@@ -81,6 +84,10 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
     return record(company.id, raw.length, "MALFORMED", `The message cannot be parsed: ${(e as Error).message}`, 0, sha);
   }
   subject = parsed.subject?.slice(0, 500) ?? null;
+  // A bounce of a mail the company sent (its replies to a supplier, a delivery to a buyer) is read onto that mail.
+  const bounce = failedDelivery(parsed);
+  const bounced = bounce && (await readBounce(env, company.id, bounce));
+  if (bounced) return record(company.id, raw.length, "BOUNCE", bounced, 0, sha);
   // What the supplier sent, as the log shows it (the first 100; those past the limit are not read).
   const sizeOf = (c: ArrayBuffer | Uint8Array | string) => (typeof c === "string" ? c.length : c.byteLength);
   const read = parsed.attachments.slice(0, 2 * EMAIL_LIMITS.maxAttachments).map((a, i) => ({

@@ -9,6 +9,8 @@ import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, 
 import type { ReceptionAction } from "../countries/port";
 import { and, eq } from "drizzle-orm";
 import { inboundMessages } from "../db/schema";
+import { createDb } from "../db/client";
+import { receptionEmail, receptionToken } from "../domain/companies/reception-address";
 import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
@@ -123,11 +125,15 @@ export async function issuerAddress(env: Env, issuerRut: string, senderOf: () =>
   return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
 }
 
-/** One message from the reception domain's `dte@` to `to` (false: no domain or no binding, nothing sent); `id` makes its Message-ID. */
-export async function mailToIssuer(env: Env, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
+/**
+ * One message from the company's reception address to `to` (false: no domain or no binding, nothing
+ * sent); `id` makes its Message-ID. A bounce comes back to that address, naming the Message-ID
+ * (bounces.ts), and so does anything the supplier answers.
+ */
+export async function mailToIssuer(env: Env, companyId: string, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
   const domain = env.RECEPTION_DOMAIN;
   if (!domain) return false;
-  const from = `dte@${domain}`;
+  const from = receptionEmail(await receptionToken(createDb(env.DB), companyId), domain)!;
   const raw = mimeMessage({ from, to: to.email, subject, messageId: `${id}.${Date.now()}@${domain}`, text, files });
   return sendMail(env, from, to.email, raw);
 }

@@ -7,7 +7,10 @@
  * a `received_document.reply_mail_failed` event. The replies stay downloadable whatever happens.
  *
  * An attempt reads what to send from the record (the address, the files kept in R2), so a repeated
- * queue message sends nothing twice once the mail is SENT or FAILED.
+ * queue message sends nothing twice once the mail is SENT or FAILED. A mail whose chain of queue
+ * messages broke (the process stopped before the next attempt was queued, the queue refused it, a
+ * message was dead-lettered) is found by the sweep of overdue mails (overdue-mails.ts), which reads
+ * each document's `mail_due_at`: every write that leaves a mail PENDING brings it forward.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { ReceptionAction } from "../countries/port";
@@ -31,9 +34,37 @@ export interface ReplyMail {
   sent_at: string | null;
   /** Why the last attempt failed. */
   message: string | null;
+  /** When the next attempt is due while PENDING; null once SENT or FAILED (absent on records from before it was kept). */
+  next_attempt_at?: string | null;
 }
 
-export const PENDING_MAIL: ReplyMail = { state: "PENDING", attempts: 0, sent_at: null, message: null };
+/** A mail not attempted yet, its first attempt due at `at` (made at once). */
+export const pendingMail = (at: Date): ReplyMail => ({ state: "PENDING", attempts: 0, sent_at: null, message: null, next_attempt_at: at.toISOString() });
+
+/** The document's mail_due_at brought forward to `due` when later (only the sweep moves it later, overdue-mails.ts). */
+export const mailDueBy = (due: string) => sql`min(coalesce(${receivedDocuments.mailDueAt}, ${due}), ${due})`;
+
+/**
+ * Marks a write that settles a mail (SENT, FAILED): when no other mail of the document is PENDING
+ * it leaves mail_due_at null, and its store then sets its alarm again from what is left
+ * (overdue-reply-mails.ts), so that a mail sent at once costs no visit of the sweep.
+ */
+export const MAIL_SETTLED = "/* reply mail settled */";
+
+/** Whether a mail of the document other than its file's acknowledgment is PENDING (response `but` aside, if given). */
+const responsePending = (but?: number) =>
+  sql`EXISTS (SELECT 1 FROM json_each(${receivedDocuments.responses}) WHERE json_extract(value, '$.mail.state') = 'PENDING'${but === undefined ? sql`` : sql` AND key <> ${but}`})`;
+const ackPending = sql`coalesce(json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail.state') = 'PENDING', 0)`;
+
+/**
+ * The mail_due_at assignment of a write of `mail` (the file's acknowledgment, or response `index`):
+ * brought forward while it is PENDING; else kept only while another mail of the document is PENDING.
+ */
+function dueOf(mail: ReplyMail, index?: number) {
+  if (mail.state === "PENDING") return mail.next_attempt_at ? { mailDueAt: mailDueBy(mail.next_attempt_at) } : {};
+  const others = index === undefined ? responsePending() : sql`(${ackPending} OR ${responsePending(index)})`;
+  return { mailDueAt: sql`${sql.raw(MAIL_SETTLED)} CASE WHEN ${others} THEN ${receivedDocuments.mailDueAt} END` };
+}
 
 /** Which mail of a document: its file's acknowledgment, or the replies of one of its responses. */
 export type ReplyKind = "acknowledgment" | ReceptionAction;
@@ -62,6 +93,12 @@ interface Recorded {
   files: { name: string; key: string }[];
   subject: string;
   text: string;
+}
+
+/** The mail of `reply` as the document records it (null: it records none). */
+function mailOf(row: ReceivedRow, reply: ReplyKind): ReplyMail | null {
+  if (reply === "acknowledgment") return (row.xmlKey && receivedFileOfRow(row)?.acknowledgment?.mail) || null;
+  return (JSON.parse(row.responses) as ResponseEntry[]).find((r) => r.action === reply)?.mail ?? null;
 }
 
 function recorded(row: ReceivedRow, taxId: string, reply: ReplyKind): Recorded | null {
@@ -93,25 +130,51 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   const control = row ? await companyControl(env, companyId, now.getTime()) : null;
   const found = row && control ? recorded(row, control.company.taxId, reply) : null;
   if (!row || !found || found.mail.state !== "PENDING" || found.mail.attempts >= attempt) return found?.mail ?? null;
-  if (attempt < REPLY_MAIL_ATTEMPTS) await queueNext(env, job);
   let next: ReplyMail;
+  if (control!.company.status !== "ACTIVE") next = { state: "FAILED", attempts: attempt, sent_at: null, message: "The company was deleted: its replies are no longer mailed", next_attempt_at: null };
+  else {
+    if (attempt < REPLY_MAIL_ATTEMPTS) await queueNext(env, job);
+    next = await mailOnce(env, row, found, job, now);
+  }
+  await recordMail(env, row, job.partitions ?? [ordinalOfId(row.id)!], reply, next);
+  return next;
+}
+
+/** Mails what `found` records; returns the mail after it: SENT, or the failure (PENDING with the next attempt's time, FAILED after the last). */
+async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyMailJob, now: Date): Promise<ReplyMail> {
+  const { companyId, receivedId, reply, attempt } = job;
   try {
-    if (control!.company.status !== "ACTIVE") throw new Error("The company is no longer active");
     const files: MailFile[] = [];
     for (const f of found.files) {
       const object = await env.FILES.get(f.key);
       if (!object) throw new Error(`The reply ${f.name} is missing from storage`);
       files.push({ name: f.name, contentType: "application/xml", bytes: new Uint8Array(await object.arrayBuffer()) });
     }
-    if (!(await mailToIssuer(env, found.to, `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`, found.subject, found.text, files))) throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
-    next = { state: "SENT", attempts: attempt, sent_at: now.toISOString(), message: null };
+    if (!(await mailToIssuer(env, companyId, found.to, `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`, found.subject, found.text, files))) throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
+    return { state: "SENT", attempts: attempt, sent_at: now.toISOString(), message: null, next_attempt_at: null };
   } catch (e) {
     const message = describeError(e).slice(0, 500);
-    next = { state: attempt < REPLY_MAIL_ATTEMPTS ? "PENDING" : "FAILED", attempts: attempt, sent_at: null, message };
     log("warn", "reply mail failed", { company_id: companyId, id: receivedId, reply, attempt, error: describeError(e) });
+    if (attempt >= REPLY_MAIL_ATTEMPTS) return { state: "FAILED", attempts: attempt, sent_at: null, message, next_attempt_at: null };
+    return { state: "PENDING", attempts: attempt, sent_at: null, message, next_attempt_at: new Date(now.getTime() + replyMailWait(attempt) * 1000).toISOString() };
   }
-  await recordMail(env, row, job.partitions ?? [ordinalOfId(row.id)!], reply, next);
-  return next;
+}
+
+/**
+ * A bounce of the mail `reply` of a company's document (a delivery status notification its reception
+ * address received, bounces.ts): a SENT mail becomes FAILED with what the receiving server said, with
+ * the reply_mail_failed event. UNCHANGED when the mail is not SENT (already FAILED, or PENDING: its
+ * next attempt is coming); null when the company has no such document or mail.
+ */
+export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<"FAILED" | "UNCHANGED" | null> {
+  const db = await partitionDb(env, companyId, receivedId);
+  const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, receivedId))).get());
+  const mail = row ? mailOf(row, reply) : null;
+  if (!row || !mail) return null;
+  if (mail.state !== "SENT") return "UNCHANGED";
+  const partitions = (reply === "acknowledgment" && receivedFileOfRow(row)?.acknowledgment?.partitions) || [ordinalOfId(row.id)!];
+  await recordMail(env, row, partitions, reply, { ...mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
+  return "FAILED";
 }
 
 /** Sets the FAILED mail of response `action` PENDING again, with no attempt yet; false when it was not FAILED. */
@@ -119,20 +182,20 @@ export async function rearmFailedMail(env: Env, row: ReceivedRow, action: Recept
   const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === action && r.mail?.state === "FAILED" && r.reply_to);
   if (index < 0) return false;
   const changed = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
-    setEntryMail(db, row, index, action, PENDING_MAIL, new Date().toISOString(), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`).returning({ id: receivedDocuments.id }),
+    setEntryMail(db, row, index, action, pendingMail(new Date()), new Date().toISOString(), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`).returning({ id: receivedDocuments.id }),
   );
   return changed.length > 0;
 }
 
 /** The UPDATE that writes `mail` into the file's acknowledgment on each document of the file (in the partition `db` is). */
 const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string) =>
-  db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
+  db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, ...dueOf(mail), updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
 
 /** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s (and meets `also`). */
 const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string, also?: SQL) =>
   db
     .update(receivedDocuments)
-    .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, updatedAt: at })
+    .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, ...dueOf(mail, index), updatedAt: at })
     .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, also));
 
 /**
@@ -165,7 +228,7 @@ async function recordMail(env: Env, row: ReceivedRow, partitions: number[], repl
     const update = reply === "acknowledgment" ? setAckMail(db, row, mail, at) : setEntryMail(db, row, index, reply, mail, at);
     if (mail.state !== "FAILED") return void (await update);
     const written = reply === "acknowledgment" ? sql`json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail') = json(${value})` : sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail`}) = json(${value})`;
-    const event = { row: { ...withMail(row, reply, mail), updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}` };
+    const event = { row: { ...withMail(row, reply, mail), updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}:${row.updatedAt}` };
     await db.batch([update, receptionEventIf(db, event, written)]);
   });
 }

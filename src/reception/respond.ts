@@ -16,7 +16,7 @@ import { getReceived } from "./queries";
 import { receptionEvent, receptionEventIf, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";
 import { buildReplies, replyRecipient } from "./replies";
-import { attemptReplyMail, PENDING_MAIL, rearmFailedMail } from "./reply-mail";
+import { attemptReplyMail, mailDueBy, pendingMail, rearmFailedMail } from "./reply-mail";
 import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
 
@@ -98,7 +98,7 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   const at = new Date();
   const files = await buildReplies(env, company, row, action, reason, signer, at);
   const to = env.SEND_EMAIL && env.RECEPTION_DOMAIN ? await replyRecipient(env, row) : null;
-  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to, mail: to ? PENDING_MAIL : null };
+  const entry: ResponseEntry = { action, reason, at: at.toISOString(), sii_code: answer.code, sii_message: answer.message, files: files.map((f) => f.type), reply_to: to, mail: to ? pendingMail(at) : null };
   row = await appendResponse(env, row, entry);
   if (to) await mailFirstAttempt(env, ctx, row, action);
   return row;
@@ -135,7 +135,8 @@ async function appendResponse(env: Env, row: ReceivedRow, entry: ResponseEntry):
     const event = { row: next, type: "received_document.response_recorded", key: `response_recorded:${row.id}:${entry.action}` };
     const applied = await writeIn(env, row.companyId, ordinalOfId(row.id)!, async (db) => {
       const document = and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id));
-      const update = db.update(receivedDocuments).set({ responses, responseState: next.responseState, updatedAt: next.updatedAt }).where(and(document, eq(receivedDocuments.responses, row.responses))).returning({ id: receivedDocuments.id });
+      const due = entry.mail?.next_attempt_at ? { mailDueAt: mailDueBy(entry.mail.next_attempt_at) } : {};
+      const update = db.update(receivedDocuments).set({ responses, responseState: next.responseState, updatedAt: next.updatedAt, ...due }).where(and(document, eq(receivedDocuments.responses, row.responses))).returning({ id: receivedDocuments.id });
       const [changed] = await db.batch([update, receptionEventIf(db, event, eq(receivedDocuments.responses, responses))]);
       return changed.length > 0;
     });

@@ -13,10 +13,11 @@ const ReplyRecipientSchema = z.object({ email: z.string(), source: z.enum(["TAXP
 
 const ReplyMailSchema = z
   .object({
-    state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed (a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself." }),
+    state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself." }),
     attempts: z.number().int().openapi({ description: "Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours)." }),
     sent_at: z.string().nullable(),
     message: z.string().nullable().openapi({ description: "Why the last attempt failed." }),
+    next_attempt_at: z.string().nullable().openapi({ description: "When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28." }),
   })
   .nullable()
   .openapi({ description: "The mailing of the reply to `reply_to`; null when it is not mailed (no address known, no mail binding configured, or recorded before mailings were tracked)." });
@@ -85,7 +86,7 @@ export const ReceivedDocumentSchema = z
   .openapi("ReceivedDocument");
 
 /** What an inbound message can have become (the e-mail handler's and the upload's outcomes). */
-export const MESSAGE_OUTCOMES = ["STORED", "REPLY", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
+export const MESSAGE_OUTCOMES = ["STORED", "REPLY", "BOUNCE", "NO_DTE", "MALFORMED", "TOO_LARGE", "ZIP_REFUSED"] as const;
 
 /** An inbound message (e-mail or upload) as the API and the `inbound_message.no_documents` event show it. */
 const inboundMessageFields = {
@@ -98,7 +99,7 @@ const inboundMessageFields = {
   size: z.number().int().openapi({ description: "Bytes of the raw message or uploaded file." }),
   sha256: z.string().nullable().openapi({ description: "SHA-256 of the raw message or file (hex); null when it was refused unread (too large)." }),
   outcome: z.enum(MESSAGE_OUTCOMES).openapi({
-    description: "`STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).",
+    description: "`STORED`: it brought documents (see `documents`); `REPLY`: it brought no document but a buyer's reply to documents the company issued (RespuestaDTE, EnvioRecibos), read onto them (their `buyer_replies`; `detail` says which); `BOUNCE`: a receiving server's report (a delivery status notification) that a mail the company sent could not be delivered: a reply to a supplier or a delivery to a buyer, now `FAILED` with the server's reason (`detail` says which; its `received_document.reply_mail_failed` or `invoice.buyer_delivery` event went out); `NO_DTE`: no EnvioDTE or DTE in its XML or zip attachments (`detail` says what was found); `MALFORMED`: not a readable MIME message; `TOO_LARGE`: over 20 MiB; `ZIP_REFUSED`: a zip attachment broke a limit (entries, inflated size or ratio).",
   }),
   detail: z.string().nullable().openapi({ description: "Why nothing, or not everything, was taken in; null when everything was.", example: "No DTE in the XML attachments." }),
   documents: z.number().int().openapi({ description: "DTEs it carried that were taken in (new, already received, or duplicates)." }),

@@ -60,7 +60,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     response_deadline: row.responseDeadline,
     seconds_left: row.responseState === "PENDING" ? secondsLeft(row.responseDeadline, now) : null,
     response_state: row.responseState,
-    responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null, mail: r.mail ?? null })),
+    responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null, mail: r.mail ? mailView(r.mail) : null })),
     downloads: row.xmlKey ? files : [],
     received_at: row.createdAt,
     updated_at: row.updatedAt,
@@ -69,6 +69,9 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
 export type ReceivedView = ReturnType<typeof receivedView>;
 
 /** The file that brought the XML as the record keeps it (reception/intake.ts); null before it was kept and while only the register knows the document. */
+/** A reply's mailing as shown, with next_attempt_at null on records from before it was kept. */
+const mailView = (m: ReplyMail): ReplyMail & { next_attempt_at: string | null } => ({ state: m.state, attempts: m.attempts, sent_at: m.sent_at, message: m.message, next_attempt_at: m.next_attempt_at ?? null });
+
 export function receivedFileOfRow(row: Pick<ReceivedRow, "receivedFile">): ReceivedFile | null {
   return row.receivedFile ? (JSON.parse(row.receivedFile) as ReceivedFile) : null;
 }
@@ -77,5 +80,5 @@ function receivedFileView(row: ReceivedRow) {
   if (!row.xmlKey) return null;
   const file = receivedFileOfRow(row);
   const ack = file?.acknowledgment;
-  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, received_at: file?.received_at ?? row.createdAt, acknowledgment: ack ? { ...ack, mail: ack.mail ?? null } : null };
+  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, received_at: file?.received_at ?? row.createdAt, acknowledgment: ack ? { at: ack.at, reply_to: ack.reply_to, mail: ack.mail ? mailView(ack.mail) : null } : null };
 }

@@ -138,7 +138,7 @@ export const EVENT_CATALOG = {
     },
   },
   "invoice.buyer_delivery": {
-    ...invoiceEvent("accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none", "ACCEPTED", "EPR"),
+    ...invoiceEvent("accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none", "ACCEPTED", "EPR"),
     example: {
       ...invoiceExample("ACCEPTED", "EPR"),
       buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null },
@@ -152,10 +152,10 @@ export const EVENT_CATALOG = {
   "received_document.response_recorded": receivedEvent("An acceptance or claim was recorded at the SII and the signed replies produced."),
   "received_document.response_refused": receivedEvent("The SII refused an acceptance or claim; the document is unchanged."),
   "received_document.reply_mail_failed": {
-    ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself."),
+    ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent: the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself."),
     example: {
       ...receivedExample,
-      received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl" } } },
+      received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl", next_attempt_at: null } } },
       downloads: ["xml", "pdf", "recepcion_envio"], updated_at: "2026-11-24T08:05:11.000Z",
     },
   },

@@ -16,7 +16,10 @@ import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
 import { storeRows } from "../helpers/store";
-import { receiver, runDueAlarms, upload } from "./helpers";
+import { createDb } from "../../src/db/client";
+import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
+import { receiveMail } from "../../src/reception/email";
+import { bounceMail, receiver, runDueAlarms, upload } from "./helpers";
 
 const LOS_ANDES = "76086428-5";
 
@@ -142,6 +145,18 @@ describe("an accepted factura is mailed to its buyer", () => {
     const now = await deliverNow(doc.id);
     expect(now.status).toBe(503);
     expect(now.body.error.code).toBe("INVOICE_BUYER_DELIVERY_FAILED");
+  });
+
+  it("a delivery the buyer's server bounces after it was SENT is FAILED with the server's reason, read from the bounce at the company's reception address", async () => {
+    const doc = await accepted(LOS_ANDES);
+    const sent = (await afterDelivery(doc.id, (d) => d.state === "SENT")).buyer_delivery;
+    const address = receptionEmail(await receptionToken(createDb(env.DB), issuer.companyId), env.RECEPTION_DOMAIN)!;
+    const raw = new TextEncoder().encode(bounceMail({ to: address, messageId: `${doc.id}.1732800000000@${env.RECEPTION_DOMAIN}`, status: "5.2.2" }));
+    const read = await receiveMail(env, { from: "MAILER-DAEMON@mx.losandes.example", to: address, raw, rawSize: raw.length });
+    expect(read.outcome).toBe("BOUNCE");
+    const after = (await call("GET", `${issuer.base}/invoices/${doc.id}`, { key: issuer.owner.key })).body.buyer_delivery;
+    expect(after).toEqual({ ...sent, state: "FAILED", message: "Bounced by dte@losandes.example: 5.2.2 550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown" });
+    expect((await deliveryEvents(doc.id)).map((d) => `${d.state}/${d.attempts}`)).toEqual(["SENT/1", "FAILED/1"]);
   });
 
   it("a boleta is not mailed to a buyer", async () => {

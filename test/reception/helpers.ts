@@ -100,6 +100,56 @@ export async function afterAlarms<T>(companyId: string, read: () => Promise<T>, 
   throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
 
+/** Waits until `read` gives what `ok` accepts (work finishing after a response: waitUntil, a queue consumer); fails after 15 seconds with `what`. */
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const v = await read();
+    if (ok(v)) return v;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(await read())}`);
+}
+
+/** A delivery status notification (RFC 3464) reporting `action` for `recipient` of the message `messageId` we sent, as a receiving server sends it back. */
+export function bounceMail(o: { to: string; messageId: string; action?: string; status?: string; recipient?: string; original?: "message/rfc822" | "text/rfc822-headers" }): string {
+  const recipient = o.recipient ?? "dte@losandes.example";
+  return [
+    "From: Mail Delivery System <MAILER-DAEMON@mx.losandes.example>",
+    `To: ${o.to}`,
+    "Subject: Undelivered Mail Returned to Sender",
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="dsn-b"',
+    "",
+    "--dsn-b",
+    "Content-Type: text/plain",
+    "",
+    "The mail system could not deliver your message.",
+    "",
+    "--dsn-b",
+    "Content-Type: message/delivery-status",
+    "",
+    "Reporting-MTA: dns; mx.losandes.example",
+    "",
+    `Final-Recipient: rfc822; ${recipient}`,
+    `Action: ${o.action ?? "failed"}`,
+    `Status: ${o.status ?? "5.1.1"}`,
+    `Diagnostic-Code: smtp; 550 5.1.1 <${recipient}>:`,
+    "  Recipient address rejected: User unknown",
+    "",
+    "--dsn-b",
+    `Content-Type: ${o.original ?? "message/rfc822"}`,
+    "",
+    `From: someone@dte.localhost`,
+    `To: ${recipient}`,
+    "Subject: Respuesta DTE",
+    `Message-ID: <${o.messageId}>`,
+    "",
+    ...(o.original === "text/rfc822-headers" ? [] : ["(the original message)", ""]),
+    "--dsn-b--",
+    "",
+  ].join("\r\n");
+}
+
 /** The message Email Routing hands the Worker. */
 export function emailMessage(raw: string | Uint8Array, to: string, from = "facturas@proveedor.cl"): ForwardableEmailMessage {
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;

@@ -15,12 +15,13 @@ import { forgetLegacyState } from "../../src/db/document-store/legacy";
 import { sha256Hex } from "../../src/lib/crypto";
 import { newId } from "../../src/lib/ids";
 import { migrateToStores } from "../../src/operations/store-migration";
-import { receptionDeadlines } from "../../src/reception/cron";
+import { receptionDeadlines, receptionOverdueMails } from "../../src/reception/cron";
+import { REPLY_MAIL_STALE_MS } from "../../src/reception/overdue-mails";
 import { APPROACHING_MS } from "../../src/countries/cl";
 import { dteRanges, fileKey } from "../../src/reception/intake";
 import { call, expectError } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
-import { afterAlarms, alarmAt, getDoc, inject, receptionFixture, respond, upload, type Receiver } from "./helpers";
+import { afterAlarms, alarmAt, getDoc, inject, receptionFixture, respond, until, upload, type Receiver } from "./helpers";
 
 const DAY = 86_400_000;
 let cert: SigningCredentials;
@@ -79,6 +80,15 @@ describe("the legacy partition of received documents", () => {
     const acd = await respond(r, old.id, "ACD");
     expect(acd.status, JSON.stringify(acd.body)).toBe(200);
     expect(await d1Row(old.id)).toMatchObject({ response_state: "ACCEPTED" });
+    // A reply mail whose queued attempts were lost is found by the cron's sweep of D1 and SENT.
+    const ackMail = async () => (await env.DB.prepare("SELECT json_extract(responses, '$[0].mail') AS mail, mail_due_at FROM received_documents WHERE id = ?").bind(old.id).first<{ mail: string; mail_due_at: string | null }>())!;
+    await until(async () => JSON.parse((await ackMail()).mail).state, (state) => state === "SENT", "the ACD's first mail");
+    const longAgo = new Date(Date.now() - 2 * REPLY_MAIL_STALE_MS).toISOString();
+    await env.DB.prepare("UPDATE received_documents SET responses = json_set(responses, '$[0].mail', json(?)), mail_due_at = ? WHERE id = ?")
+      .bind(JSON.stringify({ state: "PENDING", attempts: 1, sent_at: null, message: "421 try again later", next_attempt_at: longAgo }), longAgo, old.id).run();
+    await receptionOverdueMails(env, new Date());
+    await until(async () => JSON.parse((await ackMail()).mail), (m) => m.state === "SENT" && m.attempts === 2, "the ACD's mail queued by the cron's sweep");
+    expect((await ackMail()).mail_due_at).toBeNull();
     await receptionDeadlines(env, new Date());
     expect(await d1Row(late.id)).toMatchObject({ response_state: "ACCEPTED_BY_LAW" });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE dedupe_key = ?").bind(`deadline_passed:${late.id}`).first("n")).toBe(1);

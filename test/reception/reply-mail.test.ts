@@ -3,18 +3,23 @@
  * attempted, attempted at once, tried again by the issuance queue when the mail service refuses it,
  * FAILED with its event after the last attempt; and two answers sent at once both kept.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { companyControl } from "../../src/domain/companies/control-cache";
 import { intakeFile } from "../../src/reception/intake";
-import { attemptReplyMail, REPLY_MAIL_ATTEMPTS, replyMailBody } from "../../src/reception/reply-mail";
+import { ordinalOfId, storeFor } from "../../src/db/document-store";
+import { receivedDocuments } from "../../src/db/schema";
+import { overdueMailsIn, REPLY_MAIL_STALE_MS } from "../../src/reception/overdue-mails";
+import { attemptReplyMail, REPLY_MAIL_ATTEMPTS, replyMailBody, replyMailWait } from "../../src/reception/reply-mail";
 import { respondToDocument } from "../../src/reception/respond";
 import { storeRows } from "../helpers/store";
 import { envelope, signedDte } from "../sii/helpers";
-import { getDoc, inject, receptionFixture, respond, upload, type Receiver } from "./helpers";
+import { call } from "../helpers/api";
+import { alarmAt, getDoc, inject, receiver, receptionFixture, respond, storeStub, until, upload, type Receiver } from "./helpers";
 
 let cert: SigningCredentials;
 let caf33: Caf;
@@ -37,16 +42,29 @@ async function received(folio: number): Promise<string> {
 
 const company = async () => (await companyControl(env, r.companyId, Date.now(), true))!.company;
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await read();
-    if (ok(v)) return v;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`${what}: still ${JSON.stringify(await read())}`);
-}
+const mailEvents = (id: string, companyId = r.companyId) => storeRows<{ payload: string }>(companyId, sql`SELECT payload FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`);
 
-const mailEvents = (id: string) => storeRows<{ payload: string }>(r.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`);
+/** A queue that refuses every message. */
+const noQueue = { send: async () => { throw new Error("queue unavailable"); }, sendBatch: async () => { throw new Error("queue unavailable"); } } as unknown as Queue;
+/** A mail service that refuses and a queue that refuses: the first attempt fails and no next one is queued. */
+const doubleFault: Env = { ...refused, ISSUANCE_QUEUE: noQueue };
+
+/** The document's row in its store. */
+const storeDb = (id: string) => storeFor(env, r.companyId, ordinalOfId(id)!).db;
+const rowOf = async (id: string) => (await storeDb(id).select().from(receivedDocuments).where(eq(receivedDocuments.id, id)).get())!;
+
+/**
+ * Moves the document's mail times `ms` into the past, as if that long had passed: each mail's
+ * next_attempt_at and the row's mail_due_at, written through its store (which sets its alarm from them).
+ */
+async function age(id: string, ms: number): Promise<void> {
+  const row = await rowOf(id);
+  const back = (t: string | null | undefined) => (t ? new Date(Date.parse(t) - ms).toISOString() : t);
+  const file = row.receivedFile ? JSON.parse(row.receivedFile) : null;
+  if (file?.acknowledgment?.mail) file.acknowledgment.mail.next_attempt_at = back(file.acknowledgment.mail.next_attempt_at);
+  const responses = JSON.parse(row.responses).map((e: any) => (e.mail ? { ...e, mail: { ...e.mail, next_attempt_at: back(e.mail.next_attempt_at) } } : e));
+  await storeDb(id).update(receivedDocuments).set({ receivedFile: file && JSON.stringify(file), responses: JSON.stringify(responses), mailDueAt: back(row.mailDueAt) }).where(eq(receivedDocuments.id, id));
+}
 
 describe("reply mails", () => {
   it("a response's replies: recorded PENDING, then SENT by the attempt made at once", async () => {
@@ -55,12 +73,12 @@ describe("reply mails", () => {
     expect(acd.status, JSON.stringify(acd.body)).toBe(200);
     expect(acd.body.responses[0].mail).toMatchObject({ state: expect.stringMatching(/^(PENDING|SENT)$/) });
     const doc = await until(async () => (await getDoc(r, id)).body, (d) => d.responses[0].mail.state === "SENT", "the ACD's mail");
-    expect(doc.responses[0].mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null });
+    expect(doc.responses[0].mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null });
     // The file's RecepcionEnvio, mailed at intake, says the same.
-    expect(doc.received_file.acknowledgment.mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null });
+    expect(doc.received_file.acknowledgment.mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null });
     // The first attempt is made even when its follow-up cannot be queued.
     const other = await received(306);
-    await respondToDocument({ ...env, ISSUANCE_QUEUE: { send: async () => { throw new Error("queue unavailable"); } } as unknown as Queue } as Env, undefined, await company(), other, "ACD", null);
+    await respondToDocument({ ...env, ISSUANCE_QUEUE: noQueue }, undefined, await company(), other, "ACD", null);
     expect((await getDoc(r, other)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
     // A repeated or late queue message sends nothing once it is SENT.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "ACD", attempt: 2 })).toMatchObject({ state: "SENT", attempts: 1 });
@@ -75,8 +93,7 @@ describe("reply mails", () => {
     // The same attempt again (a repeated message) does nothing.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 1 })).toMatchObject({ state: "PENDING", attempts: 1 });
     // A later attempt whose own next one cannot be queued is not made: its message is retried instead.
-    const noQueue = { ...env, ISSUANCE_QUEUE: { send: async () => { throw new Error("queue unavailable"); } } as unknown as Queue } as Env;
-    await expect(attemptReplyMail(noQueue, { companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 2 })).rejects.toThrow("queue unavailable");
+    await expect(attemptReplyMail({ ...env, ISSUANCE_QUEUE: noQueue }, { companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 2 })).rejects.toThrow("queue unavailable");
     expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "PENDING", attempts: 1 });
     // The next attempt, through the issuance queue and its consumer.
     await env.ISSUANCE_QUEUE.send(replyMailBody({ companyId: r.companyId, receivedId: id, reply: "ERM", attempt: 2 }));
@@ -91,7 +108,7 @@ describe("reply mails", () => {
     for (let attempt = 2; attempt <= REPLY_MAIL_ATTEMPTS; attempt++) await attemptReplyMail(refused, { companyId: r.companyId, receivedId: id, reply: "RCD", attempt });
     const doc = (await getDoc(r, id)).body;
     expect(doc.response_state).toBe("CLAIMED");
-    expect(doc.responses[0].mail).toEqual({ state: "FAILED", attempts: REPLY_MAIL_ATTEMPTS, sent_at: null, message: "550 5.1.1 mailbox unavailable" });
+    expect(doc.responses[0].mail).toEqual({ state: "FAILED", attempts: REPLY_MAIL_ATTEMPTS, sent_at: null, message: "550 5.1.1 mailbox unavailable", next_attempt_at: null });
     // Nothing more once FAILED, not even with a working mail service; the replies stay downloadable.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "RCD", attempt: REPLY_MAIL_ATTEMPTS + 1 })).toMatchObject({ state: "FAILED" });
     const events = await mailEvents(id);
@@ -116,6 +133,70 @@ describe("reply mails", () => {
     for (const id of [first!, second!]) expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "PENDING", attempts: 1 });
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: first!, reply: "acknowledgment", attempt: 2 })).toMatchObject({ state: "SENT", attempts: 2 });
     for (const id of [first!, second!]) expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", attempts: 2 });
+  });
+});
+
+describe("the sweep of mails whose queued attempts were lost", () => {
+  it("a response's mail: its next look follows the next attempt; once that is overdue it is queued again and SENT; then nothing is left to look at", async () => {
+    const id = await received(321);
+    await respondToDocument(doubleFault, undefined, await company(), id, "ACD", null);
+    const entry = (await getDoc(r, id)).body.responses[0];
+    expect(entry.mail).toMatchObject({ state: "PENDING", attempts: 1, message: "550 5.1.1 mailbox unavailable" });
+    // The next attempt's time is recorded (5 minutes after the first), though no message carries it.
+    const next = Date.parse(entry.mail.next_attempt_at);
+    expect(next - Date.parse(entry.at)).toBeGreaterThanOrEqual(replyMailWait(1) * 1000);
+    expect(next - Date.parse(entry.at)).toBeLessThan(replyMailWait(1) * 1000 + 60_000);
+    // The document's next look is the response's time (its mail was PENDING from then; the file's, SENT at intake, left none), and the store's alarm is set.
+    expect((await rowOf(id)).mailDueAt).toBe(entry.at);
+    expect(await alarmAt(r.companyId, ordinalOfId(id)!)).not.toBeNull();
+    // A sweep before the next attempt is overdue queues nothing and looks again at the next attempt.
+    expect(await overdueMailsIn(storeDb(id), doubleFault, new Date(next - 60_000 + REPLY_MAIL_STALE_MS))).toBe(0);
+    expect((await rowOf(id)).mailDueAt).toBe(entry.mail.next_attempt_at);
+    // Overdue: queued again as attempt 2 (the queue is refused first: nothing moves, the next sweep tries again).
+    const late = new Date(next + 60_000 + REPLY_MAIL_STALE_MS);
+    await expect(overdueMailsIn(storeDb(id), doubleFault, late)).rejects.toThrow("queue unavailable");
+    expect((await rowOf(id)).mailDueAt).toBe(entry.mail.next_attempt_at);
+    expect(await overdueMailsIn(storeDb(id), env, late)).toBe(1);
+    const sent = await until(async () => (await getDoc(r, id)).body, (d) => d.responses[0].mail.state === "SENT", "the ACD's mail queued by the sweep");
+    expect(sent.responses[0].mail).toMatchObject({ state: "SENT", attempts: 2, next_attempt_at: null });
+    // Nothing is PENDING any more: nothing left for the sweep to look at.
+    expect((await rowOf(id)).mailDueAt).toBeNull();
+  });
+
+  it("a file's acknowledgment whose first attempt failed with no next one queued: queued once for the file by the store's alarm, SENT on every document", async () => {
+    const e = await envelope([await signedDte(caf33, 322, cert), await signedDte(caf33, 323, cert)], cert);
+    const result = await intakeFile(doubleFault, await company(), e.xml, { channel: "UPLOAD", message: null, fileName: "dos.xml" });
+    expect(result.acknowledgment).toMatchObject({ mail: { state: "PENDING", attempts: 1 } });
+    const ids = result.documents.map((d) => d.id);
+    for (const id of ids) await age(id, REPLY_MAIL_STALE_MS + 10 * 60_000);
+    // Both documents are due, the file's mail is queued once.
+    const sent: unknown[] = [];
+    const recording = { sendBatch: async (batch: { body: unknown }[]) => void sent.push(...batch.map((b) => b.body)) } as unknown as Queue;
+    expect(await overdueMailsIn(storeDb(ids[0]!), { ISSUANCE_QUEUE: recording }, new Date())).toBe(1);
+    expect(sent).toEqual([replyMailBody({ companyId: r.companyId, receivedId: ids[0]!, reply: "acknowledgment", attempt: 2, partitions: [ordinalOfId(ids[0]!)!] })]);
+    // The same through the store's alarm (set by the writes, at most RETRY from now) and the real queue.
+    for (const id of ids) await age(id, REPLY_MAIL_STALE_MS + 10 * 60_000);
+    expect(await alarmAt(r.companyId, ordinalOfId(ids[0]!)!)).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+    expect(await runDurableObjectAlarm(storeStub(r.companyId, ordinalOfId(ids[0]!)!))).toBe(true);
+    for (const id of ids) {
+      const doc = await until(async () => (await getDoc(r, id)).body, (d) => d.received_file.acknowledgment.mail.state === "SENT", "the RecepcionEnvio queued by the store's alarm");
+      expect(doc.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", attempts: 2, next_attempt_at: null });
+    }
+  });
+
+  it("a mail of a company deleted meanwhile is FAILED at its next attempt, with its event", async () => {
+    const other = await receiver();
+    const e = await envelope([await signedDte(caf33, 324, cert)], cert);
+    await inject(e);
+    const res = await upload(other, e.xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.documents[0].id;
+    const row = (await companyControl(env, other.companyId, Date.now(), true))!.company;
+    await respondToDocument(doubleFault, undefined, row, id, "ERM", null);
+    expect((await call("DELETE", `/api/companies/${other.companyId}`, { key: other.owner.key })).status).toBe(200);
+    const failed = await attemptReplyMail(env, { companyId: other.companyId, receivedId: id, reply: "ERM", attempt: 2 });
+    expect(failed).toEqual({ state: "FAILED", attempts: 2, sent_at: null, message: "The company was deleted: its replies are no longer mailed", next_attempt_at: null });
+    expect(await mailEvents(id, other.companyId)).toHaveLength(1);
   });
 });
 

@@ -271,6 +271,12 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
   // 14: the file that brought a received document (its name, the envelope's SetDTE ID and digest, the
   // Caratula's RUTs; JSON), for the RecepcionEnvio that answers it (D1 migration 0025 has the same column).
   [`ALTER TABLE received_documents ADD COLUMN received_file TEXT`],
+  // 15: when the sweep of reply mails next looks at a received document (src/reception/overdue-mails.ts;
+  // D1 migration 0026 has the same column and index).
+  [
+    `ALTER TABLE received_documents ADD COLUMN mail_due_at TEXT`,
+    `CREATE INDEX received_documents_mail_due_idx ON received_documents (mail_due_at) WHERE mail_due_at IS NOT NULL`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

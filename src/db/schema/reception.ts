@@ -42,6 +42,12 @@ export const receivedDocuments = sqliteTable(
     responses: text("responses").notNull().default("[]"),
     /** JSON: the file that brought the XML (reception/intake.ts ReceivedFile: name, SetDTE ID, envelope digest, Caratula RUTs); null before migration 0025 and while only the register knows it. */
     receivedFile: text("received_file"),
+    /**
+     * When the sweep of reply mails next looks at this document (src/reception/overdue-mails.ts): never
+     * later than the next attempt of a mail of it still PENDING, earlier after a change the sweep has
+     * not read yet; null when none is PENDING. Migration 0026.
+     */
+    mailDueAt: text("mail_due_at"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
@@ -56,6 +62,8 @@ export const receivedDocuments = sqliteTable(
     index("received_documents_company_verification_idx").on(t.companyId, t.receptionStatus, t.createdAt, t.id),
     // The documents an inbound message brought (GET /api/reception/messages/{id}; migration 0020).
     index("received_documents_company_message_idx").on(t.companyId, t.messageId),
+    // The reply mails to look at (migration 0026).
+    index("received_documents_mail_due_idx").on(t.mailDueAt).where(sql`${t.mailDueAt} IS NOT NULL`),
   ],
 );
 

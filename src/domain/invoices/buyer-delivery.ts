@@ -12,6 +12,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } f
 import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
+import { receptionEmail, receptionToken } from "../companies/reception-address";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
 import { invoices } from "../../db/schema";
@@ -121,7 +122,8 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
   const domain = env.RECEPTION_DOMAIN;
   if (!domain) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
-  const from = `dte@${domain}`;
+  // From the company's reception address: a bounce comes back there (src/reception/bounces.ts), and so does the buyer's answer.
+  const from = receptionEmail(await receptionToken(createDb(env.DB), row.companyId), domain)!;
   const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
   const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }];
   let note: string | null = null;
@@ -137,6 +139,36 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
 }
 
 /** `row`: the document as the attempt left it. */
+/**
+ * A bounce of the delivery of a company's document (a delivery status notification its reception
+ * address received, src/reception/bounces.ts): a SENT delivery becomes FAILED with what the buyer's
+ * server said, with its `invoice.buyer_delivery` event. UNCHANGED when it is not SENT; null when the
+ * company has no such document or delivery.
+ */
+export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<"FAILED" | "UNCHANGED" | null> {
+  const found = await invoiceIn(env, companyId, invoiceId);
+  const before = found ? deliveryOf(found.row) : null;
+  if (!found || !before) return null;
+  if (before.state !== "SENT") return "UNCHANGED";
+  await record(found.db, found.row, { ...before, state: "FAILED", message: why.slice(0, 500) }, null, now);
+  return "FAILED";
+}
+
+/** The company's document `invoiceId` and the partition it is in; null when there is none. Throws what an unavailable store throws. */
+async function invoiceIn(env: Env, companyId: string, invoiceId: string): Promise<{ db: Db; row: InvoiceRow } | null> {
+  const ordinal = ordinalOfId(invoiceId);
+  if (ordinal === null) return null;
+  let db: Db;
+  try {
+    db = (await partitionFor(env, companyId, ordinal, "documents")).db;
+  } catch (e) {
+    if (e instanceof UnknownPartitionError) return null;
+    throw e;
+  }
+  const [row] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
+  return row ? { db, row } : null;
+}
+
 export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDelivery } | { kind: "skipped" };
 
 /**
@@ -144,17 +176,10 @@ export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDe
  * accepted document that takes a delivery, to `email` when given. Throws what an unavailable store throws.
  */
 export async function deliverToBuyer(env: Env, companyId: string, invoiceId: string, opts: { scheduled: boolean; email?: string }, now = new Date()): Promise<DeliveryOutcome> {
-  const ordinal = ordinalOfId(invoiceId);
-  if (ordinal === null) return { kind: "skipped" };
-  let db: Db;
-  try {
-    db = (await partitionFor(env, companyId, ordinal, "documents")).db;
-  } catch (e) {
-    if (e instanceof UnknownPartitionError) return { kind: "skipped" };
-    throw e;
-  }
-  const [row] = await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
-  if (!row || row.buyerDelivery === null || (opts.scheduled && row.buyerDeliveryAt === null)) return { kind: "skipped" };
+  const found = await invoiceIn(env, companyId, invoiceId);
+  if (!found) return { kind: "skipped" };
+  const { db, row } = found;
+  if (row.buyerDelivery === null || (opts.scheduled && row.buyerDeliveryAt === null)) return { kind: "skipped" };
   const before = deliveryOf(row)!;
   const control = await companyControl(env, companyId, now.getTime());
   const company = control?.company;

@@ -3,6 +3,7 @@ import { type StoreAnswer, type StoreResult, type StoreStatement } from "../../d
 import { StoreAlarms } from "./alarms";
 import { FanoutNotice } from "./fanout-notice";
 import { OverdueDeliveries } from "./overdue-deliveries";
+import { OverdueReplyMails } from "./overdue-reply-mails";
 import { ReceptionDeadlines } from "./reception-deadlines";
 import { EventRetention } from "./event-retention";
 import { StuckDocuments } from "./stuck-documents";
@@ -31,7 +32,8 @@ export class DocumentStore extends DurableObject<Env> {
   /**
    * The store's alarm and the work it runs (./alarms.ts): the reception deadlines (first, so the
    * events they record are announced in the same alarm), the fan-out notice, the re-drive of overdue
-   * webhook deliveries, the re-drive of stuck documents and envelopes (./stuck-documents.ts), the
+   * webhook deliveries, the re-drive of reply mails whose queued attempts were lost
+   * (./overdue-reply-mails.ts), the re-drive of stuck documents and envelopes (./stuck-documents.ts), the
    * checks of the buyer's answer to accepted facturas and deliveries to buyers (./due-documents.ts) and the
    * retention of fanned-out events and settled deliveries (./event-retention.ts, 30 days).
    */
@@ -46,6 +48,7 @@ export class DocumentStore extends DurableObject<Env> {
       new ReceptionDeadlines(this.sql, this),
       this.notice,
       new OverdueDeliveries(this.sql, env),
+      new OverdueReplyMails(this.sql, this, env, ctx.id.name),
       new StuckDocuments(this.sql, env),
       new DueDocuments(BUYER_CHECKS, this.sql, this, env),
       new DueDocuments(BUYER_DELIVERIES, this.sql, this, env),
