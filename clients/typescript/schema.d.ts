@@ -19869,6 +19869,322 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reception/invoices/{purchase_id}/reply_mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a reply to the supplier again
+         * @description Mails the file's RecepcionEnvio (`acknowledgment`) or the replies of a recorded response again: to `email`, else to the address on record (`reply_to`). The service mails each reply by itself when it is produced and retries a failed mailing for about 19 hours; this starts it over once it is SENT or FAILED (a bounce, a wrong address), or mails one that had no address. The answer shows the first attempt: SENT, or PENDING with why it failed (the next attempts follow). Nothing is recorded at the SII.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description The receiving company (its id). */
+                    company_id: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    /** @description Id of the received document (`rcv_…`). */
+                    purchase_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReplyMailRequest"];
+                };
+            };
+            responses: {
+                /** @description Mailed (or being retried); the document */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReceivedDocument"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such received document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `RECEIVED_DOCUMENT_NOT_FOUND`: No such received document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The document has no such reply to mail: no RecepcionEnvio was built for its file, or that response was not sent. / The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RECEPTION_REPLY_MISSING`: The document has no such reply to mail: no RecepcionEnvio was built for its file, or that response was not sent.
+                                 *
+                                 *     `RECEPTION_REPLY_MAIL_PENDING`: The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED.
+                                 * @enum {string}
+                                 */
+                                code: "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_MAIL_PENDING";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No address is known for the supplier: give one in `email`. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RECEPTION_REPLY_NO_ADDRESS`: No address is known for the supplier: give one in `email`.
+                                 * @enum {string}
+                                 */
+                                code: "RECEPTION_REPLY_NO_ADDRESS";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. / No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 *
+                                 *     `RECEPTION_MAIL_UNAVAILABLE`: No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE" | "RECEPTION_MAIL_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reception/invoices/{purchase_id}/send_response": {
         parameters: {
             query?: never;
@@ -26648,8 +26964,11 @@ export interface components {
                     /** @description Where it is mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail. Null when neither is known or no mail binding is configured: download it (`recepcion_envio`) and send it to the supplier. */
                     reply_to: {
                         email: string;
-                        /** @enum {string} */
-                        source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
+                        /**
+                         * @description The SII's taxpayer directory, the sender of the e-mail that brought the document, or given on request (`POST …/reply_mail`).
+                         * @enum {string}
+                         */
+                        source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER" | "REQUEST";
                     } | null;
                 } | null;
                 /**
@@ -26700,8 +27019,11 @@ export interface components {
                 /** @description Where the replies are mailed: the issuer's exchange address from the SII's taxpayer directory, else the sender of the e-mail that brought the document. Null when neither is known (or no mail binding is configured): the replies are then only downloadable, and the company should send them to the supplier itself. */
                 reply_to: {
                     email: string;
-                    /** @enum {string} */
-                    source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
+                    /**
+                     * @description The SII's taxpayer directory, the sender of the e-mail that brought the document, or given on request (`POST …/reply_mail`).
+                     * @enum {string}
+                     */
+                    source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER" | "REQUEST";
                 } | null;
                 /** @description The SII's codResp (0 OK, 7 already recorded). */
                 sii_code: number | null;
@@ -26773,6 +27095,18 @@ export interface components {
             file_sha256: string;
             /** @enum {string} */
             kind: "EnvioDTE" | "DTE";
+        };
+        ReplyMailRequest: {
+            /**
+             * @description Send it here (kept as its `reply_to`, source REQUEST) instead of the address on record.
+             * @example dte@proveedor.cl
+             */
+            email?: string;
+            /**
+             * @description Which reply: `acknowledgment`, the file's RecepcionEnvio (`received_file.acknowledgment`); or the replies of that recorded response (`responses[]`).
+             * @enum {string}
+             */
+            reply: "acknowledgment" | "ACD" | "ERM" | "RCD" | "RFP" | "RFT";
         };
         SimulatorCafRequest: {
             /** @example 33 */

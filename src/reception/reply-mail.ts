@@ -177,12 +177,40 @@ export async function bouncedReplyMail(env: Env, companyId: string, receivedId: 
   return "FAILED";
 }
 
-/** Sets the FAILED mail of response `action` PENDING again, with no attempt yet; false when it was not FAILED. */
-export async function rearmFailedMail(env: Env, row: ReceivedRow, action: ReceptionAction): Promise<boolean> {
-  const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === action && r.mail?.state === "FAILED" && r.reply_to);
+/**
+ * Starts the mailing of `reply` over: PENDING with no attempt yet, to `to` (the recorded address
+ * when null), on every document that records it. Only from the states `from` (null: never mailed, no
+ * address was known); false when the record is in none of them (a mailing in progress, or a change
+ * meanwhile: the state is compared where it is written).
+ */
+export async function restartReplyMail(env: Env, row: ReceivedRow, reply: ReplyKind, to: ReplyRecipient | null, from: readonly (ReplyMail["state"] | null)[]): Promise<boolean> {
+  const at = new Date();
+  const mail = pendingMail(at);
+  const states = sql.join(from.map((s) => sql`${s ?? ""}`), sql`, `);
+  if (reply === "acknowledgment") {
+    const file = receivedFileOfRow(row);
+    if (!file?.acknowledgment || !row.xmlKey) return false;
+    const own = ordinalOfId(row.id)!;
+    const was = sql`coalesce(json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail.state'), '') IN (${states})`;
+    const restart = (db: Db) =>
+      db
+        .update(receivedDocuments)
+        .set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)})${to ? sql`, '$.acknowledgment.reply_to', json(${JSON.stringify(to)})` : sql``})`, ...dueOf(mail), updatedAt: at.toISOString() })
+        .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!), was))
+        .returning({ id: receivedDocuments.id });
+    // The document's own partition decides; the file's others follow it.
+    if ((await writeIn(env, row.companyId, own, restart)).length === 0) return false;
+    for (const ordinal of (file.acknowledgment.partitions ?? [own]).filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, restart);
+    return true;
+  }
+  const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
   if (index < 0) return false;
   const changed = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
-    setEntryMail(db, row, index, action, pendingMail(new Date()), new Date().toISOString(), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}) = 'FAILED'`).returning({ id: receivedDocuments.id }),
+    db
+      .update(receivedDocuments)
+      .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)})${to ? sql`, ${`$[${index}].reply_to`}, json(${JSON.stringify(to)})` : sql``})`, ...dueOf(mail), updatedAt: at.toISOString() })
+      .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${reply}`, sql`coalesce(json_extract(${receivedDocuments.responses}, ${`$[${index}].mail.state`}), '') IN (${states})`))
+      .returning({ id: receivedDocuments.id }),
   );
   return changed.length > 0;
 }

@@ -16,7 +16,7 @@ import { getReceived } from "./queries";
 import { receptionEvent, receptionEventIf, writeIn } from "./stores";
 import { ordinalOfId } from "../db/document-store";
 import { buildReplies, replyRecipient } from "./replies";
-import { attemptReplyMail, mailDueBy, pendingMail, rearmFailedMail } from "./reply-mail";
+import { attemptReplyMail, mailDueBy, pendingMail, restartReplyMail } from "./reply-mail";
 import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
 
@@ -116,7 +116,7 @@ async function mailFirstAttempt(env: Env, ctx: ExecutionContext | undefined, row
  * the mailing again (PENDING, a first attempt at once, then the queue's).
  */
 async function mailAgainIfFailed(env: Env, ctx: ExecutionContext | undefined, row: ReceivedRow, action: ReceptionAction): Promise<ReceivedRow> {
-  if (!(await rearmFailedMail(env, row, action))) return row;
+  if (!(await restartReplyMail(env, row, action, null, ["FAILED"]))) return row;
   await mailFirstAttempt(env, ctx, row, action);
   return getReceived(env, row.companyId, row.id);
 }

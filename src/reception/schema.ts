@@ -9,7 +9,10 @@ const CheckSchema = z.object({
 });
 
 /** The issuer's address replies go to, and where it was found (view.ts ReplyRecipient). */
-const ReplyRecipientSchema = z.object({ email: z.string(), source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER"]) });
+const ReplyRecipientSchema = z.object({
+  email: z.string(),
+  source: z.enum(["TAXPAYER_DIRECTORY", "EMAIL_SENDER", "REQUEST"]).openapi({ description: "The SII's taxpayer directory, the sender of the e-mail that brought the document, or given on request (`POST …/reply_mail`)." }),
+});
 
 const ReplyMailSchema = z
   .object({

@@ -25,7 +25,8 @@ export interface ResponseEntry {
 /** The issuer's address the replies go to, and where it was found. */
 export interface ReplyRecipient {
   email: string;
-  source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER";
+  /** Where it was found: the SII's taxpayer directory, the sender of the e-mail, or given on request (POST …/reply_mail). */
+  source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER" | "REQUEST";
 }
 
 const STATUS_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };

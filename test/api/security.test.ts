@@ -114,6 +114,7 @@ const COVERED = [
   "POST /api/companies/{idCompany}/logo",
   "POST /api/reception/invoices/upload",
   "POST /api/reception/invoices/{purchase_id}/download/{type}",
+  "POST /api/reception/invoices/{purchase_id}/reply_mail",
   "POST /api/reception/invoices/{purchase_id}/send_response",
   "POST /api/users",
   "POST /api/users/{user_id}/api-keys",

@@ -106,6 +106,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{idCompany}/logo": "company:configure",
   "POST /api/reception/invoices/upload": "document:issue",
   "POST /api/reception/invoices/{purchase_id}/download/{type}": "document:read",
+  "POST /api/reception/invoices/{purchase_id}/reply_mail": "reception:respond",
   "POST /api/reception/invoices/{purchase_id}/send_response": "reception:respond",
   "POST /api/users": "users:manage",
   "POST /api/users/{user_id}/api-keys": "users:manage",

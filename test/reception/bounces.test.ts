@@ -17,7 +17,7 @@ import { receptionEmail, receptionToken } from "../../src/domain/companies/recep
 import { failedDelivery } from "../../src/lib/dsn";
 import { receiveMail } from "../../src/reception/email";
 import { respondToDocument } from "../../src/reception/respond";
-import { call } from "../helpers/api";
+import { call, expectError } from "../helpers/api";
 import { storeRows } from "../helpers/store";
 import { envelope, signedDte } from "../sii/helpers";
 import { bounceMail, getDoc, inject, receiver, receptionFixture, respond, until, upload, type Receiver } from "./helpers";
@@ -105,6 +105,43 @@ describe("a bounce of a reply mail", () => {
     const foreign = await bounce(await addressOf(other.companyId), messageId);
     expect(foreign.outcome).toBe("NO_DTE");
     expect((await getDoc(r, id)).body.received_file.acknowledgment.mail.state).toBe("SENT");
+  });
+});
+
+describe("mailing a reply again (POST …/reply_mail)", () => {
+  const mailAgain = (id: string, json: unknown, who: Receiver = r) => call("POST", `/api/reception/invoices/${id}/reply_mail?company_id=${who.companyId}`, { key: who.owner.key, json });
+
+  it("a bounced RecepcionEnvio to another address: SENT there, the address kept as given on request; SENT ones again; refusals each with its code", async () => {
+    const id = await received(r, 404);
+    const address = await addressOf(r.companyId);
+    await bounce(address, `${id}.ack.1732800000000@${env.RECEPTION_DOMAIN}`);
+    expect((await getDoc(r, id)).body.received_file.acknowledgment.mail.state).toBe("FAILED");
+    const again = await mailAgain(id, { reply: "acknowledgment", email: "facturacion@losandes.example" });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.received_file.acknowledgment).toMatchObject({ reply_to: { email: "facturacion@losandes.example", source: "REQUEST" }, mail: { state: "SENT", attempts: 1, message: null, next_attempt_at: null } });
+    // SENT: it can be sent again, to the address now on record.
+    const twice = await mailAgain(id, { reply: "acknowledgment" });
+    expect(twice.body.received_file.acknowledgment).toMatchObject({ reply_to: { email: "facturacion@losandes.example", source: "REQUEST" }, mail: { state: "SENT", attempts: 1 } });
+    // A response not recorded; bad input; another company's key.
+    expectError(await mailAgain(id, { reply: "ERM" }), 409, "RECEPTION_REPLY_MISSING");
+    expectError(await mailAgain(id, { reply: "ACK" }), 400, "VALIDATION_FAILED");
+    expectError(await mailAgain(id, { reply: "acknowledgment", email: "not an address" }), 400, "VALIDATION_FAILED");
+    expectError(await mailAgain(id, { reply: "acknowledgment", extra: 1 }), 400, "VALIDATION_FAILED");
+    const other = await receiver();
+    expectError(await mailAgain(id, { reply: "acknowledgment" }, other), 404, "RECEIVED_DOCUMENT_NOT_FOUND");
+  });
+
+  it("a response's replies still being retried are refused until settled; replies with no address need one", async () => {
+    const id = await received(r, 405);
+    const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
+    await respondToDocument({ ...env, SEND_EMAIL: { send: async () => { throw new Error("421 try later"); } } as unknown as SendEmail }, undefined, company, id, "ACD", null);
+    expectError(await mailAgain(id, { reply: "ACD" }), 409, "RECEPTION_REPLY_MAIL_PENDING");
+    // The file's RecepcionEnvio with no address known (as for an issuer missing from the directory, uploaded): it needs one.
+    await storeRows(r.companyId, sql`UPDATE received_documents SET received_file = json_set(received_file, '$.acknowledgment.reply_to', json('null'), '$.acknowledgment.mail', json('null')) WHERE id = ${id}`);
+    expectError(await mailAgain(id, { reply: "acknowledgment" }), 422, "RECEPTION_REPLY_NO_ADDRESS");
+    const given = await mailAgain(id, { reply: "acknowledgment", email: "dte@losandes.example" });
+    expect(given.status, JSON.stringify(given.body)).toBe(200);
+    expect(given.body.received_file.acknowledgment).toMatchObject({ reply_to: { email: "dte@losandes.example", source: "REQUEST" }, mail: { state: "SENT", attempts: 1 } });
   });
 });
 

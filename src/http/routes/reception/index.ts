@@ -7,13 +7,14 @@ import { downloadFile } from "../../../reception/download";
 import { intakeUpload } from "../../../reception/upload";
 import { getReceived, listReceived } from "../../../reception/queries";
 import { getInboundMessage, inboundMessageView, listInboundMessages } from "../../../reception/messages";
+import { mailReplyAgain } from "../../../reception/mail-again";
 import { respondToDocument } from "../../../reception/respond";
 import { receivedView } from "../../../reception/view";
 import { validationHook } from "../../errors/handler";
 import { json, orderedRange, pageEnvelope, pageParams, PageQuerySchema } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
-import { CompanyQuery, DownloadParams, InboundMessageDetailSchema, InboundMessagePageSchema, ListQuery, MessageListQuery, MessageParams, Params, ReceivedDocumentSchema, ReceivedPageSchema, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
+import { CompanyQuery, DownloadParams, InboundMessageDetailSchema, InboundMessagePageSchema, ListQuery, MessageListQuery, MessageParams, Params, ReceivedDocumentSchema, ReceivedPageSchema, ReplyMailBody, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
 
 const TAGS = ["Purchases (Receptions)"];
 
@@ -93,6 +94,20 @@ const sendResponse = defineRoute({
   ],
 });
 
+const replyMail = defineRoute({
+  method: "post",
+  path: "/api/reception/invoices/{purchase_id}/reply_mail",
+  tags: TAGS,
+  summary: "Mail a reply to the supplier again",
+  description:
+    "Mails the file's RecepcionEnvio (`acknowledgment`) or the replies of a recorded response again: to `email`, else to the address on record (`reply_to`). The service mails each reply by itself when it is produced and retries a failed mailing for about 19 hours; this starts it over once it is SENT or FAILED (a bounce, a wrong address), or mails one that had no address. The answer shows the first attempt: SENT, or PENDING with why it failed (the next attempts follow). Nothing is recorded at the SII.",
+  permission: "reception:respond",
+  companyInQuery: true,
+  request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: ReplyMailBody } } } },
+  responses: { 200: { description: "Mailed (or being retried); the document", ...json(ReceivedDocumentSchema) } },
+  errors: ["VALIDATION_FAILED", "RECEIVED_DOCUMENT_NOT_FOUND", "RECEPTION_REPLY_MISSING", "RECEPTION_REPLY_NO_ADDRESS", "RECEPTION_REPLY_MAIL_PENDING", "RECEPTION_MAIL_UNAVAILABLE"],
+});
+
 const listMessages = defineRoute({
   method: "get",
   path: "/api/reception/messages",
@@ -151,6 +166,10 @@ export const receptionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(getMessage, async (c) => {
     const { row, documentIds } = await getInboundMessage(c.env, c.get("company").id, c.req.valid("param").message_id);
     return c.json({ ...inboundMessageView(row), document_ids: documentIds }, 200);
+  })
+  .openapi(replyMail, async (c) => {
+    const body = c.req.valid("json");
+    return c.json(receivedView(await mailReplyAgain(c.env, c.get("company"), c.req.valid("param").purchase_id, body.reply, body.email)), 200);
   })
   .openapi(sendResponse, async (c) => {
     const body = c.req.valid("json");

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { EMAIL_ADDRESS } from "../../../domain/taxpayers/exchange-address";
 import { calendarDate, filePart, instant, pageSchema } from "../../openapi/common";
 import { InboundMessageDetailSchema, InboundMessageSchema, MESSAGE_OUTCOMES, ReceivedDocumentSchema } from "../../../reception/schema";
 
@@ -47,6 +48,14 @@ export const SendResponseBody = z
     reason: z.string().min(1).max(256).optional().openapi({ description: "Free text for the issuer (in the reply's glosa)." }),
   })
   .openapi("ReceptionResponse");
+
+export const ReplyMailBody = z
+  .object({
+    reply: z.enum(["acknowledgment", "ACD", "ERM", "RCD", "RFP", "RFT"]).openapi({ description: "Which reply: `acknowledgment`, the file's RecepcionEnvio (`received_file.acknowledgment`); or the replies of that recorded response (`responses[]`)." }),
+    email: z.string().max(254).regex(EMAIL_ADDRESS, "An e-mail address").optional().openapi({ description: "Send it here (kept as its `reply_to`, source REQUEST) instead of the address on record.", example: "dte@proveedor.cl" }),
+  })
+  .strict()
+  .openapi("ReplyMailRequest");
 
 export const MessageParams = z.object({ message_id: z.string().min(1).max(64).openapi({ param: { name: "message_id", in: "path" }, description: "Id of the inbound message (`inm_…`)." }) });
 
