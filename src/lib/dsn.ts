@@ -12,6 +12,8 @@ export interface FailedDelivery {
   messageIds: string[];
   /** The recipient that failed (Final-Recipient, else Original-Recipient), without its address type. */
   recipient: string | null;
+  /** The original message's headers the report quotes (names lower-cased, the first of each), empty when it quotes none. */
+  original: Map<string, string>;
   /** Its status code, e.g. 5.1.1. */
   status: string | null;
   /** What the receiving server said (Diagnostic-Code), without its type. */
@@ -31,13 +33,14 @@ export function failedDelivery(parsed: Pick<Email, "attachments" | "inReplyTo" |
   if (!failed) return null;
   const ids = new Set<string>();
   const original = parsed.attachments.find((a) => ORIGINAL_PART.test(a.mimeType));
-  const headers = original ? fieldBlocks(textOf(original.content))[0] : undefined;
-  for (const value of [headers?.get("message-id"), parsed.inReplyTo, parsed.references]) {
+  const headers = (original && fieldBlocks(textOf(original.content))[0]) || new Map<string, string>();
+  for (const value of [headers.get("message-id"), parsed.inReplyTo, parsed.references]) {
     for (const m of (value ?? "").matchAll(/<?([^<>\s]{1,250}@[^<>\s]{1,250})>?/g)) ids.add(m[1]!);
   }
   const typed = (v: string | undefined) => (v === undefined ? null : (v.includes(";") ? v.slice(v.indexOf(";") + 1) : v).trim().slice(0, 320) || null);
   return {
     messageIds: [...ids].slice(0, 20),
+    original: headers,
     recipient: typed(failed.get("final-recipient") ?? failed.get("original-recipient")),
     status: failed.get("status")?.trim().slice(0, 20) || null,
     diagnostic: typed(failed.get("diagnostic-code"))?.slice(0, 300) ?? null,

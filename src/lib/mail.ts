@@ -12,14 +12,20 @@ const base64Lines = (b: Uint8Array) => {
   return btoa(s).replace(/.{76}/g, "$&\r\n");
 };
 
-/** A multipart/mixed message of `files` (names and subject are ours: ASCII, no line breaks). */
-export function mimeMessage(m: { from: string; to: string; subject: string; messageId: string; text: string; files: MailFile[] }): string {
+/**
+ * The header that names what a message is about (`reference`): a mail service may replace the
+ * Message-ID (Cloudflare's does), but a bounce that quotes the original headers keeps this one.
+ */
+export const REFERENCE_HEADER = "X-DTE-Reference";
+
+/** A multipart/mixed message of `files` (names, subject and reference are ours: ASCII, no line breaks). */
+export function mimeMessage(m: { from: string; to: string; subject: string; messageId: string; reference?: string; text: string; files: MailFile[] }): string {
   const boundary = `b${m.messageId.replace(/[^A-Za-z0-9]/g, "")}`;
   const parts = [
     `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${m.text}\r\n`,
     ...m.files.map((f) => `--${boundary}\r\nContent-Type: ${f.contentType}; name="${f.name}"\r\nContent-Disposition: attachment; filename="${f.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(f.bytes)}\r\n`),
   ];
-  return [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${m.subject}`, `Message-ID: <${m.messageId}>`, "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
+  return [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${m.subject}`, `Message-ID: <${m.messageId}>`, ...(m.reference ? [`${REFERENCE_HEADER}: ${m.reference}`] : []), "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
 }
 
 /** Sends `raw` from `from` to `to`; false when no binding is configured (nothing sent). */

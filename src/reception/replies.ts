@@ -127,13 +127,13 @@ export async function issuerAddress(env: Env, issuerRut: string, senderOf: () =>
 
 /**
  * One message from the company's reception address to `to` (false: no domain or no binding, nothing
- * sent); `id` makes its Message-ID. A bounce comes back to that address, naming the Message-ID
+ * sent); `id` names it (its Message-ID and its reference header). A bounce comes back to that address, naming the Message-ID
  * (bounces.ts), and so does anything the supplier answers.
  */
 export async function mailToIssuer(env: Env, companyId: string, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
   const domain = env.RECEPTION_DOMAIN;
   if (!domain) return false;
   const from = receptionEmail(await receptionToken(createDb(env.DB), companyId), domain)!;
-  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${id}.${Date.now()}@${domain}`, text, files });
+  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${id}.${Date.now()}@${domain}`, reference: id, text, files });
   return sendMail(env, from, to.email, raw);
 }

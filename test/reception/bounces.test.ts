@@ -85,10 +85,10 @@ describe("a bounce of a reply mail", () => {
     expect(await failedEvents(r.companyId, id)).toHaveLength(2);
   });
 
-  it("of a file's RecepcionEnvio: FAILED on the document", async () => {
+  it("of a file's RecepcionEnvio, whose Message-ID the mail service replaced: read by its reference header, FAILED on the document", async () => {
     const id = await received(r, 402);
     expect((await getDoc(r, id)).body.received_file.acknowledgment.mail.state).toBe("SENT");
-    expect((await bounce(await addressOf(r.companyId), `${id}.ack.1732800000000@${env.RECEPTION_DOMAIN}`)).outcome).toBe("BOUNCE");
+    expect((await bounce(await addressOf(r.companyId), "9BKrZ0WOF6vZN0RPIIZYXn6a8lh3@dte.localhost", { reference: `${id}.ack` })).outcome).toBe("BOUNCE");
     expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "FAILED", attempts: 1, message: expect.stringMatching(/^Bounced by dte@losandes\.example: 5\.1\.1 /) });
   });
 
@@ -154,6 +154,7 @@ describe("reading a delivery status notification (lib/dsn.ts)", () => {
       recipient: "dte@losandes.example",
       status: "5.1.1",
       diagnostic: "550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown",
+      original: new Map([["from", "someone@dte.localhost"], ["to", "dte@losandes.example"], ["subject", "Respuesta DTE"], ["message-id", "<abc.1@dte.localhost>"]]),
     });
     expect(await parse(bounceMail({ to: "x@y", messageId: "abc.1@dte.localhost", original: "text/rfc822-headers" }))).toMatchObject({ messageIds: ["abc.1@dte.localhost"] });
     expect(await parse(bounceMail({ to: "x@y", messageId: "abc.1@dte.localhost", action: "delivered", status: "2.0.0" }))).toBeNull();

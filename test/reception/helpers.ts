@@ -111,7 +111,7 @@ export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, wh
 }
 
 /** A delivery status notification (RFC 3464) reporting `action` for `recipient` of the message `messageId` we sent, as a receiving server sends it back. */
-export function bounceMail(o: { to: string; messageId: string; action?: string; status?: string; recipient?: string; original?: "message/rfc822" | "text/rfc822-headers" }): string {
+export function bounceMail(o: { to: string; messageId: string; reference?: string; action?: string; status?: string; recipient?: string; original?: "message/rfc822" | "text/rfc822-headers" }): string {
   const recipient = o.recipient ?? "dte@losandes.example";
   return [
     "From: Mail Delivery System <MAILER-DAEMON@mx.losandes.example>",
@@ -143,6 +143,7 @@ export function bounceMail(o: { to: string; messageId: string; action?: string; 
     `To: ${recipient}`,
     "Subject: Respuesta DTE",
     `Message-ID: <${o.messageId}>`,
+    ...(o.reference ? [`X-DTE-Reference: ${o.reference}`] : []),
     "",
     ...(o.original === "text/rfc822-headers" ? [] : ["(the original message)", ""]),
     "--dsn-b--",

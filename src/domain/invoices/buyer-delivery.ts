@@ -133,7 +133,7 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   } catch (e) {
     note = `Sent without the PDF, which could not be rendered: ${(e instanceof Error ? e.message : String(e)).slice(0, 300)}`;
   }
-  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, text: `${subject} (${company.legalName})`, files });
+  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, reference: row.id, text: `${subject} (${company.legalName})`, files });
   if (!(await sendMail(env, from, to, raw))) throw new Error("No send_email binding is configured");
   return note;
 }
