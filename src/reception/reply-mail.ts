@@ -12,7 +12,7 @@
  * message was dead-lettered) is found by the sweep of overdue mails (overdue-mails.ts), which reads
  * each document's `mail_due_at`: every write that leaves a mail PENDING brings it forward.
  */
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { ReceptionAction } from "../countries/port";
 import type { Db } from "../db/client";
 import { ordinalOfId } from "../db/document-store";
@@ -219,12 +219,12 @@ export async function restartReplyMail(env: Env, row: ReceivedRow, reply: ReplyK
 const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string) =>
   db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, ...dueOf(mail), updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
 
-/** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s (and meets `also`). */
-const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string, also?: SQL) =>
+/** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s. */
+const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string) =>
   db
     .update(receivedDocuments)
     .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, ...dueOf(mail, index), updatedAt: at })
-    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, also));
+    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`));
 
 /**
  * Queues attempt `job.attempt + 1`. When the queue refuses it, a later attempt (a queue message)
