@@ -81,7 +81,7 @@ export default defineConfig({
         test: {
           name: "workers",
           // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors).
-          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts"],
+          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts"],
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,

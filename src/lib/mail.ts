@@ -28,11 +28,19 @@ export function mimeMessage(m: { from: string; to: string; subject: string; mess
   return [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${m.subject}`, `Message-ID: <${m.messageId}>`, ...(m.reference ? [`${REFERENCE_HEADER}: ${m.reference}`] : []), "MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, "", ...parts, `--${boundary}--`, ""].join("\r\n");
 }
 
+type EmailMessageClass = typeof import("cloudflare:email").EmailMessage;
+let emailMessage: EmailMessageClass | undefined;
+
+/** The runtime's EmailMessage, imported once: dynamically, since Node scripts that load the app (the OpenAPI generator) have no cloudflare:email. */
+export async function emailMessageClass(): Promise<EmailMessageClass> {
+  return (emailMessage ??= (await import("cloudflare:email")).EmailMessage);
+}
+
 /** Sends `raw` from `from` to `to`; false when no binding is configured (nothing sent). */
 export async function sendMail(env: Pick<Env, "SEND_EMAIL">, from: string, to: string, raw: string): Promise<boolean> {
   const binding = env.SEND_EMAIL as SendEmail | undefined;
   if (!binding) return false;
-  const { EmailMessage } = await import("cloudflare:email");
+  const EmailMessage = await emailMessageClass();
   await binding.send(new EmailMessage(from, to, raw));
   return true;
 }
