@@ -8,8 +8,8 @@
 import type { CompanyRow } from "../domain/companies/repository";
 import { AppError } from "../errors";
 import { getReceived } from "./queries";
-import { attemptReplyMail, restartReplyMail, type ReplyKind, type ReplyMail } from "./reply-mail";
-import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
+import { attemptReplyMail, replyOf, restartReplyMail, type ReplyKind } from "./reply-mail";
+import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient } from "./view";
 
 export async function mailReplyAgain(env: Env, company: Pick<CompanyRow, "id">, id: string, reply: ReplyKind, email: string | undefined): Promise<ReceivedRow> {
   const row = await getReceived(env, company.id, id);
@@ -26,14 +26,4 @@ export async function mailReplyAgain(env: Env, company: Pick<CompanyRow, "id">, 
   const partitions = reply === "acknowledgment" ? receivedFileOfRow(row)?.acknowledgment?.partitions : undefined;
   await attemptReplyMail(env, { companyId: company.id, receivedId: row.id, reply, attempt: 1, ...(partitions ? { partitions } : {}) });
   return getReceived(env, company.id, id);
-}
-
-/** The reply as the document records it (its address and mailing), or null when it has none. */
-function replyOf(row: ReceivedRow, reply: ReplyKind): { to: ReplyRecipient | null; mail: ReplyMail | null } | null {
-  if (reply === "acknowledgment") {
-    const ack = row.xmlKey ? receivedFileOfRow(row)?.acknowledgment : null;
-    return ack ? { to: ack.reply_to, mail: ack.mail ?? null } : null;
-  }
-  const entry = (JSON.parse(row.responses) as ResponseEntry[]).find((r) => r.action === reply);
-  return entry ? { to: entry.reply_to ?? null, mail: entry.mail ?? null } : null;
 }

@@ -95,10 +95,14 @@ interface Recorded {
   text: string;
 }
 
-/** The mail of `reply` as the document records it (null: it records none). */
-function mailOf(row: ReceivedRow, reply: ReplyKind): ReplyMail | null {
-  if (reply === "acknowledgment") return (row.xmlKey && receivedFileOfRow(row)?.acknowledgment?.mail) || null;
-  return (JSON.parse(row.responses) as ResponseEntry[]).find((r) => r.action === reply)?.mail ?? null;
+/** The reply `reply` as the document records it, its address and mailing; null when the document has no such reply. */
+export function replyOf(row: ReceivedRow, reply: ReplyKind): { to: ReplyRecipient | null; mail: ReplyMail | null } | null {
+  if (reply === "acknowledgment") {
+    const ack = row.xmlKey ? receivedFileOfRow(row)?.acknowledgment : null;
+    return ack ? { to: ack.reply_to, mail: ack.mail ?? null } : null;
+  }
+  const entry = (JSON.parse(row.responses) as ResponseEntry[]).find((r) => r.action === reply);
+  return entry ? { to: entry.reply_to ?? null, mail: entry.mail ?? null } : null;
 }
 
 function recorded(row: ReceivedRow, taxId: string, reply: ReplyKind): Recorded | null {
@@ -169,7 +173,7 @@ async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyM
 export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<"FAILED" | "UNCHANGED" | null> {
   const db = await partitionDb(env, companyId, receivedId);
   const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, receivedId))).get());
-  const mail = row ? mailOf(row, reply) : null;
+  const mail = row ? (replyOf(row, reply)?.mail ?? null) : null;
   if (!row || !mail) return null;
   if (mail.state !== "SENT") return "UNCHANGED";
   const partitions = (reply === "acknowledgment" && receivedFileOfRow(row)?.acknowledgment?.partitions) || [ordinalOfId(row.id)!];
