@@ -14,7 +14,7 @@ export type BuyerDeliveryWork = { msg: Message<unknown>; body: BuyerDeliveryMess
 export async function deliverToBuyers(env: Env, work: BuyerDeliveryWork[]): Promise<void> {
   for (const w of work) {
     try {
-      const outcome = await deliverToBuyer(env, w.body.company_id, w.body.invoice_id, { scheduled: true });
+      const outcome = await deliverToBuyer(env, w.body.company_id, w.body.invoice_id, { scheduled: true, ...(w.body.lease ? { lease: w.body.lease } : {}) });
       if (outcome.kind === "done" && outcome.delivery.state !== "SENT") log("warn", "buyer delivery not sent", { invoice: w.body.invoice_id, state: outcome.delivery.state, error: outcome.delivery.message });
       w.msg.ack();
     } catch (e) {

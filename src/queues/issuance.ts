@@ -33,6 +33,8 @@ export const buyerDeliveryMessage = z.object({
   type: z.literal("invoice.buyer_delivery"),
   invoice_id: z.string(),
   company_id: z.string(),
+  /** The document's buyer_delivery_at as the attempt was taken (takeDueDeliveries): the message makes the attempt only while it is still that (absent on messages from before it was sent). */
+  lease: z.string().optional(),
 });
 
 /** An attempt to mail a reply to a supplier: a received file's acknowledgment or a response's replies (src/reception/reply-mail.ts). */
@@ -79,8 +81,8 @@ export async function enqueueBuyerChecks(env: Pick<Env, "ISSUANCE_QUEUE">, due: 
 }
 
 /** One `invoice.buyer_delivery` message per attempt taken (at most 90 per call, see takeDueDeliveries). */
-export async function enqueueBuyerDeliveries(env: Pick<Env, "ISSUANCE_QUEUE">, due: readonly { id: string; companyId: string }[]): Promise<void> {
-  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: { v: 1, type: "invoice.buyer_delivery", invoice_id: d.id, company_id: d.companyId } satisfies BuyerDeliveryMessage })));
+export async function enqueueBuyerDeliveries(env: Pick<Env, "ISSUANCE_QUEUE">, due: readonly { id: string; companyId: string; lease?: string }[]): Promise<void> {
+  if (due.length > 0) await env.ISSUANCE_QUEUE.sendBatch(due.map((d) => ({ body: { v: 1, type: "invoice.buyer_delivery", invoice_id: d.id, company_id: d.companyId, ...(d.lease ? { lease: d.lease } : {}) } satisfies BuyerDeliveryMessage })));
 }
 
 export function enqueueInvoice(env: Env, m: { invoiceId: string; companyId: string; requestId?: string }, delaySeconds?: number) {

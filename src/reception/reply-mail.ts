@@ -6,13 +6,14 @@
  * (`reception.reply_mail` messages) with growing waits, REPLY_MAIL_ATTEMPTS in all; then FAILED, with
  * a `received_document.reply_mail_failed` event. The replies stay downloadable whatever happens.
  *
- * An attempt reads what to send from the record (the address, the files kept in R2), so a repeated
- * queue message sends nothing twice once the mail is SENT or FAILED. A mail whose chain of queue
+ * An attempt reads what to send from the record (the address, the files kept in R2), and takes its
+ * place on the record before it mails (claimAttempt), so two messages of one attempt mail once and a
+ * repeated message sends nothing once the mail is SENT or FAILED. A mail whose chain of queue
  * messages broke (the process stopped before the next attempt was queued, the queue refused it, a
  * message was dead-lettered) is found by the sweep of overdue mails (overdue-mails.ts), which reads
  * each document's `mail_due_at`: every write that leaves a mail PENDING brings it forward.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { ReceptionAction } from "../countries/port";
 import type { Db } from "../db/client";
 import { ordinalOfId } from "../db/document-store";
@@ -138,10 +139,45 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   if (control!.company.status !== "ACTIVE") next = { state: "FAILED", attempts: attempt, sent_at: null, message: "The company was deleted: its replies are no longer mailed", next_attempt_at: null };
   else {
     if (attempt < REPLY_MAIL_ATTEMPTS) await queueNext(env, job);
+    if (!(await claimAttempt(env, row, found.mail, job, now))) return null;
     next = await mailOnce(env, row, found, job, now);
   }
-  await recordMail(env, row, job.partitions ?? [ordinalOfId(row.id)!], reply, next);
+  await recordMail(env, row, partitionsOf(row, job), reply, next);
   return next;
+}
+
+/**
+ * The partitions whose documents record the mail `job.reply` of document `row`: for a file's
+ * acknowledgment, those holding documents of the file (the message's list, else the record's);
+ * else the document's own.
+ */
+const partitionsOf = (row: ReceivedRow, job: Pick<ReplyMailJob, "reply" | "partitions">) =>
+  (job.reply === "acknowledgment" && (job.partitions ?? receivedFileOfRow(row)?.acknowledgment?.partitions)) || [ordinalOfId(row.id)!];
+
+/**
+ * Takes attempt `job.attempt` of a PENDING mail before it is made: the record counts it (and the
+ * time of the next attempt, already queued) only if no other message took it meanwhile, compared
+ * where it is written. The issuance queue delivers a message at least once, and the sweep may queue
+ * an attempt again whose own message is only late: of two messages for one attempt, one mails. A
+ * file's acknowledgment is taken in the lowest partition holding its documents, whichever document
+ * the message names. False when another message has the attempt.
+ */
+async function claimAttempt(env: Env, row: ReceivedRow, mail: ReplyMail, job: ReplyMailJob, now: Date): Promise<boolean> {
+  const claimed: ReplyMail = { ...mail, attempts: job.attempt, next_attempt_at: new Date(now.getTime() + replyMailWait(job.attempt) * 1000).toISOString() };
+  const at = now.toISOString();
+  const open = (path: string) => (column: typeof receivedDocuments.receivedFile | typeof receivedDocuments.responses) =>
+    sql`json_extract(${column}, ${`${path}.state`}) = 'PENDING' AND json_extract(${column}, ${`${path}.attempts`}) < ${job.attempt}`;
+  if (job.reply === "acknowledgment") {
+    const taken = await writeIn(env, row.companyId, Math.min(...partitionsOf(row, job)), (db) =>
+      setAckMail(db, row, claimed, at, open("$.acknowledgment.mail")(receivedDocuments.receivedFile)).returning({ id: receivedDocuments.id }),
+    );
+    return taken.length > 0;
+  }
+  const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === job.reply);
+  const taken = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
+    setEntryMail(db, row, index, job.reply as ReceptionAction, claimed, at, open(`$[${index}].mail`)(receivedDocuments.responses)).returning({ id: receivedDocuments.id }),
+  );
+  return taken.length > 0;
 }
 
 /** Mails what `found` records; returns the mail after it: SENT, or the failure (PENDING with the next attempt's time, FAILED after the last). */
@@ -176,8 +212,7 @@ export async function bouncedReplyMail(env: Env, companyId: string, receivedId: 
   const mail = row ? (replyOf(row, reply)?.mail ?? null) : null;
   if (!row || !mail) return null;
   if (mail.state !== "SENT") return "UNCHANGED";
-  const partitions = (reply === "acknowledgment" && receivedFileOfRow(row)?.acknowledgment?.partitions) || [ordinalOfId(row.id)!];
-  await recordMail(env, row, partitions, reply, { ...mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
+  await recordMail(env, row, partitionsOf(row, { reply }), reply, { ...mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
   return "FAILED";
 }
 
@@ -219,16 +254,16 @@ export async function restartReplyMail(env: Env, row: ReceivedRow, reply: ReplyK
   return changed.length > 0;
 }
 
-/** The UPDATE that writes `mail` into the file's acknowledgment on each document of the file (in the partition `db` is). */
-const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string) =>
-  db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, ...dueOf(mail), updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!)));
+/** The UPDATE that writes `mail` into the file's acknowledgment on each document of the file (in the partition `db` is), where `also` holds if given. */
+const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string, also?: SQL) =>
+  db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, ...dueOf(mail), updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!), also));
 
-/** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s. */
-const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string) =>
+/** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s (and `also` holds, if given). */
+const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string, also?: SQL) =>
   db
     .update(receivedDocuments)
     .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, ...dueOf(mail, index), updatedAt: at })
-    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`));
+    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, row.id), sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].action`}) = ${action}`, also));
 
 /**
  * Queues attempt `job.attempt + 1`. When the queue refuses it, a later attempt (a queue message)

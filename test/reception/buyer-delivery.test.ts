@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyInbound } from "../../src/countries/cl/exchange/verify";
 import { ordinalOfId, storeFor } from "../../src/db/document-store";
-import { buyerEnvelopeSetId, DELIVERY_ATTEMPTS } from "../../src/domain/invoices/buyer-delivery";
+import { buyerEnvelopeSetId, deliverToBuyer, DELIVERY_ATTEMPTS } from "../../src/domain/invoices/buyer-delivery";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
@@ -157,6 +157,27 @@ describe("an accepted factura is mailed to its buyer", () => {
     const after = (await call("GET", `${issuer.base}/invoices/${doc.id}`, { key: issuer.owner.key })).body.buyer_delivery;
     expect(after).toEqual({ ...sent, state: "FAILED", message: "Bounced by dte@losandes.example: 5.2.2 550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown" });
     expect((await deliveryEvents(doc.id)).map((d) => `${d.state}/${d.attempts}`)).toEqual(["SENT/1", "FAILED/1"]);
+  });
+
+  it("a queue message of one attempt delivered twice at once mails once; a message whose lease the document no longer holds does nothing", async () => {
+    const doc = await accepted(LOS_ANDES);
+    await afterDelivery(doc.id, (d) => d.state === "SENT");
+    // Attempt 2 taken by the store's alarm: its lease is the buyer_delivery_at the message carries.
+    const lease = "2000-01-01T00:00:00.000Z";
+    await dueNow(doc.id, `, buyer_delivery = '{"state":"PENDING","email":"dte@losandes.example","source":"TAXPAYER_DIRECTORY","attempts":1,"sent_at":null,"message":"451 4.3.0 try again later"}'`);
+    const sends: string[] = [];
+    const counting = { ...env, SEND_EMAIL: { send: async (m: { to: string }) => void (sends.push(m.to), await new Promise((r) => setTimeout(r, 25))) } } as unknown as Env;
+    const outcomes = await Promise.all([0, 1].map(() => deliverToBuyer(counting, issuer.companyId, doc.id, { scheduled: true, lease })));
+    expect(sends).toEqual(["dte@losandes.example"]);
+    expect(outcomes.filter((o) => o.kind === "done")).toEqual([expect.objectContaining({ delivery: expect.objectContaining({ state: "SENT", attempts: 2, message: null }) })]);
+    // The same message again once the attempt is recorded: the lease it names is gone.
+    expect(await deliverToBuyer(counting, issuer.companyId, doc.id, { scheduled: true, lease })).toEqual({ kind: "skipped" });
+    expect(sends).toHaveLength(1);
+    expect((await deliveryEvents(doc.id)).map((d) => `${d.state}/${d.attempts}`)).toEqual(["SENT/1", "SENT/2"]);
+    // Asked for by the user meanwhile: it is sent (the attempt is the user's own).
+    const again = await deliverNow(doc.id);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.buyer_delivery).toMatchObject({ state: "SENT", attempts: 3 });
   });
 
   it("a boleta is not mailed to a buyer", async () => {

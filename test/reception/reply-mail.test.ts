@@ -136,6 +136,42 @@ describe("reply mails", () => {
   });
 });
 
+describe("one mail per attempt", () => {
+  /** The Worker's bindings with a mail service that counts what it is given (and takes a moment), and a queue that keeps what it is given. */
+  const counting = () => {
+    const sends: string[] = [];
+    const queued: unknown[] = [];
+    const slow = { send: async (m: { to: string }) => void (sends.push(m.to), await new Promise((r) => setTimeout(r, 25))) } as unknown as SendEmail;
+    const queue = { send: async (body: unknown) => void queued.push(body), sendBatch: async (b: { body: unknown }[]) => void queued.push(...b.map((x) => x.body)) } as unknown as Queue;
+    return { sends, queued, env: { ...env, SEND_EMAIL: slow, ISSUANCE_QUEUE: queue } as Env };
+  };
+
+  it("two messages of one attempt at the same time (the queue delivers at least once; the sweep may queue a late one again) mail once", async () => {
+    const id = await received(331);
+    await respondToDocument(refused, undefined, await company(), id, "ERM", null);
+    const { sends, queued, env: withCount } = counting();
+    const job = { companyId: r.companyId, receivedId: id, reply: "ERM" as const, attempt: 2 };
+    await Promise.all([attemptReplyMail(withCount, job), attemptReplyMail(withCount, job)]);
+    expect(sends).toEqual(["dte@losandes.example"]);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 2, next_attempt_at: null });
+    // Each queued the next attempt before taking this one; those find the mail SENT.
+    expect(queued).toHaveLength(2);
+    expect(await attemptReplyMail(withCount, { ...job, attempt: 3 })).toMatchObject({ state: "SENT", attempts: 2 });
+    expect(sends).toHaveLength(1);
+  });
+
+  it("a file's RecepcionEnvio: two messages of one attempt naming different documents of the file mail once", async () => {
+    const e = await envelope([await signedDte(caf33, 332, cert), await signedDte(caf33, 333, cert)], cert);
+    const result = await intakeFile(refused, await company(), e.xml, { channel: "UPLOAD", message: null, fileName: "dos.xml" });
+    expect(result.acknowledgment).toMatchObject({ mail: { state: "PENDING", attempts: 1 } });
+    const ids = result.documents.map((d) => d.id);
+    const { sends, env: withCount } = counting();
+    await Promise.all(ids.map((receivedId) => attemptReplyMail(withCount, { companyId: r.companyId, receivedId, reply: "acknowledgment", attempt: 2 })));
+    expect(sends).toHaveLength(1);
+    for (const id of ids) expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", attempts: 2 });
+  });
+});
+
 describe("the sweep of mails whose queued attempts were lost", () => {
   it("a response's mail: its next look follows the next attempt; once that is overdue it is queued again and SENT; then nothing is left to look at", async () => {
     const id = await received(321);

@@ -75,14 +75,16 @@ export function startBuyerDelivery(db: Db, where: SQL | undefined, now: string) 
     .where(and(where, inArray(invoices.status, ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"]), notInArray(invoices.documentType, NOT_DELIVERED), isNull(invoices.buyerDelivery)));
 }
 
-/** The attempts due at `at` (oldest first, at most `limit` ≤ 90), each leased for DELIVERY_LEASE_MS. */
-export async function takeDueDeliveries(db: Db, at: Date, limit: number): Promise<{ id: string; companyId: string }[]> {
+/**
+ * The attempts due at `at` (oldest first, at most `limit` ≤ 90), each leased for DELIVERY_LEASE_MS:
+ * `lease` is the buyer_delivery_at written, which the attempt's message must still find.
+ */
+export async function takeDueDeliveries(db: Db, at: Date, limit: number): Promise<{ id: string; companyId: string; lease: string }[]> {
   const iso = at.toISOString();
   const due = await db.select({ id: invoices.id, companyId: invoices.companyId }).from(invoices).where(and(isNotNull(invoices.buyerDeliveryAt), lte(invoices.buyerDeliveryAt, iso))).orderBy(asc(invoices.buyerDeliveryAt)).limit(limit);
-  if (due.length > 0) {
-    await db.update(invoices).set({ buyerDeliveryAt: new Date(at.getTime() + DELIVERY_LEASE_MS).toISOString() }).where(and(inArray(invoices.id, due.map((d) => d.id)), lte(invoices.buyerDeliveryAt, iso)));
-  }
-  return due;
+  const lease = new Date(at.getTime() + DELIVERY_LEASE_MS).toISOString();
+  if (due.length > 0) await db.update(invoices).set({ buyerDeliveryAt: lease }).where(and(inArray(invoices.id, due.map((d) => d.id)), lte(invoices.buyerDeliveryAt, iso)));
+  return due.map((d) => ({ ...d, lease }));
 }
 
 export function deliveryOf(row: Pick<InvoiceRow, "buyerDelivery">): BuyerDelivery | null {
@@ -169,17 +171,34 @@ async function invoiceIn(env: Env, companyId: string, invoiceId: string): Promis
   return row ? { db, row } : null;
 }
 
-export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDelivery } | { kind: "skipped" };
+/** `taken`: another attempt changed the delivery between its reading and this attempt's claim. */
+export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDelivery } | { kind: "skipped" } | { kind: "taken" };
 
 /**
- * One attempt. `scheduled`: only a document whose attempt is due (a queue message); otherwise any
- * accepted document that takes a delivery, to `email` when given. Throws what an unavailable store throws.
+ * Takes an attempt before the mail goes: the delivery as `claimed` (its attempt counted, leased for
+ * DELIVERY_LEASE_MS, after which the store's alarm tries again if no outcome was recorded), only if
+ * it is still as `row` read it, compared where it is written. The issuance queue delivers a message
+ * at least once: of two messages for one attempt, one mails.
  */
-export async function deliverToBuyer(env: Env, companyId: string, invoiceId: string, opts: { scheduled: boolean; email?: string }, now = new Date()): Promise<DeliveryOutcome> {
+async function claim(db: Db, row: InvoiceRow, claimed: BuyerDelivery, now: Date): Promise<boolean> {
+  const taken = await db
+    .update(invoices)
+    .set({ buyerDelivery: JSON.stringify(claimed), buyerDeliveryAt: new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString() })
+    .where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), eq(invoices.buyerDelivery, row.buyerDelivery!), row.buyerDeliveryAt === null ? isNull(invoices.buyerDeliveryAt) : eq(invoices.buyerDeliveryAt, row.buyerDeliveryAt)))
+    .returning({ id: invoices.id });
+  return taken.length > 0;
+}
+
+/**
+ * One attempt. `scheduled`: only a document whose attempt is due (a queue message; `lease`: its
+ * buyer_delivery_at when it was taken, which must not have changed since); otherwise any accepted
+ * document that takes a delivery, to `email` when given. Throws what an unavailable store throws.
+ */
+export async function deliverToBuyer(env: Env, companyId: string, invoiceId: string, opts: { scheduled: boolean; email?: string; lease?: string }, now = new Date()): Promise<DeliveryOutcome> {
   const found = await invoiceIn(env, companyId, invoiceId);
   if (!found) return { kind: "skipped" };
   const { db, row } = found;
-  if (row.buyerDelivery === null || (opts.scheduled && row.buyerDeliveryAt === null)) return { kind: "skipped" };
+  if (row.buyerDelivery === null || (opts.scheduled && (row.buyerDeliveryAt === null || (opts.lease !== undefined && row.buyerDeliveryAt !== opts.lease)))) return { kind: "skipped" };
   const before = deliveryOf(row)!;
   const control = await companyControl(env, companyId, now.getTime());
   const company = control?.company;
@@ -196,6 +215,7 @@ export async function deliverToBuyer(env: Env, companyId: string, invoiceId: str
   }
   const attempts = before.attempts + 1;
   const source = requested ? "REQUEST" : "TAXPAYER_DIRECTORY";
+  if (!(await claim(db, row, { ...before, state: "PENDING", email: to, source, attempts }, now))) return { kind: "taken" };
   let d: BuyerDelivery;
   let next: number | null = null;
   try {
@@ -218,7 +238,10 @@ export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Pro
     // Accepted before deliveries existed: start it here.
     await (await partitionFor(env, row.companyId, ordinalOfId(row.id) ?? 0, "documents")).db.update(invoices).set({ buyerDelivery: JSON.stringify(PENDING) }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNull(invoices.buyerDelivery)));
   }
-  const outcome = await deliverToBuyer(env, row.companyId, row.id, { scheduled: false, ...(email ? { email } : {}) });
+  // An attempt of the service's own may take the delivery between the reading and the claim: read it again.
+  let outcome: DeliveryOutcome = { kind: "taken" };
+  for (let tries = 0; tries < 3 && outcome.kind === "taken"; tries++) outcome = await deliverToBuyer(env, row.companyId, row.id, { scheduled: false, ...(email ? { email } : {}) });
+  if (outcome.kind === "taken") throw new AppError("INVOICE_BUYER_DELIVERY_FAILED", `${row.id} was being sent by another attempt at the same time; look at its buyer_delivery, or try again.`);
   if (outcome.kind !== "done") throw new AppError("INVOICE_NOT_FOUND", `Document ${row.id} does not exist for this company.`);
   const d = outcome.delivery;
   if (d.state === "NO_ADDRESS") throw new AppError("INVOICE_BUYER_DELIVERY_NO_ADDRESS", d.message!);

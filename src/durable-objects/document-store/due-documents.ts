@@ -22,7 +22,7 @@ import { enqueueBuyerChecks, enqueueBuyerDeliveries } from "../../queues/issuanc
 import type { StoreAlarmTask } from "./alarms";
 
 type DueEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "CONTROL_DIRECTORY" | "ISSUANCE_QUEUE">;
-type Due = { id: string; companyId: string }[];
+type Due = { id: string; companyId: string; lease?: string }[];
 
 export interface DueWork {
   name: string;
