@@ -139,7 +139,7 @@ export async function attemptReplyMail(env: Env, job: ReplyMailJob, now = new Da
   if (control!.company.status !== "ACTIVE") next = { state: "FAILED", attempts: attempt, sent_at: null, message: "The company was deleted: its replies are no longer mailed", next_attempt_at: null };
   else {
     if (attempt < REPLY_MAIL_ATTEMPTS) await queueNext(env, job);
-    if (!(await claimAttempt(env, row, found.mail, job, now))) return null;
+    if (!(await claimAttempt(env, row, found.mail, job, now))) return settledElsewhere(env, row, job);
     next = await mailOnce(env, row, found, job, now);
   }
   await recordMail(env, row, partitionsOf(row, job), reply, next);
@@ -178,6 +178,26 @@ async function claimAttempt(env: Env, row: ReceivedRow, mail: ReplyMail, job: Re
     setEntryMail(db, row, index, job.reply as ReceptionAction, claimed, at, open(`$[${index}].mail`)(receivedDocuments.responses)).returning({ id: receivedDocuments.id }),
   );
   return taken.length > 0;
+}
+
+/**
+ * After a lost claim of a file's acknowledgment: when the partition that decides (the lowest) has it
+ * SENT or FAILED but this document's partition does not (the attempt that settled it stopped while
+ * writing the other copies, and its message, or the next attempt's, came back), the settled mail is
+ * written on every copy, with its event if FAILED. Returns that mail; null when there is nothing to
+ * finish (another message is attempting it, or it is not an acknowledgment held in several partitions).
+ */
+async function settledElsewhere(env: Env, row: ReceivedRow, job: ReplyMailJob): Promise<ReplyMail | null> {
+  const partitions = partitionsOf(row, job);
+  const lowest = Math.min(...partitions);
+  if (job.reply !== "acknowledgment" || lowest === ordinalOfId(row.id)) return null;
+  const decided = await writeIn(env, row.companyId, lowest, (db) =>
+    db.select({ receivedFile: receivedDocuments.receivedFile }).from(receivedDocuments).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!))).get(),
+  );
+  const mail = decided ? receivedFileOfRow(decided)?.acknowledgment?.mail : null;
+  if (!mail || mail.state === "PENDING") return null;
+  await recordMail(env, row, partitions, "acknowledgment", mail);
+  return mail;
 }
 
 /** Mails what `found` records; returns the mail after it: SENT, or the failure (PENDING with the next attempt's time, FAILED after the last). */

@@ -11,7 +11,8 @@ import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { companyControl } from "../../src/domain/companies/control-cache";
 import { intakeFile } from "../../src/reception/intake";
-import { ordinalOfId, storeFor } from "../../src/db/document-store";
+import { closePartition, ordinalOfId, storeFor } from "../../src/db/document-store";
+import { pollReceptionRegister } from "../../src/reception/cron";
 import { receivedDocuments } from "../../src/db/schema";
 import { overdueMailsIn, REPLY_MAIL_STALE_MS } from "../../src/reception/overdue-mails";
 import { attemptReplyMail, REPLY_MAIL_ATTEMPTS, replyMailBody, replyMailWait } from "../../src/reception/reply-mail";
@@ -169,6 +170,30 @@ describe("one mail per attempt", () => {
     await Promise.all(ids.map((receivedId) => attemptReplyMail(withCount, { companyId: r.companyId, receivedId, reply: "acknowledgment", attempt: 2 })));
     expect(sends).toHaveLength(1);
     for (const id of ids) expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", attempts: 2 });
+  });
+
+  it("a file's RecepcionEnvio held in two partitions, settled in the lowest by an attempt that stopped before this document's copy: the next message finishes the copies and mails nothing", async () => {
+    const other = await receiver();
+    const listed = await signedDte(caf33, 335, cert);
+    // The register lists folio 335 before its XML comes: its placeholder is in partition 1, which then closes.
+    await inject(await envelope([listed], cert), undefined, true);
+    await pollReceptionRegister(env, new Date());
+    await closePartition(env, other.companyId, 1, "SIZE", 1);
+    const e = await envelope([listed, await signedDte(caf33, 336, cert)], cert);
+    await inject(e);
+    const control = (await companyControl(env, other.companyId, Date.now(), true))!.company;
+    const result = await intakeFile(refused, control, e.xml, { channel: "UPLOAD", message: null, fileName: "dos.xml" });
+    const [inFirst, inSecond] = result.documents.map((d) => d.id);
+    expect([ordinalOfId(inFirst!), ordinalOfId(inSecond!)]).toEqual([1, 2]);
+    const ackOf = async (id: string) => (await getDoc(other, id)).body.received_file.acknowledgment.mail;
+    expect(await ackOf(inSecond!)).toMatchObject({ state: "PENDING", attempts: 1 });
+    // Attempt 2 mailed and recorded in partition 1 (the lowest, which decides), then stopped before partition 2's copy.
+    const settled = { state: "SENT", attempts: 2, sent_at: new Date().toISOString(), message: null, next_attempt_at: null };
+    await storeFor(env, other.companyId, 1).db.run(sql`UPDATE received_documents SET received_file = json_set(received_file, '$.acknowledgment.mail', json(${JSON.stringify(settled)})) WHERE id = ${inFirst!}`);
+    const { sends, env: withCount } = counting();
+    expect(await attemptReplyMail(withCount, { companyId: other.companyId, receivedId: inSecond!, reply: "acknowledgment", attempt: 2 })).toEqual(settled);
+    expect(sends).toHaveLength(0);
+    for (const id of [inFirst!, inSecond!]) expect(await ackOf(id)).toEqual(settled);
   });
 });
 
