@@ -9,7 +9,7 @@ import type { CompanyRow } from "../domain/companies/repository";
 import { AppError } from "../errors";
 import { getReceived } from "./queries";
 import { attemptReplyMail, replyOf, restartReplyMail, type ReplyKind } from "./reply-mail";
-import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient } from "./view";
+import type { ReceivedRow, ReplyRecipient } from "./view";
 
 export async function mailReplyAgain(env: Env, company: Pick<CompanyRow, "id">, id: string, reply: ReplyKind, email: string | undefined): Promise<ReceivedRow> {
   const row = await getReceived(env, company.id, id);
@@ -23,7 +23,7 @@ export async function mailReplyAgain(env: Env, company: Pick<CompanyRow, "id">, 
   const busy = () => new AppError("RECEPTION_REPLY_MAIL_PENDING", `This reply is being mailed (${current.mail?.attempts ?? 0} attempts so far${current.mail?.next_attempt_at ? `, the next at ${current.mail.next_attempt_at}` : ""}): wait until it is SENT or FAILED.`);
   if (current.mail?.state === "PENDING") throw busy();
   if (!(await restartReplyMail(env, row, reply, email ? to : null, ["SENT", "FAILED", null]))) throw busy();
-  const partitions = reply === "acknowledgment" ? receivedFileOfRow(row)?.acknowledgment?.partitions : undefined;
-  await attemptReplyMail(env, { companyId: company.id, receivedId: row.id, reply, attempt: 1, ...(partitions ? { partitions } : {}) });
+  // A file's acknowledgment: the attempt reads the partitions holding the file's documents from the record.
+  await attemptReplyMail(env, { companyId: company.id, receivedId: row.id, reply, attempt: 1 });
   return getReceived(env, company.id, id);
 }

@@ -165,17 +165,18 @@ const partitionsOf = (row: ReceivedRow, job: Pick<ReplyMailJob, "reply" | "parti
 async function claimAttempt(env: Env, row: ReceivedRow, mail: ReplyMail, job: ReplyMailJob, now: Date): Promise<boolean> {
   const claimed: ReplyMail = { ...mail, attempts: job.attempt, next_attempt_at: new Date(now.getTime() + replyMailWait(job.attempt) * 1000).toISOString() };
   const at = now.toISOString();
-  const open = (path: string) => (column: typeof receivedDocuments.receivedFile | typeof receivedDocuments.responses) =>
+  // The mail at `path` of `column` is still PENDING with fewer attempts than this one.
+  const open = (column: typeof receivedDocuments.receivedFile | typeof receivedDocuments.responses, path: string) =>
     sql`json_extract(${column}, ${`${path}.state`}) = 'PENDING' AND json_extract(${column}, ${`${path}.attempts`}) < ${job.attempt}`;
   if (job.reply === "acknowledgment") {
     const taken = await writeIn(env, row.companyId, Math.min(...partitionsOf(row, job)), (db) =>
-      setAckMail(db, row, claimed, at, open("$.acknowledgment.mail")(receivedDocuments.receivedFile)).returning({ id: receivedDocuments.id }),
+      setAckMail(db, row, claimed, at, open(receivedDocuments.receivedFile, "$.acknowledgment.mail")).returning({ id: receivedDocuments.id }),
     );
     return taken.length > 0;
   }
   const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === job.reply);
   const taken = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
-    setEntryMail(db, row, index, job.reply as ReceptionAction, claimed, at, open(`$[${index}].mail`)(receivedDocuments.responses)).returning({ id: receivedDocuments.id }),
+    setEntryMail(db, row, index, job.reply as ReceptionAction, claimed, at, open(receivedDocuments.responses, `$[${index}].mail`)).returning({ id: receivedDocuments.id }),
   );
   return taken.length > 0;
 }
@@ -259,7 +260,7 @@ export async function restartReplyMail(env: Env, row: ReceivedRow, reply: ReplyK
         .returning({ id: receivedDocuments.id });
     // The document's own partition decides; the file's others follow it.
     if ((await writeIn(env, row.companyId, own, restart)).length === 0) return false;
-    for (const ordinal of (file.acknowledgment.partitions ?? [own]).filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, restart);
+    for (const ordinal of partitionsOf(row, { reply }).filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, restart);
     return true;
   }
   const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);

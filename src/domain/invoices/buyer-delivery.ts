@@ -75,6 +75,9 @@ export function startBuyerDelivery(db: Db, where: SQL | undefined, now: string) 
     .where(and(where, inArray(invoices.status, ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"]), notInArray(invoices.documentType, NOT_DELIVERED), isNull(invoices.buyerDelivery)));
 }
 
+/** The buyer_delivery_at of an attempt taken at `at`: when the alarm takes it again if no outcome was recorded. */
+const leaseFrom = (at: Date) => new Date(at.getTime() + DELIVERY_LEASE_MS).toISOString();
+
 /**
  * The attempts due at `at` (oldest first, at most `limit` ≤ 90), each leased for DELIVERY_LEASE_MS:
  * `lease` is the buyer_delivery_at written, which the attempt's message must still find.
@@ -82,7 +85,7 @@ export function startBuyerDelivery(db: Db, where: SQL | undefined, now: string) 
 export async function takeDueDeliveries(db: Db, at: Date, limit: number): Promise<{ id: string; companyId: string; lease: string }[]> {
   const iso = at.toISOString();
   const due = await db.select({ id: invoices.id, companyId: invoices.companyId }).from(invoices).where(and(isNotNull(invoices.buyerDeliveryAt), lte(invoices.buyerDeliveryAt, iso))).orderBy(asc(invoices.buyerDeliveryAt)).limit(limit);
-  const lease = new Date(at.getTime() + DELIVERY_LEASE_MS).toISOString();
+  const lease = leaseFrom(at);
   if (due.length > 0) await db.update(invoices).set({ buyerDeliveryAt: lease }).where(and(inArray(invoices.id, due.map((d) => d.id)), lte(invoices.buyerDeliveryAt, iso)));
   return due.map((d) => ({ ...d, lease }));
 }
@@ -183,7 +186,7 @@ export type DeliveryOutcome = { kind: "done"; row: InvoiceRow; delivery: BuyerDe
 async function claim(db: Db, row: InvoiceRow, claimed: BuyerDelivery, now: Date): Promise<boolean> {
   const taken = await db
     .update(invoices)
-    .set({ buyerDelivery: JSON.stringify(claimed), buyerDeliveryAt: new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString() })
+    .set({ buyerDelivery: JSON.stringify(claimed), buyerDeliveryAt: leaseFrom(now) })
     .where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), eq(invoices.buyerDelivery, row.buyerDelivery!), row.buyerDeliveryAt === null ? isNull(invoices.buyerDeliveryAt) : eq(invoices.buyerDeliveryAt, row.buyerDeliveryAt)))
     .returning({ id: invoices.id });
   return taken.length > 0;
