@@ -3,6 +3,8 @@ import { SAMPLE_INPUTS } from "./cl-samples";
 import { call, newCompany, newOwner, nextRut, type Actor } from "./api";
 import { makeFakeCertificate, makeFakePfx } from "./fake-certificates";
 import { toLocalDateTime } from "../../src/lib/time";
+import { sql } from "drizzle-orm";
+import { storeRows } from "./store";
 
 export interface Issuer {
   owner: Actor;
@@ -55,6 +57,22 @@ export async function untilFinal(issuer: Issuer, id: string, timeoutMs = 60_000)
     expect(res.status).toBe(200);
     if (FINAL.includes(res.body.status)) return res.body;
     if (Date.now() - start > timeoutMs) throw new Error(`document ${id} still ${res.body.status} after ${timeoutMs} ms: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Waits until no document of the company has a buyer delivery still pending (each accepted document
+ * starts one in the queue): a file calls it before it ends, so no queue consumer is still working
+ * (and logging) as the test environment closes.
+ */
+export async function untilBuyerDeliveriesSettled(issuer: Issuer, timeoutMs = 60_000): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    const rows = await storeRows<{ n: number }>(issuer.companyId, sql`SELECT count(*) AS n FROM invoices WHERE json_extract(buyer_delivery, '$.state') = 'PENDING'`);
+    const pending = rows.reduce((sum, r) => sum + r.n, 0);
+    if (pending === 0) return;
+    if (Date.now() - start > timeoutMs) throw new Error(`${pending} buyer deliveries of ${issuer.companyId} still pending after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

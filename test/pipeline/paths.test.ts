@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { storeForId } from "../../src/db/document-store";
@@ -14,13 +14,19 @@ import { assignFolio, claimEnvelope, reload, sendEnvelope, signDocument, type St
 import type { TaxAuthority } from "../../src/countries/port";
 import { call } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
-import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { invoiceBody, issue, readyIssuer, untilBuyerDeliveriesSettled, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
 
 let issuer: Issuer;
+const issuers: Issuer[] = [];
 beforeAll(async () => {
   issuer = await readyIssuer([33, 39], 400);
+  issuers.push(issuer);
 });
+// Each accepted document starts a buyer delivery in the queue: the file ends once they are done.
+afterAll(async () => {
+  for (const i of issuers) await untilBuyerDeliveriesSettled(i);
+}, 120_000);
 afterEach(async () => {
   await call("DELETE", "/simulator/sii/scenario");
 });
@@ -204,6 +210,7 @@ describe("exactly once", () => {
 
   it("200 concurrent posts get 200 distinct consecutive folios and all reach a final state", async () => {
     const fresh = await readyIssuer([33], 200);
+    issuers.push(fresh);
     const posts = await Promise.all(Array.from({ length: 200 }, () => issue(fresh, invoiceBody(fresh.rut, "33"))));
     expect(posts.every((p) => p.status === 202)).toBe(true);
     const finals = await Promise.all(posts.map((p) => untilFinal(fresh, p.body.id, 120_000)));

@@ -16,17 +16,21 @@ export function siiModeOf(env: Pick<Env, "SII_MODE">): SiiMode {
   return m === "certification" || m === "production" ? m : "simulator";
 }
 
+type App = (typeof import("../../../app"))["app"];
+let simulatorApp: Promise<App> | undefined;
+
+/** The Worker's own app, imported once on first use: the app imports the simulator, which must not import the app back at load time. */
+function ownApp(): Promise<App> {
+  return (simulatorApp ??= import("../../../app").then((m) => m.app));
+}
+
 /** A client configured for this Worker's SII mode. `opts` may override anything (tests). */
 export function siiClientFor(env: Env, ctx?: ExecutionContext, opts: Omit<SiiClientOptions, "mode"> = {}): SiiClient {
   const mode = siiModeOf(env);
   if (mode !== "simulator") return new SiiClient({ mode, ...opts });
   return new SiiClient({
     mode,
-    fetcher: async (req) => {
-      // Lazy import: the app imports the simulator, which must not import the app back at load time.
-      const { app } = await import("../../../app");
-      return app.fetch(req, internalSimulatorEnv(env), ctx);
-    },
+    fetcher: async (req) => (await ownApp()).fetch(req, internalSimulatorEnv(env), ctx),
     ...opts,
   });
 }
