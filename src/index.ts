@@ -9,6 +9,7 @@ import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
 import { handleEmail } from "./reception/email";
+import { handleSendingEvents } from "./reception/sending-events";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
@@ -66,6 +67,8 @@ async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCon
     }
     return handleWebhookBatch(batch, env);
   }
+  // Cloudflare Email Service's events about the mails sent (a queue subscribed to the sending domain's events).
+  if (batch.queue.startsWith("dte-email-events")) return handleSendingEvents(batch, env);
   if (batch.queue.endsWith("-dlq")) {
     await recordDeadLetters(createDb(env.DB), "issuance", batch.messages);
     return handleDeadLetters(batch, env);

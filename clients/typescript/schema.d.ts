@@ -24522,7 +24522,7 @@ export interface webhooks {
         put?: never;
         /**
          * received_document.reply_mail_failed
-         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent: the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
+         * @description A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
          *
          *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
          *
@@ -25208,7 +25208,7 @@ export interface components {
              */
             source: "TAXPAYER_DIRECTORY" | "REQUEST" | null;
             /**
-             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`), or the buyer's server bounced it after it was sent (`sent_at` set; `message` says what the server said, read from its delivery status notification to the company's reception address, the address deliveries are sent from).
+             * @description PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`), or the buyer's server bounced it after it was sent (`sent_at` set; `message` says what the server said, read from its delivery status notification to the company's reception address, the address deliveries are sent from, or from the mail service's Email Sending event; also when the mail service refused it or gave up on it).
              * @enum {string}
              */
             state: "PENDING" | "SENT" | "NO_ADDRESS" | "FAILED";
@@ -26956,7 +26956,7 @@ export interface components {
                         next_attempt_at: string | null;
                         sent_at: string | null;
                         /**
-                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
+                         * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it) (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                          * @enum {string}
                          */
                         state: "PENDING" | "SENT" | "FAILED";
@@ -27010,7 +27010,7 @@ export interface components {
                     next_attempt_at: string | null;
                     sent_at: string | null;
                     /**
-                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
+                     * @description PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it) (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself.
                      * @enum {string}
                      */
                     state: "PENDING" | "SENT" | "FAILED";

@@ -36,11 +36,17 @@ export async function emailMessageClass(): Promise<EmailMessageClass> {
   return (emailMessage ??= (await import("cloudflare:email")).EmailMessage);
 }
 
-/** Sends `raw` from `from` to `to`; false when no binding is configured (nothing sent). */
-export async function sendMail(env: Pick<Env, "SEND_EMAIL">, from: string, to: string, raw: string): Promise<boolean> {
+/** What the mail service answered: the id it gave the message (what its Email Sending events name), when it said one. */
+export interface SentMail {
+  messageId: string | null;
+}
+
+/** Sends `raw` from `from` to `to`; null when no binding is configured (nothing sent). */
+export async function sendMail(env: Pick<Env, "SEND_EMAIL">, from: string, to: string, raw: string): Promise<SentMail | null> {
   const binding = env.SEND_EMAIL as SendEmail | undefined;
-  if (!binding) return false;
+  if (!binding) return null;
   const EmailMessage = await emailMessageClass();
-  await binding.send(new EmailMessage(from, to, raw));
-  return true;
+  const answer: unknown = await binding.send(new EmailMessage(from, to, raw));
+  const id = answer && typeof answer === "object" ? (answer as { messageId?: unknown }).messageId : undefined;
+  return { messageId: typeof id === "string" && id.length > 0 && id.length <= 300 ? id : null };
 }

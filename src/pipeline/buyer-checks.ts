@@ -8,7 +8,7 @@
 import { buyerChecker, checkBuyerResponse, type BuyerChecker } from "../domain/invoices/buyer-check";
 import { describeError, log } from "../lib/log";
 import type { BuyerCheckMessage } from "../queues/issuance";
-import { backoffSeconds } from "./retry";
+import { backoffSeconds } from "../lib/backoff";
 
 export type BuyerCheckWork = { msg: Message<unknown>; body: BuyerCheckMessage };
 

@@ -7,7 +7,7 @@
 import { deliverToBuyer } from "../domain/invoices/buyer-delivery";
 import { describeError, log } from "../lib/log";
 import type { BuyerDeliveryMessage } from "../queues/issuance";
-import { backoffSeconds } from "./retry";
+import { backoffSeconds } from "../lib/backoff";
 
 export type BuyerDeliveryWork = { msg: Message<unknown>; body: BuyerDeliveryMessage };
 

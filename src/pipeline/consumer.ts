@@ -3,7 +3,7 @@ import { findDocumentType } from "../countries/cl";
 import { envelopeTransition, isFinal, MOVES, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
-import { backoffSeconds } from "./retry";
+import { backoffSeconds } from "../lib/backoff";
 import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
 import { ordinalOfId } from "../db/document-store";

@@ -7,7 +7,7 @@
 import { describeError, log } from "../lib/log";
 import type { ReplyMailMessage } from "../queues/issuance";
 import { attemptReplyMail } from "../reception/reply-mail";
-import { backoffSeconds } from "./retry";
+import { backoffSeconds } from "../lib/backoff";
 
 export type ReplyMailWork = { msg: Message<unknown>; body: ReplyMailMessage };
 

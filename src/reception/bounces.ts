@@ -34,16 +34,26 @@ export async function readBounce(env: Env, companyId: string, bounce: FailedDeli
   const why = `Bounced${bounce.recipient ? ` by ${bounce.recipient}` : ""}: ${[bounce.status, bounce.diagnostic].filter(Boolean).join(" ") || "no reason given"}`;
   const read: string[] = [];
   for (const ref of referencesOf(bounce)) {
-    const reply = REPLY_REFERENCE.exec(ref);
-    const delivery = DELIVERY_REFERENCE.exec(ref);
-    if (reply) {
-      const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReceptionAction);
-      const outcome = await bouncedReplyMail(env, companyId, reply[1]!, kind, why);
-      if (outcome) read.push(`${kind === "acknowledgment" ? "the RecepcionEnvio" : `the ${kind} replies`} of ${reply[1]}${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`);
-    } else if (delivery) {
-      const outcome = await bouncedDelivery(env, companyId, delivery[1]!, why);
-      if (outcome) read.push(`the delivery of ${delivery[1]} to its buyer${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`);
-    }
+    const done = await failMailOf(env, companyId, ref, why);
+    if (done) read.push(done);
   }
   return read.length === 0 ? null : `${why}. Read onto ${read.join(", ")}.`;
+}
+
+/**
+ * Makes the company's SENT mail `reference` names FAILED for `why` (a reply to a supplier, or a
+ * delivery to a buyer), with its event: what it read it onto, or null when the reference names no
+ * mail of the company's. A mail not SENT (already FAILED, or being sent again) is left as it was.
+ */
+export async function failMailOf(env: Env, companyId: string, reference: string, why: string): Promise<string | null> {
+  const reply = REPLY_REFERENCE.exec(reference);
+  if (reply) {
+    const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReceptionAction);
+    const outcome = await bouncedReplyMail(env, companyId, reply[1]!, kind, why);
+    return outcome && `${kind === "acknowledgment" ? "the RecepcionEnvio" : `the ${kind} replies`} of ${reply[1]}${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`;
+  }
+  const delivery = DELIVERY_REFERENCE.exec(reference);
+  if (!delivery) return null;
+  const outcome = await bouncedDelivery(env, companyId, delivery[1]!, why);
+  return outcome && `the delivery of ${delivery[1]} to its buyer${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`;
 }

@@ -9,13 +9,12 @@ import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, 
 import type { ReceptionAction } from "../countries/port";
 import { and, eq } from "drizzle-orm";
 import { inboundMessages } from "../db/schema";
-import { createDb } from "../db/client";
-import { receptionEmail, receptionToken } from "../domain/companies/reception-address";
 import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
-import { mimeMessage, sendMail, type MailFile } from "../lib/mail";
+import type { MailFile } from "../lib/mail";
+import { mailFromCompany } from "../domain/companies/company-mail";
 import type { Check } from "./checks";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receivedFileOfRow, receptionStatusText } from "./view";
@@ -127,13 +126,10 @@ export async function issuerAddress(env: Env, issuerRut: string, senderOf: () =>
 
 /**
  * One message from the company's reception address to `to` (false: no domain or no binding, nothing
- * sent); `id` names it (its Message-ID and its reference header). A bounce comes back to that address, naming the Message-ID
- * (bounces.ts), and so does anything the supplier answers.
+ * sent); `id` names it (its Message-ID, its reference header and its kept mail id,
+ * domain/companies/company-mail.ts). A bounce comes back naming it (bounces.ts, sending-events.ts),
+ * and anything the supplier answers comes back to that address.
  */
 export async function mailToIssuer(env: Env, companyId: string, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
-  const domain = env.RECEPTION_DOMAIN;
-  if (!domain) return false;
-  const from = receptionEmail(await receptionToken(createDb(env.DB), companyId), domain)!;
-  const raw = mimeMessage({ from, to: to.email, subject, messageId: `${id}.${Date.now()}@${domain}`, reference: id, text, files });
-  return sendMail(env, from, to.email, raw);
+  return (await mailFromCompany(env, companyId, { to: to.email, subject, reference: id, text, files })) === "SENT";
 }

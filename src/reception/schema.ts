@@ -16,7 +16,7 @@ const ReplyRecipientSchema = z.object({
 
 const ReplyMailSchema = z
   .object({
-    state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself." }),
+    state: z.enum(["PENDING", "SENT", "FAILED"]).openapi({ description: "PENDING: not sent yet, another attempt is coming; SENT: the mail service took it; FAILED: every attempt failed, or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it) (`sent_at` set, `message` says what the server said; a `received_document.reply_mail_failed` event said so): send the same response again to start its mailing over, or download the reply and send it yourself." }),
     attempts: z.number().int().openapi({ description: "Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours)." }),
     sent_at: z.string().nullable(),
     message: z.string().nullable().openapi({ description: "Why the last attempt failed." }),

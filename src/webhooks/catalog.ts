@@ -152,7 +152,7 @@ export const EVENT_CATALOG = {
   "received_document.response_recorded": receivedEvent("An acceptance or claim was recorded at the SII and the signed replies produced."),
   "received_document.response_refused": receivedEvent("The SII refused an acceptance or claim; the document is unchanged."),
   "received_document.reply_mail_failed": {
-    ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent: the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself."),
+    ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself."),
     example: {
       ...receivedExample,
       received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl", next_attempt_at: null } } },

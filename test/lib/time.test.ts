@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalLanguageTag, endOfLocalDay, isRealDate, isValidTimeZone, toLocalDateTime } from "../../src/lib/time";
-import { backoffSeconds } from "../../src/pipeline/retry";
+import { backoffSeconds } from "../../src/lib/backoff";
 import { pollDelaySeconds } from "../../src/pipeline/consumer";
 
 describe("time helpers", () => {

@@ -277,6 +277,19 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `ALTER TABLE received_documents ADD COLUMN mail_due_at TEXT`,
     `CREATE INDEX received_documents_mail_due_idx ON received_documents (mail_due_at) WHERE mail_due_at IS NOT NULL`,
   ],
+  // 16: a company's index store: the id the mail service gave each mail sent from the company's
+  // reception address, and what it was (src/domain/companies/company-mail.ts), for the Email Sending
+  // events that name it (src/reception/sending-events.ts); kept SENT_MAIL_DAYS.
+  [
+    `CREATE TABLE sent_mails (
+       message_id TEXT PRIMARY KEY NOT NULL,
+       reference TEXT NOT NULL,
+       recipient TEXT NOT NULL,
+       created_at TEXT NOT NULL
+     )`,
+    `CREATE INDEX sent_mails_reference_idx ON sent_mails (reference, created_at)`,
+    `CREATE INDEX sent_mails_created_idx ON sent_mails (created_at)`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

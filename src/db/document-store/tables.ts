@@ -50,3 +50,15 @@ export const receivedCounts = sqliteTable("received_counts", {
   issueDate: text("issue_date"),
   n: integer("n").notNull(),
 });
+
+/**
+ * In a company's index store (store schema entry 16): each mail sent from the company's reception
+ * address as the mail service named it (`message_id`, what its Email Sending events carry) and what
+ * it was (`reference`: `<received document>.<reply>` or an issued document's id), for SENT_MAIL_DAYS.
+ */
+export const sentMails = sqliteTable("sent_mails", {
+  messageId: text("message_id").primaryKey(),
+  reference: text("reference").notNull(),
+  recipient: text("recipient").notNull(),
+  createdAt: text("created_at").notNull(),
+});

@@ -12,12 +12,11 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } f
 import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
-import { receptionEmail, receptionToken } from "../companies/reception-address";
+import { mailFromCompany } from "../companies/company-mail";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
 import { invoices } from "../../db/schema";
 import { AppError } from "../../errors";
-import { mimeMessage, sendMail } from "../../lib/mail";
 import { toLocalDateTime } from "../../lib/time";
 import { readDocumentXml } from "../../storage/documents";
 import { requireSigningCredentials } from "../certificates/certificates";
@@ -125,10 +124,7 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
     resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: buyerEnvelopeSetId(row.id),
   });
   await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
-  const domain = env.RECEPTION_DOMAIN;
-  if (!domain) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
-  // From the company's reception address: a bounce comes back there (src/reception/bounces.ts), and so does the buyer's answer.
-  const from = receptionEmail(await receptionToken(createDb(env.DB), row.companyId), domain)!;
+  if (!env.RECEPTION_DOMAIN) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
   const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
   const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }];
   let note: string | null = null;
@@ -138,8 +134,9 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   } catch (e) {
     note = `Sent without the PDF, which could not be rendered: ${(e instanceof Error ? e.message : String(e)).slice(0, 300)}`;
   }
-  const raw = mimeMessage({ from, to, subject, messageId: `${row.id}.${now.getTime()}@${domain}`, reference: row.id, text: `${subject} (${company.legalName})`, files });
-  if (!(await sendMail(env, from, to, raw))) throw new Error("No send_email binding is configured");
+  // From the company's reception address: a bounce comes back there or as an Email Sending event (src/reception/bounces.ts, sending-events.ts), and so does the buyer's answer.
+  const sent = await mailFromCompany(env, row.companyId, { to, subject, reference: row.id, text: `${subject} (${company.legalName})`, files }, now);
+  if (sent !== "SENT") throw new Error("No send_email binding is configured");
   return note;
 }
 

@@ -53,7 +53,7 @@ export const BuyerDeliverySchema = z
   .object({
     state: z.enum(DELIVERY_STATES).openapi({
       description:
-        "PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`), or the buyer's server bounced it after it was sent (`sent_at` set; `message` says what the server said, read from its delivery status notification to the company's reception address, the address deliveries are sent from).",
+        "PENDING: to be mailed (right after the SII's acceptance, or again after a failed attempt: `message` says why); SENT: the EnvioDTE addressed to the buyer was mailed to `email`, with the A4 PDF; NO_ADDRESS: the SII's taxpayer directory has no exchange address for the buyer (send it with an address: `POST …/buyer_delivery`); FAILED: every attempt failed (`message`), or the buyer's server bounced it after it was sent (`sent_at` set; `message` says what the server said, read from its delivery status notification to the company's reception address, the address deliveries are sent from, or from the mail service's Email Sending event; also when the mail service refused it or gave up on it).",
     }),
     email: z.string().nullable().openapi({ description: "Where it was (or is being) sent." }),
     source: z.enum(["TAXPAYER_DIRECTORY", "REQUEST"]).nullable().openapi({ description: "The buyer's exchange address in the SII's taxpayer directory, or the address given on request." }),

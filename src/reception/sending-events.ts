@@ -1,0 +1,92 @@
+/**
+ * Cloudflare Email Service's Email Sending events (a queue subscribed to the sending domain's
+ * events, `dte-email-events`): the way it reports that a mail the service sent on a company's
+ * behalf did not arrive. Its bounces mostly go to Cloudflare's own bounce processor rather than back
+ * to the sender's address, so the delivery status notifications bounces.ts reads are not enough.
+ *
+ * A `message.bounced` (a permanent refusal, or temporary failures until the retries ran out),
+ * `message.failed` or `message.rejected` event makes the mail it names FAILED with what was said,
+ * as a bounce does. The mail is found by the id the mail service gave it (kept by
+ * domain/companies/company-mail.ts) in the index store of the company whose reception address sent
+ * it, and only while it is the latest mail of its document's reply or delivery. Other events
+ * (delivered, deferred, complained) change nothing. An event is untrusted input: one that does not
+ * parse, names no company or no mail of the company's is logged and acknowledged; one whose store
+ * is unavailable is retried. Payload: developers.cloudflare.com/email-service/platform/event-subscriptions
+ * (schema version 1, read 2026-11-28).
+ */
+import { z } from "zod";
+import { createDb } from "../db/client";
+import { companyOfAddress } from "../domain/companies/reception-address";
+import { sentMailOf } from "../domain/companies/company-mail";
+import { describeError, log } from "../lib/log";
+import { backoffSeconds } from "../lib/backoff";
+import { failMailOf } from "./bounces";
+
+const text = (max: number) => z.string().max(4000).transform((s) => s.replace(/\s+/g, " ").trim().slice(0, max));
+
+export const sendingEvent = z.object({
+  type: z.string().max(200),
+  payload: z.object({
+    messageId: z.string().min(1).max(300),
+    sender: z.string().max(320),
+    recipient: text(320).optional(),
+    delivery: z.object({ smtpEnhancedStatusCode: text(20).optional(), smtpResponse: text(300).optional() }).partial().optional(),
+    bounce: z.object({ type: text(20).optional(), reason: text(300).optional() }).partial().optional(),
+    failure: z.object({ reason: text(300).optional() }).partial().optional(),
+    rejection: z.object({ reason: text(100).optional(), detail: text(300).optional() }).partial().optional(),
+  }),
+});
+export type SendingEvent = z.infer<typeof sendingEvent>;
+
+/** The events that say a mail did not arrive, by the name after `cf.email.sending.`. */
+const FAILURES = new Set(["message.bounced", "message.failed", "message.rejected"]);
+
+/** Why the mail failed, in the words bounces.ts uses for a delivery status notification. */
+export function failureOf(e: SendingEvent): string | null {
+  const kind = e.type.replace(/^cf\.email\.sending\./, "");
+  if (!FAILURES.has(kind)) return null;
+  const p = e.payload;
+  const by = p.recipient ? ` by ${p.recipient}` : "";
+  const to = p.recipient ? ` to ${p.recipient}` : "";
+  if (kind === "message.bounced") {
+    const said = [p.delivery?.smtpEnhancedStatusCode, p.bounce?.reason ?? p.delivery?.smtpResponse].filter(Boolean).join(" ");
+    return `Bounced${by}: ${said || "no reason given"}${p.bounce?.type === "soft" ? " (temporary failures until the mail service gave up)" : ""}`;
+  }
+  if (kind === "message.rejected") return `Refused by the mail service before delivery${to}: ${p.rejection?.detail ?? p.rejection?.reason ?? "no reason given"}`;
+  return `Not delivered${to}: the mail service failed (${p.failure?.reason ?? "no reason given"})`;
+}
+
+/** One batch of the events queue: each message acknowledged once read, retried while a store is unavailable. */
+export async function handleSendingEvents(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const msg of batch.messages) {
+    try {
+      await readSendingEvent(env, msg.body);
+      msg.ack();
+    } catch (e) {
+      log("warn", "email sending event not read; retrying", { message_id: msg.id, attempts: msg.attempts, error: describeError(e) });
+      msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+    }
+  }
+}
+
+/** What one event did (for the log and the tests): the mail it failed, or why it changed nothing. */
+export async function readSendingEvent(env: Env, body: unknown): Promise<string> {
+  const parsed = sendingEvent.safeParse(body);
+  if (!parsed.success) return noted("warn", "email sending event not understood", { issues: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`) });
+  const e = parsed.data;
+  const why = failureOf(e);
+  const ids = { type: e.type, mail_id: e.payload.messageId };
+  if (!why) return noted("info", "email sending event: no failure", ids);
+  const companyId = await companyOfAddress(createDb(env.DB), e.payload.sender, env.RECEPTION_DOMAIN);
+  if (!companyId) return noted("warn", "email sending event: the sender is no company's reception address", { ...ids, sender: e.payload.sender.slice(0, 320) });
+  const sent = await sentMailOf(env, companyId, e.payload.messageId);
+  if (!sent) return noted("warn", "email sending event: no mail of the company's has this id", { ...ids, company_id: companyId });
+  if (!sent.latest) return noted("info", "email sending event: about a mail sent again since", { ...ids, company_id: companyId, reference: sent.reference });
+  const read = await failMailOf(env, companyId, sent.reference, why);
+  return noted("info", read ? `email sending event: ${why}. Read onto ${read}.` : "email sending event: its document is gone", { ...ids, company_id: companyId, reference: sent.reference });
+}
+
+function noted(level: "info" | "warn", msg: string, fields: Record<string, unknown>): string {
+  log(level, msg, fields);
+  return msg;
+}

@@ -1,0 +1,185 @@
+/**
+ * Email Sending events (src/reception/sending-events.ts): Cloudflare Email Service reports that a
+ * mail did not arrive as an event on a queue subscribed to the sending domain, naming the mail by
+ * the id the service gave it. The mails sent from a company's reception address keep that id
+ * (domain/companies/company-mail.ts), so a bounced, failed or rejected event makes the delivery to a
+ * buyer, or the reply to a supplier, FAILED with what was said, with its event. The events are
+ * delivered here through the Worker's queue handler, shaped as the documentation's examples.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import type { Caf } from "../../src/countries/cl/documents/caf";
+import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
+import { createDb } from "../../src/db/client";
+import { indexStore } from "../../src/db/document-store";
+import { sentMails } from "../../src/db/document-store/tables";
+import { companyControl } from "../../src/domain/companies/control-cache";
+import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
+import { failureOf, handleSendingEvents, readSendingEvent, sendingEvent } from "../../src/reception/sending-events";
+import { respondToDocument } from "../../src/reception/respond";
+import { call } from "../helpers/api";
+import { recipient as sampleRecipient } from "../helpers/cl-samples";
+import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { storeRows } from "../helpers/store";
+import { envelope, signedDte } from "../sii/helpers";
+import { getDoc, inject, receptionFixture, runDueAlarms, upload, type Receiver } from "./helpers";
+
+const LOS_ANDES = "76086428-5";
+let issuer: Issuer;
+let cert: SigningCredentials;
+let caf33: Caf;
+let r: Receiver;
+
+beforeAll(async () => {
+  issuer = await readyIssuer([33]);
+  ({ cert, caf33, r } = await receptionFixture());
+}, 60_000);
+
+const addressOf = async (companyId: string) => receptionEmail(await receptionToken(createDb(env.DB), companyId), env.RECEPTION_DOMAIN)!;
+/** The ids the mail service gave the company's mails about `reference`, oldest first. */
+const mailIds = async (companyId: string, reference: string) =>
+  (await indexStore(env, companyId).select().from(sentMails).where(eq(sentMails.reference, reference)).orderBy(sentMails.createdAt)).map((m) => m.messageId);
+
+/** An event as the documentation shows it (schema version 1). */
+function event(kind: string, messageId: string, sender: string, payload: Record<string, unknown> = {}) {
+  return {
+    type: `cf.email.sending.message.${kind}`,
+    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: env.RECEPTION_DOMAIN },
+    payload: { eventId: crypto.randomUUID(), messageId, sender, recipient: "dte@losandes.example", subject: "Envio DTE", terminal: true, ...payload },
+    metadata: { accountId: "f9f79265f388666de8122cfb508d7776", eventSubscriptionId: "1830c4bb612e43c3af7f4cada31fbf3f", eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
+  };
+}
+const bounced = (messageId: string, sender: string) =>
+  event("bounced", messageId, sender, {
+    delivery: { status: "bounced", provider: "external_smtp", deliveryTimeMs: 2143, smtpStatusCode: "550", smtpEnhancedStatusCode: "5.1.1", smtpResponse: "550 5.1.1 User unknown" },
+    bounce: { type: "hard", classification: "permanent_failure", reason: "550 5.1.1 User unknown" },
+  });
+
+/** Delivers `bodies` to the Worker's queue handler as one batch of the events queue; what it acknowledged and retried. */
+async function deliver(bodies: unknown[], on: Env = env) {
+  const batch = createMessageBatch("dte-email-events", bodies.map((body, i) => ({ id: `evt-${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })));
+  const ctx = createExecutionContext();
+  if (on === env) await worker.queue!(batch, env, ctx);
+  else await handleSendingEvents(batch, on);
+  return getQueueResult(batch, ctx);
+}
+
+async function delivered(): Promise<any> {
+  const res = await issue(issuer, invoiceBody(issuer.rut, "33", { recipient: { ...sampleRecipient, document_number: LOS_ANDES } }));
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  expect((await untilFinal(issuer, res.body.id)).status).toBe("ACCEPTED");
+  return untilDelivery(res.body.id, (d) => d.state === "SENT");
+}
+async function untilDelivery(id: string, ok: (d: any) => boolean): Promise<any> {
+  let doc: any;
+  for (let i = 0; i < 60; i++) {
+    await runDueAlarms(issuer.companyId);
+    doc = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
+    if (doc.buyer_delivery && ok(doc.buyer_delivery)) return doc;
+    await new Promise((res) => setTimeout(res, 150));
+  }
+  throw new Error(`delivery of ${id}: still ${JSON.stringify(doc.buyer_delivery)}`);
+}
+const deliveryStates = async (id: string) =>
+  (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => JSON.parse(JSON.parse(e.payload).invoice.buyer_delivery).state);
+const delivery = async (id: string) => (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body.buyer_delivery;
+
+describe("a delivery to a buyer", () => {
+  it("keeps the id the mail service gave it; a bounced event naming it makes the delivery FAILED with the server's words, once", async () => {
+    const doc = await delivered();
+    const ids = await mailIds(issuer.companyId, doc.id);
+    expect(ids).toHaveLength(1);
+    const sender = await addressOf(issuer.companyId);
+    const first = await deliver([bounced(ids[0]!, sender)]);
+    expect(first.explicitAcks).toHaveLength(1);
+    expect(first.retryMessages).toEqual([]);
+    expect(await delivery(doc.id)).toMatchObject({ state: "FAILED", attempts: 1, email: "dte@losandes.example", message: "Bounced by dte@losandes.example: 5.1.1 550 5.1.1 User unknown" });
+    expect(await deliveryStates(doc.id)).toEqual(["SENT", "FAILED"]);
+    // The same event again (queues deliver at least once): nothing more.
+    expect((await deliver([bounced(ids[0]!, sender)])).explicitAcks).toHaveLength(1);
+    expect(await deliveryStates(doc.id)).toEqual(["SENT", "FAILED"]);
+  });
+
+  it("a late event about a mail sent again since changes nothing; the same event about the new mail does", async () => {
+    const doc = await delivered();
+    const again = await call("POST", `${issuer.base}/invoices/${doc.id}/buyer_delivery`, { key: issuer.owner.key });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const ids = await mailIds(issuer.companyId, doc.id);
+    expect(ids).toHaveLength(2);
+    const sender = await addressOf(issuer.companyId);
+    expect(await readSendingEvent(env, bounced(ids[0]!, sender))).toBe("email sending event: about a mail sent again since");
+    expect((await delivery(doc.id)).state).toBe("SENT");
+    expect(await readSendingEvent(env, bounced(ids[1]!, sender))).toMatch(/^email sending event: Bounced by dte@losandes\.example: 5\.1\.1 550 5\.1\.1 User unknown\. Read onto the delivery of inv_/);
+    expect((await delivery(doc.id)).state).toBe("FAILED");
+  });
+
+  it("delivered, deferred and complained events change nothing; nor does an event naming no mail of the sender's, another company's address, or no company", async () => {
+    const doc = await delivered();
+    const [id] = await mailIds(issuer.companyId, doc.id);
+    const sender = await addressOf(issuer.companyId);
+    const unchanged = [
+      event("delivered", id!, sender, { delivery: { status: "delivered", smtpStatusCode: "250" } }),
+      event("deferred", id!, sender, { terminal: false, bounce: { type: "soft", reason: "451 4.2.0 Temporary mailbox error" } }),
+      event("complained", id!, sender, { complaint: { type: "abuse" } }),
+      bounced("0101018f7d0c4d9a-msg-bounced", sender),
+      bounced(id!, await addressOf(r.companyId)),
+      bounced(id!, `dte+nosuchtoken@${env.RECEPTION_DOMAIN}`),
+      bounced(id!, "noreply@example.com"),
+    ];
+    const result = await deliver(unchanged);
+    expect(result.explicitAcks).toHaveLength(unchanged.length);
+    expect(await delivery(doc.id)).toMatchObject({ state: "SENT" });
+    expect(await deliveryStates(doc.id)).toEqual(["SENT"]);
+  });
+});
+
+describe("a reply to a supplier", () => {
+  it("a rejected event makes the response's reply mail FAILED with the reason, as a bounce does", async () => {
+    const e = await envelope([await signedDte(caf33, 471, cert)], cert);
+    await inject(e);
+    const up = await upload(r, e.xml);
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const id = up.body.documents[0].id;
+    const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
+    await respondToDocument(env, undefined, company, id, "ACD", null);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
+    const [mailId] = await mailIds(r.companyId, `${id}.acd`);
+    const rejected = event("rejected", mailId!, await addressOf(r.companyId), { delivery: { status: "rejected" }, rejection: { reason: "suppressed", party: "recipient", detail: "Recipient is suppressed" } });
+    expect((await deliver([rejected])).explicitAcks).toHaveLength(1);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "FAILED", attempts: 1, message: "Refused by the mail service before delivery to dte@losandes.example: Recipient is suppressed" });
+    const failed = await storeRows(r.companyId, sql`SELECT 1 FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`);
+    expect(failed).toHaveLength(1);
+  });
+});
+
+describe("hostile or unreadable events", () => {
+  it("are acknowledged and logged, never thrown: no body, not JSON objects, missing or oversized fields", async () => {
+    const sender = await addressOf(issuer.companyId);
+    const bad = [null, "cf.email.sending.message.bounced", 42, [], {}, { type: "cf.email.sending.message.bounced" }, { type: "cf.email.sending.message.bounced", payload: { sender } }, bounced("x".repeat(301), sender), bounced("", sender), { ...bounced("m", sender), type: 7 }];
+    const result = await deliver(bad);
+    expect(result.explicitAcks).toHaveLength(bad.length);
+    expect(result.retryMessages).toEqual([]);
+    for (const b of bad) expect(await readSendingEvent(env, b)).toBe("email sending event not understood");
+  });
+
+  it("an event read while D1 is unavailable is retried, not lost", async () => {
+    const down = { ...env, DB: { prepare: () => { throw new Error("D1 is unavailable"); }, batch: async () => { throw new Error("D1 is unavailable"); } } } as unknown as Env;
+    const result = await deliver([bounced("0101018f7d0c4d9a-msg-bounced", await addressOf(issuer.companyId))], down);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages).toHaveLength(1);
+  });
+
+  it("the failure's words: a soft bounce says the service gave up; a failed event names its reason; fields are cut and kept on one line", () => {
+    const sender = "dte+x@dte.localhost";
+    const soft = sendingEvent.parse(event("bounced", "m", sender, { bounce: { type: "soft", reason: "452 4.2.2 Mailbox full" } }));
+    expect(failureOf(soft)).toBe("Bounced by dte@losandes.example: 452 4.2.2 Mailbox full (temporary failures until the mail service gave up)");
+    expect(failureOf(sendingEvent.parse(event("failed", "m", sender, { failure: { reason: "delivery_failed" } })))).toBe("Not delivered to dte@losandes.example: the mail service failed (delivery_failed)");
+    const long = sendingEvent.parse(event("bounced", "m", sender, { bounce: { reason: `550\r\n  ${"x".repeat(1000)}` } }));
+    expect(failureOf(long)).toMatch(/^Bounced by dte@losandes\.example: 550 x+$/);
+    expect(failureOf(long)!.length).toBeLessThan(400);
+    expect(failureOf(sendingEvent.parse(event("delivered", "m", sender)))).toBeNull();
+  });
+});
