@@ -34,6 +34,9 @@ describe("errors and conventions", () => {
     const owner = await newOwner();
     expectError(await call("GET", "/api/nothing-here", { key: owner.key }), 404, "ROUTE_NOT_FOUND");
     expectError(await call("GET", "/nothing"), 404, "ROUTE_NOT_FOUND");
+    // Under /api/ the key comes first: without a valid one, a path that is no operation says so (401), not which paths exist.
+    expectError(await call("GET", "/api/nothing-here"), 401, "AUTH_MISSING_API_KEY");
+    expectError(await call("GET", "/api/companies/./webhooks/whk_x/rotate-secret", { key: "dte_test_notakey" }), 401, "AUTH_INVALID_API_KEY");
     const res = await call("PUT", "/api/companies", { key: owner.key, json: {} });
     expectError(res, 405, "METHOD_NOT_ALLOWED");
     expect(res.headers.get("Allow")).toBe("POST, GET");

@@ -102,8 +102,9 @@ async function check(req: FuzzRequest): Promise<string[]> {
     const e = json?.error;
     if (!e || typeof e.code !== "string" || typeof e.message !== "string" || typeof e.request_id !== "string" || !Array.isArray(e.details)) problems.push(`not our error envelope: ${text.slice(0, 200)}`);
     else {
-      // No operation for this method at the path the URL became: 404, or 405 naming in Allow the methods that do have one.
-      const codes = route ? documentedCodes(route.route.path, req.method, res.status) : res.status === 404 ? ["ROUTE_NOT_FOUND"] : res.status === 405 ? ["METHOD_NOT_ALLOWED"] : null;
+      // No operation for this method at the path the URL became: 404, or 405 naming in Allow the methods that do have one;
+      // under /api/ the key is checked first (as documented), so without a valid key 401.
+      const codes = route ? documentedCodes(route.route.path, req.method, res.status) : res.status === 404 ? ["ROUTE_NOT_FOUND"] : res.status === 405 ? ["METHOD_NOT_ALLOWED"] : res.status === 401 && url.pathname.startsWith("/api/") ? ["AUTH_MISSING_API_KEY", "AUTH_INVALID_API_KEY"] : null;
       if (!route && res.status === 405) {
         const allow = (res.headers.get("Allow") ?? "").split(", ").filter(Boolean);
         if (!allow.length || allow.some((m) => !findRoute(m, url.pathname))) problems.push(`405 with Allow "${res.headers.get("Allow")}" for ${url.pathname}`);

@@ -23,7 +23,7 @@ const DESCRIPTION = `Issue, sign, send and receive Chilean electronic tax docume
 **Test and live mode.** API keys are test keys (\`dte_test_…\`) or live keys (\`dte_live_…\`). Test keys always talk to the built-in SII simulator, in every deployment; live keys talk to the SII environment the deployment is configured for. Everything a key creates (companies and all below them: certificates, CAFs, documents, received documents, webhooks and their events) belongs to its mode and is invisible to the other mode (403, as another client's company); the same RUT can exist in both. Every successful JSON answer carries \`livemode\`, and so does every webhook delivery.
 
 **Authentication.** Every operation except \`/health\`, \`/openapi.json\`, \`/docs\` and logo files needs an API key in the \`X-Api-Key\` header.
-A missing or invalid key answers 401; a valid key without access to the company answers 403. An \`apiKey\` query parameter or form field is ignored.
+A missing or invalid key answers 401; a valid key without access to the company answers 403. Under \`/api/\` the key is checked before the path: without a valid key a path that is no operation also answers 401 (with one, 404 \`ROUTE_NOT_FOUND\`), so the paths that exist are not told to a caller without a key. An \`apiKey\` query parameter or form field is ignored.
 
 **Errors.** Every error has the same body: \`{"error": {"code", "message", "request_id", "details": [{"field", "message"}]}}\`.
 Every response carries \`X-Request-Id\`: yours if you send one matching \`${REQUEST_ID_PATTERN.source}\` (8 to 128 letters, digits, \`.\`, \`_\`, \`:\` or \`-\`), otherwise a new \`req_…\` id.
