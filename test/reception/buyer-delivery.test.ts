@@ -19,7 +19,7 @@ import { storeRows } from "../helpers/store";
 import { createDb } from "../../src/db/client";
 import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
 import { receiveMail } from "../../src/reception/email";
-import { bounceMail, receiver, runDueAlarms, upload } from "./helpers";
+import { afterDelivery as afterDeliveryOf, bounceMail, receiver, upload } from "./helpers";
 
 const LOS_ANDES = "76086428-5";
 
@@ -39,16 +39,7 @@ async function accepted(recipientRut: string, type = "33") {
 }
 
 /** The document once its due attempts have run and `ok` holds. */
-async function afterDelivery(id: string, ok: (d: any) => boolean): Promise<any> {
-  let doc: any;
-  for (let i = 0; i < 60; i++) {
-    await runDueAlarms(issuer.companyId);
-    doc = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
-    if (doc.buyer_delivery && ok(doc.buyer_delivery)) return doc;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`delivery of ${id}: still ${JSON.stringify(doc.buyer_delivery)}`);
-}
+const afterDelivery = (id: string, ok: (d: any) => boolean) => afterDeliveryOf(issuer, id, ok);
 
 const deliverNow = (id: string, json?: unknown) => call("POST", `${issuer.base}/invoices/${id}/buyer_delivery`, { key: issuer.owner.key, ...(json ? { json } : {}) });
 /** The `invoice.buyer_delivery` events of a document: the delivery each one carries. */

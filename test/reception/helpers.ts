@@ -198,6 +198,18 @@ export async function afterChecks(issuer: Issuer, id: string, ok: (doc: any) => 
   throw new Error(`${what}: still ${JSON.stringify(doc.buyer_response)}`);
 }
 
+/** The issued document once its due buyer delivery attempts have run and `ok` holds of its `buyer_delivery`. */
+export async function afterDelivery(issuer: Issuer, id: string, ok: (d: any) => boolean): Promise<any> {
+  let doc: any;
+  for (let i = 0; i < 60; i++) {
+    await runDueAlarms(issuer.companyId);
+    doc = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
+    if (doc.buyer_delivery && ok(doc.buyer_delivery)) return doc;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`delivery of ${id}: still ${JSON.stringify(doc.buyer_delivery)}`);
+}
+
 /** The buyer's received copy of an issued document, fetched from the register by the reception cron; its id. */
 export async function receivedCopy(r: Receiver, issuer: Issuer, folio: number): Promise<string> {
   // The register is polled for a company at most every 4 minutes: a test's polls come sooner.

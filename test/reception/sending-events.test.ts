@@ -25,7 +25,7 @@ import { recipient as sampleRecipient } from "../helpers/cl-samples";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
 import { envelope, signedDte } from "../sii/helpers";
-import { getDoc, inject, receptionFixture, runDueAlarms, upload, type Receiver } from "./helpers";
+import { afterDelivery, getDoc, inject, receptionFixture, upload, type Receiver } from "./helpers";
 
 const LOS_ANDES = "76086428-5";
 let issuer: Issuer;
@@ -71,17 +71,7 @@ async function delivered(): Promise<any> {
   const res = await issue(issuer, invoiceBody(issuer.rut, "33", { recipient: { ...sampleRecipient, document_number: LOS_ANDES } }));
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect((await untilFinal(issuer, res.body.id)).status).toBe("ACCEPTED");
-  return untilDelivery(res.body.id, (d) => d.state === "SENT");
-}
-async function untilDelivery(id: string, ok: (d: any) => boolean): Promise<any> {
-  let doc: any;
-  for (let i = 0; i < 60; i++) {
-    await runDueAlarms(issuer.companyId);
-    doc = (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body;
-    if (doc.buyer_delivery && ok(doc.buyer_delivery)) return doc;
-    await new Promise((res) => setTimeout(res, 150));
-  }
-  throw new Error(`delivery of ${id}: still ${JSON.stringify(doc.buyer_delivery)}`);
+  return afterDelivery(issuer, res.body.id, (d) => d.state === "SENT");
 }
 const deliveryStates = async (id: string) =>
   (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => JSON.parse(JSON.parse(e.payload).invoice.buyer_delivery).state);
