@@ -14,7 +14,7 @@ import type { FailedDelivery } from "../lib/dsn";
 import { REFERENCE_HEADER } from "../lib/mail";
 import { bouncedReplyMail, type ReplyKind } from "./reply-mail";
 
-/** The reference of a reply mail (replies.ts mailToIssuer): the document and the reply. */
+/** The reference of a reply mail (reply-mail.ts): the document and the reply. */
 const REPLY_REFERENCE = /^(rcv_[A-Za-z0-9_]{1,80})\.(ack|acd|erm|rcd|rfp|rft)$/;
 /** The reference of a delivery to the buyer (buyer-delivery.ts): the document. */
 const DELIVERY_REFERENCE = /^(inv_[A-Za-z0-9_]{1,80})$/;

@@ -13,8 +13,6 @@ import { partitionDb } from "./stores";
 import type { CompanyRow } from "../domain/companies/repository";
 import { toLocalDateTime } from "../lib/time";
 import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
-import type { MailFile } from "../lib/mail";
-import { mailFromCompany } from "../domain/companies/company-mail";
 import type { Check } from "./checks";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receivedFileOfRow, receptionStatusText } from "./view";
@@ -124,12 +122,3 @@ export async function issuerAddress(env: Env, issuerRut: string, senderOf: () =>
   return sender && EMAIL_ADDRESS.test(sender) ? { email: sender, source: "EMAIL_SENDER" } : null;
 }
 
-/**
- * One message from the company's reception address to `to` (false: no domain or no binding, nothing
- * sent); `id` names it (its Message-ID, its reference header and its kept mail id,
- * domain/companies/company-mail.ts). A bounce comes back naming it (bounces.ts, sending-events.ts),
- * and anything the supplier answers comes back to that address.
- */
-export async function mailToIssuer(env: Env, companyId: string, to: ReplyRecipient, id: string, subject: string, text: string, files: MailFile[]): Promise<boolean> {
-  return (await mailFromCompany(env, companyId, { to: to.email, subject, reference: id, text, files })) === "SENT";
-}

@@ -24,7 +24,8 @@ import type { MailFile } from "../lib/mail";
 import type { ReplyMailMessage } from "../queues/issuance";
 import { partitionDb, receptionEventIf, writeIn } from "./stores";
 import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
-import { fileReplyKey, mailToIssuer, replyKey, type ReplyType } from "./replies";
+import { fileReplyKey, replyKey, type ReplyType } from "./replies";
+import { mailFromCompany } from "../domain/companies/company-mail";
 
 /** Attempts in all before FAILED: waits of 5 minutes doubling, at most 6 hours, between them (about 19 hours). */
 export const REPLY_MAIL_ATTEMPTS = 8;
@@ -211,7 +212,10 @@ async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyM
       if (!object) throw new Error(`The reply ${f.name} is missing from storage`);
       files.push({ name: f.name, contentType: "application/xml", bytes: new Uint8Array(await object.arrayBuffer()) });
     }
-    if (!(await mailToIssuer(env, companyId, found.to, `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`, found.subject, found.text, files))) throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
+    // From the company's reception address, named by its reference (bounces.ts and sending-events.ts read it back).
+    const reference = `${row.id}.${reply === "acknowledgment" ? "ack" : reply.toLowerCase()}`;
+    const sent = await mailFromCompany(env, companyId, { to: found.to.email, subject: found.subject, reference, text: found.text, files });
+    if (sent !== "SENT") throw new Error("No send_email binding or RECEPTION_DOMAIN is configured");
     return { state: "SENT", attempts: attempt, sent_at: now.toISOString(), message: null, next_attempt_at: null };
   } catch (e) {
     const message = describeError(e).slice(0, 500);

@@ -30,10 +30,10 @@ export const sendingEvent = z.object({
     messageId: z.string().min(1).max(300),
     sender: z.string().max(320),
     recipient: text(320).optional(),
-    delivery: z.object({ smtpEnhancedStatusCode: text(20).optional(), smtpResponse: text(300).optional() }).partial().optional(),
-    bounce: z.object({ type: text(20).optional(), reason: text(300).optional() }).partial().optional(),
-    failure: z.object({ reason: text(300).optional() }).partial().optional(),
-    rejection: z.object({ reason: text(100).optional(), detail: text(300).optional() }).partial().optional(),
+    delivery: z.object({ smtpEnhancedStatusCode: text(20).optional(), smtpResponse: text(300).optional() }).optional(),
+    bounce: z.object({ type: text(20).optional(), reason: text(300).optional() }).optional(),
+    failure: z.object({ reason: text(300).optional() }).optional(),
+    rejection: z.object({ reason: text(100).optional(), detail: text(300).optional() }).optional(),
   }),
 });
 export type SendingEvent = z.infer<typeof sendingEvent>;

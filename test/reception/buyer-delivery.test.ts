@@ -171,6 +171,15 @@ describe("an accepted factura is mailed to its buyer", () => {
     expect(again.body.buyer_delivery).toMatchObject({ state: "SENT", attempts: 3 });
   });
 
+  it("with no reception domain, or no send_email binding, the attempt fails saying which; nothing is mailed", async () => {
+    const doc = await accepted(LOS_ANDES);
+    await afterDelivery(doc.id, (d) => d.state === "SENT");
+    const noDomain = await deliverToBuyer({ ...env, RECEPTION_DOMAIN: "" } as Env, issuer.companyId, doc.id, { scheduled: false });
+    expect(noDomain).toMatchObject({ kind: "done", delivery: { state: "PENDING", attempts: 2, message: "RECEPTION_DOMAIN is not configured: there is no address to send from" } });
+    const noBinding = await deliverToBuyer({ ...env, SEND_EMAIL: undefined } as unknown as Env, issuer.companyId, doc.id, { scheduled: false });
+    expect(noBinding).toMatchObject({ kind: "done", delivery: { state: "PENDING", attempts: 3, message: "No send_email binding is configured" } });
+  });
+
   it("a boleta is not mailed to a buyer", async () => {
     const doc = await accepted("66666666-6", "39");
     expect(doc.buyer_delivery).toBeNull();

@@ -68,10 +68,10 @@ async function rememberSent(env: Env, companyId: string, messageId: string, mail
  * mail of that reference (an event about an earlier one must not fail a mail sent again since);
  * null when the company sent no such mail in SENT_MAIL_DAYS.
  */
-export async function sentMailOf(env: Env, companyId: string, messageId: string): Promise<{ reference: string; recipient: string; latest: boolean } | null> {
+export async function sentMailOf(env: Env, companyId: string, messageId: string): Promise<{ reference: string; latest: boolean } | null> {
   const db = indexStore(env, companyId);
   const [row] = await db.select().from(sentMails).where(eq(sentMails.messageId, messageId)).limit(1);
   if (!row) return null;
   const [last] = await db.select({ id: sentMails.messageId }).from(sentMails).where(eq(sentMails.reference, row.reference)).orderBy(desc(sentMails.createdAt), desc(sentMails.messageId)).limit(1);
-  return { reference: row.reference, recipient: row.recipient, latest: last?.id === messageId };
+  return { reference: row.reference, latest: last?.id === messageId };
 }

@@ -124,7 +124,6 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
     resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: buyerEnvelopeSetId(row.id),
   });
   await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
-  if (!env.RECEPTION_DOMAIN) throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
   const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
   const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }];
   let note: string | null = null;
@@ -136,7 +135,8 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   }
   // From the company's reception address: a bounce comes back there or as an Email Sending event (src/reception/bounces.ts, sending-events.ts), and so does the buyer's answer.
   const sent = await mailFromCompany(env, row.companyId, { to, subject, reference: row.id, text: `${subject} (${company.legalName})`, files }, now);
-  if (sent !== "SENT") throw new Error("No send_email binding is configured");
+  if (sent === "NO_DOMAIN") throw new Error("RECEPTION_DOMAIN is not configured: there is no address to send from");
+  if (sent === "NO_BINDING") throw new Error("No send_email binding is configured");
   return note;
 }
 
