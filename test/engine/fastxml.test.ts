@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
 import fc from "fast-check";
 import { fastParse, hasNotChar } from "../../src/countries/cl/xml/fastxml";
-import { parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
+import { isAscii, parseXml, parseXmlDom, type XDocument, type XElement, type XNode } from "../../src/countries/cl/xml/xml";
 import goldenText from "../fixtures/cl/signing-golden.json?raw";
 
 const golden = JSON.parse(goldenText) as { cafs: Record<string, string>; outputs: Record<string, string> };
@@ -181,5 +181,24 @@ describe("fast XML parser", () => {
     const text = fc.array(fc.oneof(fc.string({ maxLength: 40 }), special, fc.constant("<a>ñandú</a>")), { maxLength: 20 }).map((p) => p.join(""));
     fc.assert(fc.property(text, (t) => hasNotChar(t) === NOT_CHAR.test(t)), { numRuns: 3000 });
     for (const t of ["", "plain", "a\x01b", "ñ\x1F", "€\x01", "€", "ok\uFFFE", "\uD83D\uDE00", "\t\n\r"]) expect(hasNotChar(t)).toBe(NOT_CHAR.test(t));
+  });
+
+  it("isAscii answers whether every byte is below 0x80, at any alignment and length (a few bytes at an odd offset among them)", () => {
+    const byte = fc.oneof(fc.constantFrom(0, 9, 10, 13, 32, 65, 126, 127, 128, 200, 255), fc.integer({ min: 32, max: 126 }));
+    const input = fc.record({ bytes: fc.array(fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 32, max: 126 }) }, { weight: 1, arbitrary: byte }), { maxLength: 80 }), offset: fc.integer({ min: 0, max: 7 }) });
+    fc.assert(
+      fc.property(input, ({ bytes, offset }) => {
+        const b = new Uint8Array(offset + bytes.length).subarray(offset);
+        b.set(bytes);
+        expect(isAscii(b)).toBe(bytes.every((c) => c < 0x80));
+      }),
+      { numRuns: 5000, seed: 3 },
+    );
+    const line = new TextEncoder().encode("<a>texto</a>\n".repeat(40));
+    for (const at of [0, 1, 2, 3, 7, 31, 32, 255, line.length - 1]) {
+      const b = line.slice();
+      b[at] = 0x80;
+      expect(isAscii(b), `0x80 at ${at}`).toBe(false);
+    }
   });
 });

@@ -236,6 +236,21 @@ describe("envelopes verified one DTE at a time", () => {
     expect(verifyPaths.sourceBytes - before).toBe(ascii);
   });
 
+  it("an ASCII envelope with a control character XML forbids: the whole tree's report, never verified lazily or from its bytes", async () => {
+    const xml = envelopeOf("EnvioDTE to SII");
+    for (const control of ["\x01", "\x0B", "\x1F"]) {
+      for (const [from, to] of [["<MntTotal>", `<MntTotal>${control}`], ["</Caratula>", `${control}</Caratula>`], ["<SignatureValue>", `<SignatureValue>${control}`]] as const) {
+        const bytes = encodeLatin1(xml.replace(from, to));
+        const before = verifyPaths.sourceBytes;
+        const { report, lazy } = await both(bytes);
+        // xmldom reads the character (the text or signature it lands in then fails); the lazy parse never takes it.
+        expect(report.ok).toBe(false);
+        expect(lazy).toBe(false);
+        expect(verifyPaths.sourceBytes).toBe(before);
+      }
+    }
+  });
+
   it("envelopes received as bytes verified at the same time (their Documentos and SetDTEs digested from one scratch buffer), tampered ones among them: each its own whole-tree report", async () => {
     const plain = { issuer: { ...issuer, tax_information: { ...issuer.tax_information, activity: "Desarrollo de software" } }, recipient: { ...recipient, legal_name: "COMERCIAL NANDU LIMITADA", address: { country: "CL", city: "Nunoa", address: "Irarrazaval 2401" }, tax_information: { activity: "Comercio" } } };
     const asciiEnvelope = async (folios: number[]) => {

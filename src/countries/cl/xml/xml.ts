@@ -62,6 +62,8 @@ export function isAscii(b: Uint8Array): boolean {
   let i = 0;
   const n = b.length;
   for (; i < n && (b.byteOffset + i) % 4 !== 0; i++) if (b[i]! & 0x80) return false;
+  // (Bytes that end before a four-byte boundary: no words, and no view to make at an unaligned offset.)
+  if (i === n) return true;
   const words = new Uint32Array(b.buffer, b.byteOffset + i, (n - i) >> 2);
   const m = words.length;
   let k = 0;
