@@ -23454,7 +23454,8 @@ export interface webhooks {
                      *           "source": null,
                      *           "attempts": 0,
                      *           "sent_at": null,
-                     *           "message": null
+                     *           "message": null,
+                     *           "delivered_at": null
                      *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
@@ -23552,7 +23553,8 @@ export interface webhooks {
                      *           "source": null,
                      *           "attempts": 0,
                      *           "sent_at": null,
-                     *           "message": null
+                     *           "message": null,
+                     *           "delivered_at": null
                      *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
@@ -23590,7 +23592,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.buyer_delivery
-         * @description A document accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
+         * @description A document accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why); and once more when the mail service reports that the buyer's server accepted a SENT mail (`buyer_delivery.delivered_at` set). Attempts that will be tried again send none. `data` is the document as `GET …/invoices/{id}` answers it, without `history`.
          *
          *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
          *
@@ -23650,7 +23652,8 @@ export interface webhooks {
                      *           "source": "TAXPAYER_DIRECTORY",
                      *           "attempts": 1,
                      *           "sent_at": "2026-11-23T13:05:12.000Z",
-                     *           "message": null
+                     *           "message": null,
+                     *           "delivered_at": null
                      *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
@@ -23748,7 +23751,8 @@ export interface webhooks {
                      *           "source": null,
                      *           "attempts": 0,
                      *           "sent_at": null,
-                     *           "message": null
+                     *           "message": null,
+                     *           "delivered_at": null
                      *         },
                      *         "buyer_replies": [
                      *           {
@@ -23878,7 +23882,8 @@ export interface webhooks {
                      *           "source": null,
                      *           "attempts": 0,
                      *           "sent_at": null,
-                     *           "message": null
+                     *           "message": null,
+                     *           "delivered_at": null
                      *         },
                      *         "buyer_replies": [],
                      *         "created_at": "2026-11-23T13:00:00.000Z",
@@ -24592,7 +24597,8 @@ export interface webhooks {
                      *               "attempts": 8,
                      *               "sent_at": null,
                      *               "message": "Mailbox unavailable: dte@proveedor.cl",
-                     *               "next_attempt_at": null
+                     *               "next_attempt_at": null,
+                     *               "delivered_at": null
                      *             }
                      *           }
                      *         },
@@ -25196,6 +25202,8 @@ export interface components {
         /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event. */
         BuyerDelivery: {
             attempts: number;
+            /** @description When the buyer's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event), with an `invoice.buyer_delivery` event; null until then, and for a new attempt. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+            delivered_at: string | null;
             /** @description Where it was (or is being) sent. */
             email: string | null;
             /** @description Why the last attempt failed, or why none was made; on SENT, null, or why the PDF was left out (the mail carries the EnvioDTE and the A4 PDF). */
@@ -26950,6 +26958,8 @@ export interface components {
                     mail: {
                         /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
                         attempts: number;
+                        /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+                        delivered_at: string | null;
                         /** @description Why the last attempt failed. */
                         message: string | null;
                         /** @description When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28. */
@@ -27004,6 +27014,8 @@ export interface components {
                 mail: {
                     /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
                     attempts: number;
+                    /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+                    delivered_at: string | null;
                     /** @description Why the last attempt failed. */
                     message: string | null;
                     /** @description When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28. */

@@ -9,10 +9,10 @@
  * FAILED with what the server said, and its event says so.
  */
 import type { ReceptionAction } from "../countries/port";
-import { bouncedDelivery } from "../domain/invoices/buyer-delivery";
+import { bouncedDelivery, deliveredDelivery } from "../domain/invoices/buyer-delivery";
 import type { FailedDelivery } from "../lib/dsn";
 import { REFERENCE_HEADER } from "../lib/mail";
-import { bouncedReplyMail, type ReplyKind } from "./reply-mail";
+import { bouncedReplyMail, deliveredReplyMail, type ReplyKind } from "./reply-mail";
 
 /** The reference of a reply mail (reply-mail.ts): the document and the reply. */
 const REPLY_REFERENCE = /^(rcv_[A-Za-z0-9_]{1,80})\.(ack|acd|erm|rcd|rfp|rft)$/;
@@ -35,25 +35,45 @@ export async function readBounce(env: Env, companyId: string, bounce: FailedDeli
   const read: string[] = [];
   for (const ref of referencesOf(bounce)) {
     const done = await failMailOf(env, companyId, ref, why);
-    if (done) read.push(done);
+    if (done) read.push(readOnto(done));
   }
   return read.length === 0 ? null : `${why}. Read onto ${read.join(", ")}.`;
 }
 
+/** What happened to a mail a reference names: its new state, or why it was left as it was (RECORDED: its delivery was already; PENDING: an attempt is under way). */
+export type MailOutcome = "FAILED" | "DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED";
+
 /**
  * Makes the company's SENT mail `reference` names FAILED for `why` (a reply to a supplier, or a
- * delivery to a buyer), with its event: what it read it onto, or null when the reference names no
- * mail of the company's. A mail not SENT (already FAILED, or being sent again) is left as it was.
+ * delivery to a buyer), with its event; null when the reference names no mail of the company's. A
+ * mail not SENT (already FAILED, or being sent again) is left as it was.
  */
-export async function failMailOf(env: Env, companyId: string, reference: string, why: string): Promise<string | null> {
+export function failMailOf(env: Env, companyId: string, reference: string, why: string): Promise<{ onto: string; outcome: MailOutcome } | null> {
+  return onMailOf(reference, (receivedId, kind) => bouncedReplyMail(env, companyId, receivedId, kind, why), (invoiceId) => bouncedDelivery(env, companyId, invoiceId, why));
+}
+
+/** Records on the company's SENT mail `reference` names that the receiving server accepted it at `at` (the mail service's word); null as failMailOf. */
+export function deliveredMailOf(env: Env, companyId: string, reference: string, at: string): Promise<{ onto: string; outcome: MailOutcome } | null> {
+  return onMailOf(reference, (receivedId, kind) => deliveredReplyMail(env, companyId, receivedId, kind, at), (invoiceId) => deliveredDelivery(env, companyId, invoiceId, at));
+}
+
+/** Applies `toReply` or `toDelivery` to the mail `reference` names: what it was (for the log) and what became of it. */
+async function onMailOf(reference: string, toReply: (receivedId: string, kind: ReplyKind) => Promise<MailOutcome | null>, toDelivery: (invoiceId: string) => Promise<MailOutcome | null>): Promise<{ onto: string; outcome: MailOutcome } | null> {
   const reply = REPLY_REFERENCE.exec(reference);
   if (reply) {
     const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReceptionAction);
-    const outcome = await bouncedReplyMail(env, companyId, reply[1]!, kind, why);
-    return outcome && `${kind === "acknowledgment" ? "the RecepcionEnvio" : `the ${kind} replies`} of ${reply[1]}${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`;
+    const outcome = await toReply(reply[1]!, kind);
+    return outcome && { onto: `${kind === "acknowledgment" ? "the RecepcionEnvio" : `the ${kind} replies`} of ${reply[1]}`, outcome };
   }
   const delivery = DELIVERY_REFERENCE.exec(reference);
   if (!delivery) return null;
-  const outcome = await bouncedDelivery(env, companyId, delivery[1]!, why);
-  return outcome && `the delivery of ${delivery[1]} to its buyer${outcome === "UNCHANGED" ? " (not SENT: left as it was)" : ""}`;
+  const outcome = await toDelivery(delivery[1]!);
+  return outcome && { onto: `the delivery of ${delivery[1]} to its buyer`, outcome };
+}
+
+/** How a bounce's record says what it did: "the … of …", and when the mail was left as it was, why. */
+export function readOnto(done: { onto: string; outcome: MailOutcome }): string {
+  if (done.outcome === "PENDING") return `${done.onto} (being sent: left as it was)`;
+  if (done.outcome === "RECORDED") return `${done.onto} (its delivery recorded already: left as it was)`;
+  return done.outcome === "UNCHANGED" ? `${done.onto} (not SENT: left as it was)` : done.onto;
 }

@@ -38,6 +38,8 @@ export interface ReplyMail {
   message: string | null;
   /** When the next attempt is due while PENDING; null once SENT or FAILED (absent on records from before it was kept). */
   next_attempt_at?: string | null;
+  /** When the supplier's server accepted the mail SENT (the mail service's `message.delivered` event); absent until then. */
+  delivered_at?: string | null;
 }
 
 /** A mail not attempted yet, its first attempt due at `at` (made at once). */
@@ -228,17 +230,36 @@ async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyM
 /**
  * A bounce of the mail `reply` of a company's document (a delivery status notification its reception
  * address received, bounces.ts): a SENT mail becomes FAILED with what the receiving server said, with
- * the reply_mail_failed event. UNCHANGED when the mail is not SENT (already FAILED, or PENDING: its
- * next attempt is coming); null when the company has no such document or mail.
+ * the reply_mail_failed event. PENDING when it is (its next attempt is coming), UNCHANGED when it
+ * is already FAILED; null when the company has no such document or mail.
  */
-export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<"FAILED" | "UNCHANGED" | null> {
+export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<"FAILED" | "PENDING" | "UNCHANGED" | null> {
+  const found = await sentReplyMail(env, companyId, receivedId, reply);
+  if (!found || found.mail.state !== "SENT") return found && (found.mail.state === "PENDING" ? "PENDING" : "UNCHANGED");
+  await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
+  return "FAILED";
+}
+
+/**
+ * The mail service's confirmation that the supplier's server accepted the mail `reply` of a
+ * company's document (its `message.delivered` Email Sending event, sending-events.ts): a SENT mail
+ * records `delivered_at`, once (no event: a SENT mail has none either). RECORDED when it did
+ * already, PENDING while an attempt is under way, UNCHANGED when not SENT, null as bouncedReplyMail.
+ */
+export async function deliveredReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, at: string): Promise<"DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED" | null> {
+  const found = await sentReplyMail(env, companyId, receivedId, reply);
+  if (found?.mail.state === "SENT" && found.mail.delivered_at) return "RECORDED";
+  if (!found || found.mail.state !== "SENT") return found && (found.mail.state === "PENDING" ? "PENDING" : "UNCHANGED");
+  await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, delivered_at: at });
+  return "DELIVERED";
+}
+
+/** The company's document `receivedId` and its mail `reply`; null when there is none. */
+async function sentReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind): Promise<{ row: ReceivedRow; mail: ReplyMail } | null> {
   const db = await partitionDb(env, companyId, receivedId);
   const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, receivedId))).get());
   const mail = row ? (replyOf(row, reply)?.mail ?? null) : null;
-  if (!row || !mail) return null;
-  if (mail.state !== "SENT") return "UNCHANGED";
-  await recordMail(env, row, partitionsOf(row, { reply }), reply, { ...mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
-  return "FAILED";
+  return row && mail ? { row, mail } : null;
 }
 
 /**

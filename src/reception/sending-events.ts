@@ -6,13 +6,16 @@
  *
  * A `message.bounced` (a permanent refusal, or temporary failures until the retries ran out),
  * `message.failed` or `message.rejected` event makes the mail it names FAILED with what was said,
- * as a bounce does. The mail is found by the id the mail service gave it (kept by
- * domain/companies/company-mail.ts) in the index store of the company whose reception address sent
- * it, and only while it is the latest mail of its document's reply or delivery. Other events
- * (delivered, deferred, complained) change nothing. An event is untrusted input: one that does not
- * parse, names no company or no mail of the company's is logged and acknowledged; one whose store
- * is unavailable is retried. Payload: developers.cloudflare.com/email-service/platform/event-subscriptions
- * (schema version 1, read 2026-11-28).
+ * as a bounce does; a `message.delivered` event records on a SENT mail when the receiving server
+ * accepted it (`delivered_at`, the event's timestamp). The mail is found by the id the mail service
+ * gave it (kept by domain/companies/company-mail.ts) in the index store of the company whose
+ * reception address sent it, and only while it is the latest mail of its document's reply or
+ * delivery. Other events (deferred, complained) change nothing. An event about a mail whose record
+ * still says PENDING (the attempt that sent it has not recorded SENT yet, or a new attempt is under
+ * way) is read again later, like one whose store is unavailable. An event is untrusted input: one
+ * that does not parse, names no company or no mail of the company's is logged and acknowledged.
+ * Payload: developers.cloudflare.com/email-service/platform/event-subscriptions (schema version 1,
+ * read 2026-11-28 and 2026-11-29).
  */
 import { z } from "zod";
 import { createDb } from "../db/client";
@@ -20,7 +23,7 @@ import { companyOfAddress } from "../domain/companies/reception-address";
 import { sentMailOf } from "../domain/companies/company-mail";
 import { describeError, log } from "../lib/log";
 import { backoffSeconds } from "../lib/backoff";
-import { failMailOf } from "./bounces";
+import { deliveredMailOf, failMailOf, readOnto } from "./bounces";
 
 const text = (max: number) => z.string().max(4000).transform((s) => s.replace(/\s+/g, " ").trim().slice(0, max));
 
@@ -35,15 +38,28 @@ export const sendingEvent = z.object({
     failure: z.object({ reason: text(300).optional() }).optional(),
     rejection: z.object({ reason: text(100).optional(), detail: text(300).optional() }).optional(),
   }),
+  // When the event happened; a missing or unreadable one is replaced by the time it is read.
+  metadata: z.object({ eventTimestamp: z.string().max(40).optional().catch(undefined) }).optional().catch(undefined),
 });
 export type SendingEvent = z.infer<typeof sendingEvent>;
 
 /** The events that say a mail did not arrive, by the name after `cf.email.sending.`. */
 const FAILURES = new Set(["message.bounced", "message.failed", "message.rejected"]);
 
+/** The event's name after `cf.email.sending.`. */
+const kindOf = (e: SendingEvent) => e.type.replace(/^cf\.email\.sending\./, "");
+
+/** When a `message.delivered` event says the mail was accepted (ISO 8601 UTC): its timestamp, else `now`; null for any other event. */
+export function deliveredAt(e: SendingEvent, now: Date): string | null {
+  if (kindOf(e) !== "message.delivered") return null;
+  const stamp = e.metadata?.eventTimestamp;
+  const at = stamp && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(stamp) ? Date.parse(stamp) : NaN;
+  return new Date(Number.isFinite(at) ? at : now.getTime()).toISOString();
+}
+
 /** Why the mail failed, in the words bounces.ts uses for a delivery status notification. */
 export function failureOf(e: SendingEvent): string | null {
-  const kind = e.type.replace(/^cf\.email\.sending\./, "");
+  const kind = kindOf(e);
   if (!FAILURES.has(kind)) return null;
   const p = e.payload;
   const by = p.recipient ? ` by ${p.recipient}` : "";
@@ -70,20 +86,25 @@ export async function handleSendingEvents(batch: MessageBatch<unknown>, env: Env
 }
 
 /** What one event did (for the log and the tests): the mail it failed, or why it changed nothing. */
-export async function readSendingEvent(env: Env, body: unknown): Promise<string> {
+export async function readSendingEvent(env: Env, body: unknown, now = new Date()): Promise<string> {
   const parsed = sendingEvent.safeParse(body);
   if (!parsed.success) return noted("warn", "email sending event not understood", { issues: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`) });
   const e = parsed.data;
   const why = failureOf(e);
+  const delivered = deliveredAt(e, now);
   const ids = { type: e.type, mail_id: e.payload.messageId };
-  if (!why) return noted("info", "email sending event: no failure", ids);
+  if (!why && !delivered) return noted("info", "email sending event: neither a failure nor a delivery", ids);
   const companyId = await companyOfAddress(createDb(env.DB), e.payload.sender, env.RECEPTION_DOMAIN);
   if (!companyId) return noted("warn", "email sending event: the sender is no company's reception address", { ...ids, sender: e.payload.sender.slice(0, 320) });
   const sent = await sentMailOf(env, companyId, e.payload.messageId);
   if (!sent) return noted("warn", "email sending event: no mail of the company's has this id", { ...ids, company_id: companyId });
   if (!sent.latest) return noted("info", "email sending event: about a mail sent again since", { ...ids, company_id: companyId, reference: sent.reference });
-  const read = await failMailOf(env, companyId, sent.reference, why);
-  return noted("info", read ? `email sending event: ${why}. Read onto ${read}.` : "email sending event: its document is gone", { ...ids, company_id: companyId, reference: sent.reference });
+  const fields = { ...ids, company_id: companyId, reference: sent.reference };
+  const done = why ? await failMailOf(env, companyId, sent.reference, why) : await deliveredMailOf(env, companyId, sent.reference, delivered!);
+  if (!done) return noted("info", "email sending event: its document is gone", fields);
+  // The attempt that sent it has not recorded SENT yet (or a new one is under way): read again later.
+  if (done.outcome === "PENDING") throw new Error(`${done.onto} is still being sent`);
+  return noted("info", `email sending event: ${why ?? `Delivered at ${delivered}`}. Read onto ${readOnto(done)}.`, fields);
 }
 
 function noted(level: "info" | "warn", msg: string, fields: Record<string, unknown>): string {

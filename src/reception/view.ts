@@ -71,7 +71,7 @@ export type ReceivedView = ReturnType<typeof receivedView>;
 
 /** The file that brought the XML as the record keeps it (reception/intake.ts); null before it was kept and while only the register knows the document. */
 /** A reply's mailing as shown, with next_attempt_at null on records from before it was kept. */
-const mailView = (m: ReplyMail): ReplyMail & { next_attempt_at: string | null } => ({ state: m.state, attempts: m.attempts, sent_at: m.sent_at, message: m.message, next_attempt_at: m.next_attempt_at ?? null });
+const mailView = (m: ReplyMail): ReplyMail & { next_attempt_at: string | null; delivered_at: string | null } => ({ state: m.state, attempts: m.attempts, sent_at: m.sent_at, message: m.message, next_attempt_at: m.next_attempt_at ?? null, delivered_at: m.delivered_at ?? null });
 
 export function receivedFileOfRow(row: Pick<ReceivedRow, "receivedFile">): ReceivedFile | null {
   return row.receivedFile ? (JSON.parse(row.receivedFile) as ReceivedFile) : null;

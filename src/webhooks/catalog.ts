@@ -74,7 +74,7 @@ const invoiceExample = (status: string, fiscal: string | null) => ({
     ? { state: "PENDING", sii_received_at: null, deadline: null, seconds_left: null, events: [], checked_at: null, next_check_at: "2026-11-23T13:00:04.000Z" }
     : null) as Record<string, unknown> | null,
   buyer_delivery: (["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"].includes(status)
-    ? { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null }
+    ? { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null, delivered_at: null }
     : null) as Record<string, unknown> | null,
   buyer_replies: [] as Record<string, unknown>[],
   created_at: "2026-11-23T13:00:00.000Z",
@@ -138,10 +138,10 @@ export const EVENT_CATALOG = {
     },
   },
   "invoice.buyer_delivery": {
-    ...invoiceEvent("accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why). Attempts that will be tried again send none", "ACCEPTED", "EPR"),
+    ...invoiceEvent("accepted by the tax authority was mailed to its buyer as an EnvioDTE addressed to it (`buyer_delivery.state` SENT), could not be because the buyer has no known exchange address (NO_ADDRESS: send it with one, `POST …/invoices/{id}/buyer_delivery`), or failed after its last attempt or was bounced by the buyer's server after it was sent (FAILED: `buyer_delivery.message` says why); and once more when the mail service reports that the buyer's server accepted a SENT mail (`buyer_delivery.delivered_at` set). Attempts that will be tried again send none", "ACCEPTED", "EPR"),
     example: {
       ...invoiceExample("ACCEPTED", "EPR"),
-      buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null },
+      buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null, delivered_at: null },
       updated_at: "2026-11-23T13:05:12.000Z",
     },
   },
@@ -155,7 +155,7 @@ export const EVENT_CATALOG = {
     ...receivedEvent("A reply to the supplier could not be mailed after its last attempt (about 19 hours of them), or the supplier's server bounced it after it was sent (or the mail service refused it or gave up on it): the file's RecepcionEnvio (`received_file.acknowledgment.mail`) or the replies of a response (`responses[].mail`), whose `message` says why. Send the same response again to start its mailing over, or download the reply and send it to the supplier yourself."),
     example: {
       ...receivedExample,
-      received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl", next_attempt_at: null } } },
+      received_file: { ...receivedExample.received_file, acknowledgment: { at: "2026-11-23T13:00:05.000Z", reply_to: { email: "dte@proveedor.cl", source: "TAXPAYER_DIRECTORY" }, mail: { state: "FAILED", attempts: 8, sent_at: null, message: "Mailbox unavailable: dte@proveedor.cl", next_attempt_at: null, delivered_at: null } } },
       downloads: ["xml", "pdf", "recepcion_envio"], updated_at: "2026-11-24T08:05:11.000Z",
     },
   },

@@ -65,7 +65,7 @@ describe("a bounce of a reply mail", () => {
     const first = await bounce(address, `${id}.acd.1732800000000@${env.RECEPTION_DOMAIN}`);
     expect(first.outcome).toBe("BOUNCE");
     const failed = (await getDoc(r, id)).body.responses[0].mail;
-    expect(failed).toEqual({ state: "FAILED", attempts: 1, sent_at: sent.sent_at, message: "Bounced by dte@losandes.example: 5.1.1 550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown", next_attempt_at: null });
+    expect(failed).toEqual({ state: "FAILED", attempts: 1, sent_at: sent.sent_at, message: "Bounced by dte@losandes.example: 5.1.1 550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown", next_attempt_at: null, delivered_at: null });
     expect(await failedEvents(r.companyId, id)).toHaveLength(1);
     // Logged as what it was, with no "brought nothing" event.
     expect(await message(first.id)).toMatchObject({ outcome: "BOUNCE", documents: 0, detail: `Bounced by dte@losandes.example: 5.1.1 550 5.1.1 <dte@losandes.example>: Recipient address rejected: User unknown. Read onto the ACD replies of ${id}.` });

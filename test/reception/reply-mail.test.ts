@@ -74,9 +74,9 @@ describe("reply mails", () => {
     expect(acd.status, JSON.stringify(acd.body)).toBe(200);
     expect(acd.body.responses[0].mail).toMatchObject({ state: expect.stringMatching(/^(PENDING|SENT)$/) });
     const doc = await until(async () => (await getDoc(r, id)).body, (d) => d.responses[0].mail.state === "SENT", "the ACD's mail");
-    expect(doc.responses[0].mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null });
+    expect(doc.responses[0].mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null, delivered_at: null });
     // The file's RecepcionEnvio, mailed at intake, says the same.
-    expect(doc.received_file.acknowledgment.mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null });
+    expect(doc.received_file.acknowledgment.mail).toEqual({ state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null, delivered_at: null });
     // The first attempt is made even when its follow-up cannot be queued.
     const other = await received(306);
     await respondToDocument({ ...env, ISSUANCE_QUEUE: noQueue }, undefined, await company(), other, "ACD", null);
@@ -109,7 +109,7 @@ describe("reply mails", () => {
     for (let attempt = 2; attempt <= REPLY_MAIL_ATTEMPTS; attempt++) await attemptReplyMail(refused, { companyId: r.companyId, receivedId: id, reply: "RCD", attempt });
     const doc = (await getDoc(r, id)).body;
     expect(doc.response_state).toBe("CLAIMED");
-    expect(doc.responses[0].mail).toEqual({ state: "FAILED", attempts: REPLY_MAIL_ATTEMPTS, sent_at: null, message: "550 5.1.1 mailbox unavailable", next_attempt_at: null });
+    expect(doc.responses[0].mail).toEqual({ state: "FAILED", attempts: REPLY_MAIL_ATTEMPTS, sent_at: null, message: "550 5.1.1 mailbox unavailable", next_attempt_at: null, delivered_at: null });
     // Nothing more once FAILED, not even with a working mail service; the replies stay downloadable.
     expect(await attemptReplyMail(env, { companyId: r.companyId, receivedId: id, reply: "RCD", attempt: REPLY_MAIL_ATTEMPTS + 1 })).toMatchObject({ state: "FAILED" });
     const events = await mailEvents(id);
@@ -193,7 +193,7 @@ describe("one mail per attempt", () => {
     const { sends, env: withCount } = counting();
     expect(await attemptReplyMail(withCount, { companyId: other.companyId, receivedId: inSecond!, reply: "acknowledgment", attempt: 2 })).toEqual(settled);
     expect(sends).toHaveLength(0);
-    for (const id of [inFirst!, inSecond!]) expect(await ackOf(id)).toEqual(settled);
+    for (const id of [inFirst!, inSecond!]) expect(await ackOf(id)).toEqual({ ...settled, delivered_at: null });
   });
 });
 

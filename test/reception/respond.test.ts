@@ -126,7 +126,7 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     // The company has a certificate: the file was answered at intake and the answer mailed to the issuer's exchange address.
     expect(doc.received_file).toEqual({
       name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/), received_at: expect.stringMatching(/^\d{4}-/),
-      acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null } },
+      acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null, delivered_at: null } },
     });
     // Taken in with the document (only a document the SII's register listed first has an earlier received_at).
     expect(Math.abs(Date.parse(doc.received_file.received_at) - Date.parse(doc.received_at))).toBeLessThan(60_000);
@@ -172,7 +172,7 @@ describe("the RecepcionEnvio of a file of several documents", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.documents.map((d: any) => [d.folio, d.outcome, d.verification.reception_status])).toEqual([[142, "NEW", 0], [141, "DUPLICATE", 4]]);
     const acks = res.body.documents.map((d: any) => d.received_file.acknowledgment);
-    expect(acks[0]).toEqual({ at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null } });
+    expect(acks[0]).toEqual({ at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null, delivered_at: null } });
     expect(acks[1]).toEqual(acks[0]);
     const files = await Promise.all(res.body.documents.map(async (d: any) => decodeLatin1(new Uint8Array(await (await call("POST", `/api/reception/invoices/${d.id}/download/recepcion_envio?company_id=${r.companyId}`, { key: r.owner.key })).raw.arrayBuffer()))));
     expect(files[1]).toBe(files[0]);

@@ -18,7 +18,7 @@ import { indexStore } from "../../src/db/document-store";
 import { sentMails } from "../../src/db/document-store/tables";
 import { companyControl } from "../../src/domain/companies/control-cache";
 import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
-import { failureOf, handleSendingEvents, readSendingEvent, sendingEvent } from "../../src/reception/sending-events";
+import { deliveredAt, failureOf, handleSendingEvents, readSendingEvent, sendingEvent } from "../../src/reception/sending-events";
 import { respondToDocument } from "../../src/reception/respond";
 import { call } from "../helpers/api";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
@@ -58,6 +58,9 @@ const bounced = (messageId: string, sender: string) =>
     bounce: { type: "hard", classification: "permanent_failure", reason: "550 5.1.1 User unknown" },
   });
 
+const deliveredEvent = (messageId: string, sender: string) =>
+  event("delivered", messageId, sender, { delivery: { status: "delivered", provider: "external_smtp", deliveryTimeMs: 1234, smtpStatusCode: "250", smtpEnhancedStatusCode: "2.0.0", smtpResponse: "250 2.0.0 OK" } });
+
 /** Delivers `bodies` to the Worker's queue handler as one batch of the events queue; what it acknowledged and retried. */
 async function deliver(bodies: unknown[], on: Env = env) {
   const batch = createMessageBatch("dte-email-events", bodies.map((body, i) => ({ id: `evt-${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })));
@@ -75,6 +78,8 @@ async function delivered(): Promise<any> {
 }
 const deliveryStates = async (id: string) =>
   (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => JSON.parse(JSON.parse(e.payload).invoice.buyer_delivery).state);
+const deliveredAts = async (id: string) =>
+  (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => JSON.parse(JSON.parse(e.payload).invoice.buyer_delivery).delivered_at ?? null);
 const delivery = async (id: string) => (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body.buyer_delivery;
 
 describe("a delivery to a buyer", () => {
@@ -106,12 +111,60 @@ describe("a delivery to a buyer", () => {
     expect((await delivery(doc.id)).state).toBe("FAILED");
   });
 
-  it("delivered, deferred and complained events change nothing; nor does an event naming no mail of the sender's, another company's address, or no company", async () => {
+  it("a delivered event records when the buyer's server accepted it, with an invoice.buyer_delivery event, once; a new attempt starts without it, and a late event about the old mail changes nothing", async () => {
+    const doc = await delivered();
+    expect(doc.buyer_delivery.delivered_at).toBeNull();
+    const [id] = await mailIds(issuer.companyId, doc.id);
+    const sender = await addressOf(issuer.companyId);
+    const accepted = { ...deliveredEvent(id!, sender), metadata: { ...deliveredEvent(id!, sender).metadata, eventTimestamp: "2026-11-29T02:48:57.132Z" } };
+    const first = await deliver([accepted]);
+    expect(first.explicitAcks).toHaveLength(1);
+    expect(first.retryMessages).toEqual([]);
+    expect(await delivery(doc.id)).toMatchObject({ state: "SENT", attempts: 1, email: "dte@losandes.example", sent_at: doc.buyer_delivery.sent_at, delivered_at: "2026-11-29T02:48:57.132Z" });
+    expect(await deliveryStates(doc.id)).toEqual(["SENT", "SENT"]);
+    expect(await deliveredAts(doc.id)).toEqual([null, "2026-11-29T02:48:57.132Z"]);
+    // Again (queues deliver at least once), or a later one: nothing more.
+    expect(await readSendingEvent(env, accepted)).toMatch(/\(its delivery recorded already: left as it was\)\.$/);
+    expect(await deliveredAts(doc.id)).toEqual([null, "2026-11-29T02:48:57.132Z"]);
+    // A bounce after the acceptance (a server may accept and bounce later) still fails it; the acceptance stays recorded.
+    expect(await readSendingEvent(env, bounced(id!, sender))).toMatch(/Read onto the delivery of inv_\w+ to its buyer\.$/);
+    expect(await delivery(doc.id)).toMatchObject({ state: "FAILED", delivered_at: "2026-11-29T02:48:57.132Z" });
+    // Sent again: SENT without delivered_at until its own event; the old mail's event is about a mail sent again since.
+    const again = await call("POST", `${issuer.base}/invoices/${doc.id}/buyer_delivery`, { key: issuer.owner.key });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.buyer_delivery).toMatchObject({ state: "SENT", attempts: 2, delivered_at: null });
+    expect(await readSendingEvent(env, accepted)).toBe("email sending event: about a mail sent again since");
+    expect((await delivery(doc.id)).delivered_at).toBeNull();
+    const ids = await mailIds(issuer.companyId, doc.id);
+    const at = new Date("2026-11-29T03:00:00Z");
+    const noStamp = { ...deliveredEvent(ids[1]!, sender), metadata: { eventSchemaVersion: 1, eventTimestamp: "yesterday" } };
+    expect(await readSendingEvent(env, noStamp, at)).toMatch(/^email sending event: Delivered at 2026-11-29T03:00:00\.000Z\. Read onto the delivery of inv_/);
+    expect((await delivery(doc.id)).delivered_at).toBe("2026-11-29T03:00:00.000Z");
+  });
+
+  it("an event about a mail whose record still says PENDING (the attempt that sent it has not recorded SENT yet) is read again later, not dropped", async () => {
+    const doc = await delivered();
+    const [id] = await mailIds(issuer.companyId, doc.id);
+    const sender = await addressOf(issuer.companyId);
+    const setState = (state: string) => storeRows(issuer.companyId, sql`UPDATE invoices SET buyer_delivery = json_set(buyer_delivery, '$.state', ${state}) WHERE id = ${doc.id}`);
+    await setState("PENDING");
+    const early = await deliver([deliveredEvent(id!, sender), bounced(id!, sender)]);
+    expect(early.explicitAcks).toEqual([]);
+    expect(early.retryMessages).toHaveLength(2);
+    expect(await delivery(doc.id)).toMatchObject({ state: "PENDING", delivered_at: null });
+    // The attempt records SENT: the same event, read again, is recorded.
+    await setState("SENT");
+    expect((await deliver([deliveredEvent(id!, sender)])).explicitAcks).toHaveLength(1);
+    expect((await delivery(doc.id)).delivered_at).not.toBeNull();
+  });
+
+  it("deferred and complained events change nothing; nor does an event naming no mail of the sender's, another company's address, or no company", async () => {
     const doc = await delivered();
     const [id] = await mailIds(issuer.companyId, doc.id);
     const sender = await addressOf(issuer.companyId);
     const unchanged = [
-      event("delivered", id!, sender, { delivery: { status: "delivered", smtpStatusCode: "250" } }),
+      deliveredEvent("0101018f7d0c4d9a-msg-deadbeef", sender),
+      deliveredEvent(id!, await addressOf(r.companyId)),
       event("deferred", id!, sender, { terminal: false, bounce: { type: "soft", reason: "451 4.2.0 Temporary mailbox error" } }),
       event("complained", id!, sender, { complaint: { type: "abuse" } }),
       bounced("0101018f7d0c4d9a-msg-bounced", sender),
@@ -121,7 +174,7 @@ describe("a delivery to a buyer", () => {
     ];
     const result = await deliver(unchanged);
     expect(result.explicitAcks).toHaveLength(unchanged.length);
-    expect(await delivery(doc.id)).toMatchObject({ state: "SENT" });
+    expect(await delivery(doc.id)).toMatchObject({ state: "SENT", delivered_at: null });
     expect(await deliveryStates(doc.id)).toEqual(["SENT"]);
   });
 });
@@ -142,6 +195,27 @@ describe("a reply to a supplier", () => {
     expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "FAILED", attempts: 1, message: "Refused by the mail service before delivery to dte@losandes.example: Recipient is suppressed" });
     const failed = await storeRows(r.companyId, sql`SELECT 1 FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`);
     expect(failed).toHaveLength(1);
+  });
+
+  it("a delivered event records when the supplier's server accepted the reply mail, without an event; the file's RecepcionEnvio too", async () => {
+    const e = await envelope([await signedDte(caf33, 472, cert)], cert);
+    await inject(e);
+    const up = await upload(r, e.xml);
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const id = up.body.documents[0].id;
+    const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
+    await respondToDocument(env, undefined, company, id, "ACD", null);
+    const sender = await addressOf(r.companyId);
+    const [mailId] = await mailIds(r.companyId, `${id}.acd`);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", delivered_at: null });
+    const accepted = { ...deliveredEvent(mailId!, sender), metadata: { eventSchemaVersion: 1, eventTimestamp: "2026-11-29T01:02:03Z" } };
+    expect((await deliver([accepted])).explicitAcks).toHaveLength(1);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1, delivered_at: "2026-11-29T01:02:03.000Z" });
+    expect(await storeRows(r.companyId, sql`SELECT 1 FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`)).toEqual([]);
+    expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", delivered_at: null });
+    const [ackId] = await mailIds(r.companyId, `${id}.ack`);
+    await deliver([{ ...deliveredEvent(ackId!, sender), metadata: { eventSchemaVersion: 1, eventTimestamp: "2026-11-29T01:02:04Z" } }]);
+    expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", delivered_at: "2026-11-29T01:02:04.000Z" });
   });
 });
 
@@ -171,5 +245,11 @@ describe("hostile or unreadable events", () => {
     expect(failureOf(long)).toMatch(/^Bounced by dte@losandes\.example: 550 x+$/);
     expect(failureOf(long)!.length).toBeLessThan(400);
     expect(failureOf(sendingEvent.parse(event("delivered", "m", sender)))).toBeNull();
+    // A delivered event's time: its timestamp, else (missing, unreadable, not text, no metadata) the time it is read; none for other events.
+    const now = new Date("2026-11-29T05:00:00Z");
+    const at = (metadata: unknown) => deliveredAt(sendingEvent.parse({ ...event("delivered", "m", sender), metadata }), now);
+    expect(at({ eventTimestamp: "2026-11-29T04:59:58.5-03:00" })).toBe("2026-11-29T07:59:58.500Z");
+    for (const bad of [{ eventTimestamp: "2026-11-29" }, { eventTimestamp: 1764392400000 }, { eventTimestamp: "x".repeat(100) }, {}, "metadata", undefined]) expect(at(bad)).toBe("2026-11-29T05:00:00.000Z");
+    expect(deliveredAt(soft, now)).toBeNull();
   });
 });

@@ -37,6 +37,8 @@ export interface BuyerDelivery {
   attempts: number;
   sent_at: string | null;
   message: string | null;
+  /** When the buyer's mail server accepted the mail SENT (the mail service's `message.delivered` event); absent on records from before it was kept. */
+  delivered_at?: string | null;
 }
 
 /** Boletas go to consumers, who have no exchange address. */
@@ -47,7 +49,7 @@ export const DELIVERIES_PER_RUN = 90;
 /** An attempt sent to the queue is not sent again before this. */
 export const DELIVERY_LEASE_MS = 15 * 60_000;
 
-const PENDING: BuyerDelivery = { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null };
+const PENDING: BuyerDelivery = { state: "PENDING", email: null, source: null, attempts: 0, sent_at: null, message: null, delivered_at: null };
 
 /**
  * The SetDTE ID of the envelope mailed to the buyer: it names the document, so that the buyer's
@@ -89,8 +91,10 @@ export async function takeDueDeliveries(db: Db, at: Date, limit: number): Promis
   return due.map((d) => ({ ...d, lease }));
 }
 
-export function deliveryOf(row: Pick<InvoiceRow, "buyerDelivery">): BuyerDelivery | null {
-  return row.buyerDelivery ? (JSON.parse(row.buyerDelivery) as BuyerDelivery) : null;
+export function deliveryOf(row: Pick<InvoiceRow, "buyerDelivery">): (BuyerDelivery & { delivered_at: string | null }) | null {
+  if (!row.buyerDelivery) return null;
+  const d = JSON.parse(row.buyerDelivery) as BuyerDelivery;
+  return { ...d, delivered_at: d.delivered_at ?? null };
 }
 
 const waitAfter = (attempts: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, attempts - 1), 6 * 3_600_000);
@@ -98,11 +102,14 @@ const waitAfter = (attempts: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, a
 /**
  * Writes the delivery after an attempt; an attempt that settles it (SENT, NO_ADDRESS, FAILED: not a
  * retry still to come) is an `invoice.buyer_delivery` event in the same batch, once per attempt.
+ * `onlyAsRead`: only while the delivery is still as `row` holds it (a mail service's report, which
+ * an attempt started meanwhile must not lose to).
  */
-async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date): Promise<InvoiceRow> {
+async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date, onlyAsRead = false): Promise<InvoiceRow> {
   const at = now.toISOString();
   const set = { buyerDelivery: JSON.stringify(d), buyerDeliveryAt: nextAt === null ? null : new Date(nextAt).toISOString(), updatedAt: at };
-  const update = db.update(invoices).set(set).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
+  const asRead = onlyAsRead ? eq(invoices.buyerDelivery, row.buyerDelivery!) : undefined;
+  const update = db.update(invoices).set(set).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), asRead));
   if (d.state === "PENDING") await update;
   else await db.batch([update, documentEvent(db, row.companyId, row.id, "invoice.buyer_delivery", `delivery:${row.id}:${d.state}:${d.attempts}:${at}`, at, eq(invoices.buyerDelivery, set.buyerDelivery))]);
   return { ...row, ...set };
@@ -144,16 +151,34 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
 /**
  * A bounce of the delivery of a company's document (a delivery status notification its reception
  * address received, src/reception/bounces.ts): a SENT delivery becomes FAILED with what the buyer's
- * server said, with its `invoice.buyer_delivery` event. UNCHANGED when it is not SENT; null when the
- * company has no such document or delivery.
+ * server said, with its `invoice.buyer_delivery` event. PENDING when it is (an attempt is under way:
+ * one that has sent but not recorded yet, or a new one); UNCHANGED when it is otherwise not SENT;
+ * null when the company has no such document or delivery.
  */
-export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<"FAILED" | "UNCHANGED" | null> {
+export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<"FAILED" | "PENDING" | "UNCHANGED" | null> {
   const found = await invoiceIn(env, companyId, invoiceId);
   const before = found ? deliveryOf(found.row) : null;
   if (!found || !before) return null;
-  if (before.state !== "SENT") return "UNCHANGED";
-  await record(found.db, found.row, { ...before, state: "FAILED", message: why.slice(0, 500) }, null, now);
+  if (before.state !== "SENT") return before.state === "PENDING" ? "PENDING" : "UNCHANGED";
+  await record(found.db, found.row, { ...before, state: "FAILED", message: why.slice(0, 500) }, null, now, true);
   return "FAILED";
+}
+
+/**
+ * The mail service's confirmation that the buyer's server accepted the delivery of a company's
+ * document (its `message.delivered` Email Sending event, src/reception/sending-events.ts): a SENT
+ * delivery records `delivered_at`, once, with an `invoice.buyer_delivery` event. RECORDED when it
+ * did already; PENDING when the attempt that sent it has not recorded SENT yet (the event is read
+ * again later); UNCHANGED when it is not SENT; null when the company has no such document or delivery.
+ */
+export async function deliveredDelivery(env: Env, companyId: string, invoiceId: string, at: string, now = new Date()): Promise<"DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED" | null> {
+  const found = await invoiceIn(env, companyId, invoiceId);
+  const before = found ? deliveryOf(found.row) : null;
+  if (!found || !before) return null;
+  if (before.state === "SENT" && before.delivered_at) return "RECORDED";
+  if (before.state !== "SENT") return before.state === "PENDING" ? "PENDING" : "UNCHANGED";
+  await record(found.db, found.row, { ...before, delivered_at: at }, null, now, true);
+  return "DELIVERED";
 }
 
 /** The company's document `invoiceId` and the partition it is in; null when there is none. Throws what an unavailable store throws. */
@@ -210,17 +235,17 @@ export async function deliverToBuyer(env: Env, companyId: string, invoiceId: str
   const requested = opts.email ?? (before.source === "REQUEST" && before.state === "PENDING" ? before.email : null);
   const to = requested ?? (await exchangeAddress(env.DB, envForMode(env, company.livemode).SII_MODE, row.recipientRut));
   if (!to) {
-    const d: BuyerDelivery = { ...before, state: "NO_ADDRESS", email: null, source: null, message: `The SII's taxpayer directory has no exchange address for ${row.recipientRut}: send it with an address (POST …/buyer_delivery).` };
+    const d: BuyerDelivery = { ...before, state: "NO_ADDRESS", email: null, source: null, delivered_at: null, message: `The SII's taxpayer directory has no exchange address for ${row.recipientRut}: send it with an address (POST …/buyer_delivery).` };
     return { kind: "done", row: await record(db, row, d, null, now), delivery: d };
   }
   const attempts = before.attempts + 1;
   const source = requested ? "REQUEST" : "TAXPAYER_DIRECTORY";
-  if (!(await claim(db, row, { ...before, state: "PENDING", email: to, source, attempts }, now))) return { kind: "taken" };
+  if (!(await claim(db, row, { ...before, state: "PENDING", email: to, source, attempts, delivered_at: null }, now))) return { kind: "taken" };
   let d: BuyerDelivery;
   let next: number | null = null;
   try {
     const note = await sendEnvelope(env, row, control, to, now);
-    d = { state: "SENT", email: to, source, attempts, sent_at: now.toISOString(), message: note };
+    d = { state: "SENT", email: to, source, attempts, sent_at: now.toISOString(), message: note, delivered_at: null };
   } catch (e) {
     const message = (e instanceof Error ? e.message : String(e)).slice(0, 500);
     const more = attempts < DELIVERY_ATTEMPTS;
