@@ -180,14 +180,20 @@ describe("a delivery to a buyer", () => {
 });
 
 describe("a reply to a supplier", () => {
-  it("a rejected event makes the response's reply mail FAILED with the reason, as a bounce does", async () => {
-    const e = await envelope([await signedDte(caf33, 471, cert)], cert);
+  /** A supplier's document received by upload (its RecepcionEnvio mailed) and accepted (ACD, its replies mailed): its id. */
+  async function acceptedSupplierDocument(folio: number): Promise<string> {
+    const e = await envelope([await signedDte(caf33, folio, cert)], cert);
     await inject(e);
     const up = await upload(r, e.xml);
     expect(up.status, JSON.stringify(up.body)).toBe(201);
     const id = up.body.documents[0].id;
     const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
     await respondToDocument(env, undefined, company, id, "ACD", null);
+    return id;
+  }
+
+  it("a rejected event makes the response's reply mail FAILED with the reason, as a bounce does", async () => {
+    const id = await acceptedSupplierDocument(471);
     expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
     const [mailId] = await mailIds(r.companyId, `${id}.acd`);
     const rejected = event("rejected", mailId!, await addressOf(r.companyId), { delivery: { status: "rejected" }, rejection: { reason: "suppressed", party: "recipient", detail: "Recipient is suppressed" } });
@@ -198,13 +204,7 @@ describe("a reply to a supplier", () => {
   });
 
   it("a delivered event records when the supplier's server accepted the reply mail, without an event; the file's RecepcionEnvio too", async () => {
-    const e = await envelope([await signedDte(caf33, 472, cert)], cert);
-    await inject(e);
-    const up = await upload(r, e.xml);
-    expect(up.status, JSON.stringify(up.body)).toBe(201);
-    const id = up.body.documents[0].id;
-    const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
-    await respondToDocument(env, undefined, company, id, "ACD", null);
+    const id = await acceptedSupplierDocument(472);
     const sender = await addressOf(r.companyId);
     const [mailId] = await mailIds(r.companyId, `${id}.acd`);
     expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", delivered_at: null });
