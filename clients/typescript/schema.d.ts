@@ -25202,7 +25202,7 @@ export interface components {
         /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event. */
         BuyerDelivery: {
             attempts: number;
-            /** @description When the buyer's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event), with an `invoice.buyer_delivery` event; null until then, and for a new attempt. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+            /** @description When the buyer's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event), with an `invoice.buyer_delivery` event; null until then, and for a new attempt; a bounce after it (a server may accept a mail and bounce it later) makes the delivery FAILED and leaves it as recorded. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
             delivered_at: string | null;
             /** @description Where it was (or is being) sent. */
             email: string | null;
@@ -26958,7 +26958,7 @@ export interface components {
                     mail: {
                         /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
                         attempts: number;
-                        /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+                        /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then, and for a new mailing; a bounce after it makes the mail FAILED and leaves it as recorded. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
                         delivered_at: string | null;
                         /** @description Why the last attempt failed. */
                         message: string | null;
@@ -27014,7 +27014,7 @@ export interface components {
                 mail: {
                     /** @description Attempts so far: the first at once, then waits of 5 minutes doubling up to 6 hours, 8 in all (about 19 hours). */
                     attempts: number;
-                    /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
+                    /** @description When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then, and for a new mailing; a bounce after it makes the mail FAILED and leaves it as recorded. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it. */
                     delivered_at: string | null;
                     /** @description Why the last attempt failed. */
                     message: string | null;

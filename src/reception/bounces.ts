@@ -6,7 +6,9 @@
  * that address; the e-mail handler (email.ts) reads it here: the original headers it quotes say which
  * mail of which document (the X-DTE-Reference header, else the Message-ID; only the company's own
  * documents are looked at), whose SENT mailing becomes
- * FAILED with what the server said, and its event says so.
+ * FAILED with what the server said, and its event says so. The mail service's own reports on those
+ * mails (Email Sending events, sending-events.ts) go through the same functions: failMailOf for a
+ * failure, deliveredMailOf for a delivery.
  */
 import type { ReceptionAction } from "../countries/port";
 import { bouncedDelivery, deliveredDelivery } from "../domain/invoices/buyer-delivery";

@@ -21,7 +21,7 @@ const ReplyMailSchema = z
     sent_at: z.string().nullable(),
     message: z.string().nullable().openapi({ description: "Why the last attempt failed." }),
     next_attempt_at: z.string().nullable().openapi({ description: "When the next attempt is due while PENDING (ISO 8601 UTC); null once SENT or FAILED, and on mailings recorded before 2026-11-28." }),
-    delivered_at: z.string().nullable().openapi({ description: "When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it." }),
+    delivered_at: z.string().nullable().openapi({ description: "When the supplier's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event); null until then, and for a new mailing; a bounce after it makes the mail FAILED and leaves it as recorded. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it." }),
   })
   .nullable()
   .openapi({ description: "The mailing of the reply to `reply_to`; null when it is not mailed (no address known, no mail binding configured, or recorded before mailings were tracked)." });

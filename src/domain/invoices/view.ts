@@ -62,7 +62,7 @@ export const BuyerDeliverySchema = z
     message: z.string().nullable().openapi({ description: "Why the last attempt failed, or why none was made; on SENT, null, or why the PDF was left out (the mail carries the EnvioDTE and the A4 PDF)." }),
     delivered_at: z.string().nullable().openapi({
       description:
-        "When the buyer's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event), with an `invoice.buyer_delivery` event; null until then, and for a new attempt. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it.",
+        "When the buyer's mail server accepted the mail SENT (ISO 8601 UTC), as the mail service reported it (Cloudflare Email Service's `message.delivered` Email Sending event), with an `invoice.buyer_delivery` event; null until then, and for a new attempt; a bounce after it (a server may accept a mail and bounce it later) makes the delivery FAILED and leaves it as recorded. It stays null where the mail service reports no deliveries (Email Routing's `send_email`, `wrangler dev`): SENT then means only that the mail service took it.",
     }),
   })
   .openapi("BuyerDelivery");
