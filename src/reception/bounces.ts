@@ -11,6 +11,7 @@
  * failure, deliveredMailOf for a delivery.
  */
 import type { ReceptionAction } from "../countries/port";
+import type { MailReportOutcome } from "../domain/companies/company-mail";
 import { bouncedDelivery, deliveredDelivery } from "../domain/invoices/buyer-delivery";
 import type { FailedDelivery } from "../lib/dsn";
 import { REFERENCE_HEADER } from "../lib/mail";
@@ -42,25 +43,22 @@ export async function readBounce(env: Env, companyId: string, bounce: FailedDeli
   return read.length === 0 ? null : `${why}. Read onto ${read.join(", ")}.`;
 }
 
-/** What happened to a mail a reference names: its new state, or why it was left as it was (RECORDED: its delivery was already; PENDING: an attempt is under way). */
-export type MailOutcome = "FAILED" | "DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED";
-
 /**
  * Makes the company's SENT mail `reference` names FAILED for `why` (a reply to a supplier, or a
  * delivery to a buyer), with its event; null when the reference names no mail of the company's. A
  * mail not SENT (already FAILED, or being sent again) is left as it was.
  */
-export function failMailOf(env: Env, companyId: string, reference: string, why: string): Promise<{ onto: string; outcome: MailOutcome } | null> {
+export function failMailOf(env: Env, companyId: string, reference: string, why: string): Promise<{ onto: string; outcome: MailReportOutcome } | null> {
   return onMailOf(reference, (receivedId, kind) => bouncedReplyMail(env, companyId, receivedId, kind, why), (invoiceId) => bouncedDelivery(env, companyId, invoiceId, why));
 }
 
 /** Records on the company's SENT mail `reference` names that the receiving server accepted it at `at` (the mail service's word); null as failMailOf. */
-export function deliveredMailOf(env: Env, companyId: string, reference: string, at: string): Promise<{ onto: string; outcome: MailOutcome } | null> {
+export function deliveredMailOf(env: Env, companyId: string, reference: string, at: string): Promise<{ onto: string; outcome: MailReportOutcome } | null> {
   return onMailOf(reference, (receivedId, kind) => deliveredReplyMail(env, companyId, receivedId, kind, at), (invoiceId) => deliveredDelivery(env, companyId, invoiceId, at));
 }
 
 /** Applies `toReply` or `toDelivery` to the mail `reference` names: what it was (for the log) and what became of it. */
-async function onMailOf(reference: string, toReply: (receivedId: string, kind: ReplyKind) => Promise<MailOutcome | null>, toDelivery: (invoiceId: string) => Promise<MailOutcome | null>): Promise<{ onto: string; outcome: MailOutcome } | null> {
+async function onMailOf(reference: string, toReply: (receivedId: string, kind: ReplyKind) => Promise<MailReportOutcome | null>, toDelivery: (invoiceId: string) => Promise<MailReportOutcome | null>): Promise<{ onto: string; outcome: MailReportOutcome } | null> {
   const reply = REPLY_REFERENCE.exec(reference);
   if (reply) {
     const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReceptionAction);
@@ -74,7 +72,7 @@ async function onMailOf(reference: string, toReply: (receivedId: string, kind: R
 }
 
 /** How a bounce's record says what it did: "the … of …", and when the mail was left as it was, why. */
-export function readOnto(done: { onto: string; outcome: MailOutcome }): string {
+export function readOnto(done: { onto: string; outcome: MailReportOutcome }): string {
   if (done.outcome === "PENDING") return `${done.onto} (being sent: left as it was)`;
   if (done.outcome === "RECORDED") return `${done.onto} (its delivery recorded already: left as it was)`;
   return done.outcome === "UNCHANGED" ? `${done.onto} (not SENT: left as it was)` : done.onto;

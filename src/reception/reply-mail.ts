@@ -25,7 +25,7 @@ import type { ReplyMailMessage } from "../queues/issuance";
 import { partitionDb, receptionEventIf, writeIn } from "./stores";
 import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
 import { fileReplyKey, replyKey, type ReplyType } from "./replies";
-import { mailFromCompany } from "../domain/companies/company-mail";
+import { mailFromCompany, reportLeaves, type MailReportOutcome } from "../domain/companies/company-mail";
 
 /** Attempts in all before FAILED: waits of 5 minutes doubling, at most 6 hours, between them (about 19 hours). */
 export const REPLY_MAIL_ATTEMPTS = 8;
@@ -233,9 +233,11 @@ async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyM
  * the reply_mail_failed event. PENDING when it is (its next attempt is coming), UNCHANGED when it
  * is already FAILED; null when the company has no such document or mail.
  */
-export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<"FAILED" | "PENDING" | "UNCHANGED" | null> {
+export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<MailReportOutcome | null> {
   const found = await sentReplyMail(env, companyId, receivedId, reply);
-  if (!found || found.mail.state !== "SENT") return found && (found.mail.state === "PENDING" ? "PENDING" : "UNCHANGED");
+  if (!found) return null;
+  const leaves = reportLeaves(found.mail, "failure");
+  if (leaves) return leaves;
   await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
   return "FAILED";
 }
@@ -246,10 +248,11 @@ export async function bouncedReplyMail(env: Env, companyId: string, receivedId: 
  * records `delivered_at`, once (no event: a SENT mail has none either). RECORDED when it did
  * already, PENDING while an attempt is under way, UNCHANGED when not SENT, null as bouncedReplyMail.
  */
-export async function deliveredReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, at: string): Promise<"DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED" | null> {
+export async function deliveredReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, at: string): Promise<MailReportOutcome | null> {
   const found = await sentReplyMail(env, companyId, receivedId, reply);
-  if (found?.mail.state === "SENT" && found.mail.delivered_at) return "RECORDED";
-  if (!found || found.mail.state !== "SENT") return found && (found.mail.state === "PENDING" ? "PENDING" : "UNCHANGED");
+  if (!found) return null;
+  const leaves = reportLeaves(found.mail, "delivery");
+  if (leaves) return leaves;
   await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, delivered_at: at });
   return "DELIVERED";
 }

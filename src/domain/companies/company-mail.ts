@@ -32,6 +32,20 @@ export interface CompanyMail {
 /** What became of a mail: SENT, or not sent because there is no reception domain or no send_email binding. */
 export type CompanyMailOutcome = "SENT" | "NO_DOMAIN" | "NO_BINDING";
 
+/** What a report on a mail sent from a company's address (a bounce, a mail service's event) did: its new state, or why it left the mail as it was. */
+export type MailReportOutcome = "FAILED" | "DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED";
+
+/**
+ * Why a report of a failure or of a delivery leaves `mail` as it is: PENDING while an attempt is
+ * under way (one that sent it but has not recorded SENT yet, or a new one), UNCHANGED when it is
+ * otherwise not SENT, RECORDED when its delivery is recorded already; null when the report applies.
+ */
+export function reportLeaves(mail: { state: string; delivered_at?: string | null }, report: "failure" | "delivery"): "RECORDED" | "PENDING" | "UNCHANGED" | null {
+  if (mail.state === "PENDING") return "PENDING";
+  if (mail.state !== "SENT") return "UNCHANGED";
+  return report === "delivery" && mail.delivered_at ? "RECORDED" : null;
+}
+
 /** Sends `mail` from the company's reception address. Throws what the mail service throws. */
 export async function mailFromCompany(env: Env, companyId: string, mail: CompanyMail, now = new Date()): Promise<CompanyMailOutcome> {
   const domain = env.RECEPTION_DOMAIN;

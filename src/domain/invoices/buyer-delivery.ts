@@ -12,7 +12,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } f
 import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
-import { mailFromCompany } from "../companies/company-mail";
+import { mailFromCompany, reportLeaves, type MailReportOutcome } from "../companies/company-mail";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
 import { invoices } from "../../db/schema";
@@ -155,11 +155,12 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
  * one that has sent but not recorded yet, or a new one); UNCHANGED when it is otherwise not SENT;
  * null when the company has no such document or delivery.
  */
-export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<"FAILED" | "PENDING" | "UNCHANGED" | null> {
+export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<MailReportOutcome | null> {
   const found = await invoiceIn(env, companyId, invoiceId);
   const before = found ? deliveryOf(found.row) : null;
   if (!found || !before) return null;
-  if (before.state !== "SENT") return before.state === "PENDING" ? "PENDING" : "UNCHANGED";
+  const leaves = reportLeaves(before, "failure");
+  if (leaves) return leaves;
   await record(found.db, found.row, { ...before, state: "FAILED", message: why.slice(0, 500) }, null, now, true);
   return "FAILED";
 }
@@ -171,12 +172,12 @@ export async function bouncedDelivery(env: Env, companyId: string, invoiceId: st
  * did already; PENDING when the attempt that sent it has not recorded SENT yet (the event is read
  * again later); UNCHANGED when it is not SENT; null when the company has no such document or delivery.
  */
-export async function deliveredDelivery(env: Env, companyId: string, invoiceId: string, at: string, now = new Date()): Promise<"DELIVERED" | "RECORDED" | "PENDING" | "UNCHANGED" | null> {
+export async function deliveredDelivery(env: Env, companyId: string, invoiceId: string, at: string, now = new Date()): Promise<MailReportOutcome | null> {
   const found = await invoiceIn(env, companyId, invoiceId);
   const before = found ? deliveryOf(found.row) : null;
   if (!found || !before) return null;
-  if (before.state === "SENT" && before.delivered_at) return "RECORDED";
-  if (before.state !== "SENT") return before.state === "PENDING" ? "PENDING" : "UNCHANGED";
+  const leaves = reportLeaves(before, "delivery");
+  if (leaves) return leaves;
   await record(found.db, found.row, { ...before, delivered_at: at }, null, now, true);
   return "DELIVERED";
 }
