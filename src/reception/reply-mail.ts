@@ -25,7 +25,7 @@ import type { ReplyMailMessage } from "../queues/issuance";
 import { partitionDb, receptionEventIf, writeIn } from "./stores";
 import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
 import { fileReplyKey, replyKey, type ReplyType } from "./replies";
-import { mailFromCompany, reportLeaves, type MailReportOutcome } from "../domain/companies/company-mail";
+import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../domain/companies/company-mail";
 
 /** Attempts in all before FAILED: waits of 5 minutes doubling, at most 6 hours, between them (about 19 hours). */
 export const REPLY_MAIL_ATTEMPTS = 8;
@@ -233,13 +233,8 @@ async function mailOnce(env: Env, row: ReceivedRow, found: Recorded, job: ReplyM
  * the reply_mail_failed event. PENDING when it is (its next attempt is coming), UNCHANGED when it
  * is already FAILED; null when the company has no such document or mail.
  */
-export async function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<MailReportOutcome | null> {
-  const found = await sentReplyMail(env, companyId, receivedId, reply);
-  if (!found) return null;
-  const leaves = reportLeaves(found.mail, "failure");
-  if (leaves) return leaves;
-  await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null });
-  return "FAILED";
+export function bouncedReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, why: string): Promise<MailReportOutcome | null> {
+  return applyMailReport("failure", () => sentReplyMail(env, companyId, receivedId, reply), ({ row, mail }) => recordReplyMailReport(env, row, reply, { ...mail, state: "FAILED", message: why.slice(0, 500), next_attempt_at: null }, mail));
 }
 
 /**
@@ -248,17 +243,15 @@ export async function bouncedReplyMail(env: Env, companyId: string, receivedId: 
  * records `delivered_at`, once (no event: a SENT mail has none either). RECORDED when it did
  * already, PENDING while an attempt is under way, UNCHANGED when not SENT, null as bouncedReplyMail.
  */
-export async function deliveredReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, at: string): Promise<MailReportOutcome | null> {
-  const found = await sentReplyMail(env, companyId, receivedId, reply);
-  if (!found) return null;
-  const leaves = reportLeaves(found.mail, "delivery");
-  if (leaves) return leaves;
-  await recordMail(env, found.row, partitionsOf(found.row, { reply }), reply, { ...found.mail, delivered_at: at });
-  return "DELIVERED";
+export function deliveredReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind, at: string): Promise<MailReportOutcome | null> {
+  return applyMailReport("delivery", () => sentReplyMail(env, companyId, receivedId, reply), ({ row, mail }) => recordReplyMailReport(env, row, reply, { ...mail, delivered_at: at }, mail));
 }
 
+/** Writes a report's `mail` over the mail `reply` of document `row` (every copy of a file's acknowledgment) only where it is still `asRead`; whether the document's own record was. */
+export const recordReplyMailReport = (env: Env, row: ReceivedRow, reply: ReplyKind, mail: ReplyMail, asRead: ReplyMail) => recordMail(env, row, partitionsOf(row, { reply }), reply, mail, asRead);
+
 /** The company's document `receivedId` and its mail `reply`; null when there is none. */
-async function sentReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind): Promise<{ row: ReceivedRow; mail: ReplyMail } | null> {
+export async function sentReplyMail(env: Env, companyId: string, receivedId: string, reply: ReplyKind): Promise<{ row: ReceivedRow; mail: ReplyMail } | null> {
   const db = await partitionDb(env, companyId, receivedId);
   const row = db && (await db.select().from(receivedDocuments).where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, receivedId))).get());
   const mail = row ? (replyOf(row, reply)?.mail ?? null) : null;
@@ -332,21 +325,31 @@ async function queueNext(env: Env, job: ReplyMailJob): Promise<void> {
  * Writes `mail` into the document's record of `reply` (for an acknowledgment, into every document of
  * the file, in each of `partitions`), with the reply_mail_failed event when it is FAILED. Each is one
  * json_set on its own path, so it never undoes a concurrent change to the rest of the record.
+ * `asRead`: only where the mail is still that (a report on a mail, which an attempt started
+ * meanwhile must not lose to). Whether the document's own record was written.
  */
-async function recordMail(env: Env, row: ReceivedRow, partitions: number[], reply: ReplyKind, mail: ReplyMail): Promise<void> {
-  const value = JSON.stringify(mail);
+async function recordMail(env: Env, row: ReceivedRow, partitions: number[], reply: ReplyKind, mail: ReplyMail, asRead?: ReplyMail): Promise<boolean> {
   const at = new Date().toISOString();
   const own = ordinalOfId(row.id)!;
+  const index = reply === "acknowledgment" ? -1 : (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
+  const [column, path] = reply === "acknowledgment" ? [receivedDocuments.receivedFile, "$.acknowledgment.mail"] : [receivedDocuments.responses, `$[${index}].mail`];
+  const still = (m: ReplyMail) => sql`json_extract(${column}, ${path}) = json(${JSON.stringify(m)})`;
+  const also = asRead ? sameMail(column, path, asRead) : undefined;
   // The file's other documents first: the event goes with the last write, the document's own.
-  for (const ordinal of partitions.filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, (db) => setAckMail(db, row, mail, at));
-  await writeIn(env, row.companyId, own, async (db) => {
-    const index = reply === "acknowledgment" ? -1 : (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === reply);
-    const update = reply === "acknowledgment" ? setAckMail(db, row, mail, at) : setEntryMail(db, row, index, reply, mail, at);
-    if (mail.state !== "FAILED") return void (await update);
-    const written = reply === "acknowledgment" ? sql`json_extract(${receivedDocuments.receivedFile}, '$.acknowledgment.mail') = json(${value})` : sql`json_extract(${receivedDocuments.responses}, ${`$[${index}].mail`}) = json(${value})`;
+  for (const ordinal of partitions.filter((o) => o !== own)) await writeIn(env, row.companyId, ordinal, (db) => setAckMail(db, row, mail, at, also));
+  return writeIn(env, row.companyId, own, async (db) => {
+    const update = (reply === "acknowledgment" ? setAckMail(db, row, mail, at, also) : setEntryMail(db, row, index, reply, mail, at, also)).returning({ id: receivedDocuments.id });
+    if (mail.state !== "FAILED") return (await update).length > 0;
     const event = { row: { ...withMail(row, reply, mail), updatedAt: at }, type: "received_document.reply_mail_failed", key: `reply_mail_failed:${row.id}:${reply}:${row.updatedAt}` };
-    await db.batch([update, receptionEventIf(db, event, written)]);
+    const [written] = await db.batch([update, receptionEventIf(db, event, still(mail))]);
+    return written.length > 0;
   });
+}
+
+/** The mail at `path` of `column` is still the one `mail` holds: its state, attempts, and sending and delivery times. */
+function sameMail(column: typeof receivedDocuments.receivedFile | typeof receivedDocuments.responses, path: string, mail: ReplyMail): SQL {
+  const field = (name: keyof ReplyMail) => sql`coalesce(json_extract(${column}, ${`${path}.${name}`}), '')`;
+  return sql`${field("state")} = ${mail.state} AND ${field("attempts")} = ${mail.attempts} AND ${field("sent_at")} = ${mail.sent_at ?? ""} AND ${field("delivered_at")} = ${mail.delivered_at ?? ""}`;
 }
 
 /** `row` with `mail` written into its record of `reply`. */

@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyInbound } from "../../src/countries/cl/exchange/verify";
 import { ordinalOfId, storeFor } from "../../src/db/document-store";
-import { buyerEnvelopeSetId, deliverToBuyer, DELIVERY_ATTEMPTS } from "../../src/domain/invoices/buyer-delivery";
+import { buyerEnvelopeSetId, deliverToBuyer, DELIVERY_ATTEMPTS, DELIVERY_LEASE_MS } from "../../src/domain/invoices/buyer-delivery";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
@@ -49,7 +49,8 @@ const deliveryEvents = async (id: string) =>
     expect(inv.id).toBe(id);
     return JSON.parse(inv.buyer_delivery);
   });
-const dueNow = (id: string, extra = "") => storeFor(env, issuer.companyId, ordinalOfId(id)!).db.run(sql.raw(`UPDATE invoices SET buyer_delivery_at = '2000-01-01T00:00:00.000Z'${extra} WHERE id = '${id}'`));
+/** Sets the document's buyer_delivery_at (`at`: in the past, the store's alarm takes the attempt at once), and `extra` columns. */
+const dueNow = (id: string, extra = "", at = "2000-01-01T00:00:00.000Z") => storeFor(env, issuer.companyId, ordinalOfId(id)!).db.run(sql.raw(`UPDATE invoices SET buyer_delivery_at = '${at}'${extra} WHERE id = '${id}'`));
 
 describe("an accepted factura is mailed to its buyer", () => {
   it("to the buyer's exchange address in the directory: an EnvioDTE addressed to the buyer, which the buyer's reception takes in verified", async () => {
@@ -153,9 +154,10 @@ describe("an accepted factura is mailed to its buyer", () => {
   it("a queue message of one attempt delivered twice at once mails once; a message whose lease the document no longer holds does nothing", async () => {
     const doc = await accepted(LOS_ANDES);
     await afterDelivery(doc.id, (d) => d.state === "SENT");
-    // Attempt 2 taken by the store's alarm: its lease is the buyer_delivery_at the message carries.
-    const lease = "2000-01-01T00:00:00.000Z";
-    await dueNow(doc.id, `, buyer_delivery = '{"state":"PENDING","email":"dte@losandes.example","source":"TAXPAYER_DIRECTORY","attempts":1,"sent_at":null,"message":"451 4.3.0 try again later"}'`);
+    // Attempt 2 taken by the store's alarm: its lease is the buyer_delivery_at the message carries,
+    // DELIVERY_LEASE_MS ahead (a lease in the past would be due, and the alarm would take it first).
+    const lease = new Date(Date.now() + DELIVERY_LEASE_MS).toISOString();
+    await dueNow(doc.id, `, buyer_delivery = '{"state":"PENDING","email":"dte@losandes.example","source":"TAXPAYER_DIRECTORY","attempts":1,"sent_at":null,"message":"451 4.3.0 try again later"}'`, lease);
     const sends: string[] = [];
     const counting = { ...env, SEND_EMAIL: { send: async (m: { to: string }) => void (sends.push(m.to), await new Promise((r) => setTimeout(r, 25))) } } as unknown as Env;
     const outcomes = await Promise.all([0, 1].map(() => deliverToBuyer(counting, issuer.companyId, doc.id, { scheduled: true, lease })));

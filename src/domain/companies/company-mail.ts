@@ -40,10 +40,35 @@ export type MailReportOutcome = "FAILED" | "DELIVERED" | "RECORDED" | "PENDING" 
  * under way (one that sent it but has not recorded SENT yet, or a new one), UNCHANGED when it is
  * otherwise not SENT, RECORDED when its delivery is recorded already; null when the report applies.
  */
-export function reportLeaves(mail: { state: string; delivered_at?: string | null }, report: "failure" | "delivery"): "RECORDED" | "PENDING" | "UNCHANGED" | null {
+function reportLeaves(mail: { state: string; delivered_at?: string | null }, report: "failure" | "delivery"): "RECORDED" | "PENDING" | "UNCHANGED" | null {
   if (mail.state === "PENDING") return "PENDING";
   if (mail.state !== "SENT") return "UNCHANGED";
   return report === "delivery" && mail.delivered_at ? "RECORDED" : null;
+}
+
+/** Times a report is read again when the mail changed between its reading and its writing. */
+const REPORT_TRIES = 3;
+
+/**
+ * Applies a report on a mail (a bounce, a mail service's event): `read` finds the mail (null when
+ * there is none: the outcome is null), `write` records the report only over the mail as read and
+ * says whether it did (compared where it is written, so that an attempt started meanwhile, or
+ * another report, never loses to it). A mail that changed meanwhile is read again; one that keeps
+ * changing is PENDING (a report that can be is read again later).
+ */
+export async function applyMailReport<T extends { mail: { state: string; delivered_at?: string | null } }>(
+  report: "failure" | "delivery",
+  read: () => Promise<T | null>,
+  write: (found: T) => Promise<boolean>,
+): Promise<MailReportOutcome | null> {
+  for (let tries = 0; tries < REPORT_TRIES; tries++) {
+    const found = await read();
+    if (!found) return null;
+    const leaves = reportLeaves(found.mail, report);
+    if (leaves) return leaves;
+    if (await write(found)) return report === "failure" ? "FAILED" : "DELIVERED";
+  }
+  return "PENDING";
 }
 
 /** Sends `mail` from the company's reception address. Throws what the mail service throws. */

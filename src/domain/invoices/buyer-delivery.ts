@@ -12,7 +12,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } f
 import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
-import { mailFromCompany, reportLeaves, type MailReportOutcome } from "../companies/company-mail";
+import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../companies/company-mail";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
 import { invoices } from "../../db/schema";
@@ -102,18 +102,36 @@ const waitAfter = (attempts: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, a
 /**
  * Writes the delivery after an attempt; an attempt that settles it (SENT, NO_ADDRESS, FAILED: not a
  * retry still to come) is an `invoice.buyer_delivery` event in the same batch, once per attempt.
- * `onlyAsRead`: only while the delivery is still as `row` holds it (a mail service's report, which
- * an attempt started meanwhile must not lose to).
  */
-async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date, onlyAsRead = false): Promise<InvoiceRow> {
+async function record(db: Db, row: InvoiceRow, d: BuyerDelivery, nextAt: number | null, now: Date): Promise<InvoiceRow> {
   const at = now.toISOString();
   const set = { buyerDelivery: JSON.stringify(d), buyerDeliveryAt: nextAt === null ? null : new Date(nextAt).toISOString(), updatedAt: at };
-  const asRead = onlyAsRead ? eq(invoices.buyerDelivery, row.buyerDelivery!) : undefined;
-  const update = db.update(invoices).set(set).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), asRead));
+  const update = db.update(invoices).set(set).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id)));
   if (d.state === "PENDING") await update;
-  else await db.batch([update, documentEvent(db, row.companyId, row.id, "invoice.buyer_delivery", `delivery:${row.id}:${d.state}:${d.attempts}:${at}`, at, eq(invoices.buyerDelivery, set.buyerDelivery))]);
+  else await db.batch([update, deliveryEvent(db, row, d, set.buyerDelivery, at)]);
   return { ...row, ...set };
 }
+
+/**
+ * Writes a mail service's report `d` on a settled delivery, with its event, only while the delivery
+ * is still as `row` holds it (an attempt started meanwhile, or another report, must not lose to it);
+ * whether it did.
+ */
+export async function recordDeliveryReport(db: Db, row: InvoiceRow, d: BuyerDelivery, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const buyerDelivery = JSON.stringify(d);
+  const update = db
+    .update(invoices)
+    .set({ buyerDelivery, updatedAt: at })
+    .where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), eq(invoices.buyerDelivery, row.buyerDelivery!)))
+    .returning({ id: invoices.id });
+  const [written] = await db.batch([update, deliveryEvent(db, row, d, buyerDelivery, at)]);
+  return written.length > 0;
+}
+
+/** The `invoice.buyer_delivery` event of delivery `d` (written as `value`), inserted only where the document holds it. */
+const deliveryEvent = (db: Db, row: InvoiceRow, d: BuyerDelivery, value: string, at: string) =>
+  documentEvent(db, row.companyId, row.id, "invoice.buyer_delivery", `delivery:${row.id}:${d.state}:${d.attempts}:${at}`, at, eq(invoices.buyerDelivery, value));
 
 /**
  * Builds the EnvioDTE addressed to the buyer, keeps it in R2 and mails it to `to` with the A4 PDF
@@ -147,7 +165,6 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   return note;
 }
 
-/** `row`: the document as the attempt left it. */
 /**
  * A bounce of the delivery of a company's document (a delivery status notification its reception
  * address received, src/reception/bounces.ts): a SENT delivery becomes FAILED with what the buyer's
@@ -155,14 +172,8 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
  * one that has sent but not recorded yet, or a new one); UNCHANGED when it is otherwise not SENT;
  * null when the company has no such document or delivery.
  */
-export async function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<MailReportOutcome | null> {
-  const found = await invoiceIn(env, companyId, invoiceId);
-  const before = found ? deliveryOf(found.row) : null;
-  if (!found || !before) return null;
-  const leaves = reportLeaves(before, "failure");
-  if (leaves) return leaves;
-  await record(found.db, found.row, { ...before, state: "FAILED", message: why.slice(0, 500) }, null, now, true);
-  return "FAILED";
+export function bouncedDelivery(env: Env, companyId: string, invoiceId: string, why: string, now = new Date()): Promise<MailReportOutcome | null> {
+  return applyMailReport("failure", () => deliveryIn(env, companyId, invoiceId), ({ db, row, mail }) => recordDeliveryReport(db, row, { ...mail, state: "FAILED", message: why.slice(0, 500) }, now));
 }
 
 /**
@@ -172,14 +183,15 @@ export async function bouncedDelivery(env: Env, companyId: string, invoiceId: st
  * did already; PENDING when the attempt that sent it has not recorded SENT yet (the event is read
  * again later); UNCHANGED when it is not SENT; null when the company has no such document or delivery.
  */
-export async function deliveredDelivery(env: Env, companyId: string, invoiceId: string, at: string, now = new Date()): Promise<MailReportOutcome | null> {
+export function deliveredDelivery(env: Env, companyId: string, invoiceId: string, at: string, now = new Date()): Promise<MailReportOutcome | null> {
+  return applyMailReport("delivery", () => deliveryIn(env, companyId, invoiceId), ({ db, row, mail }) => recordDeliveryReport(db, row, { ...mail, delivered_at: at }, now));
+}
+
+/** The company's document `invoiceId` with its delivery (`mail`); null when there is neither. */
+async function deliveryIn(env: Env, companyId: string, invoiceId: string): Promise<{ db: Db; row: InvoiceRow; mail: BuyerDelivery } | null> {
   const found = await invoiceIn(env, companyId, invoiceId);
-  const before = found ? deliveryOf(found.row) : null;
-  if (!found || !before) return null;
-  const leaves = reportLeaves(before, "delivery");
-  if (leaves) return leaves;
-  await record(found.db, found.row, { ...before, delivered_at: at }, null, now, true);
-  return "DELIVERED";
+  const mail = found ? deliveryOf(found.row) : null;
+  return found && mail ? { ...found, mail } : null;
 }
 
 /** The company's document `invoiceId` and the partition it is in; null when there is none. Throws what an unavailable store throws. */
