@@ -9,7 +9,7 @@ import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
 import { handleEmail } from "./reception/email";
-import { handleSendingEvents } from "./reception/sending-events";
+import { companyOfSendingEvent, handleSendingEvents } from "./reception/sending-events";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
 export { FolioAllocator } from "./durable-objects/folio-allocator";
@@ -68,7 +68,12 @@ async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCon
     return handleWebhookBatch(batch, env);
   }
   // Cloudflare Email Service's events about the mails sent (a queue subscribed to the sending domain's events).
-  if (batch.queue.startsWith("dte-email-events")) return handleSendingEvents(batch, env);
+  if (batch.queue.startsWith("dte-email-events")) {
+    if (!batch.queue.endsWith("-dlq")) return handleSendingEvents(batch, env);
+    // Events not read onto their mail in 10 tries: listed to the company whose address sent the mail.
+    await recordDeadLetters(createDb(env.DB), "email_events", batch.messages, new Date(), (body) => companyOfSendingEvent(env, body));
+    return batch.ackAll();
+  }
   if (batch.queue.endsWith("-dlq")) {
     await recordDeadLetters(createDb(env.DB), "issuance", batch.messages);
     return handleDeadLetters(batch, env);

@@ -10404,7 +10404,7 @@ export interface paths {
                     page?: string;
                     /** @description Results per page, 1 to 100 (default 20). */
                     per_page?: string;
-                    queue?: "issuance" | "webhooks";
+                    queue?: "issuance" | "webhooks" | "email_events";
                     status?: "DEAD" | "REDRIVEN";
                 };
                 header?: {
@@ -25587,7 +25587,7 @@ export interface components {
         DeadLetter: {
             /** @description Deliveries of the message before it was dead-lettered. */
             attempts: number;
-            /** @description The message as queued (ids only). */
+            /** @description The message as queued: ids only, except an `email_events` letter, which is the mail service's event as it sent it (the mail's id, sender and recipient addresses, subject and outcome). */
             body: {
                 [key: string]: unknown;
             };
@@ -25595,10 +25595,10 @@ export interface components {
             id: string;
             message_id: string;
             /**
-             * @description `issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts.
+             * @description `issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts; `email_events`: the mail service's reports (Email Sending events: a bounce, a delivery) on a mail sent from the company's reception address that could not be read onto it in 10 tries (its store unavailable, or the mail still being sent, that long). Sent back, each is read again.
              * @enum {string}
              */
-            queue: "issuance" | "webhooks";
+            queue: "issuance" | "webhooks" | "email_events";
             redriven_at: string | null;
             /** @enum {string} */
             status: "DEAD" | "REDRIVEN";

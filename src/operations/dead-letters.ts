@@ -1,6 +1,7 @@
 /**
- * Dead-lettered queue messages: the dead-letter queues' consumers record each message here (bodies
- * carry ids only), the company's OWNER and ADMIN keys list them and send one back to its queue.
+ * Dead-lettered queue messages: the dead-letter queues' consumers record each message here (our
+ * bodies carry ids only; an Email Sending event is kept as the mail service sent it), the company's
+ * OWNER and ADMIN keys list them and send one back to its queue.
  * Recording is idempotent per queue message id, so a redelivered dead letter is recorded once.
  */
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
@@ -13,12 +14,23 @@ import { log } from "../lib/log";
 export type DeadLetterRow = typeof deadLetters.$inferSelect;
 export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];
 
-/** Records every message of a dead-letter batch (the caller acks them afterwards). */
-export async function recordDeadLetters(db: Db, queue: DeadLetterQueue, messages: readonly Message<unknown>[], now = new Date()): Promise<void> {
+/** The company a message of ours is about: its body's `company_id`. */
+const companyIdOf = (body: unknown): string | null => {
+  const companyId = (body as { company_id?: unknown } | null)?.company_id;
+  return typeof companyId === "string" ? companyId : null;
+};
+
+/**
+ * Records every message of a dead-letter batch (the caller acks them afterwards), listed to the
+ * company `companyOf` finds for its body (by default its `company_id`); one it finds none for is
+ * recorded unlisted, and logged.
+ */
+export async function recordDeadLetters(db: Db, queue: DeadLetterQueue, messages: readonly Message<unknown>[], now = new Date(), companyOf: (body: unknown) => Promise<string | null> | string | null = companyIdOf): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map((m) => {
-    const companyId = (m.body as { company_id?: unknown } | null)?.company_id;
-    if (typeof companyId !== "string") log("error", "dead letter without company_id: recorded unlisted", { queue, message_id: m.id });
+  const companies = await Promise.all(messages.map((m) => companyOf(m.body)));
+  const rows = messages.map((m, i) => {
+    const companyId = companies[i];
+    if (typeof companyId !== "string") log("error", "dead letter without a company: recorded unlisted", { queue, message_id: m.id });
     return {
       id: newId("dlq"),
       queue,
@@ -64,11 +76,18 @@ export async function redriveDeadLetter(db: Db, env: Env, companyId: string, id:
     .returning();
   if (!claimed) throw new AppError("DEAD_LETTER_ALREADY_REDRIVEN", `Dead letter ${id} was already sent back to its queue at ${row.redrivenAt}.`);
   try {
-    await (row.queue === "issuance" ? env.ISSUANCE_QUEUE : env.WEBHOOK_QUEUE).send(JSON.parse(row.body));
+    await queueOf(env, row.queue).send(JSON.parse(row.body));
   } catch (e) {
     await db.update(deadLetters).set({ status: "DEAD", redrivenAt: null }).where(eq(deadLetters.id, id));
     throw e;
   }
   log("info", "dead letter re-driven", { dead_letter_id: id, queue: row.queue, company_id: companyId });
   return claimed;
+}
+
+/** The queue a dead letter died on. */
+function queueOf(env: Env, queue: DeadLetterQueue): Queue {
+  if (queue === "issuance") return env.ISSUANCE_QUEUE;
+  if (queue === "webhooks") return env.WEBHOOK_QUEUE;
+  return env.EMAIL_EVENTS_QUEUE;
 }

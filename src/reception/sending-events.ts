@@ -12,8 +12,10 @@
  * reception address sent it, and only while it is the latest mail of its document's reply or
  * delivery. Other events (deferred, complained) change nothing. An event about a mail whose record
  * still says PENDING (the attempt that sent it has not recorded SENT yet, or a new attempt is under
- * way) is read again later, like one whose store is unavailable. An event is untrusted input: one
- * that does not parse, names no company or no mail of the company's is logged and acknowledged.
+ * way) is read again later, like one whose store is unavailable; one still unread after 10 tries is
+ * dead-lettered, listed to the company and sent back by it (operations/dead-letters.ts). An event
+ * is untrusted input: one that does not parse, names no company or no mail of the company's is
+ * logged and acknowledged.
  * Payload: developers.cloudflare.com/email-service/platform/event-subscriptions (schema version 1,
  * read 2026-11-28 and 2026-11-29).
  */
@@ -83,6 +85,12 @@ export async function handleSendingEvents(batch: MessageBatch<unknown>, env: Env
       msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
     }
   }
+}
+
+/** The company whose reception address sent the mail an event is about (the dead letters' listing); null when none. */
+export async function companyOfSendingEvent(env: Env, body: unknown): Promise<string | null> {
+  const parsed = sendingEvent.safeParse(body);
+  return parsed.success ? companyOfAddress(createDb(env.DB), parsed.data.payload.sender, env.RECEPTION_DOMAIN) : null;
 }
 
 /** What one event did (for the log and the tests): the mail it failed, or why it changed nothing. */

@@ -14,7 +14,11 @@ import worker from "../../src/index";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { createDb } from "../../src/db/client";
-import { indexStore } from "../../src/db/document-store";
+import { indexStore, ordinalOfId, storeFor } from "../../src/db/document-store";
+import { invoices } from "../../src/db/schema";
+import { applyMailReport } from "../../src/domain/companies/company-mail";
+import { deliveryOf, recordDeliveryReport } from "../../src/domain/invoices/buyer-delivery";
+import { recordReplyMailReport, restartReplyMail, sentReplyMail } from "../../src/reception/reply-mail";
 import { sentMails } from "../../src/db/document-store/tables";
 import { companyControl } from "../../src/domain/companies/control-cache";
 import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
@@ -25,7 +29,7 @@ import { recipient as sampleRecipient } from "../helpers/cl-samples";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
 import { envelope, signedDte } from "../sii/helpers";
-import { afterDelivery, getDoc, inject, receptionFixture, upload, type Receiver } from "./helpers";
+import { afterDelivery, getDoc, inject, receptionFixture, until, upload, type Receiver } from "./helpers";
 
 const LOS_ANDES = "76086428-5";
 let issuer: Issuer;
@@ -62,8 +66,8 @@ const deliveredEvent = (messageId: string, sender: string) =>
   event("delivered", messageId, sender, { delivery: { status: "delivered", provider: "external_smtp", deliveryTimeMs: 1234, smtpStatusCode: "250", smtpEnhancedStatusCode: "2.0.0", smtpResponse: "250 2.0.0 OK" } });
 
 /** Delivers `bodies` to the Worker's queue handler as one batch of the events queue; what it acknowledged and retried. */
-async function deliver(bodies: unknown[], on: Env = env) {
-  const batch = createMessageBatch("dte-email-events", bodies.map((body, i) => ({ id: `evt-${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })));
+async function deliver(bodies: unknown[], on: Env = env, queue = "dte-email-events") {
+  const batch = createMessageBatch(queue, bodies.map((body, i) => ({ id: `evt-${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: queue.endsWith("-dlq") ? 10 : 1, body })));
   const ctx = createExecutionContext();
   if (on === env) await worker.queue!(batch, env, ctx);
   else await handleSendingEvents(batch, on);
@@ -81,6 +85,18 @@ const deliveryStates = async (id: string) =>
 const deliveredAts = async (id: string) =>
   (await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'invoice.buyer_delivery' AND payload LIKE ${`%${id}%`} ORDER BY created_at, rowid`)).map((e) => JSON.parse(JSON.parse(e.payload).invoice.buyer_delivery).delivered_at ?? null);
 const delivery = async (id: string) => (await call("GET", `${issuer.base}/invoices/${id}`, { key: issuer.owner.key })).body.buyer_delivery;
+
+/** A supplier's document received by upload (its RecepcionEnvio mailed) and accepted (ACD, its replies mailed): its id. */
+async function acceptedSupplierDocument(folio: number): Promise<string> {
+  const e = await envelope([await signedDte(caf33, folio, cert)], cert);
+  await inject(e);
+  const up = await upload(r, e.xml);
+  expect(up.status, JSON.stringify(up.body)).toBe(201);
+  const id = up.body.documents[0].id;
+  const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
+  await respondToDocument(env, undefined, company, id, "ACD", null);
+  return id;
+}
 
 describe("a delivery to a buyer", () => {
   it("keeps the id the mail service gave it; a bounced event naming it makes the delivery FAILED with the server's words, once", async () => {
@@ -158,6 +174,32 @@ describe("a delivery to a buyer", () => {
     expect((await delivery(doc.id)).delivered_at).not.toBeNull();
   });
 
+  it("an event still unread after its 10 tries is dead-lettered to the company that sent the mail; sent back once the mail is SENT, it is read onto it", async () => {
+    const doc = await delivered();
+    const [id] = await mailIds(issuer.companyId, doc.id);
+    const sender = await addressOf(issuer.companyId);
+    await storeRows(issuer.companyId, sql`UPDATE invoices SET buyer_delivery = json_set(buyer_delivery, '$.state', 'PENDING') WHERE id = ${doc.id}`);
+    const late = { ...deliveredEvent(id!, sender), metadata: { eventSchemaVersion: 1, eventTimestamp: "2026-11-29T05:00:00Z" } };
+    const stranger = deliveredEvent(id!, "noreply@example.com");
+    const dead = await deliver([late, stranger, "not an event"], env, "dte-email-events-dlq");
+    expect(dead.ackAll).toBe(true);
+    expect(dead.retryMessages).toEqual([]);
+    // Listed to the company whose address sent the mail, as the mail service sent it; the others are kept unlisted.
+    const listed = await call("GET", `${issuer.base}/dead-letters?queue=email_events&status=DEAD`, { key: issuer.owner.key });
+    expect(listed.status).toBe(200);
+    const letters = listed.body.data.filter((d: any) => d.body?.payload?.messageId === id);
+    expect(letters).toEqual([expect.objectContaining({ queue: "email_events", attempts: 10, body: late, status: "DEAD" })]);
+    const orphans = await env.DB.prepare("SELECT body FROM dead_letters WHERE queue = 'email_events' AND company_id = '' ORDER BY body").all<{ body: string }>();
+    expect(orphans.results.map((o) => o.body)).toEqual(expect.arrayContaining([JSON.stringify(stranger), JSON.stringify("not an event")]));
+    expect((await delivery(doc.id)).delivered_at).toBeNull();
+    // The attempt records SENT at last; sent back, the event is read onto the mail.
+    await storeRows(issuer.companyId, sql`UPDATE invoices SET buyer_delivery = json_set(buyer_delivery, '$.state', 'SENT') WHERE id = ${doc.id}`);
+    const redriven = await call("POST", `${issuer.base}/dead-letters/${letters[0].id}/redrive`, { key: issuer.owner.key });
+    expect(redriven.status, JSON.stringify(redriven.body)).toBe(202);
+    const after = await until(() => delivery(doc.id), (d) => d.delivered_at !== null, "the re-driven event read onto the delivery");
+    expect(after).toMatchObject({ state: "SENT", delivered_at: "2026-11-29T05:00:00.000Z" });
+  });
+
   it("deferred and complained events change nothing; nor does an event naming no mail of the sender's, another company's address, or no company", async () => {
     const doc = await delivered();
     const [id] = await mailIds(issuer.companyId, doc.id);
@@ -180,18 +222,6 @@ describe("a delivery to a buyer", () => {
 });
 
 describe("a reply to a supplier", () => {
-  /** A supplier's document received by upload (its RecepcionEnvio mailed) and accepted (ACD, its replies mailed): its id. */
-  async function acceptedSupplierDocument(folio: number): Promise<string> {
-    const e = await envelope([await signedDte(caf33, folio, cert)], cert);
-    await inject(e);
-    const up = await upload(r, e.xml);
-    expect(up.status, JSON.stringify(up.body)).toBe(201);
-    const id = up.body.documents[0].id;
-    const company = (await companyControl(env, r.companyId, Date.now(), true))!.company;
-    await respondToDocument(env, undefined, company, id, "ACD", null);
-    return id;
-  }
-
   it("a rejected event makes the response's reply mail FAILED with the reason, as a bounce does", async () => {
     const id = await acceptedSupplierDocument(471);
     expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "SENT", attempts: 1 });
@@ -216,6 +246,64 @@ describe("a reply to a supplier", () => {
     const [ackId] = await mailIds(r.companyId, `${id}.ack`);
     await deliver([{ ...deliveredEvent(ackId!, sender), metadata: { eventSchemaVersion: 1, eventTimestamp: "2026-11-29T01:02:04Z" } }]);
     expect((await getDoc(r, id)).body.received_file.acknowledgment.mail).toMatchObject({ state: "SENT", delivered_at: "2026-11-29T01:02:04.000Z" });
+  });
+});
+
+describe("a report read before the mail changed", () => {
+  /** A reader that returns `stale` first (what a report read before the change), then what `now` reads. */
+  const staleFirst = <T>(stale: T, now: () => Promise<T | null>) => {
+    let reads = 0;
+    return () => (reads++ === 0 ? Promise.resolve(stale) : now());
+  };
+
+  it("never writes over a buyer delivery sent again meanwhile: read again, it finds the new attempt's mail", async () => {
+    const doc = await delivered();
+    const db = storeFor(env, issuer.companyId, ordinalOfId(doc.id)!).db;
+    const readRow = async () => (await db.select().from(invoices).where(eq(invoices.id, doc.id)))[0]!;
+    const stale = await readRow();
+    const staleMail = deliveryOf(stale)!;
+    // Sent again between the report's reading and its writing: SENT, attempt 2, no delivered_at yet.
+    const again = await call("POST", `${issuer.base}/invoices/${doc.id}/buyer_delivery`, { key: issuer.owner.key });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const events = await deliveryStates(doc.id);
+    expect(await recordDeliveryReport(db, stale, { ...staleMail, state: "FAILED", message: "550 old mail bounced" }, new Date())).toBe(false);
+    expect(await delivery(doc.id)).toMatchObject({ state: "SENT", attempts: 2, message: null });
+    expect(await deliveryStates(doc.id)).toEqual(events);
+    // The whole report: the stale reading loses its write, the next reading is of the new mail, which the report is then about.
+    const fresh = async () => ({ db, row: await readRow(), mail: deliveryOf(await readRow())! });
+    const outcome = await applyMailReport("delivery", staleFirst({ db, row: stale, mail: staleMail }, fresh), ({ row, mail }) => recordDeliveryReport(db, row, { ...mail, delivered_at: "2026-11-29T04:00:00.000Z" }, new Date()));
+    expect(outcome).toBe("DELIVERED");
+    expect(await delivery(doc.id)).toMatchObject({ state: "SENT", attempts: 2, delivered_at: "2026-11-29T04:00:00.000Z" });
+  });
+
+  it("never writes over a reply mail started again meanwhile; the new mailing is left to its attempt", async () => {
+    const id = await acceptedSupplierDocument(473);
+    const before = (await sentReplyMail(env, r.companyId, id, "ACD"))!;
+    expect(before.mail).toMatchObject({ state: "SENT", attempts: 1 });
+    expect(await restartReplyMail(env, before.row, "ACD", null, ["SENT", "FAILED", null])).toBe(true);
+    expect(await recordReplyMailReport(env, before.row, "ACD", { ...before.mail, state: "FAILED", message: "550 old mail bounced", next_attempt_at: null }, before.mail)).toBe(false);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "PENDING", attempts: 0, message: null });
+    expect(await storeRows(r.companyId, sql`SELECT 1 FROM event_outbox WHERE type = 'received_document.reply_mail_failed' AND json_extract(payload, '$.id') = ${id}`)).toEqual([]);
+    // A delivered report read before the restart: read again, the mail is PENDING (a new attempt under way), left as it is.
+    const outcome = await applyMailReport("delivery", staleFirst(before, () => sentReplyMail(env, r.companyId, id, "ACD")), ({ row, mail }) => recordReplyMailReport(env, row, "ACD", { ...mail, delivered_at: "2026-11-29T04:00:00.000Z" }, mail));
+    expect(outcome).toBe("PENDING");
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "PENDING", attempts: 0 });
+    expect((await getDoc(r, id)).body.responses[0].mail.delivered_at ?? null).toBeNull();
+    // Over the mail as it is, the same report is written.
+    const now = (await sentReplyMail(env, r.companyId, id, "ACD"))!;
+    expect(await recordReplyMailReport(env, now.row, "ACD", { ...now.mail, message: "checked" }, now.mail)).toBe(true);
+    expect((await getDoc(r, id)).body.responses[0].mail).toMatchObject({ state: "PENDING", message: "checked" });
+  });
+
+  it("a mail that keeps changing under a report is left PENDING after three readings (the report is read again later)", async () => {
+    const reads: number[] = [];
+    const outcome = await applyMailReport("failure", async () => (reads.push(reads.length), { mail: { state: "SENT" } }), async () => false);
+    expect(outcome).toBe("PENDING");
+    expect(reads).toEqual([0, 1, 2]);
+    expect(await applyMailReport("failure", async () => null, async () => true)).toBeNull();
+    expect(await applyMailReport("delivery", async () => ({ mail: { state: "SENT", delivered_at: "x" } }), async () => true)).toBe("RECORDED");
+    expect(await applyMailReport("failure", async () => ({ mail: { state: "FAILED" } }), async () => true)).toBe("UNCHANGED");
+    expect(await applyMailReport("failure", async () => ({ mail: { state: "SENT" } }), async () => true)).toBe("FAILED");
   });
 });
 

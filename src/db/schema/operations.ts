@@ -14,7 +14,7 @@ export const keyRotations = sqliteTable("key_rotations", {
   finishedAt: text("finished_at"),
 });
 
-export const DEAD_LETTER_QUEUES = ["issuance", "webhooks"] as const;
+export const DEAD_LETTER_QUEUES = ["issuance", "webhooks", "email_events"] as const;
 export const DEAD_LETTER_STATUSES = ["DEAD", "REDRIVEN"] as const;
 
 export const deadLetters = sqliteTable(

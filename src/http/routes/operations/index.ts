@@ -15,9 +15,11 @@ const LetterParams = Params.extend({ dead_letter_id: z.string().min(1).max(64).o
 const DeadLetterSchema = z
   .object({
     id: z.string(),
-    queue: z.enum(DEAD_LETTER_QUEUES).describe("`issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts."),
+    queue: z.enum(DEAD_LETTER_QUEUES).describe(
+      "`issuance`: document steps and status polls; `webhooks`: fan-outs and delivery attempts; `email_events`: the mail service's reports (Email Sending events: a bounce, a delivery) on a mail sent from the company's reception address that could not be read onto it in 10 tries (its store unavailable, or the mail still being sent, that long). Sent back, each is read again.",
+    ),
     message_id: z.string(),
-    body: z.record(z.string(), z.unknown()).describe("The message as queued (ids only)."),
+    body: z.record(z.string(), z.unknown()).describe("The message as queued: ids only, except an `email_events` letter, which is the mail service's event as it sent it (the mail's id, sender and recipient addresses, subject and outcome)."),
     attempts: z.number().int().describe("Deliveries of the message before it was dead-lettered."),
     status: z.enum(DEAD_LETTER_STATUSES),
     created_at: z.string(),
