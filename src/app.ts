@@ -36,7 +36,7 @@ const HealthSchema = z
     environment: z.string(),
     sii_mode: z.enum(["simulator", "certification", "production"]).describe("Which tax authority documents go to: the built-in simulator, the SII certification or production hosts."),
     checks: z
-      .object({ d1: CheckSchema, r2: CheckSchema, issuance_queue: CheckSchema, webhook_queue: CheckSchema, folio_allocator: CheckSchema, document_store: CheckSchema, control_directory: CheckSchema })
+      .object({ d1: CheckSchema, r2: CheckSchema, issuance_queue: CheckSchema, webhook_queue: CheckSchema, email_events_queue: CheckSchema.describe("The producer that sends dead-lettered Email Sending events back to their queue."), folio_allocator: CheckSchema, document_store: CheckSchema, control_directory: CheckSchema })
       .describe("D1 answers a query, R2 a HEAD, the folio allocator and the document store Durable Objects an RPC each; queue producers are reported as bound (they cannot be probed without sending)."),
   })
   .openapi("Health");

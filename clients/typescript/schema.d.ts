@@ -10849,7 +10849,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. / The message could not be sent back: its queue refused it, or this deployment has no producer binding for it. The dead letter stays DEAD; retry later. */
                 503: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -10860,9 +10860,11 @@ export interface paths {
                             error: {
                                 /**
                                  * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 *
+                                 *     `DEAD_LETTER_QUEUE_UNAVAILABLE`: The message could not be sent back: its queue refused it, or this deployment has no producer binding for it. The dead letter stays DEAD; retry later.
                                  * @enum {string}
                                  */
-                                code: "SERVICE_UNAVAILABLE";
+                                code: "SERVICE_UNAVAILABLE" | "DEAD_LETTER_QUEUE_UNAVAILABLE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -25993,6 +25995,12 @@ export interface components {
                     status: "ok" | "error";
                 };
                 document_store: {
+                    error?: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                };
+                /** @description The producer that sends dead-lettered Email Sending events back to their queue. */
+                email_events_queue: {
                     error?: string;
                     /** @enum {string} */
                     status: "ok" | "error";

@@ -158,6 +158,7 @@ export const ERROR_CODES = {
   // operations
   DEAD_LETTER_NOT_FOUND: { status: 404, description: "No such dead-lettered message for this company." },
   DEAD_LETTER_ALREADY_REDRIVEN: { status: 409, description: "The dead-lettered message was already sent back to its queue." },
+  DEAD_LETTER_QUEUE_UNAVAILABLE: { status: 503, description: "The message could not be sent back: its queue refused it, or this deployment has no producer binding for it. The dead letter stays DEAD; retry later." },
   RATE_LIMITED: { status: 429, description: "Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header." },
   // simulator
   SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },

@@ -9,7 +9,7 @@ import type { Db } from "../db/client";
 import { DEAD_LETTER_QUEUES, deadLetters } from "../db/schema";
 import { AppError } from "../errors";
 import { newId } from "../lib/ids";
-import { log } from "../lib/log";
+import { describeError, log } from "../lib/log";
 
 export type DeadLetterRow = typeof deadLetters.$inferSelect;
 export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];
@@ -69,6 +69,7 @@ export async function listDeadLetters(db: Db, companyId: string, f: DeadLetterFi
 export async function redriveDeadLetter(db: Db, env: Env, companyId: string, id: string, now = new Date()): Promise<DeadLetterRow> {
   const row = await db.query.deadLetters.findFirst({ where: and(eq(deadLetters.id, id), eq(deadLetters.companyId, companyId)) });
   if (!row) throw new AppError("DEAD_LETTER_NOT_FOUND", `Dead letter ${id} does not exist for this company.`);
+  const queue = boundQueueOf(env, row.queue);
   const [claimed] = await db
     .update(deadLetters)
     .set({ status: "REDRIVEN", redrivenAt: now.toISOString() })
@@ -76,10 +77,11 @@ export async function redriveDeadLetter(db: Db, env: Env, companyId: string, id:
     .returning();
   if (!claimed) throw new AppError("DEAD_LETTER_ALREADY_REDRIVEN", `Dead letter ${id} was already sent back to its queue at ${row.redrivenAt}.`);
   try {
-    await queueOf(env, row.queue).send(JSON.parse(row.body));
+    await queue.send(JSON.parse(row.body));
   } catch (e) {
     await db.update(deadLetters).set({ status: "DEAD", redrivenAt: null }).where(eq(deadLetters.id, id));
-    throw e;
+    log("error", "dead letter not re-driven: the queue refused it", { dead_letter_id: id, queue: row.queue, company_id: companyId, error: describeError(e) });
+    throw new AppError("DEAD_LETTER_QUEUE_UNAVAILABLE", `Dead letter ${id} could not be sent back to the ${row.queue} queue, which refused it; it stays DEAD. Try again later.`);
   }
   log("info", "dead letter re-driven", { dead_letter_id: id, queue: row.queue, company_id: companyId });
   return claimed;
@@ -90,4 +92,11 @@ function queueOf(env: Env, queue: DeadLetterQueue): Queue {
   if (queue === "issuance") return env.ISSUANCE_QUEUE;
   if (queue === "webhooks") return env.WEBHOOK_QUEUE;
   return env.EMAIL_EVENTS_QUEUE;
+}
+
+/** The queue a dead letter goes back to; a deployment without its producer binding says so (503), before the letter is claimed. */
+function boundQueueOf(env: Env, queue: DeadLetterQueue): Queue {
+  const q = queueOf(env, queue) as Queue | undefined;
+  if (typeof q?.send !== "function") throw new AppError("DEAD_LETTER_QUEUE_UNAVAILABLE", `This deployment has no producer binding for the ${queue} queue (wrangler.toml), so its dead letters cannot be sent back; they stay DEAD.`);
+  return q;
 }

@@ -39,7 +39,7 @@ export async function healthReport(env: Env) {
     // An object of its own name (no key or company is called that): how many entries it holds.
     probe(() => env.CONTROL_DIRECTORY.get(env.CONTROL_DIRECTORY.idFromName("health")).describe()),
   ]);
-  const checks = { d1, r2, issuance_queue: bound(env.ISSUANCE_QUEUE), webhook_queue: bound(env.WEBHOOK_QUEUE), folio_allocator: durableObject, document_store: documentStore, control_directory: controlDirectory };
+  const checks = { d1, r2, issuance_queue: bound(env.ISSUANCE_QUEUE), webhook_queue: bound(env.WEBHOOK_QUEUE), email_events_queue: bound(env.EMAIL_EVENTS_QUEUE), folio_allocator: durableObject, document_store: documentStore, control_directory: controlDirectory };
   const ok = Object.values(checks).every((c) => c.status === "ok");
   const siiMode = env.SII_MODE as "simulator" | "certification" | "production"; // assertConfigured checked it
   return { status: ok ? ("ok" as const) : ("degraded" as const), environment: env.ENVIRONMENT, sii_mode: siiMode, checks };

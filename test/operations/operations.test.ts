@@ -53,12 +53,12 @@ describe("/health", () => {
       status: "ok",
       environment: "test",
       sii_mode: "simulator",
-      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, folio_allocator: { status: "ok" }, document_store: { status: "ok" }, control_directory: { status: "ok" } },
+      checks: { d1: { status: "ok" }, r2: { status: "ok" }, issuance_queue: { status: "ok" }, webhook_queue: { status: "ok" }, email_events_queue: { status: "ok" }, folio_allocator: { status: "ok" }, document_store: { status: "ok" }, control_directory: { status: "ok" } },
     });
   });
 
   it("a binding that fails makes it 503 and names the binding", async () => {
-    const broken = { ...env, DB: { prepare: () => ({ first: async () => Promise.reject(new Error("D1 is down")) }) } as unknown as D1Database, WEBHOOK_QUEUE: undefined };
+    const broken = { ...env, DB: { prepare: () => ({ first: async () => Promise.reject(new Error("D1 is down")) }) } as unknown as D1Database, WEBHOOK_QUEUE: undefined, EMAIL_EVENTS_QUEUE: undefined };
     const ctx = createExecutionContext();
     const res = await worker.fetch!(new Request("http://localhost/health") as never, broken as unknown as Env, ctx);
     const body = (await res.json()) as any;
@@ -66,6 +66,7 @@ describe("/health", () => {
     expect(body.status).toBe("degraded");
     expect(body.checks.d1).toEqual({ status: "error", error: "D1 is down" });
     expect(body.checks.webhook_queue).toEqual({ status: "error", error: "binding missing" });
+    expect(body.checks.email_events_queue).toEqual({ status: "error", error: "binding missing" });
     expect(body.checks.r2).toEqual({ status: "ok" });
     expect(body.checks.document_store).toEqual({ status: "ok" });
   });
@@ -110,6 +111,28 @@ describe("dead letters", () => {
     expectError(await call("GET", `${issuer.base}/dead-letters`, { key: member.key }), 403, "AUTH_ROLE_FORBIDDEN");
     const stranger = await newOwner("Dead letters stranger");
     expectError(await call("GET", `${issuer.base}/dead-letters`, { key: stranger.key }), 403, "AUTH_COMPANY_ACCESS_DENIED");
+  });
+
+  it("a queue that refuses the message, or a deployment without its producer binding, is a 503 that leaves the letter DEAD", async () => {
+    const invoiceId = await silentDocument();
+    const body = { v: 1, type: "invoice", invoice_id: invoiceId, company_id: issuer.companyId, request_id: "req_operations_test" };
+    await deadLetter("dte-issuance-dlq", [{ id: `q-${invoiceId}`, body }]);
+    const letter = (await call("GET", `${issuer.base}/dead-letters?queue=issuance&status=DEAD&per_page=100`, { key: issuer.owner.key })).body.data.find((d: any) => d.message_id === `q-${invoiceId}`);
+    const redriveOn = async (on: Env) => {
+      const res = await worker.fetch!(new Request(`http://localhost${issuer.base}/dead-letters/${letter.id}/redrive`, { method: "POST", headers: { "X-Api-Key": issuer.owner.key } }) as never, on, createExecutionContext());
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const refusing = await redriveOn({ ...env, ISSUANCE_QUEUE: { send: async () => Promise.reject(new Error("queue down")) } as unknown as Queue });
+    expect(refusing.status).toBe(503);
+    expect(refusing.body.error).toMatchObject({ code: "DEAD_LETTER_QUEUE_UNAVAILABLE", message: expect.stringContaining("refused it; it stays DEAD") });
+    const unbound = await redriveOn({ ...env, ISSUANCE_QUEUE: undefined } as unknown as Env);
+    expect(unbound.status).toBe(503);
+    expect(unbound.body.error).toMatchObject({ code: "DEAD_LETTER_QUEUE_UNAVAILABLE", message: expect.stringContaining("no producer binding for the issuance queue") });
+    const still = (await call("GET", `${issuer.base}/dead-letters?queue=issuance&status=DEAD&per_page=100`, { key: issuer.owner.key })).body.data.find((d: any) => d.id === letter.id);
+    expect(still).toMatchObject({ status: "DEAD", redriven_at: null });
+    // With the queue back, it goes.
+    expect((await call("POST", `${issuer.base}/dead-letters/${letter.id}/redrive`, { key: issuer.owner.key })).status).toBe(202);
+    expect((await untilFinal(issuer, invoiceId)).status).toBe("ACCEPTED");
   });
 
   it("re-driving sends the message back to its queue once: the document then reaches its final state", async () => {

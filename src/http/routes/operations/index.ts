@@ -57,7 +57,7 @@ const redrive = defineRoute({
   method: "post", path: `${BASE}/{dead_letter_id}/redrive`, tags: TAG, summary: "Send a dead letter back to its queue",
   description: "Queues the message again, once (a second call is 409). Every queue step is idempotent, so work already done is not repeated.",
   permission: "company:configure", request: { params: LetterParams },
-  responses: { 202: { description: "Queued again", ...json(DeadLetterSchema) } }, errors: ["DEAD_LETTER_NOT_FOUND", "DEAD_LETTER_ALREADY_REDRIVEN"],
+  responses: { 202: { description: "Queued again", ...json(DeadLetterSchema) } }, errors: ["DEAD_LETTER_NOT_FOUND", "DEAD_LETTER_ALREADY_REDRIVEN", "DEAD_LETTER_QUEUE_UNAVAILABLE"],
 });
 
 export const operationsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
