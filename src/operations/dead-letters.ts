@@ -10,6 +10,7 @@ import { DEAD_LETTER_QUEUES, deadLetters } from "../db/schema";
 import { AppError } from "../errors";
 import { newId } from "../lib/ids";
 import { describeError, log } from "../lib/log";
+import { isBoundQueue } from "./health";
 
 export type DeadLetterRow = typeof deadLetters.$inferSelect;
 export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];
@@ -87,16 +88,9 @@ export async function redriveDeadLetter(db: Db, env: Env, companyId: string, id:
   return claimed;
 }
 
-/** The queue a dead letter died on. */
-function queueOf(env: Env, queue: DeadLetterQueue): Queue {
-  if (queue === "issuance") return env.ISSUANCE_QUEUE;
-  if (queue === "webhooks") return env.WEBHOOK_QUEUE;
-  return env.EMAIL_EVENTS_QUEUE;
-}
-
-/** The queue a dead letter goes back to; a deployment without its producer binding says so (503), before the letter is claimed. */
+/** The queue a dead letter died on, to go back to; a deployment without its producer binding says so (503), before the letter is claimed. */
 function boundQueueOf(env: Env, queue: DeadLetterQueue): Queue {
-  const q = queueOf(env, queue) as Queue | undefined;
-  if (typeof q?.send !== "function") throw new AppError("DEAD_LETTER_QUEUE_UNAVAILABLE", `This deployment has no producer binding for the ${queue} queue (wrangler.toml), so its dead letters cannot be sent back; they stay DEAD.`);
+  const q: unknown = { issuance: env.ISSUANCE_QUEUE, webhooks: env.WEBHOOK_QUEUE, email_events: env.EMAIL_EVENTS_QUEUE }[queue];
+  if (!isBoundQueue(q)) throw new AppError("DEAD_LETTER_QUEUE_UNAVAILABLE", `This deployment has no producer binding for the ${queue} queue (wrangler.toml), so its dead letters cannot be sent back; they stay DEAD.`);
   return q;
 }

@@ -26,8 +26,10 @@ async function probe(work: () => Promise<unknown>): Promise<Check> {
   }
 }
 
-const bound = (binding: unknown): Check =>
-  binding && typeof (binding as Queue).send === "function" ? { status: "ok" } : { status: "error", error: "binding missing" };
+/** Whether a queue producer binding is there (a queue cannot be probed without sending). */
+export const isBoundQueue = (binding: unknown): binding is Queue => !!binding && typeof (binding as Queue).send === "function";
+
+const bound = (binding: unknown): Check => (isBoundQueue(binding) ? { status: "ok" } : { status: "error", error: "binding missing" });
 
 export async function healthReport(env: Env) {
   const [d1, r2, durableObject, documentStore, controlDirectory] = await Promise.all([

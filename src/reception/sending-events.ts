@@ -87,10 +87,13 @@ export async function handleSendingEvents(batch: MessageBatch<unknown>, env: Env
   }
 }
 
-/** The company whose reception address sent the mail an event is about (the dead letters' listing); null when none. */
+/** The company whose reception address sent the mail the event is about; null when none. */
+const senderCompany = (env: Env, e: SendingEvent) => companyOfAddress(createDb(env.DB), e.payload.sender, env.RECEPTION_DOMAIN);
+
+/** The company an event's body names as the sender (the dead letters' listing); null when none, or when it is no event. */
 export async function companyOfSendingEvent(env: Env, body: unknown): Promise<string | null> {
   const parsed = sendingEvent.safeParse(body);
-  return parsed.success ? companyOfAddress(createDb(env.DB), parsed.data.payload.sender, env.RECEPTION_DOMAIN) : null;
+  return parsed.success ? senderCompany(env, parsed.data) : null;
 }
 
 /** What one event did (for the log and the tests): the mail it failed, or why it changed nothing. */
@@ -102,7 +105,7 @@ export async function readSendingEvent(env: Env, body: unknown, now = new Date()
   const delivered = deliveredAt(e, now);
   const ids = { type: e.type, mail_id: e.payload.messageId };
   if (!why && !delivered) return noted("info", "email sending event: neither a failure nor a delivery", ids);
-  const companyId = await companyOfAddress(createDb(env.DB), e.payload.sender, env.RECEPTION_DOMAIN);
+  const companyId = await senderCompany(env, e);
   if (!companyId) return noted("warn", "email sending event: the sender is no company's reception address", { ...ids, sender: e.payload.sender.slice(0, 320) });
   const sent = await sentMailOf(env, companyId, e.payload.messageId);
   if (!sent) return noted("warn", "email sending event: no mail of the company's has this id", { ...ids, company_id: companyId });
