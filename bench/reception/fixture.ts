@@ -33,3 +33,71 @@ export async function supplier(pfxB64: string) {
   };
   return { signer, envelopeOf };
 }
+
+type Signer = Awaited<ReturnType<typeof supplier>>["signer"];
+
+/**
+ * The crypto floor of verifying `xml` (an envelope of `envelopeOf`), what its verification cannot do
+ * without, timed with `clock` (ms): per DTE (`dtes(n)`: n times, ms per DTE) two RSASSA-PKCS1-v1_5 /
+ * SHA-1 verifies, each under a key of the size that really signs it (the XMLDSig SignatureValue
+ * under the issuer's certificate, the fixture's 2048-bit key; the TED's FRMT under its CAF's key,
+ * which the SII makes RSA-512 with e = 3, sii-formats.md §2), over messages as long as the
+ * envelope's SignedInfo and DD, and the SHA-1 of a Documento as long as its own; the CAF's FRMA is
+ * verified once per CAF. Per envelope (`envelope(reps)`: reps times, total ms) its own signature:
+ * one more verify and the SHA-1 of its SetDTE. Each verify's result is checked (a plain check: an
+ * expect() per call would weigh on the timing).
+ */
+export async function cryptoFloor(signer: Signer, xml: Uint8Array, clock: () => number) {
+  const sizes = floorSizes(xml);
+  const caf = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 512, publicExponent: new Uint8Array([3]), hash: "SHA-1" }, false, ["sign", "verify"])) as CryptoKeyPair;
+  const b64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const pub = await crypto.subtle.importKey("jwk", { kty: "RSA", n: b64url(signer.modulus), e: b64url(signer.exponent), ext: true }, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]);
+  const signed = async (key: CryptoKey, verifyWith: CryptoKey, length: number) => {
+    const message = new Uint8Array(length).fill(65);
+    const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, message);
+    return async () => { if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", verifyWith, signature, message))) throw new Error("the floor's signature did not verify"); };
+  };
+  const signature = await signed(signer.privateKey, pub, sizes.signedInfo);
+  const stamp = await signed(caf.privateKey, caf.publicKey, sizes.dd);
+  const envelopeSignature = await signed(signer.privateKey, pub, sizes.envelopeSignedInfo);
+  const documento = new Uint8Array(sizes.documento).fill(66);
+  const setDte = new Uint8Array(sizes.setDte).fill(67);
+  return {
+    sizes,
+    async dtes(n: number) {
+      const t0 = clock();
+      for (let i = 0; i < n; i++) {
+        await signature();
+        await stamp();
+        await crypto.subtle.digest("SHA-1", documento);
+      }
+      return (clock() - t0) / n;
+    },
+    async envelope(reps: number) {
+      const t0 = clock();
+      for (let j = 0; j < reps; j++) {
+        await envelopeSignature();
+        await crypto.subtle.digest("SHA-1", setDte);
+      }
+      return clock() - t0;
+    },
+  };
+}
+
+/**
+ * Lengths of what the verification of `xml` signs and digests, from its source: the first DTE's
+ * SignedInfo, DD and Documento, the SetDTE, and the envelope's own SignedInfo (the last one). The
+ * canonical forms add the inherited namespace declarations (some 40 bytes each), which do not move
+ * a verify or a digest measurably.
+ */
+function floorSizes(xml: Uint8Array) {
+  const s = new TextDecoder("latin1").decode(xml);
+  const span = (open: string, close: string, from: number) => {
+    const a = s.indexOf(open, from);
+    const b = a < 0 ? -1 : s.indexOf(close, a);
+    if (b < 0) throw new Error(`no ${open} in the envelope`);
+    return b + close.length - a;
+  };
+  const dte = s.indexOf("<DTE ");
+  return { signedInfo: span("<SignedInfo", "</SignedInfo>", dte), dd: span("<DD>", "</DD>", dte), documento: span("<Documento ", "</Documento>", dte), setDte: span("<SetDTE ", "</SetDTE>", 0), envelopeSignedInfo: span("<SignedInfo", "</SignedInfo>", s.lastIndexOf("<Signature ")) };
+}
