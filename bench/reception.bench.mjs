@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Reception benchmark inside workerd (vitest + @cloudflare/vitest-plugin, real D1 and R2): received
 // DTEs verified and stored per second from e-mails of 1, 50 and 500 DTEs through the Worker's email()
-// handler, and the verification CPU per DTE against the crypto floor (one RSA-SHA1 verify) measured
-// in the same run. See bench/reception/reception.bench.test.ts.
+// handler, and the verification CPU per DTE against its crypto floor (bench/reception/fixture.ts
+// cryptoFloor: the verifies and digests it cannot do without, under keys of the sizes that sign them)
+// measured in the same run. See bench/reception/reception.bench.test.ts.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
