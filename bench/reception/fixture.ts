@@ -10,6 +10,7 @@ import { buildSignedDte } from "../../src/countries/cl/documents/dte";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { verifyKey } from "../../src/countries/cl/xml/xmldsig";
 
 export const ISSUER = "76086428-5";
 export const RECIPIENT = "77879240-0";
@@ -50,8 +51,8 @@ type Signer = Awaited<ReturnType<typeof supplier>>["signer"];
 export async function cryptoFloor(signer: Signer, xml: Uint8Array, clock: () => number) {
   const sizes = floorSizes(xml);
   const caf = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 512, publicExponent: new Uint8Array([3]), hash: "SHA-1" }, false, ["sign", "verify"])) as CryptoKeyPair;
-  const b64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  const pub = await crypto.subtle.importKey("jwk", { kty: "RSA", n: b64url(signer.modulus), e: b64url(signer.exponent), ext: true }, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]);
+  // The issuer's key as the verification imports it (xmldsig.ts).
+  const pub = await verifyKey(signer.modulus, signer.exponent, "SHA-1");
   const signed = async (key: CryptoKey, verifyWith: CryptoKey, length: number) => {
     const message = new Uint8Array(length).fill(65);
     const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, message);

@@ -112,4 +112,3 @@ it("reception throughput and verification cost", async () => {
     console.log(`e-mail of ${String(n).padEnd(3)} DTEs through email()             ${ms.toFixed(0)} ms = ${((n * 1000) / ms).toFixed(0)} DTEs/s`);
   }
 });
-
