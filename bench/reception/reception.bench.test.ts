@@ -28,6 +28,9 @@ import { cryptoFloor, RECIPIENT, supplier } from "./fixture";
 
 type Verify = typeof import("../../src/countries/cl/exchange/verify");
 
+/** E-mails timed per envelope size (after one that makes the company's stores). */
+const EMAILS_PER_SIZE = 5;
+
 const b64 = (b: Uint8Array) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s).replace(/.{76}/g, "$&\r\n"); };
 const mime = (to: string, xml: Uint8Array) => new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
 
@@ -101,14 +104,21 @@ it("reception throughput and verification cost", async () => {
     console.log(`  ratio to the floor with the envelope's own signature in it ${median(envelopeRatios).toFixed(2)}× (median of ${slices} slices of ${n * reps} DTEs and floors of ${n * floorReps}, quartiles ${quartiles(envelopeRatios)}); to the DTEs' floor alone ${median(ratios).toFixed(2)}×`);
     console.log(`  in the same slices: as vitest's module runner loads it ${median(runnerRatios).toFixed(2)}×; each DTE over its tree instead of its flat index ${median(treeRatios).toFixed(2)}×`);
   }
+  // The company's stores are made by its first message (issue 16): one e-mail first, not timed, so
+  // that the figures below are throughput, not the company's first minute.
+  await deliver(to, mime(to, await envelopeOf(1)));
   for (const n of [1, 50, 500]) {
-    const raw = mime(to, await envelopeOf(n));
-    const t0 = performance.now();
-    await deliver(to, raw);
-    const ms = performance.now() - t0;
-    // The company's messages live in its document stores (issue 16).
-    const [row] = await storeRows<{ outcome: string; documents: number }>("cmp_bench", "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
-    expect(row).toEqual({ outcome: "STORED", documents: n });
-    console.log(`e-mail of ${String(n).padEnd(3)} DTEs through email()             ${ms.toFixed(0)} ms = ${((n * 1000) / ms).toFixed(0)} DTEs/s`);
+    const times: number[] = [];
+    for (let k = 0; k < EMAILS_PER_SIZE; k++) {
+      const raw = mime(to, await envelopeOf(n));
+      const t0 = performance.now();
+      await deliver(to, raw);
+      times.push(performance.now() - t0);
+      // The company's messages live in its document stores (issue 16).
+      const [row] = await storeRows<{ outcome: string; documents: number }>("cmp_bench", "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
+      expect(row).toEqual({ outcome: "STORED", documents: n });
+    }
+    const ms = median(times);
+    console.log(`e-mail of ${String(n).padEnd(3)} DTEs through email()             ${ms.toFixed(0)} ms = ${((n * 1000) / ms).toFixed(0)} DTEs/s (median of ${EMAILS_PER_SIZE} e-mails, each of new DTEs: ${times.map((t) => t.toFixed(0)).join(", ")} ms)`);
   }
 });
