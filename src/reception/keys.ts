@@ -46,25 +46,27 @@ const sameDocument = (k: Omit<DteKey, "sha">) => and(eq(receivedKeys.issuerRut, 
  *    already held). 2. The key inserted (nothing if held). 3. Every key of the (issuer, type, folio),
  *    in arrival order.
  */
-const CLAIM_SQL = [
-  `UPDATE received_keys SET xml_sha256 = ? WHERE issuer_rut = ? AND document_type = ? AND folio = ? AND xml_sha256 = '' AND ? <> ''
+const CLAIM_SQL = {
+  update: `UPDATE received_keys SET xml_sha256 = ? WHERE issuer_rut = ? AND document_type = ? AND folio = ? AND xml_sha256 = '' AND ? <> ''
      AND NOT EXISTS (SELECT 1 FROM received_keys k WHERE k.issuer_rut = ? AND k.document_type = ? AND k.folio = ? AND k.xml_sha256 = ?)
      RETURNING document_id`,
-  `INSERT INTO received_keys (issuer_rut, document_type, folio, xml_sha256, document_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING document_id`,
-  `SELECT seq, xml_sha256, document_id FROM received_keys WHERE issuer_rut = ? AND document_type = ? AND folio = ? ORDER BY seq`,
-] as const;
+  insert: `INSERT INTO received_keys (issuer_rut, document_type, folio, xml_sha256, document_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING document_id`,
+  select: `SELECT seq, xml_sha256, document_id FROM received_keys WHERE issuer_rut = ? AND document_type = ? AND folio = ? ORDER BY seq`,
+};
 
 /** Claims the keys in order (a later key of the same batch sees the earlier ones); `candidateIds[i]` is the id a new document would get. */
 export async function claimKeys(env: StoreEnv, companyId: string, keys: DteKey[], candidateIds: string[]): Promise<Claim[]> {
   const client = indexStore(env, companyId).$client;
-  const [update, insert, select] = CLAIM_SQL.map((q) => client.prepare(q));
+  const update = client.prepare(CLAIM_SQL.update);
+  const insert = client.prepare(CLAIM_SQL.insert);
+  const select = client.prepare(CLAIM_SQL.select);
   const out: Claim[] = [];
   // Three statements per key; 100 keys per batch keeps a batch well inside one store call.
   for (const [n, part] of chunked(keys, 100).entries()) {
     const statements = part.flatMap((k, i) => [
-      update!.bind(k.sha, k.issuerRut, k.documentType, k.folio, k.sha, k.issuerRut, k.documentType, k.folio, k.sha),
-      insert!.bind(k.issuerRut, k.documentType, k.folio, k.sha, candidateIds[n * 100 + i]!),
-      select!.bind(k.issuerRut, k.documentType, k.folio),
+      update.bind(k.sha, k.issuerRut, k.documentType, k.folio, k.sha, k.issuerRut, k.documentType, k.folio, k.sha),
+      insert.bind(k.issuerRut, k.documentType, k.folio, k.sha, candidateIds[n * 100 + i]!),
+      select.bind(k.issuerRut, k.documentType, k.folio),
     ]);
     const results = (await client.batch(statements)).map((r) => r.results as KeyRow[]);
     part.forEach((k, i) => out.push(readClaim(k, candidateIds[n * 100 + i]!, results.slice(i * 3, i * 3 + 3))));
