@@ -300,9 +300,9 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
   return null;
 }
 
-const isElement = (p: Particle): p is ElementDecl => Array.isArray(p);
+export const isElement = (p: Particle): p is ElementDecl => Array.isArray(p);
 /** Names that can start a group (worked out once per group and kept on it: the walk asks for every element). */
-function first(p: Group): Set<string> {
+export function first(p: Group): Set<string> {
   let f = p.first;
   if (f) return f;
   f = new Set<string>();
@@ -317,11 +317,11 @@ function first(p: Group): Set<string> {
 }
 const names = (p: Particle): Iterable<string> => (isElement(p) ? [p[0]] : first(p));
 /** Whether `name` can start the particle. */
-function starts(p: Particle, name: string): boolean {
+export function starts(p: Particle, name: string): boolean {
   return isElement(p) ? p[0] === name : first(p).has(name);
 }
 /** Whether a particle may match nothing (memoised on the group). */
-function optional(p: Particle): boolean {
+export function optional(p: Particle): boolean {
   if (isElement(p)) return p[1] === 0;
   return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }

@@ -15,6 +15,7 @@ import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FD
 import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
+import { verifyDtePass } from "./verify-pass";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -67,15 +68,17 @@ export interface InboundOptions extends CafTrustOptions {
   lazy?: boolean;
   /** Verify each DTE of a lazily parsed envelope over its flat index first (default true); false: over its tree (the bench compares both). */
   flat?: boolean;
+  /** Verify each DTE of a lazily parsed envelope in one pass over its source first (default true, unless `flat` is false); false: over its flat index (tests and the bench compare them). */
+  pass?: boolean;
 }
 
 /**
  * How many envelopes were verified one DTE at a time and how many with the whole tree, how many
- * DTEs of the former over their flat index (verify-flat.ts), and how many envelope signatures
+ * DTEs of the former in one pass (verify-pass.ts) and over their flat index (verify-flat.ts), and how many envelope signatures
  * passed over theirs, and how many lazily parsed envelopes had their digests read from the received
  * bytes (FDocument.bytes) (the bench and tests read it).
  */
-export const verifyPaths = { lazy: 0, whole: 0, flat: 0, envelopeFlat: 0, sourceBytes: 0 };
+export const verifyPaths = { lazy: 0, whole: 0, pass: 0, flat: 0, envelopeFlat: 0, sourceBytes: 0 };
 
 export const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
@@ -237,9 +240,15 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const dtes = childElements(set, "DTE");
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
-    // Over its flat index when every check passes there (verify-flat.ts); else over its tree, as the whole path does.
+    // In one pass over its source when every check passes there (verify-pass.ts), else over its flat
+    // index when they pass there (verify-flat.ts); else over its tree, as the whole path does.
     for (const dte of dtes) {
       const el = dte as unknown as FElement;
+      const pass = opts.flat === false || opts.pass === false ? null : await verifyDtePass(el, opts);
+      if (pass) {
+        report.documents.push(pass);
+        continue;
+      }
       const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
       if (flat) {
         report.documents.push(flat);

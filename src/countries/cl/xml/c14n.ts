@@ -191,6 +191,33 @@ export function sourceCanonicalUtf8(el: XElement, scratch = false): Uint8Array<A
 }
 
 const utf8 = new TextEncoder();
+/**
+ * The namespace declarations inclusive C14N writes on an apex element whose scope is `scope` (every
+ * namespace in scope but xml's, the default first, then by prefix), as startTag writes them: for an
+ * element read in one pass (exchange/verify-pass.ts), whose apex tag is `<name` + these + its
+ * attributes as written + `>`.
+ */
+export function apexNamespaces(scope: ReadonlyMap<string, string>): string {
+  const decls: [string, string][] = [];
+  for (const [p, u] of scope) if (p !== "xml" && u !== "") decls.push([p, u]);
+  if (decls.length > 1) decls.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let s = "";
+  for (const [p, u] of decls) s += p ? ` xmlns:${p}="${escAttr(u)}"` : ` xmlns="${escAttr(u)}"`;
+  return s;
+}
+
+/**
+ * The canonical form, as UTF-8, of an element of `doc` whose content (`from` to `to`) is canonical
+ * as written without cuts, behind its apex start tag `start`: from the source bytes when the document
+ * has them (as flatCanonicalUtf8), else the text encoded; in the scratch buffer with `scratch`.
+ */
+export function spanCanonicalUtf8(doc: InstanceType<typeof fast.FDocument>, start: string, from: number, to: number, name: string, scratch = false): Uint8Array<ArrayBuffer> {
+  const bytes = doc.bytes;
+  if (bytes === null) return utf8Of(start + doc.source.slice(from, to) + `</${name}>`, scratch);
+  return spanUtf8(bytes, NO_CUTS, from, to, start, name, scratch);
+}
+const NO_CUTS: number[] = [];
+
 
 /** The index of the first cut (start, end pairs, in source order) that starts at or after `from`, counted in pairs. */
 function firstCutFrom(cuts: number[], from: number): number {

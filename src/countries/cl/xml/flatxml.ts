@@ -443,8 +443,16 @@ function attributeNames(x: FlatIndex, from: number, scope: Scope, prefixed: bool
  * the document), and that it was seen (the envelope's canonical form from the source needs every DTE seen).
  */
 export function commitIndex(x: FlatIndex): void {
-  const { doc, root: el } = x;
-  const body = x.flags[0]! & (BODY_CANONICAL | BODY_PLAIN);
+  commitSeen(x.root, x.flags[0]! & (BODY_CANONICAL | BODY_PLAIN), x.cuts, x.idList);
+}
+
+/**
+ * Records an OPAQUE element of a lazily parsed envelope as seen without building it (commitIndex,
+ * and exchange/verify-pass.ts after reading a DTE in one pass): its content's flags `body`
+ * (BODY_CANONICAL | BODY_PLAIN, passed on to its ancestors), the cuts in it, its IDs.
+ */
+export function commitSeen(el: FElement, body: number, cuts: readonly number[], ids: readonly string[]): void {
+  const doc = el.doc!;
   el.flags = (el.flags & ~(BODY_CANONICAL | BODY_PLAIN)) | body;
   for (let a = el.parentNode; a instanceof FElement; a = a.parentNode) {
     if (!(body & BODY_CANONICAL)) a.flags &= ~BODY_CANONICAL;
@@ -454,10 +462,10 @@ export function commitIndex(x: FlatIndex): void {
     if (el.flags & OPAQUE) doc.unexpanded--;
     let at = doc.cuts.length;
     while (at > 0 && doc.cuts[at - 2]! > el.contentStart) at -= 2;
-    if (x.cuts.length) doc.cuts.splice(at, 0, ...x.cuts);
+    if (cuts.length) doc.cuts.splice(at, 0, ...cuts);
   }
   el.flags |= EXPANDED;
-  for (const id of x.idList) {
+  for (const id of ids) {
     if (doc.idsSeen.has(id)) doc.duplicateIds = true;
     doc.idsSeen.add(id);
   }

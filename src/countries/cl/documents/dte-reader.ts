@@ -1,0 +1,422 @@
+/**
+ * A received DTE read in one pass over its source text, the SII's schema driving the reading: each
+ * tag is met once, checked against the content model where it stands (the same greedy decisions as
+ * dte-schema.ts's walks, in the same order), each value against its simple type as it is read, and
+ * the source is held to C14N's form as written (start tags `<name a="v">` with one space, double
+ * quotes and the attributes in order, `</name>` end tags, `&` only in `&amp;` `&lt;` `&gt;`, no `>`
+ * in text, no empty-element tags, no namespace declaration but the Signature's; the compiled model
+ * is dte-reader-model.ts). What the verification needs comes out of the
+ * same pass: the fields of the report, the stamp's DD and CAF, the XMLDSig's parts and spans.
+ *
+ * It only ever says "valid and canonical as written": `readDte` returns null for anything else (a
+ * schema problem, an entity, a prefix, another form of the XMLDSig, anything unusual), and the
+ * caller then reads the DTE over its flat index or its tree, which say what is wrong. So a DTE it
+ * accepts is one dte-schema.ts finds no problem in (test/reception/one-pass.test.ts holds that on
+ * every DTE the engine makes and on generated mutations of them).
+ */
+import * as schema from "./dte-schema";
+import type { AttributeDecl } from "./dte-schema";
+import * as model from "./dte-reader-model";
+import type { ElementNode, GroupNode, Span } from "./dte-reader-model";
+import * as fast from "../xml/fastxml";
+import type { FElement } from "../xml/fastxml";
+
+// Module-local copies of what the reading calls per element: a module runner (the tests', the
+// benches') may turn each use of an import into a property read through a getter.
+const { simpleProblem, TYPES } = schema;
+const { BRANCH_NAMES, DTE, FIELDS, known, NONE } = model;
+const { canonicalText, decode } = fast;
+
+const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
+const NS_XSI = "http://www.w3.org/2001/XMLSchema-instance";
+const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
+const RSA_SHA1 = "http://www.w3.org/2000/09/xmldsig#rsa-sha1";
+const SHA1 = "http://www.w3.org/2000/09/xmldsig#sha1";
+
+export { FIELDS, type Field, type Span } from "./dte-reader-model";
+
+export interface DteReading {
+  /** The branch element (Documento, Exportaciones, Liquidacion): its name, its ID, its start tag's attributes as written (` ID="…"`), its content. */
+  branch: string;
+  id: string;
+  branchAttributes: string;
+  branchContent: [number, number];
+  /** FIELDS' values by slot (undefined: absent). */
+  values: (string | undefined)[];
+  spans: Partial<Record<Span, [number, number]>>;
+  /** Whether the DD's source has no white space between two tags (then it is its own xml.ts `flatten`: the form its stamp signs). */
+  ddFlat: boolean;
+  signature: {
+    /** SignedInfo's content, the Reference's URI, and the texts as written. */
+    signedInfoContent: [number, number];
+    uri: string;
+    digestValue: string;
+    signatureValue: string;
+    modulus: string | null;
+    exponent: string | null;
+    certificate: string;
+  };
+}
+
+/** Thrown to leave the reading: the DTE is not one this reader takes. */
+const NOT_HERE = new Error("not read in one pass");
+
+/**
+ * Reads the content of a DTE element of a fast-parsed document (an OPAQUE DTE of an envelope, or a
+ * built one), from the end of its start tag to its end tag; null when it is not valid and canonical
+ * as written. The DTE's own start tag is the parser's: its attributes are checked against the model
+ * here (namespace declarations and xsi's left out, as dte-schema.ts does); its name and namespace,
+ * and the namespaces in scope, are the caller's to check.
+ */
+export function readDte(dte: FElement): DteReading | null {
+  const doc = dte.doc;
+  if (!doc || dte.contentStart < 0) return null;
+  const attributes: [string, string][] = [];
+  for (let i = 0; i < dte.attributes.length; i++) {
+    const a = dte.attributes.item(i)!;
+    if (a.name === "xmlns" || a.name.startsWith("xmlns:") || a.namespaceURI === NS_XSI) continue;
+    attributes.push([a.name, a.value]);
+  }
+  try {
+    return new Reader(doc.source, dte.contentStart, dte.contentEnd).dte(attributes);
+  } catch (e) {
+    if (e === NOT_HERE) return null;
+    throw e;
+  }
+}
+
+const no = (): never => {
+  throw NOT_HERE;
+};
+
+class Reader {
+  /** Where the reading is: after the last tag read. */
+  private pos: number;
+  /** The lookahead: the next sibling's name and the `<` of its start tag, or (name null) the `<` of the parent's end tag. */
+  private name: string | null = null;
+  private at = 0;
+  private nameEnd = 0;
+  /** The attributes of the start tag just read (names in order, values). */
+  private readonly an: string[] = [];
+  private readonly av: string[] = [];
+  private na = 0;
+  private readonly values: (string | undefined)[] = new Array(FIELDS.length);
+  private readonly spans: DteReading["spans"] = {};
+  private id: string | null = null;
+  private branchAttributes = "";
+  private branchContent: [number, number] = [0, 0];
+  private sig: DteReading["signature"] | null = null;
+  private branchName = "";
+  /** How many times white space stood between two tags so far (what xml.ts flatten removes), and whether the DD had none. */
+  private spaced = 0;
+  private ddFlat = false;
+  /** How many elements are open below the DTE. */
+  private depth = 0;
+
+  constructor(private readonly text: string, from: number, private readonly to: number) {
+    this.pos = from;
+  }
+
+  dte(attributes: [string, string][]): DteReading {
+    this.attributes(DTE.attributes, attributes);
+    this.peek();
+    this.group(DTE.model!);
+    if (this.name !== null || this.at !== this.to || this.id === null || this.sig === null || this.branchName === "") no();
+    return { branch: this.branchName, id: this.id!, branchAttributes: this.branchAttributes, branchContent: this.branchContent, values: this.values, spans: this.spans, ddFlat: this.ddFlat, signature: this.sig! };
+  }
+
+  /** Sets the lookahead from `pos`: only white space may come first. */
+  private peek(): void {
+    const t = this.text;
+    let p = this.pos;
+    let c = t.charCodeAt(p);
+    while (c === 10 || c === 32 || c === 9) c = t.charCodeAt(++p);
+    if (p > this.pos) this.spaced++;
+    if (c !== 60 /* < */ || p > this.to) no();
+    this.at = p;
+    if (t.charCodeAt(p + 1) === 47 /* / */) {
+      this.name = null;
+      return;
+    }
+    // The name, hashed as it is read, found among the names the reading knows without cutting it out
+    // of the text (most elements' names; any other cannot be valid here, and reads as UNKNOWN).
+    let q = p + 1;
+    let h = 0;
+    for (c = t.charCodeAt(q); c !== 62 /* > */ && c !== 32; c = t.charCodeAt(++q)) {
+      if (q >= this.to || c === 47 || c === 60) no();
+      h = (h * 31 + c) | 0;
+    }
+    this.nameEnd = q;
+    this.name = known(t, p + 1, q, h);
+  }
+
+  /** Reads the lookahead's start tag (canonical as written but for the values, which `plain` checks); `pos` after its `>`. */
+  private startTag(): void {
+    const t = this.text;
+    let p = this.nameEnd;
+    let n = 0;
+    while (t.charCodeAt(p) === 32) {
+      const eq = t.indexOf('="', p + 1);
+      if (eq < 0 || eq >= this.to) no();
+      const name = t.slice(p + 1, eq);
+      const end = t.indexOf('"', eq + 2);
+      if (end < 0 || end >= this.to) no();
+      const value = t.slice(eq + 2, end);
+      // (Each value is checked for C14N's form where it is used: `plain`, or compared with a constant.)
+      // C14N's order: the namespace declaration first, then the attributes by name (none has a prefix here).
+      if (n > 0 && (name === "xmlns" || !(name > this.an[n - 1]! || this.an[n - 1] === "xmlns"))) no();
+      this.an[n] = name;
+      this.av[n++] = value;
+      p = end + 1;
+    }
+    if (t.charCodeAt(p) !== 62 /* > */) no();
+    this.na = n;
+    this.pos = p + 1;
+  }
+
+  /** The start tag's attributes (or the DTE's, `given`) against their declarations, as dte-schema.ts checks them (no namespace declaration here). */
+  private attributes(decls: AttributeDecl[], given?: [string, string][]): void {
+    let names = this.an;
+    let values = this.av;
+    let n = this.na;
+    if (given) {
+      names = given.map((a) => a[0]);
+      values = given.map((a) => a[1]);
+      n = given.length;
+    }
+    if (n === 0 && decls.length === 0) return;
+    for (let k = 0; k < n; k++) {
+      const name = names[k]!;
+      let declared = false;
+      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
+      if (!declared) no();
+      if (name === "ID" && !given) {
+        if (this.id !== null) no();
+        this.id = values[k]!;
+      }
+    }
+    for (let j = 0; j < decls.length; j++) {
+      const [name, required, type, fixed] = decls[j]!;
+      let k = 0;
+      while (k < n && names[k] !== name) k++;
+      if (k === n) {
+        if (required) no();
+        continue;
+      }
+      const v = values[k]!;
+      if (!plain(v) || (fixed !== null && v !== fixed) || simpleProblem(v, TYPES[type]!) !== null) no();
+    }
+  }
+
+  /** Reads the lookahead element, declared by `node`, and sets the lookahead to what follows it. */
+  private element(node: ElementNode): void {
+    if (node.sig) {
+      if (this.depth !== 0) no();
+      return this.signature();
+    }
+    const name = node.name;
+    const start = this.at;
+    this.startTag();
+    this.attributes(node.attributes);
+    if (node.simple >= 0) {
+      const value = this.leafText(name);
+      if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
+      const slot = node.slot;
+      if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
+    } else {
+      const contentStart = this.pos;
+      const branch = this.depth === 0 && BRANCH_NAMES.includes(name);
+      if (branch) {
+        if (this.branchName !== "") no();
+        this.branchName = name;
+        this.branchAttributes = this.text.slice(start + 1 + name.length, contentStart - 1);
+      }
+      const spacedBefore = this.spaced;
+      this.depth++;
+      this.peek();
+      if (node.model) this.group(node.model);
+      if (this.name !== null) no();
+      if (branch) this.branchContent = [contentStart, this.at];
+      this.endTag(name);
+      this.depth--;
+      const span = node.span;
+      if (span !== null && this.spans[span] === undefined) {
+        this.spans[span] = [start, this.pos];
+        if (span === "DD") this.ddFlat = this.spaced === spacedBefore;
+      }
+    }
+    this.peek();
+  }
+
+  /** The text of a leaf (no element in it, `&` only in C14N's `&amp;` `&lt;` `&gt;`, no `>`) up to its end tag, which is read; decoded. */
+  private leafText(name: string): string {
+    const t = this.text;
+    // A short text read a character at a time, noting `&` and `>`; a long one (a certificate) searched.
+    let lt = this.pos;
+    let marked = false;
+    const stop = Math.min(lt + 64, this.to);
+    for (let c = t.charCodeAt(lt); lt < stop && c !== 60 /* < */; c = t.charCodeAt(++lt)) if (c === 38 || c === 62) marked = true;
+    if (lt === stop) {
+      lt = t.indexOf("<", stop);
+      marked = true;
+    }
+    if (lt < 0 || lt >= this.to) no();
+    const raw = t.slice(this.pos, lt);
+    const value = !marked || (raw.indexOf("&") < 0 && raw.indexOf(">") < 0) ? raw : canonicalText(raw) ? decode(raw) : no();
+    if (raw.length !== 0 && (raw.charCodeAt(0) <= 32 || raw.charCodeAt(0) >= 0xa0) && SPACES.test(raw)) this.spaced++;
+    this.at = lt;
+    this.endTag(name);
+    return value;
+  }
+
+  /** The end tag `</name>` at `at`; `pos` after it. */
+  private endTag(name: string): void {
+    const t = this.text;
+    const at = this.at;
+    const n = name.length;
+    if (t.charCodeAt(at + 1) !== 47 /* / */ || t.charCodeAt(at + 2 + n) !== 62 /* > */) no();
+    for (let k = 0; k < n; k++) if (t.charCodeAt(at + 2 + k) !== name.charCodeAt(k)) no();
+    this.pos = at + name.length + 3;
+  }
+
+  // The content model, as FlatChecker walks it (dte-schema.ts): `i` there is the lookahead here.
+  private group(g: GroupNode): void {
+    const { max, min } = g;
+    let n = 0;
+    while (max === -1 || n < max) {
+      if (n >= min && (this.name === null || !g.first.has(this.name))) break;
+      const before = this.at;
+      this.once(g);
+      n++;
+      if (this.at === before) break;
+    }
+  }
+
+  private once(g: GroupNode): void {
+    const parts = g.parts;
+    if (g.choice) {
+      const name = this.name;
+      let alt: ElementNode | GroupNode | null = null;
+      for (let k = 0; k < parts.length && alt === null && name !== null; k++) {
+        const p = parts[k]!;
+        if (p.group ? p.first.has(name) : p.name === name) alt = p;
+      }
+      if (alt === null) {
+        let optional = false;
+        for (let k = 0; k < parts.length; k++) optional ||= parts[k]!.group ? (parts[k] as GroupNode).optional : (parts[k] as ElementNode).min === 0;
+        if (!optional) no();
+        return;
+      }
+      return this.particle(alt);
+    }
+    for (let k = 0; k < parts.length; k++) {
+      const p = parts[k]!;
+      if (!p.group && p.min === 0 && this.name !== p.name) continue;
+      this.particle(p);
+    }
+  }
+
+  private particle(p: ElementNode | GroupNode): void {
+    if (p.group) {
+      if (p.optional && (this.name === null || !p.first.has(this.name))) return;
+      return this.group(p);
+    }
+    const { name, min, max } = p;
+    let n = 0;
+    while ((max === -1 || n < max) && this.name === name) {
+      this.element(p);
+      n++;
+    }
+    if (n < min || (max > 1 && n === max && this.name === name)) no();
+  }
+
+  // The XMLDSig in the SII's form: SignedInfo (C14N, RSA-SHA1, one Reference with C14N transforms
+  // and SHA-1), SignatureValue, KeyInfo (KeyValue's RSAKeyValue if any, X509Data's certificate).
+  private signature(): void {
+    this.open("Signature");
+    if (this.na !== 1 || this.an[0] !== "xmlns" || this.av[0] !== NS_DSIG) no();
+    this.open("SignedInfo", 0);
+    const siStart = this.pos;
+    this.empty("CanonicalizationMethod", "Algorithm", C14N);
+    this.empty("SignatureMethod", "Algorithm", RSA_SHA1);
+    this.open("Reference", 1);
+    if (this.an[0] !== "URI" || !plain(this.av[0]!)) no();
+    const uri = this.av[0]!;
+    if (this.next() === "Transforms") {
+      this.open("Transforms", 0);
+      if (this.next() !== "Transform") no();
+      while (this.next() === "Transform") this.empty("Transform", "Algorithm", C14N);
+      this.close("Transforms");
+    }
+    this.empty("DigestMethod", "Algorithm", SHA1);
+    const digestValue = this.leaf("DigestValue");
+    this.close("Reference");
+    const signedInfoEnd = this.at;
+    this.close("SignedInfo");
+    const signatureValue = this.leaf("SignatureValue");
+    this.open("KeyInfo", 0);
+    let modulus: string | null = null;
+    let exponent: string | null = null;
+    if (this.next() === "KeyValue") {
+      this.open("KeyValue", 0);
+      this.open("RSAKeyValue", 0);
+      modulus = this.leaf("Modulus");
+      exponent = this.leaf("Exponent");
+      this.close("RSAKeyValue");
+      this.close("KeyValue");
+    }
+    this.open("X509Data", 0);
+    const certificate = this.leaf("X509Certificate");
+    this.close("X509Data");
+    this.close("KeyInfo");
+    this.close("Signature");
+    if (this.sig !== null) no();
+    this.sig = { signedInfoContent: [siStart, signedInfoEnd], uri, digestValue, signatureValue, modulus, exponent, certificate };
+  }
+
+  /** The lookahead's name (a method: TypeScript would narrow the field across the calls that move it). */
+  private next(): string | null {
+    return this.name;
+  }
+
+  /** The lookahead is `<name` with `attributes` attributes (any number when undefined): its start tag read, the lookahead its first child. */
+  private open(name: string, attributes?: number): void {
+    if (this.name !== name) no();
+    this.startTag();
+    if (attributes !== undefined && this.na !== attributes) no();
+    this.peek();
+  }
+
+  /** The lookahead (the parent's end tag) is `</name>`: read, the lookahead what follows. */
+  private close(name: string): void {
+    if (this.name !== null) no();
+    this.endTag(name);
+    this.peek();
+  }
+
+  /** `<name attribute="value"></name>`. */
+  private empty(name: string, attribute: string, value: string): void {
+    this.open(name, 1);
+    if (this.an[0] !== attribute || this.av[0] !== value) no();
+    this.close(name);
+  }
+
+  /** `<name>text</name>`: its text. */
+  private leaf(name: string): string {
+    if (this.name !== name) no();
+    this.startTag();
+    if (this.na !== 0) no();
+    const value = this.leafText(name);
+    this.peek();
+    return value;
+  }
+}
+/** An attribute value as C14N writes it (no character it escapes in an attribute: `&` `<` `"`, tab, line ends; nor `>`, to keep to one form). */
+function plain(v: string): boolean {
+  for (let k = 0; k < v.length; k++) {
+    const c = v.charCodeAt(k);
+    if (c < 32 || c === 38 /* & */ || c === 60 /* < */ || c === 62 /* > */) return false;
+  }
+  return true;
+}
+const SPACES = /^\s+$/;

@@ -1,0 +1,142 @@
+/**
+ * A received DTE of an envelope verified in one pass over its source (documents/dte-reader.ts: the
+ * schema walk, the canonical form's checks and the fields, as the tags are met) instead of over a
+ * flat index built first and walked after (verify-flat.ts): then the same checks on what the pass
+ * read, the signed content and the SignedInfo taken as source spans behind their apex tags, the
+ * stamp's DD and CAF as their source text. Like verify-flat.ts it only ever says "passed": it gives
+ * the report the flat index would give when every check passes there on its first form, and null
+ * for anything else, which then goes through the flat index and the tree, so every failure report
+ * and every fallback stays theirs. test/reception/one-pass.test.ts and lazy-verify.test.ts hold its
+ * reports equal to the others'.
+ */
+import { b64decode, b64encode } from "../pki/asn1";
+import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
+import { readDte, type DteReading } from "../documents/dte-reader";
+import type { TedCheck } from "../documents/ted";
+import { apexNamespaces, spanCanonicalUtf8 } from "../xml/c14n";
+import { BODY_CANONICAL, EXPANDED, OPAQUE, type FElement, type Scope } from "../xml/fastxml";
+import { commitSeen } from "../xml/flatxml";
+import { encodeLatin1, flatten, NS_DSIG, NS_SII } from "../xml/xml";
+import { certificateOf, keyValueMatchesCert, signerOf, verifyKey, type SignatureCheck } from "../xml/xmldsig";
+import { stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
+
+const DIGITS = /^\d+$/;
+const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
+
+/** The report of an OPAQUE DTE of a lazily parsed envelope when it passes every check in one pass (the DTE then recorded as seen); null otherwise, the document left as it was. */
+export async function verifyDtePass(dte: FElement, opts: InboundOptions): Promise<InboundDteReport | null> {
+  const doc = dte.doc;
+  const scope = dte.opaqueScope;
+  if (!doc || !scope || dte.contentStart < 0 || !(dte.flags & OPAQUE) || dte.flags & EXPANDED) return null;
+  if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII || scope.get("") !== NS_SII || inheritsXmlAttributes(dte)) return null;
+  const read = readDte(dte);
+  if (!read) return null;
+  const v = read.values;
+  const report: InboundDteReport = {
+    ok: false,
+    id: read.id,
+    documentType: num(v[0]),
+    folio: num(v[1]),
+    issuerRut: v[3] ?? null,
+    receiverRut: v[4] ?? null,
+    issueDate: v[2] ?? null,
+    total: v[6] ?? null,
+    signature: { ok: false },
+    ted: { ok: false },
+    schemaErrors: [],
+  };
+  const signature = await signatureOf(dte, read, scope);
+  // Signature wrapping, as verifyDteElement: the signed element is this DTE's own branch (the only ID in it: the reader takes no other).
+  if (!signature || signature.reference !== `#${read.id}`) return null;
+  report.signature = signature;
+  const ted = await stampOf(dte, read, opts);
+  if (!ted) return null;
+  report.ted = ted;
+  if (stampDisagreements(report, v[5] ?? "", v[7] ?? "").length) return null;
+  report.ok = true;
+  commitSeen(dte, BODY_CANONICAL, [], [read.id]);
+  verifyPaths.pass++;
+  return report;
+}
+
+/** Whether an ancestor carries an xml:* attribute (inclusive C14N would write it on the apex: left to the other paths). */
+function inheritsXmlAttributes(dte: FElement): boolean {
+  for (let e: unknown = dte; e && (e as FElement).nodeType === 1; e = (e as FElement).parentNode) {
+    const attrs = (e as FElement).attributes;
+    for (let i = 0; i < attrs.length; i++) if (attrs.item(i)!.name.startsWith("xml:")) return true;
+  }
+  return false;
+}
+
+/** The DTE's XMLDSig when it verifies with its SignedInfo and the signed branch canonical as written; null otherwise. */
+async function signatureOf(dte: FElement, read: DteReading, scope: Scope): Promise<SignatureCheck | null> {
+  const s = read.signature;
+  if (!s.uri.startsWith("#")) return null;
+  const cert = certificateOf(s.certificate);
+  if (!cert) return null;
+  if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
+  const doc = dte.doc!;
+  const apex = apexNamespacesOf(scope);
+  const signedInfo = spanCanonicalUtf8(doc, `<SignedInfo${apex.signedInfo}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo");
+  // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it).
+  const [from, to] = read.branchContent;
+  const content = spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true);
+  const digested = crypto.subtle.digest("SHA-1", content);
+  const digest = b64encode(await digested);
+  if (digest !== s.digestValue.replace(/\s+/g, "")) return null;
+  const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
+  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(s.signatureValue), signedInfo))) return null;
+  return { ok: true, reference: s.uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
+}
+
+/**
+ * The namespace declarations C14N writes on the branch (the DTE's scope) and on the SignedInfo
+ * (the Signature's: the same with the XMLDSig's default namespace); the last ones kept, as the DTEs
+ * of an envelope declare the same namespaces each in a scope of its own.
+ */
+function apexNamespacesOf(scope: Scope): { branch: string; signedInfo: string } {
+  const last = lastApex;
+  if (last !== null && last.scope.size === scope.size) {
+    let same = true;
+    for (const [p, u] of scope) if (last.scope.get(p) !== u) same = false;
+    if (same) return last;
+  }
+  lastApex = { scope: new Map(scope), branch: apexNamespaces(scope), signedInfo: apexNamespaces(new Map(scope).set("", NS_DSIG)) };
+  return lastApex;
+}
+let lastApex: { scope: Scope; branch: string; signedInfo: string } | null = null;
+
+/** The stamp's check when its FRMT verifies under a CAF this isolate already verified and the CAF covers it; null otherwise (as verify-flat.ts stampOf). */
+async function stampOf(dte: FElement, read: DteReading, opts: InboundOptions): Promise<TedCheck | null> {
+  const { DD: dd, CAF: caf } = read.spans;
+  const frmt = read.values[17];
+  if (!dd || !caf || frmt === undefined) return null;
+  const source = dte.doc!.source;
+  // Canonical as written and without namespaces: their canonical forms without namespaces are their source.
+  const known = knownCafVerdict(source.slice(caf[0], caf[1]), opts);
+  if (!known) return null;
+  let verdict: CafElementCheck;
+  try {
+    verdict = await known;
+  } catch {
+    return null;
+  }
+  const v = read.values;
+  const fields = { RE: v[8] ?? "", TD: v[9] ?? "", F: v[10] ?? "", FE: v[11] ?? "", RR: v[12] ?? "", RSR: v[13] ?? "", MNT: v[14] ?? "", IT1: v[15] ?? "", TSTED: v[16] ?? "" };
+  try {
+    if (!(await crypto.subtle.verify(RSA_SHA1, verdict.publicKey, b64decode(frmt), ddBytes(dte, read, dd)))) return null;
+  } catch {
+    return null;
+  }
+  if (fields.RE !== verdict.issuerRut || Number(fields.TD) !== verdict.documentType || Number(fields.F) < verdict.from || Number(fields.F) > verdict.to) return null;
+  return { ok: true, dd: fields, cafEnvironment: verdict.environment };
+}
+
+/** The bytes the stamp signs: the DD's canonical form without namespaces, flattened, in ISO-8859-1 (the received bytes themselves when they are ASCII and the DD has no white space between tags). */
+function ddBytes(dte: FElement, read: DteReading, [from, to]: [number, number]): Uint8Array<ArrayBuffer> {
+  const doc = dte.doc!;
+  // (The received bytes live in an ArrayBuffer: a file's bytes, never shared memory.)
+  if (read.ddFlat && doc.bytes) return doc.bytes.subarray(from, to) as Uint8Array<ArrayBuffer>;
+  const text = doc.source.slice(from, to);
+  return encodeLatin1(read.ddFlat ? text : flatten(text), "DD");
+}
