@@ -130,6 +130,22 @@ describe("a DTE read in one pass", () => {
     expect(refused).toBeGreaterThanOrEqual(invalid);
   });
 
+  it("reads a CAF it has just read in full as it read it then (span, white space), and any other CAF in full", () => {
+    const d = set.dtes[33]!.element;
+    const spaced = d.replace(/<CAF version="1.0">[\s\S]*<\/CAF>/, (caf) => caf.replace(/><(?!\/)/g, ">\n<"));
+    const changed = d.replace(/<IDK>(\d+)<\/IDK>/, "<IDK>x$1</IDK>");
+    expect(spaced).not.toBe(d);
+    expect(changed).not.toBe(d);
+    for (const xml of [d, d, spaced, spaced, d, changed, d, changed]) {
+      const r = readings(xml)!;
+      expect(r.reading !== null).toBe(r.flat.length === 0);
+      if (r.reading) expectSameAsIndex(r.reading, r.x);
+    }
+    expect(readings(spaced)!.reading!.ddFlat).toBe(false);
+    expect(readings(d)!.reading!.ddFlat).toBe(true);
+    expect(readings(changed)!.reading).toBeNull();
+  });
+
   it("refuses what is valid but not canonical as written, or outside its form of the XMLDSig", () => {
     const d = set.dtes[33]!.element;
     const r = readings(d)!;
@@ -187,6 +203,40 @@ describe("a DTE verified in one pass", () => {
       expect(report).toEqual(await verifyInbound(input, { ...SIM, lazy: false }));
     }
     expect(isAscii(encodeLatin1(accented))).toBe(false);
+  });
+
+  it("holds the stamp to the document: a receiver's name or first item that differs fails on every path; one that differs only in quotes and spaces, as issuers write them, passes", async () => {
+    const d = set.dtes[33]!;
+    const unsigned = d.element.replace(/\n?<Signature xmlns[\s\S]*<\/Signature>\n?/, "");
+    const name = /<RznSocRecep>([^<]*)<\/RznSocRecep>/.exec(unsigned)![1]!;
+    const item = /<NmbItem>([^<]*)<\/NmbItem>/.exec(unsigned)![1]!;
+    const variant = async (rewrite: (xml: string) => string) => {
+      const element = await signXml(rewrite(unsigned), d.id, set.signer);
+      return (await buildEnvioDte({ ...common(), dtes: [{ ...d, element }] })).xmlString;
+    };
+    const cases: [string, string, string | null][] = [
+      ["another receiver", await variant((x) => x.replace(`<RznSocRecep>${name}`, "<RznSocRecep>OTRA EMPRESA SPA")), "RSR differs from RznSocRecep"],
+      ["another first item", await variant((x) => x.replace(`<NmbItem>${item}`, "<NmbItem>Otro producto")), "IT1 differs from the first NmbItem"],
+      ["the receiver's name with quotes and a double space", await variant((x) => x.replace(`<RznSocRecep>${name}`, `<RznSocRecep>&quot;${name.replace(" ", "  ")}&quot;`)), null],
+      ["the receiver's name with a double space", await variant((x) => x.replace(`<RznSocRecep>${name}`, `<RznSocRecep>${name.replace(" ", "  ")}`)), null],
+    ];
+    for (const [label, xml, mismatch] of cases) {
+      await verifyInbound(xml, SIM);
+      const before = verifyPaths.pass;
+      const report = await verifyInbound(xml, SIM);
+      expect(report, label).toEqual(await verifyInbound(xml, { ...SIM, pass: false }));
+      expect(report, label).toEqual(await verifyInbound(xml, { ...SIM, lazy: false }));
+      if (mismatch === null) {
+        expect(report.ok, `${label}: ${report.message}`).toBe(true);
+        // `&quot;` is outside the one-pass reader's form (the tree reads it); the double space alone is not.
+        expect(verifyPaths.pass - before, label).toBe(label.includes("quotes") ? 0 : 1);
+        continue;
+      }
+      expect(report.ok, label).toBe(false);
+      expect(report.documents[0]!.failure, label).toBe("TED_INVALID");
+      expect(report.documents[0]!.message, label).toContain(mismatch);
+      expect(verifyPaths.pass, label).toBe(before);
+    }
   });
 
   it("hands a DTE it cannot pass to the flat index and the tree: tampered, re-signed by another key, its stamp or CAF changed, each the whole tree's report", async () => {

@@ -58,6 +58,9 @@ export interface DteReading {
   };
 }
 
+/** The last CAF read in full: its declaration, a copy of its text (not a slice: it must not hold the file it came from), how often white space stood between its tags. */
+let lastCaf: { node: ElementNode; text: string; spaced: number } | null = null;
+
 /** Thrown to leave the reading: the DTE is not one this reader takes. */
 const NOT_HERE = new Error("not read in one pass");
 
@@ -225,6 +228,7 @@ class Reader {
       if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
     } else {
       const contentStart = this.pos;
+      if (node.span === "CAF" && this.knownCaf(node, start)) return this.peek();
       const branch = this.depth === 0 && BRANCH_NAMES.includes(name);
       if (branch) {
         if (this.branchName !== "") no();
@@ -243,9 +247,27 @@ class Reader {
       if (span !== null && this.spans[span] === undefined) {
         this.spans[span] = [start, this.pos];
         if (span === "DD") this.ddFlat = this.spaced === spacedBefore;
+        if (span === "CAF") lastCaf = { node, text: (" " + this.text.slice(start, this.pos)).slice(1), spaced: this.spaced - spacedBefore };
       }
     }
     this.peek();
+  }
+
+  /**
+   * Whether the CAF starting at `start` (its start tag read) is, as written, the last CAF read in
+   * full: its reading is a function of its text (no value slot, no ID, no span inside it), so it is
+   * taken as read then, span and white space included. The DTEs of an envelope mostly share one CAF.
+   */
+  private knownCaf(node: ElementNode, start: number): boolean {
+    const last = lastCaf;
+    if (last === null || last.node !== node) return false;
+    const end = start + last.text.length;
+    if (end > this.to || !this.text.startsWith(last.text, start)) return false;
+    if (this.spans.CAF !== undefined) no();
+    this.spans.CAF = [start, end];
+    this.spaced += last.spaced;
+    this.pos = end;
+    return true;
   }
 
   /** The text of a leaf (no element in it, `&` only in C14N's `&amp;` `&lt;` `&gt;`, no `>`) up to its end tag, which is read; decoded. */

@@ -156,8 +156,10 @@ export function stampDisagreements(report: InboundDteReport, name: string, first
   if (dd.RR !== report.receiverRut) mismatches.push(`RR ${dd.RR} ≠ RUTRecep ${report.receiverRut}`);
   if (dd.MNT !== report.total) mismatches.push(`MNT ${dd.MNT} ≠ MntTotal ${report.total}`);
   const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
-  if (loose(dd.RSR) !== loose(tedText(name)) && loose(dd.RSR) !== loose(name.slice(0, 40))) mismatches.push("RSR differs from RznSocRecep");
-  if (loose(dd.IT1) !== loose(tedText(firstItem)) && loose(dd.IT1) !== loose(firstItem.slice(0, 40))) mismatches.push("IT1 differs from the first NmbItem");
+  // The stamp's own form of the text first (what the engine and most issuers write): equal, it is loosely equal too.
+  const agrees = (stamped: string, text: string) => { const t = tedText(text); return stamped === t || loose(stamped) === loose(t) || loose(stamped) === loose(text.slice(0, 40)); };
+  if (!agrees(dd.RSR, name)) mismatches.push("RSR differs from RznSocRecep");
+  if (!agrees(dd.IT1, firstItem)) mismatches.push("IT1 differs from the first NmbItem");
   return mismatches;
 }
 
