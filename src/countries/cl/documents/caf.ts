@@ -329,7 +329,8 @@ export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}
   // less than building and hashing a new key.
   if (lastVerdict && lastVerdict.caf === cafCanonical && lastVerdict.trust === trust) return lastVerdict.verdict;
   const verdict = cafVerdicts.get(`${trust}\n${cafCanonical}`);
-  if (verdict) lastVerdict = { trust, caf: cafCanonical, verdict };
+  // A copy of the text, not the text itself: it may be a slice of a received file, which the memo must not keep alive.
+  if (verdict) lastVerdict = { trust, caf: (" " + cafCanonical).slice(1), verdict };
   return verdict;
 }
 

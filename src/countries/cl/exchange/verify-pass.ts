@@ -101,9 +101,13 @@ function apexNamespacesOf(scope: Scope): { branch: string; signedInfo: string } 
     for (const [p, u] of scope) if (last.scope.get(p) !== u) same = false;
     if (same) return last;
   }
-  lastApex = { scope: new Map(scope), branch: apexNamespaces(scope), signedInfo: apexNamespaces(new Map(scope).set("", NS_DSIG)) };
+  // Copies, not the texts themselves: they are slices of a received file, which the memo must not keep alive.
+  const kept = new Map<string, string>();
+  for (const [p, u] of scope) kept.set(own(p), own(u));
+  lastApex = { scope: kept, branch: own(apexNamespaces(kept)), signedInfo: own(apexNamespaces(new Map(kept).set("", NS_DSIG))) };
   return lastApex;
 }
+const own = (s: string) => (" " + s).slice(1);
 let lastApex: { scope: Scope; branch: string; signedInfo: string } | null = null;
 
 /** The stamp's check when its FRMT verifies under a CAF this isolate already verified and the CAF covers it; null otherwise (as verify-flat.ts stampOf). */
