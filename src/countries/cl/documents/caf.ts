@@ -9,7 +9,7 @@ import { EngineError } from "../errors";
 import { normalizeRut } from "./rut";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { SIMULATOR_IDK, SIMULATOR_SII_PUBLIC_KEY_SPKI_PEM } from "../pki/sii-simulator-key";
-import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, type XElement } from "../xml/xml";
+import { childText, decodeXmlBytes, encodeLatin1, firstChild, flatten, ownCopy, parseXml, type XElement } from "../xml/xml";
 
 export const RSA_SHA1 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" } as const;
 
@@ -329,8 +329,8 @@ export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}
   // less than building and hashing a new key.
   if (lastVerdict && lastVerdict.caf === cafCanonical && lastVerdict.trust === trust) return lastVerdict.verdict;
   const verdict = cafVerdicts.get(`${trust}\n${cafCanonical}`);
-  // A copy of the text, not the text itself: it may be a slice of a received file, which the memo must not keep alive.
-  if (verdict) lastVerdict = { trust, caf: (" " + cafCanonical).slice(1), verdict };
+  // A copy: the text may be a slice of a received file, which the memo must not keep alive.
+  if (verdict) lastVerdict = { trust, caf: ownCopy(cafCanonical), verdict };
   return verdict;
 }
 

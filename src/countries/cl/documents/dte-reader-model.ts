@@ -44,6 +44,7 @@ function childDecl(decl: ElementDecl, name: string): ElementDecl | null {
 /** Per declaration, the value slot (index in FIELDS) or span it fills; each declaration is one place in the model. */
 const VALUE_OF = new Map<ElementDecl, number>();
 const SPAN_OF = new Map<ElementDecl, Span>();
+/** The DTE's branches (its content's choice: the element its XMLDSig signs); every verification path reads them from here. */
 export const BRANCH_NAMES = ["Documento", "Exportaciones", "Liquidacion"];
 for (const branch of BRANCH_NAMES) {
   const at = (path: readonly string[]) => path.reduce<ElementDecl | null>((d, n) => d && childDecl(d, n), childDecl(DTE_MODEL, branch));
@@ -75,7 +76,7 @@ export interface GroupNode {
   first: Set<string>;
   optional: boolean;
 }
-export const NONE: AttributeDecl[] = [];
+const NONE: AttributeDecl[] = [];
 
 function compileElement(decl: ElementDecl): ElementNode {
   const type = decl[3];
@@ -101,7 +102,7 @@ export const DTE = compileElement(DTE_MODEL);
 /** The element names the reading can meet (the model's and the XMLDSig's), by the hash `peek` works out. */
 const NAMES = new Map<number, string[]>();
 /** What `known` gives for a name no declaration has (equal to none). */
-export const UNKNOWN = "\u0000";
+const UNKNOWN = "\u0000";
 {
   const add = (name: string) => {
     let h = 0;

@@ -20,18 +20,16 @@ import * as model from "./dte-reader-model";
 import type { ElementNode, GroupNode, Span } from "./dte-reader-model";
 import * as fast from "../xml/fastxml";
 import type { FElement } from "../xml/fastxml";
+import { NS_DSIG, NS_XSI, ownCopy } from "../xml/xml";
+import { ALG } from "../xml/xmldsig";
 
 // Module-local copies of what the reading calls per element: a module runner (the tests', the
 // benches') may turn each use of an import into a property read through a getter.
 const { simpleProblem, TYPES } = schema;
-const { BRANCH_NAMES, DTE, FIELDS, known, NONE } = model;
+const { BRANCH_NAMES, DTE, FIELDS, known } = model;
 const { canonicalText, decode } = fast;
 
-const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
-const NS_XSI = "http://www.w3.org/2001/XMLSchema-instance";
-const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
-const RSA_SHA1 = "http://www.w3.org/2000/09/xmldsig#rsa-sha1";
-const SHA1 = "http://www.w3.org/2000/09/xmldsig#sha1";
+const { C14N, RSA_SHA1, SHA1 } = ALG;
 
 export { FIELDS, type Field, type Span } from "./dte-reader-model";
 
@@ -247,7 +245,7 @@ class Reader {
       if (span !== null && this.spans[span] === undefined) {
         this.spans[span] = [start, this.pos];
         if (span === "DD") this.ddFlat = this.spaced === spacedBefore;
-        if (span === "CAF") lastCaf = { node, text: (" " + this.text.slice(start, this.pos)).slice(1), spaced: this.spaced - spacedBefore };
+        if (span === "CAF") lastCaf = { node, text: ownCopy(this.text.slice(start, this.pos)), spaced: this.spaced - spacedBefore };
       }
     }
     this.peek();

@@ -317,7 +317,7 @@ export function first(p: Group): Set<string> {
 }
 const names = (p: Particle): Iterable<string> => (isElement(p) ? [p[0]] : first(p));
 /** Whether `name` can start the particle. */
-export function starts(p: Particle, name: string): boolean {
+function starts(p: Particle, name: string): boolean {
   return isElement(p) ? p[0] === name : first(p).has(name);
 }
 /** Whether a particle may match nothing (memoised on the group). */

@@ -15,15 +15,16 @@ import type { TedCheck } from "../documents/ted";
 import { flatCanonical, flatCanonicalUtf8, sourceCanonicalUtf8 } from "../xml/c14n";
 import type { FElement } from "../xml/fastxml";
 import * as flat from "../xml/flatxml";
+import * as model from "../documents/dte-reader-model";
 import type { FlatIndex } from "../xml/flatxml";
 import { encodeLatin1, flatten, NS_DSIG, type XElement } from "../xml/xml";
 import { ALG, certificateOf, keyValueMatchesCert, signerOf, verifyKey, type SignatureCheck } from "../xml/xmldsig";
-import { BRANCHES, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions, type InboundReport } from "./verify";
+import type { CertificateInfo } from "../pki/certificate";
+import { num, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions, type InboundReport } from "./verify";
 
-// Module-local copies of the index's accessors (a module runner may read each import through a getter).
+// Module-local copies of the branch names and the index's accessors (a module runner may read each import through a getter).
+const { BRANCH_NAMES } = model;
 const { attr, child, childTextOf, commitIndex, indexElement, plainChildTexts, textOf } = flat;
-const DIGITS = /^\d+$/;
-const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
 /**
  * The report of an OPAQUE DTE of a lazily parsed envelope when it passes every check over its flat
@@ -43,7 +44,7 @@ export async function verifyDteFlat(dte: FElement, opts: InboundOptions, scratch
 
 async function verifyIndexed(x: FlatIndex, opts: InboundOptions): Promise<InboundDteReport | null> {
   let branch = -1;
-  for (let c = x.first[0]!; c >= 0 && branch < 0; c = x.next[c]!) if (BRANCHES.includes(x.local[c]!)) branch = c;
+  for (let c = x.first[0]!; c >= 0 && branch < 0; c = x.next[c]!) if (BRANCH_NAMES.includes(x.local[c]!)) branch = c;
   if (branch < 0 || dteSchemaProblemsFlat(x).length) return null;
   const enc = child(x, branch, "Encabezado");
   const idDoc = enc < 0 ? -1 : child(x, enc, "IdDoc");
@@ -152,12 +153,21 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Ui
   // The signed content in the scratch buffer (c14n.ts spanUtf8), handed to the digest at once (WebCrypto copies it).
   const content = signed(uri.slice(1));
   if (content === null) return null;
-  const digested = crypto.subtle.digest("SHA-1", content);
   const dvEl = child(x, ref, "DigestValue");
-  const digest = b64encode(await digested);
-  if (digest !== (dvEl < 0 ? "" : textOf(x, dvEl)).replace(/\s+/g, "")) return null;
+  return signatureChecks(cert, uri, content, dvEl < 0 ? "" : textOf(x, dvEl), textOf(x, sv), signedInfo);
+}
+
+/**
+ * The last steps of an XMLDSig in the SII profile, whatever read its parts (this index, or
+ * verify-pass.ts's one pass): the SHA-1 of the signed content (`content`, possibly the scratch
+ * buffer: digested at the call) against the DigestValue as written, then the SignatureValue over the
+ * canonical SignedInfo under the certificate's key; the check, or null when either fails.
+ */
+export async function signatureChecks(cert: CertificateInfo, uri: string, content: Uint8Array<ArrayBuffer>, digestValue: string, signatureValue: string, signedInfo: Uint8Array<ArrayBuffer>): Promise<SignatureCheck | null> {
+  const digest = b64encode(await crypto.subtle.digest("SHA-1", content));
+  if (digest !== digestValue.replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(textOf(x, sv)), signedInfo))) return null;
+  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(signatureValue), signedInfo))) return null;
   return { ok: true, reference: uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
 }
 
@@ -183,16 +193,27 @@ async function stampOf(x: FlatIndex, branch: number, opts: InboundOptions): Prom
   const known = cafText === null ? undefined : knownCafVerdict(cafText, opts);
   const ddText = flatCanonical(x, dd, true);
   if (!known || ddText === null) return null;
+  const fields = {} as DdFields;
+  for (const k of DD_FIELDS) fields[k] = childTextOf(x, dd, k) ?? "";
+  return stampChecks(known, textOf(x, frmt).trim(), () => encodeLatin1(flatten(ddText), "DD"), fields);
+}
+
+type DdFields = NonNullable<TedCheck["dd"]>;
+/**
+ * The last steps of a stamp's check, whatever read its parts (this index, or verify-pass.ts's one
+ * pass): the CAF's verdict this isolate holds (`known`), the FRMT over the DD's signed bytes
+ * (`signed`, built inside: an encoding that fails is a stamp that fails), and the CAF covering the
+ * DD's issuer, type and folio; the check, or null.
+ */
+export async function stampChecks(known: Promise<CafElementCheck>, frmt: string, signed: () => Uint8Array<ArrayBuffer>, fields: DdFields): Promise<TedCheck | null> {
   let caf: CafElementCheck;
   try {
     caf = await known;
   } catch {
     return null;
   }
-  const fields = {} as NonNullable<TedCheck["dd"]>;
-  for (const k of DD_FIELDS) fields[k] = childTextOf(x, dd, k) ?? "";
   try {
-    if (!(await crypto.subtle.verify(RSA_SHA1, caf.publicKey, b64decode(textOf(x, frmt).trim()), encodeLatin1(flatten(ddText), "DD")))) return null;
+    if (!(await crypto.subtle.verify(RSA_SHA1, caf.publicKey, b64decode(frmt), signed()))) return null;
   } catch {
     return null;
   }

@@ -9,19 +9,16 @@
  * and every fallback stays theirs. test/reception/one-pass.test.ts and lazy-verify.test.ts hold its
  * reports equal to the others'.
  */
-import { b64decode, b64encode } from "../pki/asn1";
-import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
+import { knownCafVerdict } from "../documents/caf";
 import { readDte, type DteReading } from "../documents/dte-reader";
 import type { TedCheck } from "../documents/ted";
 import { apexNamespaces, spanCanonicalUtf8 } from "../xml/c14n";
 import { BODY_CANONICAL, EXPANDED, OPAQUE, type FElement, type Scope } from "../xml/fastxml";
 import { commitSeen } from "../xml/flatxml";
-import { encodeLatin1, flatten, NS_DSIG, NS_SII } from "../xml/xml";
-import { certificateOf, keyValueMatchesCert, signerOf, verifyKey, type SignatureCheck } from "../xml/xmldsig";
-import { stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
-
-const DIGITS = /^\d+$/;
-const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
+import { encodeLatin1, flatten, NS_DSIG, NS_SII, ownCopy } from "../xml/xml";
+import { certificateOf, keyValueMatchesCert, type SignatureCheck } from "../xml/xmldsig";
+import { num, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
+import { signatureChecks, stampChecks } from "./verify-flat";
 
 /** The report of an OPAQUE DTE of a lazily parsed envelope when it passes every check in one pass (the DTE then recorded as seen); null otherwise, the document left as it was. */
 export async function verifyDtePass(dte: FElement, opts: InboundOptions): Promise<InboundDteReport | null> {
@@ -81,12 +78,7 @@ async function signatureOf(dte: FElement, read: DteReading, scope: Scope): Promi
   // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it).
   const [from, to] = read.branchContent;
   const content = spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true);
-  const digested = crypto.subtle.digest("SHA-1", content);
-  const digest = b64encode(await digested);
-  if (digest !== s.digestValue.replace(/\s+/g, "")) return null;
-  const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(s.signatureValue), signedInfo))) return null;
-  return { ok: true, reference: s.uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
+  return signatureChecks(cert, s.uri, content, s.digestValue, s.signatureValue, signedInfo);
 }
 
 /**
@@ -101,13 +93,12 @@ function apexNamespacesOf(scope: Scope): { branch: string; signedInfo: string } 
     for (const [p, u] of scope) if (last.scope.get(p) !== u) same = false;
     if (same) return last;
   }
-  // Copies, not the texts themselves: they are slices of a received file, which the memo must not keep alive.
+  // Copies: the scope's texts are slices of a received file, which the memo must not keep alive.
   const kept = new Map<string, string>();
-  for (const [p, u] of scope) kept.set(own(p), own(u));
-  lastApex = { scope: kept, branch: own(apexNamespaces(kept)), signedInfo: own(apexNamespaces(new Map(kept).set("", NS_DSIG))) };
+  for (const [p, u] of scope) kept.set(ownCopy(p), ownCopy(u));
+  lastApex = { scope: kept, branch: apexNamespaces(kept), signedInfo: apexNamespaces(new Map(kept).set("", NS_DSIG)) };
   return lastApex;
 }
-const own = (s: string) => (" " + s).slice(1);
 let lastApex: { scope: Scope; branch: string; signedInfo: string } | null = null;
 
 /** The stamp's check when its FRMT verifies under a CAF this isolate already verified and the CAF covers it; null otherwise (as verify-flat.ts stampOf). */
@@ -119,21 +110,9 @@ async function stampOf(dte: FElement, read: DteReading, opts: InboundOptions): P
   // Canonical as written and without namespaces: their canonical forms without namespaces are their source.
   const known = knownCafVerdict(source.slice(caf[0], caf[1]), opts);
   if (!known) return null;
-  let verdict: CafElementCheck;
-  try {
-    verdict = await known;
-  } catch {
-    return null;
-  }
   const v = read.values;
   const fields = { RE: v[8] ?? "", TD: v[9] ?? "", F: v[10] ?? "", FE: v[11] ?? "", RR: v[12] ?? "", RSR: v[13] ?? "", MNT: v[14] ?? "", IT1: v[15] ?? "", TSTED: v[16] ?? "" };
-  try {
-    if (!(await crypto.subtle.verify(RSA_SHA1, verdict.publicKey, b64decode(frmt), ddBytes(dte, read, dd)))) return null;
-  } catch {
-    return null;
-  }
-  if (fields.RE !== verdict.issuerRut || Number(fields.TD) !== verdict.documentType || Number(fields.F) < verdict.from || Number(fields.F) > verdict.to) return null;
-  return { ok: true, dd: fields, cafEnvironment: verdict.environment };
+  return stampChecks(known, frmt, () => ddBytes(dte, read, dd), fields);
 }
 
 /** The bytes the stamp signs: the DD's canonical form without namespaces, flattened, in ISO-8859-1 (the received bytes themselves when they are ASCII and the DD has no white space between tags). */

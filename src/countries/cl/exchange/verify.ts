@@ -16,6 +16,7 @@ import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
 import { verifyDtePass } from "./verify-pass";
+import { BRANCH_NAMES } from "../documents/dte-reader-model";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -78,9 +79,12 @@ export interface InboundOptions extends CafTrustOptions {
  * passed over theirs, and how many lazily parsed envelopes had their digests read from the received
  * bytes (FDocument.bytes) (the bench and tests read it).
  */
+const DIGITS = /^\d+$/;
+/** A report's TipoDTE or Folio: the text's number when it is all digits, else null (every path reads them so). */
+export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
+
 export const verifyPaths = { lazy: 0, whole: 0, pass: 0, flat: 0, envelopeFlat: 0, sourceBytes: 0 };
 
-export const BRANCHES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
   if (root instanceof FElement) return idCount(root, id);
@@ -95,13 +99,12 @@ function countId(root: XElement, id: string): number {
 
 /** Verifies one <DTE> element of a parsed document. */
 export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}, memo?: WeakMap<object, string>): Promise<InboundDteReport> {
-  const branch = childElements(dte).find((c) => BRANCHES.includes(c.localName ?? ""));
+  const branch = childElements(dte).find((c) => BRANCH_NAMES.includes(c.localName ?? ""));
   const enc = branch && firstChild(branch, "Encabezado");
   const idDoc = enc && firstChild(enc, "IdDoc");
   const emisor = enc && firstChild(enc, "Emisor");
   const receptor = enc && firstChild(enc, "Receptor");
   const totales = enc && firstChild(enc, "Totales");
-  const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : null);
   const report: InboundDteReport = {
     ok: false,
     id: branch?.getAttribute("ID") ?? null,

@@ -218,7 +218,6 @@ export function spanCanonicalUtf8(doc: InstanceType<typeof fast.FDocument>, star
 }
 const NO_CUTS: number[] = [];
 
-
 /** The index of the first cut (start, end pairs, in source order) that starts at or after `from`, counted in pairs. */
 function firstCutFrom(cuts: number[], from: number): number {
   let lo = 0;

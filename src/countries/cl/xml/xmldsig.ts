@@ -13,7 +13,7 @@ import { b64decode, b64encode, buf, bytesEqual, spkiFromRsa, uintValue, wrap64 }
 import { canonicalize, type C14nOptions } from "./c14n";
 import { readCertificate, type CertificateInfo } from "../pki/certificate";
 import { EngineError } from "../errors";
-import { childElements, findById, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "./xml";
+import { childElements, findById, firstChild, NS_DSIG, ownCopy, parseXml, type XDocument, type XElement } from "./xml";
 
 export const ALG = {
   C14N: "http://www.w3.org/TR/2001/REC-xml-c14n-20010315",
@@ -169,9 +169,6 @@ async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XEl
 const certCache = new Map<string, CertificateInfo>();
 const CERT_CACHE_MAX = 64;
 let lastCert: { text: string; cert: CertificateInfo } | null = null;
-
-/** A copy of `s` that does not hold on to the text it was sliced from (a cache key must not keep a whole received file alive). */
-const ownCopy = (s: string) => (" " + s).slice(1);
 
 /**
  * The certificate of an X509Certificate text (undefined for an empty one, null when it cannot be
