@@ -60,6 +60,7 @@ describe("envelopes verified one DTE at a time", () => {
     inputs.push((await buildEnvioBoleta({ ...common(), dtes: all.filter((d) => d.envelope === "EnvioBOLETA") })).xmlString);
     let documents = 0;
     const envelopeFlatBefore = verifyPaths.envelopeFlat;
+    const envelopePassBefore = verifyPaths.envelopePass;
     for (const xml of inputs) {
       const { report, lazy } = await both(xml);
       expect(report.ok, report.message).toBe(true);
@@ -67,8 +68,10 @@ describe("envelopes verified one DTE at a time", () => {
       documents += report.documents.length;
     }
     expect(documents).toBeGreaterThan(20);
-    // Each envelope's own Signature (and Caratula) read over a flat index, not a tree (both() verifies each lazily twice).
-    expect(verifyPaths.envelopeFlat - envelopeFlatBefore).toBe(2 * inputs.length);
+    // Each envelope's own Signature read in one pass beside its DTEs, and over a flat index beside
+    // theirs (both() verifies each lazily both ways), never over a tree.
+    expect(verifyPaths.envelopePass - envelopePassBefore).toBe(inputs.length);
+    expect(verifyPaths.envelopeFlat - envelopeFlatBefore).toBe(inputs.length);
   });
 
   it("the envelope's own Caratula and Signature over flat indexes: a change the tree refuses is refused the same way; one that keeps the canonical form passes", async () => {
@@ -87,10 +90,12 @@ describe("envelopes verified one DTE at a time", () => {
     };
     for (const [name, xml] of Object.entries(refused)) {
       const before = verifyPaths.envelopeFlat;
+      const passBefore = verifyPaths.envelopePass;
       const { report, lazy } = await both(xml);
       expect(report.ok, name).toBe(false);
       expect(lazy, name).toBe(false);
       expect(verifyPaths.envelopeFlat, name).toBe(before);
+      expect(verifyPaths.envelopePass, name).toBe(passBefore);
     }
     const passed: Record<string, [string, boolean]> = {
       "a redundant default namespace in the Caratula (a cut)": [env.replace(/<Caratula version="1.0">/, '<Caratula xmlns="http://www.sii.cl/SiiDte" version="1.0">'), true],
@@ -99,9 +104,38 @@ describe("envelopes verified one DTE at a time", () => {
       "the Caratula not canonical as written": [env.replace(/<Caratula version="1.0">/, "<Caratula version='1.0'>"), false],
     };
     for (const [name, [xml, expectLazy]] of Object.entries(passed)) {
+      const passBefore = verifyPaths.envelopePass;
       const { report, lazy } = await both(xml);
       expect(report.ok, `${name}: ${report.message}`).toBe(true);
       expect(lazy, name).toBe(expectLazy);
+      if (expectLazy) expect(verifyPaths.envelopePass - passBefore, name).toBe(1);
+    }
+  });
+
+  it("DTEs whose start tags differ, repeat, or carry redundant declarations (cuts): each parsed as written, every report the whole tree's", async () => {
+    const all = Object.values(features).filter((d) => d.envelope === "EnvioDTE");
+    const env = (await buildEnvioDte({ ...common(), dtes: all })).xmlString;
+    const full = '<DTE xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="1.0">';
+    const count = env.split(full).length - 1;
+    expect(count).toBeGreaterThan(4);
+    /** The envelope with the k-th DTE's start tag written as tags[k % tags.length] (the SetDTE's canonical form, and so its signature, unchanged). */
+    const retag = (tags: string[]) => { let k = 0; return env.replaceAll(full, () => tags[k++ % tags.length]!); };
+    const bare = '<DTE version="1.0">';
+    const defaultOnly = '<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">';
+    for (const tags of [[full, bare, bare], [bare], [defaultOnly, full, full, bare, defaultOnly]]) {
+      const xml = retag(tags);
+      const before = verifyPaths.pass;
+      const { report, lazy } = await both(xml);
+      expect(report.ok, `${tags.join(" ")}: ${report.message}`).toBe(true);
+      expect(lazy).toBe(true);
+      expect(verifyPaths.pass - before).toBe(count);
+    }
+    // A repeated tag that changes what was signed (the SetDTE's canonical form), and one that changes the
+    // DTEs' namespace: refused, exactly as the tree refuses them (both() compares the reports).
+    for (const other of ['<DTE version="2.0">', '<DTE xmlns="urn:other" version="1.0">']) {
+      const { report, lazy } = await both(retag([full, other, other]));
+      expect(report.ok, other).toBe(false);
+      expect(lazy, other).toBe(false);
     }
   });
 

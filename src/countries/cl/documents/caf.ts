@@ -322,15 +322,19 @@ export function verifyCafElement(cafEl: XElement, opts: CafTrustOptions = {}): P
   return p;
 }
 
-/** The verdict verifyCafElement already holds for a CAF, by its canonical form without namespaces; undefined when it has none yet. */
-export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}): Promise<CafElementCheck> | undefined {
+/**
+ * The verdict verifyCafElement already holds for a CAF, by its canonical form without namespaces;
+ * undefined when it has none yet. `owned`: the text is a string of its own (no slice of a received
+ * file), kept as it is: the next call with the same string compares it by identity.
+ */
+export function knownCafVerdict(cafCanonical: string, opts: CafTrustOptions = {}, owned = false): Promise<CafElementCheck> | undefined {
   const trust = trustId(opts);
   // The DTEs of an envelope mostly share one CAF: comparing its text with the last one found costs
   // less than building and hashing a new key.
   if (lastVerdict && lastVerdict.caf === cafCanonical && lastVerdict.trust === trust) return lastVerdict.verdict;
   const verdict = cafVerdicts.get(`${trust}\n${cafCanonical}`);
   // A copy: the text may be a slice of a received file, which the memo must not keep alive.
-  if (verdict) lastVerdict = { trust, caf: ownCopy(cafCanonical), verdict };
+  if (verdict) lastVerdict = { trust, caf: owned ? cafCanonical : ownCopy(cafCanonical), verdict };
   return verdict;
 }
 

@@ -65,6 +65,15 @@ export interface ElementNode {
   model: GroupNode | null;
   slot: number;
   span: Span | null;
+  /**
+   * The reader's inline caches (dte-reader.ts peek): the name of the first child met in this
+   * element's content last time, and of what followed the element (null: an end tag). Only a guess,
+   * always checked against the text.
+   */
+  firstSeen: string | null;
+  nextSeen: string | null;
+  /** A short value of this element's simple type that was valid last time (a value equal to it is valid too). */
+  lastValid: string | null;
 }
 /** A sequence or choice, compiled. */
 export interface GroupNode {
@@ -87,6 +96,7 @@ function compileElement(decl: ElementDecl): ElementNode {
     attributes: typeof type === "object" && type.a.length ? type.a : NONE,
     model: complex && type.m ? compileGroup(type.m) : null,
     slot: VALUE_OF.get(decl) ?? -1, span: SPAN_OF.get(decl) ?? null,
+    firstSeen: null, nextSeen: null, lastValid: null,
   };
 }
 function compileGroup(g: Group): GroupNode {
@@ -102,7 +112,7 @@ export const DTE = compileElement(DTE_MODEL);
 /** The element names the reading can meet (the model's and the XMLDSig's), by the hash `peek` works out. */
 const NAMES = new Map<number, string[]>();
 /** What `known` gives for a name no declaration has (equal to none). */
-const UNKNOWN = "\u0000";
+export const UNKNOWN = "\u0000";
 {
   const add = (name: string) => {
     let h = 0;

@@ -26,7 +26,7 @@ import { ALG } from "../xml/xmldsig";
 // Module-local copies of what the reading calls per element: a module runner (the tests', the
 // benches') may turn each use of an import into a property read through a getter.
 const { simpleProblem, TYPES } = schema;
-const { BRANCH_NAMES, DTE, FIELDS, known } = model;
+const { BRANCH_NAMES, DTE, FIELDS, known, UNKNOWN } = model;
 const { canonicalText, decode } = fast;
 
 const { C14N, RSA_SHA1, SHA1 } = ALG;
@@ -44,6 +44,8 @@ export interface DteReading {
   spans: Partial<Record<Span, [number, number]>>;
   /** Whether the DD's source has no white space between two tags (then it is its own xml.ts `flatten`: the form its stamp signs). */
   ddFlat: boolean;
+  /** The CAF's source text (its `spans.CAF`) as a string of its own: the same string for every DTE whose CAF is the last one read in full. */
+  cafText: string | null;
   signature: {
     /** SignedInfo's content, the Reference's URI, and the texts as written. */
     signedInfoContent: [number, number];
@@ -86,6 +88,23 @@ export function readDte(dte: FElement): DteReading | null {
   }
 }
 
+/**
+ * An OPAQUE XMLDSig Signature of a fast-parsed document (an envelope's own), from its start tag to
+ * its end tag, read in one pass in the SII's form, as a DTE's is: its parts, or null for anything
+ * else (the caller then reads it over its flat index).
+ */
+export function readSignature(sig: FElement): DteReading["signature"] | null {
+  const doc = sig.doc;
+  if (!doc || sig.contentStart < 1 || sig.contentEnd < 0 || sig.nodeName !== "Signature") return null;
+  const text = doc.source;
+  try {
+    return new Reader(text, text.lastIndexOf("<", sig.contentStart - 1), sig.contentEnd + "</Signature>".length).signatureOnly();
+  } catch (e) {
+    if (e === NOT_HERE) return null;
+    throw e;
+  }
+}
+
 const no = (): never => {
   throw NOT_HERE;
 };
@@ -111,6 +130,7 @@ class Reader {
   /** How many times white space stood between two tags so far (what xml.ts flatten removes), and whether the DD had none. */
   private spaced = 0;
   private ddFlat = false;
+  private cafText: string | null = null;
   /** How many elements are open below the DTE. */
   private depth = 0;
 
@@ -123,11 +143,23 @@ class Reader {
     this.peek();
     this.group(DTE.model!);
     if (this.name !== null || this.at !== this.to || this.id === null || this.sig === null || this.branchName === "") no();
-    return { branch: this.branchName, id: this.id!, branchAttributes: this.branchAttributes, branchContent: this.branchContent, values: this.values, spans: this.spans, ddFlat: this.ddFlat, signature: this.sig! };
+    return { branch: this.branchName, id: this.id!, branchAttributes: this.branchAttributes, branchContent: this.branchContent, values: this.values, spans: this.spans, ddFlat: this.ddFlat, cafText: this.cafText, signature: this.sig! };
   }
 
-  /** Sets the lookahead from `pos`: only white space may come first. */
-  private peek(): void {
+  /** The range is one XMLDSig Signature element, nothing around it: its parts. */
+  signatureOnly(): DteReading["signature"] {
+    this.peek();
+    this.signature(true);
+    if (this.pos !== this.to) no();
+    return this.sig!;
+  }
+
+  /**
+   * Sets the lookahead from `pos`: only white space may come first. `guess`, a name the model
+   * knows (the one met at this place last time), is compared first: most tags are where they were
+   * in the DTE before, and one comparison costs less than hashing the name and looking it up.
+   */
+  private peek(guess: string | null = null): void {
     const t = this.text;
     let p = this.pos;
     let c = t.charCodeAt(p);
@@ -138,6 +170,15 @@ class Reader {
     if (t.charCodeAt(p + 1) === 47 /* / */) {
       this.name = null;
       return;
+    }
+    if (guess !== null && guess !== UNKNOWN) {
+      const end = p + 1 + guess.length;
+      const c = t.charCodeAt(end);
+      if ((c === 62 /* > */ || c === 32) && end < this.to && t.startsWith(guess, p + 1)) {
+        this.nameEnd = end;
+        this.name = guess;
+        return;
+      }
     }
     // The name, hashed as it is read, found among the names the reading knows without cutting it out
     // of the text (most elements' names; any other cannot be valid here, and reads as UNKNOWN).
@@ -221,12 +262,16 @@ class Reader {
     this.attributes(node.attributes);
     if (node.simple >= 0) {
       const value = this.leafText(name);
-      if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
+      if (value !== node.lastValid) {
+        if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
+        // Kept only when short: V8 copies a slice under 13 characters (a longer one would hold the received file).
+        if (value.length < 13) node.lastValid = value;
+      }
       const slot = node.slot;
       if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
     } else {
       const contentStart = this.pos;
-      if (node.span === "CAF" && this.knownCaf(node, start)) return this.peek();
+      if (node.span === "CAF" && this.knownCaf(node, start)) return this.peekNext(node);
       const branch = this.depth === 0 && BRANCH_NAMES.includes(name);
       if (branch) {
         if (this.branchName !== "") no();
@@ -235,7 +280,8 @@ class Reader {
       }
       const spacedBefore = this.spaced;
       this.depth++;
-      this.peek();
+      this.peek(node.firstSeen);
+      node.firstSeen = this.name;
       if (node.model) this.group(node.model);
       if (this.name !== null) no();
       if (branch) this.branchContent = [contentStart, this.at];
@@ -245,10 +291,19 @@ class Reader {
       if (span !== null && this.spans[span] === undefined) {
         this.spans[span] = [start, this.pos];
         if (span === "DD") this.ddFlat = this.spaced === spacedBefore;
-        if (span === "CAF") lastCaf = { node, text: ownCopy(this.text.slice(start, this.pos)), spaced: this.spaced - spacedBefore };
+        if (span === "CAF") {
+          lastCaf = { node, text: ownCopy(this.text.slice(start, this.pos)), spaced: this.spaced - spacedBefore };
+          this.cafText = lastCaf.text;
+        }
       }
     }
-    this.peek();
+    this.peekNext(node);
+  }
+
+  /** The lookahead after element `node`, the name met there last time tried first (ElementNode.nextSeen). */
+  private peekNext(node: ElementNode): void {
+    this.peek(node.nextSeen);
+    node.nextSeen = this.name;
   }
 
   /**
@@ -263,6 +318,7 @@ class Reader {
     if (end > this.to || !this.text.startsWith(last.text, start)) return false;
     if (this.spans.CAF !== undefined) no();
     this.spans.CAF = [start, end];
+    this.cafText = last.text;
     this.spaced += last.spaced;
     this.pos = end;
     return true;
@@ -294,9 +350,8 @@ class Reader {
     const t = this.text;
     const at = this.at;
     const n = name.length;
-    if (t.charCodeAt(at + 1) !== 47 /* / */ || t.charCodeAt(at + 2 + n) !== 62 /* > */) no();
-    for (let k = 0; k < n; k++) if (t.charCodeAt(at + 2 + k) !== name.charCodeAt(k)) no();
-    this.pos = at + name.length + 3;
+    if (t.charCodeAt(at + 1) !== 47 /* / */ || t.charCodeAt(at + 2 + n) !== 62 /* > */ || !t.startsWith(name, at + 2)) no();
+    this.pos = at + n + 3;
   }
 
   // The content model, as FlatChecker walks it (dte-schema.ts): `i` there is the lookahead here.
@@ -352,7 +407,7 @@ class Reader {
 
   // The XMLDSig in the SII's form: SignedInfo (C14N, RSA-SHA1, one Reference with C14N transforms
   // and SHA-1), SignatureValue, KeyInfo (KeyValue's RSAKeyValue if any, X509Data's certificate).
-  private signature(): void {
+  private signature(alone = false): void {
     this.open("Signature");
     if (this.na !== 1 || this.an[0] !== "xmlns" || this.av[0] !== NS_DSIG) no();
     this.open("SignedInfo", 0);
@@ -389,7 +444,11 @@ class Reader {
     const certificate = this.leaf("X509Certificate");
     this.close("X509Data");
     this.close("KeyInfo");
-    this.close("Signature");
+    // Alone, nothing follows the end tag: no lookahead to set.
+    if (alone) {
+      if (this.name !== null) no();
+      this.endTag("Signature");
+    } else this.close("Signature");
     if (this.sig !== null) no();
     this.sig = { signedInfoContent: [siStart, signedInfoEnd], uri, digestValue, signatureValue, modulus, exponent, certificate };
   }

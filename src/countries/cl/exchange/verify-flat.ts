@@ -154,20 +154,23 @@ async function signatureAt(x: FlatIndex, sig: number, signed: (id: string) => Ui
   const content = signed(uri.slice(1));
   if (content === null) return null;
   const dvEl = child(x, ref, "DigestValue");
-  return signatureChecks(cert, uri, content, dvEl < 0 ? "" : textOf(x, dvEl), textOf(x, sv), signedInfo);
+  return signatureChecks(cert, uri, content, dvEl < 0 ? "" : textOf(x, dvEl), textOf(x, sv), () => signedInfo);
 }
 
 /**
  * The last steps of an XMLDSig in the SII profile, whatever read its parts (this index, or
  * verify-pass.ts's one pass): the SHA-1 of the signed content (`content`, possibly the scratch
  * buffer: digested at the call) against the DigestValue as written, then the SignatureValue over the
- * canonical SignedInfo under the certificate's key; the check, or null when either fails.
+ * canonical SignedInfo (made by `signedInfo` right before the verify, so possibly in the scratch
+ * buffer too) under the certificate's key; the check, or null when either fails.
  */
-export async function signatureChecks(cert: CertificateInfo, uri: string, content: Uint8Array<ArrayBuffer>, digestValue: string, signatureValue: string, signedInfo: Uint8Array<ArrayBuffer>): Promise<SignatureCheck | null> {
+export async function signatureChecks(cert: CertificateInfo, uri: string, content: Uint8Array<ArrayBuffer>, digestValue: string, signatureValue: string, signedInfo: () => Uint8Array<ArrayBuffer>): Promise<SignatureCheck | null> {
   const digest = b64encode(await crypto.subtle.digest("SHA-1", content));
-  if (digest !== digestValue.replace(/\s+/g, "")) return null;
+  // (As written it is the digest most of the time: the white space removed only when they differ.)
+  if (digest !== digestValue && digest !== digestValue.replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, b64decode(signatureValue), signedInfo))) return null;
+  const signature = b64decode(signatureValue);
+  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, signature, signedInfo()))) return null;
   return { ok: true, reference: uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
 }
 

@@ -10,12 +10,12 @@
  * reports equal to the others'.
  */
 import { knownCafVerdict } from "../documents/caf";
-import { readDte, type DteReading } from "../documents/dte-reader";
+import { readDte, readSignature, type DteReading } from "../documents/dte-reader";
 import type { TedCheck } from "../documents/ted";
-import { apexNamespaces, spanCanonicalUtf8 } from "../xml/c14n";
-import { BODY_CANONICAL, EXPANDED, OPAQUE, type FElement, type Scope } from "../xml/fastxml";
+import { apexNamespaces, sourceCanonicalUtf8, spanCanonicalUtf8 } from "../xml/c14n";
+import { BODY_CANONICAL, BODY_PLAIN, EXPANDED, OPAQUE, type FElement, type Scope } from "../xml/fastxml";
 import { commitSeen } from "../xml/flatxml";
-import { encodeLatin1, flatten, NS_DSIG, NS_SII, ownCopy } from "../xml/xml";
+import { encodeLatin1, flatten, NS_DSIG, NS_SII, ownCopy, type XElement } from "../xml/xml";
 import { certificateOf, keyValueMatchesCert, type SignatureCheck } from "../xml/xmldsig";
 import { num, stampDisagreements, verifyPaths, type InboundDteReport, type InboundOptions } from "./verify";
 import { signatureChecks, stampChecks } from "./verify-flat";
@@ -56,6 +56,32 @@ export async function verifyDtePass(dte: FElement, opts: InboundOptions): Promis
   return report;
 }
 
+/**
+ * The envelope's own XMLDSig (`sig`, the root's OPAQUE Signature of an envelope parsed with its
+ * parts, every DTE of the SetDTE `set` seen) read in one pass in the SII's form (dte-reader.ts
+ * readSignature) instead of over a flat index (verify-flat.ts envelopeSignatureFlat, which gives the
+ * same check): undefined when it is not in that form (the Signature left as it was, for the flat
+ * index), else the Signature recorded as seen (its content canonical and plain: the reading takes no
+ * declaration, prefix or ID in it) and the check, null when it does not verify with the SetDTE
+ * canonical as written.
+ */
+export async function envelopeSignaturePass(sig: FElement, set: FElement): Promise<SignatureCheck | null | undefined> {
+  const scope = sig.opaqueScope;
+  if (!sig.doc || !scope || !(sig.flags & OPAQUE) || sig.flags & EXPANDED || inheritsXmlAttributes(sig)) return undefined;
+  const s = readSignature(sig);
+  if (!s) return undefined;
+  commitSeen(sig, BODY_CANONICAL | BODY_PLAIN, [], []);
+  const setId = set.getAttribute("ID");
+  const cert = certificateOf(s.certificate);
+  if (setId === null || s.uri !== `#${setId}` || !cert) return null;
+  if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
+  const doc = sig.doc;
+  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${apexNamespaces(scope)}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
+  // The SetDTE's canonical form in the scratch buffer, handed to the digest at once.
+  const content = sourceCanonicalUtf8(set as unknown as XElement, true);
+  return content === null ? null : signatureChecks(cert, s.uri, content, s.digestValue, s.signatureValue, signedInfo);
+}
+
 /** Whether an ancestor carries an xml:* attribute (inclusive C14N would write it on the apex: left to the other paths). */
 function inheritsXmlAttributes(dte: FElement): boolean {
   for (let e: unknown = dte; e && (e as FElement).nodeType === 1; e = (e as FElement).parentNode) {
@@ -74,10 +100,10 @@ async function signatureOf(dte: FElement, read: DteReading, scope: Scope): Promi
   if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
   const doc = dte.doc!;
   const apex = apexNamespacesOf(scope);
-  const signedInfo = spanCanonicalUtf8(doc, `<SignedInfo${apex.signedInfo}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo");
-  // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it).
+  // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it), then the SignedInfo there, handed to the verify.
   const [from, to] = read.branchContent;
   const content = spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true);
+  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${apex.signedInfo}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
   return signatureChecks(cert, s.uri, content, s.digestValue, s.signatureValue, signedInfo);
 }
 
@@ -103,12 +129,12 @@ let lastApex: { scope: Scope; branch: string; signedInfo: string } | null = null
 
 /** The stamp's check when its FRMT verifies under a CAF this isolate already verified and the CAF covers it; null otherwise (as verify-flat.ts stampOf). */
 async function stampOf(dte: FElement, read: DteReading, opts: InboundOptions): Promise<TedCheck | null> {
-  const { DD: dd, CAF: caf } = read.spans;
+  const { DD: dd } = read.spans;
   const frmt = read.values[17];
-  if (!dd || !caf || frmt === undefined) return null;
-  const source = dte.doc!.source;
-  // Canonical as written and without namespaces: their canonical forms without namespaces are their source.
-  const known = knownCafVerdict(source.slice(caf[0], caf[1]), opts);
+  if (!dd || read.cafText === null || frmt === undefined) return null;
+  // Canonical as written and without namespaces: its canonical form without namespaces is its source
+  // text (a string of its own, the same for the DTEs that share the last CAF read).
+  const known = knownCafVerdict(read.cafText, opts, true);
   if (!known) return null;
   const v = read.values;
   const fields = { RE: v[8] ?? "", TD: v[9] ?? "", F: v[10] ?? "", FE: v[11] ?? "", RR: v[12] ?? "", RSR: v[13] ?? "", MNT: v[14] ?? "", IT1: v[15] ?? "", TSTED: v[16] ?? "" };

@@ -15,7 +15,7 @@ import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FD
 import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
-import { verifyDtePass } from "./verify-pass";
+import { envelopeSignaturePass, verifyDtePass } from "./verify-pass";
 import { BRANCH_NAMES } from "../documents/dte-reader-model";
 
 export type InboundFailure =
@@ -83,7 +83,7 @@ const DIGITS = /^\d+$/;
 /** A report's TipoDTE or Folio: the text's number when it is all digits, else null (every path reads them so). */
 export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
-export const verifyPaths = { lazy: 0, whole: 0, pass: 0, flat: 0, envelopeFlat: 0, sourceBytes: 0 };
+export const verifyPaths = { lazy: 0, whole: 0, pass: 0, flat: 0, envelopePass: 0, envelopeFlat: 0, sourceBytes: 0 };
 
 
 function countId(root: XElement, id: string): number {
@@ -300,6 +300,13 @@ async function envelopeSignature(doc: XDocument, root: XElement, set: XElement, 
   const sigs = childElements(root, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
   const last = sigs[sigs.length - 1];
   if (!last || !isOpaque(last)) return verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
+  // In one pass over its source first (verify-pass.ts), unless the DTEs' one pass is off; else over its flat index.
+  const pass = opts.flat === false || opts.pass === false ? undefined : await envelopeSignaturePass(last as unknown as FElement, set as unknown as FElement);
+  if (pass !== undefined) {
+    if (pass === null) return { ok: false, failure: "SIGNATURE_INVALID", message: "Not verified lazily" };
+    verifyPaths.envelopePass++;
+    return pass;
+  }
   const flat = await envelopeSignatureFlat(last as unknown as FElement, set as unknown as FElement, scratch);
   if (!flat) return { ok: false, failure: "SIGNATURE_INVALID", message: "Not verified lazily" };
   verifyPaths.envelopeFlat++;

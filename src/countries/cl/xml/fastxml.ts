@@ -310,7 +310,12 @@ function parse(text: string, lazy: Lazy = NOT_LAZY): FDocument {
   let pos = 0;
   DECL.lastIndex = 0;
   if (DECL.test(text)) pos = DECL.lastIndex;
-  parseRange(doc, pos, text.length, null, documentScope(), lazy, doc.cuts, null);
+  lastTag = null;
+  try {
+    parseRange(doc, pos, text.length, null, documentScope(), lazy, doc.cuts, null);
+  } finally {
+    lastTag = null;
+  }
   if (!doc.documentElement) throw UNSUPPORTED;
   return doc;
 }
@@ -383,6 +388,21 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
     }
     if (next === 33 /* ! */ || next === 63 /* ? */) throw UNSUPPORTED;
     if (rootDone) throw UNSUPPORTED;
+    // A DTE's start tag written as the one before it, in the same scope (an envelope's DTEs mostly
+    // repeat theirs): parsed as that one was (the same text parses the same way).
+    const memo = stack.length === 2 ? lastTag : null;
+    if (memo !== null && memo.parent === parent && text.startsWith(memo.text, lt)) {
+      for (let k = 0; k < memo.cuts.length; k++) cuts.push(lt + memo.cuts[k]!);
+      const el = new FElement(memo.qname, null, memo.qname, memo.ns, memo.attrs);
+      el.doc = doc;
+      el.contentStart = lt + memo.text.length;
+      el.flags = memo.tag;
+      parent.appendChild(el);
+      pos = skipOpaque(doc, el, memo.elScope);
+      body &= memo.body;
+      continue;
+    }
+    const cutsBefore = cuts.length;
     // The name: NAME (see above), scanned by character classes (a regex here cost a tenth of the parse).
     let p = lt + 1;
     if (NAME_CHAR[text.charCodeAt(p)] !== 1) throw UNSUPPORTED;
@@ -511,18 +531,12 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
       continue;
     }
     if (lazy !== NOT_LAZY && skipped(lazy, stack, local, ns)) {
-      // Skipped to its end tag, which must be written as </name>: `expand` parses the content in
-      // between, and fails (so the caller parses the whole file) unless it is balanced.
-      const close = text.indexOf(`</${qname}>`, pos);
-      if (close < 0) throw UNSUPPORTED;
-      el.contentEnd = close;
-      el.flags |= OPAQUE | BODY_CANONICAL | BODY_PLAIN;
-      doc.opaque.push(el);
-      doc.unexpanded++;
-      el.opaqueScope = elScope;
-      if (!(tag & TAG_CANONICAL)) body &= ~BODY_CANONICAL;
-      if (!(tag & TAG_PLAIN)) body &= ~BODY_PLAIN;
-      pos = close + qname.length + 3;
+      const kept = (tag & TAG_CANONICAL ? BODY_CANONICAL : 0) | (tag & TAG_PLAIN ? BODY_PLAIN : 0) | ~(BODY_CANONICAL | BODY_PLAIN);
+      if (stack.length === 2 && prefix === null && id === null) {
+        lastTag = { parent, text: text.slice(lt, pos), qname, ns, attrs, tag, elScope, body: kept, cuts: cuts.slice(cutsBefore).map((c) => c - lt) };
+      }
+      pos = skipOpaque(doc, el, elScope);
+      body &= kept;
       continue;
     }
     stack.push(el);
@@ -534,6 +548,31 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
   }
   if (stack.length !== 0) throw UNSUPPORTED;
   return body;
+}
+
+/**
+ * The start tag of the element a lazy parse left OPAQUE last below `parent` (an envelope's SetDTE),
+ * for the next one (a parse is synchronous and drops it when it ends, so it never holds a file): its
+ * text, what parsing it gave, the cuts in it as offsets from its `<`, and what it leaves of the
+ * parent's content flags.
+ */
+let lastTag: { parent: FNode; text: string; qname: string; ns: string | null; attrs: FAttr[]; tag: number; elScope: Scope; body: number; cuts: number[] } | null = null;
+
+/**
+ * An element of a lazy parse left OPAQUE (its start tag parsed, `scope` its namespaces): skipped to
+ * its end tag, which must be written as </name> (`expand` parses the content in between, and fails,
+ * so that the caller parses the whole file, unless it is balanced); where the parse goes on.
+ */
+function skipOpaque(doc: FDocument, el: FElement, scope: Scope): number {
+  const qname = el.nodeName;
+  const close = doc.source.indexOf(`</${qname}>`, el.contentStart);
+  if (close < 0) throw UNSUPPORTED;
+  el.contentEnd = close;
+  el.flags |= OPAQUE | BODY_CANONICAL | BODY_PLAIN;
+  doc.opaque.push(el);
+  doc.unexpanded++;
+  el.opaqueScope = scope;
+  return close + qname.length + 3;
 }
 
 /** What a lazy parse leaves OPAQUE: nothing, the DTEs of an envelope's SetDTE, or also its Caratula and the root's XMLDSig Signature. */
