@@ -12,7 +12,7 @@ import { FIELDS, readDte, type DteReading } from "../../src/countries/cl/documen
 import { dteSchemaProblems, dteSchemaProblemsFlat } from "../../src/countries/cl/documents/dte-schema";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { verifyInbound, verifyPaths, type InboundOptions } from "../../src/countries/cl/exchange/verify";
-import { fastParse, type FElement } from "../../src/countries/cl/xml/fastxml";
+import { fastParse, fastParseEnvelope, type FElement } from "../../src/countries/cl/xml/fastxml";
 import { child, childTextOf, indexElement, textOf, type FlatIndex } from "../../src/countries/cl/xml/flatxml";
 import { encodeLatin1, flatten, isAscii, type XElement } from "../../src/countries/cl/xml/xml";
 import { signXml } from "../../src/countries/cl/xml/xmldsig";
@@ -144,6 +144,51 @@ describe("a DTE read in one pass", () => {
     expect(readings(spaced)!.reading!.ddFlat).toBe(false);
     expect(readings(d)!.reading!.ddFlat).toBe(true);
     expect(readings(changed)!.reading).toBeNull();
+  });
+
+  it("reads a leaf, a block (Emisor, Receptor) or a KeyInfo written as the last one read as read then, and any other in full: a change in one is read, or refused", () => {
+    const d = set.dtes[33]!.element;
+    const emisor = /<Emisor>[\s\S]*?<\/Emisor>/.exec(d)![0];
+    const receptor = /<Receptor>[\s\S]*?<\/Receptor>/.exec(d)![0];
+    const variants = {
+      "another issuer's name": d.replace(emisor, emisor.replace(/<RznSoc>[^<]*/, "<RznSoc>OTRA EMPRESA SPA")),
+      "another receiver": d.replace(receptor, receptor.replace(/<RUTRecep>[^<]*/, "<RUTRecep>11111111-1").replace(/<RznSocRecep>[^<]*/, "<RznSocRecep>OTRO CLIENTE")),
+      "the receiver's block spaced": d.replace(receptor, receptor.replace(/>\n</g, ">\n  <")),
+      "the certificate wrapped otherwise": d.replace(/<X509Certificate>([^<]{64})/, "<X509Certificate>$1\n"),
+      "the modulus wrapped otherwise": d.replace(/<Modulus>([^<]{40})/, "<Modulus>$1\n"),
+      "a folio of other digits": d.replace(/<Folio>\d+<\/Folio>/, "<Folio>987654</Folio>"),
+    };
+    const refused = {
+      "an issuer's RUT not a RUT, in a block read before": d.replace(emisor, emisor.replace(/<RUTEmisor>[^<]*/, "<RUTEmisor>76086428-X!")),
+      "a receiver's name too long": d.replace(/<RznSocRecep>[^<]*/, `<RznSocRecep>${"X".repeat(120)}`),
+      "a folio that is not a number": d.replace(/<Folio>\d+<\/Folio>/, "<Folio>12a</Folio>"),
+    };
+    const escaped = d.replace(/<GiroEmis>[^<]*/, "<GiroEmis>A&amp;B");
+    const bare = escaped.replace("A&amp;B", "A&B");
+    for (const [name, xml] of Object.entries(variants)) expect(xml, name).not.toBe(d);
+    // Each variant between copies of the DTE (the memos hold the DTE's, then the variant's), twice.
+    for (const xml of [...Object.values(variants), ...Object.values(variants)]) {
+      for (const text of [d, xml, xml, d]) {
+        const r = readings(text)!;
+        expect(r.flat, text.slice(0, 80)).toEqual([]);
+        expect(r.reading, text.slice(0, 80)).not.toBeNull();
+        expectSameAsIndex(r.reading!, r.x);
+      }
+    }
+    for (const [name, xml] of Object.entries(refused)) {
+      for (const text of [d, xml, d, xml]) {
+        const r = readings(text);
+        if (text === d) expect(r!.reading, name).not.toBeNull();
+        else expect(r?.reading ?? null, name).toBeNull();
+      }
+    }
+    // A value read as "A&B" from "A&amp;B" is never compared in place: a bare "&" after it is refused.
+    // (Inside an envelope parsed lazily, where the reader is the first to read a DTE's content.)
+    const doc = fastParseEnvelope(`<EnvioDTE xmlns="http://www.sii.cl/SiiDte"><SetDTE ID="S">${escaped}${bare}${escaped}</SetDTE></EnvioDTE>`)!;
+    const [first, second, third] = doc.opaque;
+    expect(readDte(first!)).not.toBeNull();
+    expect(readDte(second!)).toBeNull();
+    expect(readDte(third!)).not.toBeNull();
   });
 
   it("refuses what is valid but not canonical as written, or outside its form of the XMLDSig", () => {

@@ -72,8 +72,12 @@ export interface ElementNode {
    */
   firstSeen: string | null;
   nextSeen: string | null;
-  /** A short value of this element's simple type that was valid last time (a value equal to it is valid too). */
+  /** A short value of this element's simple type that was valid last time, its own text as written (a text equal to it reads the same). */
   lastValid: string | null;
+  /** For a block that repeats from DTE to DTE (REPEATED_BLOCKS), the value slots inside it; null for any other element. */
+  block: number[] | null;
+  /** The block as last read in full: a copy of its text, the values it gave its slots (copies), its white space (dte-reader.ts sameBlock). */
+  lastBlock: { text: string; values: (string | undefined)[]; spaced: number } | null;
 }
 /** A sequence or choice, compiled. */
 export interface GroupNode {
@@ -96,9 +100,17 @@ function compileElement(decl: ElementDecl): ElementNode {
     attributes: typeof type === "object" && type.a.length ? type.a : NONE,
     model: complex && type.m ? compileGroup(type.m) : null,
     slot: VALUE_OF.get(decl) ?? -1, span: SPAN_OF.get(decl) ?? null,
-    firstSeen: null, nextSeen: null, lastValid: null,
+    firstSeen: null, nextSeen: null, lastValid: null, block: null, lastBlock: null,
   };
 }
+
+/**
+ * Blocks that the DTEs a company receives repeat as written: the issuer's (Emisor, the same in every
+ * DTE of one supplier) and the receiver's (Receptor, the same in every DTE of an envelope addressed to
+ * one buyer). The reader takes one written as the last one read as read then (dte-reader.ts
+ * sameBlock); each holds no ID and no span, so its reading is a function of its text.
+ */
+const REPEATED_BLOCKS = ["Emisor", "Receptor"];
 function compileGroup(g: Group): GroupNode {
   return {
     group: true, choice: !!g.c, min: g.min ?? 1, max: g.max ?? 1,
@@ -108,6 +120,23 @@ function compileGroup(g: Group): GroupNode {
 }
 /** The DTE element. */
 export const DTE = compileElement(DTE_MODEL);
+{
+  const slotsIn = (n: ElementNode | GroupNode, out: number[]): number[] => {
+    if (n.group) n.parts.forEach((p) => slotsIn(p, out));
+    else {
+      if (n.slot >= 0) out.push(n.slot);
+      if (n.attributes.some((a) => a[0] === "ID") || n.span !== null || n.sig) throw new Error(`${n.name} cannot repeat as a block`);
+      if (n.model) slotsIn(n.model, out);
+    }
+    return out;
+  };
+  const mark = (n: ElementNode | GroupNode) => {
+    if (n.group) n.parts.forEach(mark);
+    else if (REPEATED_BLOCKS.includes(n.name) && n.model) n.block = slotsIn(n.model, []);
+    else if (n.model) mark(n.model);
+  };
+  mark(DTE);
+}
 
 /** The element names the reading can meet (the model's and the XMLDSig's), by the hash `peek` works out. */
 const NAMES = new Map<number, string[]>();

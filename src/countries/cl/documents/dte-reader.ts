@@ -20,7 +20,7 @@ import * as model from "./dte-reader-model";
 import type { ElementNode, GroupNode, Span } from "./dte-reader-model";
 import * as fast from "../xml/fastxml";
 import type { FElement } from "../xml/fastxml";
-import { NS_DSIG, NS_XSI, ownCopy } from "../xml/xml";
+import { NS_DSIG, NS_XSI, ownCopy, writtenAt } from "../xml/xml";
 import { ALG } from "../xml/xmldsig";
 
 // Module-local copies of what the reading calls per element: a module runner (the tests', the
@@ -60,6 +60,9 @@ export interface DteReading {
 
 /** The last CAF read in full: its declaration, a copy of its text (not a slice: it must not hold the file it came from), how often white space stood between its tags. */
 let lastCaf: { node: ElementNode; text: string; spaced: number } | null = null;
+
+/** The last KeyInfo read in full, as lastCaf: a copy of its text, its values (copies), its white space. */
+let lastKeyInfo: { text: string; modulus: string | null; exponent: string | null; certificate: string; spaced: number } | null = null;
 
 /** Thrown to leave the reading: the DTE is not one this reader takes. */
 const NOT_HERE = new Error("not read in one pass");
@@ -261,17 +264,14 @@ class Reader {
     this.startTag();
     this.attributes(node.attributes);
     if (node.simple >= 0) {
-      const value = this.leafText(name);
-      if (value !== node.lastValid) {
-        if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
-        // Kept only when short: V8 copies a slice under 13 characters (a longer one would hold the received file).
-        if (value.length < 13) node.lastValid = value;
-      }
+      const value = this.sameLeaf(node) ?? this.newLeaf(node);
       const slot = node.slot;
       if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
     } else {
       const contentStart = this.pos;
       if (node.span === "CAF" && this.knownCaf(node, start)) return this.peekNext(node);
+      if (node.block !== null && this.sameBlock(node, start)) return this.peekNext(node);
+      const free = node.block !== null && this.slotsFree(node.block);
       const branch = this.depth === 0 && BRANCH_NAMES.includes(name);
       if (branch) {
         if (this.branchName !== "") no();
@@ -296,8 +296,59 @@ class Reader {
           this.cafText = lastCaf.text;
         }
       }
+      // Kept for the next DTE when every value it fills was its own (none set before it).
+      if (free) node.lastBlock = { text: ownCopy(this.text.slice(start, this.pos)), values: node.block!.map((slot) => (this.values[slot] === undefined ? undefined : ownCopy(this.values[slot]!))), spaced: this.spaced - spacedBefore };
     }
     this.peekNext(node);
+  }
+
+  /**
+   * The value of the leaf `node` (its start tag read) when its text is, as written, the last valid
+   * value kept there (ElementNode.lastValid): compared in place, nothing cut out of the text; its end
+   * tag read. Null otherwise.
+   */
+  private sameLeaf(node: ElementNode): string | null {
+    const last = node.lastValid;
+    const t = this.text;
+    const end = this.pos + (last?.length ?? 0);
+    if (last === null || end >= this.to || t.charCodeAt(end) !== 60 /* < */ || !t.startsWith(last, this.pos)) return null;
+    this.at = end;
+    this.endTag(node.name);
+    return last;
+  }
+
+  /** The value of the leaf `node` read from the text and checked against its type; kept when it may be compared in place next time. */
+  private newLeaf(node: ElementNode): string {
+    const value = this.leafText(node.name);
+    if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
+    // Its own text as written (no reference, no white space that leafText counts), and short: V8
+    // copies a slice under 13 characters, a longer one would hold the received file.
+    const c = value.charCodeAt(0);
+    if (value.length < 13 && c > 32 && c < 0xa0 && value.indexOf("&") < 0 && value.indexOf(">") < 0) node.lastValid = value;
+    return value;
+  }
+
+  /** Whether none of `slots` has a value yet (a block read now fills them all itself). */
+  private slotsFree(slots: number[]): boolean {
+    for (let k = 0; k < slots.length; k++) if (this.values[slots[k]!] !== undefined) return false;
+    return true;
+  }
+
+  /**
+   * Whether the block `node` starting at `start` (its start tag read) is, as written, the one read in
+   * full last time (ElementNode.lastBlock): its reading is a function of its text (no ID, no span in
+   * it), so it is taken as read then, its values and white space included.
+   */
+  private sameBlock(node: ElementNode, start: number): boolean {
+    const last = node.lastBlock;
+    if (last === null) return false;
+    const end = start + last.text.length;
+    if (end > this.to || !writtenAt(this.text, last.text, start)) return false;
+    const slots = node.block!;
+    for (let k = 0; k < slots.length; k++) if (this.values[slots[k]!] === undefined) this.values[slots[k]!] = last.values[k];
+    this.spaced += last.spaced;
+    this.pos = end;
+    return true;
   }
 
   /** The lookahead after element `node`, the name met there last time tried first (ElementNode.nextSeen). */
@@ -315,7 +366,7 @@ class Reader {
     const last = lastCaf;
     if (last === null || last.node !== node) return false;
     const end = start + last.text.length;
-    if (end > this.to || !this.text.startsWith(last.text, start)) return false;
+    if (end > this.to || !writtenAt(this.text, last.text, start)) return false;
     if (this.spans.CAF !== undefined) no();
     this.spans.CAF = [start, end];
     this.cafText = last.text;
@@ -429,6 +480,31 @@ class Reader {
     const signedInfoEnd = this.at;
     this.close("SignedInfo");
     const signatureValue = this.leaf("SignatureValue");
+    const { modulus, exponent, certificate } = this.keyInfo();
+    // Alone, nothing follows the end tag: no lookahead to set.
+    if (alone) {
+      if (this.name !== null) no();
+      this.endTag("Signature");
+    } else this.close("Signature");
+    if (this.sig !== null) no();
+    this.sig = { signedInfoContent: [siStart, signedInfoEnd], uri, digestValue, signatureValue, modulus, exponent, certificate };
+  }
+
+  /**
+   * The XMLDSig's KeyInfo: KeyValue's RSAKeyValue if any, X509Data's certificate. The last one read
+   * in full is kept (the DTEs of an envelope are mostly signed with one certificate): one written
+   * the same is taken as read then.
+   */
+  private keyInfo(): { modulus: string | null; exponent: string | null; certificate: string } {
+    const start = this.at;
+    const last = lastKeyInfo;
+    if (this.name === "KeyInfo" && last !== null && start + last.text.length <= this.to && writtenAt(this.text, last.text, start)) {
+      this.pos = start + last.text.length;
+      this.spaced += last.spaced;
+      this.peek();
+      return last;
+    }
+    const spacedBefore = this.spaced;
     this.open("KeyInfo", 0);
     let modulus: string | null = null;
     let exponent: string | null = null;
@@ -443,14 +519,13 @@ class Reader {
     this.open("X509Data", 0);
     const certificate = this.leaf("X509Certificate");
     this.close("X509Data");
-    this.close("KeyInfo");
-    // Alone, nothing follows the end tag: no lookahead to set.
-    if (alone) {
-      if (this.name !== null) no();
-      this.endTag("Signature");
-    } else this.close("Signature");
-    if (this.sig !== null) no();
-    this.sig = { signedInfoContent: [siStart, signedInfoEnd], uri, digestValue, signatureValue, modulus, exponent, certificate };
+    if (this.name !== null) no();
+    this.endTag("KeyInfo");
+    const spaced = this.spaced - spacedBefore;
+    const own = (v: string | null) => (v === null ? null : ownCopy(v));
+    lastKeyInfo = { text: ownCopy(this.text.slice(start, this.pos)), modulus: own(modulus), exponent: own(exponent), certificate: ownCopy(certificate), spaced };
+    this.peek();
+    return lastKeyInfo;
   }
 
   /** The lookahead's name (a method: TypeScript would narrow the field across the calls that move it). */
