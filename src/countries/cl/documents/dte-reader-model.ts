@@ -72,6 +72,12 @@ export interface ElementNode {
    */
   firstSeen: string | null;
   nextSeen: string | null;
+  /**
+   * For a leaf, the text met after its value last time, from its end tag to the next tag's `<name`
+   * (or `</`, name null), copied: where in it the end tag ends (`close`) and the next tag starts
+   * (`next`), whether white space stood between (`spaced`, 0 or 1), the next name.
+   */
+  tail: { text: string; close: number; next: number; spaced: number; name: string | null } | null;
   /** A short value of this element's simple type that was valid last time, its own text as written (a text equal to it reads the same). */
   lastValid: string | null;
   /** For a block that repeats from DTE to DTE (REPEATED_BLOCKS), the value slots inside it; null for any other element. */
@@ -100,7 +106,7 @@ function compileElement(decl: ElementDecl): ElementNode {
     attributes: typeof type === "object" && type.a.length ? type.a : NONE,
     model: complex && type.m ? compileGroup(type.m) : null,
     slot: VALUE_OF.get(decl) ?? -1, span: SPAN_OF.get(decl) ?? null,
-    firstSeen: null, nextSeen: null, lastValid: null, block: null, lastBlock: null,
+    firstSeen: null, nextSeen: null, tail: null, lastValid: null, block: null, lastBlock: null,
   };
 }
 

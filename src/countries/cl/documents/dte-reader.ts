@@ -267,6 +267,7 @@ class Reader {
       const value = this.sameLeaf(node) ?? this.newLeaf(node);
       const slot = node.slot;
       if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
+      return this.leafEnd(node);
     } else {
       const contentStart = this.pos;
       if (node.span === "CAF" && this.knownCaf(node, start)) return this.peekNext(node);
@@ -304,8 +305,8 @@ class Reader {
 
   /**
    * The value of the leaf `node` (its start tag read) when its text is, as written, the last valid
-   * value kept there (ElementNode.lastValid): compared in place, nothing cut out of the text; its end
-   * tag read. Null otherwise.
+   * value kept there (ElementNode.lastValid): compared in place, nothing cut out of the text; `at`
+   * on its end tag. Null otherwise.
    */
   private sameLeaf(node: ElementNode): string | null {
     const last = node.lastValid;
@@ -313,13 +314,42 @@ class Reader {
     const end = this.pos + (last?.length ?? 0);
     if (last === null || end >= this.to || t.charCodeAt(end) !== 60 /* < */ || !t.startsWith(last, this.pos)) return null;
     this.at = end;
-    this.endTag(node.name);
     return last;
+  }
+
+  /**
+   * The leaf `node`'s end tag (at `at`) read and the lookahead set. When the text from there is the
+   * one met after this leaf last time (ElementNode.tail: the end tag, the white space, and the next
+   * tag's `<name` or `</`), one comparison does both; otherwise they are read and the text kept.
+   */
+  private leafEnd(node: ElementNode): void {
+    const t = this.text;
+    const from = this.at;
+    const tail = node.tail;
+    if (tail !== null && writtenAt(t, tail.text, from)) {
+      const end = from + tail.text.length;
+      const c = t.charCodeAt(end);
+      if (tail.name === null ? from + tail.next <= this.to : (c === 62 /* > */ || c === 32) && end < this.to) {
+        this.pos = from + tail.close;
+        this.spaced += tail.spaced;
+        this.at = from + tail.next;
+        this.nameEnd = end;
+        this.name = tail.name;
+        return;
+      }
+    }
+    this.endTag(node.name);
+    const spacedBefore = this.spaced;
+    this.peekNext(node);
+    const name = this.name;
+    if (name === UNKNOWN) return;
+    const end = name === null ? this.at + 2 : this.nameEnd;
+    if (end - from <= 64) node.tail = { text: ownCopy(t.slice(from, end)), close: this.pos - from, next: this.at - from, spaced: this.spaced - spacedBefore, name };
   }
 
   /** The value of the leaf `node` read from the text and checked against its type; kept when it may be compared in place next time. */
   private newLeaf(node: ElementNode): string {
-    const value = this.leafText(node.name);
+    const value = this.leafText();
     if (simpleProblem(value, TYPES[node.simple]!) !== null) no();
     // Its own text as written (no reference, no white space that leafText counts), and short: V8
     // copies a slice under 13 characters, a longer one would hold the received file.
@@ -375,8 +405,8 @@ class Reader {
     return true;
   }
 
-  /** The text of a leaf (no element in it, `&` only in C14N's `&amp;` `&lt;` `&gt;`, no `>`) up to its end tag, which is read; decoded. */
-  private leafText(name: string): string {
+  /** The text of a leaf (no element in it, `&` only in C14N's `&amp;` `&lt;` `&gt;`, no `>`) up to its end tag (`at` there); decoded. */
+  private leafText(): string {
     const t = this.text;
     // A short text read a character at a time, noting `&` and `>`; a long one (a certificate) searched.
     let lt = this.pos;
@@ -392,7 +422,6 @@ class Reader {
     const value = !marked || (raw.indexOf("&") < 0 && raw.indexOf(">") < 0) ? raw : canonicalText(raw) ? decode(raw) : no();
     if (raw.length !== 0 && (raw.charCodeAt(0) <= 32 || raw.charCodeAt(0) >= 0xa0) && SPACES.test(raw)) this.spaced++;
     this.at = lt;
-    this.endTag(name);
     return value;
   }
 
@@ -560,7 +589,8 @@ class Reader {
     if (this.name !== name) no();
     this.startTag();
     if (this.na !== 0) no();
-    const value = this.leafText(name);
+    const value = this.leafText();
+    this.endTag(name);
     this.peek();
     return value;
   }

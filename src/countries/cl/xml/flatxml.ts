@@ -485,9 +485,8 @@ export function plainChildTexts(el: FElement, names: readonly string[]): (string
   const text = doc.source;
   const len = el.contentEnd;
   let pos = el.contentStart;
-  const amps = ampersands(doc);
-  const amp = firstAtOrAfter(amps, pos);
-  if (amp < amps.length && amps[amp]! < len) return null;
+  // (The element's own text searched: every `&` of the document is found only when an index needs them.)
+  if (text.slice(pos, len).indexOf("&") >= 0) return null;
   const out: (string | undefined)[] = new Array(names.length).fill(undefined);
   const stack: string[] = [];
   let childAt = 0;
@@ -533,6 +532,8 @@ export function plainChildTexts(el: FElement, names: readonly string[]): (string
  * references to the source (the document, names, values, scopes) are dropped, its arrays keep their size.
  */
 export function releaseIndex(x: FlatIndex): FlatIndex {
+  // Released already (taken for an envelope that needed no index): nothing refers to a document.
+  if (x.doc === null) return x;
   x.doc = null as unknown as FDocument;
   x.root = null as unknown as FElement;
   for (const a of [x.qname, x.local, x.ns, x.scope, x.aName, x.aValue, x.aLocal, x.aNs] as unknown[][]) a.fill(null);
