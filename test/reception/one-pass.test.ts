@@ -146,7 +146,7 @@ describe("a DTE read in one pass", () => {
     expect(readings(changed)!.reading).toBeNull();
   });
 
-  it("reads a leaf, a block (Emisor, Receptor) or a KeyInfo written as the last one read as read then, and any other in full: a change in one is read, or refused", () => {
+  it("reads a leaf, a block (Emisor, Receptor), a KeyInfo or a run of the XMLDSig written as the last one read as read then, and any other in full: a change in one is read, or refused", () => {
     const d = set.dtes[33]!.element;
     const emisor = /<Emisor>[\s\S]*?<\/Emisor>/.exec(d)![0];
     const receptor = /<Receptor>[\s\S]*?<\/Receptor>/.exec(d)![0];
@@ -157,11 +157,18 @@ describe("a DTE read in one pass", () => {
       "the certificate wrapped otherwise": d.replace(/<X509Certificate>([^<]{64})/, "<X509Certificate>$1\n"),
       "the modulus wrapped otherwise": d.replace(/<Modulus>([^<]{40})/, "<Modulus>$1\n"),
       "a folio of other digits": d.replace(/<Folio>\d+<\/Folio>/, "<Folio>987654</Folio>"),
+      "the Reference without Transforms": d.replace(/<Transforms>[\s\S]*?<\/Transforms>\n?/, ""),
+      "the SignedInfo spaced otherwise": d.replace("<SignedInfo>\n<CanonicalizationMethod", "<SignedInfo>\n  <CanonicalizationMethod"),
+      "the SignatureValue on its own line": d.replace("</SignedInfo>\n<SignatureValue>", "</SignedInfo>\n\n<SignatureValue>"),
+      "another URI": d.replace(/URI="#([^"]+)"/, 'URI="#X$1"'),
     };
     const refused = {
       "an issuer's RUT not a RUT, in a block read before": d.replace(emisor, emisor.replace(/<RUTEmisor>[^<]*/, "<RUTEmisor>76086428-X!")),
       "a receiver's name too long": d.replace(/<RznSocRecep>[^<]*/, `<RznSocRecep>${"X".repeat(120)}`),
       "a folio that is not a number": d.replace(/<Folio>\d+<\/Folio>/, "<Folio>12a</Folio>"),
+      "a second transform, another algorithm": d.replace("</Transform>", '</Transform>\n<Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></Transform>'),
+      "another signature method": d.replace("xmldsig#rsa-sha1", "xmldsig-more#rsa-sha256"),
+      "an attribute on the Reference": d.replace(/<Reference URI="([^"]+)">/, '<Reference URI="$1" Id="r">'),
     };
     const escaped = d.replace(/<GiroEmis>[^<]*/, "<GiroEmis>A&amp;B");
     const bare = escaped.replace("A&amp;B", "A&B");

@@ -61,6 +61,10 @@ export interface DteReading {
 /** The last CAF read in full: its declaration, a copy of its text (not a slice: it must not hold the file it came from), how often white space stood between its tags. */
 let lastCaf: { node: ElementNode; text: string; spaced: number } | null = null;
 
+/** The XMLDSig's three runs (Reader.signature) as last read in full: a copy of the text, its white space, a mark in it (where the SignedInfo's content starts, or ends). */
+type SigRun = { text: string; spaced: number; mark: number };
+const lastRuns: [SigRun | null, SigRun | null, SigRun | null] = [null, null, null];
+
 /** The last KeyInfo read in full, as lastCaf: a copy of its text, its values (copies), its white space. */
 let lastKeyInfo: { text: string; modulus: string | null; exponent: string | null; certificate: string; spaced: number } | null = null;
 
@@ -488,27 +492,61 @@ class Reader {
   // The XMLDSig in the SII's form: SignedInfo (C14N, RSA-SHA1, one Reference with C14N transforms
   // and SHA-1), SignatureValue, KeyInfo (KeyValue's RSAKeyValue if any, X509Data's certificate).
   private signature(alone = false): void {
-    this.open("Signature");
-    if (this.na !== 1 || this.an[0] !== "xmlns" || this.av[0] !== NS_DSIG) no();
-    this.open("SignedInfo", 0);
-    const siStart = this.pos;
-    this.empty("CanonicalizationMethod", "Algorithm", C14N);
-    this.empty("SignatureMethod", "Algorithm", RSA_SHA1);
-    this.open("Reference", 1);
-    if (this.an[0] !== "URI" || !plain(this.av[0]!)) no();
-    const uri = this.av[0]!;
-    if (this.next() === "Transforms") {
-      this.open("Transforms", 0);
-      if (this.next() !== "Transform") no();
-      while (this.next() === "Transform") this.empty("Transform", "Algorithm", C14N);
-      this.close("Transforms");
+    const t = this.text;
+    // Three runs of the XMLDSig are the same in every DTE of the SII's profile (its algorithms): up
+    // to the Reference's URI, from there to the DigestValue, and from it to the SignatureValue. Each
+    // written as the last one read is taken as read then (lastRuns); the rest is read as always.
+    const start = this.at;
+    let siStart: number;
+    const head = lastRuns[0];
+    if (head !== null && start + head.text.length <= this.to && writtenAt(t, head.text, start)) {
+      this.pos = start + head.text.length;
+      this.spaced += head.spaced;
+      siStart = start + head.mark;
+    } else {
+      const spaced = this.spaced;
+      this.open("Signature");
+      if (this.na !== 1 || this.an[0] !== "xmlns" || this.av[0] !== NS_DSIG) no();
+      this.open("SignedInfo", 0);
+      siStart = this.pos;
+      this.empty("CanonicalizationMethod", "Algorithm", C14N);
+      this.empty("SignatureMethod", "Algorithm", RSA_SHA1);
+      if (this.name !== "Reference" || !t.startsWith('<Reference URI="', this.at)) no();
+      this.pos = this.at + '<Reference URI="'.length;
+      lastRuns[0] = { text: ownCopy(t.slice(start, this.pos)), spaced: this.spaced - spaced, mark: siStart - start };
     }
-    this.empty("DigestMethod", "Algorithm", SHA1);
-    const digestValue = this.leaf("DigestValue");
-    this.close("Reference");
-    const signedInfoEnd = this.at;
-    this.close("SignedInfo");
-    const signatureValue = this.leaf("SignatureValue");
+    // The URI, then the Reference's content.
+    const quote = t.indexOf('"', this.pos);
+    if (quote < 0 || quote + 1 >= this.to || t.charCodeAt(quote + 1) !== 62 /* > */) no();
+    const uri = t.slice(this.pos, quote);
+    if (!plain(uri)) no();
+    this.pos = quote + 2;
+    this.run(1, () => {
+      this.peek();
+      if (this.next() === "Transforms") {
+        this.open("Transforms", 0);
+        if (this.next() !== "Transform") no();
+        while (this.next() === "Transform") this.empty("Transform", "Algorithm", C14N);
+        this.close("Transforms");
+      }
+      this.empty("DigestMethod", "Algorithm", SHA1);
+      this.bare("DigestValue");
+      return 0;
+    });
+    const digestValue = this.leafText();
+    const signedInfoEnd = this.at + this.run(2, () => {
+      const from = this.at;
+      this.endTag("DigestValue");
+      this.peek();
+      this.close("Reference");
+      const end = this.at;
+      this.close("SignedInfo");
+      this.bare("SignatureValue");
+      return end - from;
+    });
+    const signatureValue = this.leafText();
+    this.endTag("SignatureValue");
+    this.peek();
     const { modulus, exponent, certificate } = this.keyInfo();
     // Alone, nothing follows the end tag: no lookahead to set.
     if (alone) {
@@ -517,6 +555,32 @@ class Reader {
     } else this.close("Signature");
     if (this.sig !== null) no();
     this.sig = { signedInfoContent: [siStart, signedInfoEnd], uri, digestValue, signatureValue, modulus, exponent, certificate };
+  }
+
+  /**
+   * Run `k` of the XMLDSig (lastRuns), from `pos` (where a text or a start tag ended; no lookahead
+   * set): taken as read when written as the last one, else read by `read` (which returns a mark,
+   * an offset in the run kept with it) and kept. `pos` after it; returns the mark.
+   */
+  private run(k: 1 | 2, read: () => number): number {
+    const from = k === 1 ? this.pos : this.at;
+    const last = lastRuns[k];
+    if (last !== null && from + last.text.length <= this.to && writtenAt(this.text, last.text, from)) {
+      this.pos = from + last.text.length;
+      this.spaced += last.spaced;
+      return last.mark;
+    }
+    const spaced = this.spaced;
+    const mark = read();
+    lastRuns[k] = { text: ownCopy(this.text.slice(from, this.pos)), spaced: this.spaced - spaced, mark };
+    return mark;
+  }
+
+  /** The lookahead is `<name>` with no attribute: its start tag read (`pos` after it), no lookahead set. */
+  private bare(name: string): void {
+    if (this.name !== name) no();
+    this.startTag();
+    if (this.na !== 0) no();
   }
 
   /**
