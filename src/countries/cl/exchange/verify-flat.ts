@@ -9,7 +9,7 @@
  * tree's. test/reception/lazy-verify.test.ts holds the reports of both paths equal.
  */
 import { b64decode, b64encode } from "../pki/asn1";
-import { knownCafVerdict, RSA_SHA1, type CafElementCheck } from "../documents/caf";
+import { knownCafVerdict, type CafElementCheck } from "../documents/caf";
 import { dteSchemaProblemsFlat } from "../documents/dte-schema";
 import type { TedCheck } from "../documents/ted";
 import { flatCanonical, flatCanonicalUtf8, sourceCanonicalUtf8 } from "../xml/c14n";
@@ -170,7 +170,8 @@ export async function signatureChecks(cert: CertificateInfo, uri: string, conten
   if (digest !== digestValue && digest !== digestValue.replace(/\s+/g, "")) return null;
   const key = await verifyKey(cert.modulus, cert.exponent, "SHA-1", cert);
   const signature = b64decode(signatureValue);
-  if (!(await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, signature, signedInfo()))) return null;
+  // The algorithm by its name (a string): workerd reads an algorithm object as a dictionary at every call.
+  if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, signature, signedInfo()))) return null;
   return { ok: true, reference: uri, digestMode: "context", digestValue: digest, signer: signerOf(cert) };
 }
 
@@ -216,7 +217,7 @@ export async function stampChecks(known: Promise<CafElementCheck>, frmt: string,
     return null;
   }
   try {
-    if (!(await crypto.subtle.verify(RSA_SHA1, caf.publicKey, b64decode(frmt), signed()))) return null;
+    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", caf.publicKey, b64decode(frmt), signed()))) return null;
   } catch {
     return null;
   }
