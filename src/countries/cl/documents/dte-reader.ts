@@ -58,15 +58,18 @@ export interface DteReading {
   };
 }
 
-/** The last CAF read in full: its declaration, a copy of its text (not a slice: it must not hold the file it came from), how often white space stood between its tags. */
-let lastCaf: { node: ElementNode; text: string; spaced: number } | null = null;
+/** A part read in full and kept for the next DTE (Reader.kept, Reader.replay): a copy of its text (not a slice: it must not hold the file it came from), how often white space stood between its tags. */
+type Kept = { text: string; spaced: number };
 
-/** The XMLDSig's three runs (Reader.signature) as last read in full: a copy of the text, its white space, a mark in it (where the SignedInfo's content starts, or ends). */
-type SigRun = { text: string; spaced: number; mark: number };
+/** The last CAF read in full, with its declaration. */
+let lastCaf: (Kept & { node: ElementNode }) | null = null;
+
+/** The XMLDSig's three runs (Reader.signature) as last read in full, each with a mark in it (where the SignedInfo's content starts, or ends). */
+type SigRun = Kept & { mark: number };
 const lastRuns: [SigRun | null, SigRun | null, SigRun | null] = [null, null, null];
 
-/** The last KeyInfo read in full, as lastCaf: a copy of its text, its values (copies), its white space. */
-let lastKeyInfo: { text: string; modulus: string | null; exponent: string | null; certificate: string; spaced: number } | null = null;
+/** The last KeyInfo read in full, with its values (copies). */
+let lastKeyInfo: (Kept & { modulus: string | null; exponent: string | null; certificate: string }) | null = null;
 
 /** Thrown to leave the reading: the DTE is not one this reader takes. */
 const NOT_HERE = new Error("not read in one pass");
@@ -297,12 +300,12 @@ class Reader {
         this.spans[span] = [start, this.pos];
         if (span === "DD") this.ddFlat = this.spaced === spacedBefore;
         if (span === "CAF") {
-          lastCaf = { node, text: ownCopy(this.text.slice(start, this.pos)), spaced: this.spaced - spacedBefore };
+          lastCaf = { node, ...this.kept(start, spacedBefore) };
           this.cafText = lastCaf.text;
         }
       }
       // Kept for the next DTE when every value it fills was its own (none set before it).
-      if (free) node.lastBlock = { text: ownCopy(this.text.slice(start, this.pos)), values: node.block!.map((slot) => (this.values[slot] === undefined ? undefined : ownCopy(this.values[slot]!))), spaced: this.spaced - spacedBefore };
+      if (free) node.lastBlock = { ...this.kept(start, spacedBefore), values: node.block!.map((slot) => (this.values[slot] === undefined ? undefined : ownCopy(this.values[slot]!))) };
     }
     this.peekNext(node);
   }
@@ -375,13 +378,9 @@ class Reader {
    */
   private sameBlock(node: ElementNode, start: number): boolean {
     const last = node.lastBlock;
-    if (last === null) return false;
-    const end = start + last.text.length;
-    if (end > this.to || !writtenAt(this.text, last.text, start)) return false;
+    if (last === null || !this.replay(last.text, last.spaced, start)) return false;
     const slots = node.block!;
     for (let k = 0; k < slots.length; k++) if (this.values[slots[k]!] === undefined) this.values[slots[k]!] = last.values[k];
-    this.spaced += last.spaced;
-    this.pos = end;
     return true;
   }
 
@@ -398,15 +397,29 @@ class Reader {
    */
   private knownCaf(node: ElementNode, start: number): boolean {
     const last = lastCaf;
-    if (last === null || last.node !== node) return false;
-    const end = start + last.text.length;
-    if (end > this.to || !writtenAt(this.text, last.text, start)) return false;
+    if (last === null || last.node !== node || !this.replay(last.text, last.spaced, start)) return false;
     if (this.spans.CAF !== undefined) no();
-    this.spans.CAF = [start, end];
+    this.spans.CAF = [start, this.pos];
     this.cafText = last.text;
-    this.spaced += last.spaced;
-    this.pos = end;
     return true;
+  }
+
+  /**
+   * Whether the text at `from` is, as written, `text` (a part read in full before, kept by `kept`,
+   * whose white space was `spaced`): then it is taken as read then, `pos` after it and its white
+   * space counted. The reading of a part the memos keep is a function of its text. (The kept
+   * objects' fields are read by the callers: each of them meets one shape of object.)
+   */
+  private replay(text: string, spaced: number, from: number): boolean {
+    if (from + text.length > this.to || !writtenAt(this.text, text, from)) return false;
+    this.pos = from + text.length;
+    this.spaced += spaced;
+    return true;
+  }
+
+  /** The part just read in full, from `from` to `pos` (`spaced` the count before it), kept for `replay`: a copy of its text (never a slice of a received file) and its white space. */
+  private kept(from: number, spaced: number): Kept {
+    return { text: ownCopy(this.text.slice(from, this.pos)), spaced: this.spaced - spaced };
   }
 
   /** The text of a leaf (no element in it, `&` only in C14N's `&amp;` `&lt;` `&gt;`, no `>`) up to its end tag (`at` there); decoded. */
@@ -497,31 +510,24 @@ class Reader {
     // to the Reference's URI, from there to the DigestValue, and from it to the SignatureValue. Each
     // written as the last one read is taken as read then (lastRuns); the rest is read as always.
     const start = this.at;
-    let siStart: number;
-    const head = lastRuns[0];
-    if (head !== null && start + head.text.length <= this.to && writtenAt(t, head.text, start)) {
-      this.pos = start + head.text.length;
-      this.spaced += head.spaced;
-      siStart = start + head.mark;
-    } else {
-      const spaced = this.spaced;
+    const siStart = start + this.run(0, start, () => {
       this.open("Signature");
       if (this.na !== 1 || this.an[0] !== "xmlns" || this.av[0] !== NS_DSIG) no();
       this.open("SignedInfo", 0);
-      siStart = this.pos;
+      const mark = this.pos - start;
       this.empty("CanonicalizationMethod", "Algorithm", C14N);
       this.empty("SignatureMethod", "Algorithm", RSA_SHA1);
       if (this.name !== "Reference" || !t.startsWith('<Reference URI="', this.at)) no();
       this.pos = this.at + '<Reference URI="'.length;
-      lastRuns[0] = { text: ownCopy(t.slice(start, this.pos)), spaced: this.spaced - spaced, mark: siStart - start };
-    }
+      return mark;
+    });
     // The URI, then the Reference's content.
     const quote = t.indexOf('"', this.pos);
     if (quote < 0 || quote + 1 >= this.to || t.charCodeAt(quote + 1) !== 62 /* > */) no();
     const uri = t.slice(this.pos, quote);
     if (!plain(uri)) no();
     this.pos = quote + 2;
-    this.run(1, () => {
+    this.run(1, this.pos, () => {
       this.peek();
       if (this.next() === "Transforms") {
         this.open("Transforms", 0);
@@ -534,7 +540,7 @@ class Reader {
       return 0;
     });
     const digestValue = this.leafText();
-    const signedInfoEnd = this.at + this.run(2, () => {
+    const signedInfoEnd = this.at + this.run(2, this.at, () => {
       const from = this.at;
       this.endTag("DigestValue");
       this.peek();
@@ -558,21 +564,16 @@ class Reader {
   }
 
   /**
-   * Run `k` of the XMLDSig (lastRuns), from `pos` (where a text or a start tag ended; no lookahead
-   * set): taken as read when written as the last one, else read by `read` (which returns a mark,
-   * an offset in the run kept with it) and kept. `pos` after it; returns the mark.
+   * Run `k` of the XMLDSig (lastRuns) from `from` (the lookahead's `<`, or where a text or a start
+   * tag ended): taken as read when written as the last one, else read by `read` (which returns a
+   * mark, an offset in the run kept with it) and kept. `pos` after it; returns the mark.
    */
-  private run(k: 1 | 2, read: () => number): number {
-    const from = k === 1 ? this.pos : this.at;
+  private run(k: 0 | 1 | 2, from: number, read: () => number): number {
     const last = lastRuns[k];
-    if (last !== null && from + last.text.length <= this.to && writtenAt(this.text, last.text, from)) {
-      this.pos = from + last.text.length;
-      this.spaced += last.spaced;
-      return last.mark;
-    }
+    if (last !== null && this.replay(last.text, last.spaced, from)) return last.mark;
     const spaced = this.spaced;
     const mark = read();
-    lastRuns[k] = { text: ownCopy(this.text.slice(from, this.pos)), spaced: this.spaced - spaced, mark };
+    lastRuns[k] = { ...this.kept(from, spaced), mark };
     return mark;
   }
 
@@ -591,9 +592,7 @@ class Reader {
   private keyInfo(): { modulus: string | null; exponent: string | null; certificate: string } {
     const start = this.at;
     const last = lastKeyInfo;
-    if (this.name === "KeyInfo" && last !== null && start + last.text.length <= this.to && writtenAt(this.text, last.text, start)) {
-      this.pos = start + last.text.length;
-      this.spaced += last.spaced;
+    if (this.name === "KeyInfo" && last !== null && this.replay(last.text, last.spaced, start)) {
       this.peek();
       return last;
     }
@@ -614,9 +613,8 @@ class Reader {
     this.close("X509Data");
     if (this.name !== null) no();
     this.endTag("KeyInfo");
-    const spaced = this.spaced - spacedBefore;
     const own = (v: string | null) => (v === null ? null : ownCopy(v));
-    lastKeyInfo = { text: ownCopy(this.text.slice(start, this.pos)), modulus: own(modulus), exponent: own(exponent), certificate: ownCopy(certificate), spaced };
+    lastKeyInfo = { ...this.kept(start, spacedBefore), modulus: own(modulus), exponent: own(exponent), certificate: ownCopy(certificate) };
     this.peek();
     return lastKeyInfo;
   }
@@ -650,9 +648,7 @@ class Reader {
 
   /** `<name>text</name>`: its text. */
   private leaf(name: string): string {
-    if (this.name !== name) no();
-    this.startTag();
-    if (this.na !== 0) no();
+    this.bare(name);
     const value = this.leafText();
     this.endTag(name);
     this.peek();

@@ -13,7 +13,7 @@ import { knownCafVerdict } from "../documents/caf";
 import { readDte, readSignature, type DteReading } from "../documents/dte-reader";
 import type { TedCheck } from "../documents/ted";
 import { apexNamespaces, sourceCanonicalUtf8, spanCanonicalUtf8 } from "../xml/c14n";
-import { BODY_CANONICAL, BODY_PLAIN, EXPANDED, OPAQUE, type FElement, type Scope } from "../xml/fastxml";
+import { BODY_CANONICAL, BODY_PLAIN, EXPANDED, OPAQUE, type FDocument, type FElement, type Scope } from "../xml/fastxml";
 import { commitSeen } from "../xml/flatxml";
 import { encodeLatin1, flatten, NS_DSIG, NS_SII, ownCopy, type XElement } from "../xml/xml";
 import { certificateOf, keyValueMatchesCert, type SignatureCheck } from "../xml/xmldsig";
@@ -72,14 +72,25 @@ export async function envelopeSignaturePass(sig: FElement, set: FElement): Promi
   if (!s) return undefined;
   commitSeen(sig, BODY_CANONICAL | BODY_PLAIN, [], []);
   const setId = set.getAttribute("ID");
+  if (setId === null || s.uri !== `#${setId}`) return null;
+  return readSignatureChecks(sig.doc, s, apexNamespaces(scope), () => sourceCanonicalUtf8(set as unknown as XElement, true));
+}
+
+/**
+ * A signature read in one pass (`s`) checked in the SII profile: the key in its certificate (and its
+ * KeyValue, if any, that key), then verify-flat.ts signatureChecks over the signed content (made by
+ * `content` after those checks, possibly in the scratch buffer; null: not canonical as written) and
+ * the SignedInfo behind its apex namespaces `signedInfoApex`; null when anything fails.
+ */
+function readSignatureChecks(doc: FDocument, s: DteReading["signature"], signedInfoApex: string, content: () => Uint8Array<ArrayBuffer> | null): Promise<SignatureCheck | null> | null {
   const cert = certificateOf(s.certificate);
-  if (setId === null || s.uri !== `#${setId}` || !cert) return null;
+  if (!cert) return null;
   if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
-  const doc = sig.doc;
-  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${apexNamespaces(scope)}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
-  // The SetDTE's canonical form in the scratch buffer, handed to the digest at once.
-  const content = sourceCanonicalUtf8(set as unknown as XElement, true);
-  return content === null ? null : signatureChecks(cert, s.uri, content, s.digestValue, s.signatureValue, signedInfo);
+  // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it), then the SignedInfo there, handed to the verify.
+  const signed = content();
+  if (signed === null) return null;
+  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${signedInfoApex}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
+  return signatureChecks(cert, s.uri, signed, s.digestValue, s.signatureValue, signedInfo);
 }
 
 /** Whether an ancestor carries an xml:* attribute (inclusive C14N would write it on the apex: left to the other paths). */
@@ -95,16 +106,10 @@ function inheritsXmlAttributes(dte: FElement): boolean {
 async function signatureOf(dte: FElement, read: DteReading, scope: Scope): Promise<SignatureCheck | null> {
   const s = read.signature;
   if (!s.uri.startsWith("#")) return null;
-  const cert = certificateOf(s.certificate);
-  if (!cert) return null;
-  if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
   const doc = dte.doc!;
   const apex = apexNamespacesOf(scope);
-  // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it), then the SignedInfo there, handed to the verify.
   const [from, to] = read.branchContent;
-  const content = spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true);
-  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${apex.signedInfo}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
-  return signatureChecks(cert, s.uri, content, s.digestValue, s.signatureValue, signedInfo);
+  return readSignatureChecks(doc, s, apex.signedInfo, () => spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true));
 }
 
 /**
