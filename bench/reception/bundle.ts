@@ -22,6 +22,8 @@ export async function setup() {
     target: "es2024",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
+    // wrangler.toml sets keep_names = false (wrangler's default would wrap each closure made at run time in __name).
+    keepNames: false,
     // Only the .pfx reader uses node-forge (node:crypto-dependent CommonJS); verification never calls it.
     external: ["node-forge"],
     logLevel: "warning",
