@@ -52,6 +52,17 @@ async function both(xml: string | Uint8Array | ArrayBuffer, opts: InboundOptions
 const envelopeOf = (name: string) => set.samples.find((s) => s.name === name)!.xmlString;
 const utf8 = new TextEncoder();
 
+/** The samples write accents (names, activities): two facturas in ASCII only, one with a character reference in an ID-less value. */
+async function asciiFacturas(): Promise<SignedDte[]> {
+  const plain = { issuer: { ...issuer, tax_information: { ...issuer.tax_information, activity: "Desarrollo de software" } }, recipient: { ...recipient, legal_name: "COMERCIAL NANDU & CIA. LIMITADA", address: { country: "CL", city: "Nunoa", address: "Irarrazaval 2401" }, tax_information: { activity: "Comercio" } } };
+  const dtes = [];
+  for (const folio of [41, 42]) {
+    const document = computeDocument({ invoice_type: "33", invoice_date: "2026-11-20 10:30:00", ...plain, items: [{ quantity: 1 + folio, unit_price: 990, description: "Servicio <mensual> & soporte" }] } as InvoiceInput);
+    dtes.push(await buildSignedDte({ document, folio, caf: set.cafs[33]!, signer: set.signer, timestamp: "2026-11-20T10:30:05" }));
+  }
+  return dtes;
+}
+
 describe("envelopes verified one DTE at a time", () => {
   it("every envelope the engine makes (eleven types, the feature set, boletas): same report, passed, lazily", async () => {
     const inputs = [envelopeOf("EnvioDTE to SII"), envelopeOf("EnvioDTE to recipient"), envelopeOf("EnvioBOLETA")];
@@ -225,14 +236,41 @@ describe("envelopes verified one DTE at a time", () => {
     expect(report.documents.every((d) => d.failure === "CAF_UNKNOWN_IDK")).toBe(true);
   });
 
-  it("received as bytes: ASCII files digest their canonical forms from the bytes (cuts, other quoting, CRLF and non-ASCII files from the text), every report the whole tree's", async () => {
-    // The samples write accents (names, activities): two facturas in ASCII only, one with a character reference in an ID-less value.
-    const plain = { issuer: { ...issuer, tax_information: { ...issuer.tax_information, activity: "Desarrollo de software" } }, recipient: { ...recipient, legal_name: "COMERCIAL NANDU & CIA. LIMITADA", address: { country: "CL", city: "Nunoa", address: "Irarrazaval 2401" }, tax_information: { activity: "Comercio" } } };
-    const dtes = [];
-    for (const folio of [41, 42]) {
-      const document = computeDocument({ invoice_type: "33", invoice_date: "2026-11-20 10:30:00", ...plain, items: [{ quantity: 1 + folio, unit_price: 990, description: "Servicio <mensual> & soporte" }] } as InvoiceInput);
-      dtes.push(await buildSignedDte({ document, folio, caf: set.cafs[33]!, signer: set.signer, timestamp: "2026-11-20T10:30:05" }));
+  it("an envelope's head written as the last one's or not (c14n.ts apexTag keeps the last SetDTE start tag): a change that reaches its canonical form is refused, another envelope's passes", async () => {
+    // ASCII envelopes: their SetDTE digested from the bytes, behind the start tag apexTag gives.
+    const dtes = await asciiFacturas();
+    const env = (await buildEnvioDte({ ...common(), dtes })).xmlString;
+    const resigned = (await buildEnvioDte({ ...common(), setId: "SetDoc2", dtes })).xmlString;
+    expect(env + resigned).not.toMatch(/[^\x00-\x7f]/);
+    const bytes = (s: string) => encodeLatin1(s);
+    const unsigned: Record<string, string> = {
+      "a namespace declared on the root": env.replace("<EnvioDTE xmlns=", '<EnvioDTE xmlns:x="urn:x" xmlns='),
+      "xml:lang on the root (inherited by the SetDTE)": env.replace(' version="1.0" xsi:schemaLocation', ' version="1.0" xml:lang="es" xsi:schemaLocation'),
+      "xml:lang on the SetDTE": env.replace('<SetDTE ID="SetDoc">', '<SetDTE ID="SetDoc" xml:lang="es">'),
+      "the SetDTE's ID in single quotes": env.replace('<SetDTE ID="SetDoc">', "<SetDTE ID='SetDoc'>"),
+    };
+    expect(Object.values(unsigned).every((x) => x !== env)).toBe(true);
+    for (const [name, xml] of Object.entries(unsigned)) {
+      // Each right after the envelope it was made from (whose head is the kept one), from its bytes and from its text.
+      const first = (await both(bytes(env))).report;
+      expect([first.ok, first.failure, first.message]).toEqual([true, undefined, undefined]);
+      const fromBytes = await both(bytes(xml));
+      const fromText = await both(xml);
+      // Quoting does not reach the canonical form: that one passes, the others are refused.
+      const passes = name === "the SetDTE's ID in single quotes";
+      expect([fromBytes.report.ok, fromText.report.ok], name).toEqual([passes, passes]);
+      if (!passes) expect(fromBytes.report.failure, name).toBe("SIGNATURE_INVALID");
     }
+    // Another sender's head (another SetDTE ID, signed as such) between two of the first: each passes in one pass.
+    for (const xml of [env, resigned, env]) {
+      const before = verifyPaths.sourceBytes;
+      const { report, lazy } = await both(bytes(xml));
+      expect([report.ok, lazy, verifyPaths.sourceBytes - before]).toEqual([true, true, 2]);
+    }
+  });
+
+  it("received as bytes: ASCII files digest their canonical forms from the bytes (cuts, other quoting, CRLF and non-ASCII files from the text), every report the whole tree's", async () => {
+    const dtes = await asciiFacturas();
     const env = (await buildEnvioDte({ ...common(), dtes })).xmlString;
     expect(env).not.toMatch(/[^\x00-\x7f]/);
     const cases: [string, Uint8Array | ArrayBuffer, boolean][] = [
@@ -364,7 +402,7 @@ function elements(doc: XDocument | XNode): XElement[] {
 
 /** Random XML around the fast parser's subset: namespaces declared, re-declared and redundant, attribute order and quoting, empty elements, escapes. */
 const space = fc.constantFrom(" ", " ", " ", "  ", "\n", "\t");
-const value = fc.constantFrom("1", "F1T33", "1.0", "a&amp;b", "&lt;x", "&quot;q&quot;", "x > y", "ñandú", "&#65;", "");
+const value = fc.constantFrom("1", "F1T33", "1.0", "a&amp;b", "&lt;x", "&quot;q&quot;", "x > y", "ñandú", "&#65;", "&#233;", "");
 const uri = fc.constantFrom("urn:a", "urn:b", "http://www.sii.cl/SiiDte", "");
 const attribute = fc.oneof(
   fc.record({ name: fc.constantFrom("ID", "version", "z", "a", "q:w", "p:v"), value, quote: fc.constantFrom('"', '"', "'"), before: space }),

@@ -158,12 +158,16 @@ export function stampDisagreements(report: InboundDteReport, name: string, first
   if (dd.FE !== report.issueDate) mismatches.push(`FE ${dd.FE} ≠ FchEmis ${report.issueDate}`);
   if (dd.RR !== report.receiverRut) mismatches.push(`RR ${dd.RR} ≠ RUTRecep ${report.receiverRut}`);
   if (dd.MNT !== report.total) mismatches.push(`MNT ${dd.MNT} ≠ MntTotal ${report.total}`);
-  const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
-  // The stamp's own form of the text first (what the engine and most issuers write): equal, it is loosely equal too.
-  const agrees = (stamped: string, text: string) => { const t = tedText(text); return stamped === t || loose(stamped) === loose(t) || loose(stamped) === loose(text.slice(0, 40)); };
-  if (!agrees(dd.RSR, name)) mismatches.push("RSR differs from RznSocRecep");
-  if (!agrees(dd.IT1, firstItem)) mismatches.push("IT1 differs from the first NmbItem");
+  if (!stampAgrees(dd.RSR, name)) mismatches.push("RSR differs from RznSocRecep");
+  if (!stampAgrees(dd.IT1, firstItem)) mismatches.push("IT1 differs from the first NmbItem");
   return mismatches;
+}
+
+const loose = (s: string) => s.replace(/['"\s]/g, "").slice(0, 36);
+/** Whether a stamped text (RSR, IT1) agrees with the document's: the stamp's own form of it first (what the engine and most issuers write: equal, it is loosely equal too), else loosely. */
+function stampAgrees(stamped: string, text: string): boolean {
+  const t = tedText(text);
+  return stamped === t || loose(stamped) === loose(t) || loose(stamped) === loose(text.slice(0, 40));
 }
 
 /** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
