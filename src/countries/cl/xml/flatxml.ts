@@ -15,7 +15,7 @@ import { FDocument, FElement, type Scope } from "./fastxml";
 
 // Module-local copies of what the hot loop reads: a module runner (the tests', the benches') may
 // turn each use of an import into a property read through a getter, once per character here.
-const { ATTR, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
+const { ATTR, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, PLAIN_NAME_END, plainAttribute, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
 const { canonicalText, canonicalValue, decode, documentScope } = fast;
 
 export interface FlatIndex {
@@ -240,8 +240,9 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
       let canonicalForm: boolean;
       const valueEnd = plainAttribute(text, p);
       if (valueEnd > 0) {
-        name = text.slice(p + 1, plainNameEnd);
-        rawValue = text.slice(plainNameEnd + 2, valueEnd);
+        const nameEnd = PLAIN_NAME_END[0]!;
+        name = text.slice(p + 1, nameEnd);
+        rawValue = text.slice(nameEnd + 2, valueEnd);
         p = valueEnd + 1;
         canonicalForm = true;
       } else {
@@ -343,33 +344,6 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
 
 /** How far build reads a text run character by character before it searches for its end. */
 const RUN = 48;
-
-/** Where the name of the attribute plainAttribute read last ends (at its `=`). */
-let plainNameEnd = 0;
-/**
- * An attribute written as C14N writes it from `p` on (one space, a name of ATTR's, `="`, a value
- * without `"` `<` tab or line break, `"`): the offset of its closing quote (its name ends at
- * plainNameEnd); -1 for any other form (then ATTR reads it: it matches this one the same way).
- */
-function plainAttribute(text: string, p: number): number {
-  if (text.charCodeAt(p) !== 32 || NAME_CHAR[text.charCodeAt(p + 1)] !== 1) return -1;
-  let q = p + 2;
-  while (NAME_CHAR[text.charCodeAt(q)]! > 0) q++;
-  if (text.charCodeAt(q) === 58 /* : */) {
-    if (NAME_CHAR[text.charCodeAt(++q)] !== 1) return -1;
-    while (NAME_CHAR[text.charCodeAt(++q)]! > 0);
-  }
-  if (text.charCodeAt(q) !== 61 /* = */ || text.charCodeAt(q + 1) !== 34 /* " */) return -1;
-  for (let v = q + 2; v < text.length; v++) {
-    const c = text.charCodeAt(v);
-    if (c === 34) {
-      plainNameEnd = q;
-      return v;
-    }
-    if (c === 60 || c === 9 || c === 10) return -1;
-  }
-  return -1;
-}
 
 const NS_SII = "http://www.sii.cl/SiiDte";
 const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
