@@ -73,23 +73,25 @@ export async function envelopeSignaturePass(sig: FElement, set: FElement): Promi
   commitSeen(sig, BODY_CANONICAL | BODY_PLAIN, [], []);
   const setId = set.getAttribute("ID");
   if (setId === null || s.uri !== `#${setId}`) return null;
-  return readSignatureChecks(sig.doc, s, apexNamespaces(scope), () => sourceCanonicalUtf8(set as unknown as XElement, true));
+  // Its SignedInfo's tag as apexNamespacesOf keeps it when the Signature declares the XMLDSig's namespace as the default one (the SII's form).
+  const signedInfoTag = scope.get("") === NS_DSIG ? apexNamespacesOf(scope).signedInfoTag : `<SignedInfo${apexNamespaces(scope)}>`;
+  return readSignatureChecks(sig.doc, s, signedInfoTag, () => sourceCanonicalUtf8(set as unknown as XElement, true));
 }
 
 /**
  * A signature read in one pass (`s`) checked in the SII profile: the key in its certificate (and its
  * KeyValue, if any, that key), then verify-flat.ts signatureChecks over the signed content (made by
  * `content` after those checks, possibly in the scratch buffer; null: not canonical as written) and
- * the SignedInfo behind its apex namespaces `signedInfoApex`; null when anything fails.
+ * the SignedInfo behind its apex start tag `signedInfoTag`; null when anything fails.
  */
-function readSignatureChecks(doc: FDocument, s: DteReading["signature"], signedInfoApex: string, content: () => Uint8Array<ArrayBuffer> | null): Promise<SignatureCheck | null> | null {
+function readSignatureChecks(doc: FDocument, s: DteReading["signature"], signedInfoTag: string, content: () => Uint8Array<ArrayBuffer> | null): Promise<SignatureCheck | null> | null {
   const cert = certificateOf(s.certificate);
   if (!cert) return null;
   if (s.modulus !== null && !keyValueMatchesCert(cert, s.modulus, s.exponent ?? "")) return null;
   // The signed content in the scratch buffer, handed to the digest at once (WebCrypto copies it), then the SignedInfo there, handed to the verify.
   const signed = content();
   if (signed === null) return null;
-  const signedInfo = () => spanCanonicalUtf8(doc, `<SignedInfo${signedInfoApex}>`, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
+  const signedInfo = () => spanCanonicalUtf8(doc, signedInfoTag, s.signedInfoContent[0], s.signedInfoContent[1], "SignedInfo", true);
   return signatureChecks(cert, s.uri, signed, s.digestValue, s.signatureValue, signedInfo);
 }
 
@@ -109,17 +111,24 @@ async function signatureOf(dte: FElement, read: DteReading, scope: Scope): Promi
   const doc = dte.doc!;
   const apex = apexNamespacesOf(scope);
   const [from, to] = read.branchContent;
-  return readSignatureChecks(doc, s, apex.signedInfo, () => spanCanonicalUtf8(doc, `<${read.branch}${apex.branch}${read.branchAttributes}>`, from, to, read.branch, true));
+  if (apex.branchName !== read.branch) {
+    apex.branchName = ownCopy(read.branch);
+    apex.branchHead = `<${read.branch}${apex.branch}`;
+  }
+  return readSignatureChecks(doc, s, apex.signedInfoTag, () => spanCanonicalUtf8(doc, apex.branchHead, from, to, read.branch, true, `${read.branchAttributes}>`));
 }
 
 /**
- * The namespace declarations C14N writes on the branch (the DTE's scope) and on the SignedInfo
- * (the Signature's: the same with the XMLDSig's default namespace); the last ones kept, as the DTEs
- * of an envelope declare the same namespaces each in a scope of its own.
+ * The namespace declarations C14N writes on the branch (the DTE's scope) and the start tag it
+ * writes for the SignedInfo (of the Signature's scope: the same with the XMLDSig's default
+ * namespace, which an envelope's Signature declares itself); the last two scopes' kept, as the DTEs
+ * of an envelope declare the same namespaces each in a scope of its own, and its Signature another.
+ * With the start of the last branch's tag (`<` its name and `branch`).
  */
-function apexNamespacesOf(scope: Scope): { branch: string; signedInfo: string } {
-  const last = lastApex;
-  if (last !== null && last.scope.size === scope.size) {
+function apexNamespacesOf(scope: Scope): ApexTags {
+  for (let k = 0; k < lastApex.length; k++) {
+    const last = lastApex[k]!;
+    if (last.scope.size !== scope.size) continue;
     let same = true;
     for (const [p, u] of scope) if (last.scope.get(p) !== u) same = false;
     if (same) return last;
@@ -127,10 +136,18 @@ function apexNamespacesOf(scope: Scope): { branch: string; signedInfo: string } 
   // Copies: the scope's texts are slices of a received file, which the memo must not keep alive.
   const kept = new Map<string, string>();
   for (const [p, u] of scope) kept.set(ownCopy(p), ownCopy(u));
-  lastApex = { scope: kept, branch: apexNamespaces(kept), signedInfo: apexNamespaces(new Map(kept).set("", NS_DSIG)) };
-  return lastApex;
+  const apex: ApexTags = { scope: kept, branch: apexNamespaces(kept), signedInfoTag: `<SignedInfo${apexNamespaces(new Map(kept).set("", NS_DSIG))}>`, branchName: "", branchHead: "" };
+  lastApex = [apex, ...lastApex.slice(0, 1)];
+  return apex;
 }
-let lastApex: { scope: Scope; branch: string; signedInfo: string } | null = null;
+interface ApexTags {
+  scope: Scope;
+  branch: string;
+  signedInfoTag: string;
+  branchName: string;
+  branchHead: string;
+}
+let lastApex: ApexTags[] = [];
 
 /** The stamp's check when its FRMT verifies under a CAF this isolate already verified and the CAF covers it; null otherwise (as verify-flat.ts stampOf). */
 async function stampOf(dte: FElement, read: DteReading, opts: InboundOptions): Promise<TedCheck | null> {
