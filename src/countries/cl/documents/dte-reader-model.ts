@@ -94,6 +94,14 @@ export interface GroupNode {
   parts: (ElementNode | GroupNode)[];
   first: Set<string>;
   optional: boolean;
+  /**
+   * For a sequence, where each run of optional elements ends (`runEnd[k]`: the first part from k on
+   * that is a group or a required element, for k in such a run) and the index of each name in those
+   * runs (`optionalAt`): the reader jumps from the lookahead's name to its part (dte-reader.ts once)
+   * instead of comparing it with each part before it. Empty where a name is in two of them.
+   */
+  runEnd: number[];
+  optionalAt: Map<string, number>;
 }
 const NONE: AttributeDecl[] = [];
 
@@ -118,11 +126,25 @@ function compileElement(decl: ElementDecl): ElementNode {
  */
 const REPEATED_BLOCKS = ["Emisor", "Receptor"];
 function compileGroup(g: Group): GroupNode {
-  return {
-    group: true, choice: !!g.c, min: g.min ?? 1, max: g.max ?? 1,
-    parts: (g.c ?? g.s ?? []).map((p: Particle) => (isElement(p) ? compileElement(p) : compileGroup(p))),
-    first: first(g), optional: optional(g),
-  };
+  const parts = (g.c ?? g.s ?? []).map((p: Particle) => (isElement(p) ? compileElement(p) : compileGroup(p)));
+  const { runEnd, optionalAt } = g.c ? { runEnd: [], optionalAt: new Map<string, number>() } : optionalRuns(parts);
+  return { group: true, choice: !!g.c, min: g.min ?? 1, max: g.max ?? 1, parts, first: first(g), optional: optional(g), runEnd, optionalAt };
+}
+
+/** GroupNode.runEnd and optionalAt of a sequence's parts. */
+function optionalRuns(parts: (ElementNode | GroupNode)[]): { runEnd: number[]; optionalAt: Map<string, number> } {
+  const isOptional = (p: ElementNode | GroupNode) => !p.group && p.min === 0;
+  const runEnd: number[] = [];
+  const optionalAt = new Map<string, number>();
+  for (let k = parts.length - 1; k >= 0; k--) runEnd[k] = isOptional(parts[k]!) ? (runEnd[k + 1] ?? parts.length) : k;
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k]!;
+    if (!isOptional(p)) continue;
+    const name = (p as ElementNode).name;
+    if (optionalAt.has(name)) return { runEnd: [], optionalAt: new Map() };
+    optionalAt.set(name, k);
+  }
+  return { runEnd, optionalAt };
 }
 /** The DTE element. */
 export const DTE = compileElement(DTE_MODEL);

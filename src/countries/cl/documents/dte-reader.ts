@@ -481,9 +481,17 @@ class Reader {
       }
       return this.particle(alt);
     }
+    const { runEnd, optionalAt } = g;
     for (let k = 0; k < parts.length; k++) {
       const p = parts[k]!;
-      if (!p.group && p.min === 0 && this.name !== p.name) continue;
+      if (!p.group && p.min === 0 && this.name !== p.name) {
+        // In a run of optional elements the lookahead can only be the one part of its name: on to it, or past the run.
+        if (runEnd.length === 0) continue;
+        const end = runEnd[k]!;
+        const at = this.name === null ? undefined : optionalAt.get(this.name);
+        k = (at !== undefined && at > k && at < end ? at : end) - 1;
+        continue;
+      }
       this.particle(p);
     }
   }
