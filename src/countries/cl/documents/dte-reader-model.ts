@@ -80,6 +80,8 @@ export interface ElementNode {
   tail: { text: string; close: number; next: number; spaced: number; name: string | null } | null;
   /** A short value of this element's simple type that was valid last time, its own text as written (a text equal to it reads the same). */
   lastValid: string | null;
+  /** Whether its last value read in full was long (dte-reader.ts leafText searches for its end at once). */
+  longText: boolean;
   /** For a block that repeats from DTE to DTE (REPEATED_BLOCKS), the value slots inside it; null for any other element. */
   block: number[] | null;
   /** The block as last read in full: a copy of its text, the values it gave its slots (copies), its white space (dte-reader.ts sameBlock). */
@@ -114,7 +116,7 @@ function compileElement(decl: ElementDecl): ElementNode {
     attributes: typeof type === "object" && type.a.length ? type.a : NONE,
     model: complex && type.m ? compileGroup(type.m) : null,
     slot: VALUE_OF.get(decl) ?? -1, span: SPAN_OF.get(decl) ?? null,
-    firstSeen: null, nextSeen: null, tail: null, lastValid: null, block: null, lastBlock: null,
+    firstSeen: null, nextSeen: null, tail: null, lastValid: null, longText: false, block: null, lastBlock: null,
   };
 }
 
