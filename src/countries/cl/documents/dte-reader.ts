@@ -73,6 +73,13 @@ let lastKeyInfo: (Kept & { modulus: string | null; exponent: string | null; cert
 
 /** Thrown to leave the reading: the DTE is not one this reader takes. */
 const NOT_HERE = new Error("not read in one pass");
+/** value.trim(), without the call for a value that starts and ends with a visible ASCII character (most). */
+function trimmed(value: string): string {
+  const a = value.charCodeAt(0);
+  const z = value.charCodeAt(value.length - 1);
+  return a > 32 && a < 127 && z > 32 && z < 127 ? value : value.trim();
+}
+
 /** How many characters of a value leafText reads one at a time before it searches for its end. */
 const SHORT_TEXT = 12;
 
@@ -275,7 +282,7 @@ class Reader {
     if (node.simple >= 0) {
       const value = this.sameLeaf(node) ?? this.newLeaf(node);
       const slot = node.slot;
-      if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = value.trim();
+      if (slot >= 0 && this.values[slot] === undefined) this.values[slot] = trimmed(value);
       return this.leafEnd(node);
     } else {
       const contentStart = this.pos;
