@@ -10,7 +10,7 @@ import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
-import { asciiText, childElements, childText, decodeXmlBytes, firstChild, isAscii, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { asciiTextOrNull, childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FDocument } from "../xml/fastxml";
 import { releaseIndex, type FlatIndex } from "../xml/flatxml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
@@ -176,8 +176,10 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   let doc: XDocument;
   try {
     // ASCII bytes (most received files) are checked once: their text, and the digests' source bytes (FDocument.bytes).
-    const ascii = asciiBytes(input);
-    text = ascii ? asciiText(ascii) : decodeXmlBytes(input);
+    const bytes = typeof input === "string" ? null : input instanceof Uint8Array ? input : new Uint8Array(input);
+    const asciiText = bytes === null ? null : asciiTextOrNull(bytes);
+    const ascii = asciiText === null ? null : bytes;
+    text = asciiText ?? decodeXmlBytes(input);
     // A DTD (declared entities, even unused) is refused outright, whichever parser would take the file.
     // (A search for "!" first: one character is found by a vectorised scan, "<!" is tried at every "<" of the file.)
     if (text.indexOf("!") >= 0 && /<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
@@ -219,16 +221,6 @@ async function verifyEnvelopeLazily(text: string, ascii: Uint8Array | null, opts
   if (doc.bytes) verifyPaths.sourceBytes++;
   const report = await verifyEnvelope(doc as unknown as XDocument, root as unknown as XElement, root.localName, opts, doc);
   return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
-}
-
-/**
- * The received bytes when they are all ASCII: then each character of the text is the byte at its
- * offset (unless line ends were normalised), and digests read them (FDocument.bytes).
- */
-function asciiBytes(input: Uint8Array | ArrayBuffer | string): Uint8Array | null {
-  if (typeof input === "string") return null;
-  const b = input instanceof Uint8Array ? input : new Uint8Array(input);
-  return isAscii(b) ? b : null;
 }
 
 /** Flat indexes no verification holds, for the next envelope to write over (an envelope of one DTE would otherwise grow a new one each time). */
