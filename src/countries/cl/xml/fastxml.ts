@@ -202,14 +202,39 @@ for (let c = 0; c < 128; c++) {
 export const ATTR = new RegExp(`[ \\t\\n]+(${NAME})[ \\t\\n]*=[ \\t\\n]*(?:"([^"<\\t\\n]*)"|'([^'<\\t\\n]*)')`, "y");
 export const START_END = /[ \t\n]*(\/?)>/y;
 
+/** The attribute readAttribute read last: its name, its value as written, whether it is written as C14N writes it. */
+export const ATTRIBUTE = { name: "", raw: "", canonicalForm: false };
+/**
+ * The attribute at `p` in a start tag (ATTR's form), into ATTRIBUTE: where it ends, or -1 when none
+ * is there. Written as C14N writes it (most are) it is read by hand (plainAttribute), any other form
+ * by ATTR (a regex match per attribute cost a tenth of an envelope's parse).
+ */
+export function readAttribute(text: string, p: number): number {
+  const valueEnd = plainAttribute(text, p);
+  if (valueEnd > 0) {
+    ATTRIBUTE.name = text.slice(p + 1, plainNameEnd);
+    ATTRIBUTE.raw = text.slice(plainNameEnd + 2, valueEnd);
+    ATTRIBUTE.canonicalForm = true;
+    return valueEnd + 1;
+  }
+  ATTR.lastIndex = p;
+  const am = ATTR.exec(text);
+  if (!am) return -1;
+  const end = ATTR.lastIndex;
+  ATTRIBUTE.name = am[1]!;
+  ATTRIBUTE.raw = am[2] ?? am[3]!;
+  ATTRIBUTE.canonicalForm = am[3] === undefined && text.charCodeAt(p) === 32 && end - p === ATTRIBUTE.name.length + ATTRIBUTE.raw.length + 4;
+  return end;
+}
+
 /** Where the name of the attribute plainAttribute read last ends (at its `=`). */
-export const PLAIN_NAME_END = new Int32Array(1);
+let plainNameEnd = 0;
 /**
  * An attribute written as C14N writes it from `p` on (one space, a name of ATTR's, `="`, a value
  * without `"` `<` tab or line break, `"`): the offset of its closing quote (its name ends at
- * PLAIN_NAME_END[0]); -1 for any other form (then ATTR reads it: it matches this one the same way).
+ * plainNameEnd); -1 for any other form (then ATTR reads it: it matches this one the same way).
  */
-export function plainAttribute(text: string, p: number): number {
+function plainAttribute(text: string, p: number): number {
   if (text.charCodeAt(p) !== 32 || NAME_CHAR[text.charCodeAt(p + 1)] !== 1) return -1;
   let q = p + 2;
   while (NAME_CHAR[text.charCodeAt(q)]! > 0) q++;
@@ -221,7 +246,7 @@ export function plainAttribute(text: string, p: number): number {
   for (let v = q + 2; v < text.length; v++) {
     const c = text.charCodeAt(v);
     if (c === 34) {
-      PLAIN_NAME_END[0] = q;
+      plainNameEnd = q;
       return v;
     }
     if (c === 60 || c === 9 || c === 10) return -1;
@@ -453,26 +478,12 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
       const from = p;
-      let name: string;
-      let rawValue: string;
-      let canonicalForm: boolean;
-      // Written as C14N writes it (most are) by hand, any other form by ATTR (a regex match per attribute cost a tenth of an envelope's parse).
-      const valueEnd = plainAttribute(text, p);
-      if (valueEnd > 0) {
-        const nameEnd = PLAIN_NAME_END[0]!;
-        name = text.slice(p + 1, nameEnd);
-        rawValue = text.slice(nameEnd + 2, valueEnd);
-        p = valueEnd + 1;
-        canonicalForm = true;
-      } else {
-        ATTR.lastIndex = p;
-        const am = ATTR.exec(text);
-        if (!am) break;
-        p = ATTR.lastIndex;
-        name = am[1]!;
-        rawValue = am[2] ?? am[3]!;
-        canonicalForm = am[3] === undefined && text.charCodeAt(from) === 32 && p - from === name.length + rawValue.length + 4;
+      p = readAttribute(text, p);
+      if (p < 0) {
+        p = from;
+        break;
       }
+      const { name, raw: rawValue, canonicalForm } = ATTRIBUTE;
       const value = decode(rawValue);
       names ??= [];
       values ??= [];

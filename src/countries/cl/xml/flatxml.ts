@@ -15,7 +15,7 @@ import { FDocument, FElement, type Scope } from "./fastxml";
 
 // Module-local copies of what the hot loop reads: a module runner (the tests', the benches') may
 // turn each use of an import into a property read through a getter, once per character here.
-const { ATTR, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, PLAIN_NAME_END, plainAttribute, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
+const { ATTRIBUTE, BODY_CANONICAL, BODY_PLAIN, END, EXPANDED, NAME_CHAR, OPAQUE, readAttribute, START_END, TAG_CANONICAL, TAG_PLAIN, UNSUPPORTED, XML_NS, XMLNS_NS } = fast;
 const { canonicalText, canonicalValue, decode, documentScope } = fast;
 
 export interface FlatIndex {
@@ -235,25 +235,12 @@ function build(el: FElement, baseScope: Scope, reuse?: FlatIndex): FlatIndex {
     const after = text.charCodeAt(p);
     for (; after !== 62 /* > */; ) {
       const from = p;
-      let name: string;
-      let rawValue: string;
-      let canonicalForm: boolean;
-      const valueEnd = plainAttribute(text, p);
-      if (valueEnd > 0) {
-        const nameEnd = PLAIN_NAME_END[0]!;
-        name = text.slice(p + 1, nameEnd);
-        rawValue = text.slice(nameEnd + 2, valueEnd);
-        p = valueEnd + 1;
-        canonicalForm = true;
-      } else {
-        ATTR.lastIndex = p;
-        const am = ATTR.exec(text);
-        if (!am) break;
-        p = ATTR.lastIndex;
-        name = am[1]!;
-        rawValue = am[2] ?? am[3]!;
-        canonicalForm = am[3] === undefined && text.charCodeAt(from) === 32 && p - from === name.length + rawValue.length + 4;
+      p = readAttribute(text, p);
+      if (p < 0) {
+        p = from;
+        break;
       }
+      const { name, raw: rawValue, canonicalForm } = ATTRIBUTE;
       const value = decode(rawValue);
       for (let k = attrFrom; k < x.na; k++) if (x.aName[k] === name) throw UNSUPPORTED;
       x.aName[x.na] = name;
