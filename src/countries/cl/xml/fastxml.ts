@@ -619,6 +619,7 @@ function skipOpaque(doc: FDocument, el: FElement, scope: Scope): number {
   const qname = el.nodeName;
   // The end tag searched for is made once per name (a DTE's, one after the other).
   if (qname !== lastSkipped) {
+    // A copy, not a slice of the received file (xml.ts ownCopy, which this module cannot import: xml.ts imports it).
     lastSkipped = (" " + qname).slice(1);
     lastEndTag = `</${qname}>`;
   }
