@@ -174,6 +174,47 @@ describe("fast XML parser", () => {
     expect(accepted).toBeGreaterThan(100);
   });
 
+  it("a root start tag written as the last document's parses as it did there, whatever came between and whatever follows it", () => {
+    // The parser keeps the last root start tag it read; each document below must still equal
+    // xmldom's, in any order, with its own content under the kept tag's namespaces.
+    const roots = [
+      '<EnvioDTE xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioDTE_v10.xsd" version="1.0">',
+      '<EnvioDTE xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.sii.cl/SiiDte EnvioDTE_v10.xsd" version="1.0" >',
+      '<EnvioDTE xmlns="urn:other" version="1.0">',
+      '<EnvioDTE xmlns:xml="http://www.w3.org/XML/1998/namespace" xml:lang="es" version="1.0">',
+      // Declarations C14N does not write (cut from the source's canonical form).
+      '<EnvioDTE xmlns:xml="http://www.w3.org/XML/1998/namespace" version="1.0">',
+      '<EnvioDTE xmlns="" version="1.0">',
+      '<p:EnvioDTE xmlns:p="urn:p" p:a="1">',
+      "<EnvioDTE>",
+    ];
+    const bodies = ["", "<SetDTE ID=\"S\"><p:x xmlns:p=\"urn:q\"/></SetDTE>", "<a xsi:type=\"t\">1</a>", "<p:b/>", "texto &amp; más"];
+    const close = (root: string) => `</${/^<([^ >]+)/.exec(root)![1]}>`;
+    const doc = fc.tuple(fc.nat(roots.length - 1), fc.nat(bodies.length - 1), fc.boolean()).map(([r, b, decl]) => `${decl ? '<?xml version="1.0"?>\n' : ""}${roots[r]}${bodies[b]}${close(roots[r]!)}`);
+    let parsed = 0;
+    fc.assert(
+      fc.property(fc.array(doc, { minLength: 1, maxLength: 6 }), (texts) => {
+        for (const t of texts) {
+          const fast = fastParse(t);
+          let dom: XDocument | null = null;
+          try {
+            dom = parseXmlDom(t);
+          } catch {
+            // An unbound prefix: the fast parser must refuse it too.
+          }
+          if (dom === null) expect(fast).toBeNull();
+          else {
+            expect(fast).not.toBeNull();
+            expect(views(fast as unknown as XDocument)).toEqual(views(dom));
+            parsed++;
+          }
+        }
+      }),
+      { numRuns: 400, seed: 20261202 },
+    );
+    expect(parsed).toBeGreaterThan(500);
+  });
+
   it("finds the characters outside XML's Char production as the plain regex does, on one-byte and wider text", () => {
     const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
     // Characters near every boundary of the production, among ordinary text.

@@ -440,6 +440,26 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
     }
     if (next === 33 /* ! */ || next === 63 /* ? */) throw UNSUPPORTED;
     if (rootDone) throw UNSUPPORTED;
+    // The root's start tag written as the last document's (an envelope's carries the same
+    // namespaces and schema location whoever wrote it): parsed as that one was.
+    const isRoot = stack.length === 0 && base === null;
+    const root = isRoot ? lastRoot : null;
+    if (root !== null && text.slice(lt, lt + root.text.length) === root.text) {
+      for (let k = 0; k < root.cuts.length; k++) cuts.push(lt + root.cuts[k]!);
+      const el = new FElement(root.qname, root.prefix, root.local, root.ns, root.attrs);
+      el.doc = doc;
+      el.contentStart = pos = lt + root.text.length;
+      el.flags = root.tag;
+      parent.appendChild(el);
+      doc.documentElement = el;
+      stack.push(el);
+      bodies.push(body);
+      body = BODY_CANONICAL | BODY_PLAIN;
+      scopes.push(scope);
+      scope = root.elScope;
+      parent = el;
+      continue;
+    }
     // A DTE's start tag written as the one before it, in the same scope (an envelope's DTEs mostly
     // repeat theirs): parsed as that one was (the same text parses the same way).
     const memo = stack.length === 2 ? lastTag : null;
@@ -574,7 +594,10 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
       idsOut?.push(id);
     }
     parent.appendChild(el);
-    if (stack.length === 0 && base === null) doc.documentElement = el;
+    if (isRoot) {
+      doc.documentElement = el;
+      if (!selfClosing && id === null) lastRoot = keptRoot(text.slice(lt, pos), { qname, prefix, local, ns }, attrs, tag, elScope, cuts.slice(cutsBefore), lt);
+    }
     if (selfClosing) {
       // C14N writes <a></a>: neither this element nor its ancestors are canonical as written.
       body &= ~BODY_CANONICAL;
@@ -611,6 +634,25 @@ function parseRange(doc: FDocument, from: number, to: number, base: FElement | n
 let lastTag: { parent: FNode; text: string; qname: string; ns: string | null; attrs: FAttr[]; tag: number; elScope: Scope; body: number; cuts: number[] } | null = null;
 
 /**
+ * The last document's root start tag (text, what parsing it gave, its cuts as offsets from its
+ * `<`), for the next parse. Kept across parses, so every string in it is a copy: a slice would hold
+ * the whole received file.
+ */
+type RootTag = { text: string; qname: string; prefix: string | null; local: string; ns: string | null; attrs: FAttr[]; tag: number; elScope: Scope; cuts: number[] };
+let lastRoot: RootTag | null = null;
+// xml.ts ownCopy, which this module cannot import (xml.ts imports it).
+const copyOf = (s: string) => (" " + s).slice(1);
+const copyOrNull = (s: string | null) => (s === null ? null : copyOf(s));
+
+function keptRoot(text: string, name: { qname: string; prefix: string | null; local: string; ns: string | null }, parsed: FAttr[], tag: number, scope: Scope, cuts: number[], lt: number): RootTag {
+  const elScope: Scope = new Map();
+  for (const [k, v] of scope) elScope.set(copyOf(k), copyOf(v));
+  const attrs = parsed.length === 0 ? NO_ATTR_LIST : parsed.map((a) => new FAttr(copyOf(a.name), copyOf(a.value), copyOrNull(a.prefix), copyOf(a.localName), copyOrNull(a.namespaceURI)));
+  for (let k = 0; k < cuts.length; k++) cuts[k]! -= lt;
+  return { text: copyOf(text), qname: copyOf(name.qname), prefix: copyOrNull(name.prefix), local: copyOf(name.local), ns: copyOrNull(name.ns), attrs, tag, elScope, cuts };
+}
+
+/**
  * An element of a lazy parse left OPAQUE (its start tag parsed, `scope` its namespaces): skipped to
  * its end tag, which must be written as </name> (`expand` parses the content in between, and fails,
  * so that the caller parses the whole file, unless it is balanced); where the parse goes on.
@@ -619,8 +661,8 @@ function skipOpaque(doc: FDocument, el: FElement, scope: Scope): number {
   const qname = el.nodeName;
   // The end tag searched for is made once per name (a DTE's, one after the other).
   if (qname !== lastSkipped) {
-    // A copy, not a slice of the received file (xml.ts ownCopy, which this module cannot import: xml.ts imports it).
-    lastSkipped = (" " + qname).slice(1);
+    // A copy, not a slice of the received file.
+    lastSkipped = copyOf(qname);
     lastEndTag = `</${qname}>`;
   }
   const close = doc.source.indexOf(lastEndTag, el.contentStart);
