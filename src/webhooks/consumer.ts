@@ -1,6 +1,6 @@
 /**
  * The webhook queue consumer: `fanout` messages turn new events into deliveries (a document store's,
- * when the message names the store; else the company's in D1's outbox),
+ * when the message names the store, store 0 included; else the company's in D1's outbox),
  * `deliver` messages make one attempt each. Every step is idempotent (a delivery exists once per
  * endpoint and event; a settled delivery is skipped), so a duplicated message does nothing twice.
  */
@@ -12,7 +12,7 @@ import { fanOut, fanOutStore } from "./fanout";
 
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  const fanouts = new Map<string, { companyId: string; partition: number; msgs: Message<unknown>[] }>();
+  const fanouts = new Map<string, { companyId: string; partition: number | undefined; msgs: Message<unknown>[] }>();
   const deliveries: { msg: Message<unknown>; target: DeliveryTarget }[] = [];
   for (const msg of batch.messages) {
     const parsed = webhookMessage.safeParse(msg.body);
@@ -20,16 +20,16 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       log("error", "malformed webhook message dropped", { id: msg.id, body: JSON.stringify(msg.body).slice(0, 300) });
       msg.ack();
     } else if (parsed.data.type === "fanout") {
-      const { company_id: companyId, partition = 0 } = parsed.data;
-      const key = `${companyId}:${partition}`;
+      const { company_id: companyId, partition } = parsed.data;
+      const key = `${companyId}:${partition ?? "d1"}`;
       const outbox = fanouts.get(key) ?? { companyId, partition, msgs: [] };
       outbox.msgs.push(msg);
       fanouts.set(key, outbox);
     } else deliveries.push({ msg, target: { id: parsed.data.delivery_id, companyId: parsed.data.company_id, partition: parsed.data.partition } });
   }
-  // One fan-out per outbox (D1's for a company: partition 0; a store's) and batch does the work of all its notices.
+  // One fan-out per outbox (D1's for a company: no partition named; a store's) and batch does the work of all its notices.
   await Promise.all([...fanouts.values()].map(({ companyId, partition, msgs }) => settleAll(msgs, "fanout", companyId, async () => {
-    if (partition === 0) {
+    if (partition === undefined) {
       if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
     } else if ((await fanOutStore(db, env, companyId, partition)).more) await notifyStore(env, companyId, partition);
   })));

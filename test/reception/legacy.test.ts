@@ -114,6 +114,10 @@ describe("the legacy partition of received documents", () => {
     expect(erm.status, JSON.stringify(erm.body)).toBe(200);
     expect(await inStore0(old.id)).toEqual({ response_state: "ACCEPTED_AND_RECEIVED" });
     expect(await d1Row(old.id)).toMatchObject({ response_state: "ACCEPTED" });
+    // Its event is in store 0's outbox, and store 0's notice gets it fanned out from there.
+    const store0Events = () => storeFor(env, r.companyId, 0).db.all<{ type: string; dispatched_at: string | null }>(sql`SELECT type, dispatched_at FROM event_outbox`);
+    const fanned = await until(store0Events, (rows) => rows.length > 0 && rows.every((e) => e.dispatched_at !== null), "store 0's events fanned out");
+    expect(fanned.map((e) => e.type)).toContain("received_document.response_recorded");
     await expect(env.DB.prepare("UPDATE received_documents SET total = '1' WHERE id = ?").bind(old.id).run()).rejects.toThrow(/LEGACY_MOVED/);
     expect((await getDoc(r, old.id)).body.response_state).toBe("ACCEPTED_AND_RECEIVED");
     expect((await list("per_page=10")).total).toBe(4);

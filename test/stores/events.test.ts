@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { closePartition, openStore, partitionedId, storeFor, storeName } from "../../src/db/document-store";
 import { outboxInsert } from "../../src/db/document-store/outbox";
-import { invoices } from "../../src/db/schema";
+import { eventOutbox, invoices } from "../../src/db/schema";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { FanoutNotice, NOTICE_REDRIVE_MS, NOTICE_RETRY_MS } from "../../src/durable-objects/document-store/fanout-notice";
 import { newId, randomUlid } from "../../src/lib/ids";
@@ -209,6 +209,41 @@ describe("a document store's events", () => {
     expect(verified(hook.secret, got!)).toMatchObject({ id: event, type: "ENU", company_id: companyId });
     expect(await storeRows(companyId, "SELECT event_id, status FROM webhook_deliveries")).toEqual([{ event_id: event, status: expect.any(String) }]);
     expect(await d1Events(companyId)).toEqual([]);
+  });
+
+  it("store 0 (the legacy partition after its switch): a writer's event there is announced as partition 0 and reaches the endpoint from store 0, not from D1", async () => {
+    const owner = await newOwner("Store events, store 0");
+    const companyId = await newCompany(owner);
+    const r = receiverUrl("store-events-store-0");
+    const hook = await register(owner, companyId, { url: r.url, events: ["ENU"] });
+    // As a write to a document of before the move does once its group switched: the event in store 0's
+    // outbox, through the store's RPC (which arms its alarm).
+    const store0 = storeFor(env, companyId, 0);
+    const event = newId("evt");
+    await store0.db.insert(eventOutbox).values({ id: event, companyId, type: "ENU", dedupeKey: `ENU:store0:${companyId}`, payload: JSON.stringify(enu(2)), createdAt: new Date().toISOString() });
+    const [got] = await until(r.path, (x) => x.length === 1);
+    expect(verified(hook.secret, got!)).toMatchObject({ id: event, type: "ENU", company_id: companyId });
+    const made = await store0.db.all<{ id: string; event_id: string }>(sql`SELECT id, event_id FROM webhook_deliveries`);
+    expect(made).toEqual([{ id: expect.stringMatching(/^dlv_p0_/), event_id: event }]);
+    expect(await waitFor(() => store0.db.all<{ dispatched_at: string | null }>(sql`SELECT dispatched_at FROM event_outbox`), (rows) => rows[0]?.dispatched_at != null, "store 0's event marked dispatched")).toHaveLength(1);
+    expect(await d1Events(companyId)).toEqual([]);
+  });
+
+  it("the notice of store 0 names partition 0; a store with no partition in its name is not due again at once (its alarm does not spin)", async () => {
+    const companyId = `cmp_${randomUlid()}`;
+    await silentEvent(companyId, 0);
+    await runInDurableObject(stubOf(companyId, 0), async (_i: DocumentStore, state: DurableObjectState) => {
+      const sent: unknown[] = [];
+      const t0 = Date.now();
+      const task = new FanoutNotice(state.storage.sql, { WEBHOOK_QUEUE: recordingQueue(sent) }, storeName(companyId, 0));
+      expect(await task.sendNow(t0)).toBe(true);
+      expect(sent).toEqual([{ v: 1, type: "fanout", company_id: companyId, partition: 0 }]);
+      const nameless = new FanoutNotice(state.storage.sql, { WEBHOOK_QUEUE: recordingQueue(sent) }, `${companyId}:index`);
+      expect(nameless.nextAt(t0)).toBe(t0);
+      expect(await nameless.sendNow(t0)).toBe(false);
+      expect(nameless.nextAt(t0)).toBe(t0 + NOTICE_REDRIVE_MS);
+      expect(sent).toHaveLength(1);
+    });
   });
 
   it("deliveries made but never queued (the worker died after the store batch) are queued by the store's alarm", async () => {

@@ -41,10 +41,14 @@ export function hasPending(sql: SqlStorage): boolean {
   return sql.exec(`SELECT 1 FROM event_outbox WHERE dispatched_at IS NULL LIMIT 1`).toArray().length > 0;
 }
 
-/** The company and partition of a store from its name (`<companyId>:<ordinal>`); null for an index store. */
+/**
+ * The company and partition of a store from its name (`<companyId>:<ordinal>`), store 0 included (the
+ * legacy partition after its switch: writes to a document of before the move put their events there);
+ * null for an index store (`<owner>:index`).
+ */
 export function storeOfName(name: string | undefined): { companyId: string; ordinal: number } | null {
   const m = /^(.+):(\d+)$/.exec(name ?? "");
-  return m && Number(m[2]) >= 1 ? { companyId: m[1]!, ordinal: Number(m[2]) } : null;
+  return m ? { companyId: m[1]!, ordinal: Number(m[2]) } : null;
 }
 
 export class FanoutNotice implements StoreAlarmTask {
@@ -86,7 +90,9 @@ export class FanoutNotice implements StoreAlarmTask {
     if (!hasPending(this.sql)) return false;
     const store = storeOfName(this.storeName);
     if (!store) {
+      // Due again at the re-drive time, not at once: the alarm must not spin on events it cannot announce.
       log("error", "events in a store without a partition name: no fan-out notice", { store: this.storeName ?? null });
+      this.sentAt = now;
       return false;
     }
     try {
