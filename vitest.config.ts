@@ -80,8 +80,9 @@ export default defineConfig({
         define: { __CHAOS__: "true" },
         test: {
           name: "workers",
-          // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors).
-          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts"],
+          // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors);
+          // mail-module and resolve-cache: no module lookup over RPC from background work at a file's end.
+          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts", "./test/setup/resolve-cache.ts"],
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,

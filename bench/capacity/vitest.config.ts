@@ -18,5 +18,5 @@ export default defineConfig({
       },
     })),
   ],
-  test: { include: [process.env.CAPACITY_BENCH_FILE ?? "bench/capacity/capacity.bench.test.ts"], setupFiles: ["./test/setup/apply-migrations.ts"], testTimeout: 900_000 },
+  test: { include: [process.env.CAPACITY_BENCH_FILE ?? "bench/capacity/capacity.bench.test.ts"], setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts"], testTimeout: 900_000 },
 });

@@ -11,5 +11,5 @@ export default defineConfig({
       miniflare: { bindings: { ENVIRONMENT: "test", MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=", API_KEY_PEPPER: "test-only-pepper-0123456789", TEST_MIGRATIONS: await readD1Migrations("./migrations") } },
     })),
   ],
-  test: { include: ["bench/reception/reception.bench.test.ts"], globalSetup: ["bench/reception/bundle.ts"], setupFiles: ["./test/setup/apply-migrations.ts"], testTimeout: 600_000 },
+  test: { include: ["bench/reception/reception.bench.test.ts"], globalSetup: ["bench/reception/bundle.ts"], setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts"], testTimeout: 600_000 },
 });
