@@ -60,7 +60,7 @@ describe("upload intake", () => {
     expect(res.body.documents[0].verification.reception_status).toBe(0);
   });
 
-  it("a tampered amount fails the DTE signature (EstadoRecepDTE 1) but is stored and flagged", async () => {
+  it("a tampered amount fails the DTE signature (EstadoRecepDTE 1) and the stamp, which names the amount it holds, but is stored and flagged", async () => {
     const d = await signedDte(caf33, 5, cert);
     const env_ = await envelope([d], cert);
     const tampered = decodeLatin1(env_.xml).replace(`<MntTotal>${d.total}</MntTotal>`, `<MntTotal>${Number(d.total) + 1}</MntTotal>`);
@@ -68,7 +68,12 @@ describe("upload intake", () => {
     expect(res.status).toBe(201);
     const doc = res.body.documents[0];
     expect(doc.verification).toMatchObject({ status: "FAILED", reception_status: 1 });
-    expect(checksOf(doc)).toMatchObject({ envelope_signature: "FAILED", dte_signature: "FAILED" });
+    expect(checksOf(doc)).toMatchObject({ envelope_signature: "FAILED", dte_signature: "FAILED", ted: "FAILED", caf: "PASSED" });
+    // The stamp itself verifies under its CAF; what fails is its agreement with the altered document.
+    const ted = doc.verification.checks.find((c: any) => c.name === "ted");
+    expect(ted.message).toBe(`The stamp disagrees with the document: MNT ${d.total} ≠ MntTotal ${Number(d.total) + 1}`);
+    // The record keeps the document's own (altered) total, as received.
+    expect(doc.totals.total).toBe(String(Number(d.total) + 1));
   });
 
   it("a DTE that departs from the SII schema fails the schema check, which names the element and the rule", async () => {

@@ -126,6 +126,14 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   }
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
+  if (report.ted.ok) {
+    // A stamp that verifies is held to the document's own fields whatever the signature's verdict, so
+    // that a document altered after signing (its total, say) shows the stamp's check failing too.
+    const name = (receptor && childText(receptor, "RznSocRecep")) ?? "";
+    const firstItem = branch ? childText(firstChild(branch, "Detalle") ?? branch, "NmbItem") ?? "" : "";
+    const mismatches = stampDisagreements(report, name, firstItem);
+    if (mismatches.length) report.ted = { ...report.ted, ok: false, failure: "TED_INVALID", message: `The stamp disagrees with the document: ${mismatches.join("; ")}` };
+  }
   if (!report.signature.ok) {
     report.failure = report.signature.failure ?? "SIGNATURE_INVALID";
     report.message = report.signature.message;
@@ -134,14 +142,6 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   if (!report.ted.ok) {
     report.failure = report.ted.failure ?? "TED_INVALID";
     report.message = report.ted.message;
-    return report;
-  }
-  const name = (receptor && childText(receptor, "RznSocRecep")) ?? "";
-  const firstItem = branch ? childText(firstChild(branch, "Detalle") ?? branch, "NmbItem") ?? "" : "";
-  const mismatches = stampDisagreements(report, name, firstItem);
-  if (mismatches.length) {
-    report.failure = "TED_INVALID";
-    report.message = `The stamp disagrees with the document: ${mismatches.join("; ")}`;
     return report;
   }
   report.ok = true;
