@@ -37,6 +37,16 @@ const EMAILS_PER_SIZE = 5;
 const b64 = (b: Uint8Array) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s).replace(/.{76}/g, "$&\r\n"); };
 const mime = (to: string, xml: Uint8Array) => new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
 
+/** `time()` right beside `floorOf()`, the floor first when `floorFirst`: the verification's figure and the floor's. */
+async function beside<F>(floorFirst: boolean, floorOf: () => Promise<F>, time: () => Promise<number>): Promise<[number, F]> {
+  if (floorFirst) {
+    const floor = await floorOf();
+    return [await time(), floor];
+  }
+  const per = await time();
+  return [per, await floorOf()];
+}
+
 async function deliver(to: string, raw: Uint8Array) {
   const message = { from: "p@proveedor.cl", to, rawSize: raw.length, headers: new Headers(), raw: new ReadableStream({ start(c) { c.enqueue(raw); c.close(); } }), setReject() {}, forward: async () => ({}), reply: async () => ({}) } as unknown as ForwardableEmailMessage;
   await worker.email!(message, env);
@@ -90,10 +100,7 @@ it("reception throughput and verification cost", async () => {
     // collected inside the verification's slices (before 2026-12-05 they ran in the same slices and
     // added 0.1–0.4× to this ratio, docs/reception-verification.md).
     for (let k = 0; k < slices; k++) {
-      const floorFirst = k % 2 === 0;
-      const before = floorFirst ? await measureFloor() : null;
-      const per = await timed(bundled.verifyInbound, bundledTrust, reps);
-      const { floor, envelopeFloor } = before ?? (await measureFloor());
+      const [per, { floor, envelopeFloor }] = await beside(k % 2 === 0, measureFloor, () => timed(bundled.verifyInbound, bundledTrust, reps));
       floors.push(floor);
       pers.push(per);
       ratios.push(per / floor);
@@ -109,9 +116,8 @@ it("reception throughput and verification cost", async () => {
       return floor;
     };
     for (let k = 0; k < 5; k++) {
-      const before = k % 2 === 1 ? await floorBlock() : null;
-      const per = await timed(bundled.verifyInbound, bundledTrust, reps * 10);
-      blockRatios.push(per / (before ?? (await floorBlock())));
+      const [per, floor] = await beside(k % 2 === 1, floorBlock, () => timed(bundled.verifyInbound, bundledTrust, reps * 10));
+      blockRatios.push(per / floor);
     }
     // The same verification as the module runner loads it, with each DTE over its tree instead of
     // one pass or its flat index (InboundOptions.flat), and bundled with each DTE over its flat index
