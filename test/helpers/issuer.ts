@@ -35,12 +35,22 @@ export function nowLocal(): string {
   return toLocalDateTime(new Date(), "America/Santiago").replace("T", " ");
 }
 
+/**
+ * A sample dated now (one reading of the clock). A due date it carries moves with it, 30 days after
+ * the issue date: the samples' fixed due dates would fall before today's date once the calendar
+ * passes them, and a due date before the issue date is refused.
+ */
+export function datedNow<T extends { invoice_date?: string; payment_due_date?: string }>(sample: T): T {
+  const now = nowLocal();
+  const due = new Date(Date.parse(`${now.slice(0, 10)}T00:00:00Z`) + 30 * 86_400_000).toISOString().slice(0, 10);
+  return { ...sample, invoice_date: now, ...(sample.payment_due_date ? { payment_due_date: due } : {}) };
+}
+
 /** A valid body of the sample `name` (see cl-samples) issued by `rut`, dated now. */
 export function invoiceBody(rut: string, name: string, overrides: Record<string, unknown> = {}): any {
-  const sample = structuredClone(SAMPLE_INPUTS[name]!) as any;
+  const sample = datedNow(structuredClone(SAMPLE_INPUTS[name]!)) as any;
   sample.issuer = { ...sample.issuer, document_number: rut };
-  sample.invoice_date = nowLocal();
-  if (sample.billing_reference) sample.billing_reference = sample.billing_reference.map((r: any) => ({ ...r, invoice_date: nowLocal().slice(0, 10) }));
+  if (sample.billing_reference) sample.billing_reference = sample.billing_reference.map((r: any) => ({ ...r, invoice_date: sample.invoice_date.slice(0, 10) }));
   // The sample 61 cancels (ANU) folio 1 of type 33, which is often the sample 33 issued by the same
   // test: a cancellation of our document carries its exact total (9926, issue 18).
   if (name === "61") sample.items = [{ quantity: 1, unit_price: 9926, description: "Anula factura 1", taxes: [{ type: "EXE" }] }];

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
 import { FEATURE_INPUTS } from "../helpers/cl-feature-samples";
-import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
+import { datedNow, invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
 let issuer: Issuer;
 beforeAll(async () => {
@@ -17,7 +17,7 @@ describe("the whole SII document end to end", () => {
   const ALL = { ...FEATURE_INPUTS, ...COVERAGE_INPUTS };
   it.each(Object.keys(ALL))("%s is ACCEPTED and printed", async (name) => {
     const input = structuredClone(ALL[name]!);
-    const body = { ...input, invoice_date: nowLocal(), issuer: { ...input.issuer, document_number: issuer.rut } };
+    const body = { ...datedNow(input), issuer: { ...input.issuer, document_number: issuer.rut } };
     const res = await issue(issuer, body);
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const done = await untilFinal(issuer, res.body.id);

@@ -77,9 +77,10 @@ describe("SII rules refused at POST, no folio used", () => {
     const own = await readyIssuer([33], 5);
     await useCertificateFrom(own, 30);
     const authorizedOn = (await folioStatus(own, "33")).ranges[0].authorized_at;
-    const res = await issue(own, invoiceBody(own.rut, "33", { invoice_date: daysAgo(3) }));
+    const issued = daysAgo(3);
+    const res = await issue(own, invoiceBody(own.rut, "33", { invoice_date: issued }));
     expectError(res, 400, "INVOICE_INVALID_DATE");
-    expect(res.body.error.message).toBe(`invoice_date ${daysAgo(3).slice(0, 10)} is before ${authorizedOn}, the date the SII authorised the folios (CAF) this document would use [CAF-DATE]`);
+    expect(res.body.error.message).toBe(`invoice_date ${issued.slice(0, 10)} is before ${authorizedOn}, the date the SII authorised the folios (CAF) this document would use [CAF-DATE]`);
     expect((await folioStatus(own, "33")).folios_available).toBe(5);
   });
 });

@@ -14,6 +14,9 @@ import { computeDocument, type InvoiceInput } from "../../src/countries/cl/docum
 import { issueSimulatorCaf, type IssueCafParams } from "../../src/simulator/caf";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
+import { STEP_MS } from "../../src/simulator/store";
+import { chileLocalToIso, isoToChileLocal } from "../../src/countries/cl/sii/reception";
+import { expect } from "vitest";
 
 export const ISSUER_RUT = "76086428-5";
 export const HOLDER_RUT = "11111111-1";
@@ -92,3 +95,25 @@ export async function unsafeDte(caf: Caf, folio: number, signer: SigningCredenti
   return { id, documentType: t, folio, issuerRut: ISSUER_RUT, receiverRut: d.receiver.rut, issueDate: d.issueDate, total, element, xmlString, xml: encodeLatin1(xmlString), ted, envelope: t === 39 ? "EnvioBOLETA" : "EnvioDTE" };
 }
 
+
+/**
+ * The states an envelope's status polls showed, against the simulator's whole sequence for its
+ * outcome. Each poll advances one step, and time one step every STEP_MS anyway: polls that all came
+ * within STEP_MS of the upload show every step in order; a slower run (a stalled machine) may skip or
+ * repeat steps, never reorder them, and still ends on the last.
+ */
+export function expectStates(r: { seen: string[]; elapsedMs: number }, steps: string[]) {
+  if (r.elapsedMs < STEP_MS) return expect(r.seen).toEqual(steps);
+  const at = r.seen.map((x) => steps.indexOf(x));
+  expect(at.every((i, k) => i >= 0 && (k === 0 || i >= at[k - 1]!)), `${JSON.stringify(r.seen)} within ${JSON.stringify(steps)}`).toBe(true);
+  expect(r.seen.at(-1)).toBe(steps.at(-1));
+}
+
+/**
+ * The instant `ms` as we read it back from the SII's Chile wall-clock time (whole seconds, no offset
+ * on the wire): the same second, except in the hour Chile's clocks repeat each April, whose second
+ * pass reads as its first (an hour early).
+ */
+export function asReadFromChileTime(ms: number): number {
+  return Date.parse(chileLocalToIso(isoToChileLocal(new Date(ms).toISOString()))!);
+}

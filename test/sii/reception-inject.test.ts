@@ -9,7 +9,7 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import { siiReceptionAuthority } from "../../src/countries/cl/sii/reception";
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { AuthorityError, type ReceptionAuthority } from "../../src/countries/port";
-import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf, workerClient } from "./helpers";
+import { asReadFromChileTime, envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf, workerClient } from "./helpers";
 
 const RECIPIENT = "77879240-0";
 let cert: SigningCredentials;
@@ -39,7 +39,7 @@ describe("inject", () => {
       [33, 40, RECIPIENT, true, "DOK"],
       [33, 41, RECIPIENT, true, "DOK"],
     ]);
-    expect(Date.parse((await sii.receptionTime(doc(40)))!)).toBe(Math.floor(Date.parse(nineDaysAgo) / 1000) * 1000);
+    expect(Date.parse((await sii.receptionTime(doc(40)))!)).toBe(asReadFromChileTime(Date.parse(nineDaysAgo)));
     expect((await sii.recordAction({ ...doc(40), action: "ACD" })).code).toBe(8);
     const listed = await sii.listReceived({ companyRut: RECIPIENT, signer: cert, since: new Date(Date.parse(nineDaysAgo) - 1000).toISOString() });
     expect(listed.documents.filter((d) => d.folio === 40 || d.folio === 41).map((d) => d.receivedAt)).toEqual([nineDaysAgo, nineDaysAgo]);

@@ -12,7 +12,7 @@ import { SiiClient } from "../../src/countries/cl/sii/client";
 import { actionCode } from "../../src/simulator/reception";
 import { chileLocalToIso, isoToChileLocal, reclamoRequest, reclamoUrl, siiReceptionAuthority } from "../../src/countries/cl/sii/reception";
 import { AuthorityError, type ReceptionAction, type ReceptionAuthority } from "../../src/countries/port";
-import { envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
+import { asReadFromChileTime, envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
 
 const RECIPIENT = "77879240-0";
 let cert: SigningCredentials;
@@ -122,7 +122,7 @@ describe("listarEventosHistDoc and consultarFechaRecepcionSii", () => {
     ]);
     for (const e of events) {
       expect(e.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
-      expect(Date.parse(e.at)).toBeGreaterThanOrEqual(Math.floor(t0 / 1000) * 1000);
+      expect(Date.parse(e.at)).toBeGreaterThanOrEqual(asReadFromChileTime(t0));
     }
   });
 
@@ -130,8 +130,8 @@ describe("listarEventosHistDoc and consultarFechaRecepcionSii", () => {
     const { before, after } = await registerFolio(9);
     const at = await sii.receptionTime(doc(9));
     expect(at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[34]:00$/);
-    expect(Date.parse(at!)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
-    expect(Date.parse(at!)).toBeLessThanOrEqual(after);
+    expect(Date.parse(at!)).toBeGreaterThanOrEqual(asReadFromChileTime(before));
+    expect(Date.parse(at!)).toBeLessThanOrEqual(asReadFromChileTime(after));
     expect(await sii.receptionTime(doc(98))).toBeNull();
   });
 
@@ -154,6 +154,15 @@ describe("listarEventosHistDoc and consultarFechaRecepcionSii", () => {
     expect(isoToChileLocal("2026-07-15T15:00:00Z")).toBe("15-07-2026 11:00:00");
     expect(chileLocalToIso("15-07-2026 11:00:00")).toBe("2026-07-15T11:00:00-04:00");
     expect(chileLocalToIso("2026-07-15")).toBeNull();
+  });
+
+  it("the hour Chile's clocks repeat (summer time ends) reads as its first pass: a deadline counted from it is never later than the SII's", () => {
+    // 2027-04-04 00:00 summer time becomes 2027-04-03 23:00 winter time: 23:30 happens twice.
+    expect(isoToChileLocal("2027-04-04T02:30:00Z")).toBe("03-04-2027 23:30:00");
+    expect(isoToChileLocal("2027-04-04T03:30:00Z")).toBe("03-04-2027 23:30:00");
+    expect(chileLocalToIso("03-04-2027 23:30:00")).toBe("2027-04-03T23:30:00-03:00");
+    expect(asReadFromChileTime(Date.parse("2027-04-04T03:30:00Z"))).toBe(Date.parse("2027-04-04T02:30:00Z"));
+    expect(asReadFromChileTime(Date.parse("2027-04-04T04:30:00.250Z"))).toBe(Date.parse("2027-04-04T04:30:00Z"));
   });
 });
 

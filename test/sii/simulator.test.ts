@@ -14,7 +14,7 @@ import { SiiError } from "../../src/countries/cl/sii/errors";
 import { parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
 import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
-import { unsafeDte, envelope, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
+import { unsafeDte, envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";
 
@@ -48,7 +48,7 @@ async function pollStates(client: SiiClient, cert: SigningCredentials, trackId: 
     seen.push(last.estado);
     if (!["REC", "SOK", "CRT", "FOK", "PRD", "PDR"].includes(last.estado)) break;
   }
-  return { seen, last: last! };
+  return { seen, last: last!, doneAt: Date.now() };
 }
 
 async function docReasons(trackId: string): Promise<string[]> {
@@ -111,11 +111,12 @@ describe("EnvioDTE upload and status", () => {
     clearSiiTokenCache();
     accepted = await signedDte(caf33, 1, cert);
     const env1 = await envelope([accepted], cert);
+    const since = Date.now();
     const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env1.xml, fileName: "EnvioDTE_1.xml" });
     expect(up).toMatchObject({ status: 0, duplicate: false });
     trackId = up.trackId;
-    const { seen, last } = await pollStates(client, cert, trackId);
-    expect(seen).toEqual(["REC", "SOK", "FOK", "EPR"]);
+    const { seen, last, doneAt } = await pollStates(client, cert, trackId);
+    expectStates({ seen, elapsedMs: doneAt - since }, ["REC", "SOK", "FOK", "EPR"]);
     expect(last.counts).toEqual([{ type: 33, informed: 1, accepted: 1, rejected: 0, objected: 0 }]);
     expect(last.outcome).toBe("ACCEPTED");
     const q = { cert, companyRut: ISSUER_RUT, receiverRut: accepted.receiverRut, documentType: 33, folio: 1, issueDate: accepted.issueDate, total: accepted.total };
@@ -168,8 +169,10 @@ describe("EnvioDTE upload and status", () => {
 
 describe("what the simulated SII rejects", () => {
   async function sendAndSettle(file: Uint8Array) {
+    const since = Date.now();
     const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file });
-    return { up, ...(await pollStates(client, cert, up.trackId)) };
+    const r = await pollStates(client, cert, up.trackId);
+    return { up, ...r, elapsedMs: r.doneAt - since };
   }
 
   it("a tampered amount: DTE signature and TED data fail", async () => {
@@ -204,7 +207,7 @@ describe("what the simulated SII rejects", () => {
 
   it("RutEnvia that is not the certificate holder: carátula rejected (RCT)", async () => {
     const r = await sendAndSettle((await envelope([await signedDte(caf33, 3, cert)], cert, { senderRut: "22222222-2" })).xml);
-    expect(r.seen).toEqual(["REC", "SOK", "RCT"]);
+    expectStates(r, ["REC", "SOK", "RCT"]);
     expect(r.last.outcome).toBe("REJECTED");
     const [e] = await rows<{ errors: string }>("select errors from sim_envios where track_id = ?", Number(r.up.trackId));
     expect(e!.errors).toMatch(/RUT no autorizado a firmar/);
@@ -214,10 +217,10 @@ describe("what the simulated SII rejects", () => {
     const good = await envelope([await signedDte(caf33, 4, cert)], cert);
     const altered = encodeLatin1(good.xmlString.replace("<NroResol>0</NroResol>", "<NroResol>12</NroResol>"));
     const r1 = await sendAndSettle(altered);
-    expect(r1.seen).toEqual(["REC", "SOK", "RFR"]);
+    expectStates(r1, ["REC", "SOK", "RFR"]);
     const broken = encodeLatin1(good.xmlString.replace(/<TmstFirmaEnv>[^<]*<\/TmstFirmaEnv>/, ""));
     const r2 = await sendAndSettle(broken);
-    expect(r2.seen).toEqual(["REC", "RSC"]);
+    expectStates(r2, ["REC", "RSC"]);
     expect(r2.last.outcome).toBe("REJECTED");
     const e = await siiError(client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: encodeLatin1("this is not xml") }));
     expect(e).toMatchObject({ code: "UPLOAD_REFUSED", siiCode: "7", retryable: false });
@@ -329,6 +332,7 @@ describe("boleta REST (39)", () => {
     const b1 = await signedDte(caf39, 1, cert, "39");
     const env39 = await envelope([b1], cert);
     expect(env39.kind).toBe("EnvioBOLETA");
+    const since = Date.now();
     const up = await client.uploadBoleta({ cert, companyRut: ISSUER_RUT, file: env39.xml });
     expect(up).toMatchObject({ status: 0, estado: "REC", duplicate: false });
     const seen: string[] = [];
@@ -338,7 +342,7 @@ describe("boleta REST (39)", () => {
       seen.push(st.estado);
       if (st.estado === "EPR") break;
     }
-    expect(seen).toEqual(["REC", "SOK", "FOK", "EPR"]);
+    expectStates({ seen, elapsedMs: Date.now() - since }, ["REC", "SOK", "FOK", "EPR"]);
     expect(st).toMatchObject({ outcome: "ACCEPTED", counts: [{ type: 39, informed: 1, accepted: 1, rejected: 0, objected: 0 }], details: [] });
     // the REST token is its own (channel rest); a forgotten one is renewed after a 401
     expect((await rows("select token from sim_tokens where channel = 'rest'")).length).toBe(1);
