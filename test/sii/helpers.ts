@@ -95,6 +95,23 @@ export async function unsafeDte(caf: Caf, folio: number, signer: SigningCredenti
   return { id, documentType: t, folio, issuerRut: ISSUER_RUT, receiverRut: d.receiver.rut, issueDate: d.issueDate, total, element, xmlString, xml: encodeLatin1(xmlString), ted, envelope: t === 39 ? "EnvioBOLETA" : "EnvioDTE" };
 }
 
+/**
+ * Uploads an envelope through `upload`, then polls QueryEstUp until a final state (six polls at
+ * most): the upload's answer, the states seen, the last answer, and the time from the upload's
+ * start to the last poll (what expectStates needs).
+ */
+export async function uploadAndPoll<U extends { trackId: string }>(client: SiiClient, cert: SigningCredentials, upload: () => Promise<U>) {
+  const since = Date.now();
+  const up = await upload();
+  const seen: string[] = [];
+  let last!: Awaited<ReturnType<SiiClient["queryEstUp"]>>;
+  for (let i = 0; i < 6; i++) {
+    last = await client.queryEstUp({ cert, companyRut: ISSUER_RUT, trackId: up.trackId });
+    seen.push(last.estado);
+    if (!["REC", "SOK", "CRT", "FOK", "PRD", "PDR"].includes(last.estado)) break;
+  }
+  return { up, trackId: up.trackId, seen, last, elapsedMs: Date.now() - since };
+}
 
 /**
  * The states an envelope's status polls showed, against the simulator's whole sequence for its
@@ -102,11 +119,11 @@ export async function unsafeDte(caf: Caf, folio: number, signer: SigningCredenti
  * within STEP_MS of the upload show every step in order; a slower run (a stalled machine) may skip or
  * repeat steps, never reorder them, and still ends on the last.
  */
-export function expectStates(r: { seen: string[]; elapsedMs: number }, steps: string[]) {
-  if (r.elapsedMs < STEP_MS) return expect(r.seen).toEqual(steps);
+export function expectStates(r: { seen: string[]; elapsedMs: number }, steps: string[], label?: string) {
+  if (r.elapsedMs < STEP_MS) return expect(r.seen, label).toEqual(steps);
   const at = r.seen.map((x) => steps.indexOf(x));
-  expect(at.every((i, k) => i >= 0 && (k === 0 || i >= at[k - 1]!)), `${JSON.stringify(r.seen)} within ${JSON.stringify(steps)}`).toBe(true);
-  expect(r.seen.at(-1)).toBe(steps.at(-1));
+  expect(at.every((i, k) => i >= 0 && (k === 0 || i >= at[k - 1]!)), `${label ?? ""} ${JSON.stringify(r.seen)} within ${JSON.stringify(steps)}`).toBe(true);
+  expect(r.seen.at(-1), label).toBe(steps.at(-1));
 }
 
 /**

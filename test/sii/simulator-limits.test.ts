@@ -15,7 +15,7 @@ import { SiiError } from "../../src/countries/cl/sii/errors";
 import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
 import { MAX_FILE_BYTES } from "../../src/simulator/common";
 import { validateEnvio } from "../../src/simulator/validate";
-import { envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, signedDte, simulatorCaf, TIMESTAMP, unsafeDte, workerClient } from "./helpers";
+import { envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, signedDte, simulatorCaf, TIMESTAMP, unsafeDte, uploadAndPoll, workerClient } from "./helpers";
 
 const client = workerClient();
 let cert: SigningCredentials;
@@ -29,17 +29,7 @@ beforeAll(async () => {
 const params = (dtes: SignedDte[]) => ({ dtes, issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: TIMESTAMP, signer: cert });
 
 /** Uploads an EnvioDTE through DTEUpload and polls QueryEstUp to its final state. */
-async function uploadAndSettle(file: Uint8Array): Promise<{ seen: string[]; trackId: string; elapsedMs: number }> {
-  const since = Date.now();
-  const { trackId } = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file });
-  const seen: string[] = [];
-  for (let i = 0; i < 6; i++) {
-    const st = await client.queryEstUp({ cert, companyRut: ISSUER_RUT, trackId });
-    seen.push(st.estado);
-    if (!["REC", "SOK", "CRT", "FOK", "PRD", "PDR"].includes(st.estado)) break;
-  }
-  return { seen, trackId, elapsedMs: Date.now() - since };
-}
+const uploadAndSettle = (file: Uint8Array) => uploadAndPoll(client, cert, () => client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file }));
 
 /** The reasons the simulator recorded for an envelope's rejection. */
 async function envelopeErrors(trackId: string): Promise<string[]> {
@@ -91,9 +81,8 @@ describe("envelope limits and carátula counts", () => {
     for (const wrong of [[{ type: 33, count: 3 }], [{ type: 33, count: 1 }], [{ type: 33, count: 2 }, { type: 34, count: 1 }], [{ type: 34, count: 2 }]]) {
       const env = await signEnvelopeAsGiven("EnvioDTE", params(two), wrong);
       const r = await uploadAndSettle(env.xml);
-      expectStates(r, ["REC", "SOK", "RCT"]);
-      const { trackId } = r;
-      expect(await envelopeErrors(trackId)).toEqual(["SubTotDTE no coincide con los DTE del envio"]);
+      expectStates(r, ["REC", "SOK", "RCT"], JSON.stringify(wrong));
+      expect(await envelopeErrors(r.trackId)).toEqual(["SubTotDTE no coincide con los DTE del envio"]);
     }
     // The right counts, written the same way: processed.
     const right = await signEnvelopeAsGiven("EnvioDTE", params(two), [{ type: 33, count: 2 }]);
@@ -106,8 +95,7 @@ describe("the whole schema (RSC) and the file's encoding (STATUS 7)", () => {
     const long = await unsafeDte(caf33, 2201, cert, "33", (x) => x.replace("<NmbItem>Servicio de prueba</NmbItem>", `<NmbItem>${"N".repeat(81)}</NmbItem>`));
     const r = await uploadAndSettle((await envelope([long], cert)).xml);
     expectStates(r, ["REC", "RSC"]);
-    const { trackId } = r;
-    expect(await envelopeErrors(trackId)).toEqual([`EnvioDTE/SetDTE/DTE[1]/Documento/Detalle[1]/NmbItem: '${"N".repeat(40)}…' is longer than 80 characters`]);
+    expect(await envelopeErrors(r.trackId)).toEqual([`EnvioDTE/SetDTE/DTE[1]/Documento/Detalle[1]/NmbItem: '${"N".repeat(40)}…' is longer than 80 characters`]);
   });
 
   it("[SCH-XSD] an element the schema does not have, and one out of its place: RSC", async () => {

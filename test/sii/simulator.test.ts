@@ -9,12 +9,12 @@ import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { siiClientFor } from "../../src/countries/cl/sii";
-import { clearSiiTokenCache, type SiiClient } from "../../src/countries/cl/sii/client";
+import { clearSiiTokenCache } from "../../src/countries/cl/sii/client";
 import { SiiError } from "../../src/countries/cl/sii/errors";
 import { parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
 import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
-import { unsafeDte, envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";
+import { unsafeDte, envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, uploadAndPoll, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";
 
@@ -37,18 +37,6 @@ async function siiError(p: Promise<unknown>): Promise<SiiError> {
 
 async function rows<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T[]> {
   return (await env.DB.prepare(sql).bind(...args).all<T>()).results;
-}
-
-/** Polls until a final state (or n polls); returns the states seen. */
-async function pollStates(client: SiiClient, cert: SigningCredentials, trackId: string, n = 6) {
-  const seen: string[] = [];
-  let last;
-  for (let i = 0; i < n; i++) {
-    last = await client.queryEstUp({ cert, companyRut: ISSUER_RUT, trackId });
-    seen.push(last.estado);
-    if (!["REC", "SOK", "CRT", "FOK", "PRD", "PDR"].includes(last.estado)) break;
-  }
-  return { seen, last: last!, doneAt: Date.now() };
 }
 
 async function docReasons(trackId: string): Promise<string[]> {
@@ -111,14 +99,12 @@ describe("EnvioDTE upload and status", () => {
     clearSiiTokenCache();
     accepted = await signedDte(caf33, 1, cert);
     const env1 = await envelope([accepted], cert);
-    const since = Date.now();
-    const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env1.xml, fileName: "EnvioDTE_1.xml" });
-    expect(up).toMatchObject({ status: 0, duplicate: false });
-    trackId = up.trackId;
-    const { seen, last, doneAt } = await pollStates(client, cert, trackId);
-    expectStates({ seen, elapsedMs: doneAt - since }, ["REC", "SOK", "FOK", "EPR"]);
-    expect(last.counts).toEqual([{ type: 33, informed: 1, accepted: 1, rejected: 0, objected: 0 }]);
-    expect(last.outcome).toBe("ACCEPTED");
+    const r = await uploadAndPoll(client, cert, () => client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env1.xml, fileName: "EnvioDTE_1.xml" }));
+    expect(r.up).toMatchObject({ status: 0, duplicate: false });
+    trackId = r.trackId;
+    expectStates(r, ["REC", "SOK", "FOK", "EPR"]);
+    expect(r.last.counts).toEqual([{ type: 33, informed: 1, accepted: 1, rejected: 0, objected: 0 }]);
+    expect(r.last.outcome).toBe("ACCEPTED");
     const q = { cert, companyRut: ISSUER_RUT, receiverRut: accepted.receiverRut, documentType: 33, folio: 1, issueDate: accepted.issueDate, total: accepted.total };
     expect(await client.queryEstDte(q)).toMatchObject({ estado: "DOK", outcome: "ACCEPTED" });
     expect(await client.queryEstDte({ ...q, total: "1" })).toMatchObject({ estado: "DNK", outcome: "REJECTED" });
@@ -157,9 +143,8 @@ describe("EnvioDTE upload and status", () => {
 
   it("rejects a repeated folio in a new envelope (DTE-REPETIDO)", async () => {
     const env2 = await envelope([accepted], cert, { timestamp: "2026-11-20T11:00:00" });
-    const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env2.xml });
+    const { up, last } = await uploadAndPoll(client, cert, () => client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env2.xml }));
     expect(up.trackId).not.toBe(trackId);
-    const { last } = await pollStates(client, cert, up.trackId);
     expect(last).toMatchObject({ estado: "EPR", outcome: "REJECTED", counts: [{ type: 33, informed: 1, accepted: 0, rejected: 1, objected: 0 }] });
     expect((await docReasons(up.trackId)).join(" ")).toMatch(/^DTE-REPETIDO/);
     // the first one stays DOK
@@ -168,12 +153,7 @@ describe("EnvioDTE upload and status", () => {
 });
 
 describe("what the simulated SII rejects", () => {
-  async function sendAndSettle(file: Uint8Array) {
-    const since = Date.now();
-    const up = await client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file });
-    const r = await pollStates(client, cert, up.trackId);
-    return { up, ...r, elapsedMs: r.doneAt - since };
-  }
+  const sendAndSettle = (file: Uint8Array) => uploadAndPoll(client, cert, () => client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file }));
 
   it("a tampered amount: DTE signature and TED data fail", async () => {
     const dte = await signedDte(caf33, 2, cert);
@@ -256,20 +236,19 @@ describe("scenarios", () => {
     expect((await scenario({ mode: "reject", count: 1 })).status).toBe(201);
     const listed = (await (await exports.default.fetch(new Request(`${BASE}/scenario`))).json()) as { data: { mode: string; remaining: number }[] };
     expect(listed.data).toMatchObject([{ mode: "reject", remaining: 1 }]);
-    const r1 = await pollStates(client, cert, (await send()).trackId);
+    const r1 = await uploadAndPoll(client, cert, send);
     expect(r1.last).toMatchObject({ estado: "EPR", outcome: "REJECTED" });
-    const r2 = await pollStates(client, cert, (await send()).trackId);
+    const r2 = await uploadAndPoll(client, cert, send);
     expect(r2.last.outcome).toBe("ACCEPTED");
     await scenario({ mode: "object", rut: "76.086.428-5" });
-    const up3 = await send();
-    const r3 = await pollStates(client, cert, up3.trackId);
+    const r3 = await uploadAndPoll(client, cert, send);
     expect(r3.last).toMatchObject({ outcome: "ACCEPTED_WITH_OBJECTIONS", counts: [{ informed: 1, accepted: 1, rejected: 0, objected: 1 }] });
-    expect((await docReasons(up3.trackId)).join()).toMatch(/SIM-REPARO/);
+    expect((await docReasons(r3.trackId)).join()).toMatch(/SIM-REPARO/);
   });
 
   it("a scenario for another company does not apply", async () => {
     await scenario({ mode: "reject", rut: "77879240-0" });
-    const r = await pollStates(client, cert, (await send()).trackId);
+    const r = await uploadAndPoll(client, cert, send);
     expect(r.last.outcome).toBe("ACCEPTED");
   });
 
