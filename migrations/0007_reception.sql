@@ -12,8 +12,6 @@ CREATE TABLE `received_documents` (
   `channel` text NOT NULL,
   `message_id` text,
   `xml_key` text,
-  `xml_start` integer,
-  `xml_end` integer,
   `xml_sha256` text,
   `reception_status` integer,
   `checks` text,

@@ -1,14 +1,16 @@
 /**
  * The one intake of received documents, for every channel (upload, e-mail, SII register). A file (an
- * EnvioDTE or a single DTE) is stored once in R2 under a key built from the company and the file's
- * SHA-256 (never from a file or attachment name); each DTE becomes a row keyed by company, issuer,
- * type and folio with its checks. Idempotent: the same bytes again change nothing; a different DTE
- * with a known key is stored and flagged as a duplicate (EstadoRecepDTE 4). A failed verification
- * never blocks intake.
+ * EnvioDTE or a single DTE) is parsed once, by the verification; everything stored derives from
+ * that parse. The file as received is kept in R2 under a key built from the company and its SHA-256
+ * (never from a file or attachment name), as evidence; each DTE becomes a row keyed by company,
+ * issuer, type and folio with its checks, and its own XML object: the verified element's canonical
+ * form (what is served, printed and listed). Idempotent: the same DTE again changes nothing; a
+ * different DTE with a known key is stored and flagged as a duplicate (EstadoRecepDTE 4). A failed
+ * verification never blocks intake.
  */
 import { envForMode } from "../config";
 import { and, eq, isNull } from "drizzle-orm";
-import { ACTIONABLE_TYPES, deadlineOf, type InboundReport, isValidRut, normalizeRut, receptionCafTrust, verifyInbound } from "../countries/cl";
+import { ACTIONABLE_TYPES, deadlineOf, type InboundReport, xmlDocumentBytes, isValidRut, normalizeRut, receptionCafTrust, verifyInbound } from "../countries/cl";
 import type { Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
 import { receivedDocuments, type ResponseState } from "../db/schema";
@@ -20,7 +22,7 @@ import { judge } from "./checks";
 import { displayText } from "./messages";
 import { claimKeys, seedLegacyKeys } from "./keys";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
-import { readSummary } from "./summary";
+import type { EnvelopeResolution } from "./pdf";
 import type { ReceivedRow } from "./view";
 
 /** Limits of one received file (DECISIONS-style, documented in the README). */
@@ -45,19 +47,9 @@ export function fileKey(companyId: string, sha: string): string {
   return `reception/${companyId}/${sha}/received.xml`;
 }
 
-/** Byte ranges of each <DTE> element (ASCII tags: the same offsets in ISO-8859-1 and UTF-8). */
-export function dteRanges(bytes: Uint8Array): [number, number][] {
-  const text = new TextDecoder("latin1").decode(bytes);
-  const out: [number, number][] = [];
-  const open = /<DTE[\s>]/g;
-  let m: RegExpExecArray | null;
-  while ((m = open.exec(text))) {
-    const end = text.indexOf("</DTE>", m.index);
-    if (end < 0) break;
-    out.push([m.index, end + 6]);
-    open.lastIndex = end + 6;
-  }
-  return out;
+/** Where a received DTE's own XML (its verified canonical form, xmlDocumentBytes) is kept: by company and its SHA-256. */
+export function dteKey(companyId: string, sha: string): string {
+  return `reception/${companyId}/dte/${sha}.xml`;
 }
 
 type Row = typeof receivedDocuments.$inferInsert;
@@ -86,13 +78,11 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const report = await verifyInbound(bytes, receptionCafTrust(envForMode(env, company.livemode).SII_MODE));
   if (report.kind === "unknown") return { problem: replyProblem(report.root) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
-  const ranges = dteRanges(bytes);
   if (report.documents.length === 0) return { problem: report.message ?? "The envelope holds no DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.documents.length > MAX_DTES_PER_FILE) return { problem: `The envelope holds more than ${MAX_DTES_PER_FILE} DTEs.`, kind: report.kind, fileSha256: fileSha, documents: [] };
-  if (ranges.length !== report.documents.length) return { problem: "The DTE elements cannot be told apart in the file.", kind: report.kind, fileSha256: fileSha, documents: [] };
   const key = fileKey(company.id, fileSha);
-  const keyed = report.documents.map((d, i) => ({ d, range: ranges[i]!, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
-  const items = await distinctDtes(bytes, keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
+  const keyed = report.documents.map((d) => ({ d, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
+  const items = await distinctDtes(keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
   await seedLegacyKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio! })));
   const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
@@ -114,7 +104,8 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
     writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
     result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
   }
-  if (writes.length) await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/xml" } });
+  const written = new Set(writes.map((w) => w.row.xmlSha256));
+  if (writes.length) await storeFiles(env, company.id, key, bytes, items.filter((k) => written.has(k.sha)));
   const lost = await storeWrites(env, company.id, writes);
   for (const d of result.documents) if (lost.has(d.id)) d.outcome = "ALREADY_RECEIVED";
   // The supplier's envelope is answered (not a file the SII's register handed out).
@@ -133,22 +124,31 @@ function replyProblem(root: string | undefined): string | null {
   return `The file is ${what} to a document this company issued, not a document sent to it: upload it at POST /api/companies/{company_id}/invoices/buyer_replies (mailed to the reception address, it is read by itself).`;
 }
 
-type Keyed = { d: InboundReport["documents"][number]; range: [number, number]; issuerRut: string };
+type Keyed = { d: InboundReport["documents"][number]; issuerRut: string };
+type Item = Keyed & { xml: ReturnType<typeof xmlDocumentBytes>; sha: string };
 type Write = { row: Row; placeholder: ReceivedRow | null; verdict: number };
 
-/** Each DTE with the SHA-256 of its XML; a DTE repeated byte for byte in the same file is taken once. */
-async function distinctDtes(bytes: Uint8Array, usable: Keyed[]): Promise<(Keyed & { slice: Uint8Array; sha: string })[]> {
+/** Each DTE with its stored XML and that XML's SHA-256; a DTE repeated in the same file is taken once. */
+async function distinctDtes(usable: Keyed[]): Promise<Item[]> {
   const seen = new Set<string>();
-  const out: (Keyed & { slice: Uint8Array; sha: string })[] = [];
+  const out: Item[] = [];
   for (const k of usable) {
-    const slice = bytes.subarray(k.range[0], k.range[1]);
-    const sha = await sha256Hex(slice);
+    const xml = xmlDocumentBytes(k.d.xml);
+    const sha = await sha256Hex(xml.bytes);
     const dedupe = `${k.issuerRut}/${k.d.documentType}/${k.d.folio}/${sha}`;
     if (seen.has(dedupe)) continue;
     seen.add(dedupe);
-    out.push({ ...k, slice, sha });
+    out.push({ ...k, xml, sha });
   }
   return out;
+}
+
+/** The file as received (evidence, and what its RecepcionEnvio answers), then each new DTE's own XML, a few at a time. */
+async function storeFiles(env: Env, companyId: string, key: string, bytes: Uint8Array, items: Item[]): Promise<void> {
+  await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/xml" } });
+  for (const chunk of chunked(items, 16)) {
+    await Promise.all(chunk.map((k) => env.FILES.put(dteKey(companyId, k.sha), k.xml.bytes, { httpMetadata: { contentType: `application/xml; charset=${k.xml.charset}` } })));
+  }
 }
 
 /**
@@ -165,6 +165,8 @@ export interface ReceivedFile {
   digest: string | null;
   caratula_issuer: string | null;
   caratula_recipient: string | null;
+  /** The issuer's SII resolution as the Caratula states it (printed on the document when the Caratula is the issuer's). */
+  resolution?: EnvelopeResolution | null;
   /** The file's RecepcionEnvio, once built and mailed (acknowledge.ts). */
   acknowledgment?: Acknowledgment;
 }
@@ -177,11 +179,19 @@ function receivedFileOf(report: InboundReport, name: string | null, at: Date): s
     digest: report.envelopeSignature?.ok ? (report.envelopeSignature.digestValue ?? null) : null,
     caratula_issuer: displayText(report.caratula?.rutEmisor, 12),
     caratula_recipient: displayText(report.caratula?.rutReceptor, 12),
+    resolution: caratulaResolution(report.caratula),
   };
   return JSON.stringify(file);
 }
 
-function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sha: string }, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string; receivedFile: string }): Row {
+/** The Caratula's RutEmisor, NroResol and FchResol; null when there is no Caratula or a value is not well formed. */
+export function caratulaResolution(c: InboundReport["caratula"]): EnvelopeResolution | null {
+  const [issuerRut, number, date] = [c?.rutEmisor, c?.nroResol, c?.fchResol];
+  if (!issuerRut || !number || !/^\d{1,6}$/.test(number) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
+  return { issuerRut: issuerRut.slice(0, 12), number: Number(number), date };
+}
+
+function rowOf(companyId: string, id: string, k: Item, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string; receivedFile: string }): Row {
   const siiReceivedAt = placeholder?.siiReceivedAt ?? null;
   const actionable = ACTIONABLE_TYPES.has(k.d.documentType!);
   return {
@@ -194,12 +204,10 @@ function rowOf(companyId: string, id: string, k: Keyed & { slice: Uint8Array; sh
     total: k.d.total,
     recipientRut: k.d.receiverRut,
     ...from,
-    xmlStart: k.range[0],
-    xmlEnd: k.range[1],
     xmlSha256: k.sha,
     receptionStatus: verdict.status,
     checks: JSON.stringify(verdict.checks),
-    summary: JSON.stringify(readSummary(k.slice)),
+    summary: JSON.stringify(k.d.content),
     duplicate,
     siiReceivedAt,
     responseDeadline: actionable && siiReceivedAt ? deadlineOf(siiReceivedAt) : null,

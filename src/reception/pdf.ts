@@ -2,7 +2,7 @@
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
  * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
  */
-import { ADDITIONAL_TAXES, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
+import { ADDITIONAL_TAXES, canonicalize, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
 import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
 import { subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
 import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
@@ -221,11 +221,10 @@ export interface EnvelopeResolution {
  * says the resolution was not stated).
  */
 export function printableOfReceived(dte: Uint8Array, resolution?: EnvelopeResolution | null): PrintableDocument | null {
-  const text = decodeXmlBytes(dte);
-  const root = parseXml(text, "The received DTE").documentElement as XElement;
+  const root = parseXml(decodeXmlBytes(dte), "The received DTE").documentElement as XElement;
   const branch = childElements(root).find((c) => ["Documento", "Exportaciones", "Liquidacion"].includes(c.localName ?? ""));
   const enc = branch && firstChild(branch, "Encabezado");
-  const ted = /<TED\b[^>]*>[\s\S]*?<\/TED>/.exec(text);
+  const ted = branch && firstChild(branch, "TED");
   if (!branch || !enc || !ted) return null;
   const id = firstChild(enc, "IdDoc");
   const em = firstChild(enc, "Emisor");
@@ -250,25 +249,9 @@ export function printableOfReceived(dte: Uint8Array, resolution?: EnvelopeResolu
     totals: totalsOf(branch, to, extras.period, type === 39 || type === 41),
     // The resolution is the issuer's, printed from its envelope when the envelope is the issuer's own.
     resolution: resolution && resolution.issuerRut === t(em, "RUTEmisor") ? { number: resolution.number, date: resolution.date } : null,
-    ted: flatten(ted[0].replace(/ xmlns(:\w+)?="[^"]*"/g, "")),
+    // The stamp as its FRMT was verified (ted.ts): flattened, without namespaces.
+    ted: flatten(canonicalize(ted, { stripNamespaces: true })),
   };
-}
-
-/**
- * The Caratula's RutEmisor, NroResol and FchResol from the start of the envelope a DTE came in
- * (`head`: its first bytes, ISO-8859-1 or UTF-8; the Caratula precedes the DTEs); null when there is
- * none or a value is not well formed.
- */
-export function envelopeResolution(head: Uint8Array): EnvelopeResolution | null {
-  const text = decodeXmlBytes(head, true);
-  const caratula = /<(?:[A-Za-z_][\w.-]*:)?Caratula\b[^>]*>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?Caratula\s*>/.exec(text)?.[1];
-  if (caratula === undefined) return null;
-  const field = (name: string) => new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${name}>\\s*([^<]*?)\\s*</`).exec(caratula)?.[1];
-  const issuerRut = field("RutEmisor");
-  const number = field("NroResol");
-  const date = field("FchResol");
-  if (!issuerRut || !number || !/^\d{1,6}$/.test(number) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
-  return { issuerRut, number: Number(number), date };
 }
 
 export async function receivedPdf(dte: Uint8Array, resolution?: EnvelopeResolution | null): Promise<Uint8Array | null> {

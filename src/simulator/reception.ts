@@ -171,7 +171,7 @@ export async function receptionDocument(c: C): Promise<Response> {
   const doc = await registered(db, normalizeRut(q.issuer!), type, folio);
   if (!doc || normalizeRut(doc.receiverRut) !== normalizeRut(q.rut!)) return c.json({ error: "no such document for this recipient" }, 404);
   const kept = await c.env.FILES.get(keptEnvioKey(doc.trackId));
-  const dte = kept ? dteOfEnvelope(new Uint8Array(await kept.arrayBuffer()), type, folio) : null;
+  const dte = kept ? await dteOfEnvelope(new Uint8Array(await kept.arrayBuffer()), type, folio) : null;
   if (!dte) return c.json({ error: "the simulator did not keep this document's XML" }, 404);
   return c.json({ xml_base64: bytesToBase64(dte) });
 }

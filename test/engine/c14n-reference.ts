@@ -53,26 +53,22 @@ export function canonicalizeReference(node: XElement | XDocument, opts: C14nOpti
   const out: string[] = [];
   if (node.nodeType === 9) {
     const doc = node as XDocument;
-    let first = true;
     let afterRoot = false;
     for (let c = doc.firstChild; c; c = c.nextSibling) {
       if (c === opts.exclude) continue;
       if (c.nodeType === 1) {
-        if (!first) out.push("\n");
         renderElement(c as XElement, new Map(), null, opts, out);
         afterRoot = true;
-        first = false;
       } else if (c.nodeType === 7) {
         const pi = c as unknown as { target: string; data: string };
         if (pi.target === "xml") continue;
         if (afterRoot) out.push("\n");
         out.push(`<?${pi.target}${pi.data ? " " + pi.data : ""}?>`);
         if (!afterRoot) out.push("\n");
-        first = true;
       }
     }
-    // Normalise: a PI before the root already emitted its newline.
-    return out.join("").replace(/\n\n/g, "\n");
+    // (Whitespace text around an excluded node stays: "\n\n" where an enveloped Signature was.)
+    return out.join("");
   }
   renderElement(node as XElement, new Map(), null, opts, out);
   return out.join("");

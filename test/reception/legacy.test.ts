@@ -18,7 +18,8 @@ import { migrateToStores } from "../../src/operations/store-migration";
 import { receptionDeadlines, receptionOverdueMails } from "../../src/reception/cron";
 import { REPLY_MAIL_STALE_MS } from "../../src/reception/overdue-mails";
 import { APPROACHING_MS } from "../../src/countries/cl";
-import { dteRanges, fileKey } from "../../src/reception/intake";
+import { dteKey, fileKey } from "../../src/reception/intake";
+import { verifyInbound, xmlDocumentBytes } from "../../src/countries/cl";
 import { call, expectError } from "../helpers/api";
 import { envelope, ISSUER_RUT, signedDte } from "../sii/helpers";
 import { afterAlarms, alarmAt, getDoc, inject, receptionFixture, respond, until, upload, type Receiver } from "./helpers";
@@ -38,13 +39,14 @@ async function legacyDocument(folio: number, siiDaysAgo: number | null, withXml 
   await inject(e, new Date(Date.now() - (siiDaysAgo ?? 0) * DAY));
   const id = newId("rcv");
   const key = fileKey(r.companyId, await sha256Hex(e.xml));
-  const [start, end] = dteRanges(e.xml)[0]!;
+  const dte = xmlDocumentBytes((await verifyInbound(e.xml, { mode: "simulator" })).documents[0]!.xml).bytes;
+  const dteSha = await sha256Hex(dte);
   const sii = siiDaysAgo === null ? null : new Date(Date.now() - siiDaysAgo * DAY).toISOString();
-  if (withXml) await env.FILES.put(key, e.xml);
+  if (withXml) await Promise.all([env.FILES.put(key, e.xml), env.FILES.put(dteKey(r.companyId, dteSha), dte)]);
   await env.DB.prepare(
-    `INSERT INTO received_documents (id, company_id, issuer_rut, document_type, folio, total, recipient_rut, channel, xml_key, xml_start, xml_end, xml_sha256, reception_status, checks, sii_received_at, response_deadline, response_state, created_at)
-     VALUES (?, ?, ?, 33, ?, '1190', '77879240-0', ?, ?, ?, ?, ?, ?, '[]', ?, ?, 'PENDING', ?)`,
-  ).bind(id, r.companyId, ISSUER_RUT, folio, withXml ? "UPLOAD" : "SII", withXml ? key : null, withXml ? start : null, withXml ? end : null, withXml ? await sha256Hex(e.xml.subarray(start, end)) : null, withXml ? 0 : null, sii, sii && new Date(Date.parse(sii) + 8 * DAY).toISOString(), new Date(Date.now() - (600 - folio) * 60_000).toISOString()).run();
+    `INSERT INTO received_documents (id, company_id, issuer_rut, document_type, folio, total, recipient_rut, channel, xml_key, xml_sha256, reception_status, checks, sii_received_at, response_deadline, response_state, created_at)
+     VALUES (?, ?, ?, 33, ?, '1190', '77879240-0', ?, ?, ?, ?, '[]', ?, ?, 'PENDING', ?)`,
+  ).bind(id, r.companyId, ISSUER_RUT, folio, withXml ? "UPLOAD" : "SII", withXml ? key : null, withXml ? dteSha : null, withXml ? 0 : null, sii, sii && new Date(Date.parse(sii) + 8 * DAY).toISOString(), new Date(Date.now() - (600 - folio) * 60_000).toISOString()).run();
   forgetLegacyState(); // nothing adds a legacy row in service: the isolate learns it as one started after it would
   return { id, xml: e.xml };
 }

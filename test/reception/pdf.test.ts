@@ -14,7 +14,9 @@ import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { extrasOf } from "../../src/domain/invoices/printable-extras";
 import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
-import { envelopeResolution, extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { caratulaResolution } from "../../src/reception/intake";
+import { verifyInbound } from "../../src/countries/cl";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples } from "../helpers/cl-samples";
@@ -70,14 +72,13 @@ describe("received PDFs read the last elements from the XML", () => {
     expect(withPercent).toBeGreaterThan(0);
   });
 
-  it("reads the issuer's resolution from the start of its envelope, and nothing from anything else", async () => {
+  it("reads the issuer's resolution from its envelope's parsed Caratula, and nothing from anything else", async () => {
     const e = await envelope([dtes["33-mixed-global"]!], signer, { resolution: { number: 80, date: "2014-08-22" } });
-    const xml = typeof e.xml === "string" ? new TextEncoder().encode(e.xml) : e.xml;
-    expect(envelopeResolution(xml.subarray(0, 4096))).toEqual({ issuerRut: expect.stringMatching(/^\d+-[\dK]$/), number: 80, date: "2014-08-22" });
-    expect(envelopeResolution(dtes["33-mixed-global"]!.xml)).toBeNull();
-    const text = new TextDecoder("latin1").decode(xml.subarray(0, 4096));
-    for (const broken of [text.replace(/<NroResol>80</, "<NroResol>8a0<"), text.replace(/<FchResol>2014-08-22</, "<FchResol>22-08-2014<"), text.replace(/<\/Caratula>/, ""), "<Caratula>" + "x".repeat(20000)]) {
-      expect(envelopeResolution(new TextEncoder().encode(broken))).toBeNull();
+    const report = await verifyInbound(e.xml, { mode: "simulator" });
+    expect(caratulaResolution(report.caratula)).toEqual({ issuerRut: expect.stringMatching(/^\d+-[\dK]$/), number: 80, date: "2014-08-22" });
+    expect(caratulaResolution((await verifyInbound(dtes["33-mixed-global"]!.xml, { mode: "simulator" })).caratula)).toBeNull();
+    for (const broken of [{ nroResol: "8a0" }, { fchResol: "22-08-2014" }, { rutEmisor: undefined }]) {
+      expect(caratulaResolution({ ...report.caratula, ...broken })).toBeNull();
     }
   });
 

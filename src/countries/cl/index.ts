@@ -110,8 +110,9 @@ export {
 } from "./exchange/responses";
 export { looksLikeBuyerReply, MAX_REPLY_ENTRIES, readBuyerReply, type BuyerReply, type ReplyEntry, type ReplyEntryKind, type ReplyRoot } from "./exchange/replies-read";
 export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./exchange/verify";
+export type { DteContent } from "./exchange/content";
 export { canonicalize, type C14nOptions } from "./xml/c14n";
-export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, type XElement } from "./xml/xml";
+export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, firstChild, flatten, parseXml, NS_DSIG, NS_SII, NS_XSI, xmlDocumentBytes, type XElement } from "./xml/xml";
 export * from "./documents/rut";
 export { b64decode, b64encode } from "./pki/asn1";
 export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";

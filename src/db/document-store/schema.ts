@@ -134,8 +134,6 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
        channel TEXT NOT NULL,
        message_id TEXT,
        xml_key TEXT,
-       xml_start INTEGER,
-       xml_end INTEGER,
        xml_sha256 TEXT,
        reception_status INTEGER,
        checks TEXT,

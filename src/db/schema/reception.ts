@@ -8,8 +8,9 @@ export type ResponseState = (typeof RESPONSE_STATES)[number];
 
 /**
  * Documents received from suppliers (issue 12), keyed by company (never joined across companies).
- * The DTE bytes live in R2 inside the message that brought them (`xml_key`, byte range
- * `xml_start`..`xml_end`); a row without `xml_key` is known from the SII's register only.
+ * The file that brought a DTE is kept in R2 at `xml_key`, the DTE's own XML (its verified canonical
+ * form) at a key of its `xml_sha256` (reception/intake.ts dteKey); a row without `xml_key` is known
+ * from the SII's register only.
  */
 export const receivedDocuments = sqliteTable(
   "received_documents",
@@ -25,8 +26,6 @@ export const receivedDocuments = sqliteTable(
     channel: text("channel", { enum: ["UPLOAD", "EMAIL", "SII"] }).notNull(),
     messageId: text("message_id"),
     xmlKey: text("xml_key"),
-    xmlStart: integer("xml_start"),
-    xmlEnd: integer("xml_end"),
     xmlSha256: text("xml_sha256"),
     /** EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other; null until the XML arrives. */
     receptionStatus: integer("reception_status"),

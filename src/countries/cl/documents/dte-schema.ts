@@ -12,14 +12,11 @@
  */
 import * as xml from "../xml/xml";
 import type { XElement } from "../xml/xml";
-import * as flat from "../xml/flatxml";
-import type { FlatIndex } from "../xml/flatxml";
 import { DTE_MODEL, ENVIO_BOLETA_MODEL, ENVIO_DTE_MODEL, SIMPLE_TYPES } from "./dte-model";
 
 // Module-local copies of what the walks read per element: a module runner (the tests', the
 // benches') may turn each use of an import into a property read through a getter.
 const { NS_DSIG, NS_SII } = xml;
-const { attr, hasText, textOf } = flat;
 
 export interface SimpleType {
   b: string;
@@ -343,7 +340,7 @@ export function optional(p: Particle): boolean {
 }
 
 /**
- * What both schema walks (over a tree and over a flat index) record: the problems, and an
+ * What the schema walk records: the problems, and an
  * attribute's value checked against its declaration. `At` is where a walk is (a path, or a depth
  * whose path is written only for a problem), `report` a problem there.
  */
@@ -486,132 +483,6 @@ export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<st
   return c.errors;
 }
 
-/**
- * The same walk over a flat index of the DTE (xml/flatxml.ts) instead of its tree: element by
- * element the same decisions as Checker above, in the same order, so the same problems at the same
- * paths (test/reception/lazy-verify.test.ts compares both on generated and mutated DTEs). Elements
- * are numbers; `i` runs over siblings through `next` (-1: no more), where Checker indexes `kids`.
- * Where Checker passes a path, this passes a depth: the path's segments are kept by depth and
- * written out only for a problem (a valid DTE writes none); and an optional element of a sequence
- * that is not the next sibling is passed over at once (Checker's particle finds nothing to say).
- */
-class FlatChecker extends Problems<number> {
-  /** The path's segments by depth: an element's name, and its position when it may repeat (0: it may not). */
-  private readonly names: string[] = [];
-  private readonly nth: number[] = [];
-
-  constructor(private readonly x: FlatIndex) {
-    super();
-    this.names[0] = "DTE";
-    this.nth[0] = 0;
-  }
-
-  protected report(depth: number, message: string, suffix = ""): void {
-    if (this.errors.length >= MAX_ERRORS) return;
-    let path = "";
-    for (let d = 0; d <= depth; d++) path += `${d ? "/" : ""}${this.names[d]}${this.nth[d] ? `[${this.nth[d]}]` : ""}`;
-    this.add(path + suffix, message);
-  }
-
-  /** Element `el` at `depth` (its path's segments set). */
-  element(el: number, decl: ElementDecl, depth: number): void {
-    const x = this.x;
-    const type = decl[3];
-    if (type === "sig") return;
-    const simple = typeof type === "number" ? type : "t" in type ? type.t : null;
-    if (x.attrN[el] || (typeof type === "object" && type.a.length)) this.attributes(el, typeof type === "number" ? [] : type.a, depth);
-    if (simple !== null) {
-      if (x.first[el]! >= 0) return this.report(depth, "must hold a value, not elements");
-      const p = simpleProblem(textOf(x, el), TYPES[simple]!);
-      if (p) this.report(depth, p);
-      return;
-    }
-    if (hasText(x, el, NON_SPACE)) this.report(depth, "holds text where only elements are allowed");
-    const m = (type as { m: Group | null }).m;
-    const first = x.first[el]!;
-    const at = m ? this.group(m, first, depth) : first;
-    if (at >= 0) this.report(depth, `unexpected element (not allowed here by the schema)`, `/${x.local[at]}`);
-  }
-
-  attributes(el: number, decls: AttributeDecl[], depth: number): void {
-    const x = this.x;
-    const from = x.attrAt[el]!;
-    for (let k = from; k < from + x.attrN[el]!; k++) {
-      const name = x.aName[k]!;
-      if (name === "xmlns" || name.startsWith("xmlns:") || x.aNs[k] === "http://www.w3.org/2001/XMLSchema-instance") continue;
-      let declared = false;
-      for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === name;
-      if (!declared) this.report(depth, `attribute ${name} is not allowed`);
-    }
-    for (const decl of decls) this.attributeValue(depth, decl, attr(x, el, decl[0]));
-  }
-
-  /** Matches `g` (its own occurrences included) from sibling `i`, in the content of the element at `depth`; returns the sibling after it. */
-  group(g: Group, i: number, depth: number): number {
-    const max = g.max ?? 1;
-    const min = g.min ?? 1;
-    let n = 0;
-    while (max === -1 || n < max) {
-      if (n >= min && (i < 0 || !first(g).has(this.x.local[i]!))) break;
-      const j = this.once(g, i, depth);
-      n++;
-      if (j === i) break;
-      i = j;
-    }
-    return i;
-  }
-
-  once(g: Group, i: number, depth: number): number {
-    const x = this.x;
-    if (g.c) {
-      const name = i < 0 ? "" : x.local[i]!;
-      const alt = i >= 0 ? g.c.find((p) => starts(p, name)) : undefined;
-      if (!alt) {
-        if (!g.c.some(optional)) this.report(depth, `expected one of ${[...first(g)].join(", ")}${i >= 0 ? `, found ${name}` : ""}`);
-        return i;
-      }
-      return this.particle(alt, i, depth);
-    }
-    for (const p of g.s ?? []) {
-      // An optional element that is not next: particle would match none of it and report nothing.
-      if (isElement(p) && p[1] === 0 && (i < 0 || x.local[i] !== p[0])) continue;
-      i = this.particle(p, i, depth);
-    }
-    return i;
-  }
-
-  particle(p: Particle, i: number, depth: number): number {
-    const x = this.x;
-    if (!isElement(p)) {
-      if (optional(p) && (i < 0 || !first(p).has(x.local[i]!))) return i;
-      return this.group(p, i, depth);
-    }
-    const name = p[0];
-    const min = p[1];
-    const max = p[2];
-    let n = 0;
-    while ((max === -1 || n < max) && i >= 0 && x.local[i] === name) {
-      const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
-      this.names[depth + 1] = name;
-      this.nth[depth + 1] = max === 1 ? 0 : n + 1;
-      if (x.ns[i] !== ns) this.report(depth + 1, `must be in namespace ${ns}`);
-      this.element(i, p, depth + 1);
-      n++;
-      i = x.next[i]!;
-    }
-    if (n < min) this.report(depth, `${name} is missing${i >= 0 ? ` (found ${x.local[i]} instead)` : ""}`);
-    else if (max > 1 && n === max && i >= 0 && x.local[i] === name) this.report(depth, `more than ${max} (the schema's maximum)`, `/${name}`);
-    return i;
-  }
-}
-
-/** dteSchemaProblems over the flat index of a <DTE> (element 0): the same problems, in the same order. */
-export function dteSchemaProblemsFlat(x: FlatIndex, opts: { boleta?: boolean } = {}): string[] {
-  if (x.local[0] !== "DTE" || x.ns[0] !== NS_SII) return [`the root is <${x.qname[0]}>, not a DTE in ${NS_SII}`];
-  const c = new FlatChecker(x);
-  c.element(0, opts.boleta ? BOLETA_DTE : DTE_MODEL, 0);
-  return c.errors;
-}
 
 /** The declaration of `name` in the top-level sequence of `decl`'s content. */
 function childDecl(decl: ElementDecl, name: string): ElementDecl {

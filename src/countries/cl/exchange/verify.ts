@@ -10,13 +10,10 @@ import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
-import { asciiTextOrNull, childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
-import { collapse, expand, FElement, fastParseEnvelope, idCount, OPAQUE, type FDocument } from "../xml/fastxml";
-import { releaseIndex, type FlatIndex } from "../xml/flatxml";
+import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
-import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
-import { envelopeSignaturePass, verifyDtePass } from "./verify-pass";
-import { BRANCH_NAMES } from "../documents/dte-reader-model";
+import { dteContentOf, type DteContent } from "./content";
+import { verifiedDteForm } from "./verified-form";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -46,6 +43,14 @@ export interface InboundDteReport {
   ted: TedCheck;
   /** Where the DTE departs from the SII's schema (empty: valid), see documents/dte-schema.ts. */
   schemaErrors: string[];
+  /**
+   * The DTE as verified: the canonical form (C14N) of the parsed <DTE> element with its signed
+   * branch and its Signature, in the namespace context its signature verified in (re-verified, it
+   * gives the same verdict). What is stored and served: never a slice of the received text.
+   */
+  xml: string;
+  /** What its signed branch says (names, amounts, lines), read from the same element. */
+  content: DteContent;
 }
 
 export interface InboundReport {
@@ -65,29 +70,16 @@ export interface InboundReport {
 export interface InboundOptions extends CafTrustOptions {
   /** Try the namespace variants the SII accepts (default true). */
   fallbacks?: boolean;
-  /** Verify envelopes one DTE tree at a time when possible (default true); false: always the whole tree (tests compare both). */
-  lazy?: boolean;
-  /** Verify each DTE of a lazily parsed envelope over its flat index first (default true); false: over its tree (the bench compares both). */
-  flat?: boolean;
-  /** Verify each DTE of a lazily parsed envelope in one pass over its source first (default true, unless `flat` is false); false: over its flat index (tests and the bench compare them). */
-  pass?: boolean;
 }
 
-/**
- * How many envelopes were verified one DTE at a time and how many with the whole tree, how many
- * DTEs of the former in one pass (verify-pass.ts) and over their flat index (verify-flat.ts), and how many envelope signatures
- * passed over theirs, and how many lazily parsed envelopes had their digests read from the received
- * bytes (FDocument.bytes) (the bench and tests read it).
- */
 const DIGITS = /^\d+$/;
 /** A report's TipoDTE or Folio: the text's number when it is all digits, else null (every path reads them so). */
 export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
-export const verifyPaths = { lazy: 0, whole: 0, pass: 0, flat: 0, envelopePass: 0, envelopeFlat: 0, sourceBytes: 0 };
-
+/** The signed branches of a DTE (sii-formats.md §1). */
+const BRANCH_NAMES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
-  if (root instanceof FElement) return idCount(root, id);
   let n = 0;
   const walk = (e: XElement) => {
     if (e.getAttribute("ID") === id) n++;
@@ -117,6 +109,8 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     signature: { ok: false },
     ted: { ok: false },
     schemaErrors: dteSchemaProblems(dte),
+    xml: "",
+    content: dteContentOf(branch),
   };
   report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
@@ -124,6 +118,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
     if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
   }
+  report.xml = verifiedDteForm(dte, branch, !report.signature.digestMode || report.signature.digestMode === "context");
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
   if (report.ted.ok) {
@@ -170,25 +165,13 @@ function stampAgrees(stamped: string, text: string): boolean {
   return stamped === t || loose(stamped) === loose(t) || loose(stamped) === loose(text.slice(0, 40));
 }
 
-/** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8). */
+/** Verifies an inbound file (bytes as received, ISO-8859-1 or UTF-8): one parse, and every report read from its tree. */
 async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opts: InboundOptions = {}): Promise<InboundReport> {
-  let text: string;
   let doc: XDocument;
   try {
-    // ASCII bytes (most received files) are checked once: their text, and the digests' source bytes (FDocument.bytes).
-    const bytes = typeof input === "string" ? null : input instanceof Uint8Array ? input : new Uint8Array(input);
-    const asciiText = bytes === null ? null : asciiTextOrNull(bytes);
-    const ascii = asciiText === null ? null : bytes;
-    text = asciiText ?? decodeXmlBytes(input);
-    // A DTD (declared entities, even unused) is refused outright, whichever parser would take the file.
-    // (A search for "!" first: one character is found by a vectorised scan, "<!" is tried at every "<" of the file.)
+    const text = decodeXmlBytes(input);
+    // A DTD (declared entities, even unused) is refused outright.
     if (text.indexOf("!") >= 0 && /<!DOCTYPE/i.test(text)) return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: "The received file carries a DTD (<!DOCTYPE>), which is not accepted", documents: [] };
-    const lazy = opts.lazy === false ? null : await verifyEnvelopeLazily(text, ascii, opts).catch(() => null);
-    if (lazy) {
-      verifyPaths.lazy++;
-      return lazy;
-    }
-    verifyPaths.whole++;
     doc = parseXml(text, "The received file");
   } catch (e) {
     return { ok: false, kind: "unknown", failure: "XML_MALFORMED", message: e instanceof EngineError ? e.message : String(e), documents: [] };
@@ -202,70 +185,22 @@ async function verifyInboundUnsafe(input: Uint8Array | ArrayBuffer | string, opt
   if (kind !== "EnvioDTE" && kind !== "EnvioBOLETA") {
     return { ok: false, kind: "unknown", ...(kind ? { root: kind } : {}), failure: "ENVELOPE_INVALID", message: `Unexpected root element <${kind}>`, documents: [] };
   }
-  return verifyEnvelope(doc, root, kind, opts, null);
+  return verifyEnvelope(doc, root, kind, opts);
 }
 
-/**
- * The envelope without every DTE's tree at once (fastxml.ts fastParseEnvelope): each DTE is built,
- * verified and dropped in turn, then the envelope's signature is checked over the source. Only a
- * report where everything passed is returned; anything else (outside the parser's subset, an ID
- * used twice, any failed check) returns null and the caller verifies the file with the whole
- * tree, so failures keep their exact former reports.
- */
-async function verifyEnvelopeLazily(text: string, ascii: Uint8Array | null, opts: InboundOptions): Promise<InboundReport | null> {
-  const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
-  const doc = fastParseEnvelope(normalized, opts.flat !== false);
-  const root = doc?.documentElement;
-  if (!doc || !root || doc.duplicateIds || (root.localName !== "EnvioDTE" && root.localName !== "EnvioBOLETA")) return null;
-  doc.bytes = ascii && ascii.length === normalized.length ? ascii : null;
-  if (doc.bytes) verifyPaths.sourceBytes++;
-  const report = await verifyEnvelope(doc as unknown as XDocument, root as unknown as XElement, root.localName, opts, doc);
-  return report.ok && !doc.duplicateIds && doc.unexpanded === 0 ? report : null;
-}
-
-/** Flat indexes no verification holds, for the next envelope to write over (an envelope of one DTE would otherwise grow a new one each time). */
-const spareIndexes: FlatIndex[] = [];
-
-/** An EnvioDTE or EnvioBOLETA; `lazy` is the lazily parsed document whose DTEs are expanded one by one. */
-async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" | "EnvioBOLETA", opts: InboundOptions, lazy: FDocument | null): Promise<InboundReport> {
+/** An EnvioDTE or EnvioBOLETA: its signature over SetDTE, then each DTE of SetDTE. */
+async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" | "EnvioBOLETA", opts: InboundOptions): Promise<InboundReport> {
   const set = firstChild(root, "SetDTE");
   if (!set) return { ok: false, kind, failure: "ENVELOPE_INVALID", message: "The envelope has no SetDTE", documents: [] };
   const car = firstChild(set, "Caratula");
-  // An envelope parsed with its parts (fastxml.ts fastParseEnvelope) has its Caratula and Signature OPAQUE, read over flat indexes.
-  const scratch: { index?: FlatIndex } = { index: lazy ? spareIndexes.pop() : undefined };
-  const caratula = car && isOpaque(car) ? caratulaFlat(car as unknown as FElement, scratch) : car && caratulaOf(car);
-  const report: InboundReport = { ok: false, kind, setId: set.getAttribute("ID") ?? undefined, caratula: caratula ?? undefined, documents: [] };
-  if (caratula === null) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
+  const report: InboundReport = { ok: false, kind, setId: set.getAttribute("ID") ?? undefined, ...(car ? { caratula: caratulaOf(car) } : {}), documents: [] };
   // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
   const memo = new WeakMap<object, string>();
-  const dtes = childElements(set, "DTE");
-  if (lazy) {
-    // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
-    // In one pass over its source when every check passes there (verify-pass.ts), else over its flat
-    // index when they pass there (verify-flat.ts); else over its tree, as the whole path does.
-    for (const dte of dtes) {
-      const el = dte as unknown as FElement;
-      const pass = opts.flat === false || opts.pass === false ? null : await verifyDtePass(el, opts);
-      if (pass) {
-        report.documents.push(pass);
-        continue;
-      }
-      const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
-      if (flat) {
-        report.documents.push(flat);
-        continue;
-      }
-      if (!expand(el)) return { ...report, failure: "XML_MALFORMED", message: "Not parsed lazily" };
-      report.documents.push(await verifyDteElement(doc, dte, opts));
-      collapse(el);
-    }
-  }
-  report.envelopeSignature = await envelopeSignature(doc, root, set, opts, memo, scratch);
-  if (scratch.index && spareIndexes.length < 2) spareIndexes.push(releaseIndex(scratch.index));
+  report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
-  if (!lazy) for (const dte of dtes) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
+  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
     report.message = `Envelope: ${report.envelopeSignature.message}`;
@@ -282,31 +217,8 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   return report;
 }
 
-const isOpaque = (el: XElement) => el instanceof FElement && (el.flags & OPAQUE) !== 0;
-
 function caratulaOf(car: XElement): NonNullable<InboundReport["caratula"]> {
   return { rutEmisor: childText(car, "RutEmisor"), rutEnvia: childText(car, "RutEnvia"), rutReceptor: childText(car, "RutReceptor"), fchResol: childText(car, "FchResol"), nroResol: childText(car, "NroResol"), tmstFirmaEnv: childText(car, "TmstFirmaEnv") };
-}
-
-/**
- * The envelope's signature: over its flat index when the lazy parse left it OPAQUE (only a pass is
- * kept there: anything else is a failure that sends the file to the whole tree), else over the tree.
- */
-async function envelopeSignature(doc: XDocument, root: XElement, set: XElement, opts: InboundOptions, memo: WeakMap<object, string>, scratch: { index?: FlatIndex }): Promise<SignatureCheck> {
-  const sigs = childElements(root, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
-  const last = sigs[sigs.length - 1];
-  if (!last || !isOpaque(last)) return verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
-  // In one pass over its source first (verify-pass.ts), unless the DTEs' one pass is off; else over its flat index.
-  const pass = opts.flat === false || opts.pass === false ? undefined : await envelopeSignaturePass(last as unknown as FElement, set as unknown as FElement);
-  if (pass !== undefined) {
-    if (pass === null) return { ok: false, failure: "SIGNATURE_INVALID", message: "Not verified lazily" };
-    verifyPaths.envelopePass++;
-    return pass;
-  }
-  const flat = await envelopeSignatureFlat(last as unknown as FElement, set as unknown as FElement, scratch);
-  if (!flat) return { ok: false, failure: "SIGNATURE_INVALID", message: "Not verified lazily" };
-  verifyPaths.envelopeFlat++;
-  return flat;
 }
 
 export interface SignedXmlReport {

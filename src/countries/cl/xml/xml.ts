@@ -5,7 +5,6 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
-import { byId, FDocument, FElement, fastParse } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -25,30 +24,6 @@ const asciiDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 /** A copy of `s` that does not hold on to the text it was sliced from (a cache key or memo must not keep a whole received file alive). */
 export const ownCopy = (s: string) => (" " + s).slice(1);
-
-/**
- * Whether `text` holds `s` at `at`. For a long `s`: `startsWith` reads it a character at a time
- * (some 3 ns a character in workerd, 6 µs for a 2 KB certificate), a slice's `===` compares the
- * memory (50–75 ns at any of these lengths).
- */
-export function writtenAt(text: string, s: string, at: number): boolean {
-  return at + s.length <= text.length && text.slice(at, at + s.length) === s;
-}
-
-/**
- * The text of `b` when every byte is ASCII, else null: one native decode and its length (UTF-8 of
- * any byte above 0x7F decodes to fewer characters than bytes, or is refused), instead of isAscii's
- * scan before the decode (in workerd the decode of 8 KB costs about what the scan does).
- */
-export function asciiTextOrNull(b: Uint8Array): string | null {
-  let text: string;
-  try {
-    text = asciiDecoder.decode(b);
-  } catch {
-    return null;
-  }
-  return text.length === b.length ? text : null;
-}
 
 /** The text of bytes known to be ASCII (isAscii). */
 export function asciiText(b: Uint8Array): string {
@@ -125,6 +100,16 @@ export function decodeXmlBytes(input: Uint8Array | ArrayBuffer | string, forceLa
   }
 }
 
+/**
+ * A document's bytes from its text (a canonical form, which has no XML declaration) behind a
+ * declaration of the encoding they are written in: ISO-8859-1, the SII's, when every character
+ * fits, else UTF-8.
+ */
+export function xmlDocumentBytes(text: string): { bytes: Uint8Array; charset: "ISO-8859-1" | "UTF-8" } {
+  if (!ABOVE_FF.test(text)) return { bytes: encodeLatin1(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${text}`), charset: "ISO-8859-1" };
+  return { bytes: utf8Encoder.encode(`<?xml version="1.0" encoding="UTF-8"?>\n${text}`), charset: "UTF-8" };
+}
+
 /** C14N text escaping: & < > and CR. */
 const TEXT_SPECIAL = /[&<>\r]/;
 const ATTR_SPECIAL = /[&<"\t\n\r]/;
@@ -142,18 +127,13 @@ export function escAttr(s: string): string {
 }
 
 /**
- * Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF.
- * The common subset goes through the fast parser of fastxml.ts (same tree values); anything else,
- * malformed input included, through @xmldom/xmldom.
+ * Parses XML text strictly (no recovery) with @xmldom/xmldom, the one parser of every XML this
+ * service reads. Throws XML_MALFORMED. Line ends are normalised to LF.
  */
 export function parseXml(text: string, what = "XML"): XDocument {
-  const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
-  const fast = fastParse(normalized);
-  if (fast) return fast as unknown as XDocument;
-  return parseXmlDom(normalized, what);
+  return parseXmlDom(text, what);
 }
 
-/** parseXml with @xmldom/xmldom only (tests compare the fast parser with it). */
 export function parseXmlDom(text: string, what = "XML"): XDocument {
   // A file that does not begin with markup is not XML at all (a text, a PDF): say that, not the parser's complaint about its content.
   if (!/^\uFEFF?\s*</.test(text.slice(0, 1024))) throw new EngineError("XML_MALFORMED", `${what} is not XML: it does not begin with "<"`);
@@ -221,7 +201,6 @@ export function descendants(root: XElement | XDocument, localName: string): XEle
 
 /** Finds the element whose attribute ID equals id. */
 export function findById(root: XDocument | XElement, id: string): XElement | undefined {
-  if (root instanceof FElement || root instanceof FDocument) return byId(root, id) as unknown as XElement | undefined;
   let found: XElement | undefined;
   const walk = (n: XNode): boolean => {
     for (let c = n.firstChild; c; c = c.nextSibling) {

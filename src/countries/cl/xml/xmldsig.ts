@@ -116,54 +116,18 @@ export interface SignatureCheck {
   signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
 }
 
-function modeOptions(mode: DigestMode, boundary: XElement | null, exclude?: XElement, memo?: C14nOptions["memo"]): C14nOptions & { boundary?: XElement | null } {
+function modeOptions(mode: DigestMode, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"]): C14nOptions {
   switch (mode) {
     case "context":
-      return { exclude: exclude ?? null, ...(memo ? { memo } : {}) };
+      return { exclude, ...(memo ? { memo } : {}) };
     case "standalone":
-      return { exclude: exclude ?? null, boundary };
+      // As if the signature's parent were the document's root (sii-formats.md §3.3).
+      return { exclude, boundary };
     case "exclusive":
-      return { exclusive: true, exclude: exclude ?? null };
+      return { exclusive: true, exclude };
     case "stripped":
-      return { stripNamespaces: true, exclude: exclude ?? null };
+      return { stripNamespaces: true, exclude };
   }
-}
-
-/**
- * C14N of `el` as if `boundary` were the document root: prefixed namespace declarations from above
- * the boundary are dropped; the default namespace in effect at the boundary is kept (a DTE signed
- * standalone as <DTE xmlns="http://www.sii.cl/SiiDte"> and pasted into an envelope).
- */
-function canonicalizeStandalone(el: XElement, boundary: XElement, exclude: XElement | null): string {
-  const text = canonicalize(boundary, { exclude });
-  // Re-parse the boundary's canonical form with only the default namespace of its context.
-  const defNs = boundary.lookupNamespaceURI(null) ?? "";
-  const start = /^<[^\s>]+/.exec(text)![0];
-  // Drop prefixed xmlns declarations that came from outside the boundary.
-  const own = new Set<string>();
-  for (let i = 0; i < boundary.attributes.length; i++) own.add(boundary.attributes.item(i)!.name);
-  const apex = /^<[^>]*>/.exec(text)![0];
-  let fixed = apex.replace(/\s(xmlns(?::[\w.-]+)?)="[^"]*"/g, (m, name: string) => (name === "xmlns" || own.has(name) ? m : ""));
-  if (defNs && !/\sxmlns="/.test(fixed)) fixed = fixed.replace(start, `${start} xmlns="${defNs}"`);
-  const doc = parseXml(fixed + text.slice(apex.length));
-  // Walk the same child-element path from the boundary to el in the copy.
-  const path: number[] = [];
-  for (let n: XElement = el; n !== boundary; n = n.parentNode as XElement) {
-    if (!n.parentNode || n.parentNode.nodeType !== 1) return "";
-    path.unshift(childElements(n.parentNode as XElement).filter((c) => c !== exclude).indexOf(n));
-  }
-  let cur: XElement | undefined = doc.documentElement as XElement;
-  for (const i of path) cur = cur ? childElements(cur)[i] : undefined;
-  return cur ? canonicalize(cur) : "";
-}
-
-async function c14nFor(mode: DigestMode, el: XElement | XDocument, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"]): Promise<string> {
-  if (mode === "standalone") {
-    if (!boundary || el.nodeType !== 1) return "";
-    return canonicalizeStandalone(el as XElement, boundary, exclude);
-  }
-  const o = modeOptions(mode, boundary, exclude ?? undefined, memo);
-  return canonicalize(el, o);
 }
 
 const certCache = new Map<string, CertificateInfo>();
@@ -326,8 +290,8 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   let digestMode: DigestMode | undefined;
   for (const mode of modes) {
     if (mode === "standalone" && uri === "") continue;
-    const c = await c14nFor(mode, target, boundary, exclude, opts.memo);
-    if (!c) continue;
+    if (mode === "standalone" && target.nodeType !== 1) continue;
+    const c = canonicalize(target, modeOptions(mode, boundary, exclude, opts.memo));
     const d = b64encode(await crypto.subtle.digest(hash, new TextEncoder().encode(c)));
     if (d === dv) {
       digestMode = mode;
@@ -346,17 +310,12 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   const sigBytes = b64decode(sv.textContent ?? "");
   const siModes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive"] : [cm === ALG.EXC_C14N ? "exclusive" : "context"];
   for (const mode of siModes) {
-    const c = mode === "standalone" ? canonicalizeStandaloneSignedInfo(si, boundary) : canonicalize(si, { exclusive: mode === "exclusive" });
-    if (!c) continue;
+    const c = canonicalize(si, modeOptions(mode, boundary, null));
     if (await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(sigBytes), new TextEncoder().encode(c))) {
       return { ok: true, reference: uri, digestMode, digestValue: dv, ...(signerInfo ? { signer: signerInfo } : {}) };
     }
   }
   return fail("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
-}
-
-function canonicalizeStandaloneSignedInfo(si: XElement, boundary: XElement): string {
-  return canonicalizeStandalone(si, boundary, null);
 }
 
 /** Finds and verifies the signature that is a direct child of `parent` (e.g. a DTE, an envelope root). */
