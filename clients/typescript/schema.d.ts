@@ -11127,7 +11127,7 @@ export interface paths {
          * Issue a document (also credit notes that cancel)
          * @description Validates the whole document now (body, amounts and totals, limits, the SII's document rules listed in docs/simulator-fidelity.md, issuer = company, an active certificate valid on the issue date, the company's SII resolution, cancellation rules), reserves the right to one folio (with N folios left exactly N documents are accepted; the next is a 422 `INVOICE_NO_FOLIOS` at once; an issue date before the CAF's authorisation date is a 400), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.
          *
-         *     Cancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, the note must be the type that cancels it and must total exactly what it totals. COT (text) and COM (amounts) corrections work the same way.
+         *     Cancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, the note must be the type that cancels it and must total exactly what it totals. COT (text) and COM (amounts) corrections work the same way, with one cap: the credit notes (61, 112; ANU and COM) of one of our documents in its currency never total more than it does. The notes already issued against it count unless they FAILED or were REJECTED (one still in the pipeline counts); one that would exceed it is a 422 `INVOICE_CREDIT_EXCEEDS_REMAINING` naming the amount that can still be credited, so an ANU after a partial COM is refused too. Debit notes are not capped.
          *
          *     Accepts `Idempotency-Key`; `external_reference` is also unique per company, except that a FAILED document frees it (issue the document again under the same reference).
          *
@@ -11384,7 +11384,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). / The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued. / This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61). / A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM. / The company has no valid, current active certificate: nothing can be signed or issued. */
+                /** @description No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). / The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued. / This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61). / A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM. / Credit notes (ANU, COM) referencing one of our documents never add up to more than it totals: the notes already issued against it (all but FAILED or REJECTED ones, those still in the pipeline included) plus this one would exceed it. The message names the document and the amount that can still be credited. / The company has no valid, current active certificate: nothing can be signed or issued. */
                 422: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -11402,10 +11402,12 @@ export interface paths {
                                  *
                                  *     `INVOICE_CANCELLATION_AMOUNT_MISMATCH`: A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM.
                                  *
+                                 *     `INVOICE_CREDIT_EXCEEDS_REMAINING`: Credit notes (ANU, COM) referencing one of our documents never add up to more than it totals: the notes already issued against it (all but FAILED or REJECTED ones, those still in the pipeline included) plus this one would exceed it. The message names the document and the amount that can still be credited.
+                                 *
                                  *     `CERTIFICATE_REQUIRED`: The company has no valid, current active certificate: nothing can be signed or issued.
                                  * @enum {string}
                                  */
-                                code: "INVOICE_NO_FOLIOS" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "CERTIFICATE_REQUIRED";
+                                code: "INVOICE_NO_FOLIOS" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "CERTIFICATE_REQUIRED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */

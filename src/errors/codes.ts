@@ -134,6 +134,7 @@ export const ERROR_CODES = {
   INVOICE_ALREADY_CANCELLED: { status: 409, description: "The referenced document is already cancelled (or a cancelling note for it is in progress)." },
   INVOICE_NOT_CANCELLABLE: { status: 422, description: "The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued." },
   INVOICE_CANCELLATION_AMOUNT_MISMATCH: { status: 422, description: "A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM." },
+  INVOICE_CREDIT_EXCEEDS_REMAINING: { status: 422, description: "Credit notes (ANU, COM) referencing one of our documents never add up to more than it totals: the notes already issued against it (all but FAILED or REJECTED ones, those still in the pipeline included) plus this one would exceed it. The message names the document and the amount that can still be credited." },
   INVOICE_RESOLUTION_MISMATCH: { status: 400, description: "issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings." },
   INVOICE_CANCELLATION_TYPE_MISMATCH: { status: 422, description: "This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61)." },
   INVOICE_XML_UNAVAILABLE: { status: 410, description: "The document FAILED before it was signed: its XML will never exist (final; do not retry). The document's `message` says why." },

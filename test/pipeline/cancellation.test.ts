@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
+import { closePartition, indexStore, openStore, partitionedId, storeForId } from "../../src/db/document-store";
+import { creditClaims } from "../../src/db/document-store/tables";
 import { cancellations, invoices } from "../../src/db/schema";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
@@ -166,5 +167,107 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     // corrections do not cancel: the original is still not cancelled
     expect((await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body.cancelled_by).toBeNull();
     expect(await storeRows(issuer.companyId, sql`SELECT * FROM cancellations WHERE cancelled_invoice_id = ${original.id}`)).toEqual([]);
+  });
+});
+
+/** Note lines that total exactly `amount` (one exempt line). */
+const totalling = (amount: number, description = "Corrige montos") => [{ quantity: 1, unit_price: amount, description, taxes: [{ type: "EXE" }] }];
+
+/** A credit (or debit) note of `amount` with `reason` against our sample 33 of folio `folio` (total 9926). */
+function credit(amount: number, folio: number, { type = "NCV", reason = "COM" } = {}) {
+  return { ...note(type, reason, { folio, type: "33" }), items: totalling(amount) };
+}
+
+describe("credit notes never credit one of our documents for more than it totals", () => {
+  it("a COM for more than the total is refused naming the document and what can still be credited", async () => {
+    const original = await accepted("33");
+    const inflated = await issue(issuer, credit(992_600, original.folio));
+    expectError(inflated, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(inflated.body.error.message).toContain(`Document ${original.id} (33 N° ${original.folio}) totals 9926`);
+    expect(inflated.body.error.message).toContain("at most 9926 can still be credited to it, not 992600");
+    // The claims of the index store name what each note credits; the refused one left none.
+    const claims = await indexStore(env, issuer.companyId).select().from(creditClaims).where(eq(creditClaims.creditedInvoiceId, original.id));
+    expect(claims).toEqual([]);
+  });
+
+  it("export notes are capped in the document's currency, amounts as the API writes them", async () => {
+    const exportInvoice = await accepted("110");
+    expect(exportInvoice.total).toBe("123.45");
+    const over = await issue(issuer, { ...note("NCE", "COM", { folio: exportInvoice.folio, type: "110" }, { currency: { code: "USD" } }), items: [{ quantity: 1, unit_price: 123.46, description: "Corrige montos" }] });
+    expectError(over, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(over.body.error.message).toContain("at most 123.45 can still be credited to it, not 123.46");
+  });
+
+  it("COM notes add up: one still in the pipeline counts, the next is refused past the total and accepted up to exactly it", async () => {
+    const original = await accepted("33");
+    const first = await issue(issuer, credit(6000, original.folio));
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    // Not waited for: a note in the pipeline already counts.
+    const over = await issue(issuer, credit(4000, original.folio));
+    expectError(over, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(over.body.error.message).toContain("of which earlier credit notes credit 6000: at most 3926 can still be credited to it, not 4000");
+    const rest = await issue(issuer, credit(3926, original.folio));
+    expect(rest.status, JSON.stringify(rest.body)).toBe(202);
+    const more = await issue(issuer, credit(1, original.folio));
+    expectError(more, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(more.body.error.message).toContain("at most 0 can still be credited to it, not 1");
+    expect((await untilFinal(issuer, first.body.id)).status).toBe("ACCEPTED");
+    expect((await untilFinal(issuer, rest.body.id)).status).toBe("ACCEPTED");
+    const claims = await indexStore(env, issuer.companyId).select().from(creditClaims).where(eq(creditClaims.creditedInvoiceId, original.id));
+    expect(claims.map((c) => [c.creditNoteId, c.amount]).sort()).toEqual([[first.body.id, 6000], [rest.body.id, 3926]].sort());
+  });
+
+  it("two concurrent COM notes that together exceed the total: exactly one is accepted", async () => {
+    const original = await accepted("33");
+    const [a, b] = await Promise.all([issue(issuer, credit(6000, original.folio)), issue(issuer, credit(6000, original.folio))]);
+    expect([a.status, b.status].sort()).toEqual([202, 422]);
+    const [won, lost] = a.status === 202 ? [a, b] : [b, a];
+    expect(lost.body.error.code).toBe("INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(lost.body.error.message).toContain("at most 3926 can still be credited to it, not 6000");
+    expect((await untilFinal(issuer, won.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("an ANU after a partial COM would credit more than the total: refused, and the document is not left cancelled", async () => {
+    const original = await accepted("33");
+    const partial = await issue(issuer, credit(500, original.folio));
+    expect(partial.status, JSON.stringify(partial.body)).toBe(202);
+    const anu = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expectError(anu, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(anu.body.error.message).toContain("at most 9426 can still be credited to it, not 9926");
+    // The cancellation the ANU claimed first was given back.
+    expect(await storeRows(issuer.companyId, sql`SELECT * FROM cancellations WHERE cancelled_invoice_id = ${original.id}`)).toEqual([]);
+    expect((await untilFinal(issuer, partial.body.id)).status).toBe("ACCEPTED");
+    expect((await call("GET", `${issuer.base}/invoices/${original.id}`, { key: issuer.owner.key })).body.cancelled_by).toBeNull();
+  });
+
+  it("after an ANU nothing more can be credited", async () => {
+    const original = await accepted("33");
+    const anu = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
+    expect(anu.status, JSON.stringify(anu.body)).toBe(202);
+    const com = await issue(issuer, credit(100, original.folio));
+    expectError(com, 422, "INVOICE_CREDIT_EXCEEDS_REMAINING");
+    expect(com.body.error.message).toContain("of which earlier credit notes credit 9926: at most 0 can still be credited to it, not 100");
+    expect((await untilFinal(issuer, anu.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("a debit note is not capped", async () => {
+    const original = await accepted("33");
+    const debit = await issue(issuer, credit(992_600, original.folio, { type: "NDV" }));
+    expect(debit.status, JSON.stringify(debit.body)).toBe(202);
+    expect((await untilFinal(issuer, debit.body.id)).status).toBe("ACCEPTED");
+  });
+
+  it("a rejected earlier note does not count", async () => {
+    const original = await accepted("33");
+    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const rejected = await issue(issuer, credit(9926, original.folio));
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(202);
+    expect((await untilFinal(issuer, rejected.body.id)).status).toBe("REJECTED");
+    const whole = await issue(issuer, credit(9926, original.folio));
+    expect(whole.status, JSON.stringify(whole.body)).toBe(202);
+    expect((await untilFinal(issuer, whole.body.id)).status).toBe("ACCEPTED");
+    // The rejected note's claim was dropped when it stood in the way.
+    const claims = await indexStore(env, issuer.companyId).select().from(creditClaims).where(eq(creditClaims.creditedInvoiceId, original.id));
+    expect(claims.map((c) => c.creditNoteId)).toEqual([whole.body.id]);
   });
 });

@@ -288,6 +288,18 @@ export const STORE_SCHEMA: readonly (readonly string[])[] = [
     `CREATE INDEX sent_mails_reference_idx ON sent_mails (reference, created_at)`,
     `CREATE INDEX sent_mails_created_idx ON sent_mails (created_at)`,
   ],
+  // 17: a company's index store: what each credit note credits of a document of ours (scaled by the
+  // document's currency), so that the notes of a document never credit more than it totals
+  // (src/domain/invoices/credit-claims.ts).
+  [
+    `CREATE TABLE credit_claims (
+       credited_invoice_id TEXT NOT NULL,
+       credit_note_id TEXT NOT NULL,
+       amount INTEGER NOT NULL,
+       created_at TEXT NOT NULL,
+       PRIMARY KEY (credited_invoice_id, credit_note_id)
+     )`,
+  ],
 ];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */

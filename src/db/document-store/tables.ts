@@ -4,7 +4,7 @@
  * D1 ones of src/db/schema, with the same names and columns in the stores.
  */
 import { sql } from "drizzle-orm";
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** In a company's index store (`<companyId>:index`): the document that holds each external_reference. */
 export const externalReferences = sqliteTable("external_references", {
@@ -62,3 +62,18 @@ export const sentMails = sqliteTable("sent_mails", {
   recipient: text("recipient").notNull(),
   createdAt: text("created_at").notNull(),
 });
+
+/**
+ * In a company's index store (store schema entry 17): the amount (an integer scaled by the credited
+ * document's currency) each credit note credits of a document of ours (src/domain/invoices/credit-claims.ts).
+ */
+export const creditClaims = sqliteTable(
+  "credit_claims",
+  {
+    creditedInvoiceId: text("credited_invoice_id").notNull(),
+    creditNoteId: text("credit_note_id").notNull(),
+    amount: integer("amount").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.creditedInvoiceId, t.creditNoteId] })],
+);

@@ -50,7 +50,7 @@ export async function releaseCancellationClaim(env: StoreEnv, target: InvoiceRow
 }
 
 /** A note holds its claim while it is stored and not FAILED or REJECTED, or, unstored, while its POST may still store it. */
-export async function stillHolds(env: StoreEnv, companyId: string, claim: typeof cancellations.$inferSelect, now: Date): Promise<boolean> {
+export async function stillHolds(env: StoreEnv, companyId: string, claim: Pick<typeof cancellations.$inferSelect, "creditNoteId" | "createdAt">, now: Date): Promise<boolean> {
   const p = await existingPartitionForId(env, companyId, claim.creditNoteId, "documents");
   const [note] = p ? await p.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, claim.creditNoteId)).limit(1) : [];
   if (!note) return now.getTime() - Date.parse(claim.createdAt) < UNSTORED_CLAIM_GRACE_MS;

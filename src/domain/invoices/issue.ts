@@ -20,6 +20,7 @@ import { existingPartitionForId, readUnlessMoved } from "../../db/document-store
 import { findInvoiceByFolio } from "./queries";
 import { OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
+import { claimCredits, creditTargets, releaseCreditClaims } from "./credit-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
 
 /** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
@@ -150,7 +151,8 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
 
 /**
  * POST /invoices: validates everything that can be known now (body, amounts, the SII's document
- * rules, issuer, certificate, resolution, cancellation rules), reserves the right to a folio, stores
+ * rules, issuer, certificate, resolution, cancellation rules and what credit notes may still credit),
+ * reserves the right to a folio, stores
  * the document as RECEIVED in the company's open document store (issue 16; its id names the
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
@@ -175,9 +177,10 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   const id = partitionedId("inv", store.ordinal, ulid);
   const folios = allocator(env, company.id, doc.type.code);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
-  const [ctx, reservation] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate })]);
+  const [ctx, reservation, credited] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate }), creditTargets(env, company.id, doc, target)]);
   let claimed = false;
   let cancelling = false;
+  let crediting = false;
   try {
     assertIssueDateInCertificate(ctx.cert, doc.issueDate);
     assertResolution(ctx.resolution, body);
@@ -185,17 +188,19 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
     assertIssuable(ctx, doc.type.code, now);
     if (body.external_reference) claimed = await claimExternalReference(env, company.id, body.external_reference, id);
     if (target) cancelling = await claimCancellation(env, target, id, now);
+    if (credited.length > 0) crediting = await claimCredits(env, credited, id, now);
     return await storeAndEnqueue(store, env, company, body, doc, target, id, requestId, now);
   } catch (e) {
-    // Refused (an AppError: nothing stored): the reservation, the reference and the cancellation go
-    // back. Any other failure may have come after the document was stored (the store's answer lost),
-    // so they stay, as after a crash: an unstored holder's reservation lapses after a day and its
-    // reference and cancellation are taken over; a stored one keeps them (a retry with the same
-    // Idempotency-Key finds it under the same id).
+    // Refused (an AppError: nothing stored): the reservation, the reference, the cancellation and
+    // the credits go back. Any other failure may have come after the document was stored (the
+    // store's answer lost), so they stay, as after a crash: an unstored holder's reservation lapses
+    // after a day and its reference, cancellation and credits are taken over; a stored one keeps
+    // them (a retry with the same Idempotency-Key finds it under the same id).
     if (!(e instanceof AppError)) throw e;
     if (reservation.ok) await folios.release(id).catch(() => undefined);
     if (claimed) await releaseReference(env, company.id, body.external_reference!, id).catch(() => undefined);
     if (cancelling) await releaseCancellationClaim(env, target!, id).catch(() => undefined);
+    if (crediting) await releaseCreditClaims(env, credited, id).catch(() => undefined);
     throw e;
   }
 }
