@@ -17,6 +17,9 @@ import { verifyChildSignature, verifySignatureElement, type SignatureCheck } fro
 import { caratulaFlat, envelopeSignatureFlat, verifyDteFlat } from "./verify-flat";
 import { envelopeSignaturePass, verifyDtePass } from "./verify-pass";
 import { BRANCH_NAMES } from "../documents/dte-reader-model";
+import type { SignerCheck } from "../pki/trust";
+import type { TotalsCheck } from "../documents/totals-check";
+import { addContentChecks } from "./content-checks";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -46,6 +49,9 @@ export interface InboundDteReport {
   ted: TedCheck;
   /** Where the DTE departs from the SII's schema (empty: valid), see documents/dte-schema.ts. */
   schemaErrors: string[];
+  /** Who signed it and whether a trusted CA vouches for them; whether its amounts agree (content-checks.ts). Neither changes `ok`. */
+  signer?: SignerCheck;
+  totals?: TotalsCheck;
 }
 
 export interface InboundReport {
@@ -134,6 +140,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     const mismatches = stampDisagreements(report, name, firstItem);
     if (mismatches.length) report.ted = { ...report.ted, ok: false, failure: "TED_INVALID", message: `The stamp disagrees with the document: ${mismatches.join("; ")}` };
   }
+  await addContentChecks(report, dte, opts);
   if (!report.signature.ok) {
     report.failure = report.signature.failure ?? "SIGNATURE_INVALID";
     report.message = report.signature.message;
@@ -247,11 +254,13 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
       const el = dte as unknown as FElement;
       const pass = opts.flat === false || opts.pass === false ? null : await verifyDtePass(el, opts);
       if (pass) {
+        await addContentChecks(pass, dte, opts);
         report.documents.push(pass);
         continue;
       }
       const flat = opts.flat === false ? null : await verifyDteFlat(el, opts, scratch);
       if (flat) {
+        await addContentChecks(flat, dte, opts);
         report.documents.push(flat);
         continue;
       }
