@@ -5,12 +5,27 @@
  */
 import { DTE_RECEPTION_STATUS, isValidRut, normalizeRut, type InboundDteReport, type InboundReport } from "../countries/cl";
 
-export type CheckName = "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate";
+export type CheckName = "envelope_signature" | "dte_signature" | "signer" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "totals" | "duplicate";
 export interface Check {
   name: CheckName;
-  /** PASSED, FAILED, or NOT_APPLICABLE (a standalone DTE has no envelope) / NOT_CHECKED (an earlier failure hides it). */
-  result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED";
+  /**
+   * PASSED, FAILED, or NOT_APPLICABLE (a standalone DTE has no envelope) / NOT_CHECKED (an earlier
+   * failure hides it) / UNVERIFIED (signer: a certificate from a CA we cannot confirm is accredited).
+   */
+  result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED" | "UNVERIFIED";
   message: string | null;
+  /** The signer check's signer (absent on the other checks and when the signature does not verify). */
+  signer?: SignerView;
+}
+
+/** Who signed, as the signer check reports it (dates ISO 8601). */
+export interface SignerView {
+  name: string | null;
+  tax_id: string | null;
+  issuer: string | null;
+  kind: "CA_ISSUED" | "SELF_SIGNED" | "KEY_ONLY";
+  valid_from: string | null;
+  valid_to: string | null;
 }
 
 const pass = (name: CheckName): Check => ({ name, result: "PASSED", message: null });
@@ -25,6 +40,24 @@ function tedAndCaf(d: InboundDteReport): Check[] {
   // A stamp that verifies but disagrees with the document's fields is a failed stamp too (the engine compares them).
   if (!t.ok) return [fail("ted", t.message ?? t.failure ?? "The stamp is invalid"), t.failure === "TED_MISSING" ? notChecked("caf", "No stamp, no CAF.") : pass("caf")];
   return [pass("ted"), pass("caf")];
+}
+
+/** The signer check: its verdict, and who signed when the signature names someone. */
+function signerCheck(d: InboundDteReport): Check {
+  const s = d.signer;
+  if (!s) return notChecked("signer", "The signer was not checked.");
+  const check: Check = { name: "signer", result: s.result, message: s.message };
+  if (s.kind) check.signer = { name: s.name, tax_id: s.rut, issuer: s.issuer, kind: s.kind, valid_from: s.notBefore, valid_to: s.notAfter };
+  return check;
+}
+
+const totalsCheck = (d: InboundDteReport): Check => (d.totals ? { name: "totals", result: d.totals.result, message: d.totals.message } : notChecked("totals", "The totals were not checked."));
+
+/** VERIFIED only when every check passed (or does not apply); a document the SII would accept with a check short of that needs a person's review. */
+export function verificationStatus(receptionStatus: number | null, checks: Check[]): "PENDING" | "VERIFIED" | "NEEDS_REVIEW" | "FAILED" {
+  if (receptionStatus === null) return "PENDING";
+  if (receptionStatus !== 0) return "FAILED";
+  return checks.every((c) => c.result === "PASSED" || c.result === "NOT_APPLICABLE") ? "VERIFIED" : "NEEDS_REVIEW";
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -61,10 +94,11 @@ export function judge(report: InboundReport, d: InboundDteReport, companyRut: st
   const problems = schemaProblems(d);
   const schema = problems.length ? fail("schema", problems.join("; ")) : pass("schema");
   const dup = duplicate ? fail("duplicate", "Another, different document with the same issuer, type and folio was received before.") : pass("duplicate");
-  const checks = [env, sig, ...tedAndCaf(d), recipient, issuer, schema, dup];
+  const checks = [env, sig, signerCheck(d), ...tedAndCaf(d), recipient, issuer, schema, totalsCheck(d), dup];
   const failed = (n: CheckName) => checks.some((c) => c.name === n && c.result === "FAILED");
   const S = DTE_RECEPTION_STATUS;
-  const status = failed("envelope_signature") || failed("dte_signature") || failed("ted") || failed("caf") ? S.SIGNATURE_ERROR
+  // A signer no CA vouches for is a signature error; one we cannot confirm, and totals that disagree, the SII accepts (reviewed, not refused).
+  const status = failed("envelope_signature") || failed("dte_signature") || failed("signer") || failed("ted") || failed("caf") ? S.SIGNATURE_ERROR
     : failed("issuer_rut") ? S.ISSUER_RUT_ERROR
     : failed("recipient_rut") ? S.RECEIVER_RUT_ERROR
     : failed("duplicate") ? S.REPEATED

@@ -2,10 +2,20 @@
 import { z } from "@hono/zod-openapi";
 import { ATTACHMENT_READS } from "../db/schema";
 
+const SignerSchema = z.object({
+  name: z.string().nullable().openapi({ description: "The certificate holder (subject CN)." }),
+  tax_id: z.string().nullable().openapi({ description: "The holder's RUT from the certificate (subjectAltName otherName 1.3.6.1.4.1.8321.1)." }),
+  issuer: z.string().nullable().openapi({ description: "The certification authority that issued the certificate." }),
+  kind: z.enum(["CA_ISSUED", "SELF_SIGNED", "KEY_ONLY"]),
+  valid_from: z.string().nullable(),
+  valid_to: z.string().nullable(),
+});
+
 const CheckSchema = z.object({
-  name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate"]),
-  result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED"]),
+  name: z.enum(["envelope_signature", "dte_signature", "signer", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "totals", "duplicate"]),
+  result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED", "UNVERIFIED"]).openapi({ description: "UNVERIFIED (signer only): the certificate comes from a certification authority we cannot confirm is accredited." }),
   message: z.string().nullable(),
+  signer: SignerSchema.optional().openapi({ description: "On the signer check: who signed (kind KEY_ONLY, nothing named, when the signature carries only a key; absent when the signature does not verify)." }),
 });
 
 /** The issuer's address replies go to, and where it was found (view.ts ReplyRecipient). */
@@ -72,7 +82,7 @@ export const ReceivedDocumentSchema = z
       .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),
     xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
     verification: z.object({
-      status: z.enum(["VERIFIED", "FAILED", "PENDING"]),
+      status: z.enum(["VERIFIED", "NEEDS_REVIEW", "FAILED", "PENDING"]).openapi({ description: "VERIFIED: every check passed; NEEDS_REVIEW: received (EstadoRecepDTE 0) but the signer's CA is not one we can confirm, or the totals disagree; FAILED: not received (EstadoRecepDTE ≠ 0); PENDING: no XML yet." }),
       reception_status: z.number().int().nullable().openapi({ description: "EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other." }),
       reception_status_text: z.string().nullable(),
       duplicate: z.boolean(),

@@ -83,7 +83,7 @@ describe("POST /api/companies/{company_id}/certificates", () => {
     const res = await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(norut, "pw", "modern"), "pw") });
     expectError(res, 400, "CERTIFICATE_NO_RUT");
     expect(res.body.error.message).toContain("1.3.6.1.4.1.8321.1");
-    const selfSigned = await makeFakeCertificate({ rut: "12345678-5", cn: "SELF SIGNED TEST", notBefore: new Date(Date.now() - DAY) });
+    const selfSigned = await makeFakeCertificate({ rut: "12345678-5", cn: "SELF SIGNED TEST", notBefore: new Date(Date.now() - DAY), selfSigned: true });
     expect((await call("POST", `/api/companies/${c}/certificates`, { key: owner.key, body: pfxForm(makeFakePfx(selfSigned, "pw", "modern"), "pw") })).status).toBe(201);
   });
 

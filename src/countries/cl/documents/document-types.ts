@@ -142,3 +142,6 @@ export function resolveReasonCode(input: string, field = "reason_code"): { reaso
   }
   throw new EngineError("REASON_CODE_UNKNOWN", `Unknown reason_code "${input}"; use ANU (cancel), COT (correct text) or COM (correct amounts)`, { field });
 }
+
+/** The signed branches of a DTE, one per family (sii-formats.md §1): Documento, Exportaciones, Liquidacion. */
+export const BRANCH_NAMES: readonly string[] = ["Documento", "Exportaciones", "Liquidacion"];

@@ -10,10 +10,14 @@ import { EngineError } from "../errors";
 import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
+import { BRANCH_NAMES } from "../documents/document-types";
 import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { dteContentOf, type DteContent } from "./content";
 import { verifiedDteForm } from "./verified-form";
+import type { SignerCheck } from "../pki/trust";
+import type { TotalsCheck } from "../documents/totals-check";
+import { addContentChecks } from "./content-checks";
 
 export type InboundFailure =
   | "XML_MALFORMED"
@@ -51,6 +55,9 @@ export interface InboundDteReport {
   xml: string;
   /** What its signed branch says (names, amounts, lines), read from the same element. */
   content: DteContent;
+  /** Who signed it and whether a trusted CA vouches for them; whether its amounts agree (content-checks.ts). Neither changes `ok`. */
+  signer?: SignerCheck;
+  totals?: TotalsCheck;
 }
 
 export interface InboundReport {
@@ -76,8 +83,6 @@ const DIGITS = /^\d+$/;
 /** A report's TipoDTE or Folio: the text's number when it is all digits, else null (every path reads them so). */
 export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
-/** The signed branches of a DTE (sii-formats.md §1). */
-const BRANCH_NAMES = ["Documento", "Exportaciones", "Liquidacion"];
 
 function countId(root: XElement, id: string): number {
   let n = 0;
@@ -129,6 +134,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     const mismatches = stampDisagreements(report, name, firstItem);
     if (mismatches.length) report.ted = { ...report.ted, ok: false, failure: "TED_INVALID", message: `The stamp disagrees with the document: ${mismatches.join("; ")}` };
   }
+  await addContentChecks(report, dte, branch, opts);
   if (!report.signature.ok) {
     report.failure = report.signature.failure ?? "SIGNATURE_INVALID";
     report.message = report.signature.message;

@@ -21,7 +21,7 @@ export const ListQuery = CompanyQuery.extend({
   issue_date_to: calendarDate().optional().openapi({ param: { name: "issue_date_to", in: "query" } }),
   received_from: instant().optional().openapi({ param: { name: "received_from", in: "query" }, description: "ISO 8601: received by us at or after." }),
   received_to: instant().optional().openapi({ param: { name: "received_to", in: "query" } }),
-  verification: z.enum(["VERIFIED", "FAILED", "PENDING"]).optional().openapi({ param: { name: "verification", in: "query" } }),
+  verification: z.enum(["VERIFIED", "FAILED", "PENDING"]).optional().openapi({ param: { name: "verification", in: "query" }, description: "VERIFIED: received with EstadoRecepDTE 0 (verification.status VERIFIED or NEEDS_REVIEW); FAILED: refused; PENDING: no XML yet." }),
   response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]).optional().openapi({ param: { name: "response_state", in: "query" } }),
   deadline_before: instant().optional().openapi({ param: { name: "deadline_before", in: "query" }, description: "Response deadline at or before (ISO 8601)." }),
 });

@@ -1,0 +1,67 @@
+/**
+ * FAKE CERTIFICATION AUTHORITY FOR THE SIMULATOR — NOT A SECRET, TRUSTED NOWHERE ELSE.
+ *
+ * A fixed RSA-2048 key pair generated once with
+ *   openssl req -x509 -newkey rsa:2048 -nodes …   (the key; the certificate below re-made with
+ *   node-forge to date it 2020-01-01 – 2060-01-01)
+ * It plays an accredited certification authority in simulator and test mode: suppliers' test
+ * certificates are issued by it, and the signer check (pki/trust.ts) trusts it only when the SII
+ * mode is the simulator. The private key is published on purpose, like the simulator's CAF key
+ * (sii-simulator-key.ts): anyone can issue "simulator certificates", which count for nothing in
+ * live mode.
+ */
+export const SIMULATOR_TEST_CA_CERTIFICATE_PEM = `-----BEGIN CERTIFICATE-----
+MIID1zCCAr+gAwIBAgIDBREeMA0GCSqGSIb3DQEBCwUAMIGKMQswCQYDVQQGEwJD
+TDErMCkGA1UEChMiU2ltdWxhZG9yIFNJSSAtIG1hdGVyaWFsIGRlIHBydWViYTEp
+MCcGA1UECxMgTm8gY29uZmlhYmxlIGZ1ZXJhIGRlbCBzaW11bGFkb3IxIzAhBgNV
+BAMTGlNJTVVMQURPUiBTSUkgQ0EgREUgUFJVRUJBMCAXDTIwMDEwMTAwMDAwMFoY
+DzIwNjAwMTAxMDAwMDAwWjCBijELMAkGA1UEBhMCQ0wxKzApBgNVBAoTIlNpbXVs
+YWRvciBTSUkgLSBtYXRlcmlhbCBkZSBwcnVlYmExKTAnBgNVBAsTIE5vIGNvbmZp
+YWJsZSBmdWVyYSBkZWwgc2ltdWxhZG9yMSMwIQYDVQQDExpTSU1VTEFET1IgU0lJ
+IENBIERFIFBSVUVCQTCCASIwDQYJKoZIhvcNAQEBBQADggEPADCCAQoCggEBAMVS
+vmLR6ywH+rXJkfzz2UKfACRzEwhC/pfX39du7FoRdq90UXbjNDUaWgpjUAndPkQn
+olZFV3ixYUgaPmkMHEw3A9WJcxbmQW5nsL4KsvMTu68U4/9sk2BaTL5huZepczEm
+vVv5ns5euvgtPBAj/x8Ubbfx4T9pKwEVim78A52hUyG9QiJWE98NvnRzrX6FtieS
+6p85M2fPznMRIy0zSCBJ33Gen71Lu5tnnZVTwaxIFIITIvMmTB/lF9yXaUSYYm2c
+gQLgyp8/HBPX4kvxeY2WRVamGWKOVl1+OW8m8tWOq+Ch+tjWYKX+tWYIYcsS4kTo
+MW2IIAGgOGcYophM6ScCAwEAAaNCMEAwDwYDVR0TAQH/BAUwAwEB/zAOBgNVHQ8B
+Af8EBAMCAQYwHQYDVR0OBBYEFAuC1+pYqVFC27P4lGO8CifXZ6DyMA0GCSqGSIb3
+DQEBCwUAA4IBAQAWdgTrI1B3uN2oL5ze8uNKM0vFBrN2rfFTKRPdE2A0y2IybxI9
+SrZC1ZDmXw4XRyqJ8w5URFSvq1RPZoJ2AMvxGyctLAaUQQZnzafM1ceU0Lk73BsA
+OBtvAJrZdLTisAK/nX8O6+IAHyuJVmWVRkEmzQt5e1OhC2e1PBfmRzCmm4IqKbXU
+hTHgVtHnRLIOJYiC92j2wSwClsp3JpuKM4w3vbwp81fFQ4AoKjiSNyUwA04GKP/p
+ulwLJLzX27OySJS/57ru9IbujvGkk72OIcuRsM352Zlf9NOEamVBcA5EkN2WSLOc
+FSXYug/6wCtfx+IYpy7YnLH34l/PZZJwqQpK
+-----END CERTIFICATE-----
+`;
+
+/** Test-only: the key that issues the simulator's test certificates (tests, the simulator). */
+export const SIMULATOR_TEST_CA_PRIVATE_KEY_PKCS8_PEM = `-----BEGIN PRIVATE KEY-----
+MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDFUr5i0essB/q1
+yZH889lCnwAkcxMIQv6X19/XbuxaEXavdFF24zQ1GloKY1AJ3T5EJ6JWRVd4sWFI
+Gj5pDBxMNwPViXMW5kFuZ7C+CrLzE7uvFOP/bJNgWky+YbmXqXMxJr1b+Z7OXrr4
+LTwQI/8fFG238eE/aSsBFYpu/AOdoVMhvUIiVhPfDb50c61+hbYnkuqfOTNnz85z
+ESMtM0ggSd9xnp+9S7ubZ52VU8GsSBSCEyLzJkwf5Rfcl2lEmGJtnIEC4MqfPxwT
+1+JL8XmNlkVWphlijlZdfjlvJvLVjqvgofrY1mCl/rVmCGHLEuJE6DFtiCABoDhn
+GKKYTOknAgMBAAECggEAI12bJdb90Vx0wNQpyC5kSB57Rg0h4h8vxkM4qUIGNnZe
+0T+FwksidkoMzUPTepEesdRwsgmnjcgs6WFawjUbdUV++Gy0JeyK2aDX+pesTwjA
+YLbbzlHFcEV+77hQLTB/ptWMpslsfwxXcleZJkNtXEKrD4bYmibdQEp+Dzo3465P
+gH3lrKHW/duV8DWLccnQeglOKNhH3Uw6EETD0nY1dJ0RKceoOblKMj1xGOylT3x/
+cLQcngaXOYVRxu3BkpXuC8ddS3hwPsnXED+flwSeQVHMtkb384tryYul/oUSfVgQ
+uw6pDmqPI/YArooAFrikbmDN1w14tTS714azbcV3IQKBgQD0cRAnEmmivrTcyRkm
+7gQman9Rol666A6vqEMlwk5nwzmQQL9t0Pd9yEgyxEsxMIs7F55XbEQGmj+ZLp73
+/W3fBfM3X25RvP/WJL+eutocLjx/+ubfG/FTmDe6hfXUqMDAPq0Fwf1eBJ+X2pNy
+TXKcx1oVgdV52SOBhjey3BswOQKBgQDOp1FNkheELnUhwAa2ARHhQPuIM9p/s1GL
+quEUfj89JbGjYxGgsnP57DzxEEmB4MgpjObLvekszfMDDg0uGXOkc7RsUT5YeF3r
+cM006CJzx1qC4g13KK5fubyLrczMAAasDhJVh2dWyjvAHv3hIlWIxSU6etwx5AVB
+v5CJdt4kXwKBgHQZKznThfa1K0PeA6M40yHH3TbRrrqJM0h823+YnRKtZ667AfDP
+mmzUbm4mSyxOySJE4oDVPC4CnwhLW1eft8qAkfcPzV7nLH/yLkzepG9UCooiifsX
+03QHzRg7PfpGOF5WpmkgrQ01lvNR7kwQusn56TBj3RelaTbAn73EyukJAoGAaHNv
+h7qwwjHNKGrruXCe/fCfcj9rUCJttB+Btp79DcYQnFnFnii0r/z07I9j6A6afU3n
+ldF+mxPZoZCnnsZkihmldx41Wfg02Hzia7xtNYHswLzLO5BHWsEBiMQnAHF+7dYK
+9EoFNHvxaXEAt5toCkJDR+SziVAMTCgsQR7gtxcCgYEA6YmzlLk2Igy9ArGVUi8u
+qHaoRyOBu7EKavGjTNwwjg+vJiMvH2JezuZ6Q5mMgi5CxhZ10Vpi9qtSBblMs7wa
+DHp5LiHSeJBSFikPQqbe8BEmKWdKwNgeHaDDi0ZrZproJ6CSNjlJciOZSG3QnBlB
+6mq73uP46ACMxVs31j2c8w8=
+-----END PRIVATE KEY-----
+`;
