@@ -3,7 +3,10 @@ import { z } from "@hono/zod-openapi";
 import { ATTACHMENT_READS } from "../db/schema";
 
 const CheckSchema = z.object({
-  name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate"]),
+  name: z.enum(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate", "sii_status"]).openapi({
+    description:
+      "`sii_status`: the SII's own status of the document (QueryEstDte with its type, folio, issue date, total and RUTs), asked after intake with the company's active certificate (live mode: the SII; test mode: the simulator). PASSED: the SII registers it with the same data; FAILED: the SII holds other data for it (an altered or forged document) or says its folio or issuer is not valid; NOT_CHECKED: not listed by the SII yet (asked again with backoff for up to 48 hours), or not asked (no usable certificate, or the document failed its cryptographic checks), `message` says which.",
+  }),
   result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED"]),
   message: z.string().nullable(),
 });
@@ -72,7 +75,7 @@ export const ReceivedDocumentSchema = z
       .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),
     xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
     verification: z.object({
-      status: z.enum(["VERIFIED", "FAILED", "PENDING"]),
+      status: z.enum(["VERIFIED", "FAILED", "PENDING"]).openapi({ description: "FAILED when reception_status is not 0 or the `sii_status` check FAILED (which leaves reception_status as it was sent); PENDING until the XML arrives." }),
       reception_status: z.number().int().nullable().openapi({ description: "EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other." }),
       reception_status_text: z.string().nullable(),
       duplicate: z.boolean(),

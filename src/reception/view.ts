@@ -1,6 +1,6 @@
 /** A received document as the API shows it (GET, list items, event `data`). */
 import type { receivedDocuments } from "../db/schema";
-import type { Check } from "./checks";
+import { verificationOf, type Check } from "./checks";
 import { secondsLeft } from "../countries/cl";
 import type { Summary } from "./summary";
 import type { ReceivedFile } from "./intake";
@@ -51,7 +51,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     received_file: receivedFileView(row),
     xml_status: row.xmlKey ? ("RECEIVED" as const) : ("NOT_YET_RECEIVED" as const),
     verification: {
-      status: row.receptionStatus === null ? ("PENDING" as const) : row.receptionStatus === 0 ? ("VERIFIED" as const) : ("FAILED" as const),
+      status: verificationOf(row.receptionStatus, checks),
       reception_status: row.receptionStatus,
       reception_status_text: receptionStatusText(row.receptionStatus),
       duplicate: row.duplicate,
