@@ -27065,8 +27065,11 @@ export interface components {
             verification: {
                 checks: {
                     message: string | null;
-                    /** @enum {string} */
-                    name: "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate";
+                    /**
+                     * @description `sii_status`: the SII's own status of the document (QueryEstDte with its type, folio, issue date, total and RUTs), asked after intake with the company's active certificate (live mode: the SII; test mode: the simulator). PASSED: the SII registers it with the same data; FAILED: the SII holds other data for it (an altered or forged document) or says its folio or issuer is not valid; NOT_CHECKED: not listed by the SII yet (asked again with backoff for up to 48 hours), or not asked (no usable certificate, or the document failed its cryptographic checks), `message` says which.
+                     * @enum {string}
+                     */
+                    name: "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate" | "sii_status";
                     /** @enum {string} */
                     result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED";
                 }[];
@@ -27074,7 +27077,10 @@ export interface components {
                 /** @description EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other. */
                 reception_status: number | null;
                 reception_status_text: string | null;
-                /** @enum {string} */
+                /**
+                 * @description FAILED when reception_status is not 0 or the `sii_status` check FAILED (which leaves reception_status as it was sent); PENDING until the XML arrives.
+                 * @enum {string}
+                 */
                 status: "VERIFIED" | "FAILED" | "PENDING";
             };
             /**

@@ -86,4 +86,22 @@ export interface ReceptionAuthority {
    * or null when the authority does not hand it out (the real SII never does; the simulator does).
    */
   receivedXml(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<Uint8Array | null>;
+  /**
+   * The authority's own status of one document, asked with the data the document shows (the SII's
+   * QueryEstDte). `companyRut` is the company asking (its certificate's holder is the consultant).
+   * Refusals of the query itself throw AuthorityError(retryable: false).
+   */
+  documentStatus(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; receiverRut: string; documentType: number; folio: number; issueDate: string; total: string }): Promise<RegisteredStatus>;
+}
+
+/**
+ * What the authority's register says of a document asked with its data: MATCH (registered with the
+ * same data), MISMATCH (registered with other data), INVALID (its folio is not authorised or was
+ * annulled, or its issuer may not issue electronic documents), NOT_REGISTERED (not received, or a
+ * code not understood: asked again later). `code` is the authority's own, `message` its words.
+ */
+export interface RegisteredStatus {
+  state: "MATCH" | "MISMATCH" | "INVALID" | "NOT_REGISTERED";
+  code: string;
+  message: string;
 }

@@ -5,7 +5,8 @@
  * certificate or a refusal by the SII: the check waits an hour (for up to 10 days after the document
  * was stamped, see retryAt); a company gone: its checks stop.
  */
-import { buyerChecker, checkBuyerResponse, type BuyerChecker } from "../domain/invoices/buyer-check";
+import { checkBuyerResponse } from "../domain/invoices/buyer-check";
+import { siiAccess, type SiiAccess } from "../domain/certificates/sii-access";
 import { describeError, log } from "../lib/log";
 import type { BuyerCheckMessage } from "../queues/issuance";
 import { backoffSeconds } from "../lib/backoff";
@@ -15,11 +16,11 @@ export type BuyerCheckWork = { msg: Message<unknown>; body: BuyerCheckMessage };
 /** Handles the batch's checks (each company's RUT and signer read once); returns the companies whose events were recorded in D1 (partition 0 before its switch), for the fan-out notice. */
 export async function checkBuyerResponses(env: Env, work: BuyerCheckWork[]): Promise<string[]> {
   const inD1 = new Set<string>();
-  const checkers = new Map<string, BuyerChecker>();
+  const checkers = new Map<string, SiiAccess>();
   for (const w of work) {
     try {
       let checker = checkers.get(w.body.company_id);
-      if (!checker) checkers.set(w.body.company_id, (checker = await buyerChecker(env, w.body.company_id)));
+      if (!checker) checkers.set(w.body.company_id, (checker = await siiAccess(env, w.body.company_id)));
       const outcome = await checkBuyerResponse(env, checker, w.body.company_id, w.body.invoice_id, true);
       if (outcome.kind === "read" && outcome.inD1) inD1.add(w.body.company_id);
       w.msg.ack();

@@ -13,6 +13,7 @@ import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./s
 import { chunked } from "../lib/chunked";
 import { checkBuyerResponses, type BuyerCheckWork } from "./buyer-checks";
 import { deliverToBuyers, type BuyerDeliveryWork } from "./buyer-deliveries";
+import { checkSiiStatuses, type SiiStatusWork } from "./sii-status-checks";
 import { sendReplyMails, type ReplyMailWork } from "./reply-mails";
 import { describeError, log } from "../lib/log";
 import { eq, inArray } from "drizzle-orm";
@@ -46,12 +47,13 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
     typeof authority === "function"
       ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
       : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
-  const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs } = sortMessages(batch);
+  const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs } = sortMessages(batch);
   const [inD1, buyerInD1] = await Promise.all([
     Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work))),
     checkBuyerResponses(env, buyerMsgs),
     deliverToBuyers(env, deliveryMsgs),
     sendReplyMails(env, replyMsgs),
+    checkSiiStatuses(env, siiStatusMsgs),
   ]);
   await announceEvents(env, [...inD1.filter((companyId): companyId is string => companyId !== null), ...buyerInD1]);
 }
@@ -123,12 +125,13 @@ async function announceEvents(env: Env, companyIds: string[]) {
 }
 
 /** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */
-function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[]; buyerMsgs: BuyerCheckWork[]; deliveryMsgs: BuyerDeliveryWork[]; replyMsgs: ReplyMailWork[] } {
+function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[]; buyerMsgs: BuyerCheckWork[]; deliveryMsgs: BuyerDeliveryWork[]; replyMsgs: ReplyMailWork[]; siiStatusMsgs: SiiStatusWork[] } {
   const invoiceMsgs: InvoiceWork[] = [];
   const pollMsgs: PollWork[] = [];
   const buyerMsgs: BuyerCheckWork[] = [];
   const deliveryMsgs: BuyerDeliveryWork[] = [];
   const replyMsgs: ReplyMailWork[] = [];
+  const siiStatusMsgs: SiiStatusWork[] = [];
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (!parsed.success) {
@@ -145,6 +148,9 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
       else deliveryMsgs.push({ msg, body });
     } else if (body.type === "reception.reply_mail") {
       replyMsgs.push({ msg, body });
+    } else if (body.type === "reception.sii_status") {
+      if (siiStatusMsgs.some((m) => m.body.received_id === body.received_id)) msg.ack();
+      else siiStatusMsgs.push({ msg, body });
     } else if (body.type === "invoice") {
       // The same document twice in one batch (a duplicate delivery): one message does the work.
       if (invoiceMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
@@ -152,7 +158,7 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
     } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
     else pollMsgs.push({ msg, body });
   }
-  return { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs };
+  return { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs };
 }
 
 /** Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type. */

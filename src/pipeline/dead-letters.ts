@@ -49,6 +49,7 @@ async function settle(env: Env, msg: Message<unknown>): Promise<void> {
     await withPartitionOfId(env, body.company_id, body.envelope_id, "documents", (p) => releaseEnded(env, p, eq(invoices.envelopeId, body.envelope_id)));
   }
   // A buyer-response check given up: its lease ends and the store's alarm sends it again (domain/invoices/buyer-response.ts).
+  // A received document's SII status check given up: its `sii_status` stays NOT_CHECKED as last recorded (reception/sii-status.ts).
 }
 
 /** Releases the cancellations held by the REJECTED or FAILED cancelling notes `which` selects in partition `p`. */

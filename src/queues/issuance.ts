@@ -48,7 +48,21 @@ export const replyMailMessage = z.object({
   partitions: z.array(z.number().int().min(0)).max(100).optional(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage]);
+/**
+ * A read of the SII's status of a received document, its `sii_status` check (src/reception/sii-status.ts):
+ * `attempt` counts the reads, `since` is when the first was queued (reads stop 48 hours after it).
+ */
+export const siiStatusMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("reception.sii_status"),
+  company_id: z.string(),
+  received_id: z.string(),
+  attempt: z.number().int().min(1),
+  since: z.iso.datetime(),
+});
+
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage, siiStatusMessage]);
+export type SiiStatusMessage = z.infer<typeof siiStatusMessage>;
 export type ReplyMailMessage = z.infer<typeof replyMailMessage>;
 export type BuyerDeliveryMessage = z.infer<typeof buyerDeliveryMessage>;
 export type PipelineMessage = z.infer<typeof pipelineMessage>;

@@ -1,11 +1,13 @@
 /**
  * Per-DTE verification of a received file, each check reported on its own (issue 12 §2), and the
  * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/exchange/verify.ts); this module
- * only orders and names the results.
+ * only orders and names the results. The last check, `sii_status` (the SII's own status of the
+ * document), is answered after intake by a queue message (./sii-status.ts): intake records it
+ * NOT_CHECKED, waiting or with the reason it will not be asked; it never changes EstadoRecepDTE.
  */
 import { DTE_RECEPTION_STATUS, isValidRut, normalizeRut, type InboundDteReport, type InboundReport } from "../countries/cl";
 
-export type CheckName = "envelope_signature" | "dte_signature" | "signer" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "totals" | "duplicate";
+export type CheckName = "envelope_signature" | "dte_signature" | "signer" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "totals" | "duplicate" | "sii_status";
 export interface Check {
   name: CheckName;
   /**
@@ -56,8 +58,9 @@ const totalsCheck = (d: InboundDteReport): Check => (d.totals ? { name: "totals"
 /** VERIFIED only when every check passed (or does not apply); a document the SII would accept with a check short of that needs a person's review. */
 export function verificationStatus(receptionStatus: number | null, checks: Check[]): "PENDING" | "VERIFIED" | "NEEDS_REVIEW" | "FAILED" {
   if (receptionStatus === null) return "PENDING";
-  if (receptionStatus !== 0) return "FAILED";
-  return checks.every((c) => c.result === "PASSED" || c.result === "NOT_APPLICABLE") ? "VERIFIED" : "NEEDS_REVIEW";
+  if (receptionStatus !== 0 || siiStatusFailed(checks)) return "FAILED";
+  // The SII's own status is an assurance on top: not asked or not listed yet, the document is still verified.
+  return checks.every((c) => c.result === "PASSED" || c.result === "NOT_APPLICABLE" || c.name === "sii_status") ? "VERIFIED" : "NEEDS_REVIEW";
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -73,6 +76,28 @@ function schemaProblems(d: InboundDteReport): string[] {
   if (!d.receiverRut) p.push("RUTRecep missing");
   return p;
 }
+
+/** The message of a `sii_status` check not asked yet: its queue message is coming (./sii-status.ts). */
+export const SII_STATUS_WAITING = "Not asked yet: the SII's register is read once the document is stored.";
+/** The document's own cryptographic checks (the envelope's signature is the file's, not the document's). */
+const CRYPTO_CHECKS: CheckName[] = ["dte_signature", "ted", "caf"];
+
+/** `sii_status` as intake records it: waiting for its queue message, or why the SII will not be asked. */
+function siiStatusAtIntake(checks: Check[], d: InboundDteReport): Check {
+  if (checks.some((c) => CRYPTO_CHECKS.includes(c.name) && c.result === "FAILED")) {
+    return notChecked("sii_status", "The document failed its cryptographic checks: the SII's register is not asked about it.");
+  }
+  const askable = !!d.issueDate && DATE.test(d.issueDate) && !!d.total && /^-?\d+$/.test(d.total) && !!d.receiverRut && isValidRut(d.receiverRut) && !!d.issuerRut && isValidRut(d.issuerRut);
+  if (!askable) return notChecked("sii_status", "The document lacks data the SII is asked with (issue date, a whole total, valid RUTs): the SII's register is not asked about it.");
+  return notChecked("sii_status", SII_STATUS_WAITING);
+}
+
+/** Whether the SII's register holds other data for the document (then its verification is FAILED, whatever its EstadoRecepDTE). */
+export function siiStatusFailed(checks: Check[]): boolean {
+  return checks.some((c) => c.name === "sii_status" && c.result === "FAILED");
+}
+
+/** The document's verification as shown: PENDING until its XML arrives; FAILED when EstadoRecepDTE is not 0 or the SII holds other data for it. */
 
 export interface DteVerdict {
   checks: Check[];
@@ -95,6 +120,7 @@ export function judge(report: InboundReport, d: InboundDteReport, companyRut: st
   const schema = problems.length ? fail("schema", problems.join("; ")) : pass("schema");
   const dup = duplicate ? fail("duplicate", "Another, different document with the same issuer, type and folio was received before.") : pass("duplicate");
   const checks = [env, sig, signerCheck(d), ...tedAndCaf(d), recipient, issuer, schema, totalsCheck(d), dup];
+  checks.push(siiStatusAtIntake(checks, d));
   const failed = (n: CheckName) => checks.some((c) => c.name === n && c.result === "FAILED");
   const S = DTE_RECEPTION_STATUS;
   // A signer no CA vouches for is a signature error; one we cannot confirm, and totals that disagree, the SII accepts (reviewed, not refused).

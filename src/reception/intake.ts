@@ -23,6 +23,7 @@ import { displayText } from "./messages";
 import { claimKeys, seedLegacyKeys } from "./keys";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import type { EnvelopeResolution } from "./pdf";
+import { queueSiiStatusChecks } from "./sii-status";
 import type { ReceivedRow } from "./view";
 
 /** Limits of one received file (DECISIONS-style, documented in the README). */
@@ -111,6 +112,8 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   // The supplier's envelope is answered (not a file the SII's register handed out).
   const stored = writes.filter((w) => !lost.has(w.row.id!)).map(readBack);
   if (channel !== "SII") result.acknowledgment = await acknowledgeFile(env, company, key, stored, source.sender ?? null);
+  // The SII's own status of each document stored, asked through the queue (never waited for here).
+  await queueSiiStatusChecks(env, company.id, stored);
   return result;
 }
 

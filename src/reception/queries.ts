@@ -1,5 +1,5 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, like, lte, not, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
 import { sumCounters } from "../db/document-store/counters";
@@ -29,6 +29,9 @@ export interface ListFilter {
 function where(companyId: string, f: ListFilter): SQL {
   const r = receivedDocuments;
   const c = countedFilters(r, companyId, f);
+  // The SII's register holding other data fails a document whatever its EstadoRecepDTE (./checks.ts verificationStatus).
+  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0), not(like(r.checks, SII_STATUS_FAILED)));
+  if (f.verification === "FAILED") c.push(or(gte(r.receptionStatus, 1), like(r.checks, SII_STATUS_FAILED))!);
   if (f.issuerTaxId) {
     if (!isValidRut(f.issuerTaxId)) throw new AppError("VALIDATION_FAILED", "issuer_tax_id is not a valid RUT.", [{ field: "issuer_tax_id", message: "Not a valid RUT" }]);
     c.push(eq(r.issuerRut, normalizeRut(f.issuerTaxId)));
@@ -57,23 +60,26 @@ function pageRows(db: Db, w: SQL, order: SQL[], limit: number, offset: number) {
   return db.select().from(receivedDocuments).where(inArray(receivedDocuments.id, ids)).orderBy(...order);
 }
 
+/** A document's checks as stored (JSON.stringify of ./checks.ts Check objects) when its `sii_status` FAILED. */
+const SII_STATUS_FAILED = '%"name":"sii_status","result":"FAILED"%';
+
 /**
  * The filter over a store's counters (src/db/document-store/counters.ts) when every filter is on a
- * counted column (type, verification outcome, response state, issue date); null otherwise.
+ * counted column (type, response state, issue date, verification PENDING); null otherwise (VERIFIED
+ * and FAILED also depend on the `sii_status` check, which the counters do not count).
  */
 function countersCondition(companyId: string, f: ListFilter): SQL | null {
   if (f.issuerTaxId || f.folio !== undefined || f.receivedFrom || f.receivedTo || f.deadlineBefore) return null;
+  if (f.verification === "VERIFIED" || f.verification === "FAILED") return null;
   return and(...countedFilters(receivedCounts, companyId, f))!;
 }
 
-/** The filters on counted columns, over the documents or over their counters (the same column names). */
+/** The filters on counted columns, over the documents or over their counters (the same column names); VERIFIED and FAILED are added by `where`. */
 function countedFilters(t: typeof receivedDocuments | typeof receivedCounts, companyId: string, f: ListFilter): SQL[] {
   const c: SQL[] = [eq(t.companyId, companyId)];
   if (f.documentType !== undefined) c.push(eq(t.documentType, f.documentType));
   if (f.issueDateFrom) c.push(gte(t.issueDate, f.issueDateFrom));
   if (f.issueDateTo) c.push(lte(t.issueDate, f.issueDateTo));
-  if (f.verification === "VERIFIED") c.push(eq(t.receptionStatus, 0));
-  if (f.verification === "FAILED") c.push(gte(t.receptionStatus, 1));
   if (f.verification === "PENDING") c.push(isNull(t.receptionStatus));
   if (f.responseState) c.push(eq(t.responseState, f.responseState));
   return c;

@@ -19,6 +19,7 @@ import { buildReplies, replyRecipient } from "./replies";
 import { attemptReplyMail, mailDueBy, pendingMail, restartReplyMail } from "./reply-mail";
 import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
+import { verificationStatus, type Check } from "./checks";
 
 const ACCEPTANCE = new Set(["ACD", "ERM"]);
 const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
@@ -44,7 +45,7 @@ export function checkRules(row: ReceivedRow, action: ReceptionAction, now: numbe
   }
   if (ACCEPTANCE.has(action) && done.some((a) => CLAIMS.has(a))) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already claimed (${done.join(", ")}): it cannot be accepted now.`);
   if (CLAIMS.has(action) && done.length > 0) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already ${done.some((a) => CLAIMS.has(a)) ? "claimed" : "accepted"} (${done.join(", ")}): a ${NAMES[action]} is no longer possible.`);
-  if (ACCEPTANCE.has(action) && row.receptionStatus !== 0) {
+  if (ACCEPTANCE.has(action) && verificationStatus(row.receptionStatus, row.checks ? (JSON.parse(row.checks) as Check[]) : []) === "FAILED") {
     throw new AppError("RECEPTION_ACTION_UNVERIFIED", `${doc} failed verification (${row.duplicate ? "a different document with the same folio was received before" : "see its checks"}): signing an ${NAMES[action]} for it could vouch for a forged invoice. You may claim it instead.`);
   }
   return false;

@@ -12,7 +12,10 @@ const SignerSchema = z.object({
 });
 
 const CheckSchema = z.object({
-  name: z.enum(["envelope_signature", "dte_signature", "signer", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "totals", "duplicate"]),
+  name: z.enum(["envelope_signature", "dte_signature", "signer", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "totals", "duplicate", "sii_status"]).openapi({
+    description:
+      "`sii_status`: the SII's own status of the document (QueryEstDte with its type, folio, issue date, total and RUTs), asked after intake with the company's active certificate (live mode: the SII; test mode: the simulator). PASSED: the SII registers it with the same data; FAILED: the SII holds other data for it (an altered or forged document) or says its folio or issuer is not valid; NOT_CHECKED: not listed by the SII yet (asked again with backoff for up to 48 hours), or not asked (no usable certificate, or the document failed its cryptographic checks), `message` says which.",
+  }),
   result: z.enum(["PASSED", "FAILED", "NOT_APPLICABLE", "NOT_CHECKED", "UNVERIFIED"]).openapi({ description: "UNVERIFIED (signer only): the certificate comes from a certification authority we cannot confirm is accredited." }),
   message: z.string().nullable(),
   signer: SignerSchema.optional().openapi({ description: "On the signer check: who signed (kind KEY_ONLY, nothing named, when the signature carries only a key; absent when the signature does not verify)." }),
@@ -82,7 +85,7 @@ export const ReceivedDocumentSchema = z
       .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),
     xml_status: z.enum(["RECEIVED", "NOT_YET_RECEIVED"]).openapi({ description: "NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived." }),
     verification: z.object({
-      status: z.enum(["VERIFIED", "NEEDS_REVIEW", "FAILED", "PENDING"]).openapi({ description: "VERIFIED: every check passed; NEEDS_REVIEW: received (EstadoRecepDTE 0) but the signer's CA is not one we can confirm, or the totals disagree; FAILED: not received (EstadoRecepDTE ≠ 0); PENDING: no XML yet." }),
+      status: z.enum(["VERIFIED", "NEEDS_REVIEW", "FAILED", "PENDING"]).openapi({ description: "VERIFIED: every check passed (`sii_status` may still be NOT_CHECKED: the SII has not been asked or does not list it yet); NEEDS_REVIEW: received (EstadoRecepDTE 0) but the signer's CA is not one we can confirm, or the totals disagree; FAILED: not received (EstadoRecepDTE ≠ 0), or the `sii_status` check FAILED (which leaves reception_status as it was sent); PENDING: no XML yet." }),
       reception_status: z.number().int().nullable().openapi({ description: "EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other." }),
       reception_status_text: z.string().nullable(),
       duplicate: z.boolean(),

@@ -283,7 +283,8 @@ export function visibleState(e: Pick<EnvioRow, "finalStatus" | "receivedAt" | "h
   const steps = stepsOf(e.finalStatus);
   const byTime = Math.floor((now.getTime() - Date.parse(e.receivedAt)) / STEP_MS);
   let i = Math.min(steps.length - 1, Math.max(polls - 1, byTime, 0));
-  const held = polls <= e.holdPolls || (e.holdUntil !== null && now.getTime() < Date.parse(e.holdUntil));
+  // Without a delay scenario nothing holds it: an envelope nobody polled (injected) advances by time alone.
+  const held = (e.holdPolls > 0 && polls <= e.holdPolls) || (e.holdUntil !== null && now.getTime() < Date.parse(e.holdUntil));
   if (held) i = Math.min(i, 1, Math.max(polls - 1, 0));
   return steps[i]!;
 }

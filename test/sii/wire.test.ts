@@ -203,6 +203,8 @@ describe("simulator progression rule", () => {
     expect([1, 2, 3, 4, 5].map((p) => visibleState(e("EPR"), p, t0))).toEqual(["REC", "SOK", "FOK", "EPR", "EPR"]);
     expect(visibleState(e("EPR"), 1, at(STEP_MS * 3))).toBe("EPR");
     expect(visibleState(e("EPR"), 1, at(STEP_MS))).toBe("SOK");
+    // Never polled (an envelope injected into the register): time alone.
+    expect([0, STEP_MS, STEP_MS * 3].map((ms) => visibleState(e("EPR"), 0, at(ms)))).toEqual(["REC", "SOK", "EPR"]);
     expect([1, 2, 3].map((p) => visibleState(e("RSC"), p, t0))).toEqual(["REC", "RSC", "RSC"]);
     expect([1, 2, 3].map((p) => visibleState(e("RFR"), p, t0))).toEqual(["REC", "SOK", "RFR"]);
   });

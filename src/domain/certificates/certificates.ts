@@ -145,24 +145,35 @@ export async function deleteCertificate(db: Db, env: Env, companyId: string, id:
  * certificate nothing is signed and no folio is taken (§1.7).
  */
 export async function requireSigningCredentials(db: Db, env: Env, companyId: string, now = new Date()): Promise<SigningCredentials & { certificateId: string }> {
-  const row = await db.query.certificates.findFirst({
-    where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")),
-  });
-  if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
+  const row = await activeCertificate(db, companyId);
+  if (!row) throw noActiveCertificate();
   return signingCredentialsOf(env, row, now);
+}
+
+/** Why requireSigningCredentials would refuse, read from the company's control data without opening the .pfx; null when it has an active, current certificate. */
+export async function certificateProblem(db: Db, companyId: string, now = new Date()): Promise<AppError | null> {
+  const row = await activeCertificate(db, companyId);
+  return row ? validityProblem(row, now) : noActiveCertificate();
+}
+
+const activeCertificate = (db: Db, companyId: string) =>
+  db.query.certificates.findFirst({ where: and(eq(certificates.companyId, companyId), eq(certificates.active, true), eq(certificates.status, "STORED")) });
+
+const noActiveCertificate = () => new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first.");
+
+function validityProblem(row: CertificateRow, now: Date): AppError | null {
+  const validity = validityOf(row, now);
+  if (validity === "VALID") return null;
+  return new AppError(
+    "CERTIFICATE_REQUIRED",
+    validity === "EXPIRED" ? `The active certificate ${row.id} expired on ${row.validTo}: upload a current one.` : `The active certificate ${row.id} is valid only from ${row.validFrom}.`,
+  );
 }
 
 /** The credentials of a certificate row already read (the company's control data): refused unless current; its .pfx is opened from R2. */
 export async function signingCredentialsOf(env: Env, row: CertificateRow, now = new Date()): Promise<SigningCredentials & { certificateId: string }> {
-  const validity = validityOf(row, now);
-  if (validity !== "VALID") {
-    throw new AppError(
-      "CERTIFICATE_REQUIRED",
-      validity === "EXPIRED"
-        ? `The active certificate ${row.id} expired on ${row.validTo}: upload a current one.`
-        : `The active certificate ${row.id} is valid only from ${row.validFrom}.`,
-    );
-  }
+  const problem = validityProblem(row, now);
+  if (problem) throw problem;
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), sealedAs.certificatePfx(row.id));

@@ -8,29 +8,15 @@ import { and, eq } from "drizzle-orm";
 import { envForMode } from "../../config";
 import { siiReception } from "../../countries/cl";
 import { AuthorityError } from "../../countries/port";
-import { createDb, type Db } from "../../db/client";
 import { ordinalOfId } from "../../db/document-store";
 import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
-import { companies, invoices } from "../../db/schema";
+import { invoices } from "../../db/schema";
 import { AppError } from "../../errors";
 import { log } from "../../lib/log";
-import { requireSigningCredentials } from "../certificates/certificates";
+import { signerOf, siiAccess, type SiiAccess } from "../certificates/sii-access";
 import { getInvoice } from "./queries";
 import { buyerCheckStatements, postponeBuyerCheck, retryAt, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
 import type { InvoiceRow } from "./state";
-
-/** A company's side of its checks, read once per queue batch: its RUT and mode (null: not active), and its signer (undefined: not read yet). */
-export interface BuyerChecker {
-  readonly control: Db;
-  readonly company: { taxId: string; livemode: boolean } | null;
-  signer?: Awaited<ReturnType<typeof requireSigningCredentials>> | Error;
-}
-
-export async function buyerChecker(env: Env, companyId: string): Promise<BuyerChecker> {
-  const control = createDb(env.DB);
-  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
-  return { control, company: company && company.status === "ACTIVE" ? company : null };
-}
 
 /**
  * What a check did: `read` the register and wrote the result (`row` as it is now on request, as it
@@ -49,7 +35,7 @@ export type BuyerCheckOutcome =
  * otherwise any document with a buyer's answer (on request). Throws a retryable AuthorityError
  * when the SII does not answer, and what a store that is unavailable throws.
  */
-export async function checkBuyerResponse(env: Env, checker: BuyerChecker, companyId: string, invoiceId: string, scheduled: boolean): Promise<BuyerCheckOutcome> {
+export async function checkBuyerResponse(env: Env, checker: SiiAccess, companyId: string, invoiceId: string, scheduled: boolean): Promise<BuyerCheckOutcome> {
   const ordinal = ordinalOfId(invoiceId);
   if (ordinal === null) return { kind: "skipped" };
   let partition;
@@ -81,14 +67,12 @@ export async function checkBuyerResponse(env: Env, checker: BuyerChecker, compan
 }
 
 /** The register's reception time and events; an Error when it cannot be asked (no usable certificate, a refusal by the SII). */
-async function readRegister(env: Env, checker: BuyerChecker, row: InvoiceRow): Promise<{ siiReceivedAt: string | null; events: BuyerEvent[] } | Error> {
-  if (checker.signer === undefined) {
-    checker.signer = await requireSigningCredentials(checker.control, env, row.companyId).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-  }
-  if (checker.signer instanceof Error) return checker.signer;
+async function readRegister(env: Env, checker: SiiAccess, row: InvoiceRow): Promise<{ siiReceivedAt: string | null; events: BuyerEvent[] } | Error> {
+  const signer = await signerOf(env, checker, row.companyId);
+  if (signer instanceof Error) return signer;
   const company = checker.company!;
   const sii = siiReception(envForMode(env, company.livemode));
-  const key = { companyRut: company.taxId, signer: checker.signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
+  const key = { companyRut: company.taxId, signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
   try {
     const siiReceivedAt = row.siiReceivedAt ?? (await sii.receptionTime(key));
     const events = (await sii.listEvents(key)).map((e): BuyerEvent => ({ code: e.action, description: e.description, by_tax_id: e.responsibleRut, at: e.at }));
@@ -106,7 +90,7 @@ export async function checkBuyerResponseNow(env: Env, companyId: string, invoice
   if (row.buyerState === null) throw refused();
   let outcome: BuyerCheckOutcome;
   try {
-    outcome = await checkBuyerResponse(env, await buyerChecker(env, companyId), companyId, invoiceId, false);
+    outcome = await checkBuyerResponse(env, await siiAccess(env, companyId), companyId, invoiceId, false);
   } catch (e) {
     if (e instanceof AuthorityError) throw new AppError("INVOICE_BUYER_CHECK_UNAVAILABLE", `The SII did not answer (${e.message}); ${row.id} is unchanged. Retry later: the service also reads it by itself.`);
     throw e;

@@ -142,6 +142,8 @@ export interface QueryEstDteParams {
   total: string | number | bigint;
   /** RutConsultante; defaults to the certificate holder. */
   consultantRut?: string;
+  /** The company whose session (cached token) asks, when not the issuer (a recipient asking about a supplier's document). */
+  askingCompanyRut?: string;
 }
 
 interface CachedToken {
@@ -527,7 +529,7 @@ export class SiiClient {
     if (!m) throw new SiiError("INVALID_ARGUMENT", `${operation}: issueDate must be YYYY-MM-DD`, { retryable: false, operation });
     const total = String(p.total);
     if (!/^-?\d+$/.test(total)) throw new SiiError("INVALID_ARGUMENT", `${operation}: total must be an integer amount`, { retryable: false, operation });
-    return this.withToken(p.cert, p.companyRut, "soap", async (token) => {
+    return this.withToken(p.cert, p.askingCompanyRut ?? p.companyRut, "soap", async (token) => {
       const r = await this.soap(
         "QueryEstDte",
         "getEstDte",

@@ -18,11 +18,16 @@
  *                    e-mail to the exchange mailbox it publishes (§5), so against it this is null.
  *                    The simulator hands out the signed DTE of a registered document to its
  *                    recipient at GET /simulator/sii/reception/document (simulator-only).
+ * - documentStatus -> QueryEstDte.getEstDte with the document's own data: RutConsultante the
+ *                    certificate's holder, RutCompania the issuer, RutReceptor the document's
+ *                    receiver (§4.4); DOK and the codes of a document later modified or cancelled by
+ *                    a note mean the data match, DNK that the SII holds other data, FNA/FAN/EMP that
+ *                    the folio or issuer is not valid, FAU that it is not received (yet).
  */
 import { normalizeRut, parseRut } from "../documents/rut";
 import { base64ToBytes } from "../../../lib/base64";
 import { parseXml, type XElement } from "../xml/xml";
-import type { AuthorityEvent, ReceptionAction, ReceptionAuthority, RegisteredDocument } from "../../port";
+import type { AuthorityEvent, ReceptionAction, ReceptionAuthority, RegisteredDocument, RegisteredStatus } from "../../port";
 import type { SiiClient } from "./client";
 import { SiiError } from "./errors";
 import { escText } from "./wire";
@@ -101,6 +106,9 @@ export function isoToChileLocal(iso: string): string {
   return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute}:${parts.second}`;
 }
 
+/** QueryEstDte codes that are a verdict on the document other than "data match" (every other ACCEPTED code). */
+const STATUS_VERDICTS: Record<string, RegisteredStatus["state"]> = { DNK: "MISMATCH", FNA: "INVALID", FAN: "INVALID", EMP: "INVALID", FAU: "NOT_REGISTERED" };
+
 type DocRef = { companyRut: string; signer: import("../pki/certificate").SigningCredentials; issuerRut: string; documentType: number; folio: number };
 
 /** The SII's reception side as the port. `makeError` turns SiiErrors into the caller's error type. */
@@ -161,6 +169,17 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
       } catch (e) {
         if (e instanceof SiiError && e.httpStatus === 404) return null;
         if (e instanceof SiiError) throw makeError(e.message, e.retryable, e.siiCode);
+        throw e;
+      }
+    },
+    async documentStatus(p) {
+      try {
+        const st = await client.queryEstDte({ cert: p.signer, companyRut: p.issuerRut, askingCompanyRut: p.companyRut, receiverRut: p.receiverRut, documentType: p.documentType, folio: p.folio, issueDate: p.issueDate, total: p.total });
+        const state = STATUS_VERDICTS[st.estado] ?? (st.outcome === "ACCEPTED" ? "MATCH" : "NOT_REGISTERED");
+        const words = `${st.glosa ?? st.es}${st.glosaErr ? ` (${st.glosaErr})` : ""}`;
+        return { state, code: st.estado, message: `${words} / ${st.en}` };
+      } catch (e) {
+        if (e instanceof SiiError) throw makeError(`${e.message}${e.es ? ` — ${e.es}` : ""}`, e.retryable, e.siiCode);
         throw e;
       }
     },
