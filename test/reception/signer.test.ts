@@ -50,7 +50,7 @@ describe("signer check", () => {
     const d = await signedDte(caf33, ++folio, cert);
     const doc = (await upload(r, (await envelope([d], cert)).xml)).body.documents[0];
     expect(doc.verification.status).toBe("VERIFIED");
-    expect(checksOf(doc)).toEqual({ envelope_signature: "PASSED", dte_signature: "PASSED", signer: "PASSED", ted: "PASSED", caf: "PASSED", recipient_rut: "PASSED", issuer_rut: "PASSED", schema: "PASSED", totals: "PASSED", duplicate: "PASSED" });
+    expect(checksOf(doc)).toEqual({ envelope_signature: "PASSED", dte_signature: "PASSED", signer: "PASSED", ted: "PASSED", caf: "PASSED", recipient_rut: "PASSED", issuer_rut: "PASSED", schema: "PASSED", totals: "PASSED", duplicate: "PASSED", sii_status: "NOT_CHECKED" });
     expect(checkOf(doc, "signer")).toMatchObject({ message: null, signer: { name: "PERSONA DE PRUEBA FALSA", tax_id: "11111111-1", issuer: "SIMULADOR SII CA DE PRUEBA", kind: "CA_ISSUED", valid_from: "2026-01-01T00:00:00.000Z", valid_to: "2028-01-01T00:00:00.000Z" } });
   });
 

@@ -53,7 +53,7 @@ describe("sii_status", () => {
     const doc = await afterAsk(r, id);
     expect(siiStatus(doc)).toEqual({ name: "sii_status", result: "PASSED", message: null });
     expect(doc.verification).toMatchObject({ status: "VERIFIED", reception_status: 0 });
-    expect(doc.verification.checks.map((c: any) => c.name)).toEqual(["envelope_signature", "dte_signature", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "duplicate", "sii_status"]);
+    expect(doc.verification.checks.map((c: any) => c.name)).toEqual(["envelope_signature", "dte_signature", "signer", "ted", "caf", "recipient_rut", "issuer_rut", "schema", "totals", "duplicate", "sii_status"]);
   });
 
   it("a document the SII registers with another total fails, with the SII's answer; its verification fails and it cannot be accepted", async () => {

@@ -4,8 +4,8 @@
  */
 import { checkTotals } from "../documents/totals-check";
 import { checkSigner, type TrustMode } from "../pki/trust";
-import { childElements, childText, firstChild, NS_DSIG, type XElement } from "../xml/xml";
-import { certificateOf } from "../xml/xmldsig";
+import { childElements, childText, NS_DSIG, type XElement } from "../xml/xml";
+import { certificateOf, signatureCertificateText } from "../xml/xmldsig";
 import type { InboundDteReport, InboundOptions } from "./verify";
 
 /** The signer trust of a verification: the simulator's test CA counts only in simulator mode. */
@@ -15,9 +15,8 @@ const trustMode = (opts: InboundOptions): TrustMode => (opts.mode === "simulator
 export async function addContentChecks(report: InboundDteReport, dte: XElement, branch: XElement | undefined, opts: InboundOptions): Promise<void> {
   // The signature verifyChildSignature checked: the DTE's last XMLDSig Signature child.
   const sigs = childElements(dte, "Signature").filter((s) => s.namespaceURI === NS_DSIG);
-  const keyInfo = sigs.length ? firstChild(sigs[sigs.length - 1]!, "KeyInfo") : undefined;
-  const x509 = keyInfo && firstChild(keyInfo, "X509Data");
-  const cert = x509 ? certificateOf(childText(x509, "X509Certificate") ?? "") : undefined;
+  const certText = sigs.length ? signatureCertificateText(sigs[sigs.length - 1]!).trim() : "";
+  const cert = certText ? certificateOf(certText) : undefined;
   const tmstFirma = (branch && childText(branch, "TmstFirma")) ?? null;
   report.signer = await checkSigner(report.signature.ok, cert ?? undefined, { tmstFirma, issueDate: report.issueDate }, trustMode(opts));
   report.totals = checkTotals(dte);

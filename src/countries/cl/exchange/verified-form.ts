@@ -56,15 +56,19 @@ export function unsignedParts(root: XElement, signed: ReadonlySet<XElement>): Se
   return omit;
 }
 
+/** What is not kept of a DTE: all but its signed branch and its last Signature (the one verified), as unsignedParts. */
+export function dteOmissions(dte: XElement, branch: XElement | undefined): Set<XNode> {
+  const omit = unsignedParts(dte, new Set(branch ? [branch] : []));
+  const sigs = childElements(dte).filter(isSignature);
+  for (const s of sigs.slice(0, -1)) omit.add(s);
+  return omit;
+}
+
 /**
- * A DTE as stored: its signed branch and its Signature (unsignedParts), with the namespace
+ * A DTE as stored: its canonical form without `omit` (dteOmissions), with the namespace
  * declarations of the context its signature verified in: the envelope's for a signature made in
  * place (`inPlace`), the DTE's own for one made on the DTE alone (sii-formats.md §3.3).
  */
-export function verifiedDteForm(dte: XElement, branch: XElement | undefined, inPlace: boolean): string {
-  const omit = unsignedParts(dte, new Set(branch ? [branch] : []));
-  // Only the last Signature of the DTE is the one verified.
-  const sigs = childElements(dte).filter(isSignature);
-  for (const s of sigs.slice(0, -1)) omit.add(s);
+export function verifiedDteForm(dte: XElement, omit: ReadonlySet<XNode>, inPlace: boolean): string {
   return canonicalize(dte, { omit, ...(inPlace ? {} : { boundary: dte }) });
 }

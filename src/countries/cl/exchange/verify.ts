@@ -11,10 +11,10 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { BRANCH_NAMES } from "../documents/document-types";
-import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement, type XNode } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { dteContentOf, type DteContent } from "./content";
-import { verifiedDteForm } from "./verified-form";
+import { dteOmissions, verifiedDteForm } from "./verified-form";
 import type { SignerCheck } from "../pki/trust";
 import type { TotalsCheck } from "../documents/totals-check";
 import { addContentChecks } from "./content-checks";
@@ -84,11 +84,12 @@ const DIGITS = /^\d+$/;
 export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
 
-function countId(root: XElement, id: string): number {
+/** How many elements under `root` (itself included) have the ID `id`, `skip`'s subtrees left out. */
+function countId(root: XElement, id: string, skip?: ReadonlySet<XNode>): number {
   let n = 0;
   const walk = (e: XElement) => {
     if (e.getAttribute("ID") === id) n++;
-    for (const c of childElements(e)) walk(c);
+    for (const c of childElements(e)) if (!skip?.has(c)) walk(c);
   };
   walk(root);
   return n;
@@ -117,13 +118,15 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     xml: "",
     content: dteContentOf(branch),
   };
-  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, ...(memo ? { memo } : {}) });
+  // Verified as it is kept: what is not kept (unsigned additions, verified-form.ts) is not looked into.
+  const omit = dteOmissions(dte, branch);
+  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, skip: omit, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
     // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
-    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id) !== 1;
+    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id, omit) !== 1;
     if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
   }
-  report.xml = verifiedDteForm(dte, branch, !report.signature.digestMode || report.signature.digestMode === "context");
+  report.xml = verifiedDteForm(dte, omit, !report.signature.digestMode || report.signature.digestMode === "context");
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
   if (report.ted.ok) {

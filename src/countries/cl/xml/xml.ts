@@ -199,12 +199,12 @@ export function descendants(root: XElement | XDocument, localName: string): XEle
   return out;
 }
 
-/** Finds the element whose attribute ID equals id. */
-export function findById(root: XDocument | XElement, id: string): XElement | undefined {
+/** Finds the element whose attribute ID equals id, in document order (`skip`: subtrees not looked into). */
+export function findById(root: XDocument | XElement, id: string, skip?: ReadonlySet<XNode>): XElement | undefined {
   let found: XElement | undefined;
   const walk = (n: XNode): boolean => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1) {
+      if (c.nodeType === 1 && !skip?.has(c)) {
         if ((c as XElement).getAttribute("ID") === id) {
           found = c as XElement;
           return true;

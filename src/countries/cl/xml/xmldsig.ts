@@ -13,7 +13,7 @@ import { b64decode, b64encode, buf, bytesEqual, spkiFromRsa, uintValue, wrap64 }
 import { canonicalize, type C14nOptions } from "./c14n";
 import { readCertificate, type CertificateInfo } from "../pki/certificate";
 import { EngineError } from "../errors";
-import { childElements, findById, firstChild, NS_DSIG, ownCopy, parseXml, type XDocument, type XElement } from "./xml";
+import { childElements, findById, firstChild, NS_DSIG, ownCopy, parseXml, type XDocument, type XElement, type XNode } from "./xml";
 
 export const ALG = {
   C14N: "http://www.w3.org/TR/2001/REC-xml-c14n-20010315",
@@ -231,12 +231,28 @@ function keyValueMatchesMemo(cert: CertificateInfo, modulusText: string, exponen
 export interface VerifyOptions {
   fallbacks?: boolean;
   memo?: C14nOptions["memo"];
+  /** Subtrees the Reference is not looked up in: what is not kept of a received document (exchange/verified-form.ts). */
+  skip?: ReadonlySet<XNode>;
+}
+
+/** The first child of `el` named `name` in the XMLDSig namespace: the signature's parts are read only there. */
+function dsigChild(el: XElement | undefined, name: string): XElement | undefined {
+  for (let n = el?.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (n as XElement).localName === name && (n as XElement).namespaceURI === NS_DSIG) return n as XElement;
+  }
+  return undefined;
+}
+const dsigPath = (el: XElement, ...names: string[]) => names.reduce<XElement | undefined>((e, n) => dsigChild(e, n), el);
+
+/** The text of a Signature's KeyInfo/X509Data/X509Certificate ("" without one): the certificate it is verified with. */
+export function signatureCertificateText(sig: XElement): string {
+  return dsigPath(sig, "KeyInfo", "X509Data", "X509Certificate")?.textContent ?? "";
 }
 
 async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
   const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
-  const si = firstChild(sig, "SignedInfo");
-  const sv = firstChild(sig, "SignatureValue");
+  const si = dsigChild(sig, "SignedInfo");
+  const sv = dsigChild(sig, "SignatureValue");
   if (!si || !sv) return fail("SIGNATURE_INVALID", "The Signature lacks SignedInfo or SignatureValue");
   const cm = firstChild(si, "CanonicalizationMethod")?.getAttribute("Algorithm");
   const sm = firstChild(si, "SignatureMethod")?.getAttribute("Algorithm");
@@ -254,8 +270,8 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   const hash = dm === ALG.SHA1 ? "SHA-1" : "SHA-256";
 
   // Certificate / key
-  const certText = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "X509Data") ?? sig, "X509Certificate")?.textContent ?? "";
-  const rsaKv = firstChild(firstChild(firstChild(sig, "KeyInfo") ?? sig, "KeyValue") ?? sig, "RSAKeyValue");
+  const certText = signatureCertificateText(sig);
+  const rsaKv = dsigPath(sig, "KeyInfo", "KeyValue", "RSAKeyValue");
   const cert = certificateOf(certText);
   if (cert === null) return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
   let modulus: Uint8Array, exponent: Uint8Array;
@@ -263,11 +279,11 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     modulus = cert.modulus;
     exponent = cert.exponent;
     if (rsaKv) {
-      if (!keyValueMatchesCert(cert, firstChild(rsaKv, "Modulus")?.textContent ?? "", firstChild(rsaKv, "Exponent")?.textContent ?? "")) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
+      if (!keyValueMatchesCert(cert, dsigChild(rsaKv, "Modulus")?.textContent ?? "", dsigChild(rsaKv, "Exponent")?.textContent ?? "")) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
     }
   } else if (rsaKv) {
-    modulus = uintValue(b64decode(firstChild(rsaKv, "Modulus")?.textContent ?? ""));
-    exponent = uintValue(b64decode(firstChild(rsaKv, "Exponent")?.textContent ?? ""));
+    modulus = uintValue(b64decode(dsigChild(rsaKv, "Modulus")?.textContent ?? ""));
+    exponent = uintValue(b64decode(dsigChild(rsaKv, "Exponent")?.textContent ?? ""));
   } else return fail("SIGNATURE_INVALID", "The Signature carries no key", { reference: uri });
   const signerInfo = cert ? signerOf(cert) : undefined;
 
@@ -280,7 +296,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     if (!transforms.includes(ALG.ENVELOPED)) return fail("SIGNATURE_UNSUPPORTED", 'A URI="" reference needs the enveloped-signature transform', { reference: uri });
     exclude = sig;
   } else if (uri.startsWith("#")) {
-    const found = findById(boundary, uri.slice(1)) ?? findById(doc, uri.slice(1));
+    const found = findById(boundary, uri.slice(1), opts.skip) ?? findById(doc, uri.slice(1), opts.skip);
     if (!found) return fail("SIGNATURE_INVALID", `No element with ID="${uri.slice(1)}"`, { reference: uri, signer: signerInfo });
     target = found;
     if (transforms.includes(ALG.ENVELOPED)) exclude = sig;
