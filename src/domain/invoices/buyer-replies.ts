@@ -8,7 +8,7 @@
  * The legal acceptance or claim stays the SII's register (./buyer-response.ts).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { normalizeRut, readBuyerReply, type BuyerReply, type ReplyEntry } from "../../countries/cl";
+import { normalizeRut, readBuyerReply, xmlDocumentBytes, type BuyerReply, type ReplyEntry } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { invoices } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
@@ -130,7 +130,9 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
   }
   result.envelopes = reply.entries.flatMap((e, k) => (e.envelopeId !== null && !result.entries[k]!.invoice_id ? [{ envelope_id: e.envelopeId, code: e.code, text: e.text }] : []));
   if (byInvoice.size === 0) return result;
-  await env.FILES.put(replyFileKey(company.id, sha), bytes, { httpMetadata: { contentType: "application/xml" } });
+  // Kept as read: its signed content and signatures, never the received bytes' unsigned additions.
+  const kept = xmlDocumentBytes(reply.xml);
+  await env.FILES.put(replyFileKey(company.id, sha), kept.bytes, { httpMetadata: { contentType: `application/xml; charset=${kept.charset}` } });
   let announce = false;
   for (const { found, records, at: places } of byInvoice.values()) {
     const added = await appendReplies(found.db, found.row, records, at);

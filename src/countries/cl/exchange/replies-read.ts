@@ -12,8 +12,10 @@
  */
 import { EngineError } from "../errors";
 import { isValidRut, normalizeRut } from "../documents/rut";
-import { childElements, childText, decodeXmlBytes, descendants, firstChild, NS_SII, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { childElements, childText, decodeXmlBytes, descendants, firstChild, NS_SII, parseXml, type XDocument, type XElement, type XNode } from "../xml/xml";
 import { verifyChildSignature, type SignatureCheck } from "../xml/xmldsig";
+import { canonicalize } from "../xml/c14n";
+import { unsignedParts } from "./verified-form";
 
 export type ReplyRoot = "RespuestaDTE" | "EnvioRecibos";
 /** RECEPTION: RecepcionEnvio's RecepcionDTE; RESULT: ResultadoDTE; RECEIPT: EnvioRecibos' Recibo. */
@@ -60,6 +62,11 @@ export interface BuyerReply {
   /** The signature of the whole reply (RespuestaDTE's over Resultado, EnvioRecibos' over SetRecibos). */
   signature: SignatureCheck;
   entries: ReplyEntry[];
+  /**
+   * The reply as kept and served: the canonical form of its root with its signed content
+   * (Resultado, SetRecibos) and signatures only (verified-form.ts), from the same parse.
+   */
+  xml: string;
 }
 
 const short = (v: string | undefined, max: number): string | null => (v === undefined || v === "" ? null : v.slice(0, max));
@@ -67,20 +74,21 @@ const integer = (v: string | undefined): number | null => (v !== undefined && /^
 const rut = (v: string | undefined): string | null => (v === undefined ? null : isValidRut(v) ? normalizeRut(v) : v.slice(0, 20));
 
 /** Whether `check` is a valid signature over `el` itself: its Reference is el's ID and no other element has it. */
-function covering(doc: XDocument, check: SignatureCheck, el: XElement): SignatureCheck {
+function covering(doc: XDocument, check: SignatureCheck, el: XElement, omit: ReadonlySet<XNode>): SignatureCheck {
   if (!check.ok) return check;
   const id = el.getAttribute("ID");
   if (check.reference === "") return check;
   if (!id || check.reference !== `#${id}`) return { ok: false, failure: "SIGNATURE_INVALID", message: `The signature covers ${check.reference}, not the <${el.localName}> read`, reference: check.reference, signer: check.signer };
-  if (elementsWithId(doc, id) !== 1) return { ok: false, failure: "SIGNATURE_INVALID", message: `The ID "${id}" is held by more than one element`, reference: check.reference, signer: check.signer };
+  if (elementsWithId(doc, id, omit) !== 1) return { ok: false, failure: "SIGNATURE_INVALID", message: `The ID "${id}" is held by more than one element`, reference: check.reference, signer: check.signer };
   return check;
 }
 
-function elementsWithId(doc: XDocument, id: string): number {
+/** How many elements have the ID `id`, what the reply does not keep (`omit`) left out. */
+function elementsWithId(doc: XDocument, id: string, omit: ReadonlySet<XNode>): number {
   let n = 0;
   const walk = (p: XElement | XDocument) => {
     for (let c = p.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType !== 1) continue;
+      if (c.nodeType !== 1 || omit.has(c)) continue;
       if ((c as XElement).getAttribute("ID") === id) n++;
       walk(c as XElement);
     }
@@ -102,11 +110,14 @@ function documentKey(d: XElement, typeTag: "TipoDTE" | "TipoDoc") {
 
 const noReceipt = { rejectionCode: null, place: null, signerRut: null, signedAt: null };
 
-async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply> {
-  const resultado = firstChild(root, "Resultado");
-  if (!resultado) throw new EngineError("XML_MALFORMED", "The RespuestaDTE has no Resultado");
+/** The reply's signature over its content, verified as the reply is kept (`omit`: what is not kept, not looked into). */
+async function contentSignature(doc: XDocument, root: XElement, content: XElement, omit: ReadonlySet<XNode>): Promise<SignatureCheck> {
+  return covering(doc, await verifyChildSignature(doc, root, { fallbacks: true, skip: omit }), content, omit);
+}
+
+async function readRespuesta(doc: XDocument, root: XElement, resultado: XElement, omit: ReadonlySet<XNode>): Promise<Omit<BuyerReply, "xml">> {
   const car = firstChild(resultado, "Caratula");
-  const signature = covering(doc, await verifyChildSignature(doc, root, { fallbacks: true }), resultado);
+  const signature = await contentSignature(doc, root, resultado, omit);
   const entries: ReplyEntry[] = [];
   for (const env of childElements(resultado, "RecepcionEnvio")) {
     const envelope = { envelopeId: short(childText(env, "EnvioDTEID"), 80), code: integer(childText(env, "EstadoRecepEnv")), text: short(childText(env, "RecepEnvGlosa"), 256) };
@@ -126,16 +137,14 @@ async function readRespuesta(doc: XDocument, root: XElement): Promise<BuyerReply
   return { root: "RespuestaDTE", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaResp"), 30) : null, signature, entries };
 }
 
-async function readRecibos(doc: XDocument, root: XElement): Promise<BuyerReply> {
-  const set = firstChild(root, "SetRecibos");
-  if (!set) throw new EngineError("XML_MALFORMED", "The EnvioRecibos has no SetRecibos");
+async function readRecibos(doc: XDocument, root: XElement, set: XElement, omit: ReadonlySet<XNode>): Promise<Omit<BuyerReply, "xml">> {
   const car = firstChild(set, "Caratula");
-  const signature = covering(doc, await verifyChildSignature(doc, root, { fallbacks: true }), set);
+  const signature = await contentSignature(doc, root, set, omit);
   const entries: ReplyEntry[] = [];
   for (const recibo of childElements(set, "Recibo")) {
     const d = firstChild(recibo, "DocumentoRecibo");
     if (!d) continue;
-    const own = covering(doc, await verifyChildSignature(doc, recibo, { fallbacks: true }), d);
+    const own = await contentSignature(doc, recibo, d, omit);
     entries.push({
       kind: "RECEIPT", envelopeId: null, ...documentKey(d, "TipoDoc"), code: null, text: null, rejectionCode: null,
       place: short(childText(d, "Recinto"), 80), signerRut: rut(childText(d, "RutFirma")), signedAt: short(childText(d, "TmstFirmaRecibo"), 30), signature: own,
@@ -164,9 +173,14 @@ export async function readBuyerReply(input: Uint8Array | string): Promise<BuyerR
     if (descendants(root, "Recibo").length + descendants(root, "RecepcionDTE").length + descendants(root, "ResultadoDTE").length > MAX_REPLY_ENTRIES) {
       return { problem: `The reply holds more than ${MAX_REPLY_ENTRIES} entries.` };
     }
-    const reply = root.localName === "RespuestaDTE" ? await readRespuesta(doc, root) : await readRecibos(doc, root);
-    if (reply.entries.length === 0) return { problem: `The ${reply.root} names no document.` };
-    return reply;
+    const respuesta = root.localName === "RespuestaDTE";
+    const content = firstChild(root, respuesta ? "Resultado" : "SetRecibos");
+    if (!content) throw new EngineError("XML_MALFORMED", `The ${root.localName} has no ${respuesta ? "Resultado" : "SetRecibos"}`);
+    // Read, verified and kept alike: the signed content and the signatures, nothing beside them.
+    const omit = unsignedParts(root, new Set([content]));
+    const read = respuesta ? await readRespuesta(doc, root, content, omit) : await readRecibos(doc, root, content, omit);
+    if (read.entries.length === 0) return { problem: `The ${read.root} names no document.` };
+    return { ...read, xml: canonicalize(root, { omit }) };
   } catch (e) {
     return { problem: e instanceof EngineError ? e.message : `The reply cannot be read: ${(e as Error).message}` };
   }

@@ -33,13 +33,29 @@ function signatureOmissions(el: XElement, omit: Set<XNode>): void {
   }
 }
 
+/** Adds to `omit` what the Signatures inside signed content hold beyond their profile (an EnvioRecibos' Recibos). */
+function nestedSignatureOmissions(el: XElement, omit: Set<XNode>): void {
+  for (let c = el.firstChild; c; c = c.nextSibling) {
+    if (isSignature(c)) signatureOmissions(c as XElement, omit);
+    else if (c.nodeType === 1) nestedSignatureOmissions(c as XElement, omit);
+  }
+}
+
+/** What is not kept of a signed file (unsignedParts); `inContent`: some of it lies inside signed content. */
+export type Omissions = Set<XNode> & { inContent?: boolean };
+
 /**
- * The nodes under `root` that are neither signed content (`signed`: elements kept whole), nor the
- * signatures that are children of `root` or of its kept ancestors of signed content (kept as their
- * profile), nor whitespace between them.
+ * The nodes under `root` that are neither signed content (`signed`: elements kept, the Signatures
+ * inside them as their profile), nor the signatures that are children of `root` or of its kept
+ * ancestors of signed content (kept as their profile), nor whitespace between them.
  */
-export function unsignedParts(root: XElement, signed: ReadonlySet<XElement>): Set<XNode> {
-  const omit = new Set<XNode>();
+export function unsignedParts(root: XElement, signed: ReadonlySet<XElement>): Omissions {
+  const omit: Omissions = new Set<XNode>();
+  for (const s of signed) {
+    const before = omit.size;
+    nestedSignatureOmissions(s, omit);
+    if (omit.size > before) omit.inContent = true;
+  }
   const holdsSigned = (el: XElement): boolean => {
     for (const s of signed) for (let n: XNode | null = s; n; n = n.parentNode) if (n === el) return true;
     return false;
@@ -57,7 +73,7 @@ export function unsignedParts(root: XElement, signed: ReadonlySet<XElement>): Se
 }
 
 /** What is not kept of a DTE: all but its signed branch and its last Signature (the one verified), as unsignedParts. */
-export function dteOmissions(dte: XElement, branch: XElement | undefined): Set<XNode> {
+export function dteOmissions(dte: XElement, branch: XElement | undefined): Omissions {
   const omit = unsignedParts(dte, new Set(branch ? [branch] : []));
   const sigs = childElements(dte).filter(isSignature);
   for (const s of sigs.slice(0, -1)) omit.add(s);

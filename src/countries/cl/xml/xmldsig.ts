@@ -231,8 +231,12 @@ function keyValueMatchesMemo(cert: CertificateInfo, modulusText: string, exponen
 export interface VerifyOptions {
   fallbacks?: boolean;
   memo?: C14nOptions["memo"];
-  /** Subtrees the Reference is not looked up in: what is not kept of a received document (exchange/verified-form.ts). */
-  skip?: ReadonlySet<XNode>;
+  /**
+   * What is not kept of a received document (exchange/verified-form.ts): the Reference is not
+   * looked up there, and where some of it lies inside the signed content (`inContent`), the digest
+   * is of the content without it: what is verified is what is kept.
+   */
+  skip?: ReadonlySet<XNode> & { inContent?: boolean };
 }
 
 /** The first child of `el` named `name` in the XMLDSig namespace: the signature's parts are read only there. */
@@ -307,7 +311,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   for (const mode of modes) {
     if (mode === "standalone" && uri === "") continue;
     if (mode === "standalone" && target.nodeType !== 1) continue;
-    const c = canonicalize(target, modeOptions(mode, boundary, exclude, opts.memo));
+    const c = canonicalize(target, { ...modeOptions(mode, boundary, exclude, opts.memo), ...(opts.skip?.inContent ? { omit: opts.skip } : {}) });
     const d = b64encode(await crypto.subtle.digest(hash, new TextEncoder().encode(c)));
     if (d === dv) {
       digestMode = mode;

@@ -97,6 +97,6 @@ export const buyerRepliesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     const object = reply ? await c.env.FILES.get(replyFileKey(row.companyId, reply.file_sha256)) : null;
     if (!reply || !object) throw new AppError("INVOICE_BUYER_REPLY_NOT_FOUND", `${row.id} has no buyer's reply ${reply_id}.`);
     return new Response(object.body, {
-      headers: { "Content-Type": "application/xml", "Content-Disposition": `attachment; filename="reply_T${row.documentType}_F${row.folio}_${reply.id}.xml"` },
+      headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/xml", "Content-Disposition": `attachment; filename="reply_T${row.documentType}_F${row.folio}_${reply.id}.xml"` },
     }) as never;
   });
