@@ -23006,7 +23006,7 @@ export interface paths {
         put?: never;
         /**
          * Simulator: obtain a CAF file
-         * @description The simulated SII's portal (DECISIONS 18): open in a local deployment in simulator mode; in any other deployment (production included) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise. Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
+         * @description The simulated SII's portal (DECISIONS 18): open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment (tests, staging, production) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise; a test key gets CAFs only for the RUTs of its client's active test-mode companies (403 `SIMULATOR_RUT_NOT_OWNED` for any other). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
          *
          *     No API key needed.
          *
@@ -23057,6 +23057,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SIMULATOR_RUT_NOT_OWNED`: A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies.
+                                 * @enum {string}
+                                 */
+                                code: "SIMULATOR_RUT_NOT_OWNED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */

@@ -5,7 +5,7 @@
  * messages (src/pipeline/buyer-checks.ts) and by `POST …/invoices/{id}/buyer_response/check`.
  */
 import { and, eq } from "drizzle-orm";
-import { envForMode } from "../../config";
+import { envForCompany } from "../../config";
 import { siiReception } from "../../countries/cl";
 import { AuthorityError } from "../../countries/port";
 import { createDb, type Db } from "../../db/client";
@@ -19,16 +19,16 @@ import { getInvoice } from "./queries";
 import { buyerCheckStatements, postponeBuyerCheck, retryAt, stopBuyerChecks, type BuyerEvent } from "./buyer-response";
 import type { InvoiceRow } from "./state";
 
-/** A company's side of its checks, read once per queue batch: its RUT and mode (null: not active), and its signer (undefined: not read yet). */
+/** A company's side of its checks, read once per queue batch: its RUT, mode and API client (null: not active), and its signer (undefined: not read yet). */
 export interface BuyerChecker {
   readonly control: Db;
-  readonly company: { taxId: string; livemode: boolean } | null;
+  readonly company: { taxId: string; livemode: boolean; clientId: string } | null;
   signer?: Awaited<ReturnType<typeof requireSigningCredentials>> | Error;
 }
 
 export async function buyerChecker(env: Env, companyId: string): Promise<BuyerChecker> {
   const control = createDb(env.DB);
-  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
+  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, clientId: companies.clientId, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
   return { control, company: company && company.status === "ACTIVE" ? company : null };
 }
 
@@ -87,7 +87,7 @@ async function readRegister(env: Env, checker: BuyerChecker, row: InvoiceRow): P
   }
   if (checker.signer instanceof Error) return checker.signer;
   const company = checker.company!;
-  const sii = siiReception(envForMode(env, company.livemode));
+  const sii = siiReception(envForCompany(env, company));
   const key = { companyRut: company.taxId, signer: checker.signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
   try {
     const siiReceivedAt = row.siiReceivedAt ?? (await sii.receptionTime(key));
