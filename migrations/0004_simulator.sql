@@ -40,6 +40,7 @@ CREATE TABLE `sim_scenarios` (
 	`mode` text NOT NULL,
 	`remaining` integer,
 	`rut` text,
+	`client_id` text,
 	`delay_polls` integer,
 	`delay_seconds` integer,
 	`failure` text,

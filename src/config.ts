@@ -38,12 +38,13 @@ export function assertConfigured(env: Env): void {
 
 /**
  * The built-in SII simulator (its SOAP/REST pages, scenario control and CAF grants) is open to
- * anyone only in a local deployment in simulator mode (`npm start`, tests). Everywhere else, the
- * production deployment included, it answers only the SII client of test-mode companies (in-process,
- * see `internalSimulatorEnv`) and requests carrying a test key (src/simulator/gate.ts).
+ * anyone only in local development in simulator mode (`npm start`: ENVIRONMENT=development and
+ * SII_MODE=simulator). Everywhere else (tests, staging, production...) it answers only the SII client
+ * of a company (in-process, see `internalSimulatorEnv`) and requests carrying a test key
+ * (src/simulator/gate.ts).
  */
 export function simulatorEnabled(env: Pick<Env, "ENVIRONMENT" | "SII_MODE">): boolean {
-  return env.SII_MODE === "simulator" && env.ENVIRONMENT !== "production";
+  return env.SII_MODE === "simulator" && env.ENVIRONMENT === "development";
 }
 
 /**
@@ -56,6 +57,17 @@ export function envForMode(env: Env, livemode: boolean): Env {
 
 /** Marks the env the SII client hands to the in-process simulator: no HTTP request can carry it. */
 const INTERNAL_SIMULATOR_CALL = Symbol("internal simulator call");
+/** The API client whose company an in-process call to the simulator acts for (its scenarios apply). */
+const SIMULATOR_OWNER = Symbol("simulator owner");
+
+/**
+ * The environment of a company's SII client: that of its mode (envForMode) and, when that is the
+ * simulator, the company's API client, whose scenarios the simulator applies to its in-process calls.
+ */
+export function envForCompany(env: Env, company: { livemode: boolean; clientId: string }): Env {
+  const out = envForMode(env, company.livemode);
+  return out.SII_MODE === "simulator" ? Object.assign({ ...out }, { [SIMULATOR_OWNER]: company.clientId }) : out;
+}
 
 export function internalSimulatorEnv(env: Env): Env {
   return Object.assign({ ...env }, { [INTERNAL_SIMULATOR_CALL]: true });
@@ -65,3 +77,8 @@ export function isInternalSimulatorCall(env: Env): boolean {
   return (env as unknown as Record<symbol, unknown>)[INTERNAL_SIMULATOR_CALL] === true;
 }
 
+/** The API client an in-process call acts for (set by envForCompany); undefined when none was named. */
+export function simulatorOwnerOf(env: Env): string | undefined {
+  const owner = (env as unknown as Record<symbol, unknown>)[SIMULATOR_OWNER];
+  return typeof owner === "string" ? owner : undefined;
+}

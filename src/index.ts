@@ -1,6 +1,6 @@
 import { app } from "./app";
 import { runScheduled } from "./cron";
-import { assertConfigured, envForMode } from "./config";
+import { assertConfigured, envForCompany } from "./config";
 import { createDb } from "./db/client";
 import { handleIssuanceBatch } from "./pipeline/consumer";
 import { handleDeadLetters } from "./pipeline/dead-letters";
@@ -79,7 +79,7 @@ async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCon
     return handleDeadLetters(batch, env);
   }
   if (batch.queue.startsWith("dte-issuance")) {
-    return handleIssuanceBatch(batch, env, (livemode) => siiAuthority(envForMode(siiEnv, livemode), ctx));
+    return handleIssuanceBatch(batch, env, (company) => siiAuthority(envForCompany(siiEnv, company), ctx));
   }
   log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
   batch.retryAll({ delaySeconds: 300 });

@@ -20551,6 +20551,7 @@ export interface paths {
                     received_from?: string;
                     received_to?: string;
                     response_state?: "PENDING" | "ACCEPTED" | "GOODS_RECEIVED" | "ACCEPTED_AND_RECEIVED" | "CLAIMED" | "ACCEPTED_BY_LAW" | "NOT_APPLICABLE";
+                    /** @description VERIFIED: received with EstadoRecepDTE 0 (verification.status VERIFIED or NEEDS_REVIEW); FAILED: refused; PENDING: no XML yet. */
                     verification?: "VERIFIED" | "FAILED" | "PENDING";
                 };
                 header?: {
@@ -23008,7 +23009,7 @@ export interface paths {
         put?: never;
         /**
          * Simulator: obtain a CAF file
-         * @description The simulated SII's portal (DECISIONS 18): open in a local deployment in simulator mode; in any other deployment (production included) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise. Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
+         * @description The simulated SII's portal (DECISIONS 18): open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment (tests, staging, production) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise; a test key gets CAFs only for the RUTs of its client's active test-mode companies (403 `SIMULATOR_RUT_NOT_OWNED` for any other). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
          *
          *     No API key needed.
          *
@@ -23059,6 +23060,28 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SIMULATOR_RUT_NOT_OWNED`: A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies.
+                                 * @enum {string}
+                                 */
+                                code: "SIMULATOR_RUT_NOT_OWNED";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -27069,19 +27092,35 @@ export interface components {
                      * @description `sii_status`: the SII's own status of the document (QueryEstDte with its type, folio, issue date, total and RUTs), asked after intake with the company's active certificate (live mode: the SII; test mode: the simulator). PASSED: the SII registers it with the same data; FAILED: the SII holds other data for it (an altered or forged document) or says its folio or issuer is not valid; NOT_CHECKED: not listed by the SII yet (asked again with backoff for up to 48 hours), or not asked (no usable certificate, or the document failed its cryptographic checks), `message` says which.
                      * @enum {string}
                      */
-                    name: "envelope_signature" | "dte_signature" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "duplicate" | "sii_status";
-                    /** @enum {string} */
-                    result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED";
+                    name: "envelope_signature" | "dte_signature" | "signer" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "totals" | "duplicate" | "sii_status";
+                    /**
+                     * @description UNVERIFIED (signer only): the certificate comes from a certification authority we cannot confirm is accredited.
+                     * @enum {string}
+                     */
+                    result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED" | "UNVERIFIED";
+                    /** @description On the signer check: who signed (kind KEY_ONLY, nothing named, when the signature carries only a key; absent when the signature does not verify). */
+                    signer?: {
+                        /** @description The certification authority that issued the certificate. */
+                        issuer: string | null;
+                        /** @enum {string} */
+                        kind: "CA_ISSUED" | "SELF_SIGNED" | "KEY_ONLY";
+                        /** @description The certificate holder (subject CN). */
+                        name: string | null;
+                        /** @description The holder's RUT from the certificate (subjectAltName otherName 1.3.6.1.4.1.8321.1). */
+                        tax_id: string | null;
+                        valid_from: string | null;
+                        valid_to: string | null;
+                    };
                 }[];
                 duplicate: boolean;
                 /** @description EstadoRecepDTE: 0 OK, 1 signature, 2 issuer RUT, 3 recipient RUT, 4 repeated, 99 other. */
                 reception_status: number | null;
                 reception_status_text: string | null;
                 /**
-                 * @description FAILED when reception_status is not 0 or the `sii_status` check FAILED (which leaves reception_status as it was sent); PENDING until the XML arrives.
+                 * @description VERIFIED: every check passed (`sii_status` may still be NOT_CHECKED: the SII has not been asked or does not list it yet); NEEDS_REVIEW: received (EstadoRecepDTE 0) but the signer's CA is not one we can confirm, or the totals disagree; FAILED: not received (EstadoRecepDTE ≠ 0), or the `sii_status` check FAILED (which leaves reception_status as it was sent); PENDING: no XML yet.
                  * @enum {string}
                  */
-                status: "VERIFIED" | "FAILED" | "PENDING";
+                status: "VERIFIED" | "NEEDS_REVIEW" | "FAILED" | "PENDING";
             };
             /**
              * @description NOT_YET_RECEIVED: known from the SII's register, its XML has not arrived.

@@ -125,7 +125,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const hook = (await (await o.fetch("/__chaos/plan")).json()) as { injected: Record<string, number>; last_fault_at: string | null };
   for (const [k, v] of Object.entries(carried)) hook.injected[k] = (hook.injected[k] ?? 0) + v;
   await control(o.fetch, "/__chaos/plan", {});
-  await o.fetch("/simulator/sii/scenario", { method: "DELETE" });
+  // Each client's scenarios are its own (outside local development the simulator keys them by client).
+  for (const key of o.keys) await o.fetch("/simulator/sii/scenario", { method: "DELETE", headers: { "X-Api-Key": key } });
   const lastFault = Math.max(hook.last_fault_at ? Date.parse(hook.last_fault_at) : 0, lastScenarioAt, Date.now());
 
   const quiescent = await untilQuiescent(o, companies, issued.length, log);
@@ -173,9 +174,12 @@ async function control(fetch: Fetch, path: string, json: unknown) {
 
 // ---- faults at the SII ---------------------------------------------------------------------------
 
-/** One random scenario of the simulated SII: outage, slow verdicts, rejections or objections for one company. */
+/**
+ * One random scenario of the simulated SII, set with the key of a company's client: an outage or slow
+ * verdicts for that client's companies, rejections or objections for the company.
+ */
 async function siiScenario(fetch: Fetch, companies: Company[], random: () => number): Promise<string> {
-  const rut = companies[Math.floor(random() * companies.length)]!.rut;
+  const { rut, key } = companies[Math.floor(random() * companies.length)]!;
   const failures = ["http503", "error500", "reset"];
   const pick = random();
   const body =
@@ -186,7 +190,7 @@ async function siiScenario(fetch: Fetch, companies: Company[], random: () => num
         : pick < 0.85
           ? { mode: "reject", count: 1 + Math.floor(random() * 3), rut }
           : { mode: "object", count: 1 + Math.floor(random() * 3), rut };
-  const res = await fetch("/simulator/sii/scenario", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch("/simulator/sii/scenario", { method: "POST", headers: { "Content-Type": "application/json", "X-Api-Key": key }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`scenario ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
   return body.mode;
 }

@@ -163,6 +163,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, description: "Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header." },
   // simulator
   SIMULATOR_CAF_OVERLAP: { status: 409, description: "The simulated SII already granted folios of this type and RUT in an overlapping range." },
+  SIMULATOR_RUT_NOT_OWNED: { status: 403, description: "A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

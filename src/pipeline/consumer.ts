@@ -9,7 +9,7 @@ import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDo
 import { ordinalOfId } from "../db/document-store";
 import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError } from "../db/document-store/legacy";
 import { envForMode } from "../config";
-import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded } from "./steps";
+import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded, type AuthorityCompany } from "./steps";
 import { chunked } from "../lib/chunked";
 import { checkBuyerResponses, type BuyerCheckWork } from "./buyer-checks";
 import { deliverToBuyers, type BuyerDeliveryWork } from "./buyer-deliveries";
@@ -40,13 +40,13 @@ type SignedGroups = Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>;
  * and sent together; poll messages follow envelopes to their verdict. Every step is idempotent, so
  * duplicate deliveries do nothing twice; failures retry with backoff and jitter.
  */
-/** `authority`: one for every company (tests), or one per company mode (the Worker: test companies reach the simulator). */
-export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority | ((livemode: boolean) => TaxAuthority)): Promise<void> {
+/**
+ * `authority`: one for every company (tests), or one per company (the Worker: test companies reach
+ * the simulator, which applies the scenarios of the company's API client).
+ */
+export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority | ((company: AuthorityCompany) => TaxAuthority)): Promise<void> {
   const db = createDb(env.DB);
-  const base: StepDeps =
-    typeof authority === "function"
-      ? { db, store: db, ordinal: 0, env, authority: authority(true), authorityFor: authority, now: () => new Date() }
-      : { db, store: db, ordinal: 0, env, authority, now: () => new Date() };
+  const base: StepDeps = { db, store: db, ordinal: 0, env, ...(typeof authority === "function" ? { authorityFor: authority } : { authority }), now: () => new Date() };
   const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs } = sortMessages(batch);
   const [inD1, buyerInD1] = await Promise.all([
     Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work))),

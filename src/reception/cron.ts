@@ -3,7 +3,7 @@
  * by each company, and the legal deadlines of the legacy partition still in D1. Each run does a bounded amount of work (a few companies,
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
-import { envForMode } from "../config";
+import { envForCompany } from "../config";
 import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
@@ -92,7 +92,7 @@ async function perStore<T extends { id: string }>(env: Env, companyId: string, i
 export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
   const db = createDb(env.DB);
   const due = await db
-    .select({ id: companies.id, taxId: companies.taxId, livemode: companies.livemode, polledAt: receptionAddresses.polledAt })
+    .select({ id: companies.id, clientId: companies.clientId, taxId: companies.taxId, livemode: companies.livemode, polledAt: receptionAddresses.polledAt })
     .from(companies)
     .innerJoin(certificates, and(eq(certificates.companyId, companies.id), eq(certificates.active, true), eq(certificates.status, "STORED")))
     .leftJoin(receptionAddresses, eq(receptionAddresses.companyId, companies.id))
@@ -100,7 +100,7 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
     .orderBy(sql`${receptionAddresses.polledAt} IS NOT NULL`, asc(receptionAddresses.polledAt))
     .limit(POLL_COMPANIES_PER_RUN);
   for (const c of due) {
-    const sii = siiReception(envForMode(env, c.livemode));
+    const sii = siiReception(envForCompany(env, c));
     try {
       await receptionToken(db, c.id);
       const signer = await requireSigningCredentials(db, env, c.id, at);

@@ -3,7 +3,7 @@
  * repeat, 8-day window), then the SII's accept/claim register, then the signed exchange replies,
  * stored for download and mailed to the issuer when a send_email binding is configured.
  */
-import { envForMode } from "../config";
+import { envForCompany } from "../config";
 import { and, eq } from "drizzle-orm";
 import { AuthorityError, type ReceptionAction } from "../countries/port";
 import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
@@ -76,7 +76,7 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   let row = await getReceived(env, company.id, id);
   if (checkRules(row, action, Date.now())) return mailAgainIfFailed(env, ctx, row, action);
   const signer = await requireSigningCredentials(db, env, company.id);
-  const sii = siiReception(envForMode(env, company.livemode), ctx);
+  const sii = siiReception(envForCompany(env, company), ctx);
   const key = { companyRut: company.taxId, signer, issuerRut: row.issuerRut, documentType: row.documentType, folio: row.folio };
   let answer: { code: number; message: string };
   try {

@@ -1,6 +1,6 @@
 /**
  * The simulated SII (DECISIONS 15, 18, 19): a plain Hono sub-app mounted by the main app under
- * /simulator/sii, answering only when SII_MODE=simulator (404 otherwise). It speaks the SII's wire
+ * /simulator/sii, answering only whom ./gate.ts lets in (404 otherwise). It speaks the SII's wire
  * protocol at the SII's relative paths, so the real client (../client.ts) talks to it unchanged:
  *
  *   POST /DTEWS/CrSeed.jws              SOAP getSeed            -> SII:RESPUESTA SEMILLA
@@ -24,9 +24,11 @@
  *   accept = normal checks; reject = every document RCH (SIM-RECHAZO); object = documents that pass
  *   are accepted with reparos (RLV, SIM-REPARO); down = every call but /scenario and /caf fails.
  *   The newest matching scenario applies. GET lists them; DELETE removes them all.
- * No API key locally (simulator mode outside production). Elsewhere, production included, only a test
- * key (X-Api-Key: dte_test_…) reaches these pages, and scenarios then need the rut of one of that
- * client's test companies (./gate.ts); the SII client of test-mode companies calls in-process.
+ * No API key in local development (ENVIRONMENT=development, SII_MODE=simulator). Elsewhere (tests,
+ * staging, production...) only a test key (X-Api-Key: dte_test_…) reaches these pages; the SII client
+ * of a company calls in-process. Scenarios belong to the API client that set them (the key's, or for
+ * an in-process call the company's): GET, DELETE and the calls that apply them see only that
+ * client's; a `rut` must be one of its test companies (./gate.ts).
  */
 import { Hono } from "hono";
 import { createDb, type Db } from "../db/client";
@@ -41,7 +43,7 @@ import { tokenAnswer } from "./auth";
 import { SimulatedOutage, handleUpload, outage } from "./upload";
 import { boletaStatusJson, estDte, estUp } from "./status";
 import { scenarioJson, scenarioSchema } from "./scenario";
-import { scenarioRuts, simulatorReachable } from "./gate";
+import { ownTestRuts, simulatorOwner, simulatorReachable } from "./gate";
 import { reclamoService, receptionDocument, receptionRegister } from "./reception";
 import { injectEnvio } from "./inject";
 
@@ -54,7 +56,7 @@ export const simulatorApp = new Hono<AppEnv>().basePath(SIMULATOR_BASE_PATH);
 
 simulatorApp.notFound((c) => respondError(c, "ROUTE_NOT_FOUND", `No simulated SII operation at ${c.req.method} ${new URL(c.req.url).pathname}.`));
 
-// Open locally; elsewhere only to test mode (./gate.ts). For anyone else these paths do not exist.
+// Open in local development; elsewhere only to test mode (./gate.ts). For anyone else these paths do not exist.
 simulatorApp.use("*", async (c, next) => {
   if (!(await simulatorReachable(c))) {
     return respondError(c, "ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}. The API is described at /openapi.json and /docs.`);
@@ -68,7 +70,7 @@ simulatorApp.use("*", async (c, next) => {
   const path = new URL(c.req.url).pathname;
   if (/\/simulator\/sii\/(scenario|caf)\/?$/.test(path)) return next();
   if (c.req.method === "POST" && /\/simulator\/sii\/(cgi_dte\/UPL\/DTEUpload|recursos\/v1\/boleta\.electronica\.envio|DTEWS\/QueryEstUp\.jws)$/.test(path)) return next();
-  const down = await takeScenario(createDb(c.env.DB), ["down"], null);
+  const down = await takeScenario(createDb(c.env.DB), simulatorOwner(c), ["down"], null);
   if (down) return outage(c, down.failure);
   await next();
 });
@@ -178,7 +180,7 @@ simulatorApp.get("/recursos/v1/boleta.electronica.envio/:id", async (c) => {
   // Token check and poll count in one round trip (the count only moves with a valid token).
   const token = cookieToken(c);
   const trackId = Number(m?.[3]);
-  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "rest", token, now }) : null;
+  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "rest", token, now, owner: simulatorOwner(c) }) : null;
   const [tokenRows, polled] = token ? await db.batch(pollQ ? [tokenQuery(db, token), pollQ] : [tokenQuery(db, token)]) : [[], undefined];
   if (!tokenVerdict(token, tokenRows[0], "rest", now).ok) return c.json({ error: "Unauthorized: token invalido" }, 401);
   if (!m) return c.json({ error: "Formato esperado {rut}-{dv}-{trackid}" }, 400);
@@ -192,8 +194,7 @@ simulatorApp.get("/recursos/v1/boleta.electronica.envio/:id", async (c) => {
 // Scenario control
 
 simulatorApp.get("/scenario", async (c) => {
-  const db = createDb(c.env.DB);
-  return c.json({ data: (await listScenarios(db, await scenarioRuts(c, db))).map(scenarioJson) });
+  return c.json({ data: (await listScenarios(createDb(c.env.DB), simulatorOwner(c))).map(scenarioJson) });
 });
 
 simulatorApp.post("/scenario", async (c) => {
@@ -223,18 +224,17 @@ simulatorApp.post("/scenario", async (c) => {
     return respondError(c, "VALIDATION_FAILED", "failure applies to mode down only.", [{ field: "failure", message: "failure needs mode down" }]);
   }
   const db = createDb(c.env.DB);
-  const own = await scenarioRuts(c, db);
-  if (own && (!rut || !own.includes(rut))) {
-    const message = "With a shared simulator (reached with a test key) a scenario needs the rut of one of your test-mode companies.";
-    return respondError(c, "VALIDATION_FAILED", message, [{ field: "rut", message: rut ? "Not one of your test-mode companies" : "Required" }]);
+  const own = rut ? await ownTestRuts(c, db) : undefined;
+  if (rut && own && !own.includes(rut)) {
+    const message = `${rut} is not the RUT of one of your active test-mode companies: a scenario applies only to your own companies' calls (omit rut for all of them).`;
+    return respondError(c, "SIMULATOR_RUT_NOT_OWNED", message, [{ field: "rut", message: "Not one of your test-mode companies" }]);
   }
-  const row = await addScenario(db, { ...parsed.data, ...(rut ? { rut } : {}) }, new Date());
+  const row = await addScenario(db, simulatorOwner(c), { ...parsed.data, ...(rut ? { rut } : {}) }, new Date());
   return c.json(scenarioJson(row), 201);
 });
 
 simulatorApp.delete("/scenario", async (c) => {
-  const db = createDb(c.env.DB);
-  return c.json({ deleted: await clearScenarios(db, await scenarioRuts(c, db)) });
+  return c.json({ deleted: await clearScenarios(createDb(c.env.DB), simulatorOwner(c)) });
 });
 
 // CAF grants (DECISIONS 18, POST /simulator/sii/caf) live in ./caf-route.ts: the main app mounts

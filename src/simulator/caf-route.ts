@@ -5,15 +5,15 @@ import { AppError } from "../errors";
 import { validationHook } from "../http/errors/handler";
 import { defineRoute } from "../http/route";
 import type { AppEnv } from "../http/types";
-import { isValidRut } from "../countries/cl/documents/rut";
+import { isValidRut, normalizeRut } from "../countries/cl/documents/rut";
 import { DOCUMENT_TYPES } from "../countries/cl/documents/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
-import { simulatorReachable } from "./gate";
+import { ownTestRuts, simulatorReachable } from "./gate";
 
-/** The simulated SII is open locally and to test keys elsewhere (./gate.ts); otherwise its paths are unknown. */
+/** The simulated SII is open in local development and to test keys elsewhere (./gate.ts); otherwise its paths are unknown. */
 export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(await simulatorReachable(c))) {
-    throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator answers locally in simulator mode, and elsewhere only to a test key (X-Api-Key: dte_test_…).`);
+    throw new AppError("ROUTE_NOT_FOUND", `No operation at ${c.req.method} ${new URL(c.req.url).pathname}: the SII simulator answers without a key only in local development, and elsewhere only to a test key (X-Api-Key: dte_test_…).`);
   }
   await next();
 };
@@ -24,7 +24,7 @@ const grant = defineRoute({
   tags: ["Enumeration (CAF)"],
   summary: "Simulator: obtain a CAF file",
   description:
-    "The simulated SII's portal (DECISIONS 18): open in a local deployment in simulator mode; in any other deployment (production included) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise. Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.",
+    "The simulated SII's portal (DECISIONS 18): open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment (tests, staging, production) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise; a test key gets CAFs only for the RUTs of its client's active test-mode companies (403 `SIMULATOR_RUT_NOT_OWNED` for any other). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.",
   public: true,
   middleware: [simulatorOnly],
   request: {
@@ -59,12 +59,22 @@ const grant = defineRoute({
       content: { "application/xml": { schema: z.string().openapi({ description: "<AUTORIZACION><CAF version=\"1.0\">…</CAF><RSASK>…</RSASK><RSAPUBK>…</RSAPUBK></AUTORIZACION>" }) } },
     },
   },
-  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ROUTE_NOT_FOUND", "SIMULATOR_CAF_OVERLAP"],
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ROUTE_NOT_FOUND", "SIMULATOR_RUT_NOT_OWNED", "SIMULATOR_CAF_OVERLAP"],
 });
 
 export const simulatorCafRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(grant, async (c) => {
   const body = c.req.valid("json");
-  const caf = await grantSimulatorCaf(createDb(c.env.DB), {
+  const db = createDb(c.env.DB);
+  const own = await ownTestRuts(c, db);
+  const rut = normalizeRut(body.rut);
+  if (own && !own.includes(rut)) {
+    throw new AppError(
+      "SIMULATOR_RUT_NOT_OWNED",
+      `${rut} is not the RUT of one of your active test-mode companies: a test key gets CAFs only for its own companies. Create the test company first (POST /api/companies with this key), or ask for one of yours.`,
+      [{ field: "rut", message: "Not one of your test-mode companies" }],
+    );
+  }
+  const caf = await grantSimulatorCaf(db, {
     rut: body.rut,
     documentType: body.document_type,
     from: body.from,

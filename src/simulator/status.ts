@@ -6,6 +6,7 @@ import { checkToken, envioDocuments, getEnvio, registeredDocument, visibleState,
 import { ENVIO_GLOSA, type TypeStats } from "./validate";
 import { C, numAtencion, xml } from "./common";
 import { outage } from "./upload";
+import { simulatorOwner } from "./gate";
 
 // ---- status ----------------------------------------------------------------------------------------
 
@@ -36,9 +37,10 @@ export async function estUp(c: C, db: Db, parsed: { method: string; params: Reco
     company = null;
   }
   const trackId = Number((p?.TrackId ?? "").trim());
-  const globalDownQ = scenarioQuery(db, ["down"], null);
+  const owner = simulatorOwner(c);
+  const globalDownQ = scenarioQuery(db, owner, ["down"], null);
   const tokenQ = token ? tokenQuery(db, token) : null;
-  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "soap", token, now }) : null;
+  const pollQ = token && company !== null && Number.isSafeInteger(trackId) ? pollIfAllowedQuery(db, { trackId, companyRut: company, channel: "soap", token, now, owner }) : null;
   const queries = [globalDownQ, tokenQ, pollQ].filter((q) => q !== null);
   const results = (await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]])) as unknown[][];
   const globalDown = results[0]![0] as ScenarioRow | undefined;

@@ -78,7 +78,15 @@ export type ScenarioRow = typeof simScenarios.$inferSelect;
 
 export type DownFailure = "http503" | "error500" | "reset";
 
-export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: number; rut?: string; polls?: number; seconds?: number; failure?: DownFailure }, now: Date): Promise<ScenarioRow> {
+/**
+ * Scenarios belong to an owner (see ./gate.ts simulatorOwner): the API client that set them, or null,
+ * local development's one implicit owner. Every read, change and use below is confined to one owner.
+ */
+export type ScenarioOwner = string | null;
+
+const ownedBy = (owner: ScenarioOwner) => (owner === null ? isNull(simScenarios.clientId) : eq(simScenarios.clientId, owner));
+
+export async function addScenario(db: Db, owner: ScenarioOwner, s: { mode: ScenarioMode; count?: number; rut?: string; polls?: number; seconds?: number; failure?: DownFailure }, now: Date): Promise<ScenarioRow> {
   const delay = s.mode === "delay";
   const rows = await db
     .insert(simScenarios)
@@ -86,6 +94,7 @@ export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: numbe
       mode: s.mode,
       remaining: s.count ?? null,
       rut: s.rut ?? null,
+      clientId: owner,
       delayPolls: delay ? (s.polls ?? (s.seconds ? 0 : 3)) : null,
       delaySeconds: delay ? (s.seconds ?? null) : null,
       failure: s.mode === "down" ? (s.failure ?? "http503") : null,
@@ -95,20 +104,19 @@ export async function addScenario(db: Db, s: { mode: ScenarioMode; count?: numbe
   return rows[0]!;
 }
 
-/** `ruts`: only the scenarios of these companies (a shared simulator, see ./gate.ts); undefined: all. */
-export function listScenarios(db: Db, ruts?: string[]): Promise<ScenarioRow[]> {
-  return db.select().from(simScenarios).where(ruts ? inArray(simScenarios.rut, ruts) : undefined).orderBy(desc(simScenarios.id)).all();
+export function listScenarios(db: Db, owner: ScenarioOwner): Promise<ScenarioRow[]> {
+  return db.select().from(simScenarios).where(ownedBy(owner)).orderBy(desc(simScenarios.id)).all();
 }
 
-export async function clearScenarios(db: Db, ruts?: string[]): Promise<number> {
-  const rows = await db.delete(simScenarios).where(ruts ? inArray(simScenarios.rut, ruts) : undefined).returning({ id: simScenarios.id });
+export async function clearScenarios(db: Db, owner: ScenarioOwner): Promise<number> {
+  const rows = await db.delete(simScenarios).where(ownedBy(owner)).returning({ id: simScenarios.id });
   return rows.length;
 }
 
-/** The newest scenario of the given modes for the company (or for every company unless exact), for a batch. */
-export function scenarioQuery(db: Db, modes: ScenarioMode[], rut: string | null, opts: { exact?: boolean } = {}) {
+/** The owner's newest scenario of the given modes for the company (or for every company unless exact), for a batch. */
+export function scenarioQuery(db: Db, owner: ScenarioOwner, modes: ScenarioMode[], rut: string | null, opts: { exact?: boolean } = {}) {
   const byRut = rut === null ? isNull(simScenarios.rut) : opts.exact ? eq(simScenarios.rut, rut) : or(isNull(simScenarios.rut), eq(simScenarios.rut, rut));
-  return db.select().from(simScenarios).where(and(inArray(simScenarios.mode, modes), byRut)).orderBy(desc(simScenarios.id)).limit(1);
+  return db.select().from(simScenarios).where(and(ownedBy(owner), inArray(simScenarios.mode, modes), byRut)).orderBy(desc(simScenarios.id)).limit(1);
 }
 
 /** Consumes one use of a scenario read with scenarioQuery (nothing to do for one without a count). */
@@ -118,9 +126,9 @@ export async function consumeScenario(db: Db, row: ScenarioRow): Promise<void> {
   else await db.update(simScenarios).set({ remaining: row.remaining - 1 }).where(eq(simScenarios.id, row.id));
 }
 
-/** Newest scenario of the given modes for the company (or for every company unless exact); consumes one use. */
-export async function takeScenario(db: Db, modes: ScenarioMode[], rut: string | null, opts: { exact?: boolean } = {}): Promise<ScenarioRow | undefined> {
-  const row = await scenarioQuery(db, modes, rut, opts).get();
+/** The owner's newest scenario of the given modes for the company (or for every company unless exact); consumes one use. */
+export async function takeScenario(db: Db, owner: ScenarioOwner, modes: ScenarioMode[], rut: string | null, opts: { exact?: boolean } = {}): Promise<ScenarioRow | undefined> {
+  const row = await scenarioQuery(db, owner, modes, rut, opts).get();
   if (!row) return undefined;
   await consumeScenario(db, row);
   return row;
@@ -291,10 +299,10 @@ export function visibleState(e: Pick<EnvioRow, "finalStatus" | "receivedAt" | "h
 
 /**
  * Counts one status poll of the company's envelope on that channel, in one statement, only while the
- * token is valid (known, of that channel, not expired) and no global "down" scenario is set: returns
- * the envelope with its new poll count, or nothing (check the token and the scenario separately).
+ * token is valid (known, of that channel, not expired) and the owner has no global "down" scenario:
+ * returns the envelope with its new poll count, or nothing (check the token and the scenario separately).
  */
-export function pollIfAllowedQuery(db: Db, p: { trackId: number; companyRut: string; channel: Channel; token: string; now: Date }) {
+export function pollIfAllowedQuery(db: Db, p: { trackId: number; companyRut: string; channel: Channel; token: string; now: Date; owner: ScenarioOwner }) {
   return db
     .update(simEnvios)
     .set({ polls: sql`${simEnvios.polls} + 1` })
@@ -304,7 +312,7 @@ export function pollIfAllowedQuery(db: Db, p: { trackId: number; companyRut: str
         eq(simEnvios.companyRut, p.companyRut),
         eq(simEnvios.channel, p.channel),
         sql`exists (select 1 from "sim_tokens" where "token" = ${p.token} and "channel" = ${p.channel} and "expires_at" >= ${p.now.toISOString()})`,
-        sql`not exists (select 1 from "sim_scenarios" where "mode" = 'down' and "rut" is null)`,
+        sql`not exists (select 1 from "sim_scenarios" where "mode" = 'down' and "rut" is null and "client_id" is ${p.owner})`,
       ),
     )
     .returning();

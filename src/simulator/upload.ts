@@ -4,9 +4,10 @@ import { type Db } from "../db/client";
 import { normalizeRut } from "../countries/cl/documents/rut";
 import { parseMultipart, WireError, type ParsedPart } from "../countries/cl/sii/wire";
 import { keepEnvio } from "./kept-envios";
-import { saveEnvio, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, envioByFileQuery, acceptedQueries, acceptedSet, acceptedAmong, type TokenRow, type Channel, type EnvioRow, type ScenarioRow } from "./store";
+import { saveEnvio, scenarioQuery, consumeScenario, tokenQuery, tokenVerdict, envioByFileQuery, acceptedQueries, acceptedSet, acceptedAmong, type TokenRow, type Channel, type EnvioRow, type ScenarioRow, type ScenarioOwner } from "./store";
 import { documentKeyText, envelopeDocumentKeys, precheckFile, statsOf, validateEnvio, type DocumentKey, type EnvelopeKind } from "./validate";
 import { C, MAX_FILE_BYTES, cookieToken } from "./common";
+import { simulatorOwner } from "./gate";
 
 // ---- upload ----------------------------------------------------------------------------------------
 
@@ -90,13 +91,13 @@ async function readForm(c: C, body: Uint8Array, kind: EnvelopeKind, answer: Answ
 }
 
 /** ONE batch reads everything the answer may depend on. */
-async function readUploadContext(db: Db, channel: Channel, token: string | undefined, r: ReadUpload) {
+async function readUploadContext(db: Db, owner: ScenarioOwner, channel: Channel, token: string | undefined, r: ReadUpload) {
   const { company, sha } = r;
-  const globalDownQ = scenarioQuery(db, ["down"], null);
+  const globalDownQ = scenarioQuery(db, owner, ["down"], null);
   const tokenQ = token ? tokenQuery(db, token) : null;
-  const companyDownQ = company !== null ? scenarioQuery(db, ["down"], company, { exact: true }) : null;
+  const companyDownQ = company !== null ? scenarioQuery(db, owner, ["down"], company, { exact: true }) : null;
   const previousQ = company !== null && sha !== null ? envioByFileQuery(db, channel, company, sha) : null;
-  const scenarioQ = company !== null && sha !== null ? scenarioQuery(db, ["accept", "reject", "object", "delay"], company) : null;
+  const scenarioQ = company !== null && sha !== null ? scenarioQuery(db, owner, ["accept", "reject", "object", "delay"], company) : null;
   const acceptedQs = sha !== null ? acceptedQueries(db, r.keys) : [];
   const queries = [globalDownQ, tokenQ, companyDownQ, previousQ, scenarioQ, ...acceptedQs].filter((q) => q !== null);
   const results = (await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]])) as unknown[][];
@@ -141,7 +142,7 @@ export async function handleUpload(c: C, db: Db, channel: Channel, kind: Envelop
   const answer: Answer = (status, errors, extra = {}) => ({ status, errors, timestamp, ...extra });
   const token = cookieToken(c);
   const r = await readUpload(c, kind, answer);
-  const ctx = await readUploadContext(db, channel, token, r);
+  const ctx = await readUploadContext(db, simulatorOwner(c), channel, token, r);
 
   if (ctx.globalDown) {
     await consumeScenario(db, ctx.globalDown);

@@ -16,14 +16,16 @@ const SEED = 15_2026;
 const hookPath = (companyId: string) => `/hooks/chaos-${SEED}-${companyId}`;
 const paths: string[] = [];
 
+const keys: string[] = [];
+
 afterAll(async () => {
   await fetchWorker("/__chaos/plan", { method: "POST", body: "{}" });
-  await fetchWorker("/simulator/sii/scenario", { method: "DELETE" });
+  for (const key of keys) await fetchWorker("/simulator/sii/scenario", { method: "DELETE", headers: { "X-Api-Key": key } });
 });
 
 describe("chaos run, short", () => {
   it("every document ends final, no folio twice or skipped without cause, no webhook event lost", async () => {
-    const keys = [(await newOwner("Chaos A")).key, (await newOwner("Chaos B")).key];
+    keys.push((await newOwner("Chaos A")).key, (await newOwner("Chaos B")).key);
     const cert = await makeFakeCertificate({ rut: "11111111-1", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) });
     const result = await runChaos({
       fetch: fetchWorker,

@@ -176,16 +176,19 @@ describe("CAF from the tax authority", () => {
   it("the simulator grants a CAF file (DECISIONS 18) that uploads like a portal download", async () => {
     const c = await newCompany(owner);
     const r = (await call("GET", `/api/companies/${c}`, { key: owner.key })).body.tax_identifier;
-    const res = await call("POST", "/simulator/sii/caf", { json: { rut: r, document_type: 33, from: 1, to: 100 } });
+    const res = await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: r, document_type: 33, from: 1, to: 100 } });
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/xml; charset=ISO-8859-1");
     const bytes = new Uint8Array(await res.raw.arrayBuffer());
     expect(new TextDecoder("latin1").decode(bytes)).toMatch(/^<\?xml version="1.0" encoding="ISO-8859-1"\?>/);
     expect((await upload(bytes, c)).status).toBe(201);
-    expectError(await call("POST", "/simulator/sii/caf", { json: { rut: r, document_type: 33, from: 50, to: 150 } }), 409, "SIMULATOR_CAF_OVERLAP");
-    expectError(await call("POST", "/simulator/sii/caf", { json: { rut: "76086428-4", document_type: 33, from: 1, to: 2 } }), 400, "VALIDATION_FAILED");
-    expectError(await call("POST", "/simulator/sii/caf", { json: { rut: r, document_type: 35, from: 1, to: 2 } }), 400, "VALIDATION_FAILED");
-    expectError(await call("POST", "/simulator/sii/caf", { json: { rut: r, document_type: 33, from: 10, to: 2 } }), 400, "VALIDATION_FAILED");
+    expectError(await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: r, document_type: 33, from: 50, to: 150 } }), 409, "SIMULATOR_CAF_OVERLAP");
+    expectError(await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: "76086428-4", document_type: 33, from: 1, to: 2 } }), 400, "VALIDATION_FAILED");
+    expectError(await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: r, document_type: 35, from: 1, to: 2 } }), 400, "VALIDATION_FAILED");
+    expectError(await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: r, document_type: 33, from: 10, to: 2 } }), 400, "VALIDATION_FAILED");
+    // A test key gets CAFs only for its own test companies; outside local development no key finds nothing.
+    expectError(await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut: nextRut(), document_type: 33, from: 1, to: 2 } }), 403, "SIMULATOR_RUT_NOT_OWNED");
+    expectError(await call("POST", "/simulator/sii/caf", { json: { rut: r, document_type: 33, from: 200, to: 201 } }), 404, "ROUTE_NOT_FOUND");
   });
 
   it("refetch asks the simulated SII for the next folios and loads them", async () => {

@@ -1,7 +1,8 @@
 /**
  * Test and live mode in one deployment (issue 17 item 1): keys of each mode, data of each mode
  * invisible to the other, the same RUT in both, `livemode` in responses, and the simulator reachable
- * in production only by test mode (its SII client in-process, or a request with a test key).
+ * in production only by test mode (its SII client in-process, or a request with a test key, which
+ * names only its client's test companies).
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -108,31 +109,36 @@ describe("data of one mode is invisible to the other", () => {
 });
 
 describe("the simulator in a production deployment", () => {
-  it("answers the CAF portal to a test key only; a live key and no key find nothing", async () => {
-    const request = { rut: "76086428-5", document_type: 33, quantity: 1 };
+  it("answers the CAF portal to a test key only, for its own test companies; a live key and no key find nothing", async () => {
+    const rut = nextRut();
+    await call("POST", "/api/companies", { key: test.key, json: companyBody({ tax_identification_document_number: rut }) });
+    const request = { rut, document_type: 33, quantity: 1 };
     for (const mode of ["production", "certification"]) {
       expect((await production("/simulator/sii/caf", json(undefined, request), mode)).status).toBe(404);
       expect((await production("/simulator/sii/caf", json(live.key, request), mode)).status).toBe(404);
       const granted = await production("/simulator/sii/caf", json(test.key, request), mode);
       expect(granted.status).toBe(200);
       expect(await granted.text()).toContain("<AUTORIZACION>");
+      const foreign = await production("/simulator/sii/caf", json(test.key, { ...request, rut: nextRut() }), mode);
+      expect(foreign.status).toBe(403);
+      expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe("SIMULATOR_RUT_NOT_OWNED");
     }
   });
 
-  it("scenario control with a test key is confined to that client's test companies", async () => {
+  it("scenario control with a test key is that client's own: its test companies' RUTs, its scenarios", async () => {
     const rut = nextRut();
     await call("POST", "/api/companies", { key: test.key, json: companyBody({ tax_identification_document_number: rut }) });
     expect((await production("/simulator/sii/scenario", json(live.key, { mode: "down", rut }))).status).toBe(404);
-    const global = await production("/simulator/sii/scenario", json(test.key, { mode: "down" }));
-    expect(global.status).toBe(400);
     const foreign = await production("/simulator/sii/scenario", json(test.key, { mode: "down", rut: nextRut() }));
-    expect(foreign.status).toBe(400);
+    expect(foreign.status).toBe(403);
     const own = await production("/simulator/sii/scenario", json(test.key, { mode: "reject", rut, count: 1 }));
     expect(own.status).toBe(201);
-    const listed = (await (await production("/simulator/sii/scenario", { headers: { "X-Api-Key": test.key } })).json()) as { data: { rut: string }[] };
-    expect(listed.data.map((s) => s.rut)).toEqual([rut]);
+    const global = await production("/simulator/sii/scenario", json(test.key, { mode: "down", count: 1 }));
+    expect(global.status).toBe(201);
+    const listed = (await (await production("/simulator/sii/scenario", { headers: { "X-Api-Key": test.key } })).json()) as { data: { rut: string | null }[] };
+    expect(listed.data.map((s) => s.rut)).toEqual([null, rut]);
     const cleared = (await (await production("/simulator/sii/scenario", { method: "DELETE", headers: { "X-Api-Key": test.key } })).json()) as { deleted: number };
-    expect(cleared.deleted).toBe(1);
+    expect(cleared.deleted).toBe(2);
   });
 
   it("a test company gets folios from the simulator in production; a live one is told the SII hands them out in its portal", async () => {

@@ -14,7 +14,7 @@ beforeAll(async () => {
   issuer = await readyIssuer([33, 52, 56, 61, 110, 112], 100);
 });
 afterEach(async () => {
-  await call("DELETE", "/simulator/sii/scenario");
+  await call("DELETE", "/simulator/sii/scenario", { key: issuer.owner.key });
 });
 
 async function accepted(name: string) {
@@ -80,7 +80,7 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
   });
 
   it("a rejected document of ours is not cancellable", async () => {
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const res = await issue(issuer, invoiceBody(issuer.rut, "33"));
     const rejected = await untilFinal(issuer, res.body.id);
     expect(rejected.status).toBe("REJECTED");
@@ -124,7 +124,7 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
 
   it("when the cancelling note is rejected, the document can be cancelled again", async () => {
     const original = await accepted("33");
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const first = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
     expect((await untilFinal(issuer, first.body.id)).status).toBe("REJECTED");
     const second = await issue(issuer, note("NCV", "ANU", { folio: original.folio, type: "33" }));
@@ -138,7 +138,7 @@ describe("cancellation (NCV + ANU + billing_reference)", () => {
     const store = await openStore(env, issuer.companyId);
     const targetId = partitionedId("inv", store.ordinal);
     await store.db.insert(invoices).values({ ...issued!, id: targetId, externalReference: null, folio: 90_003 });
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const first = await issue(issuer, note("NCV", "ANU", { folio: 90_003, type: "33" }));
     expect(first.status, JSON.stringify(first.body)).toBe(202);
     expect(first.body.cancels_invoice_id).toBe(targetId);

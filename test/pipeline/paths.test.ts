@@ -28,10 +28,10 @@ afterAll(async () => {
   for (const i of issuers) await untilBuyerDeliveriesSettled(i);
 }, 120_000);
 afterEach(async () => {
-  await call("DELETE", "/simulator/sii/scenario");
+  await call("DELETE", "/simulator/sii/scenario", { key: issuer.owner.key });
 });
 
-const scenario = (body: Record<string, unknown>) => call("POST", "/simulator/sii/scenario", { json: { rut: issuer.rut, ...body } });
+const scenario = (body: Record<string, unknown>) => call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { rut: issuer.rut, ...body } });
 
 async function events(id: string) {
   return storeRows<{ status: string; fiscal_status: string | null }>(issuer.companyId, sql`SELECT status, fiscal_status FROM invoice_events WHERE invoice_id = ${id} ORDER BY created_at, id`);
@@ -173,7 +173,7 @@ describe("exactly once", () => {
     const deps = depsFor(row.id);
     const signed = await signDocument(deps, await assignFolio(deps, row));
     const envelopeId = (await claimEnvelope(deps, issuer.companyId, [signed.id]))!;
-    const down: TaxAuthority = { ...deps.authority, upload: async () => Promise.reject(new Error("SII unreachable")) };
+    const down: TaxAuthority = { ...deps.authority!, upload: async () => Promise.reject(new Error("SII unreachable")) };
     await expect(sendEnvelope({ ...deps, authority: down }, issuer.companyId, envelopeId)).rejects.toThrow("unreachable");
     const newHolder = await makeFakeCertificate({ rut: "22222222-2", cn: "NEW HOLDER", notBefore: new Date(Date.now() - 86_400_000) });
     const form = new FormData();

@@ -83,12 +83,12 @@ describe("PDF downloads", () => {
   });
 
   it("a document that is not accepted has no PDF", async () => {
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const res = await issue(issuer, invoiceBody(issuer.rut, "33"));
     const done = await untilFinal(issuer, res.body.id);
     expect(done.status).toBe("REJECTED");
     expectError(await pdf(done.id, "A4"), 409, "INVOICE_NOT_ACCEPTED");
     expectError(await call("POST", `${issuer.base}/invoices/${done.id}/download-base64/80mm`, { key: issuer.owner.key }), 409, "INVOICE_NOT_ACCEPTED");
-    await call("DELETE", "/simulator/sii/scenario");
+    await call("DELETE", "/simulator/sii/scenario", { key: issuer.owner.key });
   });
 });

@@ -6,11 +6,19 @@ import { siiAuthority } from "../../src/countries/cl";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { invoiceBody as invoiceMessage } from "../../src/queues/issuance";
 import { call } from "../helpers/api";
-import { invoiceBody, issue, readyIssuer } from "../helpers/issuer";
+import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";
 
+/** The test keys that set a scenario of the simulated SII: each clears its own after the test. */
+const scenarioKeys = new Set<string>();
 afterEach(async () => {
-  await call("DELETE", "/simulator/sii/scenario");
+  for (const key of scenarioKeys) await call("DELETE", "/simulator/sii/scenario", { key });
+  scenarioKeys.clear();
 });
+
+function scenario(issuer: Issuer, body: Record<string, unknown>) {
+  scenarioKeys.add(issuer.owner.key);
+  return call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { rut: issuer.rut, ...body } });
+}
 
 /**
  * Found by the chaos run (issue 15): a worker that dies after uploading an envelope but before
@@ -20,7 +28,7 @@ afterEach(async () => {
 describe("a redelivered message of a document already SENT", () => {
   it("queues a poll of its envelope and is acked", async () => {
     const issuer = await readyIssuer([33], 10);
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "delay", count: 1, polls: 30, rut: issuer.rut } });
+    await scenario(issuer, { mode: "delay", count: 1, polls: 30 });
     const id = (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id as string;
     let row: { status: string; envelope_id: string | null } | null = null;
     for (let i = 0; i < 200 && row?.status !== "SENT"; i++) {

@@ -108,13 +108,13 @@ describe("the buyer's answer to an issued factura", () => {
     const doc = await issued(issuer);
     const before = (await afterChecks(issuer, doc.id, (d) => d.buyer_response?.checked_at !== null, "first read")).buyer_response;
     const path = `${issuer.base}/invoices/${doc.id}/buyer_response/check`;
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "down", count: 20 } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "down", count: 20 } });
     try {
       const down = await call("POST", path, { key: issuer.owner.key });
       expect(down.status, JSON.stringify(down.body)).toBe(503);
       expect(down.body.error.code).toBe("INVOICE_BUYER_CHECK_UNAVAILABLE");
     } finally {
-      await call("DELETE", "/simulator/sii/scenario");
+      await call("DELETE", "/simulator/sii/scenario", { key: issuer.owner.key });
     }
     const { seconds_left: _s, ...unchanged } = before;
     expect((await call("GET", `${issuer.base}/invoices/${doc.id}`, { key: issuer.owner.key })).body.buyer_response).toMatchObject(unchanged);

@@ -12,7 +12,7 @@ import { ordinalOfId, partitionsOf, storeFor, storeName } from "../../src/db/doc
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { call, newCompany, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
-import { fakeCredentials, simulatorCaf } from "../sii/helpers";
+import { fakeCredentials, simulatorCaf, simulatorFetch } from "../sii/helpers";
 import { invoiceBody, issue, untilFinal, type Issuer } from "../helpers/issuer";
 
 export const RECIPIENT = "77879240-0";
@@ -46,7 +46,7 @@ export function upload(r: Receiver, xml: Uint8Array | string, name = "envio.xml"
 export async function inject(e: SignedEnvelope, receivedAt?: Date, withholdXml = false): Promise<void> {
   const params = new URLSearchParams({ ...(receivedAt ? { received_at: receivedAt.toISOString() } : {}), ...(withholdXml ? { withhold_xml: "true" } : {}) });
   const q = params.size ? `?${params}` : "";
-  const res = await exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${q}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: e.xml as BodyInit }));
+  const res = await simulatorFetch(new Request(`http://localhost/simulator/sii/reception/inject${q}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: e.xml as BodyInit }));
   expect(res.status, await res.clone().text()).toBe(201);
 }
 

@@ -34,6 +34,9 @@ describe("production never runs the SII simulator", () => {
     expect(() => assertConfigured({ ...base, SII_MODE: "production" })).not.toThrow();
     expect(simulatorEnabled({ ENVIRONMENT: "production", SII_MODE: "simulator" })).toBe(false);
     expect(simulatorEnabled({ ENVIRONMENT: "development", SII_MODE: "simulator" })).toBe(true);
+    // Open without a key only in local development: the tests and any other deployment need a test key.
+    expect(simulatorEnabled({ ENVIRONMENT: "test", SII_MODE: "simulator" })).toBe(false);
+    expect(simulatorEnabled({ ENVIRONMENT: "staging", SII_MODE: "simulator" })).toBe(false);
   });
 
   it("production in simulator mode serves nothing at all, the simulator included", async () => {

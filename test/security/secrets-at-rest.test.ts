@@ -76,7 +76,7 @@ beforeAll(async () => {
   form.append("password", PASSWORD);
   expect((await call("POST", `/api/companies/${companyId}/certificates`, { key: owner.key, body: form })).status).toBe(201);
   // One CAF downloaded from the simulated SII portal and uploaded, one granted through refetch.
-  const caf = await call("POST", "/simulator/sii/caf", { json: { rut, document_type: 33, from: 1, to: 50 } });
+  const caf = await call("POST", "/simulator/sii/caf", { key: owner.key, json: { rut, document_type: 33, from: 1, to: 50 } });
   expect(caf.status).toBe(200);
   cafXml = caf.body as string;
   const upload = new FormData();

@@ -14,6 +14,7 @@ import { computeDocument, type InvoiceInput } from "../../src/countries/cl/docum
 import { issueSimulatorCaf, type IssueCafParams } from "../../src/simulator/caf";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
+import { newCompany, newOwner, type Actor } from "../helpers/api";
 import { STEP_MS } from "../../src/simulator/store";
 import { chileLocalToIso, isoToChileLocal } from "../../src/countries/cl/sii/reception";
 import { expect } from "vitest";
@@ -22,9 +23,35 @@ export const ISSUER_RUT = "76086428-5";
 export const HOLDER_RUT = "11111111-1";
 export const TIMESTAMP = "2026-11-20T10:30:00";
 
-/** Client against the real Worker entrypoint (full HTTP wire format, in-process). */
+/** The RUTs the simulator tests name in scenarios: the issuer and the recipient of their documents. */
+export const SIMULATOR_TEST_RUTS = [ISSUER_RUT, "77879240-0"];
+
+let simulatorActor: Promise<Actor> | undefined;
+
+/**
+ * The test key these tests reach the simulator with (outside local development it answers only test
+ * keys), of one client per test file whose test companies are SIMULATOR_TEST_RUTS: its scenarios are
+ * that client's and may name those RUTs.
+ */
+export function simulatorTester(): Promise<Actor> {
+  simulatorActor ??= (async () => {
+    const owner = await newOwner("Simulator tests");
+    for (const rut of SIMULATOR_TEST_RUTS) await newCompany(owner, { tax_identification_document_number: rut, legal_name: "EMPRESA DE PRUEBA SPA" });
+    return owner;
+  })();
+  return simulatorActor;
+}
+
+/** The Worker's answer to a request to the simulator, sent with the simulator tests' test key. */
+export async function simulatorFetch(req: Request): Promise<Response> {
+  const keyed = new Request(req);
+  keyed.headers.set("X-Api-Key", (await simulatorTester()).key);
+  return exports.default.fetch(keyed);
+}
+
+/** Client against the real Worker entrypoint (full HTTP wire format, in-process), with the tests' test key. */
 export function workerClient(opts: ConstructorParameters<typeof SiiClient>[0] = {}): SiiClient {
-  return new SiiClient({ mode: "simulator", fetcher: (req) => exports.default.fetch(req), ...opts });
+  return new SiiClient({ mode: "simulator", fetcher: simulatorFetch, ...opts });
 }
 
 export async function fakeCredentials(opts: { rut?: string | null; notBefore?: Date; notAfter?: Date } = {}): Promise<SigningCredentials> {
@@ -77,7 +104,7 @@ export function envelope(dtes: SignedDte[], signer: SigningCredentials, over: { 
 }
 
 export async function scenario(body: unknown): Promise<Response> {
-  return exports.default.fetch(new Request("http://localhost/simulator/sii/scenario", { method: body === null ? "DELETE" : "POST", headers: { "Content-Type": "application/json" }, body: body === null ? null : JSON.stringify(body) }));
+  return simulatorFetch(new Request("http://localhost/simulator/sii/scenario", { method: body === null ? "DELETE" : "POST", headers: { "Content-Type": "application/json" }, body: body === null ? null : JSON.stringify(body) }));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import { siiReceptionAuthority } from "../../src/countries/cl/sii/reception";
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { AuthorityError, type ReceptionAuthority } from "../../src/countries/port";
-import { asReadFromChileTime, envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf, workerClient } from "./helpers";
+import { asReadFromChileTime, envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf, simulatorFetch, workerClient } from "./helpers";
 
 const RECIPIENT = "77879240-0";
 let cert: SigningCredentials;
@@ -17,7 +17,7 @@ let caf33: Caf;
 let sii: ReceptionAuthority;
 
 function inject(body: string | Uint8Array, query = ""): Promise<Response> {
-  return exports.default.fetch(new Request(`http://localhost/simulator/sii/reception/inject${query}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: body as BodyInit }));
+  return simulatorFetch(new Request(`http://localhost/simulator/sii/reception/inject${query}`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: body as BodyInit }));
 }
 const doc = (folio: number) => ({ companyRut: RECIPIENT, signer: cert, issuerRut: ISSUER_RUT, documentType: 33, folio });
 

@@ -12,6 +12,7 @@ import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { SiiClient, clearSiiTokenCache } from "../../src/countries/cl/sii/client";
+import { internalSimulatorEnv } from "../../src/config";
 import { simulatorApp } from "../../src/simulator/app";
 import { precheckUpload } from "../../src/simulator/validate";
 import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "./helpers";
@@ -60,7 +61,8 @@ function countingD1(db: D1Database, counts: Map<string, number>, current: () => 
 
 const counts = new Map<string, number>();
 let path = "";
-const countedEnv = { ...env, DB: countingD1(env.DB, counts, () => path) };
+// Called as the SII client of a company calls it, in-process (no API key to check on the way).
+const countedEnv = internalSimulatorEnv({ ...env, DB: countingD1(env.DB, counts, () => path) });
 const client = new SiiClient({
   mode: "simulator",
   fetcher: (req) => {

@@ -14,12 +14,12 @@ import { SiiError } from "../../src/countries/cl/sii/errors";
 import { parseRecepcionDte, parseRespuesta, parseSoapResponse, soapRequest } from "../../src/countries/cl/sii/wire";
 import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
-import { unsafeDte, envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, uploadAndPoll, workerClient } from "./helpers";
+import { unsafeDte, envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, scenario, signedDte, simulatorCaf, simulatorFetch, uploadAndPoll, workerClient } from "./helpers";
 
 const BASE = "http://sii.simulator/simulator/sii";
 
 async function soap(service: string, method: string, params: [string, string][]) {
-  const res = await exports.default.fetch(new Request(`${BASE}/DTEWS/${service}.jws`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: soapRequest(method, params) }));
+  const res = await simulatorFetch(new Request(`${BASE}/DTEWS/${service}.jws`, { method: "POST", headers: { "Content-Type": "text/xml" }, body: soapRequest(method, params) }));
   const p = parseSoapResponse(await res.text());
   if (p.kind !== "return") throw new Error(`fault ${p.faultString}`);
   return parseRespuesta(p.value);
@@ -214,7 +214,7 @@ describe("what the simulated SII rejects", () => {
       buildMultipart(names.map((n) => (n === "archivo" ? { name: n, filename: "e.xml", contentType: "text/xml", data: file } : { name: n, value: { rutSender: "11111111", dvSender: "1", rutCompany: "76086428", dvCompany: "5" }[n]! })));
     const token = await client.token(cert, ISSUER_RUT);
     const post = async (mp: ReturnType<typeof form>, headers: Record<string, string>) =>
-      parseRecepcionDte(await (await exports.default.fetch(new Request(`${BASE}/cgi_dte/UPL/DTEUpload`, { method: "POST", headers: { "Content-Type": mp.contentType, ...headers }, body: mp.body }))).text());
+      parseRecepcionDte(await (await simulatorFetch(new Request(`${BASE}/cgi_dte/UPL/DTEUpload`, { method: "POST", headers: { "Content-Type": mp.contentType, ...headers }, body: mp.body }))).text());
     const ok = form(["rutSender", "dvSender", "rutCompany", "dvCompany", "archivo"]);
     expect((await post(ok, { Cookie: "TOKEN=NOPE", "Content-Length": String(ok.body.length) })).status).toBe(5);
     expect((await post(ok, { Cookie: `TOKEN=${token}`, "Content-Length": String(ok.body.length + 10) })).status).toBe(3);
@@ -234,7 +234,7 @@ describe("scenarios", () => {
 
   it("reject (next upload only), object, and the scenario list", async () => {
     expect((await scenario({ mode: "reject", count: 1 })).status).toBe(201);
-    const listed = (await (await exports.default.fetch(new Request(`${BASE}/scenario`))).json()) as { data: { mode: string; remaining: number }[] };
+    const listed = (await (await simulatorFetch(new Request(`${BASE}/scenario`))).json()) as { data: { mode: string; remaining: number }[] };
     expect(listed.data).toMatchObject([{ mode: "reject", remaining: 1 }]);
     const r1 = await uploadAndPoll(client, cert, send);
     expect(r1.last).toMatchObject({ estado: "EPR", outcome: "REJECTED" });
@@ -338,7 +338,7 @@ describe("boleta REST (39)", () => {
 
     // boletas do not go through DTEUpload, and the REST upload refuses non-Mozilla agents
     expect(await siiError(client.uploadEnvio({ cert, companyRut: ISSUER_RUT, file: env39.xml }))).toMatchObject({ siiCode: "7" });
-    const res = await exports.default.fetch(new Request(`${BASE}/recursos/v1/boleta.electronica.envio`, { method: "POST", headers: { "User-Agent": "curl/8" }, body: "x" }));
+    const res = await simulatorFetch(new Request(`${BASE}/recursos/v1/boleta.electronica.envio`, { method: "POST", headers: { "User-Agent": "curl/8" }, body: "x" }));
     expect(res.status).toBe(401);
   });
 });

@@ -19,7 +19,7 @@ beforeAll(async () => {
   issuer = await readyIssuer([33, 61], 20);
 });
 afterEach(async () => {
-  await call("DELETE", "/simulator/sii/scenario");
+  await call("DELETE", "/simulator/sii/scenario", { key: issuer.owner.key });
 });
 
 /** A note cancelling our sample 33 (total 9926) by folio. */
@@ -53,7 +53,7 @@ describe("cancellation claims in the cancelled document's partition", () => {
     const current = await openStore(env, issuer.companyId);
     expect(current.ordinal).toBeGreaterThan(old.ordinal);
 
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const note = await issue(issuer, cancelling(91_001));
     expect(note.status, JSON.stringify(note.body)).toBe(202);
     expect(note.body.id).toMatch(new RegExp(`^inv_p${current.ordinal}_`));

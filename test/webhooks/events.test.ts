@@ -19,9 +19,17 @@ import { afterChecks, checkNow, emailMessage, issuedAccepted, receivedCopy, rece
 
 const DAY = 86_400_000;
 
+/** The test keys that set a scenario of the simulated SII: each clears its own after the test. */
+const scenarioKeys = new Set<string>();
 afterEach(async () => {
-  await call("DELETE", "/simulator/sii/scenario");
+  for (const key of scenarioKeys) await call("DELETE", "/simulator/sii/scenario", { key });
+  scenarioKeys.clear();
 });
+
+function scenario(issuer: Issuer, body: Record<string, unknown>) {
+  scenarioKeys.add(issuer.owner.key);
+  return call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { rut: issuer.rut, ...body } });
+}
 
 /** Issues one factura and returns the final document and the verified payloads its endpoint got. */
 async function issueAndCollect(issuer: Issuer, last: string) {
@@ -37,7 +45,7 @@ async function issueAndCollect(issuer: Issuer, last: string) {
 describe("every event type, from its real writer", () => {
   it("invoice.rejected: SENT then REJECTED, each once, the data as GET shows it", async () => {
     const issuer = await readyIssuer([33]);
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await scenario(issuer, { mode: "reject", count: 1 });
     const { final, payloads } = await issueAndCollect(issuer, "invoice.rejected");
     expect(final.status).toBe("REJECTED");
     expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.rejected", "invoice.sent"]);
@@ -50,7 +58,7 @@ describe("every event type, from its real writer", () => {
 
   it("invoice.accepted_with_objections: SENT then ACCEPTED_WITH_OBJECTIONS (reparos)", async () => {
     const issuer = await readyIssuer([33]);
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "object", count: 1, rut: issuer.rut } });
+    await scenario(issuer, { mode: "object", count: 1 });
     const { final, payloads } = await issueAndCollect(issuer, "invoice.accepted_with_objections");
     expect(final.status).toBe("ACCEPTED_WITH_OBJECTIONS");
     expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.accepted_with_objections", "invoice.sent"]);

@@ -88,6 +88,11 @@ export const simScenarios = sqliteTable("sim_scenarios", {
   remaining: integer("remaining"),
   /** Company RUT filter (canonical); null = every company. */
   rut: text("rut"),
+  /**
+   * The API client that set it: only that client's calls see and apply it. Null: the one implicit
+   * owner of local development, where the simulator is open without a key.
+   */
+  clientId: text("client_id"),
   delayPolls: integer("delay_polls"),
   delaySeconds: integer("delay_seconds"),
   /** Mode "down": how calls fail — http503 (default), error500 (HTTP 200 "Error 500" body, as the SII gateway does) or reset (the connection drops mid-answer). */

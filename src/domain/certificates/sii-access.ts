@@ -11,17 +11,17 @@ import { requireSigningCredentials } from "./certificates";
 
 export type SiiSigner = Awaited<ReturnType<typeof requireSigningCredentials>>;
 
-/** `company`: its RUT and mode, null when it is not active; `signer`: undefined until read, an Error when it has no usable certificate. */
+/** `company`: its RUT, mode and API client (whose simulator scenarios apply to it), null when it is not active; `signer`: undefined until read, an Error when it has no usable certificate. */
 export interface SiiAccess {
   readonly control: Db;
-  readonly company: { taxId: string; livemode: boolean } | null;
+  readonly company: { taxId: string; livemode: boolean; clientId: string } | null;
   signer?: SiiSigner | Error;
 }
 
 export async function siiAccess(env: Env, companyId: string): Promise<SiiAccess> {
   const control = createDb(env.DB);
-  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
-  return { control, company: company && company.status === "ACTIVE" ? { taxId: company.taxId, livemode: company.livemode } : null };
+  const [company] = await control.select({ taxId: companies.taxId, livemode: companies.livemode, clientId: companies.clientId, status: companies.status }).from(companies).where(eq(companies.id, companyId)).limit(1);
+  return { control, company: company && company.status === "ACTIVE" ? { taxId: company.taxId, livemode: company.livemode, clientId: company.clientId } : null };
 }
 
 /** The company's signer, opened once per access; the Error that says why there is none (no active, current certificate). */

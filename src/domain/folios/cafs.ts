@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { parseCaf, siiAuthority, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
-import { envForMode } from "../../config";
+import { envForCompany, envForMode } from "../../config";
 import type { Db } from "../../db/client";
 import { cafs } from "../../db/schema";
 import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
@@ -128,7 +128,7 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
 
 /** CAF of the tax authority (§4.7 refetch): the simulator grants it; the real SII cannot from here. */
 export async function refetchCaf(db: Db, workerEnv: Env, company: CompanyRow, input: { document_type: string; quantity: number }, now = new Date()): Promise<CafRow> {
-  const env = envForMode(workerEnv, company.livemode);
+  const env = envForCompany(workerEnv, company);
   const type = resolveEnumerationType(input.document_type);
   if (env.SII_MODE !== "simulator") {
     throw new AppError(

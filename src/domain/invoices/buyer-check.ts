@@ -5,7 +5,7 @@
  * messages (src/pipeline/buyer-checks.ts) and by `POST …/invoices/{id}/buyer_response/check`.
  */
 import { and, eq } from "drizzle-orm";
-import { envForMode } from "../../config";
+import { envForCompany } from "../../config";
 import { siiReception } from "../../countries/cl";
 import { AuthorityError } from "../../countries/port";
 import { ordinalOfId } from "../../db/document-store";
@@ -71,7 +71,7 @@ async function readRegister(env: Env, checker: SiiAccess, row: InvoiceRow): Prom
   const signer = await signerOf(env, checker, row.companyId);
   if (signer instanceof Error) return signer;
   const company = checker.company!;
-  const sii = siiReception(envForMode(env, company.livemode));
+  const sii = siiReception(envForCompany(env, company));
   const key = { companyRut: company.taxId, signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
   try {
     const siiReceivedAt = row.siiReceivedAt ?? (await sii.receptionTime(key));

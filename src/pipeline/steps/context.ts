@@ -31,16 +31,24 @@ export interface StepDeps {
   /** The partition `store` holds (0: legacy); new envelopes get ids that name it. */
   ordinal: number;
   env: Env;
-  /** The authority of every company, unless `authorityFor` is given. */
-  authority: TaxAuthority;
-  /** The authority by company mode (issue 17): test companies always reach the SII simulator. */
-  authorityFor?: (livemode: boolean) => TaxAuthority;
+  /** The authority of every company (tests), unless `authorityFor` is given. */
+  authority?: TaxAuthority;
+  /**
+   * The authority of a company by its mode (test companies always reach the SII simulator) and its
+   * API client (whose simulator scenarios apply to it).
+   */
+  authorityFor?: (company: AuthorityCompany) => TaxAuthority;
   now: () => Date;
 }
 
-/** The tax authority a company of this mode talks to. */
-export function authorityOf(deps: StepDeps, company: { livemode: boolean }): TaxAuthority {
-  return deps.authorityFor ? deps.authorityFor(company.livemode) : deps.authority;
+/** What picks a company's tax authority: its mode and its API client. */
+export type AuthorityCompany = { livemode: boolean; clientId: string };
+
+/** The tax authority the company talks to. */
+export function authorityOf(deps: StepDeps, company: AuthorityCompany): TaxAuthority {
+  if (deps.authorityFor) return deps.authorityFor(company);
+  if (!deps.authority) throw new Error("pipeline deps without a tax authority");
+  return deps.authority;
 }
 
 /** A problem that will not go away by retrying: the document ends FAILED with the reason. */

@@ -4,7 +4,7 @@
  * documents they carry), send-envelope (SIGNED -> SENT), poll-envelope (SENT -> final). Shared
  * dependencies, caches and error kinds live in context.ts.
  */
-export { companyContext, depsForStore, newEnvelopeId, fail, releaseCancellations, releaseIfEnded, releaseOnFailure, reload, RetryableStepError, signerFor, TerminalStepError, type StepDeps } from "./context";
+export { companyContext, depsForStore, newEnvelopeId, fail, releaseCancellations, releaseIfEnded, releaseOnFailure, reload, RetryableStepError, signerFor, TerminalStepError, type AuthorityCompany, type StepDeps } from "./context";
 export { allocateFolios, assignFolio, type Allocation } from "./assign-folio";
 export { prepareDocument, recordSigned, signDocument, storeEnvelope, type Prepared, type StoredEnvelope } from "./sign";
 export { claimEnvelope, sendEnvelope, sendPrepared } from "./send-envelope";
