@@ -5,7 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
-import { byId, FDocument, FElement, fastParse } from "./fastxml";
+import { byId, FDocument, FElement } from "./fastxml";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -142,14 +142,11 @@ export function escAttr(s: string): string {
 }
 
 /**
- * Parses XML text strictly (no recovery). Throws XML_MALFORMED. Line ends are normalised to LF.
- * The common subset goes through the fast parser of fastxml.ts (same tree values); anything else,
- * malformed input included, through @xmldom/xmldom.
+ * Parses XML text strictly (no recovery) with @xmldom/xmldom. Throws XML_MALFORMED. Line ends
+ * are normalised to LF.
  */
 export function parseXml(text: string, what = "XML"): XDocument {
   const normalized = text.indexOf("\r") < 0 ? text : text.replace(/\r\n?/g, "\n");
-  const fast = fastParse(normalized);
-  if (fast) return fast as unknown as XDocument;
   return parseXmlDom(normalized, what);
 }
 
