@@ -239,6 +239,9 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
   const memo = new WeakMap<object, string>();
   const dtes = childElements(set, "DTE");
+  // The schemas' bound (EnvioDTE_v10.xsd, EnvioBOLETA_v11.xsd), before any DTE is verified: a file of many empty DTEs would cost a verification each.
+  const maxDtes = kind === "EnvioDTE" ? 2000 : 500;
+  if (dtes.length > maxDtes) return { ...report, failure: "ENVELOPE_INVALID", message: `The envelope holds ${dtes.length} DTEs; an ${kind} holds at most ${maxDtes}` };
   if (lazy) {
     // Each DTE built, verified and dropped; the envelope's digest (over the source) needs them all seen first.
     // In one pass over its source when every check passes there (verify-pass.ts), else over its flat
