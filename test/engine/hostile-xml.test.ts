@@ -30,7 +30,7 @@ const EXPECTED: Record<string, [string, RegExp]> = {
   "long-name": ["XML_MALFORMED", /^The received file is refused: an element name of 19\d,\d{3} characters \(at most 128\)$/],
   namespaces: ["XML_MALFORMED", /^The received file is refused: <SetDTE> has \d+,\d{3} attributes \(at most 256\)$/],
   "namespaces-spread": ["XML_MALFORMED", /^The received file is refused: more than 64 namespace declarations are in scope at <n>$/],
-  "namespaces-in-scope": ["SIGNATURE_INVALID", /^Envelope: The digest of #\S+ does not match/],
+  "namespaces-in-scope": ["XML_MALFORMED", /^The received file is refused: it holds more than 1,781 namespace declarations for its size, more than one per 256 characters$/],
   comment: ["", /^$/],
   pi: ["SIGNATURE_INVALID", /^Envelope: The digest of #\S+ does not match/],
   "tiny-elements": ["XML_MALFORMED", /^The received file is refused: it holds more than 35,\d{3} nodes \(elements, texts, comments\) for its size, more than one per 8 characters/],
@@ -103,6 +103,13 @@ describe("the parser's bounds", () => {
     expect(parseXmlDom(`<a${namespaces(32, "o")}>${`<b${namespaces(32, "i")}/>`.repeat(3)}</a>`).documentElement!.childNodes.length).toBe(3);
     expect(engineError(() => parseXmlDom(scoped(32, 33), "The file")).message).toBe("The file is refused: more than 64 namespace declarations are in scope at <b>");
     expect(engineError(() => parseXmlDom(`<a${namespaces(65, "o")}/>`, "The file")).message).toBe("The file is refused: more than 64 namespace declarations are in scope at <a>");
+  });
+
+  it("namespace declarations in a file: 1,000 plus one per 256 characters; one more is refused", () => {
+    // <r>, 1,100 elements declaring one each and </r>: 17,607 characters, then spaces after the root.
+    const file = (spaces: number) => `<r>${'<a xmlns:q="u"/>'.repeat(1100)}</r>${" ".repeat(spaces)}`;
+    expect(parseXmlDom(file(25_600 - 17_607)).documentElement!.childNodes.length).toBe(1100);
+    expect(engineError(() => parseXmlDom(file(25_599 - 17_607), "The file")).message).toBe("The file is refused: it holds more than 1,099 namespace declarations for its size, more than one per 256 characters");
   });
 
   it("a comment too long for xmldom's regular expression is refused as such", () => {

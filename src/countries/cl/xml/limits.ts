@@ -12,9 +12,12 @@
  *   each level is a frame of every recursive walk downstream;
  * - 256 attributes (namespace declarations included) on one element: SII elements have 1 to 4;
  * - 64 namespace declarations in scope (on an element and its ancestors; a prefix declared again
- *   counts again): SII files have 2 or 3 (SiiDte, XMLSchema-instance, xmldsig). C14N copies the
- *   scope at each element that declares one, so thousands in scope (deep elements declaring 250
- *   each) above many small declaring elements cost it minutes for a 1 MB file;
+ *   counts again), and in the file 1,000 plus one per 256 characters: SII files have 2 or 3 in
+ *   scope (SiiDte, XMLSchema-instance, xmldsig) and about one per 2,500 characters (each DTE and
+ *   its Signature declare theirs). C14N and the verification's fallbacks copy the scope at each
+ *   element that declares one: thousands in scope (deep elements declaring 250 each) above many
+ *   small declaring elements cost minutes for a 1 MB file, and 63 in scope above 60,000 of them 11
+ *   times an ordinary file;
  * - names of 128 characters (elements, attributes, processing instructions' targets): the SII's
  *   longest are about 20;
  * - 500,000 elements in a file: a file at the 10 MB limit holds about 190,000 of them in ordinary
@@ -38,6 +41,9 @@ export const XML_LIMITS = {
   depth: 64,
   attributes: 256,
   namespacesInScope: 64,
+  /** Namespace declarations in a file: `namespaceBase` plus one per `charsPerNamespace` characters. */
+  namespaceBase: 1_000,
+  charsPerNamespace: 256,
   nameLength: 128,
   elements: 500_000,
   /** Nodes of any kind: `nodeBase` plus one per `charsPerNode` characters of the file. */
@@ -74,11 +80,12 @@ class LimitedDomHandler extends DomHandler {
   /** Namespace declarations in scope, and how many each open element made. */
   private namespaces = 0;
   private readonly declared: number[] = [];
+  private declarations = 0;
   private elements = 0;
   private nodes = 0;
   private refusal: EngineError | null = null;
 
-  constructor(options: object, private readonly what: string, private readonly maxNodes: number) {
+  constructor(options: object, private readonly what: string, private readonly limits: { nodes: number; declarations: number }) {
     super(options);
   }
 
@@ -88,7 +95,7 @@ class LimitedDomHandler extends DomHandler {
   }
 
   private node() {
-    if (++this.nodes > this.maxNodes) this.refuse(`it holds more than ${this.maxNodes.toLocaleString("en-US")} nodes (elements, texts, comments) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
+    if (++this.nodes > this.limits.nodes) this.refuse(`it holds more than ${this.limits.nodes.toLocaleString("en-US")} nodes (elements, texts, comments) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
   }
 
   private name(kind: string, name: string) {
@@ -108,6 +115,7 @@ class LimitedDomHandler extends DomHandler {
     }
     this.declared.push(declares);
     if ((this.namespaces += declares) > XML_LIMITS.namespacesInScope) this.refuse(`more than ${XML_LIMITS.namespacesInScope} namespace declarations are in scope at <${qName}>`);
+    if ((this.declarations += declares) > this.limits.declarations) this.refuse(`it holds more than ${this.limits.declarations.toLocaleString("en-US")} namespace declarations for its size, more than one per ${XML_LIMITS.charsPerNamespace} characters`);
     this.node();
     super.startElement(namespaceURI, localName, qName, attrs);
   }
@@ -151,11 +159,11 @@ class LimitedDomHandler extends DomHandler {
  * refusal: "The received file is refused: …") within XML_LIMITS.
  */
 export function limitedDomHandler(what: string, length: number): unknown {
-  const maxNodes = XML_LIMITS.nodeBase + Math.floor(length / XML_LIMITS.charsPerNode);
+  const limits = { nodes: XML_LIMITS.nodeBase + Math.floor(length / XML_LIMITS.charsPerNode), declarations: XML_LIMITS.namespaceBase + Math.floor(length / XML_LIMITS.charsPerNamespace) };
   // xmldom calls `new domHandler(options)`: a function that returns an object makes that object the
   // result, so one class serves every parse (a class made per parse would make xmldom's calls on
   // its builder polymorphic).
   return function (options: object) {
-    return new LimitedDomHandler(options, what, maxNodes);
+    return new LimitedDomHandler(options, what, limits);
   };
 }
