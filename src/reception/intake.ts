@@ -26,8 +26,12 @@ import type { EnvelopeResolution } from "./pdf";
 import { queueSiiStatusChecks } from "./sii-status";
 import type { ReceivedRow } from "./view";
 
-/** Limits of one received file (DECISIONS-style, documented in the README). */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/**
+ * Limits of one received file (documented in the README). The size bounds the parsed tree, which
+ * takes some 23 times the file's size in memory (a Worker has 128 MB): 3 MiB holds an envelope of
+ * some 600 DTEs; the SII itself takes envelopes of up to about 2 MB.
+ */
+export const MAX_FILE_BYTES = 3 * 1024 * 1024;
 export const MAX_DTES_PER_FILE = 2000;
 
 export type Channel = "UPLOAD" | "EMAIL" | "SII";

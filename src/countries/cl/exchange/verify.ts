@@ -205,11 +205,15 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const report: InboundReport = { ok: false, kind, setId: set.getAttribute("ID") ?? undefined, ...(car ? { caratula: caratulaOf(car) } : {}), documents: [] };
   // The tree does not change from here on: canonical forms are shared between the envelope's digest and each DTE's.
   const memo = new WeakMap<object, string>();
+  const dtes = childElements(set, "DTE");
+  // The schemas' bound (EnvioDTE_v10.xsd, EnvioBOLETA_v11.xsd), before any DTE is verified: a file of many empty DTEs would cost a verification each.
+  const maxDtes = kind === "EnvioDTE" ? 2000 : 500;
+  if (dtes.length > maxDtes) return { ...report, failure: "ENVELOPE_INVALID", message: `The envelope holds ${dtes.length} DTEs; an ${kind} holds at most ${maxDtes}` };
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
   if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
-  for (const dte of childElements(set, "DTE")) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
+  for (const dte of dtes) report.documents.push(await verifyDteElement(doc, dte, opts, memo));
   if (!report.envelopeSignature.ok) {
     report.failure = report.envelopeSignature.failure;
     report.message = `Envelope: ${report.envelopeSignature.message}`;

@@ -5,6 +5,7 @@
  */
 import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
+import { limitedDomHandler } from "./limits";
 
 export type XDocument = import("@xmldom/xmldom").Document;
 export type XElement = import("@xmldom/xmldom").Element;
@@ -142,6 +143,8 @@ export function parseXmlDom(text: string, what = "XML"): XDocument {
   let reason: string | null = null;
   try {
     doc = new DOMParser({
+      // The bounds of limits.ts (depth, attributes, names, namespaces, nodes; no DTD), enforced as it parses.
+      domHandler: limitedDomHandler(what, text.length),
       onError: (level: string, msg: string) => {
         // @xmldom/xmldom repairs some malformed markup with only a warning (an attribute value
         // without quotes or without a value, attributes without a space between them): that is
@@ -153,6 +156,7 @@ export function parseXmlDom(text: string, what = "XML"): XDocument {
       },
     }).parseFromString(text.replace(/\r\n?/g, "\n"), "text/xml");
   } catch (e) {
+    if (e instanceof EngineError) throw e;
     throw new EngineError("XML_MALFORMED", `${what} is not well-formed XML: ${bounded(reason ?? (e as Error).message.split("\n")[0]!)}`, { cause: e });
   }
   if (!doc.documentElement) throw new EngineError("XML_MALFORMED", `${what} has no root element`);

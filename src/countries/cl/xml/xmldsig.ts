@@ -300,7 +300,9 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
     if (!transforms.includes(ALG.ENVELOPED)) return fail("SIGNATURE_UNSUPPORTED", 'A URI="" reference needs the enveloped-signature transform', { reference: uri });
     exclude = sig;
   } else if (uri.startsWith("#")) {
-    const found = findById(boundary, uri.slice(1), opts.skip) ?? findById(doc, uri.slice(1), opts.skip);
+    // Only under the signature's parent: what a signature covers is its parent's (a DTE's own
+    // Documento, an envelope's SetDTE), and a search of the whole file per DTE would be quadratic.
+    const found = findById(boundary, uri.slice(1), opts.skip);
     if (!found) return fail("SIGNATURE_INVALID", `No element with ID="${uri.slice(1)}"`, { reference: uri, signer: signerInfo });
     target = found;
     if (transforms.includes(ALG.ENVELOPED)) exclude = sig;
