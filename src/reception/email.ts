@@ -19,7 +19,6 @@ import { companies, inboundMessages, type InboundAttachment } from "../db/schema
 import { companyOfAddress } from "../domain/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { looksLikeBuyerReply } from "../countries/cl";
 import { describeReplyIntake, recordBuyerReply } from "../domain/invoices/buyer-replies";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
 import { failedDelivery } from "../lib/dsn";
@@ -111,14 +110,14 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   const replies: string[] = [];
   let documents = 0;
   for (const f of files) {
-    // A buyer's reply to a document the company issued comes to the same address.
-    if (looksLikeBuyerReply(f.bytes)) {
-      const r = await recordBuyerReply(env, company, f.bytes, { channel: "EMAIL", messageId: id });
-      if ("problem" in r) problems.push(r.problem);
-      else replies.push(describeReplyIntake(r));
+    const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name, sender: mail.from });
+    // A buyer's reply to a document the company issued comes to the same address: its parse says so.
+    if (r.root === "RespuestaDTE" || r.root === "EnvioRecibos") {
+      const reply = await recordBuyerReply(env, company, f.bytes, { channel: "EMAIL", messageId: id });
+      if ("problem" in reply) problems.push(reply.problem);
+      else replies.push(describeReplyIntake(reply));
       continue;
     }
-    const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name, sender: mail.from });
     if (r.problem) problems.push(r.problem);
     documents += r.documents.length;
   }

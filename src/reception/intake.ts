@@ -40,6 +40,8 @@ export interface IntakeResult {
   /** Null when the file is not an EnvioDTE/DTE at all (nothing stored). */
   problem: string | null;
   kind: InboundReport["kind"];
+  /** The root element's name of a well-formed file that is none of the kinds (a buyer's RespuestaDTE, …). */
+  root?: string;
   fileSha256: string;
   /** The message id the rows carry (set once the file is taken). */
   messageId?: string | null;
@@ -81,7 +83,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
   const report = await verifyInbound(bytes, receptionCafTrust(envForMode(env, company.livemode).SII_MODE));
-  if (report.kind === "unknown") return { problem: replyProblem(report.root) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
+  if (report.kind === "unknown") return { problem: replyProblem(report.root) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, ...(report.root ? { root: report.root } : {}), fileSha256: fileSha, documents: [] };
   if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.documents.length === 0) return { problem: report.message ?? "The envelope holds no DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
   if (report.documents.length > MAX_DTES_PER_FILE) return { problem: `The envelope holds more than ${MAX_DTES_PER_FILE} DTEs.`, kind: report.kind, fileSha256: fileSha, documents: [] };

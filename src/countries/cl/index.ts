@@ -108,7 +108,7 @@ export {
   type ResponseHeader,
   type SignedResponse,
 } from "./exchange/responses";
-export { looksLikeBuyerReply, MAX_REPLY_ENTRIES, readBuyerReply, type BuyerReply, type ReplyEntry, type ReplyEntryKind, type ReplyRoot } from "./exchange/replies-read";
+export { MAX_REPLY_ENTRIES, readBuyerReply, type BuyerReply, type ReplyEntry, type ReplyEntryKind, type ReplyRoot } from "./exchange/replies-read";
 export { receptionCafTrust, verifyDteElement, verifyInbound, verifySignedXml, type InboundDteReport, type InboundFailure, type InboundOptions, type InboundReport, type SignedXmlReport } from "./exchange/verify";
 export type { DteContent } from "./exchange/content";
 export { canonicalize, type C14nOptions } from "./xml/c14n";

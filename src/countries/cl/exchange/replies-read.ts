@@ -153,15 +153,6 @@ async function readRecibos(doc: XDocument, root: XElement, set: XElement, omit: 
   return { root: "EnvioRecibos", responderRut: car ? rut(childText(car, "RutResponde")) : null, recipientRut: car ? rut(childText(car, "RutRecibe")) : null, timestamp: car ? short(childText(car, "TmstFirmaEnv"), 30) : null, signature, entries };
 }
 
-/**
- * Whether a file's root element is a RespuestaDTE or an EnvioRecibos (after the XML declaration,
- * comments and processing instructions of its first 4 KiB): what to read it as, not yet whether it is one.
- */
-export function looksLikeBuyerReply(bytes: Uint8Array): boolean {
-  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 4096));
-  return /^(?:\uFEFF|\u00EF\u00BB\u00BF)?(?:\s|<\?[^]*?\?>|<!--[^]*?-->)*<(?:[A-Za-z_][\w.-]*:)?(?:RespuestaDTE|EnvioRecibos)[\s>/]/.test(head);
-}
-
 /** The reply in `input`, or why it cannot be read (not XML, another root, no entry, too many). Never throws. */
 export async function readBuyerReply(input: Uint8Array | string): Promise<BuyerReply | { problem: string }> {
   try {
