@@ -7,7 +7,7 @@
  * the shape and one of the ordinary envelope, the order alternating; the ratio is the median of the
  * rounds' ratios (this machine's pauses weigh on a few rounds, which the median leaves out). The
  * target is a ratio of at most 3 for every shape. The figures go to the console and, as JSON, to
- * ../hostile.bench.mjs (the line starting HOSTILE_JSON), which writes bench/results/hostile.json.
+ * ../hostile.bench.mjs (the line starting RESULTS), which writes bench/results/hostile.json.
  */
 import { expect, it } from "vitest";
 import { MAX_FILE_BYTES } from "../../src/reception/intake";
@@ -77,7 +77,7 @@ it("hostile XML costs at most 3 times ordinary XML of its size", async () => {
     }
     console.log(table(rows.filter((r) => r.bytes === length), length));
   }
-  console.log(`HOSTILE_JSON ${JSON.stringify({ target: 3, rounds: "median of per-round ratios; rounds alternate which goes first", rows })}`);
+  console.log(`RESULTS ${JSON.stringify({ target: 3, rounds: "median of per-round ratios; rounds alternate which goes first", rows })}`);
   const over = rows.filter((r) => r.ratio > 3);
   expect(over.map((r) => `${r.shape} at ${r.bytes} B: ${r.ratio.toFixed(2)}`)).toEqual([]);
 });
