@@ -259,7 +259,7 @@ describe("credit notes never credit one of our documents for more than it totals
 
   it("a rejected earlier note does not count", async () => {
     const original = await accepted("33");
-    await call("POST", "/simulator/sii/scenario", { json: { mode: "reject", count: 1, rut: issuer.rut } });
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
     const rejected = await issue(issuer, credit(9926, original.folio));
     expect(rejected.status, JSON.stringify(rejected.body)).toBe(202);
     expect((await untilFinal(issuer, rejected.body.id)).status).toBe("REJECTED");

@@ -5,7 +5,7 @@
  * download and the PDF show the genuine issuer and totals, nothing of the forged copy, the checks say
  * what verified, and the downloaded XML taken in again verifies the same (attack-checks.ts).
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -14,7 +14,7 @@ import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { call } from "../helpers/api";
 import { storeRows } from "../helpers/store";
-import { fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
+import { fakeCredentials, signedDte, simulatorCaf, simulatorFetch } from "../sii/helpers";
 import { checksOf, expectGenuine, expectNothingForged, expectRefusedUpload, listed } from "./attack-checks";
 import { HIDINGS, hostileDte, hostileEnvelope, type Hiding } from "./attack-files";
 import { cronRun, emailMessage, receiver, RECIPIENT, upload, type Receiver } from "./helpers";
@@ -125,7 +125,7 @@ let siiAgain: Receiver;
 const injected: { how: Hiding; dte: SignedDte; refusal: string | null }[] = [];
 
 function inject(bytes: Uint8Array): Promise<Response> {
-  return exports.default.fetch(new Request("http://localhost/simulator/sii/reception/inject", { method: "POST", headers: { "Content-Type": "text/xml" }, body: bytes as BodyInit }));
+  return simulatorFetch(new Request("http://localhost/simulator/sii/reception/inject", { method: "POST", headers: { "Content-Type": "text/xml" }, body: bytes as BodyInit }));
 }
 
 describe("the SII's register", () => {
