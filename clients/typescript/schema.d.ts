@@ -23011,7 +23011,7 @@ export interface paths {
          * Simulator: obtain a CAF file
          * @description The simulated SII's portal (DECISIONS 18): open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment (tests, staging, production) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise; a test key gets CAFs only for the RUTs of its client's active test-mode companies (403 `SIMULATOR_RUT_NOT_OWNED` for any other). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.
          *
-         *     No API key needed.
+         *     A test key in `X-Api-Key` outside local development (above).
          *
          *     Request body: at most 65536 bytes (64 KiB).
          */

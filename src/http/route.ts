@@ -23,6 +23,8 @@ type Config = Omit<RouteConfig, "responses" | "middleware"> & {
   permission?: Permission;
   /** Public operations (no X-Api-Key). */
   public?: boolean;
+  /** For a public route: what it asks instead of a key, in place of "No API key needed." in its description. */
+  keyNote?: string;
   /** The company comes from a required `company_id` query parameter (the §4.10 reception paths). */
   companyInQuery?: boolean;
   /** Largest request body accepted (413 PAYLOAD_TOO_LARGE above it); default DEFAULT_BODY_BYTES for operations with a body. */
@@ -61,7 +63,7 @@ export const ROUTE_REGISTRY: RegisteredRoute[] = [];
  *   exactly the codes the runtime can send.
  */
 export function defineRoute<const C extends Config>(config: C) {
-  const { errors = [], public: isPublic = false, permission, middleware = [], companyInQuery = false, maxBodyBytes: bodyBytes, rateLimit, ...rest } = config;
+  const { errors = [], public: isPublic = false, keyNote, permission, middleware = [], companyInQuery = false, maxBodyBytes: bodyBytes, rateLimit, ...rest } = config;
   const underCompany = COMPANY_PARAM.test(rest.path) || companyInQuery;
   if (!isPublic && !permission) throw new Error(`route ${rest.method} ${rest.path} needs a permission or public: true`);
   const maxBodyBytes = rest.request?.body ? (bodyBytes ?? DEFAULT_BODY_BYTES) : null;
@@ -95,7 +97,7 @@ export function defineRoute<const C extends Config>(config: C) {
   const roles = permission ? ROLES.filter((r) => can(r, permission)) : [];
   const description = [
     rest.description,
-    permission ? `Roles: ${roles.join(", ")}.` : "No API key needed.",
+    permission ? `Roles: ${roles.join(", ")}.` : (keyNote ?? "No API key needed."),
     maxBodyBytes !== null ? `Request body: at most ${maxBodyBytes} bytes (${Math.round(maxBodyBytes / 1024)} KiB).` : "",
     rateLimit === "issuance" ? `Rate limit: its own budget of ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.limit} requests every ${RATE_LIMITS.ISSUANCE_RATE_LIMITER.period} s per company, besides the per-key and per-company limits (${RATE_LIMITS.HIGH_VOLUME_ISSUANCE_RATE_LIMITER.limit} for a company on the high-volume tier).` : "",
   ]
@@ -110,7 +112,7 @@ export function defineRoute<const C extends Config>(config: C) {
     responses,
   } as RouteConfig);
   ROUTE_REGISTRY.push({ route, permission, public: isPublic, underCompany, companyInQuery, maxBodyBytes, rateLimit });
-  return route as unknown as Omit<C, "errors" | "public" | "permission" | "middleware" | "companyInQuery" | "maxBodyBytes" | "rateLimit"> & { middleware: MiddlewareHandler[] };
+  return route as unknown as Omit<C, "errors" | "public" | "keyNote" | "permission" | "middleware" | "companyInQuery" | "maxBodyBytes" | "rateLimit"> & { middleware: MiddlewareHandler[] };
 }
 
 /** 413 PAYLOAD_TOO_LARGE in our envelope above this operation's limit (Content-Length or the streamed size). */
