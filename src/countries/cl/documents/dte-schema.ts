@@ -339,41 +339,26 @@ export function optional(p: Particle): boolean {
   return (p.optional ??= (p.min ?? 1) === 0 || (p.c ? p.c.some(optional) : (p.s ?? []).every(optional)));
 }
 
-/**
- * What the schema walk records: the problems, and an
- * attribute's value checked against its declaration. `At` is where a walk is (a path, or a depth
- * whose path is written only for a problem), `report` a problem there.
- */
-abstract class Problems<At> {
+/** The schema walk over a tree, and the problems it records (at most MAX_ERRORS). */
+class Checker {
   readonly errors: string[] = [];
+
+  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
+  constructor(private readonly opaque: ReadonlySet<string> | null = null) {}
 
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
   }
 
-  /** A problem at `at`, its path followed by `suffix`. */
-  protected abstract report(at: At, message: string, suffix?: string): void;
-
-  /** `v`: the attribute's value as written, null when absent. */
-  protected attributeValue(at: At, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
+  /** An attribute's value as written (`v`, null when absent) against its declaration. */
+  private attributeValue(path: string, [name, required, type, fixed]: AttributeDecl, v: string | null): void {
     if (v === null) {
-      if (required) this.report(at, `attribute ${name} is required`);
+      if (required) this.add(path, `attribute ${name} is required`);
       return;
     }
-    if (fixed !== null && v !== fixed) this.report(at, `attribute ${name} must be '${fixed}'`);
+    if (fixed !== null && v !== fixed) this.add(path, `attribute ${name} must be '${fixed}'`);
     const p = simpleProblem(v, TYPES[type]!);
-    if (p) this.report(at, p, `@${name}`);
-  }
-}
-
-class Checker extends Problems<string> {
-  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
-  constructor(private readonly opaque: ReadonlySet<string> | null = null) {
-    super();
-  }
-
-  protected report(path: string, message: string, suffix = ""): void {
-    this.add(path + suffix, message);
+    if (p) this.add(`${path}@${name}`, p);
   }
 
   element(el: XElement, decl: ElementDecl, path: string): void {
