@@ -114,6 +114,8 @@ export interface SignatureCheck {
   /** The Reference's DigestValue (base64), once it matched (a RecepcionEnvio's Digest names the envelope by it). */
   digestValue?: string;
   signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
+  /** The X509Certificate a passing signature was verified with (absent for a bare key). */
+  certificate?: CertificateInfo;
 }
 
 function modeOptions(mode: DigestMode, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"]): C14nOptions {
@@ -249,7 +251,7 @@ function dsigChild(el: XElement | undefined, name: string): XElement | undefined
 const dsigPath = (el: XElement, ...names: string[]) => names.reduce<XElement | undefined>((e, n) => dsigChild(e, n), el);
 
 /** The text of a Signature's KeyInfo/X509Data/X509Certificate ("" without one): the certificate it is verified with. */
-export function signatureCertificateText(sig: XElement): string {
+function signatureCertificateText(sig: XElement): string {
   return dsigPath(sig, "KeyInfo", "X509Data", "X509Certificate")?.textContent ?? "";
 }
 
@@ -334,7 +336,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   for (const mode of siModes) {
     const c = canonicalize(si, modeOptions(mode, boundary, null));
     if (await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(sigBytes), new TextEncoder().encode(c))) {
-      return { ok: true, reference: uri, digestMode, digestValue: dv, ...(signerInfo ? { signer: signerInfo } : {}) };
+      return { ok: true, reference: uri, digestMode, digestValue: dv, ...(cert ? { signer: signerInfo, certificate: cert } : {}) };
     }
   }
   return fail("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
