@@ -12,7 +12,7 @@
  */
 import { EngineError } from "../errors";
 import { isValidRut, normalizeRut } from "../documents/rut";
-import { childElements, childText, decodeXmlBytes, descendants, firstChild, NS_SII, parseXml, type XDocument, type XElement, type XNode } from "../xml/xml";
+import { childElements, childText, countById, decodeXmlBytes, descendants, firstChild, NS_SII, parseXml, type XDocument, type XElement, type XNode } from "../xml/xml";
 import { verifyChildSignature, type SignatureCheck } from "../xml/xmldsig";
 import { canonicalize } from "../xml/c14n";
 import { unsignedParts } from "./verified-form";
@@ -79,23 +79,10 @@ function covering(doc: XDocument, check: SignatureCheck, el: XElement, omit: Rea
   const id = el.getAttribute("ID");
   if (check.reference === "") return check;
   if (!id || check.reference !== `#${id}`) return { ok: false, failure: "SIGNATURE_INVALID", message: `The signature covers ${check.reference}, not the <${el.localName}> read`, reference: check.reference, signer: check.signer };
-  if (elementsWithId(doc, id, omit) !== 1) return { ok: false, failure: "SIGNATURE_INVALID", message: `The ID "${id}" is held by more than one element`, reference: check.reference, signer: check.signer };
+  if (countById(doc, id, omit) !== 1) return { ok: false, failure: "SIGNATURE_INVALID", message: `The ID "${id}" is held by more than one element`, reference: check.reference, signer: check.signer };
   return check;
 }
 
-/** How many elements have the ID `id`, what the reply does not keep (`omit`) left out. */
-function elementsWithId(doc: XDocument, id: string, omit: ReadonlySet<XNode>): number {
-  let n = 0;
-  const walk = (p: XElement | XDocument) => {
-    for (let c = p.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType !== 1 || omit.has(c)) continue;
-      if ((c as XElement).getAttribute("ID") === id) n++;
-      walk(c as XElement);
-    }
-  };
-  walk(doc);
-  return n;
-}
 
 function documentKey(d: XElement, typeTag: "TipoDTE" | "TipoDoc") {
   return {

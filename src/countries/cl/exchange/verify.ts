@@ -11,7 +11,7 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { BRANCH_NAMES } from "../documents/document-types";
-import { childElements, childText, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement, type XNode } from "../xml/xml";
+import { childElements, childText, countById, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { dteContentOf, type DteContent } from "./content";
 import { dteOmissions, verifiedDteForm } from "./verified-form";
@@ -84,16 +84,6 @@ const DIGITS = /^\d+$/;
 export const num = (v: string | undefined) => (v && DIGITS.test(v) ? Number(v) : null);
 
 
-/** How many elements under `root` (itself included) have the ID `id`, `skip`'s subtrees left out. */
-function countId(root: XElement, id: string, skip?: ReadonlySet<XNode>): number {
-  let n = 0;
-  const walk = (e: XElement) => {
-    if (e.getAttribute("ID") === id) n++;
-    for (const c of childElements(e)) if (!skip?.has(c)) walk(c);
-  };
-  walk(root);
-  return n;
-}
 
 /** Verifies one <DTE> element of a parsed document. */
 export async function verifyDteElement(doc: XDocument, dte: XElement, opts: InboundOptions = {}, memo?: WeakMap<object, string>): Promise<InboundDteReport> {
@@ -123,7 +113,7 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, skip: omit, ...(memo ? { memo } : {}) });
   if (report.signature.ok) {
     // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
-    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countId(dte, report.id, omit) !== 1;
+    const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countById(dte, report.id, omit) !== 1;
     if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
   }
   report.xml = verifiedDteForm(dte, omit, !report.signature.digestMode || report.signature.digestMode === "context");
@@ -208,7 +198,7 @@ async function verifyEnvelope(doc: XDocument, root: XElement, kind: "EnvioDTE" |
   const maxDtes = kind === "EnvioDTE" ? 2000 : 500;
   if (dtes.length > maxDtes) return { ...report, failure: "ENVELOPE_INVALID", message: `The envelope holds ${dtes.length} DTEs; an ${kind} holds at most ${maxDtes}` };
   report.envelopeSignature = await verifyChildSignature(doc, root, { fallbacks: opts.fallbacks ?? true, memo });
-  if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countId(root, report.setId) !== 1)) {
+  if (report.envelopeSignature.ok && (!report.setId || report.envelopeSignature.reference !== `#${report.setId}` || countById(root, report.setId) !== 1)) {
     report.envelopeSignature = { ...report.envelopeSignature, ok: false, failure: "SIGNATURE_INVALID", message: `The envelope signature does not cover its SetDTE (reference ${report.envelopeSignature.reference})` };
   }
   for (const dte of dtes) report.documents.push(await verifyDteElement(doc, dte, opts, memo));

@@ -222,6 +222,20 @@ export function findById(root: XDocument | XElement, id: string, skip?: Readonly
   return found;
 }
 
+/** How many elements have the attribute ID `id`: `root` itself (an element) and its descendants, `skip`'s subtrees left out. */
+export function countById(root: XDocument | XElement, id: string, skip?: ReadonlySet<XNode>): number {
+  let n = root.nodeType === 1 && (root as XElement).getAttribute("ID") === id ? 1 : 0;
+  const walk = (p: XNode) => {
+    for (let c = p.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType !== 1 || skip?.has(c)) continue;
+      if ((c as XElement).getAttribute("ID") === id) n++;
+      walk(c);
+    }
+  };
+  walk(root as XNode);
+  return n;
+}
+
 /**
  * Minimal writer of element trees. Text is escaped in C14N form; attributes are written in the order
  * given (callers give them in C14N order: namespace declarations first, then attributes sorted).
