@@ -9,7 +9,6 @@
  */
 import { escAttr, escText, type XDocument, type XElement, type XNode } from "./xml";
 
-const XMLNS = "http://www.w3.org/2000/xmlns/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 
 export interface C14nOptions {
@@ -210,4 +209,3 @@ function renderChildren(el: XElement, rendered: NsMap, scope: NsMap, opts: C14nO
   }
 }
 
-export { XMLNS };
