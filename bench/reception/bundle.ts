@@ -1,7 +1,7 @@
 /**
  * Vitest global set-up of the reception bench (runs in Node before the workers start): bundles the
  * inbound verification the way `wrangler deploy` bundles the Worker (esbuild, one ES module, the
- * target wrangler sets), into bench/reception/.bundle/verify.mjs. The bench times that bundle beside
+ * target wrangler sets), into bench/reception/.bundle/verify.mjs (and the parser alone, .bundle/xml.mjs). The bench times that bundle beside
  * the same code as vitest's module runner loads it: the runner turns every use of an imported
  * binding into a getter call, which the deployed Worker never pays (README, "Reception
  * verification cost").
@@ -11,10 +11,13 @@ import path from "node:path";
 
 export const BUNDLE = path.resolve(import.meta.dirname, ".bundle/verify.mjs");
 
+/** The parser alone (xml.ts's parseXml), bundled the same way: the bench reports its share of the floor. */
+export const PARSER_BUNDLE = path.resolve(import.meta.dirname, ".bundle/xml.mjs");
+
 export async function setup() {
   await build({
-    entryPoints: [path.resolve(import.meta.dirname, "../../src/countries/cl/exchange/verify.ts")],
-    outfile: BUNDLE,
+    entryPoints: [path.resolve(import.meta.dirname, "../../src/countries/cl/exchange/verify.ts"), path.resolve(import.meta.dirname, "../../src/countries/cl/xml/xml.ts")],
+    outdir: path.dirname(BUNDLE),
     bundle: true,
     format: "esm",
     platform: "neutral",

@@ -28,8 +28,9 @@ import type { ReceivedRow } from "./view";
 
 /**
  * Limits of one received file (documented in the README). The size bounds the parsed tree, which
- * takes some 23 times the file's size in memory (a Worker has 128 MB): 3 MiB holds an envelope of
- * some 600 DTEs; the SII itself takes envelopes of up to about 2 MB.
+ * takes some 5 times the file's size in memory, beside the file's text, the kept forms and the
+ * request (a Worker has 128 MB): 3 MiB holds an envelope of some 600 DTEs; the SII itself takes
+ * envelopes of up to about 2 MB.
  */
 export const MAX_FILE_BYTES = 3 * 1024 * 1024;
 export const MAX_DTES_PER_FILE = 2000;

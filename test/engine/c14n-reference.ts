@@ -5,7 +5,7 @@
 /* eslint-disable */
 /**
  * Canonical XML 1.0 (http://www.w3.org/TR/2001/REC-xml-c14n-20010315, without comments) over an
- * @xmldom/xmldom tree, for a whole document or for one element's subtree as a document subset (the
+ * parsed tree (src/countries/cl/xml/tree.ts), for a whole document or for one element's subtree as a document subset (the
  * apex element receives every namespace declaration in scope and the inherited xml:* attributes).
  * Options add the variants inbound verification needs: exclusive C14N (xml-exc-c14n, no inclusive
  * prefixes) and "no namespaces" (every xmlns declaration dropped), and an excluded node (the
@@ -29,7 +29,7 @@ function ownNs(el: XElement): [string, string][] {
   const out: [string, string][] = [];
   const attrs = el.attributes;
   for (let i = 0; i < attrs.length; i++) {
-    const a = attrs.item(i)!;
+    const a = attrs[i]!;
     if (a.name === "xmlns") out.push(["", a.value]);
     else if (a.name.startsWith("xmlns:")) out.push([a.name.slice(6), a.value]);
   }
@@ -96,7 +96,7 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
       const used = new Set<string>([prefixOf(el.nodeName)]);
       const attrs = el.attributes;
       for (let i = 0; i < attrs.length; i++) {
-        const a = attrs.item(i)!;
+        const a = attrs[i]!;
         if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
         const p = prefixOf(a.name);
         if (p && p !== "xml") used.add(p);
@@ -122,7 +122,7 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
   const seen = new Set<string>();
   const a0 = el.attributes;
   for (let i = 0; i < a0.length; i++) {
-    const a = a0.item(i)!;
+    const a = a0[i]!;
     if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
     const uri = a.namespaceURI ?? "";
     if (opts.stripNamespaces && uri && uri !== XML_NS) {
@@ -137,7 +137,7 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
     for (let p = el.parentNode; p && p.nodeType === 1; p = p.parentNode) {
       const pa = (p as XElement).attributes;
       for (let i = 0; i < pa.length; i++) {
-        const a = pa.item(i)!;
+        const a = pa[i]!;
         if (a.name.startsWith("xml:") && !a.name.startsWith("xmlns") && !seen.has(a.name)) {
           seen.add(a.name);
           attrs.push({ uri: XML_NS, local: a.localName ?? a.name.slice(4), name: a.name, value: a.value });

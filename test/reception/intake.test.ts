@@ -133,7 +133,7 @@ describe("upload intake", () => {
     expect(zipped.body.error.message).toMatch(/^The file is a zip archive: upload the XML file inside it/);
     // Malformed XML is named in the parser's words, once.
     const malformed = await upload(r, '<EnvioDTE version=1.0></EnvioDTE>');
-    expect(malformed.body.error.message).toBe('The file was not taken in: The received file is not well-formed XML: attribute "1.0" missed quot(")!');
+    expect(malformed.body.error.message).toBe('The file was not taken in: The received file is not well-formed XML: 1:19: unquoted attribute value.');
     // A file that is not XML at all (notes, a PDF) says so in a line, never quoting its content.
     const text = await upload(r, `# Notas\n${"Texto libre. ".repeat(200)}`, "notas.txt");
     expectError(text, 422, "RECEPTION_FILE_INVALID");

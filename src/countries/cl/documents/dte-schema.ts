@@ -391,7 +391,7 @@ class Checker {
   attributes(el: XElement, decls: AttributeDecl[], path: string): void {
     const attrs = el.attributes;
     for (let i = 0; i < attrs.length; i++) {
-      const a = attrs.item(i)!;
+      const a = attrs[i]!;
       if (a.name === "xmlns" || a.name.startsWith("xmlns:") || a.namespaceURI === "http://www.w3.org/2001/XMLSchema-instance") continue;
       let declared = false;
       for (let j = 0; j < decls.length && !declared; j++) declared = decls[j]![0] === a.name;

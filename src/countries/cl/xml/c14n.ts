@@ -1,6 +1,6 @@
 /**
  * Canonical XML 1.0 (http://www.w3.org/TR/2001/REC-xml-c14n-20010315, without comments) over an
- * @xmldom/xmldom tree, for a whole document or for one element's subtree as a document subset (the
+ * parsed tree (tree.ts), for a whole document or for one element's subtree as a document subset (the
  * apex element receives every namespace declaration in scope and the inherited xml:* attributes).
  * Options add the variants inbound verification needs: exclusive C14N (xml-exc-c14n, no inclusive
  * prefixes), "no namespaces" (every xmlns declaration dropped), a boundary (the scope starts at an
@@ -40,7 +40,7 @@ function ownNs(el: XElement): [string, string][] {
   const out: [string, string][] = [];
   const attrs = el.attributes;
   for (let i = 0; i < attrs.length; i++) {
-    const a = attrs.item(i)!;
+    const a = attrs[i]!;
     if (a.name === "xmlns") out.push(["", a.value]);
     else if (a.name.startsWith("xmlns:")) out.push([a.name.slice(6), a.value]);
   }
@@ -127,7 +127,7 @@ function namespaceDecls(el: XElement, scope: NsMap, rendered: NsMap, candidates:
     const used = new Set<string>([prefixOf(el.nodeName)]);
     const attrs = el.attributes;
     for (let i = 0; i < attrs.length; i++) {
-      const n = attrs.item(i)!.name;
+      const n = attrs[i]!.name;
       if (n === "xmlns" || n.startsWith("xmlns:")) continue;
       const p = prefixOf(n);
       if (p && p !== "xml") used.add(p);
@@ -153,7 +153,7 @@ function attributesOf(el: XElement, inherit: boolean, opts: C14nOptions): Attr[]
   const seen = new Set<string>();
   const a0 = el.attributes;
   for (let i = 0; i < a0.length; i++) {
-    const a = a0.item(i)!;
+    const a = a0[i]!;
     if (a.name === "xmlns" || a.name.startsWith("xmlns:")) continue;
     const uri = a.namespaceURI ?? "";
     const local = a.localName ?? a.name;
@@ -165,7 +165,7 @@ function attributesOf(el: XElement, inherit: boolean, opts: C14nOptions): Attr[]
     for (let p = el.parentNode; p && p.nodeType === 1; p = p.parentNode) {
       const pa = (p as XElement).attributes;
       for (let i = 0; i < pa.length; i++) {
-        const a = pa.item(i)!;
+        const a = pa[i]!;
         if (!a.name.startsWith("xml:") || seen.has(a.name)) continue;
         seen.add(a.name);
         attrs.push({ uri: XML_NS, local: a.localName ?? a.name.slice(4), name: a.name, value: a.value });

@@ -1,6 +1,5 @@
 /**
- * Bounds on the shape of XML, enforced while @xmldom/xmldom parses it (its DOMParser takes the class
- * that builds the tree, `domHandler`): a file outside them is refused at the node that crosses one,
+ * Bounds on the shape of XML, enforced while the parser reports each node (tree.ts): a file outside them is refused at the node that crosses one,
  * before the parser goes further or the tree reaches any recursive walk (C14N, the verifications).
  * Received files are untrusted, and a file of a hostile shape must cost no more than an ordinary file
  * of its size (bench/hostile.bench.mjs measures each shape against a signed envelope).
@@ -31,10 +30,8 @@
  *   memory;
  * - no DTD (<!DOCTYPE>): nothing the SII sends declares one, and entities are what it would declare.
  * Long values, texts, comments and processing instructions cost the parser what ordinary text does
- * and are not bounded here (the file's size bounds them); a comment of several megabytes exhausts
- * the stack of xmldom's pattern for comments, and is refused as too long.
+ * and are not bounded here (the file's size bounds them), nor are they by the parser's design: it reads each character once.
  */
-import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
 
 export const XML_LIMITS = {
@@ -51,31 +48,15 @@ export const XML_LIMITS = {
   charsPerNode: 8,
 } as const;
 
-/** What xmldom passes to startElement as the attributes (sax.js ElementAttributes). */
-interface SaxAttributes {
-  length: number;
-  getQName(i: number): string;
-}
-
-/** xmldom's own tree builder (DOMHandler, which the package does not export): the default of a DOMParser. */
-interface DomBuilder {
-  startElement(namespaceURI: string | null, localName: string, qName: string, attrs: SaxAttributes): void;
-  endElement(namespaceURI: string | null, localName: string, qName: string): void;
-  characters(chars: string, start: number, length: number): void;
-  comment(chars: string, start: number, length: number): void;
-  processingInstruction(target: string, data: string): void;
-  startDTD(name: string, publicId: string, systemId: string, internalSubset: string): void;
-  reportError(level: string, message: string): void;
-}
-type DomBuilderClass = new (options: object) => DomBuilder;
-const DomHandler = (new DOMParser() as unknown as { domHandler: DomBuilderClass }).domHandler;
+const n = (x: number) => x.toLocaleString("en-US");
 
 /**
- * xmldom's tree builder with the bounds above. A bound crossed throws an EngineError from the
- * callback; the parser catches what a callback throws and reports it as an error (reportError),
- * which throws the same EngineError again, so that the caller receives it as it was made.
+ * The bounds of one parse of `length` characters of `what` (named in the refusal: "The received
+ * file is refused: …"). The parser calls `open` at an element's name, `attribute` at each of its
+ * attributes, `element` when its start tag is complete, `close` at its end and `node` at every other
+ * node; a bound crossed throws an EngineError XML_MALFORMED at once.
  */
-class LimitedDomHandler extends DomHandler {
+export class ShapeBounds {
   private depth = 0;
   /** Namespace declarations in scope, and how many each open element made. */
   private namespaces = 0;
@@ -83,87 +64,55 @@ class LimitedDomHandler extends DomHandler {
   private declarations = 0;
   private elements = 0;
   private nodes = 0;
-  private refusal: EngineError | null = null;
+  private attributes = 0;
+  private declaring = 0;
+  private current = "";
+  private readonly maxNodes: number;
+  private readonly maxDeclarations: number;
 
-  constructor(options: object, private readonly what: string, private readonly limits: { nodes: number; declarations: number }) {
-    super(options);
+  constructor(private readonly what: string, length: number) {
+    this.maxNodes = XML_LIMITS.nodeBase + Math.floor(length / XML_LIMITS.charsPerNode);
+    this.maxDeclarations = XML_LIMITS.namespaceBase + Math.floor(length / XML_LIMITS.charsPerNamespace);
   }
 
-  private refuse(reason: string): never {
-    this.refusal = new EngineError("XML_MALFORMED", `${this.what} is refused: ${reason}`);
-    throw this.refusal;
+  refuse(reason: string): never {
+    throw new EngineError("XML_MALFORMED", `${this.what} is refused: ${reason}`);
   }
 
-  private node() {
-    if (++this.nodes > this.limits.nodes) this.refuse(`it holds more than ${this.limits.nodes.toLocaleString("en-US")} nodes (elements, texts, comments) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
+  node(): void {
+    if (++this.nodes > this.maxNodes) this.refuse(`it holds more than ${n(this.maxNodes)} nodes (elements, texts, comments) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
   }
 
-  private name(kind: string, name: string) {
-    if (name.length > XML_LIMITS.nameLength) this.refuse(`${kind} name of ${name.length.toLocaleString("en-US")} characters (at most ${XML_LIMITS.nameLength})`);
+  name(kind: string, name: string): void {
+    if (name.length > XML_LIMITS.nameLength) this.refuse(`${kind} name of ${n(name.length)} characters (at most ${XML_LIMITS.nameLength})`);
   }
 
-  override startElement(namespaceURI: string | null, localName: string, qName: string, attrs: SaxAttributes) {
+  open(qName: string): void {
     this.name("an element", qName);
     if (++this.depth > XML_LIMITS.depth) this.refuse(`its elements nest more than ${XML_LIMITS.depth} levels deep`);
-    if (++this.elements > XML_LIMITS.elements) this.refuse(`it holds more than ${XML_LIMITS.elements.toLocaleString("en-US")} elements`);
-    if (attrs.length > XML_LIMITS.attributes) this.refuse(`<${qName}> has ${attrs.length.toLocaleString("en-US")} attributes (at most ${XML_LIMITS.attributes})`);
-    let declares = 0;
-    for (let i = 0; i < attrs.length; i++) {
-      const q = attrs.getQName(i);
-      this.name("an attribute", q);
-      if (q.startsWith("xmlns") && (q.length === 5 || q.charCodeAt(5) === 58 /* : */)) declares++;
-    }
-    this.declared.push(declares);
-    if ((this.namespaces += declares) > XML_LIMITS.namespacesInScope) this.refuse(`more than ${XML_LIMITS.namespacesInScope} namespace declarations are in scope at <${qName}>`);
-    if ((this.declarations += declares) > this.limits.declarations) this.refuse(`it holds more than ${this.limits.declarations.toLocaleString("en-US")} namespace declarations for its size, more than one per ${XML_LIMITS.charsPerNamespace} characters`);
+    if (++this.elements > XML_LIMITS.elements) this.refuse(`it holds more than ${n(XML_LIMITS.elements)} elements`);
     this.node();
-    super.startElement(namespaceURI, localName, qName, attrs);
+    this.attributes = 0;
+    this.declaring = 0;
+    this.current = qName;
   }
 
-  override endElement(namespaceURI: string | null, localName: string, qName: string) {
+  attribute(qName: string): void {
+    if (++this.attributes > XML_LIMITS.attributes) this.refuse(`<${this.current}> has more than ${XML_LIMITS.attributes} attributes`);
+    this.name("an attribute", qName);
+    if (qName.startsWith("xmlns") && (qName.length === 5 || qName.charCodeAt(5) === 58 /* : */)) {
+      this.declaring++;
+      if (++this.declarations > this.maxDeclarations) this.refuse(`it holds more than ${n(this.maxDeclarations)} namespace declarations for its size, more than one per ${XML_LIMITS.charsPerNamespace} characters`);
+    }
+  }
+
+  element(qName: string): void {
+    this.declared.push(this.declaring);
+    if ((this.namespaces += this.declaring) > XML_LIMITS.namespacesInScope) this.refuse(`more than ${XML_LIMITS.namespacesInScope} namespace declarations are in scope at <${qName}>`);
+  }
+
+  close(): void {
     this.depth--;
     this.namespaces -= this.declared.pop()!;
-    super.endElement(namespaceURI, localName, qName);
   }
-
-  override characters(chars: string, start: number, length: number) {
-    if (length > 0) this.node();
-    super.characters(chars, start, length);
-  }
-
-  override comment(chars: string, start: number, length: number) {
-    this.node();
-    super.comment(chars, start, length);
-  }
-
-  override processingInstruction(target: string, data: string) {
-    this.name("a processing instruction's", target);
-    this.node();
-    super.processingInstruction(target, data);
-  }
-
-  override startDTD(): void {
-    this.refuse("it carries a DTD (<!DOCTYPE>), which is not accepted");
-  }
-
-  override reportError(level: string, message: string) {
-    if (this.refusal) throw this.refusal;
-    // xmldom matches a comment with a regular expression that exhausts the stack on one of several megabytes.
-    if (message.includes("Maximum call stack size exceeded")) this.refuse("a part of it (a comment of megabytes, say) is too long for the XML parser");
-    super.reportError(level, message);
-  }
-}
-
-/**
- * The `domHandler` option of a DOMParser that parses `length` characters of `what` (named in the
- * refusal: "The received file is refused: …") within XML_LIMITS.
- */
-export function limitedDomHandler(what: string, length: number): unknown {
-  const limits = { nodes: XML_LIMITS.nodeBase + Math.floor(length / XML_LIMITS.charsPerNode), declarations: XML_LIMITS.namespaceBase + Math.floor(length / XML_LIMITS.charsPerNamespace) };
-  // xmldom calls `new domHandler(options)`: a function that returns an object makes that object the
-  // result, so one class serves every parse (a class made per parse would make xmldom's calls on
-  // its builder polymorphic).
-  return function (options: object) {
-    return new LimitedDomHandler(options, what, limits);
-  };
 }

@@ -1,15 +1,12 @@
 /**
- * XML plumbing: ISO-8859-1 bytes, escaping in canonical (C14N) form, a strict DOM parser
- * (@xmldom/xmldom) and a tiny element writer. The engine writes every XML it produces as text whose
+ * XML plumbing: ISO-8859-1 bytes, escaping in canonical (C14N) form, the strict parser (tree.ts)
+ * and a tiny element writer. The engine writes every XML it produces as text whose
  * escaping already matches C14N, so the bytes that are signed are the bytes that are shipped.
  */
-import { DOMParser } from "@xmldom/xmldom";
 import { EngineError } from "../errors";
-import { limitedDomHandler } from "./limits";
+import { buildTree, type XDocument, type XElement, type XNode } from "./tree";
 
-export type XDocument = import("@xmldom/xmldom").Document;
-export type XElement = import("@xmldom/xmldom").Element;
-export type XNode = import("@xmldom/xmldom").Node;
+export type { XAttr, XDocument, XElement, XNode } from "./tree";
 
 export const NS_SII = "http://www.sii.cl/SiiDte";
 export const NS_DSIG = "http://www.w3.org/2000/09/xmldsig#";
@@ -128,43 +125,17 @@ export function escAttr(s: string): string {
 }
 
 /**
- * Parses XML text strictly (no recovery) with @xmldom/xmldom, the one parser of every XML this
- * service reads. Throws XML_MALFORMED. Line ends are normalised to LF.
+ * Parses XML text strictly (no recovery) into the tree of tree.ts, the one parser of every XML this
+ * service reads. Throws XML_MALFORMED. Line ends are normalised to LF, attribute values as XML 1.0
+ * says (whitespace characters to spaces).
  */
 export function parseXml(text: string, what = "XML"): XDocument {
-  return parseXmlDom(text, what);
-}
-
-export function parseXmlDom(text: string, what = "XML"): XDocument {
   // A file that does not begin with markup is not XML at all (a text, a PDF): say that, not the parser's complaint about its content.
   if (!/^\uFEFF?\s*</.test(text.slice(0, 1024))) throw new EngineError("XML_MALFORMED", `${what} is not XML: it does not begin with "<"`);
-  let doc: XDocument;
-  // The parser's own words (it wraps what onError throws as "Reporting <level> … caused Error: …").
-  let reason: string | null = null;
-  try {
-    doc = new DOMParser({
-      // The bounds of limits.ts (depth, attributes, names, namespaces, nodes; no DTD), enforced as it parses.
-      domHandler: limitedDomHandler(what, text.length),
-      onError: (level: string, msg: string) => {
-        // @xmldom/xmldom repairs some malformed markup with only a warning (an attribute value
-        // without quotes or without a value, attributes without a space between them): that is
-        // not XML, and is refused like any error. Its one other warning in XML, a U+FFFD in the
-        // text, is about how the source was decoded, not about its form.
-        if (level === "warning" && msg.startsWith("Unicode replacement character")) return;
-        reason ??= msg.split("\n")[0]!;
-        throw new Error(msg);
-      },
-    }).parseFromString(text.replace(/\r\n?/g, "\n"), "text/xml");
-  } catch (e) {
-    if (e instanceof EngineError) throw e;
-    throw new EngineError("XML_MALFORMED", `${what} is not well-formed XML: ${bounded(reason ?? (e as Error).message.split("\n")[0]!)}`, { cause: e });
-  }
+  const doc = buildTree(text, what);
   if (!doc.documentElement) throw new EngineError("XML_MALFORMED", `${what} has no root element`);
   return doc;
 }
-
-/** The parser's words, which may quote the content it stopped at: at most 160 characters. */
-const bounded = (reason: string) => (reason.length > 160 ? `${reason.slice(0, 159)}…` : reason);
 
 /** Child elements of `el` with a given local name (any namespace). */
 export function childElements(el: XElement, localName?: string): XElement[] {
