@@ -10,7 +10,7 @@
 // alternating; the ratio large/small of each p99 (target <= 2). Then the query plans of the list
 // queries on the large company (EXPLAIN QUERY PLAN, SQL as src/domain/invoices/queries.ts builds it;
 // totals of counted filters come from the store's counters, src/db/document-store/counters.ts).
-// READS_BENCH_WRITE_DOC=1 writes the table into docs/capacity.md ("Reads at 1 million documents").
+// READS_BENCH_WRITE_DOC=1 writes the table to bench/results/reads.md (the latest run only).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -14,7 +14,7 @@
 // store's schema, the certificate opened, the caches filled) it carries; the second is what a
 // service sees on an ordinary day, companies that have issued before. Then the model's extrapolation to 10 million
 // documents a day across 100,000 companies (target: no store above 50 % of a limit).
-// SCALE_BENCH_WRITE_DOC=1 writes the tables into docs/capacity.md ("Load simulation").
+// SCALE_BENCH_WRITE_DOC=1 writes the tables to bench/results/scale.md (the latest run only).
 // Each run also reports the CPU seconds of workerd, the wrangler CLI and this bench during the
 // measured load; SCALE_BENCH_PROFILE=file.cpuprofile takes a V8 CPU profile of the Worker's isolate
 // over the first load (SCALE_BENCH_PROFILE_PHASE=steady: the second; the baseline's goes to

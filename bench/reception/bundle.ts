@@ -3,8 +3,8 @@
  * inbound verification the way `wrangler deploy` bundles the Worker (esbuild, one ES module, the
  * target wrangler sets), into bench/reception/.bundle/verify.mjs (and the parser alone, .bundle/xml.mjs). The bench times that bundle beside
  * the same code as vitest's module runner loads it: the runner turns every use of an imported
- * binding into a getter call, which the deployed Worker never pays (README, "Reception
- * verification cost").
+ * binding into a getter call, which the deployed Worker never pays (docs/reception-verification.md,
+ * "Cost").
  */
 import { build } from "esbuild";
 import path from "node:path";

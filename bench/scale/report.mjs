@@ -1,5 +1,5 @@
 // Per-partition figures of one run and the Markdown the bench prints and writes to docs/capacity.md.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pct, root } from "../lib.mjs";
 import { modelTable } from "./model.mjs";
@@ -38,16 +38,11 @@ export function runTable(runs, noop) {
   return lines.join("\n");
 }
 
-/** Replaces a generated block of docs/capacity.md (`scale`: "Load simulation", `reads`: "Reads at 1 million documents"). */
+/** Writes a run's tables to bench/results/<block>.md (`scale` or `reads`), the latest run only. */
 export function writeDoc(markdown, block = "scale") {
-  const START = `<!-- ${block} tables: start -->`;
-  const END = `<!-- ${block} tables: end -->`;
-  const file = path.join(root, "docs/capacity.md");
-  const doc = readFileSync(file, "utf8");
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`docs/capacity.md has no ${START} … ${END} block`);
-  writeFileSync(file, `${doc.slice(0, a + START.length)}\n${markdown}\n${doc.slice(b)}`);
+  const file = path.join(root, `bench/results/${block}.md`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${markdown}\n`);
 }
 
 export { modelTable };

@@ -25687,6 +25687,142 @@ export interface components {
             per_page: number;
             total: number;
         };
+        /**
+         * @description The `error.code` of an error answer. Each operation lists the codes it can answer; this is all of them.
+         *
+         *     | Status | Code | Meaning |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_FAILED` | The request failed validation; `details` names each field. |
+         *     | 400 | `MALFORMED_JSON` | The body is not valid JSON. |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | The Content-Type is not the one this operation accepts. |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | The body is larger than this operation accepts. |
+         *     | 404 | `ROUTE_NOT_FOUND` | No operation exists at this path. |
+         *     | 405 | `METHOD_NOT_ALLOWED` | The path exists but not with this HTTP method; see the Allow header. |
+         *     | 500 | `INTERNAL` | Unexpected server error. The message is generic; quote the request_id to support. |
+         *     | 503 | `SERVICE_UNAVAILABLE` | Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. |
+         *     | 503 | `CONTROL_DIRECTORY_UNAVAILABLE` | A withdrawal (key or user revoked, grant withdrawn, certificate or company deleted) was not made: the store every server reads access from could not be reached first. Nothing changed; retry. |
+         *     | 401 | `AUTH_MISSING_API_KEY` | No X-Api-Key header was sent. |
+         *     | 401 | `AUTH_INVALID_API_KEY` | The X-Api-Key is malformed, unknown or revoked. |
+         *     | 403 | `AUTH_COMPANY_ACCESS_DENIED` | The key is valid but has no access to this company. |
+         *     | 403 | `AUTH_ROLE_FORBIDDEN` | The key's role may not perform this operation. |
+         *     | 409 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was already used with a different request body. |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | A request with this Idempotency-Key is still being processed; retry later. |
+         *     | 400 | `IDEMPOTENCY_KEY_INVALID` | The Idempotency-Key header must be 1 to 255 printable ASCII characters. |
+         *     | 404 | `USER_NOT_FOUND` | No such user for this client. |
+         *     | 409 | `USER_EMAIL_TAKEN` | A user with this e-mail already exists for this client. |
+         *     | 409 | `USER_REVOKED` | The user is revoked; no keys can be created for it. |
+         *     | 404 | `API_KEY_NOT_FOUND` | No such API key for this client. |
+         *     | 409 | `API_KEY_LAST_OWNER` | The operation would leave the client without an active OWNER key. |
+         *     | 400 | `API_KEY_GRANT_NOT_APPLICABLE` | Company grants apply to MEMBER keys only; OWNER and ADMIN keys reach every company. |
+         *     | 404 | `CATALOG_COUNTRY_NOT_SUPPORTED` | No reference catalogs for this country (only CL / CHL today). |
+         *     | 404 | `TAXPAYER_NOT_FOUND` | The RUT is not in the directory of authorised electronic taxpayers. |
+         *     | 404 | `COMPANY_NOT_FOUND` | No such company (or it was deleted). |
+         *     | 400 | `COMPANY_TAX_ID_INVALID` | The tax identification number is malformed or its check digit is wrong. |
+         *     | 409 | `COMPANY_TAX_ID_TAKEN` | This client already has an active company with this tax identification number. |
+         *     | 400 | `COMPANY_COUNTRY_UNKNOWN` | The country is not a known ISO 3166 alpha-2 or alpha-3 code. |
+         *     | 400 | `COMPANY_DOCUMENT_CODE_UNKNOWN` | The tax identification document code is not in the catalog of the company's country. |
+         *     | 400 | `LOGO_INVALID_FORMAT` | The logo is not a PNG or JPEG image (detected from its bytes), cannot be parsed completely, or is larger than 4096 x 4096 pixels. |
+         *     | 413 | `LOGO_TOO_LARGE` | The logo is larger than 1 MiB. |
+         *     | 404 | `LOGO_NOT_FOUND` | The company has no logo. |
+         *     | 400 | `CERTIFICATE_NOT_PFX` | The uploaded file is not a PKCS#12 (.pfx/.p12) archive. |
+         *     | 400 | `CERTIFICATE_WRONG_PASSWORD` | The password does not open the .pfx. |
+         *     | 400 | `CERTIFICATE_PFX_TOO_COSTLY` | The .pfx asks for more than 200,000 key-derivation iterations (MAC or encryption); refused before deriving anything. Export it again with default settings. |
+         *     | 400 | `CERTIFICATE_NO_PRIVATE_KEY` | The .pfx holds no (RSA) private key. |
+         *     | 400 | `CERTIFICATE_NO_CERTIFICATE` | The .pfx holds no certificate. |
+         *     | 400 | `CERTIFICATE_KEY_MISMATCH` | No certificate in the .pfx matches its private key. |
+         *     | 400 | `CERTIFICATE_RUT_INVALID` | The certificate's holder RUT (SAN 1.3.6.1.4.1.8321.1) is present but not a valid RUT (check digit or form). |
+         *     | 400 | `CERTIFICATE_NO_RUT` | The certificate carries no RUT of its holder (SAN 1.3.6.1.4.1.8321.1): the SII authenticates the sender by it. |
+         *     | 400 | `CERTIFICATE_EXPIRED` | The certificate has expired. |
+         *     | 400 | `CERTIFICATE_NOT_YET_VALID` | The certificate is not valid yet. |
+         *     | 409 | `CERTIFICATE_DUPLICATE` | This certificate is already stored for the company. |
+         *     | 404 | `CERTIFICATE_NOT_FOUND` | No such certificate for this company. |
+         *     | 422 | `CERTIFICATE_REQUIRED` | The company has no valid, current active certificate: nothing can be signed or issued. |
+         *     | 400 | `ENUMERATION_CAF_INVALID` | The CAF file is not a valid CAF (not XML, malformed, bad SII signature, untrusted key or key pair mismatch); the message says which. |
+         *     | 400 | `ENUMERATION_CAF_WRONG_COMPANY` | The CAF authorises folios of another RUT than the company's. |
+         *     | 400 | `ENUMERATION_CAF_UNKNOWN_TYPE` | The CAF is for a document type this service does not issue. |
+         *     | 400 | `ENUMERATION_CAF_WRONG_ENVIRONMENT` | The CAF was signed by the SII key of another environment than the one configured (certification vs production). |
+         *     | 409 | `ENUMERATION_CAF_DUPLICATE` | This CAF range is already loaded. |
+         *     | 409 | `ENUMERATION_CAF_OVERLAP` | The CAF range overlaps a range already loaded for the document type. |
+         *     | 409 | `ENUMERATION_CAF_HELD_ELSEWHERE` | Another account of this service already loaded an overlapping range of this type for the same RUT: the SII authorises each folio once, so it can be issued from one account only. |
+         *     | 400 | `ENUMERATION_DOCUMENT_TYPE_UNKNOWN` | The document type is neither an SII code (33, 61, ...) nor a known mnemonic (FAC, NCV, ...). |
+         *     | 501 | `ENUMERATION_REFETCH_NOT_SUPPORTED` | Requesting CAFs from the real SII is not possible from this service (the SII hands them out only in its certificate-authenticated portal); download the CAF there and upload it. |
+         *     | 503 | `ENUMERATION_AUTHORITY_UNAVAILABLE` | The tax authority did not answer the CAF request; retry later. |
+         *     | 400 | `ENUMERATION_OUT_OF_RANGE` | next_folio_number is outside every loaded range or in a gap between CAFs. |
+         *     | 400 | `ENUMERATION_NO_FOLIOS_AVAILABLE_FROM` | next_folio_number is inside a loaded range but no folio at or above it is available; nothing was modified. |
+         *     | 404 | `ENUMERATION_NOT_FOUND` | The document type has no active folio ranges (CAF). |
+         *     | 400 | `ENUMERATION_THRESHOLD_INVALID` | The alert threshold must be a whole number from 0 to 1,000,000, or null for the default. |
+         *     | 400 | `INVOICE_DOCUMENT_TYPE_UNKNOWN` | invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). |
+         *     | 400 | `INVOICE_INVALID_INPUT` | The invoice body does not match the schema (a required field is missing or has the wrong type). |
+         *     | 400 | `INVOICE_INVALID_NUMBER` | A number is not a plain decimal, is negative where it must not be, or has too many decimals. |
+         *     | 400 | `INVOICE_INVALID_DATE` | A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). |
+         *     | 400 | `INVOICE_INVALID_RUT` | A RUT is malformed or its check digit is wrong. |
+         *     | 400 | `INVOICE_TOO_MANY_LINES` | More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). |
+         *     | 400 | `INVOICE_FIELD_TOO_LONG` | A text field is longer than the SII allows for it. |
+         *     | 400 | `INVOICE_CHARACTER_NOT_LATIN1` | A text field holds a character outside ISO-8859-1, which the SII files cannot carry. |
+         *     | 400 | `INVOICE_TAX_NOT_ALLOWED` | A tax type is unknown or not allowed on this line or document type. |
+         *     | 400 | `INVOICE_TAX_RATE_MISMATCH` | A tax rate differs from the rate the SII fixes for that tax. |
+         *     | 400 | `INVOICE_TOTALS_MISMATCH` | An amount sent by the client differs from the amount the engine computed; `expected` holds it. |
+         *     | 400 | `INVOICE_AMOUNT_OUT_OF_RANGE` | An amount is negative or exceeds 18 digits. |
+         *     | 400 | `INVOICE_CURRENCY_NOT_SUPPORTED` | The currency is not allowed for this document type or has no SII customs name. |
+         *     | 400 | `INVOICE_REFERENCE_REQUIRED` | The document type needs a reference (notes and cancellations). |
+         *     | 400 | `INVOICE_REFERENCE_INVALID` | A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal). |
+         *     | 400 | `INVOICE_ZERO_TOTAL` | A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). |
+         *     | 400 | `INVOICE_REASON_CODE_UNKNOWN` | reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). |
+         *     | 400 | `INVOICE_FIELD_NOT_ALLOWED` | A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). |
+         *     | 400 | `INVOICE_CATALOG_CODE_UNKNOWN` | A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. |
+         *     | 404 | `RECEIVED_DOCUMENT_NOT_FOUND` | No such received document for this company. |
+         *     | 404 | `INBOUND_MESSAGE_NOT_FOUND` | No such inbound message (e-mail or upload) for this company. |
+         *     | 422 | `RECEPTION_FILE_INVALID` | The uploaded file is not an EnvioDTE or a DTE (or breaks a reception limit); nothing was stored. |
+         *     | 404 | `RECEPTION_FILE_NOT_AVAILABLE` | That file does not exist (yet) for this received document: its XML has not arrived, or the response was not produced. |
+         *     | 422 | `RECEPTION_ACTION_TYPE` | Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed. |
+         *     | 422 | `RECEPTION_ACTION_NO_XML` | The document is known from the SII's register only; its XML has not arrived, so it cannot be checked or acknowledged yet. |
+         *     | 422 | `RECEPTION_ACTION_UNVERIFIED` | The document failed verification: it cannot be accepted or acknowledged (only claimed). |
+         *     | 422 | `RECEPTION_DEADLINE_PASSED` | The 8 calendar days from the SII reception time have passed: the document is accepted by law and cannot be answered. |
+         *     | 409 | `RECEPTION_ACTION_CONFLICT` | The action contradicts one already recorded: an acceptance (ACD/ERM) excludes a claim (RCD/RFP/RFT) and vice versa. |
+         *     | 422 | `RECEPTION_NOT_AT_AUTHORITY` | The SII has no record of this document (it was not declared to the SII, or not yet): nothing can be recorded. |
+         *     | 422 | `RECEPTION_AUTHORITY_REFUSED` | The SII refused the action; its code and reason are in the message. |
+         *     | 503 | `RECEPTION_AUTHORITY_UNAVAILABLE` | The SII did not answer; nothing was recorded. Retry later. |
+         *     | 409 | `RECEPTION_REPLY_MISSING` | The document has no such reply to mail: no RecepcionEnvio was built for its file, or that response was not sent. |
+         *     | 422 | `RECEPTION_REPLY_NO_ADDRESS` | No address is known for the supplier: give one in `email`. |
+         *     | 409 | `RECEPTION_REPLY_MAIL_PENDING` | The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED. |
+         *     | 503 | `RECEPTION_MAIL_UNAVAILABLE` | No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself. |
+         *     | 404 | `INVOICE_NOT_FOUND` | No such document for this company. |
+         *     | 400 | `INVOICE_ISSUER_MISMATCH` | issuer.document_number is not the company's tax id. |
+         *     | 422 | `INVOICE_NO_FOLIOS` | No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). |
+         *     | 409 | `INVOICE_DUPLICATE_EXTERNAL_REFERENCE` | A document with this external_reference already exists for the company; its id is in the message. |
+         *     | 409 | `INVOICE_ALREADY_CANCELLED` | The referenced document is already cancelled (or a cancelling note for it is in progress). |
+         *     | 422 | `INVOICE_NOT_CANCELLABLE` | The referenced document cannot be cancelled: its type cannot be cancelled by this note, or it was rejected or never issued. |
+         *     | 422 | `INVOICE_CANCELLATION_AMOUNT_MISMATCH` | A cancelling note (ANU) of one of our documents must total exactly what that document totals; to correct part of it use reason_code COM. |
+         *     | 422 | `INVOICE_CREDIT_EXCEEDS_REMAINING` | Credit notes (ANU, COM) referencing one of our documents never add up to more than it totals: the notes already issued against it (all but FAILED or REJECTED ones, those still in the pipeline included) plus this one would exceed it. The message names the document and the amount that can still be credited. |
+         *     | 400 | `INVOICE_RESOLUTION_MISMATCH` | issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. |
+         *     | 422 | `INVOICE_CANCELLATION_TYPE_MISMATCH` | This note type cannot cancel the referenced document's type (e.g. an export invoice is cancelled by note 112, not 61). |
+         *     | 410 | `INVOICE_XML_UNAVAILABLE` | The document FAILED before it was signed: its XML will never exist (final; do not retry). The document's `message` says why. |
+         *     | 409 | `INVOICE_XML_NOT_READY` | The signed XML does not exist yet (the document is still being generated); retry shortly. |
+         *     | 409 | `INVOICE_NOT_ACCEPTED` | The printed representation exists only once the tax authority accepted the document. |
+         *     | 400 | `INVOICE_PDF_FORMAT_UNKNOWN` | Unknown PDF format; use A4, 80mm or 58mm. |
+         *     | 409 | `INVOICE_NO_BUYER_RESPONSE` | Only a factura (33, 34, 43) the SII accepted has a buyer's answer to check. |
+         *     | 422 | `INVOICE_BUYER_REPLY_INVALID` | The uploaded file is not a buyer's reply (a RespuestaDTE or EnvioRecibos of the SII's namespace naming at least one document), or cannot be read; nothing was stored. |
+         *     | 404 | `INVOICE_BUYER_REPLY_NOT_FOUND` | The document has no buyer's reply with that id. |
+         *     | 409 | `INVOICE_NO_BUYER_DELIVERY` | Boletas (39, 41) go to consumers and are not mailed to a buyer as an EnvioDTE. |
+         *     | 422 | `INVOICE_BUYER_DELIVERY_NO_ADDRESS` | The SII's taxpayer directory has no exchange address for the buyer: send it with `email`. |
+         *     | 503 | `INVOICE_BUYER_DELIVERY_FAILED` | The EnvioDTE could not be built or mailed (no certificate, no mail binding, the mail service refused it); `buyer_delivery` says why and, while attempts are left, it is tried again by itself. |
+         *     | 404 | `INVOICE_BUYER_DELIVERY_NOT_SENT` | No EnvioDTE has been built for the document's buyer yet. |
+         *     | 503 | `INVOICE_BUYER_CHECK_UNAVAILABLE` | The SII did not answer or refused the query; the document is unchanged. Retry later (the service also checks by itself). |
+         *     | 404 | `WEBHOOK_NOT_FOUND` | No such webhook endpoint for this company. |
+         *     | 400 | `WEBHOOK_URL_INVALID` | The URL cannot receive webhooks (not https in production, a private or reserved host, credentials in it...); the message says why. |
+         *     | 400 | `WEBHOOK_EVENT_UNKNOWN` | An event type of the filter is not in the catalogue (the OpenAPI document's webhooks section); "*" means all. |
+         *     | 409 | `WEBHOOK_LIMIT_REACHED` | The company already has the most webhook endpoints allowed (20). |
+         *     | 404 | `WEBHOOK_DELIVERY_NOT_FOUND` | No such webhook delivery or event for this company. |
+         *     | 410 | `WEBHOOK_EVENT_EXPIRED` | The event is older than the 30-day retention of events and deliveries: it is deleted (or about to be) and cannot be sent again (final). |
+         *     | 404 | `DEAD_LETTER_NOT_FOUND` | No such dead-lettered message for this company. |
+         *     | 409 | `DEAD_LETTER_ALREADY_REDRIVEN` | The dead-lettered message was already sent back to its queue. |
+         *     | 503 | `DEAD_LETTER_QUEUE_UNAVAILABLE` | The message could not be sent back: its queue refused it, or this deployment has no producer binding for it. The dead letter stays DEAD; retry later. |
+         *     | 429 | `RATE_LIMITED` | Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. |
+         *     | 409 | `SIMULATOR_CAF_OVERLAP` | The simulated SII already granted folios of this type and RUT in an overlapping range. |
+         *     | 403 | `SIMULATOR_RUT_NOT_OWNED` | A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. |
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
         ErrorDetail: {
             /** @example legal_name */
             field: string;

@@ -2,7 +2,7 @@
 // The chaos run (issue 15) against the service as `npm start` runs it (wrangler dev, local D1, R2,
 // Queues, Durable Objects, the SII simulator), in a temporary state directory, built with the fault
 // hook (`--define __CHAOS__:true`; production builds never contain it). Prints the figures and exits
-// non-zero when an invariant fails. See README "Chaos run".
+// non-zero when an invariant fails. See docs/operations.md, "Chaos run".
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";

@@ -8,7 +8,7 @@
  *
  * Every control-plane write tells the objects it touches to forget, AFTER its D1 commit
  * (`forgetInDirectory`); a forget that fails is retried and logged, and DIRECTORY_TTL_MS bounds how
- * long an entry outlives a lost forget (README, "Configuration"). A write that withdraws something
+ * long an entry outlives a lost forget (docs/architecture.md, "Caches"). A write that withdraws something
  * (a key or user revoked, a grant withdrawn, a certificate deleted, a company deleted) first HOLDS
  * the objects (`holdInDirectory`: they drop their entries and keep no fill for HOLD_MS) and makes
  * no change if that fails, so a lost forget after it cannot keep the withdrawn row alive.
@@ -16,7 +16,7 @@
 import { AppError } from "../errors/app-error";
 import { describeError, log } from "../lib/log";
 
-/** How long an object trusts an entry it filled: the bound when a forget is lost (README). */
+/** How long an object trusts an entry it filled: the bound when a forget is lost (docs/architecture.md). */
 export const DIRECTORY_TTL_MS = 3_600_000;
 
 export type DirectoryEnv = Pick<Env, "CONTROL_DIRECTORY">;

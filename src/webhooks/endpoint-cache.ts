@@ -6,7 +6,7 @@
  * ENDPOINT_CACHE_MS; every endpoint write made in this isolate through src/webhooks (create, change,
  * delete, rotate, the failure run, disabling) calls `forgetEndpoints`, so this isolate sees it at
  * once; other isolates see it when their entry expires: an endpoint deleted or disabled elsewhere can
- * still be sent to for up to ENDPOINT_CACHE_MS (README, "Webhooks"). An empty list is cached too (a
+ * still be sent to for up to ENDPOINT_CACHE_MS (docs/webhooks.md). An empty list is cached too (a
  * company without endpoints costs no D1 statement per event), and a failed read is not. The master
  * key rotation's re-sealing (src/domain/secrets/rotation.ts) does not drop entries: a cached secret
  * sealed under the previous key still opens while that key is in the ring, as it is until the

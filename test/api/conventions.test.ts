@@ -92,7 +92,10 @@ describe("OpenAPI document", () => {
     for (const item of Object.values(doc.paths) as Record<string, { tags: string[] }>[]) {
       for (const op of Object.values(item)) for (const tag of op.tags) expect(TAGS).toContain(tag);
     }
-    for (const code of Object.keys(ERROR_CODES)) expect(doc.info.description).toContain(code);
+    // Every error code, with its status, in one schema of the reference; the introduction points at the guides.
+    expect(doc.components.schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_CODES));
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) expect(doc.components.schemas.ErrorCode.description).toContain(`| ${status} | \`${code}\` |`);
+    expect(doc.info.description).toContain("docs/api-guide.md");
   });
 
   it("documents every route the app serves, and nothing it does not", async () => {

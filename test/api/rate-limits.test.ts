@@ -110,7 +110,7 @@ describe("the high-volume tier (companies.rate_tier, set by the operator)", () =
   /**
    * What `npm run companies:tier` does (a D1 write from outside the Worker), with the company's
    * control directory object told at once: left alone it shows the change within its safety TTL
-   * (DIRECTORY_TTL_MS, README "Configuration"), then every isolate within 5 s.
+   * (DIRECTORY_TTL_MS, docs/architecture.md "Caches"), then every isolate within 5 s.
    */
   const setTier = async (id: string, tier: "STANDARD" | "HIGH_VOLUME") => {
     await env.DB.prepare("UPDATE companies SET rate_tier = ? WHERE id = ?").bind(tier, id).run();

@@ -12,7 +12,7 @@
  * dropped, settings or logo changed, company deleted) calls `companyControlChanged` after its D1
  * commit, which drops the company's entry in this isolate and in the directory object at once; other
  * isolates see the change when their entry expires: a deleted or replaced certificate can still sign
- * for up to CONTROL_CACHE_MS in isolates that read it before (README, "Configuration"). An expired
+ * for up to CONTROL_CACHE_MS in isolates that read it before (docs/architecture.md, "Caches"). An expired
  * certificate is never used: its dates are checked on every use. Absence is never cached (a
  * certificate or CAF just loaded works at once everywhere), and neither is a failed read. Folios do
  * not come from here: the folio allocator numbers documents.

@@ -18,31 +18,25 @@ const ERROR_TABLE = Object.entries(ERROR_CODES)
   .map(([code, { status, description }]) => `| ${status} | \`${code}\` | ${description} |`)
   .join("\n");
 
-const DESCRIPTION = `Issue, sign, send and receive Chilean electronic tax documents (DTE).
+/**
+ * The reference's introduction: one paragraph that points at the guides (docs/ in the repository),
+ * then the rate limits, which no operation states on its own. Every field, parameter and error of
+ * an operation is in the operation itself; the table of every error code is the ErrorCode schema.
+ */
+const DESCRIPTION = `Issue, sign, send and receive Chilean electronic tax documents (DTE). Every operation but \`/health\`, \`/openapi.json\` and \`/docs\` takes an API key in \`X-Api-Key\`: a test key (\`dte_test_…\`) works against the built-in SII simulator, a live key (\`dte_live_…\`) against the SII, and each mode sees only its own data. Errors share one envelope, \`{"error": {"code", "message", "request_id", "details"}}\` (every code: the \`ErrorCode\` schema); unknown fields are refused; lists page with \`page\` and \`per_page\`; creating POSTs take an \`Idempotency-Key\`; dates without offset are in the company's time zone. The guides in the repository's \`docs/\` folder explain each part: \`docs/api-guide.md\` (conventions, errors, pagination, idempotency, test and live mode), \`docs/issuing.md\`, \`docs/folios-and-caf.md\`, \`docs/reception.md\`, \`docs/webhooks.md\`, \`docs/catalogs.md\` and \`docs/simulator.md\`.
 
-**Test and live mode.** API keys are test keys (\`dte_test_…\`) or live keys (\`dte_live_…\`). Test keys always talk to the built-in SII simulator, in every deployment; live keys talk to the SII environment the deployment is configured for. Everything a key creates (companies and all below them: certificates, CAFs, documents, received documents, webhooks and their events) belongs to its mode and is invisible to the other mode (403, as another client's company); the same RUT can exist in both. Every successful JSON answer carries \`livemode\`, and so does every webhook delivery.
+${RATE_LIMITS_DOC}`;
 
-**Authentication.** Every operation except \`/health\`, \`/openapi.json\`, \`/docs\` and logo files needs an API key in the \`X-Api-Key\` header.
-A missing or invalid key answers 401; a valid key without access to the company answers 403. Under \`/api/\` the key is checked before the path: without a valid key a path that is no operation also answers 401 (with one, 404 \`ROUTE_NOT_FOUND\`), so the paths that exist are not told to a caller without a key. An \`apiKey\` query parameter or form field is ignored.
-
-**Errors.** Every error has the same body: \`{"error": {"code", "message", "request_id", "details": [{"field", "message"}]}}\`.
-Every response carries \`X-Request-Id\`: yours if you send one matching \`${REQUEST_ID_PATTERN.source}\` (8 to 128 letters, digits, \`.\`, \`_\`, \`:\` or \`-\`), otherwise a new \`req_…\` id.
-
-**Strict input.** An unknown query parameter, JSON field (at any depth) or multipart part is a 400 \`VALIDATION_FAILED\` naming each one in \`details[].field\` (e.g. \`items[0].discount_amout\`), with a close known name when there is one ("did you mean \`discount_amount\`?"). Nothing is silently dropped. The \`apiKey\` query parameter or form field is the exception: accepted and ignored.
+/** Every error code with its status and meaning, as one schema of the reference. */
+const ERROR_CODE_SCHEMA = {
+  type: "string",
+  enum: Object.keys(ERROR_CODES),
+  description: `The \`error.code\` of an error answer. Each operation lists the codes it can answer; this is all of them.
 
 | Status | Code | Meaning |
 |---|---|---|
-${ERROR_TABLE}
-
-**Lists** answer \`{data, current_page, per_page, total, last_page}\`; \`page\` starts at 1, \`per_page\` defaults to 20 and is at most 100.
-
-**Idempotency.** Creating POSTs accept an \`Idempotency-Key\` header: a repeat with the same body replays the first response for 24 hours (header \`Idempotent-Replayed: true\`); a JSON body is compared by meaning (key order and spacing do not count); the same key with another body is 409. Keys are per client and mode. A refused request (any 4xx) gives its key back, so the corrected request may use the same key. After a 5xx or a lost connection, retry with the same key and body: what the first attempt created is answered again (same id), never created twice; while an earlier attempt is still running the answer is 409 \`IDEMPOTENCY_KEY_IN_USE\` with \`Retry-After\` (1 s while the attempt is young; once it has held the key 5 s, most likely dead, the seconds until a retry takes it over: a claim left by an attempt that died is taken over 60 seconds after it started).
-
-${RATE_LIMITS_DOC}
-
-**Request bodies** have a size limit per operation (stated in each one's description); above it the answer is 413 \`PAYLOAD_TOO_LARGE\`.
-
-**Dates** without offset are in the company's time zone (default America/Santiago).`;
+${ERROR_TABLE}`,
+};
 
 export function registerDocument(app: OpenAPIHono<any, any, any>) {
   openApiWebhooks(app.openAPIRegistry);
@@ -50,7 +44,7 @@ export function registerDocument(app: OpenAPIHono<any, any, any>) {
     type: "apiKey",
     in: "header",
     name: "X-Api-Key",
-    description: "API key, e.g. `dte_sk_…`. Obtain the first one with `npm run --silent apikey:create -- --client NAME --role OWNER`.",
+    description: "API key, e.g. `dte_test_…` or `dte_live_…`. Obtain the first one with `npm run --silent apikey:create -- --client NAME --role OWNER`.",
   });
 }
 
@@ -83,6 +77,7 @@ function withConventions(doc: OpenApiDoc): OpenApiDoc {
   );
   doc.components = {
     ...doc.components,
+    schemas: { ...doc.components?.schemas, ErrorCode: ERROR_CODE_SCHEMA },
     parameters: {
       ...doc.components?.parameters,
       RequestId: {
