@@ -21,7 +21,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "pdf-bench-"));
 const out = path.join(dir, "pdf.mjs");
 await build({
   stdin: {
-    contents: `export * from "./src/pdf/index.ts"; export { sampleDocument, samplePng } from "./test/unit/pdf/samples.ts";`,
+    contents: `export * from "./src/pdf/index.ts"; export { sampleDocument, samplePng } from "./test/pdf/samples.ts";`,
     resolveDir: root,
     loader: "ts",
   },
@@ -29,6 +29,10 @@ await build({
   format: "esm",
   platform: "node",
   outfile: out,
+  // The renderer reaches modules that import the runtime's own (cloudflare:email); never loaded here.
+  external: ["cloudflare:*"],
+  // CommonJS dependencies (node-forge) require Node's modules: an ESM bundle needs a require for them.
+  banner: { js: `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);` },
   logLevel: "error",
 });
 const lib = await import(pathToFileURL(out).href);
