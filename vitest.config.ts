@@ -41,6 +41,12 @@ function rateLimiters() {
   return { ...declared, TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 as const } } };
 }
 
+/**
+ * `npm run test:full` sets TEST_FULL=1: the seeded loops that `npm test` runs short (the fuzz, the
+ * chaos run) run at their full size.
+ */
+const FULL = process.env.TEST_FULL === "1";
+
 type WranglerConsumer = { queue: string; max_batch_size?: number; max_batch_timeout?: number; max_retries?: number; dead_letter_queue?: string; retry_delay?: number };
 
 /**
@@ -87,9 +93,12 @@ export default defineConfig({
                 // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
                 WEBHOOK_TIMEOUT_MS: "1500",
                 WEBHOOK_RETRY_SCHEDULE: "1,1,1",
-                // The schema-driven fuzz (test/fuzz): `npm run fuzz` sets more requests and a new seed.
-                FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? "400",
+                // The schema-driven fuzz (test/fuzz): `npm run fuzz` sets more requests and a new seed;
+                // `npm run test:full` (TEST_FULL=1) runs 5,000 with the usual seed.
+                FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? (FULL ? "5000" : "400"),
                 FUZZ_SEED: process.env.FUZZ_SEED ?? "1515",
+                // The short chaos run (test/chaos/chaos.test.ts): 30 documents, 300 in the full run.
+                CHAOS_DOCUMENTS: FULL ? "300" : "30",
               },
               ratelimits: rateLimiters(),
               queueConsumers: queueConsumers(),
@@ -113,6 +122,10 @@ export default defineConfig({
           // R2, queues and Durable Objects, so every file makes its own clients and companies (the
           // helpers give fresh ids) and never counts rows it did not write.
           isolate: false,
+          // Two runtimes side by side, whatever the core count (vitest's default is one less than the
+          // cores: one on a 2-core machine). Most of a file's time is spent waiting on queues, alarms
+          // and the simulated SII, not computing, so two workers nearly halve the run on two cores.
+          maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -121,6 +134,10 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
+          // After the workers files, as a group of their own: a worker keeps its runtime for the next
+          // file only when that file is of its own project, so interleaved node files would make the
+          // workers project start a new runtime after each of them.
+          sequence: { groupOrder: 1 },
           include: ["test/**/*.node.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
