@@ -151,7 +151,11 @@ const oursCold = () => {
 };
 const docNoLogo = { ...doc, logo: undefined };
 
-async function measure(fn, n) {
+/** PDF_BENCH_RUNS sets every measurement's run count (the smoke test runs each once). */
+const RUNS = Number(process.env.PDF_BENCH_RUNS ?? 0);
+
+async function measure(fn, runs) {
+  const n = RUNS || runs;
   for (let i = 0; i < Math.min(20, n); i++) await fn(); // warm-up
   const rounds = [];
   let size = 0;
