@@ -42,57 +42,116 @@ function rateLimiters() {
 }
 
 /**
- * Two projects: "workers" runs every test inside workerd (the default); "node" runs the
+ * `npm run test:full` sets TEST_FULL=1: the seeded loops that `npm test` runs short (the fuzz, the
+ * chaos run) run at their full size.
+ */
+const FULL = process.env.TEST_FULL === "1";
+
+type WranglerConsumer = { queue: string; max_batch_size?: number; max_batch_timeout?: number; max_retries?: number; dead_letter_queue?: string; retry_delay?: number };
+
+/**
+ * The queue consumers of wrangler.toml as miniflare options, with a batch window of a tenth of a
+ * second instead of one to five: the local queue holds every batch for its whole window, and a
+ * document passes through the issuance queue several times on its way to a verdict, so each hop
+ * would add a second of waiting to every test that follows a document. Batch sizes, retries and
+ * dead-letter queues stay as declared.
+ */
+function queueConsumers() {
+  const config = parse(readFileSync(path.resolve(import.meta.dirname, "wrangler.toml"), "utf8")) as { queues?: { consumers?: WranglerConsumer[] } };
+  return Object.fromEntries((config.queues?.consumers ?? []).map((c) => [c.queue, {
+    maxBatchSize: c.max_batch_size,
+    maxBatchTimeout: Math.min(c.max_batch_timeout ?? 5, 0.1),
+    maxRetries: c.max_retries,
+    deadLetterQueue: c.dead_letter_queue,
+    retryDelay: c.retry_delay,
+  }]));
+}
+
+/**
+ * The Worker's test projects. "workers" gives each file a workerd runtime of its own (10 to 15 s to
+ * start and load the app): its D1, R2, queues and Durable Objects hold only what the file wrote, and
+ * no other file's background work (queue retries, alarms, the cron over every company) reaches it.
+ * "workers-shared" runs the files of SHARED with one runtime per worker, reused from file to file:
+ * unit tests of the engine and libraries that keep nothing in storage between tests. It runs first
+ * (a worker keeps its runtime only for a next file of its own project).
+ */
+async function workersProject(name: string, shared: boolean) {
+  return {
+    plugins: [
+      cloudflareTest(async () => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            ENVIRONMENT: "test",
+            MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
+            API_KEY_PEPPER: "test-only-pepper-0123456789",
+            TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+            SII_SCHEMAS: readSchemas(),
+            SII_KEYS: readSiiKeys(),
+            // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
+            WEBHOOK_TIMEOUT_MS: "1500",
+            WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+            // The schema-driven fuzz (test/fuzz): `npm run fuzz` sets more requests and a new seed;
+            // `npm run test:full` (TEST_FULL=1) runs 5,000 with the usual seed.
+            FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? (FULL ? "5000" : "400"),
+            FUZZ_SEED: process.env.FUZZ_SEED ?? "1515",
+            // The short chaos run (test/chaos/chaos.test.ts): 30 documents, 300 in the full run.
+            CHAOS_DOCUMENTS: FULL ? "300" : "30",
+          },
+          ratelimits: rateLimiters(),
+          queueConsumers: queueConsumers(),
+          // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
+          outboundService: webhookReceiver,
+        },
+      })),
+    ],
+    // The chaos run's fault hook (src/chaos/hook.ts) is compiled into the test Worker; it stays
+    // inert until a test sets a fault plan.
+    define: { __CHAOS__: "true" },
+    test: {
+      name,
+      // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors);
+      // mail-module and resolve-cache: no module lookup over RPC from background work at a file's end.
+      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts", "./test/setup/resolve-cache.ts"],
+      include: shared ? SHARED : ["test/**/*.test.ts"],
+      exclude: ["test/**/*.node.test.ts", "**/node_modules/**", ...(shared ? [] : SHARED)],
+      isolate: !shared,
+      sequence: { groupOrder: shared ? 0 : 1 },
+      // Two runtimes side by side, whatever the core count (vitest's default is one less than the
+      // cores: one on a 2-core machine). Most of a file's time is spent waiting on queues, alarms
+      // and the simulated SII, not computing, so two workers nearly halve the run on two cores.
+      maxWorkers: 2,
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  };
+}
+
+/** The files "workers-shared" runs (see workersProject). */
+const SHARED = ["test/engine/**/*.test.ts", "test/lib/**/*.test.ts", "test/pdf/**/*.test.ts"];
+
+/**
+ * Three projects: "workers" and "workers-shared" run the tests inside workerd (the default; see
+ * workersProject); "node" runs the
  * `*.node.test.ts` files, the tests that need Node-only tools (xmllint-wasm needs a Worker thread for
  * the official XSD validation of the Chilean XML; the import-graph test reads the sources). Both kinds
- * live beside the feature they test. `vitest run` runs both.
+ * live beside the feature they test. `vitest run` runs them all; `--project "workers*"` both workerd ones.
  */
 export default defineConfig({
   test: {
+    // The default reporter, then the files that took longest (test/setup/slowest-files.reporter.ts).
+    reporters: ["default", "./test/setup/slowest-files.reporter.ts"],
     projects: [
-      {
-        plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                ENVIRONMENT: "test",
-                MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
-                API_KEY_PEPPER: "test-only-pepper-0123456789",
-                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-                SII_SCHEMAS: readSchemas(),
-                SII_KEYS: readSiiKeys(),
-                // Webhooks: a short timeout and retry schedule so tests see timeouts and retries quickly.
-                WEBHOOK_TIMEOUT_MS: "1500",
-                WEBHOOK_RETRY_SCHEDULE: "1,1,1",
-                // The schema-driven fuzz (test/fuzz): `npm run fuzz` sets more requests and a new seed.
-                FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? "400",
-                FUZZ_SEED: process.env.FUZZ_SEED ?? "1515",
-              },
-              ratelimits: rateLimiters(),
-              // Outbound fetch (webhook deliveries) goes to a recording receiver in Node.
-              outboundService: webhookReceiver,
-            },
-          })),
-        ],
-        // The chaos run's fault hook (src/chaos/hook.ts) is compiled into the test Worker; it stays
-        // inert until a test sets a fault plan.
-        define: { __CHAOS__: "true" },
-        test: {
-          name: "workers",
-          // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors);
-          // mail-module and resolve-cache: no module lookup over RPC from background work at a file's end.
-          setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts", "./test/setup/resolve-cache.ts"],
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/**/*.node.test.ts", "**/node_modules/**"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
+      await workersProject("workers-shared", true),
+      await workersProject("workers", false),
       {
         test: {
           name: "node",
           environment: "node",
+          // After the workers files, as a group of their own: a worker keeps its runtime for the next
+          // file only when that file is of its own project, so interleaved node files would make the
+          // workers project start a new runtime after each of them.
+          sequence: { groupOrder: 2 },
           include: ["test/**/*.node.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -12,6 +12,8 @@ declare global {
       /** The fuzz's request count and seed (test/fuzz/fuzz.test.ts). */
       FUZZ_REQUESTS?: string;
       FUZZ_SEED?: string;
+      /** How many documents the short chaos run issues (test/chaos/chaos.test.ts). */
+      CHAOS_DOCUMENTS?: string;
     }
   }
 }

@@ -73,7 +73,7 @@ describe("the tax authority's verdicts", () => {
   });
 
   it("an outage: the document waits (never dropped, folio kept) and is accepted once the SII is back", async () => {
-    await scenario({ mode: "down", count: 4 });
+    await scenario({ mode: "down", count: 2 });
     const id = (await issue(issuer, invoiceBody(issuer.rut, "33"))).body.id;
     // while the simulated SII is down the document stays SIGNED with the problem recorded
     let row;
