@@ -112,7 +112,7 @@ async function workersProject(name: string, shared: boolean) {
       name,
       // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors);
       // mail-module and resolve-cache: no module lookup over RPC from background work at a file's end.
-      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts", "./test/setup/resolve-cache.ts"],
+      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/composition-root.ts", "./test/setup/quiet-logs.ts", "./test/setup/mail-module.ts", "./test/setup/resolve-cache.ts"],
       include: shared ? SHARED : ["test/**/*.test.ts"],
       exclude: ["test/**/*.node.test.ts", "**/node_modules/**", ...(shared ? [] : SHARED)],
       isolate: !shared,

@@ -4,7 +4,7 @@ import { assertConfigured, envForCompany } from "./config";
 import { createDb } from "./db/client";
 import { handleIssuanceBatch } from "./pipeline/consumer";
 import { handleDeadLetters } from "./pipeline/dead-letters";
-import { siiAuthority } from "./countries/cl";
+import { siiAuthority, useInProcessSimulator } from "./countries/cl";
 import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
@@ -15,6 +15,9 @@ import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer"
 export { FolioAllocator } from "./durable-objects/folio-allocator";
 export { DocumentStore } from "./durable-objects/document-store";
 export { ControlDirectory } from "./durable-objects/control-directory";
+
+// In simulator mode the SII client's requests are answered by this Worker's own app, in process.
+useInProcessSimulator((req, env, ctx) => app.fetch(req, env, ctx));
 
 /** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
 const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);

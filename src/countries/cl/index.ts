@@ -117,4 +117,4 @@ export * from "./documents/rut";
 export { b64decode, b64encode } from "./pki/asn1";
 export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";
 export { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf, RESPONSE_WINDOW_MS, secondsLeft } from "./documents/response-window";
-export { siiClientFor, siiModeOf } from "./sii";
+export { siiClientFor, siiModeOf, useInProcessSimulator } from "./sii";
