@@ -50,7 +50,7 @@ export function registerDocument(app: OpenAPIHono<any, any, any>) {
     type: "apiKey",
     in: "header",
     name: "X-Api-Key",
-    description: "API key, e.g. `dte_sk_…`. Obtain the first one with `npm run --silent apikey:create -- --client NAME --role OWNER`.",
+    description: "API key, e.g. `dte_test_…`. Obtain the first one with `npm run --silent apikey:create -- --client NAME --role OWNER`.",
   });
 }
 
