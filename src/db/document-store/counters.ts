@@ -1,5 +1,5 @@
 /**
- * List totals kept by the store itself (issue 16 item 4): per store, one row per distinct value of a
+ * List totals kept by the store itself: per store, one row per distinct value of a
  * list's low-cardinality filter columns with the number `n` of rows holding it. SQLite triggers keep
  * them in the same transaction as every INSERT, UPDATE and DELETE of the counted table, so they can
  * never drift from the rows; a total for filters on those columns is a SUM over a few hundred counter
@@ -9,7 +9,7 @@
  * are matched with `IS` (NULL equals NULL) and created when missing, not upserted (a unique index
  * treats NULLs as distinct). `INSERT OR REPLACE` into a counted table deletes the row it replaces
  * without firing the delete trigger (recursive triggers are off): a writer that replaces must DELETE
- * first (the data migration does, src/operations/store-migration.ts).
+ * first.
  */
 import { sum, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
