@@ -10,7 +10,9 @@ import * as tables from "../src/db/document-store/tables";
 
 /** The statements that create the stores' tables and indexes from an empty database. */
 export async function storeTableStatements(): Promise<string[]> {
-  const target = await generateSQLiteDrizzleJson({ ...documents, ...shared, ...tables });
+  // Sorted by name: a module namespace's key order differs between loaders, and drizzle-kit follows it.
+  const imports = Object.fromEntries(Object.entries({ ...documents, ...shared, ...tables }).sort(([a], [b]) => a.localeCompare(b)));
+  const target = await generateSQLiteDrizzleJson(imports);
   return (await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), target)).map((s) => s.trim());
 }
 
