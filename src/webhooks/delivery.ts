@@ -5,8 +5,8 @@
  * An endpoint that has failed continuously for 5 days is disabled and the company's other endpoints
  * get a `webhook_endpoint.disabled` event. The same `webhook-id` (the event id) goes with every
  * attempt, so receivers can deduplicate (delivery is at least once). Deliveries and attempts are in
- * the company's document stores (issue 16), each with the event it delivers when the event was born in
- * a store; control-plane and legacy events are in D1's outbox; endpoints in D1, read through the
+ * the company's document stores, each with the event it delivers when the event was born in
+ * a store; control-plane events are in D1's outbox; endpoints in D1, read through the
  * per-isolate cache (./endpoint-cache.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";

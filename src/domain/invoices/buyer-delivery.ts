@@ -4,7 +4,7 @@
  * addressed to it (RutReceptor the buyer's RUT, signed with the company's certificate) at the
  * buyer's exchange address from the SII's taxpayer directory. Boletas (39, 41) go to consumers and
  * take none. The document store's alarm sends the attempts due (`buyer_delivery_at`) to the
- * issuance queue (src/pipeline/buyer-deliveries.ts; the cron for D1's legacy partition); a failed
+ * issuance queue (src/pipeline/buyer-deliveries.ts); a failed
  * attempt is retried with growing waits, DELIVERY_ATTEMPTS in all; `POST …/buyer_delivery` sends
  * it now, to another address if given. The envelope sent is kept for download.
  */
