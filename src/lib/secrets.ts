@@ -7,12 +7,10 @@ import { base64ToBytes } from "./base64";
  * values are sealed with it, older versions are kept only to open what `npm run keys:rotate` has
  * not re-sealed yet.
  *
- * Sealed layout: format byte 2 || key version (1 byte) || 12-byte IV || ciphertext+tag. Values
- * written before key versions existed start with format byte 1 and no version byte; they were sealed
- * with key version 1. The associated data binds a ciphertext to its record (e.g. the certificate
+ * Sealed layout: format byte 2 || key version (1 byte) || 12-byte IV || ciphertext+tag. The
+ * associated data binds a ciphertext to its record (e.g. the certificate
  * id), so a blob cannot be swapped between records.
  */
-const FORMAT_LEGACY = 1;
 const FORMAT = 2;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -80,14 +78,13 @@ function cryptoKey(masterKey: string, version: number): Promise<CryptoKey> {
 
 /** The master key version a sealed value was written with. */
 export function keyVersionOf(sealed: Uint8Array): number {
-  if (sealed[0] === FORMAT_LEGACY && sealed.length >= 1 + IV_BYTES + TAG_BYTES) return 1;
   if (sealed[0] === FORMAT && sealed.length >= 2 + IV_BYTES + TAG_BYTES) return sealed[1]!;
   throw new Error("Unknown or truncated sealed value");
 }
 
 /** Whether a sealed value is under an older key than the current one (what keys:rotate re-seals). */
 export function needsResealing(masterKey: string, sealed: Uint8Array): boolean {
-  return keyVersionOf(sealed) !== currentKeyVersion(masterKey) || sealed[0] !== FORMAT;
+  return keyVersionOf(sealed) !== currentKeyVersion(masterKey);
 }
 
 export async function seal(masterKey: string, plaintext: Uint8Array, associatedData: string): Promise<Uint8Array> {
@@ -106,7 +103,7 @@ export async function seal(masterKey: string, plaintext: Uint8Array, associatedD
 
 export async function open(masterKey: string, sealed: Uint8Array, associatedData: string): Promise<Uint8Array> {
   const version = keyVersionOf(sealed);
-  const start = sealed[0] === FORMAT_LEGACY ? 1 : 2;
+  const start = 2;
   const pt = await crypto.subtle.decrypt(
     { name: "AES-GCM", iv: sealed.subarray(start, start + IV_BYTES) as Uint8Array<ArrayBuffer>, additionalData: new TextEncoder().encode(associatedData) },
     await cryptoKey(masterKey, version),

@@ -13,21 +13,18 @@ import { backoffSeconds } from "../lib/backoff";
 
 export type BuyerCheckWork = { msg: Message<unknown>; body: BuyerCheckMessage };
 
-/** Handles the batch's checks (each company's RUT and signer read once); returns the companies whose events were recorded in D1 (partition 0 before its switch), for the fan-out notice. */
-export async function checkBuyerResponses(env: Env, work: BuyerCheckWork[]): Promise<string[]> {
-  const inD1 = new Set<string>();
+/** Handles the batch's checks (each company's RUT and signer read once). */
+export async function checkBuyerResponses(env: Env, work: BuyerCheckWork[]): Promise<void> {
   const checkers = new Map<string, SiiAccess>();
   for (const w of work) {
     try {
       let checker = checkers.get(w.body.company_id);
       if (!checker) checkers.set(w.body.company_id, (checker = await siiAccess(env, w.body.company_id)));
-      const outcome = await checkBuyerResponse(env, checker, w.body.company_id, w.body.invoice_id, true);
-      if (outcome.kind === "read" && outcome.inD1) inD1.add(w.body.company_id);
+      await checkBuyerResponse(env, checker, w.body.company_id, w.body.invoice_id, true);
       w.msg.ack();
     } catch (e) {
       log("warn", "buyer response check failed; retrying", { invoice: w.body.invoice_id, error: describeError(e) });
       w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
     }
   }
-  return [...inD1];
 }

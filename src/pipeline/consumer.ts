@@ -4,10 +4,8 @@ import { envelopeTransition, isFinal, MOVES, noteProblem, type InvoiceRow } from
 import { AuthorityError, type TaxAuthority } from "../countries/port";
 import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { backoffSeconds } from "../lib/backoff";
-import { notifyEvents } from "../queues/webhooks";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
-import { ordinalOfId } from "../db/document-store";
-import { isLegacyMoved, partitionFor, rememberSwitched, UnknownPartitionError } from "../db/document-store/legacy";
+import { ordinalOfId, partitionFor, UnknownPartitionError } from "../db/document-store";
 import { envForMode } from "../config";
 import { companyContext, depsForStore, newEnvelopeId, releaseIfEnded, type AuthorityCompany } from "./steps";
 import { chunked } from "../lib/chunked";
@@ -48,14 +46,13 @@ export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env
   const db = createDb(env.DB);
   const base: StepDeps = { db, store: db, ordinal: 0, env, ...(typeof authority === "function" ? { authorityFor: authority } : { authority }), now: () => new Date() };
   const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs } = sortMessages(batch);
-  const [inD1, buyerInD1] = await Promise.all([
+  await Promise.all([
     Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work))),
     checkBuyerResponses(env, buyerMsgs),
     deliverToBuyers(env, deliveryMsgs),
     sendReplyMails(env, replyMsgs),
     checkSiiStatuses(env, siiStatusMsgs),
   ]);
-  await announceEvents(env, [...inD1.filter((companyId): companyId is string => companyId !== null), ...buyerInD1]);
 }
 
 type StoreWork = { companyId: string; ordinal: number; invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[] };
@@ -85,43 +82,30 @@ function perStore(invoiceMsgs: InvoiceWork[], pollMsgs: PollWork[]): Map<string,
 }
 
 /**
- * The phases for the documents and envelopes of one store. Returns the company when the store was D1
- * (partition 0 before its switch): the events its moves recorded are in D1's outbox and need a fan-out
- * notice; a document store's events stay in the store, which sends its own notice (fanout-notice.ts).
+ * The phases for the documents and envelopes of one store. The events its moves record stay in the
+ * store, which sends its own fan-out notice (fanout-notice.ts).
  */
-async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<string | null> {
+async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Promise<void> {
   let deps: StepDeps;
-  let inD1: boolean;
   try {
-    const partition = await partitionFor(base.env, work.companyId, work.ordinal, "documents");
+    const partition = await partitionFor(base.env, work.companyId, work.ordinal);
     deps = depsForStore(base, partition.db, partition.ordinal);
-    inD1 = partition.inD1;
   } catch (e) {
     if (e instanceof UnknownPartitionError) {
       // No document or envelope can be in a partition the company never had: the message is wrong, not late.
       log("error", "pipeline messages naming a partition the company does not have dropped", { store: key, messages: [...work.invoiceMsgs, ...work.pollMsgs].map((w) => w.msg.id) });
       for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.ack();
-      return null;
+      return;
     }
     log("warn", "document store unavailable; retrying its messages", { store: key, error: describeError(e) });
     for (const w of [...work.invoiceMsgs, ...work.pollMsgs]) w.msg.retry({ delaySeconds: backoffSeconds(w.msg.attempts) });
-    return null;
+    return;
   }
   const { rows, allocations } = await preallocateFolios(deps, work.invoiceMsgs);
   const { prepared, signed } = await prepareDocuments(deps, work.invoiceMsgs, rows, allocations);
   await sendPreparedGroups(deps, prepared);
   await sendSignedGroups(deps, signed);
   await pollEnvelopes(deps, work.pollMsgs);
-  return inD1 ? work.companyId : null;
-}
-
-/** The moves of this batch in D1 recorded their events there; the webhook fan-out picks them up (the cron re-drives on failure). */
-async function announceEvents(env: Env, companyIds: string[]) {
-  try {
-    await notifyEvents(env, companyIds);
-  } catch (e) {
-    log("warn", "webhook fan-out notice failed; the sweep re-drives it", { error: describeError(e) });
-  }
 }
 
 /** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */
@@ -231,7 +215,7 @@ async function settleFinal(deps: StepDeps, msg: Message<unknown>, inv: InvoiceRo
     await releaseIfEnded(deps, [inv]);
     msg.ack();
   } catch (e) {
-    retryAfterFailure(deps, e, [msg], "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
+    retryAfterFailure([msg], "releasing a final note's cancellation failed; retrying", { invoice_id: inv.id, error: describeError(e) });
   }
 }
 
@@ -332,7 +316,7 @@ async function pollEnvelopes(deps: StepDeps, pollMsgs: PollWork[]) {
         if (state === "PENDING") next.push({ msg, poll: body, delaySeconds: pollDelaySeconds(polls, await siiModeOfCompany(deps, body.company_id)) });
         else msg.ack();
       } catch (e) {
-        retryAfterFailure(deps, e, [msg], "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
+        retryAfterFailure([msg], "envelope poll failed; retrying", { envelope_id: body.envelope_id, attempts: msg.attempts, error: describeError(e) });
       }
     }),
   );
@@ -364,7 +348,7 @@ async function send(deps: StepDeps, envelopeId: string, msgs: Message<unknown>[]
     }
     await noteProblem(deps.store, { envelopeId }, `Sending failed, will retry: ${describeError(e)}`).catch(() => undefined);
     const attempts = Math.max(...msgs.map((m) => m.attempts));
-    retryAfterFailure(deps, e, msgs, "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) }, { attempts });
+    retryAfterFailure(msgs, "envelope send failed; retrying", { envelope_id: envelopeId, attempts, error: describeError(e) }, { attempts });
   }
 }
 
@@ -384,7 +368,7 @@ async function settleRefusal(deps: StepDeps, envelopeId: string, msgs: Message<u
     await rejectEnvelope(deps, envelopeId, e);
     for (const m of msgs) m.ack();
   } catch (err) {
-    retryAfterFailure(deps, err, msgs, "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
+    retryAfterFailure(msgs, "recording a refused envelope failed; retrying", { envelope_id: envelopeId, error: describeError(err) });
   }
 }
 
@@ -398,13 +382,10 @@ async function rejectEnvelope(deps: StepDeps, envelopeId: string, e: AuthorityEr
 }
 
 /**
- * Every failure the consumer settles by retrying goes through here: when D1 refused a legacy
- * document's write because its group switched (after an upload too), the switch is remembered so
- * the retry goes to the store; then the log line, and each message retried with backoff (on its own
- * attempts, or on `options.attempts` for messages settled together).
+ * Every failure the consumer settles by retrying goes through here: the log line, and each message
+ * retried with backoff (on its own attempts, or on `options.attempts` for messages settled together).
  */
-function retryAfterFailure(deps: StepDeps, e: unknown, msgs: Message<unknown>[], what: string, fields: Record<string, unknown>, options: { attempts?: number; level?: "warn" | "error" } = {}) {
-  if (isLegacyMoved(e)) rememberSwitched(deps.env, "documents");
+function retryAfterFailure(msgs: Message<unknown>[], what: string, fields: Record<string, unknown>, options: { attempts?: number; level?: "warn" | "error" } = {}) {
   log(options.level ?? "warn", what, fields);
   for (const m of msgs) m.retry({ delaySeconds: backoffSeconds(options.attempts ?? m.attempts) });
 }
@@ -420,7 +401,7 @@ async function onStepError(deps: StepDeps, msg: Message<unknown>, invoiceId: str
   await noteProblem(deps.store, { invoiceId }, describeError(e)).catch(() => undefined);
   if (retryable) {
     const level = e instanceof RetryableStepError || e instanceof AuthorityError ? "warn" : "error";
-    retryAfterFailure(deps, e, [msg], "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined }, { level });
+    retryAfterFailure([msg], "step failed; retrying", { invoice_id: invoiceId, attempts: msg.attempts, error: describeError(e), stack: e instanceof Error && !(e instanceof RetryableStepError) ? e.stack : undefined }, { level });
   } else {
     msg.ack();
   }

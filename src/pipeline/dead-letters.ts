@@ -11,7 +11,7 @@
  * or the notes of the envelope a poll names; if that fails too, the dead letter is retried.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import { withPartitionOfId, type PartitionHandle } from "../db/document-store/legacy";
+import { partitionOfId, type StoreHandle } from "../db/document-store";
 import { invoices } from "../db/schema";
 import { noteProblem } from "../domain/invoices/state";
 import { describeError, log } from "../lib/log";
@@ -41,19 +41,21 @@ async function settle(env: Env, msg: Message<unknown>): Promise<void> {
   if (body.type === "invoice") {
     const invoiceId = body.invoice_id;
     const note = `Gave up after ${msg.attempts} delivery attempts at ${new Date().toISOString()}; the periodic sweep will try again.`;
-    await withPartitionOfId(env, body.company_id, invoiceId, "documents", async (p) => {
+    const p = await partitionOfId(env, body.company_id, invoiceId);
+    if (p) {
       await noteProblem(p.db, { invoiceId }, note);
       await releaseEnded(env, p, eq(invoices.id, invoiceId));
-    });
+    }
   } else if (body.type === "envelope.poll") {
-    await withPartitionOfId(env, body.company_id, body.envelope_id, "documents", (p) => releaseEnded(env, p, eq(invoices.envelopeId, body.envelope_id)));
+    const p = await partitionOfId(env, body.company_id, body.envelope_id);
+    if (p) await releaseEnded(env, p, eq(invoices.envelopeId, body.envelope_id));
   }
   // A buyer-response check given up: its lease ends and the store's alarm sends it again (domain/invoices/buyer-response.ts).
   // A received document's SII status check given up: its `sii_status` stays NOT_CHECKED as last recorded (reception/sii-status.ts).
 }
 
 /** Releases the cancellations held by the REJECTED or FAILED cancelling notes `which` selects in partition `p`. */
-async function releaseEnded(env: Env, p: PartitionHandle, which: ReturnType<typeof eq>): Promise<void> {
+async function releaseEnded(env: Env, p: StoreHandle, which: ReturnType<typeof eq>): Promise<void> {
   const notes = await p.db
     .select({ id: invoices.id, companyId: invoices.companyId, cancelsInvoiceId: invoices.cancelsInvoiceId })
     .from(invoices)

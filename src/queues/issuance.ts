@@ -72,8 +72,7 @@ export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
 
 /**
  * How long a document in a non-final state, or an envelope SENT, may sit untouched before its message
- * is taken as lost and sent again (the store's alarm, src/durable-objects/document-store/stuck-documents.ts;
- * the cron for D1's legacy partition).
+ * is taken as lost and sent again (the store's alarm, src/durable-objects/document-store/stuck-documents.ts).
  */
 export const STUCK_AFTER_MS = 10 * 60_000;
 

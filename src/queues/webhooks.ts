@@ -3,12 +3,11 @@ import { chunked } from "../lib/chunked";
 
 /**
  * Messages of the webhook queue. `fanout`: turn undispatched events into deliveries, those of one
- * document store when `partition` names it (the store's own notice, issue 16; 0 is the company's
- * store 0, the legacy partition after its switch), else, with no `partition`, the company's in D1's
- * outbox (control-plane events, and legacy ones before the switch);
+ * document store when `partition` names it (the store's own notice), else, with no `partition`, the
+ * company's in D1's outbox (control-plane events);
  * `deliver`: make one attempt of one delivery. Bodies carry ids only; `v` is the schema version.
- * `partition` names the document store holding the delivery (issue 16); messages sent before the move
- * have none and are looked up in the partition the delivery id names (legacy ids: partition 0).
+ * `partition` names the document store holding the delivery; without it, the partition the delivery
+ * id names.
  */
 export const fanoutMessage = z.object({ v: z.literal(1), type: z.literal("fanout"), company_id: z.string(), partition: z.number().int().min(0).optional() });
 export const deliverMessage = z.object({ v: z.literal(1), type: z.literal("deliver"), delivery_id: z.string(), company_id: z.string(), partition: z.number().int().min(0).optional() });

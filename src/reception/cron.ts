@@ -1,6 +1,6 @@
 /**
- * Reception's cron jobs (the existing five-minute trigger): polling the SII's register of documents received
- * by each company, and the legal deadlines of the legacy partition still in D1. Each run does a bounded amount of work (a few companies,
+ * Reception's cron job (the existing five-minute trigger): polling the SII's register of documents received
+ * by each company. Each run does a bounded amount of work (a few companies,
  * a few hundred documents) so it stays short; the rest waits for the next run.
  */
 import { envForCompany } from "../config";
@@ -10,17 +10,14 @@ import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
-import { isLegacyMoved } from "../db/document-store/legacy";
 import { certificates, companies, receivedDocuments, receptionAddresses } from "../db/schema";
 import { requireSigningCredentials } from "../domain/certificates/certificates";
 import { receptionToken } from "../domain/companies/reception-address";
 import { chunked } from "../lib/chunked";
 import { log } from "../lib/log";
-import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "./deadline-job";
-import { overdueMailsIn } from "./overdue-mails";
 import { intakeFile } from "./intake";
-import { claimKeys, keysOfMany, seedLegacyKeys } from "./keys";
-import { legacyReceptionMoved, receivedByIds, writeIn } from "./stores";
+import { claimKeys, keysOfMany } from "./keys";
+import { receivedByIds, writeIn } from "./stores";
 
 export const POLL_COMPANIES_PER_RUN = 10;
 
@@ -37,7 +34,6 @@ type Fetch = (d: RegisteredDocument) => Promise<Uint8Array | null>;
  * from the index store and the documents from their stores a hundred at a time, not one by one.
  */
 async function applyRegister(env: Env, company: Company, docs: RegisteredDocument[], fetchXml: Fetch, at: Date): Promise<void> {
-  await seedLegacyKeys(env, company.id, docs);
   let known = await keysOfMany(env, company.id, docs);
   const missingXml = docs.filter((_, i) => !known[i]!.some((k) => k.xmlSha256 !== "")).slice(0, XML_FETCHES_PER_RUN);
   for (const d of missingXml) {
@@ -112,34 +108,5 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
     } catch (e) {
       log("error", "reception register poll failed", { company: c.id, error: String(e) });
     }
-  }
-}
-
-/**
- * Deadlines of the legacy partition 0, in D1 until the legacy switch: one pass over D1 covers every
- * company's partition 0. The document stores do their own deadlines from their alarm
- * (src/durable-objects/document-store/reception-deadlines.ts), so the cron asks no store; after the
- * switch partition 0 is store 0 of each company, whose alarm covers it too. If the switch happens
- * during the pass D1 refuses, and store 0's alarm finds the documents.
- */
-export async function receptionDeadlines(env: Env, at: Date, rowsPerRun = DEADLINE_ROWS_PER_RUN): Promise<void> {
-  if (await legacyReceptionMoved(env)) return;
-  try {
-    await deadlinesIn(createDb(env.DB), at, { passed: rowsPerRun, approaching: rowsPerRun });
-  } catch (e) {
-    if (!isLegacyMoved(e)) throw e;
-  }
-}
-
-/**
- * Reply mails of the legacy partition 0 whose queued attempts were lost (overdue-mails.ts), in D1
- * until the legacy switch, as the deadlines above; the document stores sweep their own from their alarm.
- */
-export async function receptionOverdueMails(env: Env, at: Date): Promise<void> {
-  if (await legacyReceptionMoved(env)) return;
-  try {
-    await overdueMailsIn(createDb(env.DB), env, at);
-  } catch (e) {
-    if (!isLegacyMoved(e)) throw e;
   }
 }

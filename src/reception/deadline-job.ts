@@ -1,6 +1,5 @@
 /**
- * The deadline job of one database (a document store, from its alarm; or D1's legacy partition 0,
- * from the cron until the legacy switch): passed -> accepted by law + deadline_passed; 2 days left ->
+ * The deadline job of one document store, from its alarm: passed -> accepted by law + deadline_passed; 2 days left ->
  * deadline_approaching. Bounded by a budget of rows per run of each kind.
  */
 import { and, eq, gt, lte } from "drizzle-orm";

@@ -20,7 +20,7 @@ import { chunked } from "../lib/chunked";
 import { acknowledgeFile, type Acknowledgment } from "./acknowledge";
 import { judge } from "./checks";
 import { displayText } from "./messages";
-import { claimKeys, seedLegacyKeys } from "./keys";
+import { claimKeys } from "./keys";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import type { EnvelopeResolution } from "./pdf";
 import { queueSiiStatusChecks } from "./sii-status";
@@ -91,7 +91,6 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const key = fileKey(company.id, fileSha);
   const keyed = report.documents.map((d) => ({ d, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
   const items = await distinctDtes(keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
-  await seedLegacyKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio! })));
   const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));

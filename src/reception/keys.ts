@@ -1,18 +1,15 @@
 /**
- * The duplicate check of received documents across a company's partitions (issue 16): every DTE's key
+ * The duplicate check of received documents across a company's partitions: every DTE's key
  * (issuer, type, folio, SHA-256 of its XML) is claimed in the company's index store
  * (`<companyId>:index`, table `received_keys`) before its row is written to a partition. One claim is
  * one atomic batch in that store (turn a register-only placeholder into this XML, or insert the key,
  * then read every key of the (issuer, type, folio)), so concurrent intakes agree on exactly one
  * holder per key and on which document came first (the original; a later different one is a duplicate).
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
-import { createDb } from "../db/client";
+import { and, asc, eq } from "drizzle-orm";
 import { indexStore } from "../db/document-store";
-import { receivedDocuments } from "../db/schema";
 import { receivedKeys } from "../db/document-store/tables";
 import { chunked } from "../lib/chunked";
-import { legacyReceptionMoved } from "./stores";
 
 type StoreEnv = Parameters<typeof indexStore>[0];
 
@@ -92,43 +89,4 @@ export async function keysOfMany(env: StoreEnv, companyId: string, docs: Omit<Dt
     out.push(...((await db.batch(selects as [(typeof selects)[number], ...typeof selects])) as (typeof receivedKeys.$inferSelect)[][]));
   }
   return out;
-}
-
-/** A received document's key columns as D1 and the stores hold them (snake_case, as the data migration reads rows). */
-export interface KeyedRow {
-  id: unknown;
-  issuer_rut: unknown;
-  document_type: unknown;
-  folio: unknown;
-  xml_sha256: unknown;
-  created_at: unknown;
-}
-
-/**
- * The keys of documents of the legacy partition into the index store, in arrival order; a key
- * already there keeps its holder, and a document that already holds a key (a placeholder whose XML
- * has arrived since) gets no second one. Used by the data migration and, until the legacy switch,
- * before every claim (so a document received before the move is found by the duplicate check).
- */
-export async function indexLegacyRows(env: StoreEnv, companyId: string, rows: KeyedRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const client = indexStore(env, companyId).$client;
-  const insert = client.prepare("INSERT OR IGNORE INTO received_keys (issuer_rut, document_type, folio, xml_sha256, document_id) SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM received_keys WHERE document_id = ?)");
-  const ordered = [...rows].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)) || String(a.id).localeCompare(String(b.id)));
-  for (const part of chunked(ordered, 100)) await client.batch(part.map((r) => insert.bind(r.issuer_rut, r.document_type, r.folio, r.xml_sha256 ?? "", r.id, r.id)));
-}
-
-/** Until the legacy switch: the keys of D1's documents (partition 0) with these (issuer, type, folio), indexed before a claim. */
-export async function seedLegacyKeys(env: StoreEnv, companyId: string, keys: Omit<DteKey, "sha">[]): Promise<void> {
-  if (keys.length === 0 || (await legacyReceptionMoved(env))) return;
-  const wanted = new Set(keys.map((k) => `${k.issuerRut}/${k.documentType}/${k.folio}`));
-  const found: KeyedRow[] = [];
-  for (const folios of chunked([...new Set(keys.map((k) => k.folio))], 90)) {
-    const rows = await createDb(env.DB)
-      .select({ id: receivedDocuments.id, issuer_rut: receivedDocuments.issuerRut, document_type: receivedDocuments.documentType, folio: receivedDocuments.folio, xml_sha256: receivedDocuments.xmlSha256, created_at: receivedDocuments.createdAt })
-      .from(receivedDocuments)
-      .where(and(eq(receivedDocuments.companyId, companyId), inArray(receivedDocuments.folio, folios)));
-    found.push(...rows.filter((r) => wanted.has(`${r.issuer_rut}/${r.document_type}/${r.folio}`)));
-  }
-  await indexLegacyRows(env, companyId, found);
 }

@@ -8,12 +8,11 @@
 import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageAcrossPartitions } from "../db/document-store/lists";
-import { ordinalOfId } from "../db/document-store";
-import { partitionsWithLegacy } from "../db/document-store/legacy";
+import { companyStores, ordinalOfId } from "../db/document-store";
 import { inboundMessages, receivedDocuments, type InboundAttachment } from "../db/schema";
 import { AppError } from "../errors";
 import { MESSAGE_OUTCOMES } from "./schema";
-import { partitionDb, receptionPartitions } from "./stores";
+import { partitionDb } from "./stores";
 
 type StoreEnv = Parameters<typeof partitionDb>[0];
 export type InboundMessageRow = typeof inboundMessages.$inferSelect;
@@ -42,7 +41,7 @@ export async function listInboundMessages(env: StoreEnv, companyId: string, f: M
   return pageAcrossPartitions(env, companyId, {
     count: async (db) => (await db.select({ n: count() }).from(inboundMessages).where(w))[0]?.n ?? 0,
     rows: (db, limit, offset) => db.select().from(inboundMessages).where(w).orderBy(...newestFirst).limit(limit).offset(offset),
-  }, page, { stores: await receptionPartitions(env, companyId) });
+  }, page);
 }
 
 /** One inbound message of the company and the ids of the received documents first stored from it. */
@@ -59,7 +58,7 @@ export async function getInboundMessage(env: StoreEnv, companyId: string, id: st
  */
 async function documentsOf(env: StoreEnv, companyId: string, messageId: string): Promise<string[]> {
   const from = ordinalOfId(messageId) ?? 0;
-  const partitions = (await partitionsWithLegacy(env, companyId, "reception")).filter((p) => p.ordinal >= from).reverse();
+  const partitions = (await companyStores(env, companyId)).filter((p) => p.ordinal >= from).reverse();
   const ids: string[] = [];
   for (const p of partitions) ids.push(...(await documentIdsIn(p.db, companyId, messageId)));
   return ids;

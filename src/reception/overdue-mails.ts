@@ -4,7 +4,7 @@
  * recording a mail PENDING and its first attempt, the queue refuses the next attempt while the first
  * one fails, a message is dead-lettered after the queue's own retries. Every write that leaves a mail
  * PENDING brings its document's `mail_due_at` forward to the mail's next attempt; the sweep (a task
- * of each document store's alarm, and the cron for D1's legacy partition 0) reads the documents whose
+ * of each document store's alarm) reads the documents whose
  * `mail_due_at` passed more than REPLY_MAIL_STALE_MS ago, queues again each mail whose next attempt
  * is that late, and sets `mail_due_at` to what the record says now (null once no mail is PENDING).
  *
@@ -49,13 +49,12 @@ export function overdueMailsOf(row: ReceivedRow, at: Date): { jobs: ReplyMailJob
 
 /**
  * One database's overdue reply mails at `at`: queued again, and each document's next look written
- * (only if its record did not change meanwhile: a write that did set its own). `skip`: documents to
- * leave (partition 0's copies in store 0 before the legacy switch). Returns the attempts queued.
+ * (only if its record did not change meanwhile: a write that did set its own). Returns the attempts queued.
  * Throws what the queue throws, before any document's next look is moved.
  */
-export async function overdueMailsIn(db: Db, env: Pick<Env, "ISSUANCE_QUEUE">, at: Date, limit = OVERDUE_MAIL_ROWS_PER_RUN, skip?: (row: ReceivedRow) => boolean): Promise<number> {
+export async function overdueMailsIn(db: Db, env: Pick<Env, "ISSUANCE_QUEUE">, at: Date, limit = OVERDUE_MAIL_ROWS_PER_RUN): Promise<number> {
   const cutoff = new Date(at.getTime() - REPLY_MAIL_STALE_MS).toISOString();
-  const rows = (await db.select().from(receivedDocuments).where(lte(receivedDocuments.mailDueAt, cutoff)).orderBy(asc(receivedDocuments.mailDueAt)).limit(limit)).filter((r) => !skip?.(r));
+  const rows = (await db.select().from(receivedDocuments).where(lte(receivedDocuments.mailDueAt, cutoff)).orderBy(asc(receivedDocuments.mailDueAt)).limit(limit));
   const looked = rows.map((row) => ({ row, ...overdueMailsOf(row, at) }));
   const jobs: ReplyMailJob[] = [];
   // A file's acknowledgment once, however many of its documents this database holds.

@@ -7,7 +7,7 @@ import { receivedCounts } from "../db/document-store/tables";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
 import { isValidRut, normalizeRut } from "../countries/cl";
-import { partitionDb, receptionPartitions } from "./stores";
+import { partitionDb } from "./stores";
 import type { ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof partitionDb>[0];
@@ -48,10 +48,10 @@ export async function listReceived(env: StoreEnv, companyId: string, f: ListFilt
   const w = where(companyId, f);
   const counters = countersCondition(companyId, f);
   return pageAcrossPartitions(env, companyId, {
-    count: async (db, inD1) => (counters && !inD1 ? sumCounters(db, receivedCounts, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
+    count: async (db) => (counters ? sumCounters(db, receivedCounts, counters) : ((await db.select({ n: count() }).from(receivedDocuments).where(w))[0]?.n ?? 0)),
     rows: (db, limit, offset) => pageRows(db, w, [asc(receivedDocuments.createdAt), asc(receivedDocuments.id)], limit, offset),
     rowsFromEnd: (db, limit, offset) => pageRows(db, w, [desc(receivedDocuments.createdAt), desc(receivedDocuments.id)], limit, offset),
-  }, page, { oldestFirst: true, stores: await receptionPartitions(env, companyId) });
+  }, page, { oldestFirst: true });
 }
 
 /** A page's ids from the filter's index alone (OFFSET skips index entries, never documents), then their rows, in `order`. */

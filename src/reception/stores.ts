@@ -1,15 +1,13 @@
 /**
- * Where received documents and inbound messages live (issue 16): in the company's document stores,
- * one per partition. A document or message id names its partition (`rcv_p<n>_…`, `inm_p<n>_…`; ids
- * made before the move name the legacy partition 0, in D1 until the data migration switches it);
- * new ones go to the open partition. Inbound messages that matched no company stay in D1 (they have
- * no company store).
+ * Where received documents and inbound messages live: in the company's document stores, one per
+ * partition. A document or message id names its partition (`rcv_p<n>_…`, `inm_p<n>_…`); new ones go
+ * to the open partition. Inbound messages that matched no company stay in D1 (they have no company
+ * store).
  */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { eventOutbox, receivedDocuments } from "../db/schema";
-import { ordinalOfId, storeFor } from "../db/document-store";
-import { existingPartitionForId, legacyMoved, partitionFor, partitionsWithLegacy, UnknownPartitionError, withPartition } from "../db/document-store/legacy";
+import { knownStoreForId, ordinalOfId, partitionFor, storeFor, UnknownPartitionError } from "../db/document-store";
 import { outboxInsert } from "../db/document-store/outbox";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
@@ -17,33 +15,18 @@ import { receivedView, type ReceivedRow } from "./view";
 
 type StoreEnv = Parameters<typeof storeFor>[0];
 
-const GROUP = "reception";
-
 /**
  * The database of the partition an id of this company names, or null for an id that is not ours or
  * whose partition does not exist (a read must not create an empty store).
- * Partition 0 (ids made before the move) is D1 until the data migration has switched the received
- * documents to the stores (src/db/document-store/legacy.ts), then the company's store 0.
  */
 export async function partitionDb(env: StoreEnv, companyId: string, id: string): Promise<Db | null> {
-  return (await existingPartitionForId(env, companyId, id, GROUP))?.db ?? null;
+  return (await knownStoreForId(env, companyId, id))?.db ?? null;
 }
 
-/**
- * Runs `write` against partition `ordinal` (partition 0 through the legacy switch: if D1 refuses the
- * write because the switch happened meanwhile, it runs again against store 0).
- */
-export function writeIn<T>(env: StoreEnv, companyId: string, ordinal: number, write: (db: Db) => Promise<T>): Promise<T> {
-  return withPartition(env, companyId, ordinal, GROUP, (p) => write(p.db));
+/** Runs `write` against partition `ordinal` of the company (`UnknownPartitionError` when it has none). */
+export async function writeIn<T>(env: StoreEnv, companyId: string, ordinal: number, write: (db: Db) => Promise<T>): Promise<T> {
+  return write((await partitionFor(env, companyId, ordinal)).db);
 }
-
-/** Every partition of a company holding received documents, newest first (partition 0 included while in D1), and whether it is D1 (lists count from a store's counters, from D1's rows). */
-export async function receptionPartitions(env: StoreEnv, companyId: string): Promise<{ db: Db; inD1: boolean }[]> {
-  return (await partitionsWithLegacy(env, companyId, GROUP)).map((p) => ({ db: p.db, inD1: p.inD1 }));
-}
-
-/** Whether received documents of partition 0 have switched to the stores. */
-export const legacyReceptionMoved = (env: StoreEnv) => legacyMoved(env, GROUP);
 
 /** Items grouped by the partition their id names (malformed ids dropped). */
 export function byPartition<T>(items: T[], idOf: (item: T) => string): Map<number, T[]> {
@@ -59,7 +42,7 @@ export function byPartition<T>(items: T[], idOf: (item: T) => string): Map<numbe
 export async function receivedByIds(env: StoreEnv, companyId: string, ids: string[]): Promise<Map<string, ReceivedRow>> {
   const groups = [...byPartition([...new Set(ids)], (id) => id)];
   const found = await Promise.all(groups.map(async ([ordinal, group]) => {
-    const partition = await partitionFor(env, companyId, ordinal, GROUP).catch((e: unknown) => {
+    const partition = await partitionFor(env, companyId, ordinal).catch((e: unknown) => {
       if (e instanceof UnknownPartitionError) return null; // no such partition: none of these ids exists
       throw e;
     });
@@ -101,12 +84,3 @@ export function receptionEventIf(db: Db, e: ReceptionEvent, only: SQL) {
   const document = and(eq(receivedDocuments.companyId, e.row.companyId), eq(receivedDocuments.id, e.row.id), only);
   return db.insert(eventOutbox).select(db.select(columns).from(receivedDocuments).where(document)).onConflictDoNothing();
 }
-
-/**
- * How long after its close a partition may still hold a PENDING document whose deadline has not been
- * reached: the 8-day window counts from the SII's reception time, which the register poll may learn
- * up to 30 days after the document arrived (its first look-back), plus a margin. The one-time walk that
- * arms the alarms of stores from before the deadline job moved to them covers this window
- * (src/webhooks/store-alarms.ts).
- */
-export const RECEPTION_CLOSED_PARTITIONS_MS = 45 * 86_400_000;

@@ -1,6 +1,6 @@
 /**
  * The webhook queue consumer: `fanout` messages turn new events into deliveries (a document store's,
- * when the message names the store, store 0 included; else the company's in D1's outbox),
+ * when the message names the store; else the company's in D1's outbox),
  * `deliver` messages make one attempt each. Every step is idempotent (a delivery exists once per
  * endpoint and event; a settled delivery is skipped), so a duplicated message does nothing twice.
  */
@@ -33,26 +33,14 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       if ((await fanOut(db, env, companyId)).more) await notifyEvents(env, [companyId]);
     } else if ((await fanOutStore(db, env, companyId, partition)).more) await notifyStore(env, companyId, partition);
   })));
-  if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.target)), absentLater);
-}
-
-/**
- * A message from before the move whose delivery is not in the legacy partition yet (the data
- * migration has not copied it): tried again later rather than dropped; after the queue's retries the
- * dead-letter path logs it and the cron sweep finds the delivery once it is copied.
- */
-function absentLater(msg: Message<unknown>, outcomes: unknown): boolean {
-  const body = msg.body as { delivery_id?: string };
-  if (!(outcomes instanceof Map) || outcomes.get(body.delivery_id) !== "absent") return false;
-  msg.retry({ delaySeconds: 300 });
-  return true;
+  if (deliveries.length > 0) await settleAll(deliveries.map((d) => d.msg), "deliver", undefined, () => deliverBatch(db, env, deliveries.map((d) => d.target)));
 }
 
 /** Acks the messages once `work` is done; retries them with backoff when it failed. */
-async function settleAll(msgs: Message<unknown>[], type: string, companyId: string | undefined, work: () => Promise<unknown>, later?: (msg: Message<unknown>, result: unknown) => boolean) {
+async function settleAll(msgs: Message<unknown>[], type: string, companyId: string | undefined, work: () => Promise<unknown>) {
   try {
-    const result = await work();
-    for (const m of msgs) if (!later?.(m, result)) m.ack();
+    await work();
+    for (const m of msgs) m.ack();
   } catch (e) {
     const attempts = Math.max(...msgs.map((m) => m.attempts));
     log("warn", "webhook step failed; retrying", { company_id: companyId, type, attempts, error: describeError(e) });

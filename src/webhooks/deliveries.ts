@@ -1,9 +1,9 @@
 /**
  * The delivery log: deliveries of an endpoint or of an event (filters, pages), their attempts, and
  * redelivery (one event to one endpoint, or every failed delivery of an endpoint since a time).
- * Deliveries and their attempts live in the company's document stores (issue 16): a delivery id names
+ * Deliveries and their attempts live in the company's document stores: a delivery id names
  * its partition, its attempts are in the same store, lists walk the partitions newest first. An
- * event born in a store lives there with its deliveries; control-plane and legacy events are in D1's
+ * event born in a store lives there with its deliveries; control-plane events are in D1's
  * outbox (./fanout.ts); endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
  * alarm (src/durable-objects/document-store/overdue-deliveries.ts).
  */
@@ -17,7 +17,6 @@ import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
 import { getEndpoint } from "./endpoints";
-import { DELIVERY_RETRY_WINDOW_MS } from "./store-alarms";
 import { EVENT_RETENTION_DAYS, idPastRetention, isPastRetention, pastRetentionMessage, retentionCutoff } from "./retention";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -27,9 +26,10 @@ type EventRow = typeof eventOutbox.$inferSelect;
 /**
  * How long after its partition closed a delivery may still be made in it: a store's events are fanned
  * out where they are, on its notice (re-sent every 2 minutes while they wait), so a partition closed
- * before `since` minus this margin holds no delivery created since.
+ * before `since` minus this margin holds no delivery created since: the retry schedule (about 4 days)
+ * and a margin.
  */
-export const FANOUT_AFTER_CLOSE_MS = DELIVERY_RETRY_WINDOW_MS;
+export const FANOUT_AFTER_CLOSE_MS = 7 * 86_400_000;
 
 export interface DeliveryFilters {
   endpoint_id?: string;
@@ -81,11 +81,11 @@ async function restart(env: Env, companyId: string, partition: number, ids: stri
 
 /**
  * An event of the company: in the store of one of its partitions (newest first, all read at once), or
- * in D1's outbox (control-plane and legacy events); `partition` is null for D1.
+ * in D1's outbox (control-plane events); `partition` is null for D1.
  */
 export async function findEvent(db: Db, env: Env, companyId: string, eventId: string): Promise<{ event: EventRow | undefined; partition: number | null }> {
   const mine = and(eq(eventOutbox.id, eventId), eq(eventOutbox.companyId, companyId));
-  const stores = (await partitionsOf(env, companyId)).filter((p) => p.ordinal >= 1).sort((a, b) => b.ordinal - a.ordinal);
+  const stores = await partitionsOf(env, companyId);
   const found = await Promise.all(stores.map(async (p) => ({ partition: p.ordinal, event: await storeFor(env, companyId, p.ordinal).db.query.eventOutbox.findFirst({ where: mine }) })));
   const hit = found.find((f) => f.event);
   if (hit) return hit;
@@ -126,7 +126,7 @@ export async function redeliverFailed(db: Db, env: Env, companyId: string, endpo
   const since = requestedSince > cutoff ? requestedSince : cutoff;
   // A partition closed well before `since` holds no delivery created after it (FANOUT_AFTER_CLOSE_MS).
   const closedSince = new Date(Date.parse(since) - FANOUT_AFTER_CLOSE_MS).toISOString();
-  const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= closedSince || p.closedReason === "LEGACY");
+  const partitions = (await partitionsOf(env, companyId)).filter((p) => !p.closedAt || p.closedAt >= closedSince);
   const counts = await Promise.all(partitions.map(async (p) => {
     const failed = await storeFor(env, companyId, p.ordinal).db
       .select({ id: webhookDeliveries.id })

@@ -5,8 +5,8 @@
  * An endpoint that has failed continuously for 5 days is disabled and the company's other endpoints
  * get a `webhook_endpoint.disabled` event. The same `webhook-id` (the event id) goes with every
  * attempt, so receivers can deduplicate (delivery is at least once). Deliveries and attempts are in
- * the company's document stores (issue 16), each with the event it delivers when the event was born in
- * a store; control-plane and legacy events are in D1's outbox; endpoints in D1, read through the
+ * the company's document stores, each with the event it delivers when the event was born in
+ * a store; control-plane events are in D1's outbox; endpoints in D1, read through the
  * per-isolate cache (./endpoint-cache.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -88,10 +88,9 @@ async function readExcerpt(res: Response): Promise<string | null> {
   return new TextDecoder().decode(all.subarray(0, BODY_EXCERPT_BYTES));
 }
 
-/** `absent`: no such delivery in the store named (a message from before the move whose row is not copied yet). */
-type Outcome = "sent" | "retry" | "failed" | "skipped" | "early" | "absent";
+type Outcome = "sent" | "retry" | "failed" | "skipped" | "early";
 
-/** A delivery to attempt: its id, company, and partition (none in messages sent before the move). */
+/** A delivery to attempt: its id, company, and partition (when the message names none, the one its id names). */
 export interface DeliveryTarget {
   id: string;
   companyId: string;
@@ -104,7 +103,7 @@ type Plan =
   | { kind: "post"; delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
 
 /**
- * Each delivery's store: the partition the message names, else the one its id names (legacy ids: 0).
+ * Each delivery's store: the partition the message names, else the one its id names.
  * A partition the company's directory does not have holds no delivery: its targets are left out
  * (skipped, their messages acked) and no store is made for it.
  */
@@ -112,7 +111,7 @@ async function storesOf(env: Env, targets: DeliveryTarget[]): Promise<Map<string
   const stores = new Map<string, { db: Db; partition: number; ids: string[] }>();
   for (const t of targets) {
     const partition = t.partition ?? ordinalOfId(t.id);
-    if (partition === null || (partition > 0 && !(await partitionKnown(env, t.companyId, partition)))) continue;
+    if (partition === null || !(await partitionKnown(env, t.companyId, partition))) continue;
     const key = `${t.companyId}:${partition}`;
     const entry = stores.get(key) ?? { db: storeFor(env, t.companyId, partition).db, partition, ids: [] };
     entry.ids.push(t.id);
@@ -124,7 +123,7 @@ async function storesOf(env: Env, targets: DeliveryTarget[]): Promise<Map<string
 /**
  * The deliveries and the events of their store (one store batch per store), their endpoints (the
  * per-isolate cache; D1 only for an endpoint no longer active) and the events not in the delivery's
- * store (D1's outbox: control-plane and legacy events; one D1 read, none for store events).
+ * store (D1's outbox: control-plane events; one D1 read, none for store events).
  */
 async function loadMany(db: Db, env: Env, targets: DeliveryTarget[], now: Date) {
   const stores = await storesOf(env, targets);
@@ -194,8 +193,6 @@ function settleAttempt(env: Env, d: DeliveryRow, endpoint: EndpointRow, result: 
 export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], now = new Date()): Promise<Map<string, Outcome>> {
   const { deliveries, storeOf, endpoints, events } = await loadMany(db, env, targets, now);
   const byId = new Map(deliveries.map((d) => [d.id, d]));
-  // Only partition 0's rows wait for the data migration's copy; a store partition's row is there or never was.
-  const legacy = new Set(targets.filter((t) => t.partition === undefined && ordinalOfId(t.id) === 0).map((t) => t.id));
   const plans = [...new Set(targets.map((t) => t.id))].map((id) => [id, planOne(byId.get(id), endpoints, events, now)] as const);
   const outcomes = new Map<string, Outcome>();
   const writes = new Map<Db, BatchItem<"sqlite">[]>();
@@ -208,7 +205,7 @@ export async function deliverBatch(db: Db, env: Env, targets: DeliveryTarget[], 
   const posts = plans.filter((p): p is readonly [string, Extract<Plan, { kind: "post" }>] => p[1].kind === "post");
   const results = await Promise.all(posts.map(([, p]) => post(env, p.endpoint, p.event, now)));
   for (const [id, p] of plans) {
-    if (p.kind === "skip") outcomes.set(id, !byId.has(id) && legacy.has(id) ? "absent" : "skipped");
+    if (p.kind === "skip") outcomes.set(id, "skipped");
     else if (p.kind === "give-up") {
       write(id, (store) => settle(store, p.delivery, { status: "FAILED", lastError: p.reason, nextAttemptAt: null }, at));
       outcomes.set(id, "failed");

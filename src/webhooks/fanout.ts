@@ -1,6 +1,6 @@
 /**
  * Fan-out: undispatched events become one delivery per subscribed, enabled endpoint, then one queue
- * message per delivery. Two sources (issue 16):
+ * message per delivery. Two sources:
  *
  * - a document store's events (`fanOutStore`, on the store's own notice): read from the store, and
  *   in ONE store batch their deliveries are inserted (unique per endpoint and event, INSERT OR
@@ -9,8 +9,7 @@
  *   after the batch) are queued again by the store's alarm (overdue-deliveries.ts). The endpoints come
  *   from the per-isolate cache (./endpoint-cache.ts): a store event costs no D1 statement;
  * - D1's outbox (`fanOut`): events not born in a store (control-plane: certificates, ENU alerts, an
- *   endpoint's disabling; D1's legacy partition 0 before its switch; events relayed to D1 before this
- *   change).
+ *   endpoint's disabling).
  *
  * For D1's outbox the deliveries go to the company's open document store and the events are stamped
  * dispatched in D1. The two writes are in two databases, so the store write is

@@ -1,12 +1,11 @@
 /**
- * Retention of webhook events and delivery records (issue 16): an event, its deliveries and their
+ * Retention of webhook events and delivery records: an event, its deliveries and their
  * attempts are kept for EVENT_RETENTION_DAYS after the event's `created_at` (Stripe keeps events
  * retrievable for 30 days; the retry schedule ends after about 4 days), then deleted:
  *
- * - D1's `event_outbox` (control-plane and legacy events): rows already fanned out (`dispatched_at`
+ * - D1's `event_outbox` (control-plane events): rows already fanned out (`dispatched_at`
  *   set) and past retention, by the cron in bounded batches (`purgeD1Events`);
- * - each document store's `event_outbox` (its own events, already fanned out, or relayed to D1 before
- *   the events stayed in the stores) and its deliveries and attempts, by the store's alarm
+ * - each document store's `event_outbox` (its own events, already fanned out) and its deliveries and attempts, by the store's alarm
  *   (src/durable-objects/document-store/event-retention.ts).
  *
  * A redelivery of an event past retention is refused (`WEBHOOK_EVENT_EXPIRED`), and an attempt whose

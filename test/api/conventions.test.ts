@@ -1,7 +1,5 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src";
 import { app } from "../../src/app";
 import { CRON_JOBS } from "../../src/cron";
 import { ERROR_CODES } from "../../src/errors";
@@ -156,17 +154,5 @@ describe("cron", () => {
   it("the job table matches wrangler.toml", () => {
     const crons = /crons\s*=\s*\[([^\]]*)\]/.exec(wranglerToml)![1]!.match(/"([^"]+)"/g)!.map((s) => s.slice(1, -1));
     expect(Object.keys(CRON_JOBS).sort()).toEqual(crons.sort());
-  });
-
-  it("purges expired idempotency records and keeps live ones", async () => {
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO idempotency_keys (client_id, key, scope, fingerprint, state, expires_at) VALUES ('c', 'old', 's', 'f', 'COMPLETED', '2000-01-01T00:00:00.000Z')"),
-      env.DB.prepare("INSERT INTO idempotency_keys (client_id, key, scope, fingerprint, state, expires_at) VALUES ('c', 'new', 's', 'f', 'COMPLETED', '2999-01-01T00:00:00.000Z')"),
-    ]);
-    const ctx = createExecutionContext();
-    worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env, ctx);
-    await waitOnExecutionContext(ctx);
-    const rows = await env.DB.prepare("SELECT key FROM idempotency_keys WHERE client_id = 'c'").all<{ key: string }>();
-    expect(rows.results.map((r) => r.key)).toEqual(["new"]);
   });
 });

@@ -147,7 +147,7 @@ describe("every authenticated route", () => {
 
     it(`${name}: malformed, unknown and revoked keys -> 401`, async () => {
       expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: "not-a-key", ...init(method) }), 401, "AUTH_INVALID_API_KEY");
-      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: `dte_sk_${"A".repeat(40)}`, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
+      expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: `dte_test_${"A".repeat(40)}`, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
       expectError(await call(method, pathFor(r.route.path, r.companyInQuery), { key: revoked.key, ...init(method) }), 401, "AUTH_INVALID_API_KEY");
     });
 

@@ -326,7 +326,7 @@ export function requestArb(doc: OpenApiDoc, ref: OperationRef, fx: Fixtures): fc
         case "auth": {
           const choice = g.pick % 4;
           if (choice === 0) delete headers["X-Api-Key"];
-          else if (choice === 1) headers["X-Api-Key"] = "dte_sk_" + "0".repeat(40);
+          else if (choice === 1) headers["X-Api-Key"] = "dte_test_" + "0".repeat(40);
           else if (choice === 2) headers["X-Api-Key"] = fx.keys.member;
           else headers["X-Api-Key"] = fx.keys.foreign;
           break;

@@ -9,11 +9,11 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buyerStateOf, nextBuyerCheck, MAX_CHECK_INTERVAL_MS, MIN_CHECK_INTERVAL_MS, type BuyerEvent } from "../../src/domain/invoices/buyer-response";
-import { randomUlid } from "../../src/lib/ids";
+import { openStore, partitionedId, storeForId } from "../../src/db/document-store";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
-import { afterChecks, checkNow, cronRun, issuedAccepted as issued, receivedCopy, receiver, respond, type Receiver } from "./helpers";
+import { afterAlarms, afterChecks, checkNow, issuedAccepted as issued, receivedCopy, receiver, respond, type Receiver } from "./helpers";
 
 const DAY = 86_400_000;
 describe("the buyer's answer to an issued factura", () => {
@@ -159,74 +159,63 @@ describe("buyer response rules", () => {
   });
 });
 
-/** A factura of D1's legacy partition whose buyer check is due, as the cron finds it. */
-async function legacyDue(companyId: string, siiReceivedAt: string | null = null, stampedAt = new Date().toISOString()): Promise<string> {
-  const id = `inv_${randomUlid()}`;
-  await env.DB.prepare(
-    `INSERT INTO invoices (id, company_id, document_type, status, folio, issue_date, recipient_rut, recipient_name, currency, total, body, buyer_state, buyer_events, sii_received_at, buyer_check_at, stamped_at)
-     VALUES (?, ?, 33, 'ACCEPTED', 7, '2026-10-01', '77879240-0', 'Cliente', 'CLP', '1190', '{}', 'PENDING', '[]', ?, '2000-01-01T00:00:00.000Z', ?)`,
-  ).bind(id, companyId, siiReceivedAt, stampedAt).run();
+/** A factura in the company's open store whose buyer check is due (the store's alarm sends it). */
+async function dueInStore(companyId: string, siiReceivedAt: string | null = null, stampedAt = new Date().toISOString()): Promise<string> {
+  const store = await openStore(env, companyId);
+  const id = partitionedId("inv", store.ordinal);
+  await store.db.run(sql`INSERT INTO invoices (id, company_id, document_type, status, folio, issue_date, recipient_rut, recipient_name, currency, total, body, buyer_state, buyer_events, sii_received_at, buyer_check_at, stamped_at)
+     VALUES (${id}, ${companyId}, 33, 'ACCEPTED', 7, '2026-10-01', '77879240-0', 'Cliente', 'CLP', '1190', '{}', 'PENDING', '[]', ${siiReceivedAt}, '2000-01-01T00:00:00.000Z', ${stampedAt})`);
   return id;
 }
 
-/** The legacy row once `done` holds (the cron sent its check; the queue consumer handles it). */
-async function legacyRow(id: string, done: (row: Record<string, any>) => boolean): Promise<Record<string, any>> {
-  let row: Record<string, any> | null = null;
-  for (let i = 0; i < 100; i++) {
-    row = await env.DB.prepare("SELECT buyer_state, buyer_checked_at, buyer_check_at, buyer_deadline FROM invoices WHERE id = ?").bind(id).first();
-    if (row && done(row)) return row;
-    await new Promise((ok) => setTimeout(ok, 150));
-  }
-  throw new Error(`still ${JSON.stringify(row)}`);
+/** The document's row once `done` holds (its store's alarm sent the check; the queue consumer handles it). */
+async function rowWhen(companyId: string, id: string, done: (row: Record<string, any>) => boolean): Promise<Record<string, any>> {
+  const read = async () => (await storeForId(env, companyId, id)!.db.all<Record<string, any>>(sql`SELECT buyer_state, buyer_checked_at, buyer_check_at, buyer_deadline FROM invoices WHERE id = ${id}`))[0] ?? {};
+  return afterAlarms(companyId, read, done, `document ${id}`);
 }
 
-describe("a factura of D1's legacy partition (before the documents group's switch)", () => {
+describe("a factura whose buyer check its store's alarm sends", () => {
   it("of a company without a certificate is put off an hour, not read", async () => {
     const r = await receiver("76086428-5", false);
-    const id = await legacyDue(r.companyId);
-    await cronRun();
-    const row = await legacyRow(id, (x) => x.buyer_check_at > new Date(Date.now() + 30 * 60_000).toISOString());
+    const id = await dueInStore(r.companyId);
+    const row = await rowWhen(r.companyId, id, (x) => x.buyer_check_at > new Date(Date.now() + 30 * 60_000).toISOString());
     expect(row).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
     expect(Date.parse(row.buyer_check_at) - Date.now()).toBeGreaterThan(50 * 60_000);
   });
 
   it("of a company without a certificate for more than 10 days after its stamp is no longer put off: its checks stop", async () => {
     const r = await receiver("76086428-5", false);
-    const id = await legacyDue(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
-    await cronRun();
-    expect(await legacyRow(id, (x) => x.buyer_check_at === null)).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
+    const id = await dueInStore(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
+    expect(await rowWhen(r.companyId, id, (x) => x.buyer_check_at === null)).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
   });
 
   it("the SII has no reception time for: read again an hour later, and no more 10 days after its stamp", async () => {
     const r = await receiver("76086428-5");
     // Folio 7 was never sent to the simulator: consultarFechaRecepcionSii answers 18, no date.
-    const fresh = await legacyDue(r.companyId);
-    const old = await legacyDue(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
-    await cronRun();
-    const a = await legacyRow(fresh, (x) => x.buyer_checked_at !== null);
+    const fresh = await dueInStore(r.companyId);
+    const old = await dueInStore(r.companyId, null, new Date(Date.now() - 10 * DAY - 60_000).toISOString());
+    const a = await rowWhen(r.companyId, fresh, (x) => x.buyer_checked_at !== null);
     expect(a).toMatchObject({ buyer_state: "PENDING", buyer_deadline: null });
     expect(Date.parse(a.buyer_check_at) - Date.now()).toBeGreaterThan(50 * 60_000);
-    expect(await legacyRow(old, (x) => x.buyer_checked_at !== null)).toMatchObject({ buyer_state: "PENDING", buyer_deadline: null, buyer_check_at: null });
+    expect(await rowWhen(r.companyId, old, (x) => x.buyer_checked_at !== null)).toMatchObject({ buyer_state: "PENDING", buyer_deadline: null, buyer_check_at: null });
   });
 
   it("of a deleted company is no longer checked", async () => {
     const r = await receiver("76086428-5");
-    const id = await legacyDue(r.companyId);
+    const id = await dueInStore(r.companyId);
     expect((await call("DELETE", `/api/companies/${r.companyId}`, { key: r.owner.key })).status).toBe(200);
-    await cronRun();
-    expect(await legacyRow(id, (x) => x.buyer_check_at === null)).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
+    expect(await rowWhen(r.companyId, id, (x) => x.buyer_check_at === null)).toMatchObject({ buyer_state: "PENDING", buyer_checked_at: null });
   });
 
-  it("is checked from the cron: read at the SII, written in D1 with its event in D1's outbox", async () => {
+  it("is read at the SII and written in its store, with its event in the store's outbox", async () => {
     const r = await receiver("76086428-5");
     const nineDaysAgo = new Date(Date.now() - 9 * DAY).toISOString();
-    const id = await legacyDue(r.companyId, nineDaysAgo);
-    await cronRun();
-    const row = await legacyRow(id, (x) => x.buyer_checked_at !== null);
+    const id = await dueInStore(r.companyId, nineDaysAgo);
+    const row = await rowWhen(r.companyId, id, (x) => x.buyer_checked_at !== null);
     expect(row).toMatchObject({ buyer_state: "ACCEPTED_BY_LAW", buyer_check_at: null, buyer_deadline: new Date(Date.parse(nineDaysAgo) + 8 * DAY).toISOString() });
-    const events = await env.DB.prepare("SELECT type, dedupe_key FROM event_outbox WHERE company_id = ?").bind(r.companyId).all();
-    expect(events.results).toEqual([{ type: "invoice.buyer_response", dedupe_key: `buyer:${id}:ACCEPTED_BY_LAW:0` }]);
+    const store = storeForId(env, r.companyId, id)!.db;
+    expect(await store.all(sql`SELECT type, dedupe_key FROM event_outbox WHERE company_id = ${r.companyId}`)).toEqual([{ type: "invoice.buyer_response", dedupe_key: `buyer:${id}:ACCEPTED_BY_LAW:0` }]);
     // Not sent again: nothing is due.
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM invoices WHERE buyer_check_at IS NOT NULL AND company_id = ?").bind(r.companyId).first("n")).toBe(0);
+    expect(await store.all(sql`SELECT id FROM invoices WHERE buyer_check_at IS NOT NULL AND company_id = ${r.companyId}`)).toEqual([]);
   });
 });

@@ -7,19 +7,18 @@
  * store's alarm, set at the earliest moment one of its documents needs an action, and the one-time
  * walk arms the stores from before the change closed in the last 45 days only.
  */
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { closePartition, indexStore, partitionedId, partitionsOf, storeFor, storeName } from "../../src/db/document-store";
+import { closePartition, indexStore, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
 import { receivedKeys } from "../../src/db/document-store/tables";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { ReceptionDeadlines } from "../../src/durable-objects/document-store/reception-deadlines";
 import { pollReceptionRegister } from "../../src/reception/cron";
 import { APPROACHING_MS, verifyInbound, xmlDocumentBytes } from "../../src/countries/cl";
-import { armStoreAlarms } from "../../src/webhooks/store-alarms";
 import { EVENT_RETENTION_MS } from "../../src/webhooks/retention";
 import { intakeFile } from "../../src/reception/intake";
 import { claimKeys } from "../../src/reception/keys";
@@ -245,34 +244,6 @@ describe("the deadline job: a task of the store's alarm", () => {
     expect(await fannedOut()).toEqual(["received_document.deadline_approaching", "received_document.deadline_passed"]);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM event_outbox WHERE company_id = ?").bind(r.companyId).first("n")).toBe(0);
     expect(noDeadlineAlarm(await afterAlarms(r.companyId, () => alarmAt(r.companyId, soon.ordinal), noDeadlineAlarm, "no deadline alarm left"))).toBe(true);
-  });
-
-  it("the cron's one-time walk arms a store from before the change closed in the last 45 days, not an older one", async () => {
-    const r = await receiver();
-    const company = await companyOf(r);
-    const e = await envelope([await signedDte(caf33, 430, cert)], cert);
-    const [doc] = (await intakeFile(env, { ...company, livemode: !!company.livemode }, e.xml, { channel: "UPLOAD", message: null, now: LAST_MONTH })).documents;
-    const past = new Date(Date.now() - DAY).toISOString();
-    await storeFor(env, r.companyId, 1).db.run(sql`UPDATE received_documents SET sii_received_at = ${past}, response_deadline = ${past} WHERE id = ${doc!.id}`);
-    await closePartition(env, r.companyId, 1, "MONTH_END", null);
-    // A store from before the change: no alarm.
-    const stub = storeStub(r.companyId, 1);
-    await runInDurableObject(stub, (_i: DocumentStore, state: DurableObjectState) => state.storage.deleteAlarm());
-    await evictDurableObject(stub);
-    const closedAgo = (days: number) => env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = 1").bind(new Date(Date.now() - days * DAY).toISOString(), r.companyId).run();
-    const walk = async () => {
-      await env.DB.prepare("DELETE FROM cron_cursors").run();
-      const names: string[] = [];
-      const ns = env.DOCUMENT_STORE;
-      const counting = { ...env, DOCUMENT_STORE: { idFromName: (n: string) => (names.push(n), ns.idFromName(n)), get: (id: DurableObjectId) => ns.get(id) } } as unknown as Env;
-      while (!(await armStoreAlarms(counting)).finished);
-      return names;
-    };
-    await closedAgo(50);
-    expect(await walk()).not.toContain(storeName(r.companyId, 1));
-    await closedAgo(40);
-    expect(await walk()).toContain(storeName(r.companyId, 1));
-    await afterAlarms(r.companyId, () => rowIn(r, 1, doc!.id), (row) => row?.response_state === "ACCEPTED_BY_LAW", "accepted by law by the armed alarm");
   });
 
   it("one alarm marks at most its budget; the rest waits for the next, due at once", async () => {

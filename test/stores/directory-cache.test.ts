@@ -2,15 +2,13 @@ import { env } from "cloudflare:workers";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { forgetDirectory, openPartition, openStore, partitionKnown, partitionedId, partitionsOf } from "../../src/db/document-store";
-import { forgetLegacyState, partitionsWithLegacy, readUnlessMoved } from "../../src/db/document-store/legacy";
 import { createDb } from "../../src/db/client";
 import { documentPartitions, invoices } from "../../src/db/schema";
 import { randomUlid } from "../../src/lib/ids";
-import { newCompany, newOwner } from "../helpers/api";
 
 /**
- * Issue 16, "the D1 statements a document still makes": what the partition directory and the
- * legacy partition cost in D1 on a cold isolate and afterwards, and that what is cached cannot lead
+ * The D1 statements a document still makes: what the partition directory costs in D1 on a cold
+ * isolate and afterwards, and that what is cached cannot lead
  * a write astray (a partition another isolate closed by size is seen on this isolate's next call).
  */
 const newCompanyId = () => `cmp_${randomUlid()}`;
@@ -50,7 +48,6 @@ function countingEnv(over: Partial<Env> & { DOCUMENT_STORE_MAX_BYTES?: string } 
 
 afterEach(() => {
   forgetDirectory();
-  forgetLegacyState();
 });
 
 describe("the partition directory on a cold isolate", () => {
@@ -77,14 +74,13 @@ describe("the partition directory on a cold isolate", () => {
     expect(counts).toEqual({ statements: 0, roundTrips: 0 });
   });
 
-  it("the first store partition comes after the legacy one, and after closed ones", async () => {
-    const [legacyOnly, closedOnes] = [newCompanyId(), newCompanyId()];
+  it("the first store partition comes after closed ones", async () => {
+    const closedOnes = newCompanyId();
     const d1 = createDb(env.DB);
-    const row = (companyId: string, ordinal: number, closedReason: "LEGACY" | "SIZE") => ({ companyId, ordinal, storeName: `${companyId}:${ordinal}`, period: "2026-10", openedAt: "2026-10-01T00:00:00.000Z", closedAt: "2026-10-02T00:00:00.000Z", closedReason });
-    await d1.insert(documentPartitions).values([row(legacyOnly, 0, "LEGACY"), row(closedOnes, 0, "LEGACY"), row(closedOnes, 1, "SIZE"), row(closedOnes, 2, "SIZE")]);
-    expect((await openPartition(env, legacyOnly)).ordinal).toBe(1);
+    const row = (companyId: string, ordinal: number) => ({ companyId, ordinal, storeName: `${companyId}:${ordinal}`, period: "2026-10", openedAt: "2026-10-01T00:00:00.000Z", closedAt: "2026-10-02T00:00:00.000Z", closedReason: "SIZE" as const });
+    await d1.insert(documentPartitions).values([row(closedOnes, 1), row(closedOnes, 2)]);
     expect((await openPartition(env, closedOnes)).ordinal).toBe(3);
-    expect((await partitionsOf(env, closedOnes)).map((p) => [p.ordinal, p.closedAt === null])).toEqual([[3, true], [2, false], [1, false], [0, false]]);
+    expect((await partitionsOf(env, closedOnes)).map((p) => [p.ordinal, p.closedAt === null])).toEqual([[3, true], [2, false], [1, false]]);
   });
 
   it("concurrent first openers in new isolates agree on one partition", async () => {
@@ -111,30 +107,5 @@ describe("the partition directory on a cold isolate", () => {
     expect((await openStore(e, companyId)).ordinal).toBe(2);
     // The close it made again changed nothing: the first close stands, one partition is open.
     expect((await partitionsOf(env, companyId)).map((p) => [p.ordinal, p.closedReason, p.sizeBytes])).toEqual([[2, null, 0], [1, "SIZE", 9]]);
-  });
-});
-
-describe("the legacy partition's checks", () => {
-  const byReference = (companyId: string, reference: string) => (d1: ReturnType<typeof createDb>) => d1.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference))).limit(1);
-
-  it("with no legacy document in D1: one batch once per isolate, then no statement at all", async () => {
-    const companyId = newCompanyId();
-    const { env: e, counts } = countingEnv();
-    expect(await readUnlessMoved(e, "documents", byReference(companyId, "ERP-1"))).toBeNull();
-    expect(counts).toEqual({ statements: 3, roundTrips: 1 });
-    expect(await readUnlessMoved(e, "documents", byReference(companyId, "ERP-2"))).toBeNull();
-    expect((await partitionsWithLegacy(e, companyId, "documents")).map((p) => p.inD1)).toEqual([]);
-    expect(counts).toEqual({ statements: 4, roundTrips: 2 }); // the lists' directory read only
-  });
-
-  it("with legacy documents in D1 (before the switch): they are found, and partition 0 is listed in D1", async () => {
-    const companyId = await newCompany(await newOwner());
-    const legacyId = `inv_${randomUlid()}`;
-    await createDb(env.DB).insert(invoices).values({ id: legacyId, companyId, documentType: 33, status: "ACCEPTED", folio: 5, externalReference: "ERP-OLD", issueDate: "2026-10-01", recipientRut: "77879240-0", recipientName: "Cliente Ltda", currency: "CLP", total: "1", body: "{}" });
-    const { env: e, counts } = countingEnv();
-    expect(await readUnlessMoved(e, "documents", byReference(companyId, "ERP-OLD"))).toEqual([{ id: legacyId }]);
-    expect(counts).toEqual({ statements: 3, roundTrips: 1 }); // the checks and the lookup, one batch
-    expect(await readUnlessMoved(e, "documents", byReference(companyId, "ERP-NEW"))).toEqual([]);
-    expect((await partitionsWithLegacy(e, companyId, "documents")).map((p) => [p.ordinal, p.inD1])).toEqual([[0, true]]);
   });
 });

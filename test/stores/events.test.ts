@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { closePartition, openStore, partitionedId, storeFor, storeName } from "../../src/db/document-store";
 import { outboxInsert } from "../../src/db/document-store/outbox";
-import { eventOutbox, invoices } from "../../src/db/schema";
+import { invoices } from "../../src/db/schema";
 import type { DocumentStore } from "../../src/durable-objects/document-store";
 import { FanoutNotice, NOTICE_REDRIVE_MS, NOTICE_RETRY_MS } from "../../src/durable-objects/document-store/fanout-notice";
 import { newId, randomUlid } from "../../src/lib/ids";
@@ -21,7 +21,7 @@ import { FANOUT_BATCH, fanOutStore } from "../../src/webhooks/fanout";
 import { call, newCompany, newOwner } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
-import { received, receiverUrl, register, until, verified } from "../webhooks/helpers";
+import { receiverUrl, register, until, verified } from "../webhooks/helpers";
 
 const enu = (n: number) => ({ reason: "LOW_AVAILABILITY", document_type: "33", available: n, threshold: 10, detected_at: new Date().toISOString() });
 const stubOf = (companyId: string, ordinal: number) => env.DOCUMENT_STORE.get(env.DOCUMENT_STORE.idFromName(storeName(companyId, ordinal)));
@@ -211,34 +211,15 @@ describe("a document store's events", () => {
     expect(await d1Events(companyId)).toEqual([]);
   });
 
-  it("store 0 (the legacy partition after its switch): a writer's event there is announced as partition 0 and reaches the endpoint from store 0, not from D1", async () => {
-    const owner = await newOwner("Store events, store 0");
-    const companyId = await newCompany(owner);
-    const r = receiverUrl("store-events-store-0");
-    const hook = await register(owner, companyId, { url: r.url, events: ["ENU"] });
-    // As a write to a document of before the move does once its group switched: the event in store 0's
-    // outbox, through the store's RPC (which arms its alarm).
-    const store0 = storeFor(env, companyId, 0);
-    const [written] = await outboxInsert(store0.db, { companyId, type: "ENU", payload: enu(2), dedupeKey: `ENU:store0:${companyId}` }).returning({ id: eventOutbox.id });
-    const event = written!.id;
-    const [got] = await until(r.path, (x) => x.length === 1);
-    expect(verified(hook.secret, got!)).toMatchObject({ id: event, type: "ENU", company_id: companyId });
-    const made = await store0.db.all<{ id: string; event_id: string }>(sql`SELECT id, event_id FROM webhook_deliveries`);
-    expect(made).toEqual([{ id: expect.stringMatching(/^dlv_p0_/), event_id: event }]);
-    // The fan-out marked it in the same store batch that made its delivery, before queueing that.
-    expect(await store0.db.all(sql`SELECT id FROM event_outbox WHERE dispatched_at IS NOT NULL`)).toEqual([{ id: event }]);
-    expect(await d1Events(companyId)).toEqual([]);
-  });
-
-  it("the notice of store 0 names partition 0; a store with no partition in its name is not due again at once (its alarm does not spin)", async () => {
+  it("the notice of a store names its partition; a store with no partition in its name is not due again at once (its alarm does not spin)", async () => {
     const companyId = `cmp_${randomUlid()}`;
-    await silentEvent(companyId, 0);
-    await runInDurableObject(stubOf(companyId, 0), async (_i: DocumentStore, state: DurableObjectState) => {
+    await silentEvent(companyId, 1);
+    await runInDurableObject(stubOf(companyId, 1), async (_i: DocumentStore, state: DurableObjectState) => {
       const sent: unknown[] = [];
       const t0 = Date.now();
-      const task = new FanoutNotice(state.storage.sql, { WEBHOOK_QUEUE: recordingQueue(sent) }, storeName(companyId, 0));
+      const task = new FanoutNotice(state.storage.sql, { WEBHOOK_QUEUE: recordingQueue(sent) }, storeName(companyId, 1));
       expect(await task.sendNow(t0)).toBe(true);
-      expect(sent).toEqual([{ v: 1, type: "fanout", company_id: companyId, partition: 0 }]);
+      expect(sent).toEqual([{ v: 1, type: "fanout", company_id: companyId, partition: 1 }]);
       const nameless = new FanoutNotice(state.storage.sql, { WEBHOOK_QUEUE: recordingQueue(sent) }, `${companyId}:index`);
       expect(nameless.nextAt(t0)).toBe(t0);
       expect(await nameless.sendNow(t0)).toBe(false);
@@ -294,26 +275,6 @@ describe("a document store's events", () => {
     const both = await until(r.path, (x) => x.length === 2);
     expect(both.map((x) => x.headers["webhook-id"])).toEqual([event, event]);
     expect(await d1Events(companyId)).toEqual([]);
-  });
-
-  it("rows relayed to D1 before this change are delivered once, by D1's fan-out, never again from the store", async () => {
-    const owner = await newOwner("Store events, relayed rows");
-    const companyId = await newCompany(owner);
-    const r = receiverUrl("store-events-relayed");
-    await register(owner, companyId, { url: r.url, events: ["ENU"] });
-    const ordinal = (await openStore(env, companyId)).ordinal;
-    const at = new Date().toISOString();
-    const event = await silentEvent(companyId, ordinal, at);
-    // The relay copied it to D1 (undispatched there) and marked it in the store.
-    const [row] = await storeRows<Record<string, string | null>>(companyId, sql`SELECT id, company_id, type, dedupe_key, payload, created_at FROM event_outbox WHERE id = ${event}`);
-    await env.DB.prepare("INSERT INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)").bind(row!.id, row!.company_id, row!.type, row!.dedupe_key, row!.payload, row!.created_at).run();
-    await env.WEBHOOK_QUEUE.send({ v: 1, type: "fanout", company_id: companyId });
-    expect(await stubOf(companyId, ordinal).noticeFanout()).toBe(false);
-    await env.WEBHOOK_QUEUE.send({ v: 1, type: "fanout", company_id: companyId, partition: ordinal });
-    await until(r.path, (x) => x.length === 1);
-    await new Promise((res) => setTimeout(res, 1_500));
-    expect((await received(r.path)).map((x) => x.headers["webhook-id"])).toEqual([event]);
-    expect(await storeRows(companyId, "SELECT event_id FROM webhook_deliveries")).toEqual([{ event_id: event }]);
   });
 
   it("a state transition of a document in a store records its invoice event there, once", async () => {

@@ -21,13 +21,12 @@ import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
 import type { Db } from "../../src/db/client";
 import { closePartition, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor } from "../../src/db/document-store";
-import { newId } from "../../src/lib/ids";
+
 import { cancellations, envelopes, invoices, type InvoiceStatus } from "../../src/db/schema";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { handleDeadLetters } from "../../src/pipeline/dead-letters";
 import { invoiceDetail } from "../../src/domain/invoices/queries";
-import { assignFolio, claimEnvelope, signDocument, type StepDeps } from "../../src/pipeline/steps";
-import { legacyMoved } from "../../src/db/document-store/legacy";
+import { assignFolio, signDocument, type StepDeps } from "../../src/pipeline/steps";
 import type { StoreRpc } from "../../src/db/document-store/client";
 import type { StoreStatement } from "../../src/db/document-store/schema";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
@@ -237,13 +236,11 @@ describe("a partition closed by size while its documents are in flight", () => {
 
 /**
  * A RECEIVED document of `issuer` (with its folio reservation) in partition `ordinal` of its company,
- * never queued: issued as the POST does, then moved into the store by hand (the POST writes D1 until
- * the move of issued documents' writes lands).
+ * never queued: issued as the POST does (in the open store), then placed in the partition by hand.
  */
 async function receivedIn(issuer: Issuer, ordinal: number) {
   const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
   const d1Row = await issueInvoice(createDb(env.DB), quietEnv as Env, company, sampleBody(issuer.rut, "33"), "req_review");
-  await env.DB.batch([env.DB.prepare("DELETE FROM invoice_events WHERE invoice_id = ?").bind(d1Row.id), env.DB.prepare("DELETE FROM invoices WHERE id = ?").bind(d1Row.id)]);
   const folios = allocator(env, issuer.companyId, 33);
   await folios.release(d1Row.id);
   const id = partitionedId("inv", ordinal);
@@ -286,8 +283,6 @@ describe("one batch over two companies and two partitions of each", () => {
       expect(new Set(folios).size).toBe(3);
     }
     expect(polls.map((p) => p.envelope_id).sort()).toEqual([...byEnvelope.keys()].sort());
-    const inD1 = await env.DB.prepare(`SELECT count(*) AS n FROM invoices WHERE id IN (${docs.map(() => "?").join(",")})`).bind(...docs.map((d) => d.id)).first<{ n: number }>();
-    expect(inD1!.n).toBe(0);
 
     // The polls, in one batch too: every document reaches its verdict in its own store.
     for (let round = 0; round < 10 && polls.length > 0; round++) await run(polls.splice(0));
@@ -340,50 +335,5 @@ describe("one store failing in a batch over two companies", () => {
     expect(result.retryMessages.map((m) => m.msgId)).toEqual([`m-${a.id}`]);
     expect((await b.store.select().from(invoices).where(eq(invoices.id, b.id)))[0]).toMatchObject({ status: "SENT" });
     expect((await a.store.select().from(invoices).where(eq(invoices.id, a.id)))[0]).toMatchObject({ status: "SIGNED" });
-  });
-});
-
-describe("D1 refusing a legacy document's write after its upload (LEGACY_MOVED)", () => {
-  /** env.DB, except that a batch moving an envelope to SENT is refused as migration 0015's triggers refuse it after the switch. */
-  function switchedAtSend() {
-    return new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return (statements: D1PreparedStatement[]) => {
-            const sqls = statements.map((s) => String((s as unknown as { statement?: string }).statement ?? ""));
-            return sqls.some((q) => q.startsWith('update "envelopes" set "status"')) ? Promise.reject(new Error("D1_ERROR: LEGACY_MOVED: SQLITE_CONSTRAINT")) : target.batch(statements);
-          };
-        }
-        const value = Reflect.get(target, prop) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
-
-  it("records the switch in the isolate, so the retry writes to the store; the document stays SIGNED and its message is retried", async () => {
-    const issuer = await readyIssuer([33], 5);
-    const company = (await findCompanyForClient(createDb(env.DB), issuer.companyId))!;
-    // A document from before the move: the POST writes the open store, so its row is moved into D1
-    // under a legacy id (no partition mark), as documents issued before the move are.
-    const issued = await issueInvoice(createDb(env.DB), quietEnv as Env, company, sampleBody(issuer.rut, "33"), "req_review_moved");
-    const store = storeFor(env, issuer.companyId, ordinalOfId(issued.id)!).db;
-    await store.delete(invoiceEvents).where(eq(invoiceEvents.invoiceId, issued.id));
-    await store.delete(invoices).where(eq(invoices.id, issued.id));
-    const row = { ...issued, id: newId("inv") };
-    expect(ordinalOfId(row.id)).toBe(0);
-    await createDb(env.DB).insert(invoices).values(row);
-    const deps: StepDeps = { db: createDb(env.DB), store: createDb(env.DB), ordinal: 0, env, authority: siiAuthority(env), now: () => new Date() };
-    await signDocument(deps, await assignFolio(deps, row));
-    expect(await claimEnvelope(deps, issuer.companyId, [row.id])).toMatch(/^env_/);
-    const db = switchedAtSend();
-    const switchedEnv = { ...quietEnv, DB: db } as Env;
-    const batch = createMessageBatch("dte-issuance", [{ id: "m-legacy", timestamp: new Date(), attempts: 1, body: invoiceBody(row.id, issuer.companyId) }]);
-    await handleIssuanceBatch(batch, switchedEnv, siiAuthority(env));
-    expect((await getQueueResult(batch, createExecutionContext())).retryMessages.map((m) => m.msgId)).toEqual(["m-legacy"]);
-    // The store_migration rows still say "not switched" (env.DB, another binding object, asks them);
-    // the wrapped binding answers "switched" although its own check cached "not yet" in the send.
-    expect(await legacyMoved(env, "documents")).toBe(false);
-    expect(await legacyMoved(switchedEnv, "documents")).toBe(true);
-    expect((await createDb(env.DB).select().from(invoices).where(eq(invoices.id, row.id)))[0]).toMatchObject({ status: "SIGNED" });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A read never creates a store (issue 16): an id naming a partition the directory does not know for
+ * A read never creates a store: an id naming a partition the directory does not know for
  * the company (`rcv_p999999_…`, `dlv_p999999_…`) answers 404 in our envelope, like a missing row, and
  * no Durable Object is made for it. The same reads of a partition that exists reach its store.
  * A queue message naming such a partition (a document or an envelope id `…_p999999_…`) is dropped
@@ -9,11 +9,10 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { openStore, partitionKnown, storeName } from "../../src/db/document-store";
+import { knownStoreForId, openStore, partitionFor, partitionKnown, storeName, UnknownPartitionError } from "../../src/db/document-store";
 import { receivedDocuments } from "../../src/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 import { siiAuthority } from "../../src/countries/cl";
-import { existingPartitionForId, partitionFor, UnknownPartitionError } from "../../src/db/document-store/legacy";
 import { handleIssuanceBatch } from "../../src/pipeline/consumer";
 import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
@@ -63,15 +62,15 @@ describe("an id naming a partition the company does not have", () => {
 });
 
 describe("the pipeline and reception given a partition the company does not have", () => {
-  it("partitionFor refuses it and existingPartitionForId finds nothing; the open partition is served", async () => {
+  it("partitionFor refuses it and knownStoreForId finds nothing; the open partition is served", async () => {
     const { companyId, open } = await companyWithOpenStore();
-    await expect(partitionFor(env, companyId, 999999, "documents")).rejects.toBeInstanceOf(UnknownPartitionError);
-    await expect(partitionFor(env, companyId, open + 1, "reception")).rejects.toBeInstanceOf(UnknownPartitionError);
-    expect(await existingPartitionForId(env, companyId, `inv_p999999_${randomUlid()}`, "documents")).toBeNull();
-    expect((await partitionFor(env, companyId, open, "documents")).ordinal).toBe(open);
+    await expect(partitionFor(env, companyId, 999999)).rejects.toBeInstanceOf(UnknownPartitionError);
+    await expect(partitionFor(env, companyId, open + 1)).rejects.toBeInstanceOf(UnknownPartitionError);
+    expect(await knownStoreForId(env, companyId, `inv_p999999_${randomUlid()}`)).toBeNull();
+    expect((await partitionFor(env, companyId, open)).ordinal).toBe(open);
     // Another company's partition of the same ordinal does not count for this one.
     const other = await newCompany(await newOwner("Unknown partitions, other"));
-    await expect(partitionFor(env, other, open, "documents")).rejects.toBeInstanceOf(UnknownPartitionError);
+    await expect(partitionFor(env, other, open)).rejects.toBeInstanceOf(UnknownPartitionError);
     expect(await storeExists(companyId, 999999)).toBe(false);
     expect(await storeExists(other, open)).toBe(false);
   });

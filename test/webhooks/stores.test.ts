@@ -1,10 +1,9 @@
 /**
- * Webhook deliveries and attempts in the company's document stores (issue 16): a delivery of a
- * partition the month has closed is still attempted where it lives, a message sent before the move
- * (no partition) finds its delivery in the legacy partition 0, a fan-out that died before stamping its
- * events makes no second delivery (even across a roll-over), a company without an endpoint has its
- * events stamped without a store being opened, and the one-time walk that arms the
- * stores' alarms covers recently closed partitions too.
+ * Webhook deliveries and attempts in the company's document stores: a delivery of a partition the
+ * month has closed is still attempted where it lives, a message that names no partition finds its
+ * delivery in the partition its id names, a fan-out that died before stamping its events makes no
+ * second delivery (even across a roll-over), and a company without an endpoint has its events
+ * stamped without a store being opened.
  */
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
@@ -13,7 +12,6 @@ import { createDb } from "../../src/db/client";
 import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
 import { webhookDeliveries } from "../../src/db/schema";
 import { newId } from "../../src/lib/ids";
-import { armStoreAlarms } from "../../src/webhooks/store-alarms";
 import { deliver } from "../../src/webhooks/delivery";
 import { fanOut } from "../../src/webhooks/fanout";
 import { newCompany, newOwner } from "../helpers/api";
@@ -52,7 +50,7 @@ async function settledIn(companyId: string, partition: number, id: string): Prom
 }
 
 describe("webhook deliveries in the document stores", () => {
-  it("a delivery message for a previous month's partition is processed there; a message from before the move finds partition 0", async () => {
+  it("a delivery message for a previous month's partition is processed there, with or without the partition named", async () => {
     const owner = await newOwner("Webhook stores");
     const companyId = await newCompany(owner);
     const r = receiverUrl("stores-old-month");
@@ -65,22 +63,19 @@ describe("webhook deliveries in the document stores", () => {
     const inOld = partitionedId("dlv", old.ordinal);
     await pendingDelivery(companyId, old.ordinal, inOld, hook.id, e1);
     await env.WEBHOOK_QUEUE.send({ v: 1, type: "deliver", delivery_id: inOld, company_id: companyId, partition: old.ordinal });
-    // made before the move: a legacy id, copied into partition 0 by the data migration, a message without partition
-    const legacy = newId("dlv");
-    await pendingDelivery(companyId, 0, legacy, hook.id, e2);
-    await env.WEBHOOK_QUEUE.send({ v: 1, type: "deliver", delivery_id: legacy, company_id: companyId });
+    // a message without partition: the delivery id names it
+    const byId = partitionedId("dlv", old.ordinal);
+    await pendingDelivery(companyId, old.ordinal, byId, hook.id, e2);
+    await env.WEBHOOK_QUEUE.send({ v: 1, type: "deliver", delivery_id: byId, company_id: companyId });
 
     const got = await until(r.path, (x) => x.length >= 2);
     expect(got.map((x) => verified(hook.secret, x).id).sort()).toEqual([e1, e2].sort());
     expect(await settledIn(companyId, old.ordinal, inOld)).toEqual({ delivery: { id: inOld, status: "SUCCEEDED", attempts: 1 }, attempts: 1 });
-    expect(await settledIn(companyId, 0, legacy)).toEqual({ delivery: { id: legacy, status: "SUCCEEDED", attempts: 1 }, attempts: 1 });
+    expect(await settledIn(companyId, old.ordinal, byId)).toEqual({ delivery: { id: byId, status: "SUCCEEDED", attempts: 1 }, attempts: 1 });
     // nothing of either landed in the open partition
     expect(await storeFor(env, companyId, current.ordinal).db.all(sql`SELECT id FROM webhook_deliveries`)).toEqual([]);
-    // a message from before the move whose row the migration has not copied yet is kept for later
-    // (the consumer retries it), one that names its partition and finds nothing is done with
-    const uncopied = newId("dlv");
+    // a message that names its partition and finds nothing is done with
     const db = createDb(env.DB);
-    expect(await deliver(db, env, { id: uncopied, companyId })).toBe("absent");
     expect(await deliver(db, env, { id: partitionedId("dlv", current.ordinal), companyId, partition: current.ordinal })).toBe("skipped");
     expect(await deliver(db, env, { id: "dlv_not-an-id", companyId })).toBe("skipped");
   });
@@ -116,23 +111,5 @@ describe("webhook deliveries in the document stores", () => {
     const partitions = await env.DB.prepare("SELECT count(*) AS n FROM document_partitions WHERE company_id = ?").bind(companyId).first<{ n: number }>();
     expect(partitions!.n).toBe(0);
     expect(await fanOut(createDb(env.DB), env, companyId)).toEqual({ events: 0, deliveries: 0, more: false });
-  });
-
-  it("the one-time walk asks the stores of open partitions and of those closed in the last 45 days to arm their alarm, not older ones", async () => {
-    const owner = await newOwner("Webhook sweep stores");
-    const companyId = await newCompany(owner);
-    const old = await openStore(env, companyId, LAST_MONTH);
-    const current = await openStore(env, companyId);
-    const asked = async () => {
-      await env.DB.prepare("DELETE FROM cron_cursors").run();
-      const names: string[] = [];
-      const ns = env.DOCUMENT_STORE;
-      const counting = { ...env, DOCUMENT_STORE: { idFromName: (n: string) => (names.push(n), ns.idFromName(n)), get: (id: DurableObjectId) => ns.get(id) } } as unknown as Env;
-      expect(await armStoreAlarms(counting)).toMatchObject({ finished: true });
-      return names.filter((n) => n.startsWith(`${companyId}:`)).sort();
-    };
-    expect(await asked()).toEqual([`${companyId}:${old.ordinal}`, `${companyId}:${current.ordinal}`].sort());
-    await env.DB.prepare("UPDATE document_partitions SET closed_at = ? WHERE company_id = ? AND ordinal = ?").bind(new Date(Date.now() - 46 * 86_400_000).toISOString(), companyId, old.ordinal).run();
-    expect(await asked()).toEqual([`${companyId}:${current.ordinal}`]);
   });
 });

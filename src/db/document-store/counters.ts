@@ -1,5 +1,5 @@
 /**
- * List totals kept by the store itself (issue 16 item 4): per store, one row per distinct value of a
+ * List totals kept by the store itself: per store, one row per distinct value of a
  * list's low-cardinality filter columns with the number `n` of rows holding it. SQLite triggers keep
  * them in the same transaction as every INSERT, UPDATE and DELETE of the counted table, so they can
  * never drift from the rows; a total for filters on those columns is a SUM over a few hundred counter
@@ -9,7 +9,7 @@
  * are matched with `IS` (NULL equals NULL) and created when missing, not upserted (a unique index
  * treats NULLs as distinct). `INSERT OR REPLACE` into a counted table deletes the row it replaces
  * without firing the delete trigger (recursive triggers are off): a writer that replaces must DELETE
- * first (the data migration does, src/operations/store-migration.ts).
+ * first.
  */
 import { sum, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
@@ -20,18 +20,18 @@ export interface CounterSpec {
   table: string;
   /** The counters' table. */
   counters: string;
-  /** The counted columns, in the counters' table under the same names and types. */
-  columns: readonly { name: string; type: string }[];
+  /** The counted columns, in the counters' table under the same names. */
+  columns: readonly { name: string }[];
 }
 
 export const INVOICE_COUNTERS: CounterSpec = {
   table: "invoices",
   counters: "invoice_counts",
   columns: [
-    { name: "company_id", type: "TEXT" },
-    { name: "document_type", type: "INTEGER" },
-    { name: "status", type: "TEXT" },
-    { name: "issue_date", type: "TEXT" },
+    { name: "company_id" },
+    { name: "document_type" },
+    { name: "status" },
+    { name: "issue_date" },
   ],
 };
 
@@ -39,11 +39,11 @@ export const RECEIVED_COUNTERS: CounterSpec = {
   table: "received_documents",
   counters: "received_counts",
   columns: [
-    { name: "company_id", type: "TEXT" },
-    { name: "document_type", type: "INTEGER" },
-    { name: "reception_status", type: "INTEGER" },
-    { name: "response_state", type: "TEXT" },
-    { name: "issue_date", type: "TEXT" },
+    { name: "company_id" },
+    { name: "document_type" },
+    { name: "reception_status" },
+    { name: "response_state" },
+    { name: "issue_date" },
   ],
 };
 
@@ -59,15 +59,12 @@ function add(spec: CounterSpec, row: "NEW" | "OLD", delta: 1 | -1): string[] {
   ];
 }
 
-/** The statements that create a spec's counters table, its triggers, and fill it from the rows already there. */
-export function counterStatements(spec: CounterSpec): string[] {
+/** The triggers that keep a spec's counters (its table and index are in the Drizzle schema, ./tables.ts). */
+export function counterTriggers(spec: CounterSpec): string[] {
   const names = spec.columns.map((c) => c.name).join(", ");
   const changed = spec.columns.map((c) => `NEW.${c.name} IS NOT OLD.${c.name}`).join(" OR ");
   const t = spec.counters;
   return [
-    `CREATE TABLE ${t} (${spec.columns.map((c) => `${c.name} ${c.type}`).join(", ")}, n INTEGER NOT NULL)`,
-    `CREATE INDEX ${t}_key_idx ON ${t} (${names})`,
-    `INSERT INTO ${t} (${names}, n) SELECT ${names}, count(*) FROM ${spec.table} GROUP BY ${names}`,
     `CREATE TRIGGER ${t}_insert AFTER INSERT ON ${spec.table} BEGIN ${add(spec, "NEW", 1).join(" ")} END`,
     `CREATE TRIGGER ${t}_delete AFTER DELETE ON ${spec.table} BEGIN ${add(spec, "OLD", -1).join(" ")} END`,
     `CREATE TRIGGER ${t}_update AFTER UPDATE OF ${names} ON ${spec.table} WHEN ${changed} BEGIN ${[...add(spec, "OLD", -1), ...add(spec, "NEW", 1)].join(" ")} END`,

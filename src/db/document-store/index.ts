@@ -48,11 +48,9 @@ export function maxStoreBytes(env: StoreEnv): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Ids that carry their partition: `<prefix>_p<ordinal>_<ULID>`; ids without the mark (made before
-// the stores) belong to the legacy partition 0.
+// Ids that carry their partition: `<prefix>_p<ordinal>_<ULID>`.
 
 const PARTITIONED_ID = /^[a-z]+_p(\d{1,6})_[0-9A-Z]{26}$/;
-const LEGACY_ID = /^[a-z]+_[0-9A-Z]{26}$/;
 
 /** `ulid`: a fresh random one unless the caller derived it (an Idempotency-Key claim's document, src/lib/ids.ts seededUlid). */
 export function partitionedId(prefix: IdPrefix, ordinal: number, ulid: string = randomUlid()): string {
@@ -62,8 +60,7 @@ export function partitionedId(prefix: IdPrefix, ordinal: number, ulid: string = 
 /** The partition ordinal an id names, or null when it is not an id of ours (the caller answers "not found"). */
 export function ordinalOfId(id: string): number | null {
   const m = PARTITIONED_ID.exec(id);
-  if (m) return Number(m[1]);
-  return LEGACY_ID.test(id) ? 0 : null;
+  return m ? Number(m[1]) : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,6 +108,35 @@ function noteKnown(env: StoreEnv, companyId: string, ordinal: number): void {
 export async function knownStoreForId(env: StoreEnv, companyId: string, id: string): Promise<StoreHandle | null> {
   const ordinal = ordinalOfId(id);
   return ordinal !== null && (await partitionKnown(env, companyId, ordinal)) ? storeFor(env, companyId, ordinal) : null;
+}
+
+/** A partition the company's directory does not have: nothing can live there, and no store is made for it. */
+export class UnknownPartitionError extends Error {
+  constructor(readonly companyId: string, readonly ordinal: number) {
+    super(`Company ${companyId} has no document partition ${ordinal}`);
+    this.name = "UnknownPartitionError";
+  }
+}
+
+/**
+ * The company's partition `ordinal`, checked against the directory (cached in the isolate once
+ * seen), so an ordinal from a message or an id that names a partition the company never had throws
+ * `UnknownPartitionError` instead of creating an empty store.
+ */
+export async function partitionFor(env: StoreEnv, companyId: string, ordinal: number): Promise<StoreHandle> {
+  if (!(await partitionKnown(env, companyId, ordinal))) throw new UnknownPartitionError(companyId, ordinal);
+  return storeFor(env, companyId, ordinal);
+}
+
+/** `partitionFor` the partition an id names; null for a malformed id. */
+export async function partitionOfId(env: StoreEnv, companyId: string, id: string): Promise<StoreHandle | null> {
+  const ordinal = ordinalOfId(id);
+  return ordinal === null ? null : partitionFor(env, companyId, ordinal);
+}
+
+/** The stores of every partition of a company, newest first (lists walk them in this order). */
+export async function companyStores(env: StoreEnv, companyId: string): Promise<StoreHandle[]> {
+  return (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal));
 }
 
 /** Per D1 binding, the stores this isolate closed by size (a close is never undone). */
@@ -210,12 +236,12 @@ function rememberOpen(env: StoreEnv, open: DocumentPartition): DocumentPartition
 
 /**
  * The first partition of a company and the open partition read back, in one D1 batch: ordinal 1, or
- * the one after the company's last (0 is the legacy one), inserted only while the company has no
- * open partition; a concurrent opener makes the insert a no-op (primary key, one open per company).
+ * the one after the company's last, inserted only while the company has no open partition; a
+ * concurrent opener makes the insert a no-op (primary key, one open per company).
  */
 async function openFirst(db: Db, companyId: string, now: Date): Promise<DocumentPartition[]> {
   const p = documentPartitions;
-  const next = sql`(select max(1, coalesce(max(${p.ordinal}), 0) + 1) from ${p} where ${p.companyId} = ${companyId})`;
+  const next = sql`(select coalesce(max(${p.ordinal}), 0) + 1 from ${p} where ${p.companyId} = ${companyId})`;
   const row = sql`select ${companyId}, ${next}, ${companyId} || ':' || ${next}, ${periodOf(now)}, ${now.toISOString()}, null, null, 0 where not exists (select 1 from ${p} where ${openOf(companyId)})`;
   const [, open] = await db.batch([db.insert(p).select(row).onConflictDoNothing(), db.select().from(p).where(openOf(companyId))]);
   return open;

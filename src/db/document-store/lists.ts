@@ -1,5 +1,5 @@
 /**
- * Lists across a company's partitions with the API's pages and `total` (issue 16). Partitions hold
+ * Lists across a company's partitions with the API's pages and `total`. Partitions hold
  * consecutive periods, so "newest first" is: the newest partition's rows newest first, then the
  * previous partition's, and so on. Each partition counts its matches (one indexed COUNT per store,
  * all at once); the page is then read only from the one or two partitions it falls in, from the
@@ -12,9 +12,9 @@ import type { Db } from "../client";
 import { partitionsOf, storeFor } from "./index";
 
 export interface PartitionedQuery<T> {
-  /** The partition's number of matches; `inD1`: the partition is D1 (partition 0 before its switch), which has no counters. */
-  count(db: Db, inD1: boolean): Promise<number>;
-  /** `at`: the partition's count (from `count`) and whether it is D1, for a query that reads differently by size or engine. */
+  /** The partition's number of matches. */
+  count(db: Db): Promise<number>;
+  /** `at`: the partition's count (from `count`), for a query that reads differently by size. */
   rows(db: Db, limit: number, offset: number, at: PartitionAt): Promise<T[]>;
   /**
    * The same rows counted from the other end: `limit` rows after skipping `offset` in the reverse
@@ -24,33 +24,24 @@ export interface PartitionedQuery<T> {
   rowsFromEnd?(db: Db, limit: number, offset: number, at: PartitionAt): Promise<T[]>;
 }
 
-/** What a page read knows of its partition: its number of matches, and whether it is D1. */
+/** What a page read knows of its partition: its number of matches. */
 export interface PartitionAt {
   count: number;
-  inD1: boolean;
-}
-
-/** A partition to walk: its database, and whether it is D1 rather than a store. */
-export interface PartitionRef {
-  db: Db;
-  inD1: boolean;
 }
 
 type StoreEnv = Parameters<typeof storeFor>[0];
-
-const refOf = (p: Db | PartitionRef): PartitionRef => ("inD1" in p ? p : { db: p, inD1: false });
 
 /**
  * `oldestFirst`: the partitions are walked oldest first, for a list whose rows each store sorts
  * oldest first; `stores`: the partitions to walk, newest first (default: the directory's).
  */
-export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, options: { oldestFirst?: boolean; stores?: (Db | PartitionRef)[] } = {}): Promise<{ rows: T[]; total: number }> {
-  const stores = options.stores ? options.stores.map(refOf) : (await partitionsOf(env, companyId)).map((p) => ({ db: storeFor(env, companyId, p.ordinal).db, inD1: false }));
+export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, query: PartitionedQuery<T>, page: { perPage: number; offset: number }, options: { oldestFirst?: boolean; stores?: Db[] } = {}): Promise<{ rows: T[]; total: number }> {
+  const stores = options.stores ? [...options.stores] : (await partitionsOf(env, companyId)).map((p) => storeFor(env, companyId, p.ordinal).db);
   if (options.oldestFirst) stores.reverse();
-  const counts = await Promise.all(stores.map((p) => query.count(p.db, p.inD1)));
+  const counts = await Promise.all(stores.map((db) => query.count(db)));
   const rows: T[] = [];
   let skip = page.offset;
-  for (const [i, { db, inD1 }] of stores.entries()) {
+  for (const [i, db] of stores.entries()) {
     const need = page.perPage - rows.length;
     if (need <= 0) break;
     if (skip >= counts[i]!) {
@@ -59,7 +50,7 @@ export async function pageAcrossPartitions<T>(env: StoreEnv, companyId: string, 
     }
     const take = Math.min(need, counts[i]! - skip);
     const fromEnd = counts[i]! - skip - take;
-    const at = { count: counts[i]!, inD1 };
+    const at = { count: counts[i]! };
     rows.push(...(query.rowsFromEnd && fromEnd < skip ? (await query.rowsFromEnd(db, take, fromEnd, at)).reverse() : await query.rows(db, take, skip, at)));
     skip = 0;
   }

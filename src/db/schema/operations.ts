@@ -1,4 +1,4 @@
-/** Operations (issue 15): master key rotation progress and dead-lettered queue messages. */
+/** Operations: master key rotation progress and dead-lettered queue messages. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const KEY_ROTATION_PHASES = ["certificates", "webhooks", "cafs", "done"] as const;
@@ -33,15 +33,3 @@ export const deadLetters = sqliteTable(
   },
   (t) => [uniqueIndex("dead_letters_message_uq").on(t.queue, t.messageId), index("dead_letters_company_idx").on(t.companyId, t.status, t.createdAt)],
 );
-
-/**
- * Progress of one-time cron walks (migration 0017): `store_alarms` arms the alarm of every document
- * store that existed before the stores re-drove their own overdue webhook deliveries.
- */
-export const cronCursors = sqliteTable("cron_cursors", {
-  job: text("job").primaryKey(),
-  cursor: text("cursor").notNull().default(""),
-  /** Items handled so far. */
-  done: integer("done").notNull().default(0),
-  finishedAt: text("finished_at"),
-});

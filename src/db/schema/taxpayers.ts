@@ -1,6 +1,6 @@
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** migrations/0008_catalogs.sql: versioned loads of the SII's list of authorised DTE taxpayers. */
+/** Versioned loads of the SII's list of authorised DTE taxpayers. */
 export const taxpayerLoads = sqliteTable("taxpayer_loads", {
   id: text("id").primaryKey(),
   source: text("source").notNull(),

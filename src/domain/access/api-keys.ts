@@ -10,10 +10,10 @@ import { cachedKey, rememberKey, type CachedCompany, type KeyRow } from "./cache
 import { companyEntry, directory, keyEntry, type DirectoryEnv } from "../../db/control-directory";
 
 /**
- * `dte_test_` or `dte_live_` + 40 base62 characters (about 238 bits of entropy). Keys made before
- * modes existed (`dte_sk_…`) keep working, as test keys. The mode is read from the key's row.
+ * `dte_test_` or `dte_live_` + 40 base62 characters (about 238 bits of entropy). The mode is read
+ * from the key's row.
  */
-export const API_KEY_PATTERN = /^dte_(?:test|live|sk)_[0-9A-Za-z]{40}$/;
+export const API_KEY_PATTERN = /^dte_(?:test|live)_[0-9A-Za-z]{40}$/;
 const PREFIX_LENGTH = 12;
 /**
  * last_used_at is refreshed at most once an hour per key (its resolution, README and OpenAPI): the

@@ -8,8 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { envForCompany } from "../../config";
 import { siiReception } from "../../countries/cl";
 import { AuthorityError } from "../../countries/port";
-import { ordinalOfId } from "../../db/document-store";
-import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
+import { ordinalOfId, partitionFor, UnknownPartitionError } from "../../db/document-store";
 import { invoices } from "../../db/schema";
 import { AppError } from "../../errors";
 import { log } from "../../lib/log";
@@ -20,13 +19,12 @@ import type { InvoiceRow } from "./state";
 
 /**
  * What a check did: `read` the register and wrote the result (`row` as it is now on request, as it
- * was before for a scheduled check, whose caller does not use it; `inD1`: in D1's
- * legacy partition, whose events need a fan-out notice), `postponed` (no usable certificate, or a
+ * was before for a scheduled check, whose caller does not use it), `postponed` (no usable certificate, or a
  * refusal by the SII: asked again in an hour), `stopped` (the company is gone), or `skipped` (no such
  * document, or none that takes a buyer's answer).
  */
 export type BuyerCheckOutcome =
-  | { kind: "read"; row: InvoiceRow; inD1: boolean }
+  | { kind: "read"; row: InvoiceRow }
   | { kind: "postponed"; problem: Error }
   | { kind: "stopped" | "skipped" };
 
@@ -40,7 +38,7 @@ export async function checkBuyerResponse(env: Env, checker: SiiAccess, companyId
   if (ordinal === null) return { kind: "skipped" };
   let partition;
   try {
-    partition = await partitionFor(env, companyId, ordinal, "documents");
+    partition = await partitionFor(env, companyId, ordinal);
   } catch (e) {
     if (e instanceof UnknownPartitionError) return { kind: "skipped" };
     throw e;
@@ -63,7 +61,7 @@ export async function checkBuyerResponse(env: Env, checker: SiiAccess, companyId
   await db.batch(buyerCheckStatements(db, row, read, at));
   // The document as written, read back only for a request that answers it (a queue message does not).
   const [now] = scheduled ? [] : await db.select().from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.id, invoiceId))).limit(1);
-  return { kind: "read", row: now ?? row, inD1: partition.inD1 };
+  return { kind: "read", row: now ?? row };
 }
 
 /** The register's reception time and events; an Error when it cannot be asked (no usable certificate, a refusal by the SII). */

@@ -4,7 +4,7 @@
  * addressed to it (RutReceptor the buyer's RUT, signed with the company's certificate) at the
  * buyer's exchange address from the SII's taxpayer directory. Boletas (39, 41) go to consumers and
  * take none. The document store's alarm sends the attempts due (`buyer_delivery_at`) to the
- * issuance queue (src/pipeline/buyer-deliveries.ts; the cron for D1's legacy partition); a failed
+ * issuance queue (src/pipeline/buyer-deliveries.ts); a failed
  * attempt is retried with growing waits, DELIVERY_ATTEMPTS in all; `POST …/buyer_delivery` sends
  * it now, to another address if given. The envelope sent is kept for download.
  */
@@ -13,8 +13,7 @@ import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
 import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../companies/company-mail";
-import { ordinalOfId } from "../../db/document-store";
-import { partitionFor, UnknownPartitionError } from "../../db/document-store/legacy";
+import { ordinalOfId, partitionFor, UnknownPartitionError } from "../../db/document-store";
 import { invoices } from "../../db/schema";
 import { AppError } from "../../errors";
 import { toLocalDateTime } from "../../lib/time";
@@ -200,7 +199,7 @@ async function invoiceIn(env: Env, companyId: string, invoiceId: string): Promis
   if (ordinal === null) return null;
   let db: Db;
   try {
-    db = (await partitionFor(env, companyId, ordinal, "documents")).db;
+    db = (await partitionFor(env, companyId, ordinal)).db;
   } catch (e) {
     if (e instanceof UnknownPartitionError) return null;
     throw e;
@@ -274,7 +273,7 @@ export async function deliverNow(env: Env, row: InvoiceRow, email?: string): Pro
   if (row.status !== "ACCEPTED" && row.status !== "ACCEPTED_WITH_OBJECTIONS") throw new AppError("INVOICE_NOT_ACCEPTED", `${row.id} is ${row.status}: it is sent to its buyer once the SII accepted it.`);
   if (row.buyerDelivery === null) {
     // Accepted before deliveries existed: start it here.
-    await (await partitionFor(env, row.companyId, ordinalOfId(row.id) ?? 0, "documents")).db.update(invoices).set({ buyerDelivery: JSON.stringify(PENDING) }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNull(invoices.buyerDelivery)));
+    await (await partitionFor(env, row.companyId, ordinalOfId(row.id)!)).db.update(invoices).set({ buyerDelivery: JSON.stringify(PENDING) }).where(and(eq(invoices.companyId, row.companyId), eq(invoices.id, row.id), isNull(invoices.buyerDelivery)));
   }
   // An attempt of the service's own may take the delivery between the reading and the claim: read it again.
   let outcome: DeliveryOutcome = { kind: "taken" };

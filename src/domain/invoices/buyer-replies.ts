@@ -12,7 +12,6 @@ import { normalizeRut, readBuyerReply, xmlDocumentBytes, type BuyerReply, type R
 import type { Db } from "../../db/client";
 import { invoices } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { notifyEvents } from "../../queues/webhooks";
 import { invoiceOfBuyerEnvelope } from "./buyer-delivery";
 import { findInvoiceById, findInvoicesByFolio, type FoundInvoice } from "./queries";
 import { documentEvent, type InvoiceRow } from "./state";
@@ -133,13 +132,10 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
   // Kept as read: its signed content and signatures, never the received bytes' unsigned additions.
   const kept = xmlDocumentBytes(reply.xml);
   await env.FILES.put(replyFileKey(company.id, sha), kept.bytes, { httpMetadata: { contentType: `application/xml; charset=${kept.charset}` } });
-  let announce = false;
   for (const { found, records, at: places } of byInvoice.values()) {
     const added = await appendReplies(found.db, found.row, records, at);
     for (const [k, place] of places.entries()) if (!added.has(records[k]!.id)) result.entries[place]!.outcome = "ALREADY_RECORDED";
-    if (added.size && found.inD1) announce = true;
   }
-  if (announce) await notifyEvents(env, [company.id]).catch(() => undefined);
   return result;
 }
 

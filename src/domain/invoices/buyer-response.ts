@@ -5,8 +5,8 @@
  * reception, or says nothing and it is accepted by law. The SII's register of events
  * (listarEventosHistDoc) is the legal record, so that is what is read: once the SII accepts the
  * document, then at growing intervals until the deadline, and once after it. The document store's
- * alarm finds the checks due (src/durable-objects/document-store/due-documents.ts, the cron for D1's
- * legacy partition) and the issuance queue's consumer reads the SII (src/pipeline/buyer-checks.ts).
+ * alarm finds the checks due (src/durable-objects/document-store/due-documents.ts) and the issuance
+ * queue's consumer reads the SII (src/pipeline/buyer-checks.ts).
  */
 import { and, asc, eq, inArray, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";

@@ -37,7 +37,7 @@ export function issueDaysOf(f: InvoiceFilters): IssueDays | null {
 
 /** Whether reading `limit` rows after `offset` day by day touches fewer keys than the range read (see above). */
 export function dayByDayPays(days: IssueDays | null, limit: number, offset: number, at: PartitionAt): days is IssueDays {
-  return days !== null && !at.inD1 && days.count * (offset + limit) < at.count;
+  return days !== null && days.count * (offset + limit) < at.count;
 }
 
 /**

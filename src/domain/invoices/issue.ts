@@ -1,5 +1,5 @@
 import type { DirectoryEnv } from "../../db/control-directory";
-import { and, eq, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../../countries/cl";
 import { checkInvoiceCodes } from "../catalogs/cl/checks";
 import { uniqueViolation, type Db } from "../../db/client";
@@ -16,9 +16,8 @@ import type { InvoiceRow } from "./state";
 import { enqueueInvoice } from "../../queues/issuance";
 import { log } from "../../lib/log";
 import { claimReference, releaseReference } from "./references";
-import { existingPartitionForId, readUnlessMoved } from "../../db/document-store/legacy";
 import { findInvoiceByFolio } from "./queries";
-import { OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../../db/document-store";
+import { knownStoreForId, OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../../db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { claimCredits, creditTargets, releaseCreditClaims } from "./credit-claims";
 import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
@@ -228,14 +227,11 @@ async function storedByEarlierAttempt(env: Env, companyId: string, ulid: string,
 
 /**
  * Claims `external_reference` for the new document in the company's index store (unique across its
- * partitions, issue 16), or refuses it naming the document that holds it. A holder that FAILED or
- * was never stored no longer holds it. Documents issued in D1 before the move hold theirs without a
- * claim until the data migration copies them (it claims their references then): until their group
- * switches, D1 is asked too. The partial unique index of each partition stays as a second guard.
+ * partitions), or refuses it naming the document that holds it. A holder that FAILED or was never
+ * stored no longer holds it. The partial unique index of each partition stays as a second guard.
  */
 async function claimExternalReference(env: Env, companyId: string, reference: string, id: string): Promise<true> {
-  const legacy = (await readUnlessMoved(env, "documents", (d1) => d1.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.companyId, companyId), eq(invoices.externalReference, reference), ne(invoices.status, "FAILED"))).limit(1))) ?? [];
-  const claim = legacy[0] ? { ok: false as const, holder: legacy[0].id } : await claimReference(env, companyId, reference, id, (holderId) => documentHolds(env, companyId, holderId));
+  const claim = await claimReference(env, companyId, reference, id, (holderId) => documentHolds(env, companyId, holderId));
   if (claim.ok) return true;
   throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${reference} is already document ${claim.holder}.`, [
     { field: "external_reference", message: `Already used by ${claim.holder}` },
@@ -244,7 +240,7 @@ async function claimExternalReference(env: Env, companyId: string, reference: st
 
 /** Whether a document still holds its external_reference: it is stored (in the partition its id names) and did not fail. */
 async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
-  const p = await existingPartitionForId(env, companyId, holderId, "documents");
+  const p = await knownStoreForId(env, companyId, holderId);
   if (!p) return false;
   const [holder] = await p.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
   return holder !== undefined && holder.status !== "FAILED";

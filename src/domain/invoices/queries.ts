@@ -1,7 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { ordinalOfId } from "../../db/document-store";
-import { existingPartitionForId, partitionsWithLegacy } from "../../db/document-store/legacy";
+import { companyStores, knownStoreForId, ordinalOfId } from "../../db/document-store";
 import { pageAcrossPartitions, type PartitionAt } from "../../db/document-store/lists";
 import { sumCounters } from "../../db/document-store/counters";
 import { invoiceCounts } from "../../db/document-store/tables";
@@ -12,11 +11,10 @@ import { dayByDayIds, dayByDayPays, issueDaysOf, type IssueDays } from "./day-pa
 import { history, type InvoiceRow } from "./state";
 
 /**
- * Reads of issued documents (issue 16): a document is read from the partition its id names (ids
- * made before the stores: the legacy partition, D1 until the migration switches it); lists walk the
+ * Reads of issued documents: a document is read from the partition its id names; lists walk the
  * company's partitions newest first with the same pages and `total` as one table.
  */
-type StoreEnv = Parameters<typeof existingPartitionForId>[0];
+type StoreEnv = Parameters<typeof knownStoreForId>[0];
 
 export async function getInvoice(env: StoreEnv, companyId: string, id: string): Promise<InvoiceRow> {
   const found = await findInvoiceById(env, companyId, id);
@@ -26,9 +24,9 @@ export async function getInvoice(env: StoreEnv, companyId: string, id: string): 
 
 /** The company's document `id` and the database of its partition; null when it has none (any id, even not one of ours). */
 export async function findInvoiceById(env: StoreEnv, companyId: string, id: string): Promise<FoundInvoice | null> {
-  const partition = await existingPartitionForId(env, companyId, id, "documents");
+  const partition = await knownStoreForId(env, companyId, id);
   const row = partition ? await partition.db.query.invoices.findFirst({ where: and(eq(invoices.id, id), eq(invoices.companyId, companyId)) }) : undefined;
-  return row ? { row, db: partition!.db, inD1: partition!.inD1 } : null;
+  return row ? { row, db: partition!.db } : null;
 }
 
 /**
@@ -42,7 +40,6 @@ export async function findInvoiceByFolio(env: StoreEnv, companyId: string, type:
 export interface FoundInvoice {
   row: InvoiceRow;
   db: Db;
-  inD1: boolean;
 }
 
 /** Pairs of type and folio per query (two bound parameters each, and the company: under D1's 100). */
@@ -55,11 +52,11 @@ const FOLIOS_PER_QUERY = 40;
 export async function findInvoicesByFolio(env: StoreEnv, companyId: string, wanted: { type: number; folio: number }[]): Promise<Map<string, FoundInvoice>> {
   const found = new Map<string, FoundInvoice>();
   let left = [...new Map(wanted.map((w) => [`${w.type}:${w.folio}`, w])).values()];
-  for (const p of left.length ? await partitionsWithLegacy(env, companyId, "documents") : []) {
+  for (const p of left.length ? await companyStores(env, companyId) : []) {
     for (const part of chunked(left, FOLIOS_PER_QUERY)) {
       const pairs = part.map((w) => and(eq(invoices.documentType, w.type), eq(invoices.folio, w.folio)));
       const rows = await p.db.select().from(invoices).where(and(eq(invoices.companyId, companyId), or(...pairs)));
-      for (const row of rows) found.set(`${row.documentType}:${row.folio}`, { row, db: p.db, inD1: p.inD1 });
+      for (const row of rows) found.set(`${row.documentType}:${row.folio}`, { row, db: p.db });
     }
     left = left.filter((w) => !found.has(`${w.type}:${w.folio}`));
     if (left.length === 0) break;
@@ -84,18 +81,16 @@ export async function listInvoices(env: StoreEnv, companyId: string, f: InvoiceF
   if (f.buyer_state) where.push(eq(invoices.buyerState, f.buyer_state));
   const condition = and(...where);
   const counters = countersCondition(companyId, f);
-  const partitions = await partitionsWithLegacy(env, companyId, "documents");
   const days = issueDaysOf(f);
   return pageAcrossPartitions(
     env,
     companyId,
     {
-      count: async (db: Db, inD1: boolean) => (counters && !inD1 ? sumCounters(db, invoiceCounts, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
+      count: async (db: Db) => (counters ? sumCounters(db, invoiceCounts, counters) : ((await db.select({ n: count() }).from(invoices).where(condition))[0]?.n ?? 0)),
       rows: pageReader(condition, companyId, f.invoice_type, days, "DESC"),
       rowsFromEnd: pageReader(condition, companyId, f.invoice_type, days, "ASC"),
     },
     page,
-    { stores: [...partitions] },
   );
 }
 
@@ -135,7 +130,7 @@ function countedFilters(t: typeof invoices | typeof invoiceCounts, companyId: st
 
 /** The history and the note cancelling a document, from the partition that holds it. */
 export async function invoiceDetail(env: StoreEnv, row: InvoiceRow) {
-  const partition = await existingPartitionForId(env, row.companyId, row.id, "documents");
+  const partition = await knownStoreForId(env, row.companyId, row.id);
   if (!partition) return { events: [], cancelledBy: null };
   const db = partition.db;
   const [events, cancelledBy] = await Promise.all([
@@ -158,7 +153,7 @@ export async function invoiceDetails(env: StoreEnv, rows: InvoiceRow[]): Promise
   const events = new Map<string, Awaited<ReturnType<typeof history>>>();
   const cancelled = new Map<string, string>();
   await Promise.all([...byOrdinal.values()].map(async (group) => {
-    const partition = await existingPartitionForId(env, group[0]!.companyId, group[0]!.id, "documents");
+    const partition = await knownStoreForId(env, group[0]!.companyId, group[0]!.id);
     if (!partition) return;
     for (const ids of chunked(group.map((r) => r.id), 90)) {
       const [evs, notes] = await Promise.all([

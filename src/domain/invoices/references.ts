@@ -1,5 +1,5 @@
 /**
- * `external_reference` unique per company across all of its partitions (issue 16): the company's
+ * `external_reference` unique per company across all of its partitions: the company's
  * index store records which document holds each reference. A claim inserts the pair; a reference held
  * by another document is taken over only when that holder no longer holds it (it FAILED, which frees
  * its reference, or it was never stored because its request died), which the caller tells by reading
@@ -39,17 +39,4 @@ export async function claimReference(env: StoreEnv, companyId: string, reference
 /** Frees `reference` if `invoiceId` holds it (a FAILED document; a POST that stored nothing). */
 export async function releaseReference(env: StoreEnv, companyId: string, reference: string, invoiceId: string): Promise<void> {
   await indexStore(env, companyId).delete(externalReferences).where(and(eq(externalReferences.reference, reference), eq(externalReferences.invoiceId, invoiceId)));
-}
-
-/**
- * The references of documents copied from D1 by the data migration (issue 16), claimed for them in
- * the company's index store: until their group switches the POST also asks D1, afterwards only the
- * claims. A reference already claimed (by a newer document, which the POST let through only because
- * the old holder had FAILED) keeps its holder; a FAILED document claims nothing.
- */
-export async function claimLegacyReferences(env: StoreEnv, companyId: string, rows: { id: string; externalReference: string | null; status: string }[]): Promise<void> {
-  const held = rows.filter((r) => r.externalReference !== null && r.status !== "FAILED");
-  if (held.length === 0) return;
-  const db = indexStore(env, companyId);
-  await db.insert(externalReferences).values(held.map((r) => ({ reference: r.externalReference!, invoiceId: r.id }))).onConflictDoNothing();
 }

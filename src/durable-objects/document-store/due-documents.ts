@@ -6,15 +6,10 @@
  *   src/domain/invoices/buyer-response.ts), as `invoice.buyer_check` messages;
  * - buyer deliveries: the next attempt to mail the document to its buyer (`buyer_delivery_at`,
  *   src/domain/invoices/buyer-delivery.ts), as `invoice.buyer_delivery` messages.
- *
- * Partition 0 holds copies of D1's documents until the documents group switches; until then the
- * cron takes D1's work (src/cron/index.ts), and the copies here are only leased on, never sent.
  */
 import { drizzle } from "drizzle-orm/d1";
 import type { Db } from "../../db/client";
-import { ordinalOfId } from "../../db/document-store";
 import { StoreD1, type StoreRpc } from "../../db/document-store/client";
-import { legacyMoved } from "../../db/document-store/legacy";
 import * as schema from "../../db/schema";
 import { DELIVERIES_PER_RUN, takeDueDeliveries } from "../../domain/invoices/buyer-delivery";
 import { BUYER_CHECKS_PER_RUN, takeDueBuyerChecks } from "../../domain/invoices/buyer-response";
@@ -66,7 +61,6 @@ export class DueDocuments implements StoreAlarmTask {
   async run(now: number): Promise<void> {
     const due = await this.work.take(this.db, new Date(now), this.limit);
     if (due.length === 0) return;
-    const mine = due.some((d) => ordinalOfId(d.id) === 0) && !(await legacyMoved(this.env, "documents")) ? due.filter((d) => ordinalOfId(d.id) !== 0) : due;
-    await this.work.enqueue(this.env, mine);
+    await this.work.enqueue(this.env, due);
   }
 }

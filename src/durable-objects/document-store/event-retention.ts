@@ -1,7 +1,6 @@
 /**
- * Retention in a document store (issue 16), a task of the store's alarm: events of the store's
- * `event_outbox` already fanned out (or, before the events stayed in the stores, relayed to D1)
- * and created more than EVENT_RETENTION_DAYS ago are deleted, and so are the store's webhook
+ * Retention in a document store, a task of the store's alarm: events of the store's
+ * `event_outbox` already fanned out and created more than EVENT_RETENTION_DAYS ago are deleted, and so are the store's webhook
  * deliveries created that long ago that are no longer PENDING, with
  * their attempts (src/webhooks/retention.ts says why 30 days). Events not fanned out yet and
  * deliveries still being tried are never deleted.
@@ -11,7 +10,7 @@
  * of a document still PENDING is kept, whatever its age, so it is never recorded twice.
  *
  * Bounded: at most RETENTION_ROWS_PER_RUN events and as many deliveries per run, walking the
- * `created_at` indexes of store schema 8, all in one synchronous step (atomic: a delivery and its
+ * `created_at` indexes, all in one synchronous step (atomic: a delivery and its
  * attempts go together). A run that filled its bound comes back after RETENTION_CONTINUE_MS;
  * otherwise the task is next due when its oldest row crosses the retention, but not sooner than
  * RETENTION_INTERVAL_MS after a run. The task needs no write to bring it forward: every write of an

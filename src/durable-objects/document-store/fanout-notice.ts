@@ -1,5 +1,5 @@
 /**
- * The store's fan-out notice (issue 16), a task of the store's alarm: events a writer puts into the
+ * The store's fan-out notice, a task of the store's alarm: events a writer puts into the
  * store's `event_outbox` in the same batch as the change they describe stay in this store; the alarm
  * sends ONE webhook-queue message naming the store (company and partition) while it holds events not
  * fanned out (`dispatched_at` NULL), and the fan-out (src/webhooks/fanout.ts `fanOutStore`) makes
@@ -9,10 +9,6 @@
  * again NOTICE_REDRIVE_MS later while events still wait (a lost or failed notice, a fan-out that
  * died), which replaces the cron's D1 stale-event sweep for store events; a send that failed is
  * tried again after NOTICE_RETRY_MS. A notice for events already fanned out finds nothing.
- *
- * `dispatched_at` of rows written before this change means "copied to D1" (the relay this replaced):
- * D1's fan-out owes them their deliveries, and for this store they are done as well, so the column
- * keeps one meaning for the store: "no fan-out owed from here". No schema change is needed.
  *
  * The store knows its company and partition from its own name (`ctx.id.name`, the name given to
  * `idFromName`: available inside the object, alarms included, since Cloudflare's changelog of
@@ -42,9 +38,8 @@ export function hasPending(sql: SqlStorage): boolean {
 }
 
 /**
- * The company and partition of a store from its name (`<companyId>:<ordinal>`), store 0 included (the
- * legacy partition after its switch: writes to a document of before the move put their events there);
- * null for an index store (`<owner>:index`).
+ * The company and partition of a store from its name (`<companyId>:<ordinal>`); null for an index
+ * store (`<owner>:index`).
  */
 export function storeOfName(name: string | undefined): { companyId: string; ordinal: number } | null {
   const m = /^(.+):(\d+)$/.exec(name ?? "");

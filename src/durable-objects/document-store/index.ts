@@ -48,7 +48,7 @@ export class DocumentStore extends DurableObject<Env> {
       new ReceptionDeadlines(this.sql, this),
       this.notice,
       new OverdueDeliveries(this.sql, env),
-      new OverdueReplyMails(this.sql, this, env, ctx.id.name),
+      new OverdueReplyMails(this.sql, this, env),
       new StuckDocuments(this.sql, env),
       new DueDocuments(BUYER_CHECKS, this.sql, this, env),
       new DueDocuments(BUYER_DELIVERIES, this.sql, this, env),
@@ -79,15 +79,6 @@ export class DocumentStore extends DurableObject<Env> {
   /** Sends the store's fan-out notice now if it holds events not fanned out; returns whether it did (operations, tests). */
   async noticeFanout(): Promise<boolean> {
     return this.notice.sendNow();
-  }
-
-  /**
-   * Sets the alarm if some work is due and none is set (the cron's one-time walk over the stores
-   * that existed before the alarm did, src/webhooks/store-alarms.ts); returns when it is set.
-   */
-  async armAlarm(): Promise<number | null> {
-    await this.alarms.start();
-    return this.alarms.scheduledAt;
   }
 
   override async alarm(): Promise<void> {

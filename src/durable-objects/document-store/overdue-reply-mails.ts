@@ -2,18 +2,13 @@
  * The sweep of reply mails whose chain of queued attempts broke (src/reception/overdue-mails.ts) as
  * a task of the store's alarm: set at the earliest `mail_due_at` of the store's received documents
  * plus the margin, so only stores with mails in flight do anything, when one may be overdue.
- *
- * Partition 0 holds copies of D1's received documents until the reception group switches; until
- * then the cron sweeps D1 (src/reception/cron.ts), and the copies here are left alone.
  */
 import { drizzle } from "drizzle-orm/d1";
 import type { Db } from "../../db/client";
-import { ordinalOfId } from "../../db/document-store";
 import { StoreD1, type StoreRpc } from "../../db/document-store/client";
 import * as schema from "../../db/schema";
 import { overdueMailsIn, REPLY_MAIL_STALE_MS } from "../../reception/overdue-mails";
 import { MAIL_SETTLED } from "../../reception/reply-mail";
-import { legacyReceptionMoved } from "../../reception/stores";
 import type { StoreAlarmTask } from "./alarms";
 
 /** The soonest the alarm comes back for this task: a sweep whose queue refused comes back then, not at once. */
@@ -27,8 +22,6 @@ export class OverdueReplyMails implements StoreAlarmTask {
     private readonly sql: SqlStorage,
     store: StoreRpc,
     private readonly env: Env,
-    /** The store's name (`<companyId>:<ordinal>`), undefined when not known. */
-    private readonly storeName: string | undefined,
   ) {
     this.db = drizzle(new StoreD1(() => store).asD1(), { schema });
   }
@@ -50,7 +43,6 @@ export class OverdueReplyMails implements StoreAlarmTask {
   }
 
   async run(now: number): Promise<void> {
-    const copiesHere = this.storeName?.endsWith(":0") === true && !(await legacyReceptionMoved(this.env));
-    await overdueMailsIn(this.db, this.env, new Date(now), undefined, copiesHere ? (row) => ordinalOfId(row.id) === 0 : undefined);
+    await overdueMailsIn(this.db, this.env, new Date(now));
   }
 }

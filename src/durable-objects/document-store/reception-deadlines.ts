@@ -1,11 +1,10 @@
 /**
- * The reception deadline job as a task of the store's alarm (issue 16): a received document still
+ * The reception deadline job as a task of the store's alarm: a received document still
  * PENDING whose SII reception time is known has a deadline; 2 days before it the store records
  * `received_document.deadline_approaching`, at it the document is accepted by law with
- * `received_document.deadline_passed` (src/reception/deadline-job.ts, the same code the cron runs on
- * D1's legacy partition). Before, the cron asked every open partition and those closed in the last 45
- * days every 5 minutes; now each store's alarm is set at the earliest moment one of its documents
- * needs either action, so only stores with documents near a deadline do anything, when they are due.
+ * `received_document.deadline_passed` (src/reception/deadline-job.ts). Each store's alarm is set at
+ * the earliest moment one of its documents needs either action, so only stores with documents near a
+ * deadline do anything, when they are due.
  *
  * Whether a document's approaching event was recorded is read from the store's outbox (its dedupe
  * key; the store keeps fanned-out events, and its retention never deletes the approaching event of a

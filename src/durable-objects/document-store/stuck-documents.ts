@@ -1,9 +1,8 @@
 /**
- * The store's own sweep of stuck work (issue 16): a document of this store in a non-final state
+ * The store's own sweep of stuck work: a document of this store in a non-final state
  * (`IN_PROGRESS_STATUSES`) untouched for STUCK_AFTER_MS (a lost or dead-lettered queue message, a
  * crash between a write and a send) gets its invoice message again, and an envelope SENT whose
- * polling stopped gets a poll message again. Before, the cron asked every open or recently closed
- * partition's store every 5 minutes; now each store's alarm is set at its oldest such row's
+ * polling stopped gets a poll message again. Each store's alarm is set at its oldest such row's
  * `updated_at` plus STUCK_AFTER_MS (both tables have a `(status, updated_at)` index, so that is one
  * short index read per status), so only stores with work in flight do anything, when it is due.
  *
@@ -12,13 +11,7 @@
  * re-driven again before STUCK_AFTER_MS has passed since the pass that re-drove it: each kind keeps,
  * in memory, how far its current pass got (its rows in `(updated_at, id)` order) and when it began.
  * A store evicted in between forgets it and re-drives its stuck rows once more when it wakes: harmless.
- *
- * Partition 0 holds copies of D1's documents until the documents group switches
- * (src/db/document-store/legacy.ts); until then D1 is the truth and the cron sweeps it, so rows with
- * legacy ids are left to it.
  */
-import { ordinalOfId } from "../../db/document-store";
-import { legacyMoved } from "../../db/document-store/legacy";
 import { IN_PROGRESS_STATUSES } from "../../domain/invoices/state";
 import { chunked } from "../../lib/chunked";
 import { envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../../queues/issuance";
@@ -187,8 +180,7 @@ export class StuckDocuments implements StoreAlarmTask {
         // Nothing due (the store's alarm fires for its other tasks too, e.g. every fan-out notice): no reads, the pass stays.
         if (!kind.isDue(now)) continue;
         const rows = kind.due(now);
-        const mine = await this.ownRows(rows);
-        for (const chunk of chunked(mine, 100)) await this.env.ISSUANCE_QUEUE.sendBatch(chunk.map((r) => ({ body: kind.body(r.id, r.company_id) })));
+        for (const chunk of chunked(rows, 100)) await this.env.ISSUANCE_QUEUE.sendBatch(chunk.map((r) => ({ body: kind.body(r.id, r.company_id) })));
         kind.advance(rows, now);
       }
       this.retryAt = null;
@@ -196,12 +188,5 @@ export class StuckDocuments implements StoreAlarmTask {
       this.retryAt = now + STUCK_RETRY_MS;
       throw err;
     }
-  }
-
-  /** The rows this store is the truth for: all but legacy ones before the documents group's switch (D1's, swept by the cron). */
-  private async ownRows(rows: StuckRow[]): Promise<StuckRow[]> {
-    if (!rows.some((r) => ordinalOfId(r.id) === 0)) return rows;
-    if (await legacyMoved(this.env, "documents")) return rows;
-    return rows.filter((r) => ordinalOfId(r.id) !== 0);
   }
 }

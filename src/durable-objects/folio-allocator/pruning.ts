@@ -39,11 +39,6 @@ export const PRUNE_BATCH = 5_000;
 export const PRUNE_INTERVAL_MS = 3_600_000;
 export const PRUNE_CONTINUE_MS = 1_000;
 
-/** The allocator's schema addition (created on construction; CREATE INDEX on an old object indexes its rows once). */
-export const PRUNING_SCHEMA = [
-  `CREATE INDEX IF NOT EXISTS allocations_by_time ON allocations (substr(document_id, -26, 10)) WHERE substr(document_id, -27, 1) = '_'`,
-];
-
 const TIME_KEY = "substr(document_id, -26, 10)";
 const HAS_TIME_KEY = "substr(document_id, -27, 1) = '_'";
 const HORIZON = "allocation_horizon";
@@ -65,9 +60,8 @@ export interface PruneResult {
 
 /** The allocator's pruning state, over its SQLite storage (every method synchronous, called inside a transaction). */
 export class AllocationPruner {
-  constructor(private readonly sql: SqlStorage) {
-    for (const stmt of PRUNING_SCHEMA) sql.exec(stmt);
-  }
+  /** `sql`: the allocator's storage, its schema (index `allocations_by_time` included) made by FolioStore. */
+  constructor(private readonly sql: SqlStorage) {}
 
   horizonKey(): string | null {
     return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", HORIZON).toArray()[0]?.value ?? null;

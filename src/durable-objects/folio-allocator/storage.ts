@@ -2,6 +2,7 @@
 import type { AllocationRecord } from "../../domain/folios/allocator-api";
 import { defaultThreshold, INITIAL_ALERT_STATE, type AlertState, type FolioRange } from "../../domain/folios/rules";
 
+/** The allocator's schema, one baseline made on construction (IF NOT EXISTS: a woken object has it). */
 export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ranges (
@@ -33,6 +34,8 @@ export const SCHEMA = [
      annulled_at TEXT NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS annulled_by_range ON annulled (caf_id, folio)`,
+  // The pruning's walk by time (./pruning.ts): the ULID time of the document id.
+  `CREATE INDEX IF NOT EXISTS allocations_by_time ON allocations (substr(document_id, -26, 10)) WHERE substr(document_id, -27, 1) = '_'`,
   `CREATE TABLE IF NOT EXISTS next_folio_moves (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      requested INTEGER NOT NULL,

@@ -1,7 +1,7 @@
-import { and, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, eq, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { createDb, type Db } from "../../db/client";
+import type { Db } from "../../db/client";
 import { indexStore } from "../../db/document-store";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
@@ -20,9 +20,8 @@ export const TTL_MS = 24 * 60 * 60 * 1000;
  * IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE.
  * Responses of 5xx are not stored, so the client may retry. Keys are kept 24 hours, per client.
  *
- * The records live in the client's index store (issue 16: `<clientId>[:live]:index`, a Durable
- * Object), which purges its expired records as it claims new ones. Records made before they moved
- * stay in D1 until they expire and are still honoured (`legacyRecord`); the cron purges them there.
+ * The records live in the client's index store (`<clientId>[:live]:index`, a Durable Object),
+ * which purges its expired records as it claims new ones.
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
@@ -46,7 +45,6 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const fingerprint = await sha256Hex(signed);
   const now = new Date();
 
-  await adoptLegacyRecord(c.env, db, clientId, key, now);
   const claim = await claimKey(db, { clientId, key, scope, fingerprint }, now);
   if ("replay" in claim) {
     c.res = claim.replay;
@@ -208,31 +206,6 @@ function releaseOwnClaim(db: Db, clientId: string, key: string, fingerprint: str
 
 /** The record of a client's key. */
 const recordOf = (clientId: string, key: string) => and(eq(idempotencyKeys.clientId, clientId), eq(idempotencyKeys.key, key));
-
-/** How long an isolate trusts "D1 holds no idempotency record any more". */
-const LEGACY_CHECK_MS = 60_000;
-let legacyEmptyUntil = 0;
-
-/** Makes the next request look at D1 again (tests: a record put back in D1 within the minute). */
-export function recheckLegacyRecords(): void {
-  legacyEmptyUntil = 0;
-}
-
-/**
- * A record made before the records moved (still in D1 and not expired) is copied into the index store
- * before the claim, so a request retried across that deploy is still recognised. Once the cron has
- * purged D1's table (24 hours after the deploy), each isolate reads D1 once a minute to learn it.
- */
-async function adoptLegacyRecord(env: Env, store: Db, clientId: string, key: string, now: Date): Promise<void> {
-  if (Date.now() < legacyEmptyUntil) return;
-  const d1 = createDb(env.DB);
-  const [[any], [legacy]] = await d1.batch([
-    d1.select({ key: idempotencyKeys.key }).from(idempotencyKeys).limit(1),
-    d1.select().from(idempotencyKeys).where(and(recordOf(clientId, key), gte(idempotencyKeys.expiresAt, now.toISOString()))).limit(1),
-  ]);
-  if (!any) legacyEmptyUntil = Date.now() + LEGACY_CHECK_MS;
-  if (legacy) await store.insert(idempotencyKeys).values(legacy).onConflictDoNothing();
-}
 
 /**
  * A JSON body compared by meaning, not bytes: keys sorted at every depth, no insignificant white

@@ -15,20 +15,18 @@ import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
 import { allocator } from "../../domain/folios/cafs";
 import { releaseReference } from "../../domain/invoices/references";
-import { ordinalOfId, partitionedId } from "../../db/document-store";
-import { withPartition } from "../../db/document-store/legacy";
-import { newId } from "../../lib/ids";
+import { ordinalOfId, partitionedId, partitionFor } from "../../db/document-store";
 
 export interface StepDeps {
   /** D1: companies, certificates, CAFs (everything but the documents). */
   db: Db;
   /**
-   * The store of the documents this step works on (issue 16): invoices, their events, envelopes and
-   * cancellations of one partition; D1 for the legacy partition before its switch. A consumer batch
-   * is grouped per store, so every write of a step goes to one store.
+   * The store of the documents this step works on: invoices, their events, envelopes and
+   * cancellations of one partition. A consumer batch is grouped per store, so every write of a step
+   * goes to one store.
    */
   store: Db;
-  /** The partition `store` holds (0: legacy); new envelopes get ids that name it. */
+  /** The partition `store` holds; new envelopes get ids that name it. */
   ordinal: number;
   env: Env;
   /** The authority of every company (tests), unless `authorityFor` is given. */
@@ -143,9 +141,8 @@ export async function releaseCancellationsIn(env: Env, at: { db: Db; ordinal: nu
     elsewhere.set(key, { ...g, ids: [...g.ids, n.id] });
   }
   for (const g of elsewhere.values()) {
-    await withPartition(env, g.companyId, g.ordinal, "documents", async (p) => {
-      for (const chunk of chunked(g.ids, 90)) await p.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
-    });
+    const p = await partitionFor(env, g.companyId, g.ordinal);
+    for (const chunk of chunked(g.ids, 90)) await p.db.delete(cancellations).where(inArray(cancellations.creditNoteId, chunk));
   }
 }
 
@@ -192,7 +189,7 @@ export async function reload(deps: StepDeps, id: string): Promise<InvoiceRow> {
 
 /** A new envelope's id, naming the partition of its documents (the envelope lives in their store). */
 export function newEnvelopeId(deps: Pick<StepDeps, "ordinal">): string {
-  return deps.ordinal > 0 ? partitionedId("env", deps.ordinal) : newId("env");
+  return partitionedId("env", deps.ordinal);
 }
 
 /** The deps of one store within a batch: the same D1, authority and clock. */
