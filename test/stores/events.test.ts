@@ -39,7 +39,7 @@ async function writeWithEvent(companyId: string, dedupeKey: string) {
 
 /**
  * An event written straight into a store's SQLite, past the store's RPC: no alarm is armed and no
- * notice sent (as if the notice was lost). `dispatchedAt` set: a row relayed to D1 before this change.
+ * notice sent (as if the notice was lost). `dispatchedAt` set: a row already dispatched.
  */
 async function silentEvent(companyId: string, ordinal: number, dispatchedAt: string | null = null): Promise<string> {
   const id = newId("evt");
