@@ -16,8 +16,9 @@ export const PARSER_BUNDLE = path.resolve(import.meta.dirname, ".bundle/xml.mjs"
 
 export async function setup() {
   await build({
-    entryPoints: [path.resolve(import.meta.dirname, "../../src/countries/cl/exchange/verify.ts"), path.resolve(import.meta.dirname, "../../src/countries/cl/xml/xml.ts")],
+    entryPoints: { verify: path.resolve(import.meta.dirname, "../../src/countries/cl/exchange/verify.ts"), xml: path.resolve(import.meta.dirname, "../../src/countries/cl/xml/xml.ts") },
     outdir: path.dirname(BUNDLE),
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     format: "esm",
     platform: "neutral",
