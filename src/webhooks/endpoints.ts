@@ -38,12 +38,25 @@ function unknownEventMessage(type: string): string {
   return `unknown event type ${type}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
 }
 
+/** The families of event types (`invoice` for invoice.accepted, …): a filter may name one as `invoice.*`. */
+const familyOf = (type: string) => (type.includes(".") ? type.slice(0, type.indexOf(".")) : null);
+const FAMILIES = new Set(EVENT_TYPES.filter((t) => t !== "webhook.test").flatMap((t) => familyOf(t) ?? []));
+const isFamily = (e: string) => e.endsWith(".*") && FAMILIES.has(e.slice(0, -2));
+
+function unknownFamilyMessage(e: string): string {
+  const meant = suggestion(e, [...FAMILIES].map((f) => `${f}.*`));
+  return `unknown event family ${e}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
+}
+
 function checkEvents(events: string[]): string[] {
-  const unknown = events.filter((e) => e !== "*" && !isEventType(e));
+  const unknown = events.filter((e) => e !== "*" && !isEventType(e) && !isFamily(e));
   if (unknown.length > 0) {
-    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all.`, unknown.map((e) => ({ field: "events", message: unknownEventMessage(e) })));
+    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all, "invoice.*" a family.`, unknown.map((e) => ({ field: "events", message: e.endsWith(".*") ? unknownFamilyMessage(e) : unknownEventMessage(e) })));
   }
-  return events.includes("*") ? ["*"] : [...new Set(events)];
+  if (events.includes("*")) return ["*"];
+  // An event type its family already takes is dropped; families and types stay in the order given.
+  const families = new Set(events.filter(isFamily).map((e) => e.slice(0, -2)));
+  return [...new Set(events.filter((e) => isFamily(e) || !families.has(familyOf(e) ?? "")))];
 }
 
 const sealSecret = async (env: Env, endpointId: string, secret: string) => bytesToBase64(await seal(env.MASTER_KEY, new TextEncoder().encode(secret), sealedAs.webhookSecret(endpointId)));
@@ -143,5 +156,7 @@ export async function rotateSecret(db: Db, env: Env, companyId: string, id: stri
 /** Whether an endpoint's filter takes an event type. */
 export function subscribes(row: Pick<EndpointRow, "events">, type: string): boolean {
   const events = JSON.parse(row.events) as string[];
-  return events.includes("*") ? type !== "webhook.test" : events.includes(type);
+  if (type === "webhook.test") return events.includes(type);
+  const family = familyOf(type);
+  return events.includes("*") || events.includes(type) || (family !== null && events.includes(`${family}.*`));
 }

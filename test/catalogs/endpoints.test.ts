@@ -27,6 +27,55 @@ describe("every catalog endpoint", () => {
   });
 });
 
+describe("the catalog index", () => {
+  it("GET /api/catalogs lists each country with its catalogs, their paths, sizes and sources", async () => {
+    const res = await get("/api/catalogs");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ current_page: 1, total: 1, last_page: 1 });
+    const [cl] = res.body.data;
+    expect(cl).toMatchObject({ country: "CHL", alpha2: "CL", path: "/api/catalogs/CHL" });
+    expect(cl.catalogs.map((k: { slug: string }) => k.slug)).toEqual(CHILE.catalogs.map((k) => k.slug));
+    for (const k of cl.catalogs) {
+      const own = CHILE.catalogs.find((c) => c.slug === k.slug)!;
+      expect(k).toEqual({ slug: own.slug, title: own.title, description: own.description, path: `/api/catalogs/CHL/${own.slug}`, total: own.entries.length, source: own.source });
+    }
+    expect(cl.lookups).toEqual([expect.objectContaining({ name: "taxpayers", path: "/api/catalogs/CHL/taxpayers/{tax_id}" })]);
+    // Every path it names answers.
+    const listed = await get(cl.catalogs.find((k: { slug: string }) => k.slug === "legal-activities").path);
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(CHILE.catalogs.find((k) => k.slug === "legal-activities")!.entries.length);
+  });
+
+  it("GET /api/catalogs/{country} answers one country's index by alpha-2 or alpha-3; an unknown country is 404 in the envelope", async () => {
+    const all = await get("/api/catalogs");
+    for (const code of ["CL", "chl"]) {
+      const res = await get(`/api/catalogs/${code}`);
+      expect(res.status).toBe(200);
+      const { livemode, ...index } = res.body;
+      expect(livemode).toBe(false); // the key's mode, as on every answer
+      expect(index).toEqual(all.body.data[0]);
+    }
+    expectError(await get("/api/catalogs/PE"), 404, "CATALOG_COUNTRY_NOT_SUPPORTED");
+    const etag = (await call("GET", "/api/catalogs/CL", { key: owner.key })).headers.get("etag")!;
+    expect((await get("/api/catalogs/CL", owner.key, { "If-None-Match": etag })).status).toBe(304);
+  });
+
+  it("needs a key, and a member's key reads it", async () => {
+    expectError(await call("GET", "/api/catalogs", {}), 401, "AUTH_MISSING_API_KEY");
+    expect((await get("/api/catalogs", member.key)).status).toBe(200);
+  });
+
+  it("ranks exact and prefix matches first", async () => {
+    const names = async (slug: string, q: string) => (await get(`/api/catalogs/CL/${slug}?q=${encodeURIComponent(q)}&per_page=100`)).body.data.map((e: { name: string }) => e.name) as string[];
+    expect((await names("communes", "nunoa"))[0]).toBe("ÑUÑOA");
+    const santiago = await names("communes", "santiago");
+    expect(santiago[0]).toBe("SANTIAGO");
+    expect(santiago.length).toBeGreaterThan(1);
+    const valpo = await names("communes", "valpa");
+    expect(valpo[0]).toBe("VALPARAÍSO");
+  });
+});
+
 describe("GET /api/catalogs/{country}/…", () => {
   it("pages with the list envelope", async () => {
     const res = await get("/api/catalogs/CHL/additional-export-info/ports?per_page=7&page=2");
@@ -51,7 +100,9 @@ describe("GET /api/catalogs/{country}/…", () => {
     const a = await get("/api/catalogs/CL/communes?code=13120");
     expect(a.body.data.map((e: { name: string }) => e.name)).toEqual(["ÑUÑOA"]);
     const served = await get("/api/catalogs/CL/communes?q=NUNOA");
-    expect(served.body.data.map((e: { name: string }) => e.name).sort()).toEqual(["LA REINA", "MACUL", "PEÑALOLÉN", "ÑUÑOA"]); // by name or SII unit
+    // By name or SII unit; the commune named so first, then the others in the catalog's order.
+    expect(served.body.data.map((e: { name: string }) => e.name)).toEqual(["ÑUÑOA", ...["LA REINA", "MACUL", "PEÑALOLÉN"].filter((n) => served.body.data.some((e: { name: string }) => e.name === n))]);
+    expect(served.body.data).toHaveLength(4);
     expect(a.body.data[0].attributes).toEqual({ sii_office: "ÑUÑOA", region_code: "13", aliases: [] });
     const alias = await get("/api/catalogs/CL/communes?q=san%20francisco%20de%20mostazal");
     expect(alias.body.data.map((e: { code: string; name: string }) => [e.code, e.name])).toEqual([["06110", "MOSTAZAL"]]); // the SII's spelling finds the official name

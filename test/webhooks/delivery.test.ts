@@ -62,13 +62,20 @@ describe("webhook delivery", () => {
     const b = receiverUrl("only-sent");
     await register(issuer.owner, issuer.companyId, { url: a.url, events: ["invoice.accepted"] });
     await register(issuer.owner, issuer.companyId, { url: b.url, events: ["invoice.sent"] });
+    const family = receiverUrl("invoice-family");
+    const other = receiverUrl("received-family");
+    await register(issuer.owner, issuer.companyId, { url: family.url, events: ["invoice.*"] });
+    await register(issuer.owner, issuer.companyId, { url: other.url, events: ["received_document.*"] });
     const posted = await issue(issuer, invoiceBody(issuer.rut, "33"));
     await untilFinal(issuer, posted.body.id);
     expect(types(await until(a.path, (r) => r.length >= 1))).toEqual(["invoice.accepted"]);
     expect(types(await until(b.path, (r) => r.length >= 1))).toEqual(["invoice.sent"]);
+    const all = types(await until(family.path, (r) => types(r).includes("invoice.accepted") && types(r).includes("invoice.sent")));
+    expect(all.every((t) => t.startsWith("invoice."))).toBe(true);
     await new Promise((r) => setTimeout(r, 1000));
     expect((await received(a.path)).length).toBe(1);
     expect((await received(b.path)).length).toBe(1);
+    expect(await received(other.path)).toEqual([]);
   });
 
   it("a failing endpoint is retried with the same webhook-id until it answers; then FAILED when no attempt is left", async () => {

@@ -83,6 +83,15 @@ describe("webhook endpoints", () => {
     expect(unknown.body.error.details).toEqual([{ field: "events", message: "unknown event type invoice.exploded" }]);
     const misspelt = await post({ url: "https://erp.example.com/hook", events: ["invoice.acepted"] });
     expect(misspelt.body.error.details).toEqual([{ field: "events", message: "unknown event type invoice.acepted (did you mean `invoice.accepted`?)" }]);
+    const family = await post({ url: "https://erp.example.com/hook", events: ["invoice.*", "invoice.accepted", "received_document.*", "ENU"] });
+    expect(family.status).toBe(201);
+    expect(family.body.events).toEqual(["invoice.*", "received_document.*", "ENU"]); // invoice.accepted is in its family
+    const badFamily = await post({ url: "https://erp.example.com/hook", events: ["invoices.*", "webhook.*"] });
+    expectError(badFamily, 400, "WEBHOOK_EVENT_UNKNOWN");
+    expect(badFamily.body.error.details).toEqual([
+      { field: "events", message: "unknown event family invoices.* (did you mean `invoice.*`?)" },
+      { field: "events", message: expect.stringMatching(/^unknown event family webhook\.\*/) },
+    ]);
     expectError(await post({ url: "https://erp.example.com/hook", events: [] }), 400, "VALIDATION_FAILED");
     expectError(await post({ events: ["*"] }), 400, "VALIDATION_FAILED");
     expect((await post({ url: "https://erp.example.com/hook", events: ["*"] })).status).toBe(201);

@@ -30,8 +30,18 @@ export function filterEntries(catalog: Catalog, f: CatalogFilter): CatalogEntry[
     rows = rows.filter((e) => fold(e.code) === c);
   }
   if (f.q !== undefined && f.q.trim() !== "") {
-    const words = fold(f.q).split(/\s+/);
+    const q = fold(f.q);
+    const words = q.split(/\s+/);
     rows = rows.filter((e) => words.every((w) => haystack(e).includes(w)));
+    // Best matches first: the code or the whole name, then a name that starts with the text, then
+    // one of its words that does; the catalog's order within each rank.
+    const rank = (e: CatalogEntry) => {
+      const name = fold(e.name);
+      if (fold(e.code) === q || name === q) return 0;
+      if (name.startsWith(q)) return 1;
+      return name.split(/[\s,.;:()/-]+/).some((w) => w.startsWith(words[0]!)) ? 2 : 3;
+    };
+    rows = rows.map((e, i) => ({ e, i, r: rank(e) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.e);
   }
   return rows;
 }

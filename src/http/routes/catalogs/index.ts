@@ -1,12 +1,12 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { allCatalogSlugs, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../domain/catalogs";
+import { allCatalogSlugs, COUNTRY_CATALOGS, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../domain/catalogs";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
-import { pageEnvelope, pageParams } from "../../openapi/common";
+import { PageQuerySchema, pageEnvelope, pageParams } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 import { cachedJson } from "./cache";
-import { CatalogPageSchema, CatalogQuerySchema, CountryParam, NOT_MODIFIED } from "./schemas";
+import { CatalogIndexPageSchema, CatalogPageSchema, CatalogQuerySchema, CountryCatalogIndexSchema, CountryParam, NOT_MODIFIED } from "./schemas";
 import { taxpayerRoutes } from "./taxpayers";
 
 export const catalogsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -56,6 +56,60 @@ function register(catalog: Catalog) {
     return cachedJson(c, body) as any;
   });
 }
+
+/** What a country serves: each catalog with where to list it, and the look-ups by key. */
+function countryIndex(country: CountryCatalogs) {
+  const base = `/api/catalogs/${country.alpha3}`;
+  return {
+    country: country.alpha3,
+    alpha2: country.alpha2,
+    path: base,
+    catalogs: country.catalogs.map((k) => ({ slug: k.slug, title: k.title, description: k.description, path: `${base}/${k.slug}`, total: k.entries.length, source: k.source })),
+    lookups: [{ name: "taxpayers", path: `${base}/taxpayers/{tax_id}`, description: "A taxpayer of the tax authority's register by its tax id: legal name, activities, whether it issues electronic documents." }],
+  };
+}
+
+const CACHING = { ETag: { schema: { type: "string" as const } }, "Cache-Control": { schema: { type: "string" as const } } };
+
+catalogsRoutes.openapi(
+  defineRoute({
+    method: "get",
+    path: "/api/catalogs",
+    tags: ["Catalogs"],
+    summary: "List the countries with catalogs",
+    description: "Every country the service has reference catalogs for, each with its catalogs (slug, title, where to list it, how many entries, official source) and its look-ups by key. Start here to find a catalog's path. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.",
+    permission: "company:read",
+    request: { query: PageQuerySchema },
+    errors: ["VALIDATION_FAILED"],
+    responses: {
+      200: { description: "A page of countries", headers: CACHING, content: { "application/json": { schema: CatalogIndexPageSchema } } },
+      304: NOT_MODIFIED,
+    },
+  }),
+  async (c) => {
+    const p = pageParams(c.req.valid("query"));
+    const rows = COUNTRY_CATALOGS.map(countryIndex);
+    return cachedJson(c, pageEnvelope(rows.slice(p.offset, p.offset + p.perPage), rows.length, p)) as any;
+  },
+);
+
+catalogsRoutes.openapi(
+  defineRoute({
+    method: "get",
+    path: "/api/catalogs/{country}",
+    tags: ["Catalogs"],
+    summary: "Get a country's catalog index",
+    description: "The catalogs one country serves (slug, title, where to list it, how many entries, official source) and its look-ups by key. Answers carry `ETag` and `Cache-Control`; send `If-None-Match` to get 304.",
+    permission: "company:read",
+    request: { params: CountryParam },
+    errors: ["VALIDATION_FAILED", "CATALOG_COUNTRY_NOT_SUPPORTED"],
+    responses: {
+      200: { description: "The country's catalogs", headers: CACHING, content: { "application/json": { schema: CountryCatalogIndexSchema } } },
+      304: NOT_MODIFIED,
+    },
+  }),
+  async (c) => cachedJson(c, countryIndex(countryOrThrow(c.req.valid("param").country))) as any,
+);
 
 for (const catalog of allCatalogSlugs()) register(catalog);
 catalogsRoutes.route("/", taxpayerRoutes);

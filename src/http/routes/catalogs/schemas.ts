@@ -52,3 +52,36 @@ export const NOT_MODIFIED = {
   description: "Not modified: the `If-None-Match` header names the current ETag. No body.",
   headers: { ETag: { schema: { type: "string" as const } } },
 };
+
+export const CatalogSummarySchema = z
+  .object({
+    slug: z.string().openapi({ example: "communes" }),
+    title: z.string().openapi({ example: "Communes" }),
+    description: z.string(),
+    path: z.string().describe("Where its entries are listed.").openapi({ example: "/api/catalogs/CHL/communes" }),
+    total: z.number().int().min(0).describe("How many entries it holds."),
+    source: CatalogSourceSchema,
+  })
+  .openapi("CatalogSummary");
+
+export const CountryCatalogIndexSchema = z
+  .object({
+    country: z.string().describe("ISO 3166-1 alpha-3.").openapi({ example: "CHL" }),
+    alpha2: z.string().openapi({ example: "CL" }),
+    path: z.string().describe("This index.").openapi({ example: "/api/catalogs/CHL" }),
+    catalogs: z.array(CatalogSummarySchema),
+    lookups: z
+      .array(z.object({ name: z.string().openapi({ example: "taxpayers" }), path: z.string().openapi({ example: "/api/catalogs/CHL/taxpayers/{tax_id}" }), description: z.string() }))
+      .describe("Look-ups by key (not lists)."),
+  })
+  .openapi("CountryCatalogIndex");
+
+export const CatalogIndexPageSchema = z
+  .object({
+    data: z.array(CountryCatalogIndexSchema),
+    current_page: z.number().int().min(1),
+    per_page: z.number().int().min(1).max(100),
+    total: z.number().int().min(0),
+    last_page: z.number().int().min(1),
+  })
+  .openapi("CatalogIndexPage");

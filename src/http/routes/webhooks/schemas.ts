@@ -3,7 +3,7 @@ import { WEBHOOK_DELIVERY_STATUSES } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../webhooks/catalog";
 import { instant } from "../../openapi/common";
 
-const eventsDescription = `Event types to receive, or ["*"] for all of them. The catalogue (with each payload) is the \`webhooks\` section of this document: ${EVENT_TYPES.filter((t) => t !== "webhook.test").map((t) => `\`${t}\``).join(", ")}.`;
+const eventsDescription = `Event types to receive, families of them (\`invoice.*\`, \`received_document.*\`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the \`webhooks\` section of this document: ${EVENT_TYPES.filter((t) => t !== "webhook.test").map((t) => `\`${t}\``).join(", ")}.`;
 
 export const EndpointSchema = z
   .object({
