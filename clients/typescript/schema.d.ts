@@ -27267,8 +27267,8 @@ export interface components {
                 };
                 /** @description SaldoInsol: the amount still unpaid when the document is issued, whole units, at most the total; with paid_amount, paid_amount + balance must equal the total rounded to whole units. Not on boletas. */
                 balance?: number | string;
-                /** @description 1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). */
-                code: string;
+                /** @description 1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). Optional: the other fields stand without it (an export paid in advance states paid_date with only customs.payment_form, FmaPagExp). */
+                code?: string;
                 description?: string;
                 /**
                  * @description MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas.

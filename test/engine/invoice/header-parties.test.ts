@@ -34,9 +34,14 @@ describe("parties", () => {
     expect(d.issuer.email).toBe("dte@empresa.cl");
     const e = doc({ invoice_type: "110", currency: { code: "USD" }, recipient: { ...foreign, foreign: { nationality: "225", id: "EIN 99-123" } } }).receiver;
     expect([e.rut, e.foreignId, e.nationality]).toEqual(["55555555-5", "EIN 99-123", "225"]);
+    // A factura de compra to a foreign supplier states it as an export does (Receptor/Extranjero).
+    const supplier = doc({ invoice_type: "46", recipient: { ...recipient, document_number: "55555555-5", foreign: { nationality: "225", id: "EIN 99-1" } } }).receiver;
+    expect([supplier.rut, supplier.foreignId, supplier.nationality]).toEqual(["55555555-5", "EIN 99-1", "225"]);
+    expect(doc({ recipient: { ...recipient, foreign: { nationality: "225" } } }).receiver.nationality).toBe("225");
   });
   it("precise errors", () => {
-    expect(fails({ recipient: { ...recipient, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign" });
+    expect(fails({ invoice_type: "39", recipient: { ...recipient, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign" });
+    expect(fails({ issuer: { ...body().issuer, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.foreign" });
     expect(fails({ invoice_type: "39", recipient: { ...recipient, email: "a@b.cl" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.email" });
     expect(fails({ issuer: { ...body().issuer, contact: "x" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.contact" });
     expect(fails({ recipient: { ...recipient, contact: "x".repeat(81) } })).toMatchObject({ code: "FIELD_TOO_LONG", field: "recipient.contact" });

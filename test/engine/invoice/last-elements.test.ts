@@ -43,7 +43,7 @@ describe("the issuer of a guía for export (GuiaExport) and the additional ident
     expect(fails({ issuer: { ...issuer, additional_branch_code: "B" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.additional_branch_code" });
     expect(fails({ invoice_type: "110", recipient: foreign, issuer: { ...issuer, additional_id: "X".repeat(21) } })).toMatchObject({ code: "FIELD_TOO_LONG", field: "issuer.additional_id" });
     expect(fails({ ...guide, recipient: { ...recipient, foreign: { additional_id: "EIN 1" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign.additional_id" });
-    expect(fails({ invoice_type: "52", transfer_kind: 5, recipient: { ...recipient, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign" });
+    expect(fails({ invoice_type: "43", recipient: { ...recipient, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign" });
   });
 });
 

@@ -21,6 +21,12 @@ describe("payment status (MedioPago, FchCancel, MntCancel, SaldoInsol, account)"
     expect(plain(doc({ payment_method: { code: "1", paid_amount: 1190, balance: 0 } }).settlement)).toEqual({ paidAmount: 1190, balance: 0 });
     expect(doc({ payment_method: { code: "1" } }).settlement).toBeUndefined();
   });
+  it("the paid date without a payment form (FchCancel without FmaPago), as on an export paid in advance", () => {
+    const d = doc({ ...usd, items: [line], customs: { payment_form: "1" }, payment_method: { paid_date: "2026-11-20" } });
+    expect(plain(d.settlement)).toEqual({ paidDate: "2026-11-20" });
+    expect(d.paymentForm).toBeUndefined();
+    expect(doc({ payment_method: { means: "PE" } }).paymentForm).toBeUndefined();
+  });
   it("export totals with decimals: the whole units are the total rounded half away from zero (1,233.5 → 1,234)", () => {
     const d = doc({ ...usd, items: [{ ...line, unit_price: 1233.5 }], payment_method: { code: "1", paid_amount: 1234, balance: 0 } });
     expect(plain(d.settlement)).toEqual({ paidAmount: 1234, balance: 0 });

@@ -60,9 +60,7 @@ function transactionKinds(input: InvoiceInput, type: DocumentTypeInfo, h: Header
 }
 
 function payment(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void {
-  if (input.payment_method) {
-    h.paymentForm = paymentForm(input.payment_method.code, "payment_method.code");
-  }
+  if (input.payment_method?.code !== undefined) h.paymentForm = paymentForm(input.payment_method.code, "payment_method.code");
   const terms = input.payment_terms;
   if (terms) {
     if (type.boleta) notAllowed("payment_terms", "boletas carry no payment terms");

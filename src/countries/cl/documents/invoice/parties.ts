@@ -6,7 +6,6 @@ import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, formatRut, parseRut, RutErro
 import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
-import { isExportGuide } from "./transport";
 
 export function rutOf(value: string, field: string): string {
   try {
@@ -17,7 +16,7 @@ export function rutOf(value: string, field: string): string {
   }
 }
 
-function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo, exportGuide = false): Party {
+function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "recipient", type: DocumentTypeInfo): Party {
   checkLength(p.legal_name, LIMITS.legalName, `${path}.legal_name`);
   const activity = p.tax_information?.activity;
   checkLength(activity, role === "issuer" ? LIMITS.issuerActivity : LIMITS.recipientActivity, `${path}.tax_information.activity`);
@@ -44,7 +43,9 @@ function party(p: z.infer<typeof partySchema>, path: string, role: "issuer" | "r
   if (commune) out.commune = commune;
   contacts(p, path, role, type, out);
   if (p.foreign) {
-    if (role !== "recipient" || !(type.export || exportGuide)) notAllowed(`${path}.foreign`, "the foreign-recipient block is for the recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9)");
+    // Receptor/Extranjero is in the schema of every Documento and Exportaciones: a factura de compra
+    // (46) to a foreign supplier states it as an export does. Boletas and the Liquidación have none.
+    if (role !== "recipient" || type.boleta || type.xmlBranch === "Liquidacion") notAllowed(`${path}.foreign`, "the foreign-recipient block (Receptor/Extranjero) is for the recipient of a DTE; boletas and liquidaciones-factura (43) have none in their schema");
     if (p.foreign.additional_id && !type.export) notAllowed(`${path}.foreign.additional_id`, "IdAdicRecep is in the schema of export documents (110–112) only");
     if (p.foreign.id) foreignId = p.foreign.id;
     if (p.foreign.nationality) out.nationality = p.foreign.nationality;
@@ -121,7 +122,7 @@ export function buildParties(input: InvoiceInput, type: DocumentTypeInfo): { iss
   const transfer = input.transfer_kind ?? 1;
   if (issuer.exportGuide && transfer !== 8 && transfer !== 9) notAllowed("issuer.export_guide", `GuiaExport is for a guía that transfers goods for export (transfer_kind 8 or 9), not transfer_kind ${transfer}`);
   let receiver: Party;
-  if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type, isExportGuide(input, type));
+  if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type);
   else if (type.boleta) receiver = { rut: ANONYMOUS_BUYER_RUT, legalName: "CONSUMIDOR FINAL", activityCodes: [] };
   else throw new EngineError("INVALID_INPUT", `recipient is required on ${type.name}`, { field: "recipient" });
   return { issuer, receiver };

@@ -324,7 +324,7 @@ export const invoiceSchema = z
       .describe("Defaults to CLP."),
     payment_method: z
       .object({
-        code: z.string().min(1).max(10).describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago)."),
+        code: z.string().min(1).max(10).optional().describe("1/CONTADO/CASH, 2/CREDITO/CREDIT or 3/SIN_COSTO/FREE (FmaPago). Optional: the other fields stand without it (an export paid in advance states paid_date with only customs.payment_form, FmaPagExp)."),
         description: z.string().max(60).optional(),
         means: z.enum(["CH", "LT", "EF", "PE", "TC", "CF", "OT"]).optional().describe("MedioPago: CH cheque, LT letra, EF cash, PE deposit or transfer, TC credit or debit card, CF post-dated cheque, OT other (GET /api/catalogs/CL/payment-means). Not on boletas."),
         paid_date: dateOnly.optional().describe("FchCancel: the date the document was paid, YYYY-MM-DD (when it is paid at or before issue). Not on boletas."),
