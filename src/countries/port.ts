@@ -163,6 +163,12 @@ export interface ResponseWindow {
   deadlineOf(receivedAt: string): string;
 }
 
+/** The authority's number ranges (the documents' numbers it authorises a company to use). */
+export interface NumberRanges {
+  /** The date (YYYY-MM-DD) until which a range authorised on `authorizedOn` may be used, or null when it never expires. */
+  expiryDate(documentType: number, authorizedOn: string): string | null;
+}
+
 /**
  * What the product needs from a country. The registry (src/country.ts) maps a country code to its
  * implementation.
@@ -176,6 +182,7 @@ export interface Country {
   /** The authority's register of received documents. */
   reception(env: Env, ctx?: ExecutionContext): ReceptionAuthority;
   readonly responseWindow: ResponseWindow;
+  readonly numberRanges: NumberRanges;
   /** Wires the simulated authority to the Worker's own app; called once by the composition root. */
   useInProcessSimulator(fetch: AppFetch): void;
 }

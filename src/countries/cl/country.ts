@@ -3,6 +3,8 @@
  * identification numbers, the SII's response window for received documents, the simulated SII.
  */
 import type { Country, TaxIdResult } from "../port";
+import { addSixMonths } from "./documents/caf";
+import { EXPIRING_CAF_TYPES } from "./documents/document-types";
 import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./documents/response-window";
 import { formatRutWithDots, isValidRut, normalizeRut, parseRut, RutError } from "./documents/rut";
 import { siiAuthority, siiReception } from "./sii/authority";
@@ -35,5 +37,7 @@ export const chile: Country = {
   authority: (env, ctx) => siiAuthority(env, ctx),
   reception: (env, ctx) => siiReception(env, ctx),
   responseWindow: { types: ACTIONABLE_TYPES, approachingMs: APPROACHING_MS, deadlineOf },
+  // A CAF of the expiring types may be used for 6 calendar months from its authorisation (FA).
+  numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null) },
   useInProcessSimulator,
 };
