@@ -4,7 +4,7 @@ import { assertConfigured, envForCompany } from "./config";
 import { createDb } from "./db/client";
 import { handleIssuanceBatch } from "./pipeline/consumer";
 import { handleDeadLetters } from "./pipeline/dead-letters";
-import { siiAuthority, useInProcessSimulator } from "./countries/cl";
+import { issuingCountry } from "./country";
 import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
@@ -17,7 +17,7 @@ export { DocumentStore } from "./durable-objects/document-store";
 export { ControlDirectory } from "./durable-objects/control-directory";
 
 // In simulator mode the SII client's requests are answered by this Worker's own app, in process.
-useInProcessSimulator((req, env, ctx) => app.fetch(req, env, ctx));
+issuingCountry().useInProcessSimulator((req, env, ctx) => app.fetch(req, env, ctx));
 
 /** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
 const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);
@@ -82,7 +82,7 @@ async function consume(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCon
     return handleDeadLetters(batch, env);
   }
   if (batch.queue.startsWith("dte-issuance")) {
-    return handleIssuanceBatch(batch, env, (company) => siiAuthority(envForCompany(siiEnv, company), ctx));
+    return handleIssuanceBatch(batch, env, (company) => issuingCountry().authority(envForCompany(siiEnv, company), ctx));
   }
   log("error", "no consumer for this queue yet; messages kept for retry", { queue: batch.queue, count: batch.messages.length });
   batch.retryAll({ delaySeconds: 300 });

@@ -1,4 +1,19 @@
-import type { SigningCredentials } from "./cl/pki/certificate";
+/**
+ * The country port: what the product needs from a country's tax authority and document rules, in
+ * the product's own terms. A country implements `Country` in its folder (src/countries/<code>/);
+ * src/country.ts maps a country code to its implementation. Nothing here names a country's codes
+ * or types: where a value is the authority's own (an envelope kind, a status code, a response code),
+ * it is a string the country defines and explains.
+ */
+
+/**
+ * A company's signing credentials (certificate and private key) as its country loaded them. Opaque
+ * to the product: it hands them back to the country that made them.
+ */
+export interface Credentials {
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+}
 
 /** A document inside an envelope, as the authority's per-document query needs it. */
 export interface DocumentKey {
@@ -14,7 +29,7 @@ export type DocumentOutcome = "ACCEPTED" | "ACCEPTED_WITH_OBJECTIONS" | "REJECTE
 
 export interface DocumentVerdict {
   outcome: DocumentOutcome;
-  /** The authority's own code for the document or its envelope (EPR, DOK, RLV, RCH, RSC...). */
+  /** The authority's own code for the document or its envelope, as the country explains it. */
   fiscalStatus: string;
   message: string;
 }
@@ -36,19 +51,29 @@ export class AuthorityError extends Error {
 }
 
 /**
- * The country port of the issuance pipeline (DECISIONS 15): what the pipeline needs from a tax
- * authority. Chile implements it in cl/sii/authority.ts over the SII client (`siiAuthority(env)`).
+ * The kind of an envelope, as the country names it (its `documents.envelopeOf`): the authority
+ * takes each kind at its own service.
+ */
+export type EnvelopeKind = string;
+
+/**
+ * The issuance pipeline's side of the authority (DECISIONS 15): send an envelope, ask what became
+ * of it, and hand out number ranges where the authority does that as a service.
  */
 export interface TaxAuthority {
-  upload(p: { kind: "EnvioDTE" | "EnvioBOLETA"; xml: Uint8Array; companyRut: string; signer: SigningCredentials; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
-  poll(p: { kind: "EnvioDTE" | "EnvioBOLETA"; trackId: string; companyRut: string; signer: SigningCredentials; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
-  /** A CAF file for the range (or the next `quantity` folios), where the authority hands them out as a service. */
+  upload(p: { kind: EnvelopeKind; xml: Uint8Array; companyRut: string; signer: Credentials; fileName: string }): Promise<{ trackId: string; duplicate: boolean }>;
+  poll(p: { kind: EnvelopeKind; trackId: string; companyRut: string; signer: Credentials; documents: DocumentKey[] }): Promise<EnvelopeVerdict>;
+  /** A number-range file for the range (or the next `quantity` numbers). */
   requestCaf(p: { rut: string; documentType: number; from?: number; to?: number; quantity?: number; legalName?: string }): Promise<Uint8Array>;
 }
 
-// ---- reception (issue 12): the authority's side of documents a company receives ------------------
+// ---- reception: the authority's side of documents a company receives ------------------------------
 
-export type ReceptionAction = "ACD" | "ERM" | "RCD" | "RFP" | "RFT";
+/**
+ * A company's answer to a supplier's document, as the country's code for it (the country lists
+ * them in `reception.responses`): acceptance, receipt of goods, or a claim.
+ */
+export type SupplierResponse = string;
 
 export interface AuthorityEvent {
   action: string;
@@ -64,7 +89,7 @@ export interface RegisteredDocument {
   folio: number;
   issueDate: string;
   total: string;
-  /** ISO 8601, the SII reception time. */
+  /** ISO 8601, when the authority received it. */
   receivedAt: string;
 }
 
@@ -73,25 +98,25 @@ export interface RegisteredDocument {
  * authority's internal errors throw AuthorityError(retryable: true); refusals come back as codes.
  */
 export interface ReceptionAuthority {
-  /** ingresarAceptacionReclamoDoc: the SII's codResp/descResp as they came (0 = OK). */
-  recordAction(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number; action: ReceptionAction }): Promise<{ code: number; message: string }>;
-  /** listarEventosHistDoc */
-  listEvents(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<AuthorityEvent[]>;
-  /** consultarFechaRecepcionSii, as ISO 8601 (Chile time with its offset), or null when the SII has not received it. */
-  receptionTime(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<string | null>;
+  /** Registers the company's response to a document: the authority's code and words as they came (0 = OK). */
+  recordAction(p: { companyRut: string; signer: Credentials; issuerRut: string; documentType: number; folio: number; action: SupplierResponse }): Promise<{ code: number; message: string }>;
+  /** The register's history of a document (responses, claims, assignments). */
+  listEvents(p: { companyRut: string; signer: Credentials; issuerRut: string; documentType: number; folio: number }): Promise<AuthorityEvent[]>;
+  /** When the authority received the document, as ISO 8601 with the country's offset, or null when it has not. */
+  receptionTime(p: { companyRut: string; signer: Credentials; issuerRut: string; documentType: number; folio: number }): Promise<string | null>;
   /** Documents the authority holds with companyRut as recipient, received after `since`. */
-  listReceived(p: { companyRut: string; signer: SigningCredentials; since?: string }): Promise<{ supported: boolean; documents: RegisteredDocument[] }>;
+  listReceived(p: { companyRut: string; signer: Credentials; since?: string }): Promise<{ supported: boolean; documents: RegisteredDocument[] }>;
   /**
-   * The signed DTE of a document of the register, as its issuer signed it (a standalone DTE file),
-   * or null when the authority does not hand it out (the real SII never does; the simulator does).
+   * The signed document of the register, as its issuer signed it (a standalone file),
+   * or null when the authority does not hand it out (a simulated authority may).
    */
-  receivedXml(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; documentType: number; folio: number }): Promise<Uint8Array | null>;
+  receivedXml(p: { companyRut: string; signer: Credentials; issuerRut: string; documentType: number; folio: number }): Promise<Uint8Array | null>;
   /**
-   * The authority's own status of one document, asked with the data the document shows (the SII's
-   * QueryEstDte). `companyRut` is the company asking (its certificate's holder is the consultant).
+   * The authority's own status of one document, asked with the data the document shows.
+   * `companyRut` is the company asking (its certificate's holder is the consultant).
    * Refusals of the query itself throw AuthorityError(retryable: false).
    */
-  documentStatus(p: { companyRut: string; signer: SigningCredentials; issuerRut: string; receiverRut: string; documentType: number; folio: number; issueDate: string; total: string }): Promise<RegisteredStatus>;
+  documentStatus(p: { companyRut: string; signer: Credentials; issuerRut: string; receiverRut: string; documentType: number; folio: number; issueDate: string; total: string }): Promise<RegisteredStatus>;
 }
 
 /**
@@ -104,4 +129,60 @@ export interface RegisteredStatus {
   state: "MATCH" | "MISMATCH" | "INVALID" | "NOT_REGISTERED";
   code: string;
   message: string;
+}
+
+// ---- the country ---------------------------------------------------------------------------------
+
+/** How the Worker answers a request itself (its app's fetch): a simulated authority runs on it. */
+export type AppFetch = (req: Request, env: Env, ctx?: ExecutionContext) => Response | Promise<Response>;
+
+/** A normalised tax identification number, or why the input is not one. */
+export type TaxIdResult = { ok: true; canonical: string } | { ok: false; message: string };
+
+/** The country's tax identification numbers (of companies, suppliers, buyers). */
+export interface TaxIdRules {
+  /** The canonical form, or throws (a form the number rules refuse). */
+  normalize(input: string): string;
+  isValid(input: string): boolean;
+  /** The canonical form or why not, in the words the API answers with. */
+  check(input: string): TaxIdResult;
+  /** As printed on a document (thousands separators and check digit). Throws an Error saying why on a malformed number. */
+  printed(input: string): string;
+}
+
+/**
+ * The window a company has to answer a supplier's document at the authority, counted from when the
+ * authority received it; past it the document counts as accepted.
+ */
+export interface ResponseWindow {
+  /** Document types the company may respond to at the authority. */
+  readonly types: ReadonlySet<number>;
+  /** How long before the deadline a document counts as approaching it. */
+  readonly approachingMs: number;
+  /** The deadline (ISO 8601) for a document the authority received at `receivedAt`. */
+  deadlineOf(receivedAt: string): string;
+}
+
+/** The authority's number ranges (the documents' numbers it authorises a company to use). */
+export interface NumberRanges {
+  /** The date (YYYY-MM-DD) until which a range authorised on `authorizedOn` may be used, or null when it never expires. */
+  expiryDate(documentType: number, authorizedOn: string): string | null;
+}
+
+/**
+ * What the product needs from a country. The registry (src/country.ts) maps a country code to its
+ * implementation.
+ */
+export interface Country {
+  /** ISO 3166-1 alpha-2. */
+  readonly code: string;
+  readonly taxId: TaxIdRules;
+  /** The authority's issuance side, for a Worker's environment (its mode: simulated or real). */
+  authority(env: Env, ctx?: ExecutionContext): TaxAuthority;
+  /** The authority's register of received documents. */
+  reception(env: Env, ctx?: ExecutionContext): ReceptionAuthority;
+  readonly responseWindow: ResponseWindow;
+  readonly numberRanges: NumberRanges;
+  /** Wires the simulated authority to the Worker's own app; called once by the composition root. */
+  useInProcessSimulator(fetch: AppFetch): void;
 }

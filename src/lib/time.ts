@@ -67,3 +67,9 @@ export function endOfLocalDay(date: string, timeZone: string): string {
   }
   return new Date(best ?? Date.parse(`${date}T23:59:59.999Z`)).toISOString();
 }
+
+/** Whole seconds left until the deadline (0 once passed), or null when the deadline is unknown. */
+export function secondsLeft(deadline: string | null, now = Date.now()): number | null {
+  if (!deadline) return null;
+  return Math.max(0, Math.floor((Date.parse(deadline) - now) / 1000));
+}

@@ -10,7 +10,6 @@
  * mails (Email Sending events, sending-events.ts) go through the same functions: failMailOf for a
  * failure, deliveredMailOf for a delivery.
  */
-import type { ReceptionAction } from "../countries/port";
 import type { MailReportOutcome } from "../domain/companies/company-mail";
 import { bouncedDelivery, deliveredDelivery } from "../domain/invoices/buyer-delivery";
 import type { FailedDelivery } from "../lib/dsn";
@@ -61,7 +60,7 @@ export function deliveredMailOf(env: Env, companyId: string, reference: string, 
 async function onMailOf(reference: string, toReply: (receivedId: string, kind: ReplyKind) => Promise<MailReportOutcome | null>, toDelivery: (invoiceId: string) => Promise<MailReportOutcome | null>): Promise<{ onto: string; outcome: MailReportOutcome } | null> {
   const reply = REPLY_REFERENCE.exec(reference);
   if (reply) {
-    const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReceptionAction);
+    const kind: ReplyKind = reply[2] === "ack" ? "acknowledgment" : (reply[2]!.toUpperCase() as ReplyKind);
     const outcome = await toReply(reply[1]!, kind);
     return outcome && { onto: `${kind === "acknowledgment" ? "the RecepcionEnvio" : `the ${kind} replies`} of ${reply[1]}`, outcome };
   }

@@ -6,7 +6,7 @@
 import { envForCompany } from "../config";
 import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
+import { issuingCountry } from "../country";
 import type { RegisteredDocument } from "../countries/port";
 import { createDb, type Db } from "../db/client";
 import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
@@ -52,10 +52,10 @@ async function listedOnly(env: Env, company: Company, docs: RegisteredDocument[]
   const claims = await claimKeys(env, company.id, docs.map((d) => ({ issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, sha: "" })), docs.map(() => partitionedId("rcv", store.ordinal)));
   // Inserted in the store its id names; a holder already there (an earlier poll) changes nothing.
   await perStore(env, company.id, docs.map((d, i) => ({ id: claims[i]!.documentId, d })), (db, { id, d }) => {
-    const actionable = ACTIONABLE_TYPES.has(d.documentType);
+    const actionable = issuingCountry().responseWindow.types.has(d.documentType);
     return db.insert(receivedDocuments).values({
       id, companyId: company.id, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio, issueDate: d.issueDate, total: d.total, recipientRut: company.taxId,
-      channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
+      channel: "SII", siiReceivedAt: d.receivedAt, responseDeadline: actionable ? issuingCountry().responseWindow.deadlineOf(d.receivedAt) : null, responseState: actionable ? "PENDING" : "NOT_APPLICABLE",
     }).onConflictDoNothing();
   });
 }
@@ -67,7 +67,7 @@ async function stampReceivedAt(env: Env, companyId: string, held: { d: Registere
   const now = new Date().toISOString();
   await perStore(env, companyId, missing, (db, { d, id }) =>
     db.update(receivedDocuments)
-      .set({ siiReceivedAt: d.receivedAt, responseDeadline: ACTIONABLE_TYPES.has(d.documentType) ? deadlineOf(d.receivedAt) : null, updatedAt: now })
+      .set({ siiReceivedAt: d.receivedAt, responseDeadline: issuingCountry().responseWindow.types.has(d.documentType) ? issuingCountry().responseWindow.deadlineOf(d.receivedAt) : null, updatedAt: now })
       .where(and(eq(receivedDocuments.companyId, companyId), eq(receivedDocuments.id, id), isNull(receivedDocuments.siiReceivedAt))),
   );
 }
@@ -96,7 +96,7 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
     .orderBy(sql`${receptionAddresses.polledAt} IS NOT NULL`, asc(receptionAddresses.polledAt))
     .limit(POLL_COMPANIES_PER_RUN);
   for (const c of due) {
-    const sii = siiReception(envForCompany(env, c));
+    const sii = issuingCountry().reception(envForCompany(env, c));
     try {
       await receptionToken(db, c.id);
       const signer = await requireSigningCredentials(db, env, c.id, at);

@@ -6,7 +6,7 @@ import { and, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { receivedDocuments } from "../db/schema";
 import { chunked } from "../lib/chunked";
-import { APPROACHING_MS } from "../countries/cl";
+import { issuingCountry } from "../country";
 import { receptionEvent, receptionEventIf } from "./stores";
 import type { ReceivedRow } from "./view";
 
@@ -22,7 +22,7 @@ export type Budget = { passed: number; approaching: number };
  */
 export async function deadlinesIn(db: Db, at: Date, budget: Budget): Promise<Budget> {
   const now = at.toISOString();
-  const soon = new Date(at.getTime() + APPROACHING_MS).toISOString();
+  const soon = new Date(at.getTime() + issuingCountry().responseWindow.approachingMs).toISOString();
   const pending = eq(receivedDocuments.responseState, "PENDING");
   const [passed, approaching] = await Promise.all([
     budget.passed > 0 ? db.select().from(receivedDocuments).where(and(pending, lte(receivedDocuments.responseDeadline, now))).limit(budget.passed) : [],

@@ -13,12 +13,11 @@
  * lowest of the partitions holding them.
  */
 import { and, asc, eq, lte, sql } from "drizzle-orm";
-import type { ReceptionAction } from "../countries/port";
 import type { Db } from "../db/client";
 import { ordinalOfId } from "../db/document-store";
 import { receivedDocuments } from "../db/schema";
 import { chunked } from "../lib/chunked";
-import { replyMailBody, type ReplyMail, type ReplyMailJob } from "./reply-mail";
+import { replyMailBody, type ReplyKind, type ReplyMail, type ReplyMailJob } from "./reply-mail";
 import { receivedFileOfRow, type ReceivedRow, type ResponseEntry } from "./view";
 
 /** How long past its next attempt a PENDING mail may wait for that attempt's queue message before it is queued again. */
@@ -43,7 +42,7 @@ export function overdueMailsOf(row: ReceivedRow, at: Date): { jobs: ReplyMailJob
   const partitions = ack?.partitions ?? [own];
   // The file's other partitions leave its acknowledgment to the lowest one.
   if (row.xmlKey && partitions[0] === own) look(ack?.mail, { reply: "acknowledgment", ...(ack?.partitions ? { partitions } : {}) });
-  for (const entry of JSON.parse(row.responses) as ResponseEntry[]) if (entry.action !== "ACCEPTED_BY_LAW") look(entry.mail, { reply: entry.action as ReceptionAction });
+  for (const entry of JSON.parse(row.responses) as ResponseEntry[]) if (entry.action !== "ACCEPTED_BY_LAW") look(entry.mail, { reply: entry.action as ReplyKind });
   return { jobs, dueAt: dues.length === 0 ? null : dues.reduce((a, b) => (a < b ? a : b)) };
 }
 

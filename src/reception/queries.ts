@@ -6,7 +6,7 @@ import { sumCounters } from "../db/document-store/counters";
 import { receivedCounts } from "../db/document-store/tables";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import { AppError } from "../errors";
-import { isValidRut, normalizeRut } from "../countries/cl";
+import { issuingCountry } from "../country";
 import { partitionDb } from "./stores";
 import type { ReceivedRow } from "./view";
 
@@ -33,8 +33,8 @@ function where(companyId: string, f: ListFilter): SQL {
   if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0), not(like(r.checks, SII_STATUS_FAILED)));
   if (f.verification === "FAILED") c.push(or(gte(r.receptionStatus, 1), like(r.checks, SII_STATUS_FAILED))!);
   if (f.issuerTaxId) {
-    if (!isValidRut(f.issuerTaxId)) throw new AppError("VALIDATION_FAILED", "issuer_tax_id is not a valid RUT.", [{ field: "issuer_tax_id", message: "Not a valid RUT" }]);
-    c.push(eq(r.issuerRut, normalizeRut(f.issuerTaxId)));
+    if (!issuingCountry().taxId.isValid(f.issuerTaxId)) throw new AppError("VALIDATION_FAILED", "issuer_tax_id is not a valid RUT.", [{ field: "issuer_tax_id", message: "Not a valid RUT" }]);
+    c.push(eq(r.issuerRut, issuingCountry().taxId.normalize(f.issuerTaxId)));
   }
   if (f.folio !== undefined) c.push(eq(r.folio, f.folio));
   if (f.receivedFrom) c.push(gte(r.createdAt, f.receivedFrom));

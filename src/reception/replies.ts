@@ -5,8 +5,7 @@
  * keys built from the company and the document id; mailed to the issuer (its exchange address from
  * the taxpayer directory, else the mail's sender) through SEND_EMAIL when bound.
  */
-import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type SigningCredentials } from "../countries/cl";
-import type { ReceptionAction } from "../countries/port";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type ReceptionAction, type SigningCredentials } from "../countries/cl";
 import { and, eq } from "drizzle-orm";
 import { inboundMessages } from "../db/schema";
 import { partitionDb } from "./stores";

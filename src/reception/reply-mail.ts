@@ -14,7 +14,7 @@
  * each document's `mail_due_at`: every write that leaves a mail PENDING brings it forward.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import type { ReceptionAction } from "../countries/port";
+import type { SupplierResponse } from "../countries/port";
 import type { Db } from "../db/client";
 import { ordinalOfId } from "../db/document-store";
 import { receivedDocuments } from "../db/schema";
@@ -71,7 +71,7 @@ function dueOf(mail: ReplyMail, index?: number) {
 }
 
 /** Which mail of a document: its file's acknowledgment, or the replies of one of its responses. */
-export type ReplyKind = "acknowledgment" | ReceptionAction;
+export type ReplyKind = ReplyMailMessage["reply"];
 
 /** Seconds between attempt `attempt` and the next. */
 export const replyMailWait = (attempt: number) => Math.min(300 * 2 ** Math.max(0, attempt - 1), 6 * 3600);
@@ -179,7 +179,7 @@ async function claimAttempt(env: Env, row: ReceivedRow, mail: ReplyMail, job: Re
   }
   const index = (JSON.parse(row.responses) as ResponseEntry[]).findIndex((r) => r.action === job.reply);
   const taken = await writeIn(env, row.companyId, ordinalOfId(row.id)!, (db) =>
-    setEntryMail(db, row, index, job.reply as ReceptionAction, claimed, at, open(receivedDocuments.responses, `$[${index}].mail`)).returning({ id: receivedDocuments.id }),
+    setEntryMail(db, row, index, job.reply as SupplierResponse, claimed, at, open(receivedDocuments.responses, `$[${index}].mail`)).returning({ id: receivedDocuments.id }),
   );
   return taken.length > 0;
 }
@@ -301,7 +301,7 @@ const setAckMail = (db: Db, row: ReceivedRow, mail: ReplyMail, at: string, also?
   db.update(receivedDocuments).set({ receivedFile: sql`json_set(${receivedDocuments.receivedFile}, '$.acknowledgment.mail', json(${JSON.stringify(mail)}))`, ...dueOf(mail), updatedAt: at }).where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.xmlKey, row.xmlKey!), also));
 
 /** The UPDATE that writes `mail` into response `index` of the document, if that entry is still `action`'s (and `also` holds, if given). */
-const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: ReceptionAction, mail: ReplyMail, at: string, also?: SQL) =>
+const setEntryMail = (db: Db, row: ReceivedRow, index: number, action: SupplierResponse, mail: ReplyMail, at: string, also?: SQL) =>
   db
     .update(receivedDocuments)
     .set({ responses: sql`json_set(${receivedDocuments.responses}, ${`$[${index}].mail`}, json(${JSON.stringify(mail)}))`, ...dueOf(mail, index), updatedAt: at })

@@ -5,8 +5,9 @@
  */
 import { envForCompany } from "../config";
 import { and, eq } from "drizzle-orm";
-import { AuthorityError, type ReceptionAction } from "../countries/port";
-import { ACTIONABLE_TYPES, deadlineOf, siiReception } from "../countries/cl";
+import { AuthorityError } from "../countries/port";
+import type { ReceptionAction } from "../countries/cl";
+import { issuingCountry } from "../country";
 import { createDb } from "../db/client";
 import { receivedDocuments, type ResponseState } from "../db/schema";
 import type { CompanyRow } from "../domain/companies/repository";
@@ -36,7 +37,7 @@ export function stateOf(actions: string[]): ResponseState {
 /** Our own rules, before any call to the SII. Returns true for a repeat (nothing to do). */
 export function checkRules(row: ReceivedRow, action: ReceptionAction, now: number): boolean {
   const doc = `document ${row.documentType} folio ${row.folio} from ${row.issuerRut}`;
-  if (!ACTIONABLE_TYPES.has(row.documentType)) throw new AppError("RECEPTION_ACTION_TYPE", `Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed; ${doc} is type ${row.documentType}.`);
+  if (!issuingCountry().responseWindow.types.has(row.documentType)) throw new AppError("RECEPTION_ACTION_TYPE", `Only facturas (33, 34) and liquidaciones-factura (43) can be accepted or claimed; ${doc} is type ${row.documentType}.`);
   if (!row.xmlKey) throw new AppError("RECEPTION_ACTION_NO_XML", `The SII lists ${doc}, but its XML has not arrived yet: ask the supplier to send it, then answer it.`);
   const done = (JSON.parse(row.responses) as ResponseEntry[]).map((r) => r.action);
   if (done.includes(action)) return true;
@@ -76,14 +77,14 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
   let row = await getReceived(env, company.id, id);
   if (checkRules(row, action, Date.now())) return mailAgainIfFailed(env, ctx, row, action);
   const signer = await requireSigningCredentials(db, env, company.id);
-  const sii = siiReception(envForCompany(env, company), ctx);
+  const sii = issuingCountry().reception(envForCompany(env, company), ctx);
   const key = { companyRut: company.taxId, signer, issuerRut: row.issuerRut, documentType: row.documentType, folio: row.folio };
   let answer: { code: number; message: string };
   try {
     if (!row.siiReceivedAt) {
       const at = await sii.receptionTime(key);
       if (!at) throw new AppError("RECEPTION_NOT_AT_AUTHORITY", `The SII has no record of document ${row.documentType} folio ${row.folio} from ${row.issuerRut}: the supplier has not declared it to the SII (yet). Nothing was recorded.`);
-      row = await save(env, row, { siiReceivedAt: at, responseDeadline: deadlineOf(at) }, null);
+      row = await save(env, row, { siiReceivedAt: at, responseDeadline: issuingCountry().responseWindow.deadlineOf(at) }, null);
       checkRules(row, action, Date.now());
     }
     answer = await sii.recordAction({ ...key, action });

@@ -18,7 +18,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { envForCompany } from "../config";
-import { siiReception } from "../countries/cl";
+import { issuingCountry } from "../country";
 import { AuthorityError, type RegisteredStatus } from "../countries/port";
 import { createDb } from "../db/client";
 import { receivedDocuments } from "../db/schema";
@@ -120,7 +120,7 @@ export async function checkSiiStatus(env: Env, access: SiiAccess, m: SiiStatusMe
     await writeChecks(env, m.company_id, [{ row, check: siiCheck("NOT_CHECKED", `Not asked: the company has no usable certificate to ask the SII with (${signer.message}).`) }]);
     return;
   }
-  const sii = siiReception(envForCompany(env, access.company));
+  const sii = issuingCountry().reception(envForCompany(env, access.company));
   let status: RegisteredStatus | AuthorityError;
   try {
     status = await sii.documentStatus({ companyRut: access.company.taxId, signer, issuerRut: row.issuerRut, receiverRut: row.recipientRut!, documentType: row.documentType, folio: row.folio, issueDate: row.issueDate!, total: row.total! });

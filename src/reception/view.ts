@@ -1,7 +1,7 @@
 /** A received document as the API shows it (GET, list items, event `data`). */
 import type { receivedDocuments } from "../db/schema";
 import { verificationStatus, type Check } from "./checks";
-import { secondsLeft } from "../countries/cl";
+import { secondsLeft } from "../lib/time";
 import type { Summary } from "./summary";
 import type { ReceivedFile } from "./intake";
 import type { ReplyMail } from "./reply-mail";

@@ -116,5 +116,7 @@ export { childElements, childText, decodeLatin1, decodeXmlBytes, encodeLatin1, f
 export * from "./documents/rut";
 export { b64decode, b64encode } from "./pki/asn1";
 export { siiAuthority, siiReception, siiTaxAuthority, toAuthorityError } from "./sii/authority";
-export { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf, RESPONSE_WINDOW_MS, secondsLeft } from "./documents/response-window";
+export type { ReceptionAction } from "./sii/reception";
+export { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf, RESPONSE_WINDOW_MS } from "./documents/response-window";
 export { siiClientFor, siiModeOf, useInProcessSimulator } from "./sii";
+export { chile } from "./country";

@@ -1,4 +1,4 @@
-import { computeDv, parseRut, RutError } from "../../countries/cl";
+import { countryOf } from "../../country";
 
 /**
  * Tax identification document types per country (catalog "Tax Identification Documents").
@@ -27,18 +27,8 @@ export type TaxIdResult = { ok: true; canonical: string } | { ok: false; message
  * (4 to 20) applies to the digits, check digit included.
  */
 export function normalizeTaxId(countryAlpha3: string, input: string): TaxIdResult {
+  if (countryAlpha3 === "CHL") return countryOf("CL").taxId.check(input);
   const compact = input.trim().replace(/[.\s]/g, "");
-  if (countryAlpha3 === "CHL") {
-    const digits = compact.replace(/-/g, "");
-    if (digits.length < 4 || digits.length > 20) return { ok: false, message: "A RUT has 4 to 20 characters, check digit included" };
-    try {
-      const rut = parseRut(input);
-      return { ok: true, canonical: `${rut.body}-${rut.dv}` };
-    } catch (e) {
-      if (e instanceof RutError && e.problem === "CHECK_DIGIT") return { ok: false, message: e.message };
-      return { ok: false, message: "Not a RUT: use digits and a check digit (0-9 or K), e.g. 76086428-5, 76.086.428-5 or 760864285" };
-    }
-  }
   if (!/^(?!-)[0-9]+$/.test(compact)) return { ok: false, message: "Digits only" };
   if (compact.length < 4 || compact.length > 20) return { ok: false, message: "4 to 20 digits" };
   return { ok: true, canonical: compact };
@@ -49,6 +39,6 @@ export function taxIdFilterForms(input: string): string[] {
   const compact = input.trim().replace(/[.\s]/g, "").toUpperCase();
   const forms = new Set<string>([compact, compact.replace(/-/g, "")]);
   const m = /^(\d+)-?([\dK])$/.exec(compact);
-  if (m && computeDv(m[1]!) === m[2]) forms.add(`${m[1]}-${m[2]}`);
+  if (m && countryOf("CL").taxId.isValid(`${m[1]}-${m[2]}`)) forms.add(`${m[1]}-${m[2]}`);
   return [...forms];
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
-import { parseCaf, siiAuthority, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
+import { parseCaf, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import { envForCompany, envForMode } from "../../config";
 import type { Db } from "../../db/client";
 import { cafs } from "../../db/schema";
@@ -146,7 +147,7 @@ export async function refetchCaf(db: Db, workerEnv: Env, company: CompanyRow, in
 /** The CAF request goes to the tax authority like any other call to it (the simulated SII's portal). */
 async function requestCafFromAuthority(env: Env, request: Parameters<TaxAuthority["requestCaf"]>[0]): Promise<Uint8Array> {
   try {
-    return await siiAuthority(env).requestCaf(request);
+    return await issuingCountry().authority(env).requestCaf(request);
   } catch (e) {
     if (!(e instanceof AuthorityError)) throw e;
     if (e.fiscalStatus === "409") {

@@ -13,7 +13,7 @@
  *
  * Specification: service-interface §2.6, §3 (folio rules 1-4), §4.7 (set next folio), §7.
  */
-import { addSixMonths, EXPIRING_CAF_TYPES } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 
 export interface FolioRange {
   /** CAF id (the range's identifier). */
@@ -45,8 +45,8 @@ export function isValidFolio(n: unknown): n is number {
 
 /**
  * Expiry of a CAF authorised on `authorizedAt` (FA, `YYYY-MM-DD` or an ISO instant) for a document
- * type: 6 calendar months later for the types whose CAF expires (the engine's EXPIRING_CAF_TYPES and
- * addSixMonths), null (never) for the others. The result is 00:00 UTC of that day, i.e. a few hours
+ * type: the country's expiry date for the types whose CAF expires (6 calendar months later in Chile),
+ * null (never) for the others. The result is 00:00 UTC of that day, i.e. a few hours
  * before midnight in Chile: deliberately on the safe side (a folio is never stamped on the last hours
  * of a doubtful day). Returns undefined when `authorizedAt` is not a date.
  */
@@ -56,8 +56,8 @@ export function cafExpiresAt(documentType: string, authorizedAt: string): string
   const mo = Number(m[2]);
   const d = Number(m[3]);
   if (mo < 1 || mo > 12 || d < 1 || d > 31) return undefined;
-  if (!EXPIRING_CAF_TYPES.includes(Number(documentType))) return null;
-  return `${addSixMonths(m[0])}T00:00:00.000Z`;
+  const expiry = issuingCountry().numberRanges.expiryDate(Number(documentType), m[0]);
+  return expiry === null ? null : `${expiry}T00:00:00.000Z`;
 }
 
 export function expiresAtMs(range: Pick<FolioRange, "expiresAt">): number | null {

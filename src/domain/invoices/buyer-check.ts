@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { envForCompany } from "../../config";
-import { siiReception } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import { AuthorityError } from "../../countries/port";
 import { ordinalOfId, partitionFor, UnknownPartitionError } from "../../db/document-store";
 import { invoices } from "../../db/schema";
@@ -69,7 +69,7 @@ async function readRegister(env: Env, checker: SiiAccess, row: InvoiceRow): Prom
   const signer = await signerOf(env, checker, row.companyId);
   if (signer instanceof Error) return signer;
   const company = checker.company!;
-  const sii = siiReception(envForCompany(env, company));
+  const sii = issuingCountry().reception(envForCompany(env, company));
   const key = { companyRut: company.taxId, signer, issuerRut: company.taxId, documentType: row.documentType, folio: row.folio! };
   try {
     const siiReceivedAt = row.siiReceivedAt ?? (await sii.receptionTime(key));

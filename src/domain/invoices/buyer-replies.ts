@@ -8,7 +8,8 @@
  * The legal acceptance or claim stays the SII's register (./buyer-response.ts).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { normalizeRut, readBuyerReply, xmlDocumentBytes, type BuyerReply, type ReplyEntry } from "../../countries/cl";
+import { readBuyerReply, xmlDocumentBytes, type BuyerReply, type ReplyEntry } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import type { Db } from "../../db/client";
 import { invoices } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
@@ -53,7 +54,7 @@ function statusOf(e: ReplyEntry): { status: BuyerReplyRecord["status"]; codeText
 /** Where the reply's copy of the document differs from ours (a verdict on the envelope: only who answered, and the recipient it names, if any). */
 function discrepancies(reply: BuyerReply, e: ReplyEntry, row: InvoiceRow): BuyerReplyRecord["discrepancies"] {
   const out: BuyerReplyRecord["discrepancies"] = [];
-  const ours = normalizeRut(row.recipientRut);
+  const ours = issuingCountry().taxId.normalize(row.recipientRut);
   const onEnvelope = e.envelopeId !== null;
   if (e.receiverRut !== ours && !(onEnvelope && e.receiverRut === null)) out.push({ field: "recipient_tax_id", reply: e.receiverRut, document: ours });
   if (reply.responderRut !== ours) out.push({ field: "responder_tax_id", reply: reply.responderRut, document: ours });
@@ -103,7 +104,7 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
   if ("problem" in reply) return reply;
   const sha = await sha256Hex(bytes);
   const at = now.toISOString();
-  const ours = normalizeRut(company.taxId);
+  const ours = issuingCountry().taxId.normalize(company.taxId);
   const result: ReplyIntake = { root: reply.root, file_sha256: sha, signature_valid: reply.signature.ok, entries: [], envelopes: [] };
   const byInvoice = new Map<string, { found: FoundInvoice; records: BuyerReplyRecord[]; at: number[] }>();
   // A verdict on a whole envelope may leave out RutEmisor; the envelope it names is then looked for among ours.

@@ -11,7 +11,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { invoices, type BuyerState } from "../../db/schema";
-import { ACTIONABLE_TYPES, deadlineOf } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import { documentEvent, type InvoiceRow } from "./state";
 
 /** One event of the SII's register on the document, as the API shows it. */
@@ -61,7 +61,7 @@ export function startBuyerChecks(db: Db, where: SQL | undefined, now: string) {
   return db
     .update(invoices)
     .set({ buyerState: "PENDING", buyerEvents: "[]", buyerCheckAt: now })
-    .where(and(where, inArray(invoices.status, ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"]), inArray(invoices.documentType, [...ACTIONABLE_TYPES]), isNull(invoices.buyerState)));
+    .where(and(where, inArray(invoices.status, ["ACCEPTED", "ACCEPTED_WITH_OBJECTIONS"]), inArray(invoices.documentType, [...issuingCountry().responseWindow.types]), isNull(invoices.buyerState)));
 }
 
 /** The state the events give at `now`: a claim wins (the SII refuses a claim after an acceptance and vice versa), then an acceptance, then the deadline. */
@@ -81,7 +81,7 @@ export function nextBuyerCheck(events: readonly BuyerEvent[], siiReceivedAt: str
   if (events.some((e) => CLAIMS.has(e.code))) return null;
   if ([...ACCEPTANCES].every((a) => events.some((e) => e.code === a))) return null;
   if (siiReceivedAt === null) return retryAt(now, stampedAt);
-  const deadline = Date.parse(deadlineOf(siiReceivedAt));
+  const deadline = Date.parse(issuingCountry().responseWindow.deadlineOf(siiReceivedAt));
   if (now >= deadline) return null;
   const interval = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, (now - Date.parse(siiReceivedAt)) / 4));
   return Math.min(now + interval, deadline + FINAL_CHECK_AFTER_MS);
@@ -95,7 +95,7 @@ export function nextBuyerCheck(events: readonly BuyerEvent[], siiReceivedAt: str
 export function buyerCheckStatements(db: Db, row: InvoiceRow, read: { siiReceivedAt: string | null; events: BuyerEvent[] }, at: Date) {
   const now = at.getTime();
   const iso = at.toISOString();
-  const deadline = read.siiReceivedAt === null ? null : deadlineOf(read.siiReceivedAt);
+  const deadline = read.siiReceivedAt === null ? null : issuingCountry().responseWindow.deadlineOf(read.siiReceivedAt);
   const state = buyerStateOf(read.events, deadline, now);
   const next = nextBuyerCheck(read.events, read.siiReceivedAt, now, row.stampedAt ?? row.createdAt);
   const events = JSON.stringify(read.events);

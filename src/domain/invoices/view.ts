@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { BUYER_STATES, INVOICE_STATUSES } from "../../db/schema";
-import { secondsLeft } from "../../countries/cl";
+import { secondsLeft } from "../../lib/time";
 import type { BuyerEvent } from "./buyer-response";
 import { DELIVERY_STATES, deliveryOf } from "./buyer-delivery";
 import { DOCUMENT_TYPES } from "./model";

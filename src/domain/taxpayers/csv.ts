@@ -1,4 +1,4 @@
-import { parseRut } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 
 /**
  * One row of the SII's list of authorised electronic taxpayers (sii-formats.md §5):
@@ -36,8 +36,7 @@ export function parseTaxpayerLine(line: string): ParsedLine {
   const [rutText, name, resolution, date, email = "", url = ""] = cols as [string, string, string, string, string?, string?];
   let rut: string;
   try {
-    const r = parseRut(rutText);
-    rut = `${r.body}-${r.dv}`;
+    rut = issuingCountry().taxId.normalize(rutText);
   } catch {
     return { ok: false, reason: `RUT "${rutText}" is malformed or its check digit is wrong` };
   }

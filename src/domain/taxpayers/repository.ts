@@ -1,11 +1,10 @@
-import { parseRut } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import type { TaxpayerRow } from "./csv";
 
 /** The canonical form (76086428-5) of a RUT typed in any usual form, or null when it is not one. */
 export function canonicalRut(input: string): string | null {
   try {
-    const r = parseRut(input);
-    return `${r.body}-${r.dv}`;
+    return issuingCountry().taxId.normalize(input);
   } catch {
     return null;
   }

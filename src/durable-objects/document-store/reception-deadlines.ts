@@ -15,7 +15,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Db } from "../../db/client";
 import { StoreD1, type StoreRpc } from "../../db/document-store/client";
 import * as schema from "../../db/schema";
-import { APPROACHING_MS } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import { DEADLINE_ROWS_PER_RUN, deadlinesIn } from "../../reception/deadline-job";
 import type { StoreAlarmTask } from "./alarms";
 
@@ -42,7 +42,7 @@ export class ReceptionDeadlines implements StoreAlarmTask {
   nextAt(): number | null {
     const passed = this.first(`SELECT response_deadline AS t FROM received_documents r WHERE ${PENDING_WITH_DEADLINE} ORDER BY response_deadline LIMIT 1`);
     const approaching = this.first(`SELECT response_deadline AS t FROM received_documents r WHERE ${PENDING_WITH_DEADLINE} AND NOT ${APPROACHING_RECORDED} ORDER BY response_deadline LIMIT 1`);
-    const times = [passed, approaching === null ? null : approaching - APPROACHING_MS].filter((t): t is number => t !== null);
+    const times = [passed, approaching === null ? null : approaching - issuingCountry().responseWindow.approachingMs].filter((t): t is number => t !== null);
     return times.length === 0 ? null : Math.min(...times);
   }
 

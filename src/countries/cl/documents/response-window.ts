@@ -11,9 +11,3 @@ export const APPROACHING_MS = 2 * 86_400_000;
 export function deadlineOf(siiReceivedAt: string): string {
   return new Date(Date.parse(siiReceivedAt) + RESPONSE_WINDOW_MS).toISOString();
 }
-
-/** Whole seconds left until the deadline (0 once passed), or null when the deadline is unknown. */
-export function secondsLeft(deadline: string | null, now = Date.now()): number | null {
-  if (!deadline) return null;
-  return Math.max(0, Math.floor((Date.parse(deadline) - now) / 1000));
-}

@@ -9,6 +9,7 @@ import { b64encode, buf, children, readTlv, uintValue, value } from "./asn1";
 import { EngineError } from "../errors";
 import { normalizeRut } from "../documents/rut";
 import { pkcs12KdfSha1 } from "./pkcs12-kdf";
+import type { Credentials } from "../../port";
 
 /** SAN otherName OID carrying the holder's RUT in Chilean certificates. */
 export const OID_RUT = "1.3.6.1.4.1.8321.1";
@@ -40,6 +41,12 @@ export interface OpenedPfx extends CertificateInfo {
   /** The private key matching the certificate, PKCS#8 DER. Treat as secret. */
   privateKeyPkcs8: Uint8Array;
 }
+
+/**
+ * The SII credentials behind the port's opaque handle: the product only hands back credentials this
+ * country loaded (loadSigningCredentials, credentialsFromParts).
+ */
+export const ownCredentials = (c: Credentials): SigningCredentials => c as SigningCredentials;
 
 export interface SigningCredentials extends CertificateInfo {
   /** RSASSA-PKCS1-v1_5 / SHA-1 private key, non-extractable. */

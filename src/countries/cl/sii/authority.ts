@@ -17,6 +17,7 @@ import type { SiiClient, SiiCertificate } from "./client";
 import { SiiError } from "./errors";
 import { siiClientFor } from "./index";
 import { explainSiiStatus, type EnvioTypeCounts } from "./status";
+import { ownCredentials } from "../pki/certificate";
 
 /** Turns a SiiError into the pipeline's error (main: `new AuthorityError(message, retryable, fiscalStatus)`). */
 export type AuthorityErrorFactory = (message: string, retryable: boolean, fiscalStatus?: string) => Error;
@@ -57,13 +58,13 @@ export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFac
   return {
     upload: (p) =>
       guard(async () => {
-        const r = p.kind === "EnvioBOLETA" ? await client.uploadBoleta({ cert: p.signer, companyRut: p.companyRut, file: p.xml, fileName: p.fileName }) : await client.uploadEnvio({ cert: p.signer, companyRut: p.companyRut, file: p.xml, fileName: p.fileName });
+        const r = p.kind === "EnvioBOLETA" ? await client.uploadBoleta({ cert: ownCredentials(p.signer), companyRut: p.companyRut, file: p.xml, fileName: p.fileName }) : await client.uploadEnvio({ cert: ownCredentials(p.signer), companyRut: p.companyRut, file: p.xml, fileName: p.fileName });
         return { trackId: r.trackId, duplicate: r.duplicate };
       }),
 
     poll: (p) =>
       guard(async (): Promise<EnvelopeVerdict> => {
-        const st = p.kind === "EnvioBOLETA" ? await client.queryBoletaEnvio({ cert: p.signer, companyRut: p.companyRut, trackId: p.trackId }) : await client.queryEstUp({ cert: p.signer, companyRut: p.companyRut, trackId: p.trackId });
+        const st = p.kind === "EnvioBOLETA" ? await client.queryBoletaEnvio({ cert: ownCredentials(p.signer), companyRut: p.companyRut, trackId: p.trackId }) : await client.queryEstUp({ cert: ownCredentials(p.signer), companyRut: p.companyRut, trackId: p.trackId });
         const message = `${st.estado}: ${st.es} / ${st.en}`;
         if (st.outcome === "PENDING") return { final: false, fiscalStatus: st.estado, message };
         const documents = new Map<string, DocumentVerdict>();
@@ -89,7 +90,7 @@ export function siiTaxAuthority(client: SiiClient, makeError?: AuthorityErrorFac
           if (c && c.informed > 0 && c.rejected === 0 && c.objected === 0) documents.set(d.invoiceId, { outcome: "ACCEPTED", fiscalStatus: "DOK", message: text("DOK", "document", `(envelope ${st.estado}: ${c.accepted}/${c.informed} of type ${d.documentType} accepted)`) });
           else if (c && c.informed > 0 && c.rejected === 0 && c.objected >= c.informed) documents.set(d.invoiceId, { outcome: "ACCEPTED_WITH_OBJECTIONS", fiscalStatus: "RLV", message: text("RLV", "document") });
           // Rejected or mixed: each document is asked, so a rejection carries the reason the SII gives.
-          else documents.set(d.invoiceId, await perDocument(client, p.signer, p.companyRut, d, c));
+          else documents.set(d.invoiceId, await perDocument(client, ownCredentials(p.signer), p.companyRut, d, c));
         }
         return { final: true, fiscalStatus: st.estado, message, documents };
       }),

@@ -27,10 +27,11 @@
 import { normalizeRut, parseRut } from "../documents/rut";
 import { base64ToBytes } from "../../../lib/base64";
 import { parseXml, type XElement } from "../xml/xml";
-import type { AuthorityEvent, ReceptionAction, ReceptionAuthority, RegisteredDocument, RegisteredStatus } from "../../port";
+import type { AuthorityEvent, Credentials, ReceptionAuthority, RegisteredDocument, RegisteredStatus } from "../../port";
 import type { SiiClient } from "./client";
 import { SiiError } from "./errors";
 import { escText } from "./wire";
+import { ownCredentials } from "../pki/certificate";
 
 /** Namespace of the WS (AO WS v1.2). */
 export const RECLAMO_NS = "http://ws.registroreclamodte.diii.sdi.des.sii.cl";
@@ -109,7 +110,14 @@ export function isoToChileLocal(iso: string): string {
 /** QueryEstDte codes that are a verdict on the document other than "data match" (every other ACCEPTED code). */
 const STATUS_VERDICTS: Record<string, RegisteredStatus["state"]> = { DNK: "MISMATCH", FNA: "INVALID", FAN: "INVALID", EMP: "INVALID", FAU: "NOT_REGISTERED" };
 
-type DocRef = { companyRut: string; signer: import("../pki/certificate").SigningCredentials; issuerRut: string; documentType: number; folio: number };
+/**
+ * A company's responses to a supplier's document at the SII (Ley 19.983): ACD accepts the content,
+ * ERM acknowledges the goods or services received, RCD claims against the content, RFP and RFT claim
+ * a partial or total lack of the goods.
+ */
+export type ReceptionAction = "ACD" | "ERM" | "RCD" | "RFP" | "RFT";
+
+type DocRef = { companyRut: string; signer: Credentials; issuerRut: string; documentType: number; folio: number };
 
 /** The SII's reception side as the port. `makeError` turns SiiErrors into the caller's error type. */
 export function siiReceptionAuthority(client: SiiClient, makeError: (message: string, retryable: boolean, code?: string) => Error): ReceptionAuthority {
@@ -119,7 +127,7 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
     const params: [string, string][] = [["rutEmisor", issuer.body], ["dvEmisor", issuer.dv], ["tipoDoc", String(p.documentType)], ["folio", String(p.folio)], ...extra];
     try {
       const extraHeaders = headers(p.companyRut);
-      const text = await client.soapWithToken({ url: reclamoUrl(client), body: reclamoRequest(method, params), cert: p.signer, companyRut: p.companyRut, operation: method, ...(extraHeaders ? { extraHeaders } : {}) });
+      const text = await client.soapWithToken({ url: reclamoUrl(client), body: reclamoRequest(method, params), cert: ownCredentials(p.signer), companyRut: p.companyRut, operation: method, ...(extraHeaders ? { extraHeaders } : {}) });
       return readReturn(text, method);
     } catch (e) {
       if (e instanceof SiiError) throw makeError(`${e.message}${e.es ? ` — ${e.es}` : ""}`, e.retryable, e.siiCode);
@@ -128,7 +136,7 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
   };
   return {
     async recordAction(p) {
-      const ret = await call(p, "ingresarAceptacionReclamoDoc", [["accionDoc", p.action satisfies ReceptionAction]]);
+      const ret = await call(p, "ingresarAceptacionReclamoDoc", [["accionDoc", p.action]]);
       return { code: Number(textOf(ret, "codResp")), message: textOf(ret, "descResp") };
     },
     async listEvents(p) {
@@ -151,7 +159,7 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
       if (client.mode !== "simulator") return { supported: false, documents: [] };
       const url = `${client.endpoints.soapBase}/reception/register?${new URLSearchParams({ rut: normalizeRut(p.companyRut), ...(p.since ? { since: p.since } : {}) })}`;
       try {
-        const body = (await client.getJsonWithToken({ url, cert: p.signer, companyRut: p.companyRut, operation: "reception/register", extraHeaders: headers(p.companyRut)! })) as { documents?: RegisteredDocument[] };
+        const body = (await client.getJsonWithToken({ url, cert: ownCredentials(p.signer), companyRut: p.companyRut, operation: "reception/register", extraHeaders: headers(p.companyRut)! })) as { documents?: RegisteredDocument[] };
         return { supported: true, documents: body.documents ?? [] };
       } catch (e) {
         if (e instanceof SiiError) throw makeError(e.message, e.retryable, e.siiCode);
@@ -164,7 +172,7 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
       const q = { rut: normalizeRut(p.companyRut), issuer: normalizeRut(p.issuerRut), type: String(p.documentType), folio: String(p.folio) };
       const url = `${client.endpoints.soapBase}/reception/document?${new URLSearchParams(q)}`;
       try {
-        const body = (await client.getJsonWithToken({ url, cert: p.signer, companyRut: p.companyRut, operation: "reception/document", extraHeaders: headers(p.companyRut)! })) as { xml_base64?: unknown };
+        const body = (await client.getJsonWithToken({ url, cert: ownCredentials(p.signer), companyRut: p.companyRut, operation: "reception/document", extraHeaders: headers(p.companyRut)! })) as { xml_base64?: unknown };
         return typeof body.xml_base64 === "string" ? base64ToBytes(body.xml_base64) : null;
       } catch (e) {
         if (e instanceof SiiError && e.httpStatus === 404) return null;
@@ -174,7 +182,7 @@ export function siiReceptionAuthority(client: SiiClient, makeError: (message: st
     },
     async documentStatus(p) {
       try {
-        const st = await client.queryEstDte({ cert: p.signer, companyRut: p.issuerRut, askingCompanyRut: p.companyRut, receiverRut: p.receiverRut, documentType: p.documentType, folio: p.folio, issueDate: p.issueDate, total: p.total });
+        const st = await client.queryEstDte({ cert: ownCredentials(p.signer), companyRut: p.issuerRut, askingCompanyRut: p.companyRut, receiverRut: p.receiverRut, documentType: p.documentType, folio: p.folio, issueDate: p.issueDate, total: p.total });
         const state = STATUS_VERDICTS[st.estado] ?? (st.outcome === "ACCEPTED" ? "MATCH" : "NOT_REGISTERED");
         const words = `${st.glosa ?? st.es}${st.glosaErr ? ` (${st.glosaErr})` : ""}`;
         return { state, code: st.estado, message: `${words} / ${st.en}` };
