@@ -10,7 +10,7 @@
  * `npm run demo` does all of it for you (server, key and a test certificate included).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { createDteClient, type ApiError, type DteClient } from "../clients/typescript";
+import { createDteClient, type ApiError, type components, type DteClient } from "../clients/typescript";
 
 export interface IssueInvoiceOptions {
   client: DteClient;
@@ -31,6 +31,8 @@ export interface IssuedInvoice {
   folio: number;
   status: string;
   pdf: Uint8Array;
+  /** The body the factura was issued with (what an ERP keeps, e.g. to cancel it later). */
+  body: components["schemas"]["InvoiceCreate"];
 }
 
 /** Module 11 check digit of a RUT body (the SII's rule). */
@@ -99,25 +101,23 @@ export async function issueInvoice(opts: IssueInvoiceOptions): Promise<IssuedInv
   }));
 
   log("4/6 issuing a factura electrónica (type 33)");
-  const created = ok("issue invoice", await client.POST("/api/companies/{company_id}/invoices", {
-    params: { path: { company_id: idCompany } },
-    body: {
-      invoice_type: "33",
-      invoice_date: santiagoNow(),
-      external_reference: `DEMO-${Date.now()}`,
-      issuer: {
-        legal_name: "Comercial Los Andes SpA", document_type: "RUT", document_number: rut,
-        address: { country: "CL", city: "Santiago", address: "Av. Apoquindo 1234" },
-        tax_information: { activity: "Venta de artículos de oficina", activity_codes: [477399] },
-      },
-      recipient: {
-        legal_name: "Cliente Ltda", document_type: "RUT", document_number: "77.879.240-0",
-        address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" },
-      },
-      items: [{ quantity: 2, unit_price: 15000, description: "Resma carta", code_unit_of_measure: "UN" }],
-      totals: { total: 35700 },
+  const body: components["schemas"]["InvoiceCreate"] = {
+    invoice_type: "33",
+    invoice_date: santiagoNow(),
+    external_reference: `DEMO-${Date.now()}`,
+    issuer: {
+      legal_name: "Comercial Los Andes SpA", document_type: "RUT", document_number: rut,
+      address: { country: "CL", city: "Santiago", address: "Av. Apoquindo 1234" },
+      tax_information: { activity: "Venta de artículos de oficina", activity_codes: [477399] },
     },
-  }));
+    recipient: {
+      legal_name: "Cliente Ltda", document_type: "RUT", document_number: "77.879.240-0",
+      address: { country: "CL", city: "Ñuñoa", address: "Irarrázaval 2401" }, tax_information: { activity: "Comercio" },
+    },
+    items: [{ quantity: 2, unit_price: 15000, description: "Resma carta", code_unit_of_measure: "UN" }],
+    totals: { total: 35700 },
+  };
+  const created = ok("issue invoice", await client.POST("/api/companies/{company_id}/invoices", { params: { path: { company_id: idCompany } }, body }));
   const invoiceId = created.id;
 
   log(`5/6 waiting for the SII's verdict on ${invoiceId}`);
@@ -135,7 +135,7 @@ export async function issueInvoice(opts: IssueInvoiceOptions): Promise<IssuedInv
     params: { path: { company_id: idCompany, invoice_id: invoiceId, format: "A4" } },
     parseAs: "arrayBuffer",
   });
-  return { companyId: idCompany, invoiceId, folio: invoice.folio!, status: invoice.status, pdf: new Uint8Array(ok("download PDF", pdf) as ArrayBuffer) };
+  return { companyId: idCompany, invoiceId, folio: invoice.folio!, status: invoice.status, pdf: new Uint8Array(ok("download PDF", pdf) as ArrayBuffer), body };
 }
 
 // Run directly: `npx tsx examples/issue-invoice.ts` with DTE_API_URL, DTE_API_KEY, PFX, PFX_PASSWORD.
