@@ -46,7 +46,7 @@ export interface TaxAuthority {
   requestCaf(p: { rut: string; documentType: number; from?: number; to?: number; quantity?: number; legalName?: string }): Promise<Uint8Array>;
 }
 
-// ---- reception (issue 12): the authority's side of documents a company receives ------------------
+// ---- reception: the authority's side of documents a company receives ------------------
 
 export type ReceptionAction = "ACD" | "ERM" | "RCD" | "RFP" | "RFT";
 
