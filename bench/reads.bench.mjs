@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Reads stay fast (issue 16 item 4): one company with READS_BENCH_DOCS issued documents (default
+// Reads stay fast: one company with READS_BENCH_DOCS issued documents (default
 // 1,000,000) and READS_BENCH_RECEIVED received ones (default 100,000), and one with a handful of
 // each, on the same service in the same run. Both first issue and receive a few documents through
 // the API; the large one is then grown by cloning those rows in the local state while the service

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Load simulation (issue 16 item 3): SCALE_BENCH_COMPANIES simulated companies (default 1,000),
+// Load simulation: SCALE_BENCH_COMPANIES simulated companies (default 1,000),
 // each with its certificate and CAFs, issue SCALE_BENCH_DOCS documents (default 2,000; a mix of
 // boletas and facturas, Zipf-skewed over the companies) through the service as `npm start` runs
 // it, posted by 64 concurrent clients. Measured: end-to-end throughput (first POST to the last

@@ -48,7 +48,7 @@ export function simulatorEnabled(env: Pick<Env, "ENVIRONMENT" | "SII_MODE">): bo
 }
 
 /**
- * The environment a company (or key) of one mode works in (issue 17): test mode always talks to the
+ * The environment a company (or key) of one mode works in: test mode always talks to the
  * built-in SII simulator, in every deployment; live mode to the SII environment of SII_MODE.
  */
 export function envForMode(env: Env, livemode: boolean): Env {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../src/errors/codes";
 
 /**
- * docs/simulator-fidelity.md is checked, not trusted (issue 18, items 2 and 4): every cited test
+ * docs/simulator-fidelity.md is checked, not trusted: every cited test
  * exists under that title, every rule the simulator applies is also stopped before a folio is used
  * (at POST or by construction), every POST rule names a real error code, and the counts the
  * document states are the counts of its table.

@@ -66,7 +66,7 @@ const authority = siiAuthority(wenv, ctx, sii);
 
 let tables: TableInfo[];
 let last: Snapshot;
-/** Document stores sized like D1 (issue 16): each company's store its documents are in, once it exists. Their tables are named `<label>:<table>`. */
+/** Document stores sized like D1: each company's store its documents are in, once it exists. Their tables are named `<label>:<table>`. */
 const sizedStores: { label: string; name: string; db: D1Database; tables: TableInfo[] }[] = [];
 
 /** Sizes the store of `companyId`'s partition `ordinal` from now on, once (its first snapshot is the baseline of its next step). */
@@ -186,7 +186,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   expect(msgs).toHaveLength(1);
 
   // One consumer batch (src/pipeline/consumer.ts, phases 0–2) for this one document.
-  // The document lives in the store its id names (issue 16); D1 keeps companies, certificates, CAFs.
+  // The document lives in the store its id names; D1 keeps companies, certificates, CAFs.
   const home = storeForId(wenv, iss.companyId, id)!;
   const deps: StepDeps = { db: createDb(wenv.DB), store: home.db, ordinal: home.ordinal, env: wenv, authority, now: () => new Date() };
   const folio = await step(async () => {
@@ -360,7 +360,7 @@ it("capacity: per-document cost of each step", async () => {
     perDocGrowth = new Map();
     r2PerDoc = 0;
     const got = await step(() => deliverEmail(address, raw));
-    // The receiver's messages live in its document stores (issue 16).
+    // The receiver's messages live in its document stores.
     const [rec] = await storeRows<{ outcome: string; documents: number }>(rcv.companyId, "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
     expect(rec).toEqual({ outcome: "STORED", documents: 1 });
     if (r === 0) await sizeStore("receiver's store", rcv.companyId, (await partitionsOf(env, rcv.companyId))[0]!.ordinal);

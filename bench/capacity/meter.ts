@@ -6,7 +6,7 @@
  *   every statement's result `meta` (rows_read, rows_written, size_after) is read exactly, whatever
  *   method the caller used (all, run, first, raw, batch);
  * - R2: reads (get, head: class B), writes (put, list: class A), deletes, bytes written and read;
- * - Durable Objects: every RPC call made on a stub (folio allocator, control directory); the document stores' calls (issue 16) are also
+ * - Durable Objects: every RPC call made on a stub (folio allocator, control directory); the document stores' calls are also
  *   counted apart with what each answer reports (statements, rows read and written) and the
  *   store's size growth (its database size after the call, against the size after the previous call
  *   to the same store: pages, so physical growth);
@@ -149,7 +149,7 @@ export class Meter {
       FILES: this.r2(env.FILES),
       FOLIO_ALLOCATOR: this.durableObjects(env.FOLIO_ALLOCATOR),
       DOCUMENT_STORE: this.durableObjects(env.DOCUMENT_STORE, (key, answer) => this.storeAnswer(key, answer)),
-      // The control directory (issue 16): its calls are counted with the folio allocator's (doCalls);
+      // The control directory: its calls are counted with the folio allocator's (doCalls);
       // the D1 reads an object makes to fill an entry are its own (the scale bench counts them).
       CONTROL_DIRECTORY: this.durableObjects(env.CONTROL_DIRECTORY),
       ISSUANCE_QUEUE: this.queue("ISSUANCE_QUEUE"),

@@ -4,7 +4,7 @@
 // dates and external reference, so every column is realistic. One implementation per layout
 // (bench/scale/layouts.mjs tells which):
 // - `d1`: rows into the one local D1 database (node:sqlite on its file);
-// - `stores` (issue 16): rows into the company's document store that already holds its real rows
+// - `stores`: rows into the company's document store that already holds its real rows
 //   (the SQLite file of that Durable Object under `v3/do/<script>-DocumentStore/`, found by looking
 //   for the company's rows, since the file is named by the object's id, not by the store's name):
 //   the clones get ids of that store's partition (`rcv_p<n>_…`, `inv_p<n>_…`), so reads by id find

@@ -132,7 +132,7 @@ it("reception throughput and verification cost", async () => {
     console.log(`  ratio to the floor with the envelope's own signature in it ${median(envelopeRatios).toFixed(2)}× (median of ${slices} slices of ${n * reps} DTEs and floors of ${n * floorReps}, quartiles ${quartiles(envelopeRatios)}); to the DTEs' floor alone ${median(ratios).toFixed(2)}×; in blocks of ${n * reps * 10} DTEs ${median(blockRatios).toFixed(2)}× (${blockRatios.map((r) => r.toFixed(2)).join(", ")}); the parse alone ${median(parseRatios).toFixed(2)}× the DTEs' floor`);
     results.verification.push({ dtes: n, ms_per_dte: +median(pers).toFixed(4), floor_ms_per_dte: +median(floors).toFixed(4), ratio_to_envelope_floor: +median(envelopeRatios).toFixed(2), ratio_to_dte_floor: +median(ratios).toFixed(2), ratio_in_blocks: +median(blockRatios).toFixed(2), parse_ratio_to_dte_floor: +median(parseRatios).toFixed(2) });
   }
-  // The company's stores are made by its first message (issue 16): one e-mail first, not timed, so
+  // The company's stores are made by its first message: one e-mail first, not timed, so
   // that the figures below are throughput, not the company's first minute.
   await deliver(to, mime(to, await envelopeOf(1)));
   for (const n of [1, 50, 500]) {
@@ -142,7 +142,7 @@ it("reception throughput and verification cost", async () => {
       const t0 = performance.now();
       await deliver(to, raw);
       times.push(performance.now() - t0);
-      // The company's messages live in its document stores (issue 16).
+      // The company's messages live in its document stores.
       const [row] = await storeRows<{ outcome: string; documents: number }>("cmp_bench", "SELECT outcome, documents FROM inbound_messages ORDER BY created_at DESC, id DESC LIMIT 1");
       expect(row).toEqual({ outcome: "STORED", documents: n });
     }

@@ -1,5 +1,5 @@
 /**
- * The fault hook of the chaos run (issue 15). TEST-ONLY: it is compiled in only when the build
+ * The fault hook of the chaos run. TEST-ONLY: it is compiled in only when the build
  * constant `__CHAOS__` is true (`wrangler dev --define __CHAOS__:true`, the vitest config); wrangler.toml
  * defines it false for `npm start` and for `npm run build` (--env production), so esbuild drops every
  * `if (__CHAOS__)` branch and this module with it (test/chaos/production-bundle.node.test.ts greps
@@ -8,7 +8,7 @@
  * A fault plan, set over `POST /__chaos/plan` (local environments only), makes the bindings of the
  * Worker's invocations fail at random, seeded: D1 and R2 calls throw (before the call, or after it
  * succeeded: "the answer was lost"), so do calls on the company's document stores and the control
- * directory (the Durable Objects that hold documents and control data since issue 16: kind
+ * directory (the Durable Objects that hold documents and control data: kind
  * "store"), queue sends are duplicated or delayed (re-ordered), a Durable Object (folio allocator,
  * document store, control directory) resets (`ctx.abort`) before a call, and a queue invocation
  * "dies" at a binding call: from

@@ -1,5 +1,5 @@
 /**
- * The control directory (issue 16, docs/capacity.md "Control data in Durable Objects"): the Durable
+ * The control directory (docs/capacity.md "Control data in Durable Objects"): the Durable
  * Objects that keep, in their own storage, the control-plane rows every document reads, so that an
  * isolate whose cache misses asks an object instead of D1. One object per company
  * (`company:<id>`: its row, its control data, its open partition) and one per API key hash

@@ -110,7 +110,7 @@ export const ERROR_CODES = {
   ENUMERATION_THRESHOLD_INVALID: { status: 400, description: "The alert threshold must be a whole number from 0 to 1,000,000, or null for the default." },
   // invoices (§4.8, §4.9)
   ...INVOICE_INPUT_ERRORS,
-  // reception (§4.10, issue 12)
+  // reception (§4.10)
   RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, description: "No such received document for this company." },
   INBOUND_MESSAGE_NOT_FOUND: { status: 404, description: "No such inbound message (e-mail or upload) for this company." },
   RECEPTION_FILE_INVALID: { status: 422, description: "The uploaded file is not an EnvioDTE or a DTE (or breaks a reception limit); nothing was stored." },

@@ -127,8 +127,7 @@ function routeBodyLimit(maxSize: number): MiddlewareHandler {
 
 /**
  * Codes any route can answer before its handler runs: the global body limit (every request, even a
- * GET with a body) and, for routes that take a body, the content-type and JSON parsing checks
- * (found missing on several routes by the schema-driven fuzz, issue 15).
+ * GET with a body) and, for routes that take a body, the content-type and JSON parsing checks.
  */
 function transportErrors(request: RouteConfig["request"]): ErrorCode[] {
   const content = request?.body?.content ?? {};
@@ -137,7 +136,7 @@ function transportErrors(request: RouteConfig["request"]): ErrorCode[] {
   return ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", ...(types.includes("application/json") ? (["MALFORMED_JSON"] as const) : [])];
 }
 
-/** Query and bodies refuse unknown fields at any depth (issue 18); `apiKey` in a query or form is ignored. */
+/** Query and bodies refuse unknown fields at any depth; `apiKey` in a query or form is ignored. */
 function strictRequest(request: RouteConfig["request"]): RouteConfig["request"] {
   const out = { ...request, query: deepStrict(withIgnoredApiKey(request?.query as never)) as never };
   const content = request?.body?.content;

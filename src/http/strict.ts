@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * Strict input (issue 18): every object of a request body or query, at any depth, refuses keys it
+ * Strict input: every object of a request body or query, at any depth, refuses keys it
  * does not declare. defineRoute applies this when a route is declared, so every route gets it; the
  * OpenAPI document then shows `additionalProperties: false`.
  *

@@ -137,8 +137,9 @@ function defaultColumns(totalCodewords: number, rowHeight: number): number {
 }
 
 /**
- * Encodes bytes as a PDF417 symbol (byte compaction, EC level 5 unless told otherwise). One function:
- * the steps (compaction, error correction, row layout) share their intermediate arrays.
+ * Encodes bytes as a PDF417 symbol (byte compaction, EC level 5 unless told otherwise): the
+ * codewords (symbolCodewords), then each row drawn with its indicators (drawRow) and read as runs of
+ * dark modules (darkRuns).
  */
 export function encodePdf417(data: Uint8Array, options: Pdf417Options = {}): Pdf417Symbol {
   const ecLevel = options.ecLevel ?? 5;
@@ -154,7 +155,26 @@ export function encodePdf417(data: Uint8Array, options: Pdf417Options = {}): Pdf
   const rows = Math.max(3, Math.ceil((dataLen + k) / columns));
   if (rows > 90) throw new Pdf417Error(`${data.length} bytes need ${rows} rows at ${columns} columns (at most 90); use more columns`);
 
-  const total = rows * columns;
+  const cw = symbolCodewords(data, rows * columns, k, ecLevel);
+  const pat = table();
+  const width = 17 * (columns + 4) + 1;
+  const matrix: boolean[][] = [];
+  const runs: number[][] = [];
+  const rowCw = new Uint16Array(columns + 2);
+  for (let y = 0; y < rows; y++) {
+    const [left, right] = rowIndicators(y, rows, columns, ecLevel);
+    rowCw[0] = left;
+    rowCw.set(cw.subarray(y * columns, (y + 1) * columns), 1);
+    rowCw[columns + 1] = right;
+    const row = drawRow(rowCw, y % 3, width, pat);
+    matrix.push(row);
+    runs.push(darkRuns(row));
+  }
+  return { rows, columns, ecLevel, width, rowHeight, codewords: cw, matrix, runs };
+}
+
+/** The symbol's `total` codewords: length descriptor, compacted data, padding, then the `k` error-correction codewords. */
+function symbolCodewords(data: Uint8Array, total: number, k: number, ecLevel: Pdf417ErrorLevel): Uint16Array {
   const nData = total - k; // length descriptor + data + padding
   const cw = new Uint16Array(total);
   cw[0] = nData;
@@ -162,65 +182,57 @@ export function encodePdf417(data: Uint8Array, options: Pdf417Options = {}): Pdf
   cw.set(compacted, 1);
   for (let i = 1 + compacted.length; i < nData; i++) cw[i] = 900;
   cw.set(pdf417ErrorCorrection(cw.subarray(0, nData), ecLevel), nData);
+  return cw;
+}
 
-  const pat = table();
-  const width = 17 * (columns + 4) + 1;
-  const matrix: boolean[][] = [];
-  const runs: number[][] = [];
-  const rowCw = new Uint16Array(columns + 2);
-  for (let y = 0; y < rows; y++) {
-    const cluster = y % 3;
-    const base = Math.floor(y / 3) * 30;
-    let left: number;
-    let right: number;
-    if (cluster === 0) {
-      left = base + Math.floor((rows - 1) / 3);
-      right = base + columns - 1;
-    } else if (cluster === 1) {
-      left = base + ecLevel * 3 + ((rows - 1) % 3);
-      right = base + Math.floor((rows - 1) / 3);
-    } else {
-      left = base + columns - 1;
-      right = base + ecLevel * 3 + ((rows - 1) % 3);
-    }
-    rowCw[0] = left;
-    rowCw.set(cw.subarray(y * columns, (y + 1) * columns), 1);
-    rowCw[columns + 1] = right;
+/** The left and right row indicator codewords of row `y` (they depend on the row's cluster). */
+function rowIndicators(y: number, rows: number, columns: number, ecLevel: number): [number, number] {
+  const cluster = y % 3;
+  const base = Math.floor(y / 3) * 30;
+  if (cluster === 0) return [base + Math.floor((rows - 1) / 3), base + columns - 1];
+  if (cluster === 1) return [base + ecLevel * 3 + ((rows - 1) % 3), base + Math.floor((rows - 1) / 3)];
+  return [base + columns - 1, base + ecLevel * 3 + ((rows - 1) % 3)];
+}
 
-    const row = new Array<boolean>(width).fill(false);
-    let x = 0;
-    let dark = true;
-    for (const w of START) {
-      if (dark) row.fill(true, x, x + w);
-      x += w;
-      dark = !dark;
-    }
-    const off = cluster * 929;
-    for (let i = 0; i < rowCw.length; i++) {
-      const p = pat[off + rowCw[i]!]!;
-      for (let b = 16; b >= 0; b--) row[x++] = ((p >>> b) & 1) === 1;
-    }
-    dark = true;
-    for (const w of STOP) {
-      if (dark) row.fill(true, x, x + w);
-      x += w;
-      dark = !dark;
-    }
-    matrix.push(row);
-    const r: number[] = [];
-    for (let i = 0; i < width; ) {
-      if (!row[i]) {
-        i++;
-        continue;
-      }
-      let j = i + 1;
-      while (j < width && row[j]) j++;
-      r.push(i, j - i);
-      i = j;
-    }
-    runs.push(r);
+/** One row's modules: start pattern, the row's codewords in its cluster's patterns, stop pattern. */
+function drawRow(rowCw: Uint16Array, cluster: number, width: number, pat: Uint32Array): boolean[] {
+  const row = new Array<boolean>(width).fill(false);
+  let x = 0;
+  let dark = true;
+  for (const w of START) {
+    if (dark) row.fill(true, x, x + w);
+    x += w;
+    dark = !dark;
   }
-  return { rows, columns, ecLevel, width, rowHeight, codewords: cw, matrix, runs };
+  const off = cluster * 929;
+  for (let i = 0; i < rowCw.length; i++) {
+    const p = pat[off + rowCw[i]!]!;
+    for (let b = 16; b >= 0; b--) row[x++] = ((p >>> b) & 1) === 1;
+  }
+  dark = true;
+  for (const w of STOP) {
+    if (dark) row.fill(true, x, x + w);
+    x += w;
+    dark = !dark;
+  }
+  return row;
+}
+
+/** The row's dark runs as (start, length) pairs. */
+function darkRuns(row: boolean[]): number[] {
+  const width = row.length;
+  const r: number[] = [];
+  for (let i = 0; i < width; ) {
+    if (!row[i]) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < width && row[j]) j++;
+    r.push(i, j - i);
+    i = j;
+  }
+  return r;
 }
 
 export interface Pdf417Fit {

@@ -1,5 +1,5 @@
 /**
- * The RecepcionEnvio a received file is answered with (issue 12 §4, sii-formats.md §5): when an
+ * The RecepcionEnvio a received file is answered with (sii-formats.md §5): when an
  * e-mail or an upload brings new documents and the company has an active certificate, one signed
  * RespuestaDTE for the file (every DTE taken in from it, each with its EstadoRecepDTE), stored beside
  * the file and mailed to the issuer: its exchange address in the SII's taxpayer directory, else the

@@ -1,5 +1,5 @@
 /**
- * Per-DTE verification of a received file, each check reported on its own (issue 12 §2), and the
+ * Per-DTE verification of a received file, each check reported on its own, and the
  * EstadoRecepDTE outcome. The cryptography is the engine's (countries/cl/exchange/verify.ts); this module
  * only orders and names the results. The last check, `sii_status` (the SII's own status of the
  * document), is answered after intake by a queue message (./sii-status.ts): intake records it

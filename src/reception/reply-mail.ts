@@ -1,5 +1,5 @@
 /**
- * Mailing the replies to the supplier (issue 12 §4): the RecepcionEnvio that answers a received file
+ * Mailing the replies to the supplier: the RecepcionEnvio that answers a received file
  * (acknowledge.ts) and the replies of an acceptance or claim (respond.ts). Each mail is recorded on
  * the document before it is attempted (`mail`, state PENDING), attempted at once, and when the
  * attempt fails (the mail service refused or did not answer) tried again by the issuance queue

@@ -1,5 +1,5 @@
 /**
- * send_response (issue 12 §4): our rules first (type, XML present, verification, compatibility,
+ * send_response: our rules first (type, XML present, verification, compatibility,
  * repeat, 8-day window), then the SII's accept/claim register, then the signed exchange replies,
  * stored for download and mailed to the issuer when a send_email binding is configured.
  */

@@ -25,7 +25,7 @@ export async function intakeUpload(env: Env, company: CompanyRow, bytes: Uint8Ar
   // Suppliers often send their XML zipped: say so rather than "not well-formed XML".
   if (isZipArchive(bytes)) throw new AppError("RECEPTION_FILE_INVALID", "The file is a zip archive: upload the XML file inside it (the company's reception e-mail address takes zip attachments).");
   const result = await intakeFile(env, company, bytes, { channel: "UPLOAD", message: (ordinal) => partitionedId("inm", ordinal), fileName: file.name ?? null });
-  // A refused upload stores nothing, not even a partition (the caller has the answer; issue 15: no change after a 4xx).
+  // A refused upload stores nothing, not even a partition: the caller has the answer, and a 4xx changes nothing.
   if (result.problem) throw new AppError("RECEPTION_FILE_INVALID", `The file was not taken in: ${result.problem}`);
   const messageId = result.messageId!;
   await storeForId(env, company.id, messageId)!.db.insert(inboundMessages).values(uploadMessage({ id: messageId, companyId: company.id, bytes, sha256: result.fileSha256, outcome: "STORED", detail: null, documents: result.documents.length, file }));

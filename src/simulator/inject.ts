@@ -1,6 +1,6 @@
 /**
  * POST /simulator/sii/reception/inject (SIMULATOR ONLY): registers a signed EnvioDTE as if its
- * issuer had uploaded it to the SII, so a receiving company finds it in the register (issue 12).
+ * issuer had uploaded it to the SII, so a receiving company finds it in the register.
  * Body: the EnvioDTE bytes (text/xml, ISO-8859-1 or UTF-8 as declared; at most 2 MiB).
  * Query: `received_at` (ISO 8601, optional): the SII reception time to record (deadline tests);
  * `withhold_xml=true`: the register lists the documents but hands out no XML (like the real SII).

@@ -1,5 +1,5 @@
 /**
- * Simulated reception side of the SII (issue 12, sii-formats.md §5):
+ * Simulated reception side of the SII (sii-formats.md §5):
  *   POST /WSREGISTRORECLAMODTE/registroreclamodteservice  -> ingresarAceptacionReclamoDoc,
  *        listarEventosHistDoc, consultarFechaRecepcionSii (document/literal SOAP, TOKEN cookie)
  *   GET  /reception/register?rut=&since=                   -> SIMULATOR ONLY: the documents the

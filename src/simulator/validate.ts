@@ -274,15 +274,35 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
   if (!envSig.signer) return reject("RFR", ["La firma del envio no trae certificado X509"]);
   if (!inForce(envSig.signer, ctx.now)) return reject("RFR", ["Certificado de la firma del envio no vigente"]);
 
-  // Carátula
+  const dtes = childElements(set, "DTE");
+  const carErr = caratulaErrors(car, dtes, envSig.signer.rut, ctx.companyRut);
+  if (carErr.length) return reject("RCT", carErr);
+  const rutEmisor = normalizeRut(childText(car, "RutEmisor")!);
+
+  // Documents
+  const documents: DocumentVerdict[] = [];
+  const seen = new Set<string>();
+  const keys = dtes.map(keyOf);
+  const accepted = await ctx.acceptedAmong(keys);
+  for (const [i, dte] of dtes.entries()) {
+    const { verdict, errors, reparos } = await documentProblems(doc, dte, keys[i]!, rutEmisor, ctx);
+    const key = documentKeyText(keys[i]!);
+    if (seen.has(key) || accepted.has(key)) errors.push(`DTE-REPETIDO Folio ${verdict.folio} tipo ${verdict.type} ya fue recibido (documento repetido)`);
+    seen.add(key);
+    documents.push({ ...verdict, status: errors.length ? "RCH" : reparos.length ? "RLV" : "DOK", errors: [...errors, ...reparos] });
+  }
+  return { kind, finalStatus: "EPR", glosa: ENVIO_GLOSA.EPR!, errors: [], documents };
+}
+
+/** What is wrong with the Carátula: the sender is not the certificate's holder, another issuer or receiver, SubTotDTE that does not count the DTEs. */
+function caratulaErrors(car: XElement, dtes: XElement[], signerRut: string | null | undefined, companyRut: string): string[] {
   const rutEnvia = normalizeRut(childText(car, "RutEnvia")!);
   const rutEmisor = normalizeRut(childText(car, "RutEmisor")!);
   const carErr: string[] = [];
-  if (!envSig.signer.rut) carErr.push("El certificado no trae el RUT del titular");
-  else if (envSig.signer.rut !== rutEnvia) carErr.push(`RUT no autorizado a firmar: RutEnvia ${rutEnvia} no es el titular del certificado (${envSig.signer.rut})`);
-  if (rutEmisor !== ctx.companyRut) carErr.push(`RutEmisor ${rutEmisor} distinto de la empresa del envio (${ctx.companyRut})`);
+  if (!signerRut) carErr.push("El certificado no trae el RUT del titular");
+  else if (signerRut !== rutEnvia) carErr.push(`RUT no autorizado a firmar: RutEnvia ${rutEnvia} no es el titular del certificado (${signerRut})`);
+  if (rutEmisor !== companyRut) carErr.push(`RutEmisor ${rutEmisor} distinto de la empresa del envio (${companyRut})`);
   if (normalizeRut(childText(car, "RutReceptor")!) !== SII_RUT) carErr.push(`RutReceptor debe ser el SII (${SII_RUT})`);
-  const dtes = childElements(set, "DTE");
   const actual = new Map<number, number>();
   for (const dte of dtes) {
     const t = Number(childText(firstChild(firstChild(documentElement(dte)!, "Encabezado")!, "IdDoc")!, "TipoDTE"));
@@ -292,68 +312,67 @@ export async function validateEnvio(doc: XDocument, kind: EnvelopeKind, ctx: Val
   for (const s of childElements(car, "SubTotDTE")) declared.set(Number(childText(s, "TpoDTE")), Number(childText(s, "NroDTE")));
   const same = actual.size === declared.size && [...actual].every(([t, n]) => declared.get(t) === n);
   if (!same) carErr.push("SubTotDTE no coincide con los DTE del envio");
-  if (carErr.length) return reject("RCT", carErr);
+  return carErr;
+}
 
-  // Documents
-  const documents: DocumentVerdict[] = [];
-  const seen = new Set<string>();
-  const keys = dtes.map(keyOf);
-  const accepted = await ctx.acceptedAmong(keys);
-  for (const [i, dte] of dtes.entries()) {
-    const d = documentElement(dte)!;
-    const enc = firstChild(d, "Encabezado")!;
-    const id = firstChild(enc, "IdDoc")!;
-    const { type, folio, issuerRut } = keys[i]!;
-    const receiverRut = normalizeRut(childText(firstChild(enc, "Receptor")!, "RUTRecep")!);
-    const issueDate = childText(id, "FchEmis")!;
-    const total = childText(firstChild(enc, "Totales")!, "MntTotal")!;
-    const errors: string[] = [];
-    const reparos: string[] = [];
-    if (issuerRut !== rutEmisor) errors.push(`DTE-EMISOR RUTEmisor ${issuerRut} distinto de la Caratula (${rutEmisor})`);
-    const sig = await verifyChildSignature(doc, dte, { fallbacks: true });
-    if (!sig.ok) errors.push(`DTE-FIRMA Firma del DTE incorrecta: ${sig.message ?? sig.failure}`);
-    else if (sig.reference !== `#${d.getAttribute("ID")}`) errors.push(`DTE-FIRMA La firma referencia ${sig.reference}, no el Documento`);
-    else if (!inForce(sig.signer, ctx.now)) errors.push("DTE-CERT Certificado de la firma del DTE no vigente");
-    const tedEl = firstChild(d, "TED")!;
-    const ted = await verifyTed(tedEl, ctx.cafTrust ?? { mode: "simulator" });
-    if (!ted.ok) {
-      if (ted.failure === "CAF_BAD_SIGNATURE" || ted.failure === "CAF_UNKNOWN_IDK") errors.push(`CAF-FIRMA CAF no autorizado por el SII: ${ted.message}`);
-      else if (ted.failure === "TED_INVALID" && /not covered/.test(ted.message ?? "")) {
-        /* range/issuer reported below with specific codes */
-      } else errors.push(`TED-FRMT Timbre electronico invalido: ${ted.message}`);
-    }
-    const dd = firstChild(tedEl, "DD");
-    const da = dd && firstChild(firstChild(dd, "CAF") ?? dd, "DA");
-    const rng = da && firstChild(da, "RNG");
-    if (da && rng) {
-      const from = Number(childText(rng, "D"));
-      const to = Number(childText(rng, "H"));
-      if (!(folio >= from && folio <= to)) errors.push(`CAF-RANGO Folio ${folio} fuera del rango autorizado ${from}-${to}`);
-      if (childText(da, "RE") !== issuerRut || Number(childText(da, "TD")) !== type) errors.push(`CAF-EMISOR El CAF autoriza ${childText(da, "RE")} tipo ${childText(da, "TD")}, no ${issuerRut} tipo ${type}`);
-    }
-    if (dd) {
-      const mism: string[] = [];
-      const chk = (k: string, v: string) => {
-        if ((childText(dd, k) ?? "") !== v) mism.push(`${k}=${childText(dd, k)} (documento: ${v})`);
-      };
-      chk("RE", issuerRut);
-      chk("TD", String(type));
-      chk("F", String(folio));
-      chk("FE", issueDate);
-      chk("RR", receiverRut);
-      if (mism.length) errors.push(`TED-DATOS Datos del timbre no coinciden con el documento: ${mism.join(", ")}`);
-      // The amount alone is a reparo (TED-3-640), not a rejection (reference §3.2).
-      if ((childText(dd, "MNT") ?? "") !== total) reparos.push(`TED-3-640 Monto del timbre (MNT=${childText(dd, "MNT")}) distinto del MntTotal ${total}`);
-    }
-    const content = documentContentRules({ type, doc: d, idDoc: id, issueDate, total, dd, da, now: ctx.latestIssueDay ?? ctx.now });
-    errors.push(...content.fatal);
-    reparos.push(...content.reparos);
-    const key = documentKeyText(keys[i]!);
-    if (seen.has(key) || accepted.has(key)) errors.push(`DTE-REPETIDO Folio ${folio} tipo ${type} ya fue recibido (documento repetido)`);
-    seen.add(key);
-    documents.push({ type, folio, issuerRut, receiverRut, issueDate, total, status: errors.length ? "RCH" : reparos.length ? "RLV" : "DOK", errors: [...errors, ...reparos] });
+/** One DTE of the envelope: its data, and its rejections (errors) and objections (reparos) before the duplicate check. */
+async function documentProblems(doc: XDocument, dte: XElement, k: DocumentKey, rutEmisor: string, ctx: ValidateContext): Promise<{ verdict: Omit<DocumentVerdict, "status" | "errors">; errors: string[]; reparos: string[] }> {
+  const d = documentElement(dte)!;
+  const enc = firstChild(d, "Encabezado")!;
+  const id = firstChild(enc, "IdDoc")!;
+  const { type, folio, issuerRut } = k;
+  const receiverRut = normalizeRut(childText(firstChild(enc, "Receptor")!, "RUTRecep")!);
+  const issueDate = childText(id, "FchEmis")!;
+  const total = childText(firstChild(enc, "Totales")!, "MntTotal")!;
+  const errors: string[] = [];
+  const reparos: string[] = [];
+  if (issuerRut !== rutEmisor) errors.push(`DTE-EMISOR RUTEmisor ${issuerRut} distinto de la Caratula (${rutEmisor})`);
+  const sig = await verifyChildSignature(doc, dte, { fallbacks: true });
+  if (!sig.ok) errors.push(`DTE-FIRMA Firma del DTE incorrecta: ${sig.message ?? sig.failure}`);
+  else if (sig.reference !== `#${d.getAttribute("ID")}`) errors.push(`DTE-FIRMA La firma referencia ${sig.reference}, no el Documento`);
+  else if (!inForce(sig.signer, ctx.now)) errors.push("DTE-CERT Certificado de la firma del DTE no vigente");
+  const tedEl = firstChild(d, "TED")!;
+  const ted = await verifyTed(tedEl, ctx.cafTrust ?? { mode: "simulator" });
+  if (!ted.ok) {
+    if (ted.failure === "CAF_BAD_SIGNATURE" || ted.failure === "CAF_UNKNOWN_IDK") errors.push(`CAF-FIRMA CAF no autorizado por el SII: ${ted.message}`);
+    else if (ted.failure === "TED_INVALID" && /not covered/.test(ted.message ?? "")) {
+      /* range/issuer reported below with specific codes */
+    } else errors.push(`TED-FRMT Timbre electronico invalido: ${ted.message}`);
   }
-  return { kind, finalStatus: "EPR", glosa: ENVIO_GLOSA.EPR!, errors: [], documents };
+  const dd = firstChild(tedEl, "DD");
+  const da = dd && firstChild(firstChild(dd, "CAF") ?? dd, "DA");
+  const verdict = { type, folio, issuerRut, receiverRut, issueDate, total };
+  tedDataProblems(verdict, dd, da, errors, reparos);
+  const content = documentContentRules({ type, doc: d, idDoc: id, issueDate, total, dd, da, now: ctx.latestIssueDay ?? ctx.now });
+  errors.push(...content.fatal);
+  reparos.push(...content.reparos);
+  return { verdict, errors, reparos };
+}
+
+/** The TED's CAF range and issuer, and its data against the document's (the amount alone is a reparo). */
+function tedDataProblems(v: Omit<DocumentVerdict, "status" | "errors">, dd: XElement | undefined, da: XElement | undefined, errors: string[], reparos: string[]): void {
+  const { type, folio, issuerRut } = v;
+  const rng = da && firstChild(da, "RNG");
+  if (da && rng) {
+    const from = Number(childText(rng, "D"));
+    const to = Number(childText(rng, "H"));
+    if (!(folio >= from && folio <= to)) errors.push(`CAF-RANGO Folio ${folio} fuera del rango autorizado ${from}-${to}`);
+    if (childText(da, "RE") !== issuerRut || Number(childText(da, "TD")) !== type) errors.push(`CAF-EMISOR El CAF autoriza ${childText(da, "RE")} tipo ${childText(da, "TD")}, no ${issuerRut} tipo ${type}`);
+  }
+  if (dd) {
+    const mism: string[] = [];
+    const chk = (k: string, val: string) => {
+      if ((childText(dd, k) ?? "") !== val) mism.push(`${k}=${childText(dd, k)} (documento: ${val})`);
+    };
+    chk("RE", issuerRut);
+    chk("TD", String(type));
+    chk("F", String(folio));
+    chk("FE", v.issueDate);
+    chk("RR", v.receiverRut);
+    if (mism.length) errors.push(`TED-DATOS Datos del timbre no coinciden con el documento: ${mism.join(", ")}`);
+    // The amount alone is a reparo (TED-3-640), not a rejection (reference §3.2).
+    if ((childText(dd, "MNT") ?? "") !== v.total) reparos.push(`TED-3-640 Monto del timbre (MNT=${childText(dd, "MNT")}) distinto del MntTotal ${v.total}`);
+  }
 }
 
 export interface TypeStats {

@@ -1,5 +1,5 @@
 /**
- * The per-isolate cache of a company's deliverable webhook endpoints (issue 16): the fan-out of every
+ * The per-isolate cache of a company's deliverable webhook endpoints: the fan-out of every
  * store event and every delivery attempt needs them, and reading them from D1 each time was most of
  * the webhook path's D1 statements. Same mechanism as the control-plane caches
  * (src/lib/isolate-cache.ts, src/domain/companies/control-cache.ts): a company's entry lives

@@ -6,7 +6,7 @@ import { ACCESS_CACHE_MS, forgetAccess } from "../../src/domain/access/cache";
 import { call, expectError, newKey, newCompany, newOwner } from "../helpers/api";
 
 /**
- * The per-isolate cache of key and company lookups (issue 16): a lookup is served from memory for
+ * The per-isolate cache of key and company lookups: a lookup is served from memory for
  * ACCESS_CACHE_MS, then from the key's and the company's control directory objects, which hold what
  * they read from D1 until told to forget; every change of access made through the API clears both at
  * once.

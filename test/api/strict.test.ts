@@ -4,7 +4,7 @@ import { suggestion } from "../../src/lib/suggestion";
 import { call, companyBody, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
 
 /**
- * Strict input (issue 18): every operation refuses an unknown query parameter, JSON field (at any
+ * Strict input: every operation refuses an unknown query parameter, JSON field (at any
  * depth) or multipart part with a 400 naming it; `apiKey` in a query or form is ignored (DECISIONS 4).
  */
 let owner: Actor;

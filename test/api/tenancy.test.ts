@@ -1,5 +1,5 @@
 /**
- * Tenancy and roles over every route, generated from the route registry (issue 15 item 3).
+ * Tenancy and roles over every route, generated from the route registry.
  *
  * Two clients, A and B, each with an OWNER, an ADMIN and a MEMBER key (granted the client's
  * companies) and one of every resource: companies, certificate, CAF, invoice, received document,

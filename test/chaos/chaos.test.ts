@@ -7,7 +7,7 @@ import { runChaos } from "../../scripts/chaos/driver";
 import { checkInvariants, formatReport, type DocumentView, type ReceivedEvent } from "../../scripts/chaos/invariants";
 
 /**
- * The short, seeded version of `npm run chaos` (issue 15): the same driver and invariants, a few
+ * The short, seeded version of `npm run chaos`: the same driver and invariants, a few
  * dozen documents, the fault hook compiled into the test Worker (vitest.config.ts defines __CHAOS__)
  * with small budgets, the simulated SII's scenarios at random. Webhooks go to the recording receiver.
  * CHAOS_DOCUMENTS (vitest.config.ts) is 30, and 300 under `npm run test:full`.
@@ -67,7 +67,7 @@ describe("chaos run, short", () => {
     expect(result.report.documents, text).toBe(DOCUMENTS);
     // the faults did happen (the run is not vacuous)
     expect(Object.values(result.injected).reduce((a, b) => a + b, 0), text).toBeGreaterThan(0);
-    // and among them calls on the document stores and the control directory (issue 16) failed, before or after their work
+    // and among them calls on the document stores and the control directory failed, before or after their work
     expect(result.injected.store, text).toBeGreaterThan(0);
     expect(result.client_errors, text).toEqual({});
     // Accepted facturas carry their delivery to the buyer (the check above is not vacuous).

@@ -336,7 +336,7 @@ describe("company settings", () => {
     [{ language: "e" }, "language"],
     [{ time_zone: "Mars/Olympus" }, "time_zone"],
     [{ time_zone: "../../etc" }, "time_zone"],
-    [{ colour: "red" }, "colour"], // unknown fields are named (issue 18)
+    [{ colour: "red" }, "colour"], // unknown fields are named
   ])("rejects %j naming %s", async (patch, field) => {
     const before = (await call("GET", `/api/companies/${id}/settings`, { key: actor.key })).body;
     const res = await call("PATCH", `/api/companies/${id}/settings`, { key: actor.key, json: patch });

@@ -10,7 +10,7 @@ import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**
- * The per-isolate control cache (issue 16): a company's settings, active certificate and CAF
+ * The per-isolate control cache: a company's settings, active certificate and CAF
  * presence are read once per CONTROL_CACHE_MS (then from the company's control directory object,
  * which holds what it read from D1 until told to forget); a write through the API drops them at once
  * in the isolate and the object; a change behind the API's back shows when the entry expires and the

@@ -17,7 +17,7 @@ import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { readyIssuer } from "../helpers/issuer";
 
 /**
- * The control directory (issue 16): a company's control data, open partition and CAF rows, and a
+ * The control directory: a company's control data, open partition and CAF rows, and a
  * key's row and grants, held by Durable Objects so that an isolate's cache miss does not read D1.
  * "Another isolate" is simulated by dropping this isolate's caches (forgetCompanyControl,
  * forgetAccess, forgetDirectory): what is read then comes from the objects.

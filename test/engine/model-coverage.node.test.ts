@@ -1,5 +1,5 @@
 /**
- * Issue 14: every element of the SII's DTE (DTE_v10's Documento, Liquidacion and Exportaciones,
+ * Every element of the SII's DTE (DTE_v10's Documento, Liquidacion and Exportaciones,
  * and EnvioBOLETA_v11's boleta DTE) can be written from the POST body. The element paths of the
  * generated model (dte-model.ts, from the XSDs) are compared with the paths the engine writes for
  * the type samples, the feature samples and the coverage samples; an element no body reaches fails
@@ -106,7 +106,7 @@ describe("the body expresses every element of the SII's DTE", () => {
       expect(schema.has(p), `${p} is not in the schema`).toBe(true);
       expect(written.has(p), `${p} is written now: remove it from NOT_WRITABLE`).toBe(false);
     }
-    // the list as reviewed for issue 14 (12 Comisiones paths, 43's MntBruto, 4 always-zero parts): it may shrink, not grow unnoticed
+    // the list as reviewed (12 Comisiones paths, 43's MntBruto, 4 always-zero parts): it may shrink, not grow unnoticed
     expect(Object.keys(NOT_WRITABLE).length).toBeLessThanOrEqual(17);
   });
 });

@@ -11,7 +11,7 @@ import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
 /**
- * The pipeline's retry path against a pruned allocator (issue 16): a document that never recorded
+ * The pipeline's retry path against a pruned allocator: a document that never recorded
  * its folio and asks again after the horizon passed it ends FAILED (never a second folio), and a
  * document that recorded its folio is not affected by a redelivery.
  */

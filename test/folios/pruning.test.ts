@@ -6,7 +6,7 @@ import { ALLOCATION_RETENTION_MS, PRUNE_INTERVAL_MS } from "../../src/durable-ob
 import { DAY, freshAllocator, loadTwoRanges } from "./helpers";
 
 /**
- * Issue 16: the allocator deletes the allocations of documents created more than the retention ago
+ * The allocator deletes the allocations of documents created more than the retention ago
  * and refuses any folio request for such a document, so no document is ever numbered twice and no
  * folio handed out twice (src/durable-objects/folio-allocator/pruning.ts).
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DAY, NOW, freshAllocator } from "./helpers";
 
-/** Issue 18: the right to a folio, taken at POST and turned into the folio by the pipeline. */
+/** The right to a folio, taken at POST and turned into the folio by the pipeline. */
 describe("folio reservations", () => {
   it("at most as many reservations as folios left; allocation consumes them", async () => {
     const { stub } = freshAllocator();

@@ -8,7 +8,7 @@ import { storeRows } from "../helpers/store";
 import { operations, requestArb, type Fixtures, type FuzzRequest, type OpenApiDoc } from "./generate";
 
 /**
- * Schema-driven fuzz (issue 15): requests generated from our own /openapi.json over every operation
+ * Schema-driven fuzz: requests generated from our own /openapi.json over every operation
  * (generate.ts), sent to the Worker one at a time. Invariants: no 5xx; every error is our envelope
  * with a code the document lists for that operation and status; every 2xx JSON body matches the
  * documented schema; a 4xx to a changing method leaves stored data as it was.

@@ -1,5 +1,5 @@
 /**
- * Requests generated from our own OpenAPI document with fast-check (issue 15): for each operation,
+ * Requests generated from our own OpenAPI document with fast-check: for each operation,
  * valid and boundary inputs from its schemas, and invalid ones (wrong types, missing and unknown
  * fields, huge and unicode strings, bad ids, wrong content types, oversized bodies, broken
  * multipart, malformed and hostile XML uploads, missing or foreign keys).

@@ -52,7 +52,7 @@ export function invoiceBody(rut: string, name: string, overrides: Record<string,
   sample.issuer = { ...sample.issuer, document_number: rut };
   if (sample.billing_reference) sample.billing_reference = sample.billing_reference.map((r: any) => ({ ...r, invoice_date: sample.invoice_date.slice(0, 10) }));
   // The sample 61 cancels (ANU) folio 1 of type 33, which is often the sample 33 issued by the same
-  // test: a cancellation of our document carries its exact total (9926, issue 18).
+  // test: a cancellation of our document carries its exact total (9926).
   if (name === "61") sample.items = [{ quantity: 1, unit_price: 9926, description: "Anula factura 1", taxes: [{ type: "EXE" }] }];
   return { ...sample, ...overrides };
 }

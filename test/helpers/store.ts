@@ -1,5 +1,5 @@
 /**
- * Reading a company's document stores from tests (issue 16): the rows that grow with documents live
+ * Reading a company's document stores from tests: the rows that grow with documents live
  * in one Durable Object per company and partition, not in D1. `storeRows` runs one SQL query in each
  * of the company's partitions (newest first, from the directory) and concatenates the rows, so a test
  * that used to read `SELECT … FROM invoices WHERE company_id = ?` from D1 asks the same of the stores.

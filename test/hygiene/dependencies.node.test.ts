@@ -1,4 +1,4 @@
-/** package.json tells the truth (issue 17 item 6): runtime dependencies are exactly what src/ imports. */
+/** package.json tells the truth: runtime dependencies are exactly what src/ imports. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

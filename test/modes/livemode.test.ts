@@ -1,5 +1,5 @@
 /**
- * Test and live mode in one deployment (issue 17 item 1): keys of each mode, data of each mode
+ * Test and live mode in one deployment: keys of each mode, data of each mode
  * invisible to the other, the same RUT in both, `livemode` in responses, and the simulator reachable
  * in production only by test mode (its SII client in-process, or a request with a test key, which
  * names only its client's test companies).

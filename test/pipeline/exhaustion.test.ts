@@ -5,7 +5,7 @@ import { storeForId } from "../../src/db/document-store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
-/** Issue 18: folio exhaustion is a synchronous 422 at POST, never an accepted document that FAILS later. */
+/** Folio exhaustion is a synchronous 422 at POST, never an accepted document that FAILS later. */
 describe("folio exhaustion at POST", () => {
   it("27 folios left, 60 concurrent POSTs: 27 × 202 and 33 × 422, and every accepted one gets its folio", async () => {
     const issuer = await readyIssuer([33], 27);

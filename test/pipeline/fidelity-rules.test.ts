@@ -10,7 +10,7 @@ import { toLocalDateTime } from "../../src/lib/time";
 import { documentKeys } from "../../src/storage/keys";
 
 /**
- * Issue 18, items 3 and 4: SII rules refused at POST before a folio is reserved. Each test names
+ * SII rules refused at POST before a folio is reserved. Each test names
  * its rule id from docs/simulator-fidelity.md.
  */
 let issuer: Issuer;

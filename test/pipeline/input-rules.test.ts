@@ -5,7 +5,7 @@ import { storeForId } from "../../src/db/document-store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
-/** Issue 18, item 3: rules a new user broke without being stopped, now refused at POST. */
+/** Rules a new user broke without being stopped, now refused at POST. */
 let issuer: Issuer;
 beforeAll(async () => {
   issuer = await readyIssuer([33], 10);

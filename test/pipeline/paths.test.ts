@@ -50,7 +50,7 @@ describe("the tax authority's verdicts", () => {
     const done = await untilFinal(issuer, res.body.id);
     expect(done.status).toBe("REJECTED");
     expect(done.fiscal_status).toBe("RCH");
-    // The document's own verdict and why (issue 18), not the envelope's EPR.
+    // The document's own verdict and why, not the envelope's EPR.
     expect(done.fiscal_message).toMatch(/^RCH: .*SIM-RECHAZO/);
     expect(done.folio).toBeGreaterThan(0);
   });

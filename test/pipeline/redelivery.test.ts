@@ -21,7 +21,7 @@ function scenario(issuer: Issuer, body: Record<string, unknown>) {
 }
 
 /**
- * Found by the chaos run (issue 15): a worker that dies after uploading an envelope but before
+ * Found by the chaos run: a worker that dies after uploading an envelope but before
  * queueing its first poll gets its invoice messages again; the documents are SENT by then. Before,
  * those messages were acked and the envelope waited for the 10-minute sweep; now its poll is queued.
  */

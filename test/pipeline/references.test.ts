@@ -1,5 +1,5 @@
 /**
- * external_reference claimed in the company's index store by the POST (issue 16): one winner under
+ * external_reference claimed in the company's index store by the POST: one winner under
  * concurrency, a claim given back when the POST stores nothing, and released when the pipeline ends
  * the document FAILED.
  */

@@ -1,5 +1,5 @@
 /**
- * Received documents and inbound messages in the company's document stores (issue 16): a document of
+ * Received documents and inbound messages in the company's document stores: a document of
  * a previous month's partition is read, listed, downloaded, answered and marked by the deadline job
  * where it lives; the list pages across partitions with the same pages and `total`; a register-only
  * document is filled in its own partition after a roll-over; the duplicate check is one claim in the

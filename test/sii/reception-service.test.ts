@@ -1,5 +1,5 @@
 /**
- * Reception's SII side (issue 12): the client (siiReceptionAuthority) against the simulated
+ * Reception's SII side: the client (siiReceptionAuthority) against the simulated
  * RegistroReclamoDteService over the real wire protocol, through the Worker. Documents reach the
  * simulated SII's register by a real DTEUpload of engine-signed DTEs (issuer 76086428-5 to
  * recipient 77879240-0).

@@ -1,5 +1,5 @@
 /**
- * A note's cancellation lives in the cancelled document's partition (issue 16): the POST claims it
+ * A note's cancellation lives in the cancelled document's partition: the POST claims it
  * there before it stores the note in the open partition, the pipeline releases it there when the note
  * is REJECTED, and a claim whose note was never stored (its request died after the claim) blocks the
  * document only while that request could still store it.

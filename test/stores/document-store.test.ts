@@ -8,7 +8,7 @@ import { randomUlid } from "../../src/lib/ids";
 import { storeRows } from "../helpers/store";
 
 /**
- * The document stores of issue 16: a SQLite Durable Object per company and partition, queried with
+ * The document stores: a SQLite Durable Object per company and partition, queried with
  * the project's Drizzle code through a D1-shaped client, and the partition directory in D1.
  */
 const newCompanyId = () => `cmp_${randomUlid()}`;

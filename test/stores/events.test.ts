@@ -1,5 +1,5 @@
 /**
- * A document store's events stay in the store (issue 16): the change's batch writes the event into the
+ * A document store's events stay in the store: the change's batch writes the event into the
  * store's `event_outbox`, the store's alarm sends one fan-out notice naming the store, and the fan-out
  * makes the deliveries and marks the events dispatched in one batch of the same store. D1's outbox
  * never sees them; a company without endpoints costs no D1 statement once its endpoints are cached.

@@ -1,5 +1,5 @@
 /**
- * Lists at any size (issue 16 item 4): totals come from the stores' counters (kept by triggers) when
+ * Lists at any size: totals come from the stores' counters (kept by triggers) when
  * the filters allow, pages from indexes in list order. Properties over random companies spread over
  * three partitions, with random inserts, status and date changes and deletes: every page of every
  * filter holds exactly the rows a plain query over all the rows gives, in order (pages concatenated

@@ -1,5 +1,5 @@
 /**
- * Review of the pipeline per document store (issue 16): what a failure between two writes of
+ * Review of the pipeline per document store: what a failure between two writes of
  * different stores leaves behind, and whether the next delivery finishes it.
  *
  * A cancelling note that ends REJECTED or FAILED releases its cancellation beside itself and in the

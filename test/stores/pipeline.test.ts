@@ -1,5 +1,5 @@
 /**
- * The issuance pipeline against a document store (issue 16): a document whose id names a store
+ * The issuance pipeline against a document store: a document whose id names a store
  * partition is moved RECEIVED → ACCEPTED in that store (its history and its envelope with it, the
  * envelope's id naming the same partition), nothing of it is written to D1, and the store's own alarm
  * re-drives it when its queue message was lost, or polls its envelope again when its polling stopped

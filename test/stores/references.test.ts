@@ -5,7 +5,7 @@ import { externalReferences } from "../../src/db/document-store/tables";
 import { claimReference, releaseReference } from "../../src/domain/invoices/references";
 import { randomUlid } from "../../src/lib/ids";
 
-/** external_reference unique per company across partitions, in the company's index store (issue 16). */
+/** external_reference unique per company across partitions, in the company's index store. */
 const company = () => `cmp_${randomUlid()}`;
 const inv = () => `inv_p1_${randomUlid()}`;
 const stillHeld = async () => true;

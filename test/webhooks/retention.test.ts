@@ -1,5 +1,5 @@
 /**
- * Issue 16: events, deliveries and attempts are kept 30 days (src/webhooks/retention.ts). A document
+ * Events, deliveries and attempts are kept 30 days (src/webhooks/retention.ts). A document
  * store's alarm deletes its fanned-out events and settled deliveries past retention
  * (src/durable-objects/document-store/event-retention.ts); the cron deletes D1's fanned-out events in
  * bounded batches; a redelivery of an event past retention is refused in our envelope, and an attempt

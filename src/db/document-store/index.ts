@@ -1,5 +1,5 @@
 /**
- * Picking a company's document store (issue 16): the open partition for writes, the partition an id
+ * Picking a company's document store: the open partition for writes, the partition an id
  * names for reads. Each store is a `Db` (the same Drizzle handle type as D1's), so the code that
  * touches documents reads as it does against D1; the store is picked once per operation.
  */
@@ -16,7 +16,7 @@ import { companyEntry, directory, forgetInDirectory } from "../control-directory
 /** Default size at which a partition closes early: 40 % of a Durable Object's 10 GB (docs/capacity.md). */
 export const DEFAULT_STORE_MAX_BYTES = 4_000_000_000;
 /**
- * How long an isolate trusts its copy of a company's open partition (issue 16). A partition closes
+ * How long an isolate trusts its copy of a company's open partition. A partition closes
  * only at its month's end or by size: the month is checked on this isolate's clock at every use,
  * and every call on a store reports the store's size, so an isolate whose copy names a store another
  * one closed by size learns it from its next call there (the size hook rolls over, a no-op by then,

@@ -1,5 +1,5 @@
 /**
- * Events recorded in a document store (issue 16): a writer puts the event into the store's
+ * Events recorded in a document store: a writer puts the event into the store's
  * `event_outbox` in the same store batch as the change it describes, and it stays there: the store's
  * alarm sends a fan-out notice (src/durable-objects/document-store/fanout-notice.ts) and the fan-out
  * (src/webhooks/fanout.ts `fanOutStore`) makes its deliveries in the same store.

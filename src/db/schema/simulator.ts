@@ -100,7 +100,7 @@ export const simScenarios = sqliteTable("sim_scenarios", {
   createdAt: text("created_at").notNull().default(now),
 });
 
-/** Accept/claim events recorded through the simulated RegistroReclamoDteService (reception, issue 12). */
+/** Accept/claim events recorded through the simulated RegistroReclamoDteService (reception of documents). */
 export const simReceptionEvents = sqliteTable(
   "sim_reception_events",
   {

@@ -1,5 +1,5 @@
 /**
- * The per-isolate cache of API key and company lookups (issue 16): what every request needs
+ * The per-isolate cache of API key and company lookups: what every request needs
  * (docs/capacity.md, "the key and company lookup must be cached"). An entry lives ACCESS_CACHE_MS;
  * a miss asks the key's and the company's control directory objects (src/db/control-directory.ts),
  * which read D1 only when they do not hold the rows. Every change of access (a key or user revoked,

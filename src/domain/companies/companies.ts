@@ -103,7 +103,7 @@ export async function listCompanies(db: Db, principal: Principal, filters: Compa
     where.push(inArray(companies.id, db.select({ id: apiKeyCompanies.companyId }).from(apiKeyCompanies).where(eq(apiKeyCompanies.apiKeyId, principal.apiKeyId))));
   }
   if (filters.legal_name) {
-    // instr, not LIKE: D1 refuses LIKE patterns over 50 bytes (a 500 found by the fuzz, issue 15).
+    // instr, not LIKE: D1 refuses LIKE patterns over 50 bytes.
     where.push(sql`instr(${companies.legalNameSearch}, ${searchKey(filters.legal_name)}) > 0`);
   }
   if (filters.tax_identifier) where.push(inArray(companies.taxId, taxIdFilterForms(filters.tax_identifier)));

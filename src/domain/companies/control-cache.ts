@@ -1,6 +1,6 @@
 /**
  * The per-isolate cache of a company's control-plane rows that every document step reads again
- * (issue 16, docs/capacity.md "Per document, measured"): the company row and its settings, the active
+ * (docs/capacity.md "Per document, measured"): the company row and its settings, the active
  * certificate, whether a CAF is loaded for a type. Same mechanism as the key and company lookup
  * (src/domain/access/cache.ts, src/lib/isolate-cache.ts): a company's entry lives CONTROL_CACHE_MS,
  * and every part read while it lives goes with it, so nothing served is older than that.

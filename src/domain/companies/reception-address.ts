@@ -1,5 +1,5 @@
 /**
- * Each company's reception e-mail address, `dte+<token>@<RECEPTION_DOMAIN>` (issue 12): the token is
+ * Each company's reception e-mail address, `dte+<token>@<RECEPTION_DOMAIN>`: the token is
  * random, made on first use, and routes supplier mail to the company without revealing its id.
  */
 import { eq } from "drizzle-orm";

@@ -5,7 +5,7 @@
  * So a range is refused while any other company with the same RUT (any client, deleted ones
  * included: their folios may have been used) holds an overlapping range of the same type.
  *
- * Applied within each mode (issue 17): among live companies (the SII's folios) and, separately,
+ * Applied within each mode: among live companies (the SII's folios) and, separately,
  * among test companies (the simulator grants folios per RUT like the SII, so a refetch never
  * collides, and uploading one simulated CAF into two accounts is refused exactly as in live mode).
  * A company's test and live ranges never compete: they come from different authorities.

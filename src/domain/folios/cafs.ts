@@ -39,6 +39,35 @@ export function allocator(env: Env, companyId: string, documentType: number) {
 export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file: Uint8Array, source: CafRow["source"], now = new Date()): Promise<CafRow> {
   // Test-mode companies trust the simulated SII's key (and only they); live ones the SII of SII_MODE.
   const env = envForMode(workerEnv, company.livemode);
+  const caf = await acceptableCaf(env, company, file, now);
+  await assertNotLoaded(db, company.id, caf);
+  const claim: RangeClaim = { companyId: company.id, livemode: company.livemode, rut: caf.issuerRut, documentType: caf.documentType, from: caf.from, to: caf.to };
+  await assertRangeFree(db, claim);
+
+  const id = newId("caf");
+  const fileKey = await storeCafFile(env, company.id, caf.documentType, id, file);
+  await giveRangeToAllocator(env, company.id, caf, id, fileKey);
+  const row: CafRow = {
+    id,
+    companyId: company.id,
+    documentType: caf.documentType,
+    folioFrom: caf.from,
+    folioTo: caf.to,
+    authorizedOn: caf.authorizedOn,
+    expiresOn: caf.expiresOn,
+    idk: caf.idk,
+    environment: caf.environment,
+    source,
+    fileKey,
+    active: true,
+    createdAt: now.toISOString(),
+  };
+  await recordCafRow(db, env, claim, row);
+  return row;
+}
+
+/** The verified CAF of `file` when it may be loaded for `company` now: its SII environment, issuer, document type and expiry. */
+async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, now: Date): Promise<Caf> {
   let caf: Caf;
   try {
     caf = await parseCaf(file, { mode: env.SII_MODE === "simulator" ? "simulator" : "sii" });
@@ -67,19 +96,23 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
       { field: "file", message: "CAF_EXPIRED" },
     ]);
   }
-  const loaded = await db.select().from(cafs).where(and(eq(cafs.companyId, company.id), eq(cafs.documentType, caf.documentType)));
+  return caf;
+}
+
+/** Refuses a range the company already has loaded for the type, or one that overlaps a loaded range. */
+async function assertNotLoaded(db: Db, companyId: string, caf: Caf): Promise<void> {
+  const loaded = await db.select().from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, caf.documentType)));
   const same = loaded.find((r) => r.folioFrom === caf.from && r.folioTo === caf.to);
   if (same) throw new AppError("ENUMERATION_CAF_DUPLICATE", `Folios ${caf.from}-${caf.to} of type ${caf.documentType} are already loaded (${same.id}).`);
   const overlap = loaded.find((r) => r.folioFrom <= caf.to && r.folioTo >= caf.from);
   if (overlap) {
     throw new AppError("ENUMERATION_CAF_OVERLAP", `Folios ${caf.from}-${caf.to} overlap the loaded range ${overlap.folioFrom}-${overlap.folioTo} (${overlap.id}).`);
   }
-  const claim: RangeClaim = { companyId: company.id, livemode: company.livemode, rut: caf.issuerRut, documentType: caf.documentType, from: caf.from, to: caf.to };
-  await assertRangeFree(db, claim);
+}
 
-  const id = newId("caf");
-  const fileKey = await storeCafFile(env, company.id, caf.documentType, id, file);
-  const added = await allocator(env, company.id, caf.documentType).addRange({
+/** Hands the range to the folio allocator; when it refuses, the stored file is deleted and the refusal thrown. */
+async function giveRangeToAllocator(env: Env, companyId: string, caf: Caf, id: string, fileKey: string): Promise<void> {
+  const added = await allocator(env, companyId, caf.documentType).addRange({
     cafId: id,
     from: caf.from,
     to: caf.to,
@@ -91,40 +124,32 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
     await env.FILES.delete(fileKey);
     throw new AppError(added.code === "FOLIO_RANGE_OVERLAP" ? "ENUMERATION_CAF_OVERLAP" : added.code === "FOLIO_RANGE_DUPLICATE" ? "ENUMERATION_CAF_DUPLICATE" : "ENUMERATION_CAF_INVALID", added.message);
   }
-  const row: CafRow = {
-    id,
-    companyId: company.id,
-    documentType: caf.documentType,
-    folioFrom: caf.from,
-    folioTo: caf.to,
-    authorizedOn: caf.authorizedOn,
-    expiresOn: caf.expiresOn,
-    idk: caf.idk,
-    environment: caf.environment,
-    source,
-    fileKey,
-    active: true,
-    createdAt: now.toISOString(),
-  };
+}
+
+/**
+ * Records the loaded range for listing. When that fails, or a concurrent upload of the same range in
+ * another account recorded its row first, the range is taken out of use again (and the loser's row
+ * and file deleted).
+ */
+async function recordCafRow(db: Db, env: Env, claim: RangeClaim, row: CafRow): Promise<void> {
   try {
     await db.insert(cafs).values(row);
   } catch (e) {
     // Keep the allocator and the read model in step: a range the list cannot show is not used.
-    await allocator(env, company.id, caf.documentType).deactivateRange(id);
+    await allocator(env, row.companyId, row.documentType).deactivateRange(row.id);
     throw e;
   }
   const lost = await loserOfRace(db, claim, row);
   if (lost) {
     // A concurrent upload of the same range in another account recorded its row first.
-    await allocator(env, company.id, caf.documentType).deactivateRange(id);
-    await db.delete(cafs).where(eq(cafs.id, id));
-    await companyControlChanged(env, company.id);
-    await env.FILES.delete(fileKey);
+    await allocator(env, row.companyId, row.documentType).deactivateRange(row.id);
+    await db.delete(cafs).where(eq(cafs.id, row.id));
+    await companyControlChanged(env, row.companyId);
+    await env.FILES.delete(row.fileKey);
     throw lost;
   }
   // The company's CAF types changed: the isolate and the directory object read them again.
-  await companyControlChanged(env, company.id);
-  return row;
+  await companyControlChanged(env, row.companyId);
 }
 
 /** CAF of the tax authority (§4.7 refetch): the simulator grants it; the real SII cannot from here. */

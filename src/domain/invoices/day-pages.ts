@@ -3,7 +3,7 @@ import type { PartitionAt } from "../../db/document-store/lists";
 import type { InvoiceFilters } from "./queries";
 
 /**
- * A page of a list filtered by an issue-date range, read day by day (issue 16 item 4). The store's
+ * A page of a list filtered by an issue-date range, read day by day. The store's
  * indexes `(company_id, issue_date, created_at, id)` and `(company_id, document_type, issue_date,
  * created_at, id)` hold each issue day's documents in list order, but a range of days is not: read
  * as one range, SQLite sorts every match's key to find a page (13 ms for a type within a month at

@@ -88,7 +88,7 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
 }
 
 /**
- * The D1 side of the POST (issue 16: the document itself goes to the company's store): the active
+ * The D1 side of the POST (the document itself goes to the company's store): the active
  * certificate, whether a CAF is loaded for the type, and the company's SII resolution, from the
  * company's control data (src/domain/companies/control-cache.ts: its directory object on a miss,
  * shared with the pipeline's steps; at most CONTROL_CACHE_MS old in the isolate, dropped here and in
@@ -122,7 +122,7 @@ function assertIssuable(ctx: IssueContext, type: number, now: Date) {
 }
 
 /**
- * Why the allocator refused the document its folio reservation (issue 18): it keeps at most as
+ * Why the allocator refused the document its folio reservation: it keeps at most as
  * many reservations as folios left, so exhaustion is refused at POST, synchronously, instead of a
  * document accepted now and FAILED later; it also checks the issue date against the CAF's
  * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
@@ -136,7 +136,7 @@ function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation
 
 /**
  * An issue date after tomorrow in every time zone (UTC today + 1 day) is refused: a document dated in
- * the future cannot be issued now (issue 18). A day of slack covers every company time zone.
+ * the future cannot be issued now. A day of slack covers every company time zone.
  */
 function assertNotFuture(issueDate: string, now: Date) {
   const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
@@ -152,7 +152,7 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * POST /invoices: validates everything that can be known now (body, amounts, the SII's document
  * rules, issuer, certificate, resolution, cancellation rules and what credit notes may still credit),
  * reserves the right to a folio, stores
- * the document as RECEIVED in the company's open document store (issue 16; its id names the
+ * the document as RECEIVED in the company's open document store (its id names the
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
  */

@@ -1,7 +1,7 @@
 /**
  * Rules checked at POST, before a folio is reserved, so that a document the SII would reject (or
  * that contradicts our own records) is refused with a precise error instead of consuming a folio
- * and failing later (issue 18, items 3 and 4). Each rule names its entry in
+ * and failing later. Each rule names its entry in
  * docs/simulator-fidelity.md (the `[rule id]` in the message), where the SII code it mirrors and the
  * test that proves it are listed. The amount engine (countries/cl/documents) already enforces the
  * schema-level rules (lengths, dates, RUTs, amounts, totals); these are the ones it does not.

@@ -1,6 +1,6 @@
 /**
- * The document store's one alarm, shared by every kind of work a store does on its own clock
- * (issue 16). Each kind is a task that says when it is next due and does its work; the alarm fires at
+ * The document store's one alarm, shared by every kind of work a store does on its own clock.
+ * Each kind is a task that says when it is next due and does its work; the alarm fires at
  * the earliest, runs every task (each one finds what is due itself and does nothing otherwise), then
  * is set again at the new earliest. A task's failure is logged and does not stop the others: the
  * alarm is set again whatever happens, so the work is tried again.

@@ -1,5 +1,5 @@
 /**
- * The store's own sweep of webhook deliveries whose queue message was lost (issue 16): a PENDING
+ * The store's own sweep of webhook deliveries whose queue message was lost: a PENDING
  * delivery whose attempt time passed more than DELIVERY_STALE_MS ago is queued again. Before, the
  * cron asked every open partition's store for them every 5 minutes (100,000 Durable Object calls per
  * run at 100,000 companies); now each store keeps an alarm at its earliest pending delivery's time

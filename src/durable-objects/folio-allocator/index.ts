@@ -1,19 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { newId } from "../../lib/ids";
-import {
-  availability,
-  cafExpiresAt,
-  checkNewRange,
-  isExpired,
-  nextExpiryCheck,
-  planAlerts,
-  planAllocation,
-  planAnnul,
-  planSetNextFolio,
-  rangeOfNth,
-  type FolioRange,
-  type RangeInput,
-} from "../../domain/folios/rules";
+import { availability, cafExpiresAt, checkNewRange, nextExpiryCheck, planAnnul, planSetNextFolio, type RangeInput } from "../../domain/folios/rules";
 import type {
   AddRangeInput,
   AddRangeResult,
@@ -22,7 +8,6 @@ import type {
   AllocationRecord,
   AnnulResult,
   DeactivateRangeResult,
-  EnuPayload,
   ReserveOptions,
   ReserveResult,
   FolioStatus,
@@ -30,9 +15,13 @@ import type {
   SetThresholdResult,
 } from "../../domain/folios/allocator-api";
 import { notifyEvents } from "../../queues/webhooks";
-import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS, RESERVATION_TTL_MS, SectionState } from "./storage";
+import { FolioStore, MAX_BATCH, MAX_DOCUMENT_ID_LENGTH, OUTBOX_RETRY_MS } from "./storage";
 import { describeError, log } from "../../lib/log";
 import { AllocationPruner, type PruneResult } from "./pruning";
+import { AlertOutbox } from "./alerts";
+import { FolioNumbering } from "./numbering";
+import { ScopeRecord } from "./scope";
+import { folioStatus } from "./status";
 
 /**
  * One instance per (company, document type), addressed by `idFromName("<companyId>:<documentType>")`
@@ -55,11 +44,17 @@ import { AllocationPruner, type PruneResult } from "./pruning";
  * (company_id, dedupe_key): inline right after the operation that raised it, and by the alarm as
  * a retry when D1 failed or the object was evicted in between. The alarm also wakes the object
  * when an expiry warning window opens or a range expires.
+ *
+ * This class holds the transactions and the alarm; the numbering itself is ./numbering.ts, the ENU
+ * alerts ./alerts.ts, the object's scope ./scope.ts and the reported state ./status.ts.
  */
 export class FolioAllocator extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly store: FolioStore;
   private readonly pruner: AllocationPruner;
+  private readonly scopeRecord: ScopeRecord;
+  private readonly alerts: AlertOutbox;
+  private readonly numbering: FolioNumbering;
   /** Whether this instance has made sure the alarm will prune (once per instance, on its first new allocation). */
   private pruneArmed = false;
 
@@ -68,107 +63,22 @@ export class FolioAllocator extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.store = new FolioStore(this.sql);
     this.pruner = new AllocationPruner(this.sql);
-    this.rememberScope();
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Scope (company id and document type come from the object's name and are stored on first use:
-  // alarms and some runtimes do not carry the name).
-
-  private scopeCache: { companyId: string; documentType: string } | null = null;
-
-  private rememberScope(): void {
-    const stored = this.store.getMeta("company_id");
-    const storedType = this.store.getMeta("document_type");
-    if (stored !== null && storedType !== null) {
-      this.scopeCache = { companyId: stored, documentType: storedType };
-      return;
-    }
-    const name = this.ctx.id.name;
-    if (!name) return;
-    const i = name.lastIndexOf(":");
-    if (i <= 0 || i === name.length - 1) return;
-    const companyId = name.slice(0, i);
-    const documentType = name.slice(i + 1);
-    this.store.setMeta("company_id", companyId);
-    this.store.setMeta("document_type", documentType);
-    this.scopeCache = { companyId, documentType };
+    this.scopeRecord = new ScopeRecord(this.store, ctx.id.name);
+    const scope = () => this.scopeRecord.get();
+    this.alerts = new AlertOutbox(this.sql, this.store, env.DB, scope);
+    this.numbering = new FolioNumbering(this.sql, this.store, this.pruner, scope);
+    this.scopeRecord.remember();
   }
 
   private scope(): { companyId: string; documentType: string } {
-    if (!this.scopeCache) this.rememberScope();
-    if (!this.scopeCache) {
-      throw new Error('FolioAllocator must be addressed by idFromName("<companyId>:<documentType>")');
-    }
-    return this.scopeCache;
-  }
-
-  /**
-   * Re-evaluates ENU conditions on the current (already updated) state and records new alerts in
-   * the local table. Must run inside the caller's transaction. Returns how many were raised.
-   */
-  private raiseAlerts(now: number, ranges?: FolioRange[], annulled?: Set<number>): number {
-    const { companyId, documentType } = this.scope();
-    const avail = availability(ranges ?? this.store.loadRanges(), annulled ?? this.store.loadPendingAnnulled(), now);
-    const threshold = this.store.threshold(avail.loadedActive).value;
-    const before = this.store.alertState();
-    const { state, events } = planAlerts(documentType, avail, threshold, before, now);
-    if (events.length === 0 && JSON.stringify(state) === JSON.stringify(before)) return 0;
-    const detectedAt = new Date(now).toISOString();
-    for (const e of events) {
-      const payload: EnuPayload = {
-        event: "ENU",
-        company_id: companyId,
-        document_type: documentType,
-        reason: e.reason,
-        available: e.available,
-        threshold: e.threshold,
-        ...(e.cafId !== undefined ? { caf_id: e.cafId } : {}),
-        ...(e.expiresAt !== undefined ? { expires_at: e.expiresAt } : {}),
-        ...(e.rangeAvailable !== undefined ? { range_available: e.rangeAvailable } : {}),
-        detected_at: detectedAt,
-      };
-      this.sql.exec(
-        "INSERT OR IGNORE INTO alerts (dedupe_key, payload, created_at) VALUES (?, ?, ?)",
-        e.dedupeKey,
-        JSON.stringify(payload),
-        new Date().toISOString(),
-      );
-    }
-    this.store.setMeta("alert_state", JSON.stringify(state));
-    return events.length;
-  }
-
-  private hasUnsentAlerts(): boolean {
-    return this.sql.exec("SELECT 1 FROM alerts WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
-  }
-
-  /**
-   * Copies unsent alerts to D1 event_outbox (INSERT OR IGNORE: a repeat after a crash between the
-   * D1 write and the local mark is harmless). Throws when D1 fails.
-   */
-  private async flushAlerts(): Promise<number> {
-    const { companyId } = this.scope();
-    const pending = this.sql
-      .exec<{ dedupe_key: string; payload: string; created_at: string }>(
-        "SELECT dedupe_key, payload, created_at FROM alerts WHERE sent_at IS NULL ORDER BY created_at",
-      )
-      .toArray();
-    if (pending.length === 0) return 0;
-    const stmt = this.env.DB.prepare(
-      "INSERT OR IGNORE INTO event_outbox (id, company_id, type, dedupe_key, payload, created_at) VALUES (?, ?, 'ENU', ?, ?, ?)",
-    );
-    await this.env.DB.batch(pending.map((p) => stmt.bind(newId("evt"), companyId, p.dedupe_key, p.payload, p.created_at)));
-    const sentAt = new Date().toISOString();
-    for (const p of pending) this.sql.exec("UPDATE alerts SET sent_at = ? WHERE dedupe_key = ?", sentAt, p.dedupe_key);
-    return pending.length;
+    return this.scopeRecord.get();
   }
 
   /** After an operation that raised alerts: arm the alarm as a safety net, then try D1 at once. */
   private async deliverAlerts(): Promise<void> {
     await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     try {
-      if ((await this.flushAlerts()) > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
+      if ((await this.alerts.flush()) > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
     } catch (err) {
       log("warn", "folio allocator: ENU outbox write failed, the alarm will retry", { error: describeError(err) });
     }
@@ -178,7 +88,7 @@ export class FolioAllocator extends DurableObject<Env> {
   private async scheduleAlarm(now: number = Date.now(), pruneFull = false): Promise<void> {
     const avail = availability(this.store.loadRanges(), this.store.loadPendingAnnulled(), now);
     const candidates = [nextExpiryCheck(avail, now), this.pruner.nextPruneAt(now, pruneFull)];
-    if (this.hasUnsentAlerts()) candidates.push(now + OUTBOX_RETRY_MS);
+    if (this.alerts.hasUnsent()) candidates.push(now + OUTBOX_RETRY_MS);
     const due = candidates.filter((t): t is number => t !== null);
     const when = due.length === 0 ? null : Math.min(...due);
     const current = await this.ctx.storage.getAlarm();
@@ -200,11 +110,11 @@ export class FolioAllocator extends DurableObject<Env> {
     const now = options.now ?? Date.now();
     let raised = 0;
     const result = this.ctx.storage.transactionSync(() => {
-      const state = this.lazyState();
-      const r = this.allocateOne(documentId, now, state);
+      const state = this.numbering.lazyState();
+      const r = this.numbering.allocateOne(documentId, now, state);
       if (state.loaded) {
-        this.writeCursors(state);
-        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+        this.numbering.writeCursors(state);
+        raised = this.alerts.raise(now, state.ranges, state.annulled);
       }
       return r;
     });
@@ -223,35 +133,7 @@ export class FolioAllocator extends DurableObject<Env> {
     if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
       return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
     }
-    return this.ctx.storage.transactionSync((): ReserveResult => {
-      this.scope();
-      if (this.pruner.isBeyondHorizon(documentId)) return this.pruner.refusal(documentId);
-      if (this.store.hasReservation(documentId) || this.store.findAllocation(documentId)) return { ok: true, documentId, replay: true, authorizedAt: null };
-      this.sql.exec("DELETE FROM reservations WHERE reserved_at <= ?", now - RESERVATION_TTL_MS);
-      const ranges = this.store.loadRanges();
-      const annulled = this.store.loadPendingAnnulled();
-      const held = this.store.reservationCount(now);
-      const range = rangeOfNth(ranges, annulled, now, held);
-      if (!range) {
-        const plan = planAllocation(ranges, annulled, now);
-        const reason = plan.ok ? "EXHAUSTED" : plan.reason;
-        const message =
-          reason === "NO_RANGES"
-            ? "the document type has no active folio ranges"
-            : reason === "EXPIRED"
-              ? "the only folios left belong to expired ranges"
-              : held > 0
-                ? `every folio left is reserved by the ${held} documents accepted before this one`
-                : "every active folio range is used up";
-        return { ok: false, reason, message };
-      }
-      const authorizedAt = range.authorizedAt.slice(0, 10);
-      if (options.issueDate !== undefined && options.issueDate < authorizedAt) {
-        return { ok: false, reason: "BEFORE_AUTHORIZATION", message: `the CAF of the next folios was authorised on ${authorizedAt}`, authorizedAt };
-      }
-      this.sql.exec("INSERT INTO reservations (document_id, issue_date, reserved_at) VALUES (?, ?, ?)", documentId, options.issueDate ?? null, now);
-      return { ok: true, documentId, replay: false, authorizedAt };
-    });
+    return this.ctx.storage.transactionSync((): ReserveResult => this.numbering.reserve(documentId, now, options.issueDate));
   }
 
   /** Gives back a reservation that will never be allocated (the document was not stored, or FAILED first). */
@@ -271,11 +153,11 @@ export class FolioAllocator extends DurableObject<Env> {
     }
     let raised = 0;
     const results = this.ctx.storage.transactionSync(() => {
-      const state = this.lazyState();
-      const out = documentIds.map((id) => this.allocateOne(id, now, state));
+      const state = this.numbering.lazyState();
+      const out = documentIds.map((id) => this.numbering.allocateOne(id, now, state));
       if (state.loaded) {
-        this.writeCursors(state);
-        raised = this.raiseAlerts(now, state.ranges, state.annulled);
+        this.numbering.writeCursors(state);
+        raised = this.alerts.raise(now, state.ranges, state.annulled);
       }
       return out;
     });
@@ -298,74 +180,6 @@ export class FolioAllocator extends DurableObject<Env> {
   async pruneAllocations(options: AllocateOptions & { limit?: number } = {}): Promise<PruneResult> {
     const now = options.now ?? Date.now();
     return this.ctx.storage.transactionSync(() => this.pruner.prune(now, options.limit));
-  }
-
-  /** Folio state of one critical section, read on first use (a replay reads nothing). */
-  private lazyState(): SectionState {
-    return new SectionState(
-      () => this.store.loadRanges(),
-      () => this.store.loadPendingAnnulled(),
-    );
-  }
-
-  private writeCursors(state: SectionState): void {
-    for (const r of state.ranges) {
-      if (state.dirty.has(r.id)) this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", r.cursor, r.id);
-    }
-    state.dirty.clear();
-  }
-
-  /** Must run inside a transaction; the caller writes the cursors (writeCursors) before it ends. */
-  private allocateOne(documentId: string, now: number, state: SectionState): AllocateResult {
-    if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
-      return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
-    }
-    this.scope();
-    if (this.pruner.isBeyondHorizon(documentId)) return this.pruner.refusal(documentId);
-    const reserved = this.store.hasReservation(documentId);
-    if (!reserved) {
-      // A document without a reservation may not take a folio that reserved documents count on.
-      const held = this.store.reservationCount(now);
-      if (held > 0 && availability(state.ranges, state.annulled, now).totalAvailable <= held) {
-        const existing = this.store.findAllocation(documentId);
-        if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
-        return { ok: false, reason: "RESERVED", message: `every folio left is reserved by ${held} documents already accepted` };
-      }
-    }
-    const plan = planAllocation(state.ranges, state.annulled, now);
-    if (plan.ok) {
-      // One statement for the common case: the insert succeeds unless the document already has a
-      // folio (then nothing is consumed). A clash on the folio itself would be a bug: the UNIQUE
-      // constraint throws and the whole transaction rolls back.
-      const inserted = this.sql
-        .exec(
-          `INSERT INTO allocations (document_id, folio, caf_id, allocated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT(document_id) DO NOTHING RETURNING folio`,
-          documentId,
-          plan.folio,
-          plan.rangeId,
-          new Date(now).toISOString(),
-        )
-        .toArray();
-      if (inserted.length === 1) {
-        const range = state.ranges.find((r) => r.id === plan.rangeId);
-        if (!range) throw new Error("planned range vanished");
-        range.cursor = plan.newCursor;
-        state.dirty.add(range.id);
-        if (reserved) this.sql.exec("DELETE FROM reservations WHERE document_id = ?", documentId);
-        return { ok: true, folio: plan.folio, cafId: plan.rangeId, documentId, replay: false };
-      }
-    }
-    const existing = this.store.findAllocation(documentId);
-    if (existing) return { ok: true, folio: existing.folio, cafId: existing.cafId, documentId, replay: true };
-    if (plan.ok) throw new Error(`allocation of ${documentId} neither inserted nor found`);
-    const message =
-      plan.reason === "NO_RANGES"
-        ? "the document type has no active folio ranges"
-        : plan.reason === "EXPIRED"
-          ? "the only folios left belong to expired ranges"
-          : "every active folio range is used up";
-    return { ok: false, reason: plan.reason, message };
   }
 
   /** The folio already given to a document, if any (never allocates). */
@@ -414,7 +228,7 @@ export class FolioAllocator extends DurableObject<Env> {
         new Date().toISOString(),
       );
       // Annulled folios can only exist inside loaded ranges, so the new cursor needs no skipping.
-      raised = this.raiseAlerts(now);
+      raised = this.alerts.raise(now);
       return { ok: true, cafId: input.cafId, created: true };
     });
     if (result.ok && result.created) await this.scheduleAlarm();
@@ -432,7 +246,7 @@ export class FolioAllocator extends DurableObject<Env> {
       if (!row) return { ok: false, code: "FOLIO_RANGE_NOT_FOUND", message: `no loaded range with CAF id ${String(cafId)}` };
       if (row.active === 0) return { ok: true, cafId, changed: false };
       this.sql.exec("UPDATE ranges SET active = 0, deactivated_at = ? WHERE caf_id = ?", new Date().toISOString(), cafId);
-      raised = this.raiseAlerts(now);
+      raised = this.alerts.raise(now);
       return { ok: true, cafId, changed: true };
     });
     if (raised > 0) await this.deliverAlerts();
@@ -465,7 +279,7 @@ export class FolioAllocator extends DurableObject<Env> {
         plan.foliosUpdated,
         new Date(now).toISOString(),
       );
-      raised = this.raiseAlerts(now);
+      raised = this.alerts.raise(now);
       const message =
         plan.nextNumberToUse === n
           ? `next folio set to ${n}; ${plan.foliosUpdated} lower folios marked as used`
@@ -507,7 +321,7 @@ export class FolioAllocator extends DurableObject<Env> {
         new Date(now).toISOString(),
       );
       this.sql.exec("UPDATE ranges SET cursor = ? WHERE caf_id = ?", plan.newCursor, plan.rangeId);
-      raised = this.raiseAlerts(now);
+      raised = this.alerts.raise(now);
       return { ok: true, folio, cafId: plan.rangeId };
     });
     if (raised > 0) await this.deliverAlerts();
@@ -527,7 +341,7 @@ export class FolioAllocator extends DurableObject<Env> {
       else this.store.setMeta("threshold", String(threshold));
       const ranges = this.store.loadRanges();
       const annulled = this.store.loadPendingAnnulled();
-      raised = this.raiseAlerts(now, ranges, annulled);
+      raised = this.alerts.raise(now, ranges, annulled);
       const t = this.store.threshold(availability(ranges, annulled, now).loadedActive);
       return { ok: true, threshold: t.value, is_default: t.isDefault };
     });
@@ -537,42 +351,7 @@ export class FolioAllocator extends DurableObject<Env> {
 
   async status(options: AllocateOptions = {}): Promise<FolioStatus> {
     const now = options.now ?? Date.now();
-    const { companyId, documentType } = this.scope();
-    const ranges = this.store.loadRanges();
-    const annulled = this.store.loadPendingAnnulled();
-    const avail = availability(ranges, annulled, now);
-    const t = this.store.threshold(avail.loadedActive);
-    const annulledPerRange = new Map(
-      this.sql
-        .exec<{ caf_id: string; n: number }>("SELECT caf_id, COUNT(*) AS n FROM annulled GROUP BY caf_id")
-        .toArray()
-        .map((r) => [r.caf_id, r.n] as const),
-    );
-    const next = planAllocation(ranges, annulled, now);
-    const allocated = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM allocations").one().n + this.pruner.prunedCount();
-    return {
-      company_id: companyId,
-      document_type: documentType,
-      ranges: avail.ranges.map((ra) => ({
-        caf_id: ra.range.id,
-        from: ra.range.from,
-        to: ra.range.to,
-        active: ra.range.active,
-        authorized_at: ra.range.authorizedAt,
-        expires_at: ra.range.expiresAt,
-        expired: isExpired(ra.range, now),
-        available: ra.remaining,
-        next_folio: ra.remaining > 0 ? ra.range.cursor : null,
-        annulled: annulledPerRange.get(ra.range.id) ?? 0,
-      })),
-      total_available: avail.totalAvailable,
-      expired_unused: avail.expiredUnused,
-      next_folio_to_use: next.ok ? next.folio : null,
-      threshold: t.value,
-      threshold_is_default: t.isDefault,
-      allocated,
-      reserved: this.store.reservationCount(now),
-    };
+    return folioStatus(this.sql, this.store, this.pruner, this.scope(), now);
   }
 
   /**
@@ -581,15 +360,14 @@ export class FolioAllocator extends DurableObject<Env> {
    */
   async checkAlerts(options: AllocateOptions = {}): Promise<{ raised: number; delivered: number }> {
     const now = options.now ?? Date.now();
-    const raised = this.ctx.storage.transactionSync(() => this.raiseAlerts(now));
-    const delivered = await this.flushAlerts();
+    const raised = this.ctx.storage.transactionSync(() => this.alerts.raise(now));
+    const delivered = await this.alerts.flush();
     if (delivered > 0) await notifyEvents(this.env, [this.scope().companyId]).catch(() => undefined); // the cron re-drives
     return { raised, delivered };
   }
 
   override async alarm(): Promise<void> {
-    if (!this.scopeCache) this.rememberScope();
-    if (!this.scopeCache) return;
+    if (!this.scopeRecord.known()) return;
     let more = false;
     try {
       more = (await this.pruneAllocations()).more;

@@ -1,5 +1,5 @@
 /**
- * Pruning the allocator's `allocations` table (issue 16): one row per document ever numbered would
+ * Pruning the allocator's `allocations` table: one row per document ever numbered would
  * make the largest company's allocator grow by 365 million rows a year. The rows only serve the
  * idempotency of "the folio of document X" while X can still ask; once its folio is on the document
  * row (GENERATED onwards) the pipeline never asks again. So rows are kept for a retention period and

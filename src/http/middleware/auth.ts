@@ -68,7 +68,7 @@ export function requireCompany(permission: Permission): MiddlewareHandler<AppEnv
     const prefetched = c.get("companyAccess");
     const access = prefetched?.id === companyId ? prefetched : await companyAccess(createDb(c.env.DB), principal, companyId);
     const company = access.row;
-    // A company of the other mode answers exactly like another client's (issue 17: neither mode sees the other).
+    // A company of the other mode answers exactly like another client's (neither mode sees the other).
     if (!company || company.clientId !== principal.clientId || company.livemode !== principal.livemode) throw companyAccessDenied();
     if (company.status === "DELETED") throw new AppError("COMPANY_NOT_FOUND", `Company ${companyId} was deleted.`);
     if (!reachesAllCompanies(principal.role) && !access.granted) throw companyAccessDenied();

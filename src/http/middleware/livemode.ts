@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../types";
 
 /**
- * Every successful JSON answer of an authenticated operation says which mode it belongs to
- * (issue 17): a top-level `livemode`, the key's mode. An object that already states its own mode
+ * Every successful JSON answer of an authenticated operation says which mode it belongs to:
+ * a top-level `livemode`, the key's mode. An object that already states its own mode
  * (an API key of the other mode, in a key list) keeps it. Errors keep the one error envelope.
  */
 export const livemodeInResponses: MiddlewareHandler<AppEnv> = async (c, next) => {

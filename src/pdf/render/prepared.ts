@@ -72,7 +72,8 @@ function prepareBlocks(blocks: PrintableBlock[], money: (v: Amount, field: strin
     .filter((b) => b.fields.length > 0);
 }
 
-export function prepare(doc: PrintableDocument): Prepared {
+/** Refuses a document without what every layout prints (type, folio, parties, lines, totals, resolution). */
+function checkDocument(doc: PrintableDocument): void {
   if (!doc || typeof doc !== "object") throw new PdfInputError("document", "The document must be an object");
   if (!DTE_TYPE_CODES.includes(doc.type)) throw new PdfInputError("type", `Unsupported document type ${String(doc.type)}`);
   if (!Number.isSafeInteger(doc.folio) || doc.folio <= 0) throw new PdfInputError("folio", "folio must be a positive integer");
@@ -84,51 +85,51 @@ export function prepare(doc: PrintableDocument): Prepared {
   if (doc.resolution === undefined || (doc.resolution !== null && (!Number.isInteger(doc.resolution.number) || doc.resolution.number < 0))) {
     throw new PdfInputError("resolution.number", "resolution.number must be a non-negative integer");
   }
-  const s = resolveSettings(doc.settings);
-  const L = labelsFor(s.language);
-  const cur = doc.totals.currency;
-  let ted: Uint8Array;
+}
+
+/** The TED as the ISO-8859-1 bytes the stamp encodes. */
+function tedBytes(ted: unknown): Uint8Array {
   try {
-    ted = latin1Bytes(requireText(doc.ted, "ted"));
+    return latin1Bytes(requireText(ted, "ted"));
   } catch (e) {
     if (e instanceof Pdf417Error) throw new PdfInputError("ted", `ted: ${e.message}`);
     throw e;
   }
-  const amt = (v: Amount, f: string) => formatAmount(v, s, f, cur);
-  // Mark exempt lines only when the document mixes exempt and taxable lines.
-  const markExempt = doc.lines.some((l) => l?.exempt === true) && doc.lines.some((l) => l?.exempt !== true);
-  const rows: Row[] = doc.lines.map((l, i) => {
-    const f = `lines[${i}]`;
-    requireText(l?.description, `${f}.description`);
-    const d = l.discount !== undefined ? toDecimal(l.discount, `${f}.discount`) : undefined;
-    const hasDiscount = d !== undefined && (d.int !== "0" || d.frac !== "");
-    const sc = l.surcharge !== undefined ? toDecimal(l.surcharge, `${f}.surcharge`) : undefined;
-    const hasSurcharge = sc !== undefined && (sc.int !== "0" || sc.frac !== "");
-    const discountText = hasDiscount
-      ? "-" + (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
-      : "";
-    const surchargeText = hasSurcharge
-      ? "+" + (l.surchargePercent ? `${formatRate(l.surchargePercent, s, `${f}.surchargePercent`)} ` : "") + amt(l.surcharge!, `${f}.surcharge`)
-      : "";
-    const discount = [discountText, surchargeText].filter(Boolean).join(" ");
-    return {
-      code: l.code ?? "",
-      description: l.description,
-      detail: l.detail ?? "",
-      quantity: l.quantity !== undefined ? formatQuantity(l.quantity, s, `${f}.quantity`) : "",
-      unit: l.unit ?? "",
-      unitPrice: l.unitPrice !== undefined ? formatQuantity(l.unitPrice, s, `${f}.unitPrice`) : "",
-      discount,
-      amount: amt(l.amount, `${f}.amount`),
-      exempt: markExempt && l.exempt === true,
-    };
-  });
-  const refs = (doc.references ?? []).map((r, i) => ({
-    type: referenceTypeName(r.typeCode),
-    folio: String(r.folio),
-    date: r.date ? formatDate(r.date, s.language, `references[${i}].date`) : "",
-    reason: r.reason?.trim() || (r.reasonCode ? REFERENCE_REASON_NAMES[r.reasonCode] ?? "" : ""),
-  }));
+}
+
+/** Formats an amount of the document's currency; `field` names it in an error. */
+type Money = (v: Amount, field: string) => string;
+
+/** One detail line as printed; `markExempt` when the document mixes exempt and taxable lines. */
+function prepareRow(l: PrintableDocument["lines"][number], i: number, s: Prepared["s"], amt: Money, markExempt: boolean): Row {
+  const f = `lines[${i}]`;
+  requireText(l?.description, `${f}.description`);
+  const d = l.discount !== undefined ? toDecimal(l.discount, `${f}.discount`) : undefined;
+  const hasDiscount = d !== undefined && (d.int !== "0" || d.frac !== "");
+  const sc = l.surcharge !== undefined ? toDecimal(l.surcharge, `${f}.surcharge`) : undefined;
+  const hasSurcharge = sc !== undefined && (sc.int !== "0" || sc.frac !== "");
+  const discountText = hasDiscount
+    ? "-" + (l.discountPercent ? `${formatRate(l.discountPercent, s, `${f}.discountPercent`)} ` : "") + amt(l.discount!, `${f}.discount`)
+    : "";
+  const surchargeText = hasSurcharge
+    ? "+" + (l.surchargePercent ? `${formatRate(l.surchargePercent, s, `${f}.surchargePercent`)} ` : "") + amt(l.surcharge!, `${f}.surcharge`)
+    : "";
+  const discount = [discountText, surchargeText].filter(Boolean).join(" ");
+  return {
+    code: l.code ?? "",
+    description: l.description,
+    detail: l.detail ?? "",
+    quantity: l.quantity !== undefined ? formatQuantity(l.quantity, s, `${f}.quantity`) : "",
+    unit: l.unit ?? "",
+    unitPrice: l.unitPrice !== undefined ? formatQuantity(l.unitPrice, s, `${f}.unitPrice`) : "",
+    discount,
+    amount: amt(l.amount, `${f}.amount`),
+    exempt: markExempt && l.exempt === true,
+  };
+}
+
+/** The lines above the total: global discounts and surcharges, then net, exempt, taxes and the other amounts. */
+function prepareTotals(doc: PrintableDocument, s: Prepared["s"], L: Labels, amt: Money): [string, string][] {
   const t = doc.totals;
   const totals: [string, string][] = [];
   (doc.adjustments ?? []).forEach((a, i) => {
@@ -154,8 +155,11 @@ export function prepare(doc: PrintableDocument): Prepared {
   if (t.constructionCredit !== undefined) totals.push([L.constructionCredit, `-${amt(t.constructionCredit, "totals.constructionCredit")}`]);
   if (t.deposit !== undefined) totals.push([L.deposit, amt(t.deposit, "totals.deposit")]);
   if (t.commissions !== undefined) totals.push([L.commissions, `-${amt(t.commissions, "totals.commissions")}`]);
-  const total: [string, string] = [L.total, amt(t.total, "totals.total")];
-  const money = cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ";
+  return totals;
+}
+
+/** The lines under the total, outside it: the not billable amount and the second currency. */
+function prepareAfter(t: PrintableDocument["totals"], s: Prepared["s"], L: Labels, amt: Money, money: string): [string, string][] {
   const after: [string, string][] = [];
   if (t.nonBillable !== undefined) after.push([L.nonBillable, `${money}${amt(t.nonBillable, "totals.nonBillable")}`]);
   if (t.otherCurrency) {
@@ -163,6 +167,30 @@ export function prepare(doc: PrintableDocument): Prepared {
     const value = o.name === "PESO CL" ? `$ ${formatAmount(o.total, s, "totals.otherCurrency.total", "CLP")}` : formatQuantity(o.total, s, "totals.otherCurrency.total");
     after.push([L.otherCurrency(o.name, formatQuantity(o.rate, s, "totals.otherCurrency.rate")), value]);
   }
+  return after;
+}
+
+export function prepare(doc: PrintableDocument): Prepared {
+  checkDocument(doc);
+  const s = resolveSettings(doc.settings);
+  const L = labelsFor(s.language);
+  const cur = doc.totals.currency;
+  const ted = tedBytes(doc.ted);
+  const amt: Money = (v, f) => formatAmount(v, s, f, cur);
+  // Mark exempt lines only when the document mixes exempt and taxable lines.
+  const markExempt = doc.lines.some((l) => l?.exempt === true) && doc.lines.some((l) => l?.exempt !== true);
+  const rows: Row[] = doc.lines.map((l, i) => prepareRow(l, i, s, amt, markExempt));
+  const refs = (doc.references ?? []).map((r, i) => ({
+    type: referenceTypeName(r.typeCode),
+    folio: String(r.folio),
+    date: r.date ? formatDate(r.date, s.language, `references[${i}].date`) : "",
+    reason: r.reason?.trim() || (r.reasonCode ? REFERENCE_REASON_NAMES[r.reasonCode] ?? "" : ""),
+  }));
+  const t = doc.totals;
+  const totals = prepareTotals(doc, s, L, amt);
+  const total: [string, string] = [L.total, amt(t.total, "totals.total")];
+  const money = cur && cur.toUpperCase() !== "CLP" ? `${cur.toUpperCase()} ` : "$ ";
+  const after = prepareAfter(t, s, L, amt, money);
   const period: [string, string][] = [];
   if (t.period) {
     if (t.period.amount !== undefined) period.push([L.periodAmount, amt(t.period.amount, "totals.period.amount")]);

@@ -1,5 +1,5 @@
 /**
- * The last elements of the SII's DTE in the body (issue 14): transaction kinds, the guía for export,
+ * The last elements of the SII's DTE in the body: transaction kinds, the guía for export,
  * the additional identifiers, the period totals, the sub-totals' parts, the boletas' seller and cash
  * register. Amounts golden here, XML golden in features.test.ts; every bad input a precise error.
  */

@@ -112,11 +112,8 @@ export function cafSignedBytes(da: XElement): Uint8Array {
   return encodeLatin1(flatten(canonicalize(da, { stripNamespaces: true })), "DA");
 }
 
-/**
- * Parses and validates a CAF file (bytes as downloaded: ISO-8859-1 whatever the declaration says).
- * Checks, in order: XML shape, fields, trusted IDK, FRMA signature, RSASK/RSAPUBK/RSAPK key pair.
- */
-async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
+/** The AUTORIZACION root of a CAF file and its CAF and DA elements (bytes as downloaded: ISO-8859-1 whatever the declaration says). */
+function readCafXml(input: Uint8Array | ArrayBuffer | string): { root: XElement; cafEl: XElement; da: XElement } {
   const text = decodeXmlBytes(input, true);
   let root: XElement;
   try {
@@ -128,7 +125,26 @@ async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: Ca
   const cafEl = firstChild(root, "CAF");
   const da = cafEl && firstChild(cafEl, "DA");
   if (!cafEl || !da) throw new EngineError("CAF_NOT_XML", "The file has no AUTORIZACION/CAF/DA element");
+  return { root, cafEl, da };
+}
 
+/** The fields of DA and the FRMA signature, each checked for presence and shape. */
+interface CafFields {
+  issuerRut: string;
+  issuerName: string;
+  documentType: number;
+  from: number;
+  to: number;
+  authorizedOn: string;
+  idk: number;
+  /** DA/RSAPK modulus and exponent. */
+  modulus: Uint8Array;
+  exponent: Uint8Array;
+  /** FRMA, base64. */
+  frma: string;
+}
+
+function readCafFields(cafEl: XElement, da: XElement): CafFields {
   let issuerRut: string;
   try {
     issuerRut = normalizeRut(need(da, "RE"));
@@ -152,16 +168,18 @@ async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: Ca
   if (!/^\d+$/.test(idkS)) throw new EngineError("CAF_MALFORMED", `CAF IDK "${idkS}" is not a number`, { field: "IDK" });
   const rsapk = firstChild(da, "RSAPK");
   if (!rsapk) throw new EngineError("CAF_MALFORMED", "The CAF has no <RSAPK> (only RSA CAFs are supported)", { field: "RSAPK" });
-  const M = b64(need(rsapk, "M"), "M");
-  const E = b64(need(rsapk, "E"), "E");
+  const modulus = b64(need(rsapk, "M"), "M");
+  const exponent = b64(need(rsapk, "E"), "E");
   const frmaEl = firstChild(cafEl, "FRMA");
   const frma = frmaEl ? (frmaEl.textContent ?? "").trim() : "";
   if (!frma) throw new EngineError("CAF_MALFORMED", "The CAF lacks <FRMA>", { field: "FRMA" });
   const algo = frmaEl?.getAttribute("algoritmo");
   if (algo && algo !== "SHA1withRSA") throw new EngineError("CAF_MALFORMED", `FRMA algorithm ${algo} is not SHA1withRSA`, { field: "FRMA" });
+  return { issuerRut, issuerName, documentType: Number(tdS), from: Number(dS), to: Number(hS), authorizedOn: fa, idk: Number(idkS), modulus, exponent, frma };
+}
 
-  // SII signature
-  const idk = Number(idkS);
+/** Checks the SII's signature (FRMA) over DA with a trusted key of that IDK; returns the key's environment. */
+async function verifyCafSignature(da: XElement, idk: number, frma: string, opts: CafTrustOptions): Promise<Caf["environment"]> {
   const trusted = trustedKey(idk, opts);
   if (!trusted) {
     throw new EngineError("CAF_UNKNOWN_IDK", `The CAF is signed with SII key IDK ${idk}, which is not trusted ${opts.mode === "simulator" ? "in simulator mode (999, 100)" : "(100 certification, 300 production)"}`, { field: "IDK" });
@@ -169,10 +187,11 @@ async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: Ca
   const siiKey = await importSpki(trusted.spki);
   const ok = await crypto.subtle.verify(RSA_SHA1, siiKey, buf(b64(frma, "FRMA")), buf(cafSignedBytes(da)));
   if (!ok) throw new EngineError("CAF_BAD_SIGNATURE", `The SII signature (FRMA) of the CAF does not verify with key IDK ${idk}; the file was altered or is not from the SII`, { field: "FRMA" });
+  return trusted.env;
+}
 
-  // Key pair
-  const rsaskText = childText(root, "RSASK");
-  const rsapubkText = childText(root, "RSAPUBK");
+/** The stamping key (RSASK) as PKCS#1 DER with its modulus and exponent. */
+function readStampingKey(rsaskText: string | undefined): { pkcs1: Uint8Array; modulus: Uint8Array; exponent: Uint8Array } {
   if (!rsaskText) throw new EngineError("CAF_MALFORMED", "The CAF lacks <RSASK> (the stamping private key)", { field: "RSASK" });
   let pkcs1: Uint8Array | undefined;
   try {
@@ -185,61 +204,83 @@ async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: Ca
     throw new EngineError("CAF_MALFORMED", "RSASK is not a valid PEM RSA private key", { field: "RSASK", cause: e });
   }
   if (!pkcs1) throw new EngineError("CAF_MALFORMED", "RSASK is not a PEM RSA private key", { field: "RSASK" });
-  let priv: { modulus: Uint8Array; exponent: Uint8Array };
   try {
     readTlv(pkcs1, 0);
-    priv = rsaFromPkcs1Private(pkcs1);
+    return { pkcs1, ...rsaFromPkcs1Private(pkcs1) };
   } catch (e) {
     throw new EngineError("CAF_MALFORMED", `RSASK is not a valid RSA private key: ${(e as Error).message}`, { field: "RSASK", cause: e });
   }
-  const daSpki = spkiFromRsa(M, E);
-  const daPub = rsaFromSpki(daSpki);
-  if (!bytesEqual(priv.modulus, daPub.modulus) || !bytesEqual(priv.exponent, daPub.exponent)) {
-    throw new EngineError("CAF_KEY_MISMATCH", "RSASK is not the private key of the public key the SII signed (DA/RSAPK)", { field: "RSASK" });
+}
+
+/** RSAPUBK, when present, must be the public key of DA/RSAPK. */
+function checkRsapubk(rsapubkText: string | undefined, daPub: { modulus: Uint8Array; exponent: Uint8Array }): void {
+  if (!rsapubkText) return;
+  let pub: { modulus: Uint8Array; exponent: Uint8Array } | undefined;
+  try {
+    const spki = pemDecode(rsapubkText, "PUBLIC KEY");
+    pub = spki ? rsaFromSpki(spki) : undefined;
+  } catch (e) {
+    if (!(e instanceof Asn1Error) && !(e instanceof RangeError)) throw e;
   }
-  if (rsapubkText) {
-    let pub: { modulus: Uint8Array; exponent: Uint8Array } | undefined;
-    try {
-      const spki = pemDecode(rsapubkText, "PUBLIC KEY");
-      pub = spki ? rsaFromSpki(spki) : undefined;
-    } catch (e) {
-      if (!(e instanceof Asn1Error) && !(e instanceof RangeError)) throw e;
-    }
-    if (!pub) throw new EngineError("CAF_MALFORMED", "RSAPUBK is not a PEM public key", { field: "RSAPUBK" });
-    if (!bytesEqual(pub.modulus, daPub.modulus) || !bytesEqual(pub.exponent, daPub.exponent)) {
-      throw new EngineError("CAF_KEY_MISMATCH", "RSAPUBK differs from the public key in DA/RSAPK", { field: "RSAPUBK" });
-    }
+  if (!pub) throw new EngineError("CAF_MALFORMED", "RSAPUBK is not a PEM public key", { field: "RSAPUBK" });
+  if (!bytesEqual(pub.modulus, daPub.modulus) || !bytesEqual(pub.exponent, daPub.exponent)) {
+    throw new EngineError("CAF_KEY_MISMATCH", "RSAPUBK differs from the public key in DA/RSAPK", { field: "RSAPUBK" });
   }
+}
+
+/** Imports the key pair and proves it by signing and verifying a probe (catches inconsistent CRT parameters). */
+async function importKeyPair(pkcs1: Uint8Array, spki: Uint8Array): Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }> {
   let privateKey: CryptoKey;
   let publicKey: CryptoKey;
   try {
     privateKey = await crypto.subtle.importKey("pkcs8", buf(pkcs1ToPkcs8(pkcs1)), RSA_SHA1, false, ["sign"]);
-    publicKey = await importSpki(daSpki);
+    publicKey = await importSpki(spki);
   } catch (e) {
     throw new EngineError("CAF_MALFORMED", `The CAF key cannot be imported: ${(e as Error).message}`, { field: "RSASK", cause: e });
   }
-  // Pair proof: sign and verify a probe (catches inconsistent CRT parameters).
   const probe = encodeLatin1("caf-key-pair-probe");
   const sig = await crypto.subtle.sign(RSA_SHA1, privateKey, buf(probe));
   if (!(await crypto.subtle.verify(RSA_SHA1, publicKey, sig, buf(probe)))) {
     throw new EngineError("CAF_KEY_MISMATCH", "RSASK does not produce signatures that verify with RSAPK", { field: "RSASK" });
   }
+  return { privateKey, publicKey };
+}
 
-  const documentType = Number(tdS);
+/**
+ * Parses and validates a CAF file (bytes as downloaded: ISO-8859-1 whatever the declaration says).
+ * Checks, in order: XML shape, fields, trusted IDK, FRMA signature, RSASK/RSAPUBK/RSAPK key pair.
+ */
+async function parseCafUnsafe(input: Uint8Array | ArrayBuffer | string, opts: CafTrustOptions = {}): Promise<Caf> {
+  const { root, cafEl, da } = readCafXml(input);
+  const f = readCafFields(cafEl, da);
+  const environment = await verifyCafSignature(da, f.idk, f.frma, opts);
+
+  // Key pair: RSASK must be the private key of DA/RSAPK (and of RSAPUBK when present).
+  const rsaskText = childText(root, "RSASK");
+  const rsapubkText = childText(root, "RSAPUBK");
+  const priv = readStampingKey(rsaskText);
+  const daSpki = spkiFromRsa(f.modulus, f.exponent);
+  const daPub = rsaFromSpki(daSpki);
+  if (!bytesEqual(priv.modulus, daPub.modulus) || !bytesEqual(priv.exponent, daPub.exponent)) {
+    throw new EngineError("CAF_KEY_MISMATCH", "RSASK is not the private key of the public key the SII signed (DA/RSAPK)", { field: "RSASK" });
+  }
+  checkRsapubk(rsapubkText, daPub);
+  const { privateKey, publicKey } = await importKeyPair(priv.pkcs1, daSpki);
+
   return {
-    issuerRut,
-    issuerName,
-    documentType,
-    from: Number(dS),
-    to: Number(hS),
-    authorizedOn: fa,
-    idk,
-    environment: trusted.env,
-    expiresOn: EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(fa) : null,
+    issuerRut: f.issuerRut,
+    issuerName: f.issuerName,
+    documentType: f.documentType,
+    from: f.from,
+    to: f.to,
+    authorizedOn: f.authorizedOn,
+    idk: f.idk,
+    environment,
+    expiresOn: EXPIRING_CAF_TYPES.includes(f.documentType) ? addSixMonths(f.authorizedOn) : null,
     cafXml: flatten(canonicalize(cafEl, { stripNamespaces: true })),
     privateKey,
     publicKey,
-    privateKeyPkcs1: pkcs1,
+    privateKeyPkcs1: priv.pkcs1,
     publicKeySpki: daSpki,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Engine before simulator for the whole schema (issue 18 item 4, docs/simulator-fidelity.md
+ * Engine before simulator for the whole schema (docs/simulator-fidelity.md
  * SCH-XSD): a computed document is written as the engine will write it (with a placeholder folio,
  * stamp and signature, which the engine makes itself) and checked against the SII's schema (DTE_v10,
  * or EnvioBOLETA_v11's boleta DTE) before a folio is used. A document that breaks the schema would

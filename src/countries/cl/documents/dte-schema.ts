@@ -288,6 +288,11 @@ export function simpleProblem(raw: string, t: SimpleType): string | null {
     default:
       return `type ${t.b} is not supported`;
   }
+  return facetProblem(v, t, num);
+}
+
+/** Why `v` (a value of the base type, `num` its number when numeric) breaks a facet of `t`, or null. */
+function facetProblem(v: string, t: SimpleType, num: number | null): string | null {
   if (t.en) {
     const ok = num === null ? t.en.includes(v) : (t.enN ?? numericValues(t)).has(num);
     if (!ok) return `'${v}' is not one of ${t.en.join(", ")}`;

@@ -280,7 +280,7 @@ export async function verifySignedXml(input: Uint8Array | ArrayBuffer | string, 
 }
 
 /**
- * CAF trust for documents a company receives (issue 12): the real SII keys (IDK 100 certification,
+ * CAF trust for documents a company receives: the real SII keys (IDK 100 certification,
  * 300 production) are trusted in every mode, since real suppliers' documents carry them; the
  * simulator's key only when the SII mode is the simulator.
  */

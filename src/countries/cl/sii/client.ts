@@ -1,13 +1,7 @@
 /**
- * (One class of about 600 lines: the SOAP and REST channels share its token cache, transport and
- * error mapping, and each operation is a short method.)
- *
  * The SII client: the real wire protocol over `fetch` (sii-formats.md §4), with an injectable
- * fetcher and hosts chosen by mode:
- * - simulator (default): our own simulator, base `http://sii.simulator/simulator/sii`, served
- *   in-process (see ./index.ts siiClientFor) — the full HTTP wire format without a network;
- * - certification: maullin.sii.cl (SOAP + DTEUpload), apicert.sii.cl / pangal.sii.cl (boleta REST);
- * - production: palena.sii.cl, api.sii.cl / rahue.sii.cl.
+ * fetcher and hosts chosen by mode (./endpoints.ts). Its HTTP layer is ./transport.ts, the reading of
+ * the SII's answers ./answers.ts; this class holds the sessions (tokens) and the operations.
  *
  * Operations: getSeed, requestToken (signed seed), token caching per company+certificate with a TTL
  * and re-authentication when the SII refuses a token, uploadEnvio (DTEUpload multipart), queryEstUp,
@@ -15,49 +9,17 @@
  * Failures are SiiError with `retryable`. The client does not retry transport errors itself (the
  * issuance queue does); it only re-authenticates once when a token is refused.
  */
-import { parseRut } from "../documents/rut";
 import { buildTokenRequest, type XmlSigner } from "../xml/xmldsig";
 import { SiiError } from "./errors";
-import { envioOutcome, explainSiiStatus, type EnvioOutcome, type EnvioTypeCounts, type SiiOutcome, type SiiStatusKind } from "./status";
-import {
-  bodyValue,
-  buildMultipart,
-  parseRecepcionDte,
-  parseRespuesta,
-  parseSoapResponse,
-  SII_USER_AGENT,
-  soapRequest,
-  WireError,
-  type RecepcionDte,
-  type Respuesta,
-} from "./wire";
+import { explainSiiStatus } from "./status";
+import { boletaEnvioStatus, boletaUploadOutcome, estDteStatus, estUpStatus, readSeed, readToken, uploadOutcome, type DteStatus, type EnvioStatus, type UploadResult } from "./answers";
+import { siiEndpoints, type SiiEndpoints, type SiiMode } from "./endpoints";
+import { badResponse, httpError, SiiTransport, splitRut, TokenRejected, type SiiFetcher } from "./transport";
+import { buildMultipart, parseRecepcionDte, parseRespuesta, SII_USER_AGENT, WireError, type RecepcionDte, type Respuesta } from "./wire";
 
-export type SiiMode = "simulator" | "certification" | "production";
-export type SiiFetcher = (req: Request) => Promise<Response>;
-
-export interface SiiEndpoints {
-  /** SOAP DTEWS and DTEUpload host, e.g. https://maullin.sii.cl */
-  soapBase: string;
-  /** Boleta REST seed/token/status base, e.g. https://apicert.sii.cl/recursos/v1 */
-  restBase: string;
-  /** Boleta REST upload base, e.g. https://pangal.sii.cl/recursos/v1 */
-  restUploadBase: string;
-}
-
-export const SII_SIMULATOR_BASE_URL = "http://sii.simulator/simulator/sii";
-
-export function siiEndpoints(mode: SiiMode, simulatorBaseUrl: string = SII_SIMULATOR_BASE_URL): SiiEndpoints {
-  switch (mode) {
-    case "certification":
-      return { soapBase: "https://maullin.sii.cl", restBase: "https://apicert.sii.cl/recursos/v1", restUploadBase: "https://pangal.sii.cl/recursos/v1" };
-    case "production":
-      return { soapBase: "https://palena.sii.cl", restBase: "https://api.sii.cl/recursos/v1", restUploadBase: "https://rahue.sii.cl/recursos/v1" };
-    case "simulator": {
-      const base = simulatorBaseUrl.replace(/\/+$/, "");
-      return { soapBase: base, restBase: `${base}/recursos/v1`, restUploadBase: `${base}/recursos/v1` };
-    }
-  }
-}
+export { SII_SIMULATOR_BASE_URL, siiEndpoints, type SiiEndpoints, type SiiMode } from "./endpoints";
+export type { DteStatus, EnvioStatus, UploadResult } from "./answers";
+export type { SiiFetcher } from "./transport";
 
 /** The company certificate as the client needs it; SigningCredentials (certificate.ts) satisfies it. */
 export interface SiiCertificate extends XmlSigner {
@@ -81,45 +43,6 @@ export interface SiiClientOptions {
 }
 
 export type SiiChannel = "soap" | "rest";
-
-export interface UploadResult {
-  trackId: string;
-  /** 0 (received) or 99 (the same file was already received: the original track id). */
-  status: number;
-  duplicate: boolean;
-  /** RECEPCIONDTE TIMESTAMP or REST fecha_recepcion. */
-  receivedAt?: string;
-  /** REST: estado of the reception ("REC"). */
-  estado?: string;
-  es: string;
-  en: string;
-}
-
-export interface EnvioStatus {
-  trackId: string;
-  /** REC, SOK, CRT, FOK, PRD, EPR, RSC, RFR, RCT, ... */
-  estado: string;
-  glosa?: string;
-  numAtencion?: string;
-  counts: EnvioTypeCounts[];
-  /** REST only: rejected or objected documents with their reasons. */
-  details: { type: number; folio: number; estado: string; outcome: SiiOutcome; errors: string[] }[];
-  outcome: EnvioOutcome;
-  es: string;
-  en: string;
-}
-
-export interface DteStatus {
-  /** DOK, DNK, FAU, FNA, FAN, EMP, TMD, TMC, MMD, MMC, AND, ANC. */
-  estado: string;
-  glosa?: string;
-  errCode?: string;
-  glosaErr?: string;
-  numAtencion?: string;
-  outcome: SiiOutcome;
-  es: string;
-  en: string;
-}
 
 export interface UploadParams {
   cert: SiiCertificate;
@@ -158,40 +81,6 @@ export function clearSiiTokenCache(): void {
   TOKEN_CACHE.clear();
 }
 
-/** Signals that the SII refused the token: the caller re-authenticates once. */
-class TokenRejected extends Error {
-  constructor(
-    readonly operation: string,
-    readonly siiCode: string,
-  ) {
-    super(`${operation}: token refused (${siiCode})`);
-  }
-}
-
-function splitRut(rut: string, field: string, operation: string): { body: string; dv: string } {
-  try {
-    return parseRut(rut);
-  } catch (e) {
-    throw new SiiError("INVALID_ARGUMENT", `${field}: ${(e as Error).message}`, { retryable: false, operation });
-  }
-}
-
-function isErrorPage(text: string): boolean {
-  return /^\s*Error 500\b/i.test(text) || /<title>[^<]*(Error 500|Internal Server Error|Service Unavailable)/i.test(text);
-}
-
-function statusError(code: "SEED_FAILED" | "TOKEN_REFUSED" | "UPLOAD_REFUSED" | "QUERY_FAILED", kind: SiiStatusKind, siiCode: string, operation: string, glosa?: string): SiiError {
-  const info = explainSiiStatus(kind, siiCode);
-  return new SiiError(code, `${operation} answered ${siiCode}${glosa ? ` (${glosa})` : ""}: ${info.en}`, {
-    retryable: info.outcome === "RETRYABLE_ERROR",
-    operation,
-    siiCode,
-    siiKind: kind,
-    es: info.es,
-    en: info.en,
-  });
-}
-
 export class SiiClient {
   readonly mode: SiiMode;
   readonly endpoints: SiiEndpoints;
@@ -199,6 +88,7 @@ export class SiiClient {
   private readonly tokenTtlMs: number;
   private readonly userAgent: string;
   private readonly now: () => number;
+  private readonly transport: SiiTransport;
 
   constructor(opts: SiiClientOptions = {}) {
     this.mode = opts.mode ?? "simulator";
@@ -207,84 +97,20 @@ export class SiiClient {
     this.tokenTtlMs = opts.tokenTtlMs ?? 10 * 60_000;
     this.userAgent = opts.userAgent ?? SII_USER_AGENT;
     this.now = opts.now ?? (() => Date.now());
+    this.transport = new SiiTransport(this.fetcher, this.userAgent);
   }
 
-  // ---- HTTP -----------------------------------------------------------------------------------
-
-  /** Sends a request; transport failures and 5xx become retryable SiiErrors. Returns status + text. */
-  private async send(operation: string, req: Request, opts: { tokenAware?: boolean } = {}): Promise<{ status: number; text: string; headers: Headers }> {
-    let res: Response;
-    try {
-      res = await this.fetcher(req);
-    } catch (e) {
-      throw new SiiError("NETWORK", `${operation}: the SII could not be reached: ${(e as Error).message}`, { retryable: true, operation, cause: e });
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (e) {
-      throw new SiiError("NETWORK", `${operation}: the connection broke while reading the answer: ${(e as Error).message}`, { retryable: true, operation, cause: e });
-    }
-    if (opts.tokenAware && res.status === 401) throw new TokenRejected(operation, "401");
-    if (res.status >= 500 || res.status === 429 || res.status === 408) {
-      throw new SiiError("HTTP_ERROR", `${operation}: the SII answered HTTP ${res.status}`, { retryable: true, operation, httpStatus: res.status, siiCode: String(res.status) });
-    }
-    if (isErrorPage(text)) throw new SiiError("SERVICE_ERROR", `${operation}: the SII answered an error page ("Error 500")`, { retryable: true, operation, httpStatus: res.status });
-    return { status: res.status, text, headers: res.headers };
+  /** Sends a request through the transport (see SiiTransport.send). */
+  private send(operation: string, req: Request, opts: { tokenAware?: boolean } = {}): Promise<{ status: number; text: string; headers: Headers }> {
+    return this.transport.send(operation, req, opts);
   }
 
-  private httpError(operation: string, status: number, text: string): SiiError {
-    return new SiiError("HTTP_ERROR", `${operation}: the SII answered HTTP ${status}: ${text.slice(0, 200)}`, { retryable: false, operation, httpStatus: status, siiCode: String(status) });
-  }
-
-  private bad(operation: string, e: unknown): SiiError {
-    return new SiiError("BAD_RESPONSE", `${operation}: unreadable answer: ${(e as Error).message}`, { retryable: true, operation, cause: e });
-  }
-
-  /** Calls an rpc/encoded DTEWS operation and returns its SII:RESPUESTA. */
-  private async soap(service: string, method: string, params: [string, string][], opts: { tokenAware?: boolean } = {}): Promise<Respuesta> {
-    const operation = `${service}.${method}`;
-    const req = new Request(`${this.endpoints.soapBase}/DTEWS/${service}.jws`, {
-      method: "POST",
-      headers: { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '""', "User-Agent": this.userAgent, Accept: "text/xml" },
-      body: soapRequest(method, params),
-    });
-    const { status, text } = await this.send(operation, req);
-    let parsed;
-    try {
-      parsed = parseSoapResponse(text);
-    } catch (e) {
-      if (status >= 400) throw this.httpError(operation, status, text);
-      throw this.bad(operation, e);
-    }
-    if (parsed.kind === "fault") {
-      if (opts.tokenAware && /token/i.test(parsed.faultString)) throw new TokenRejected(operation, parsed.faultString);
-      throw new SiiError("SOAP_FAULT", `${operation}: SOAP fault ${parsed.faultCode}: ${parsed.faultString}`, { retryable: true, operation, siiCode: parsed.faultCode });
-    }
-    try {
-      return parseRespuesta(parsed.value);
-    } catch (e) {
-      throw this.bad(operation, e);
-    }
+  /** Calls an rpc/encoded DTEWS operation on this client's SOAP host. */
+  private soap(service: string, method: string, params: [string, string][], opts: { tokenAware?: boolean } = {}): Promise<Respuesta> {
+    return this.transport.soap(this.endpoints.soapBase, service, method, params, opts);
   }
 
   // ---- authentication ---------------------------------------------------------------------------
-
-  private readSeed(operation: string, r: Respuesta): string {
-    const estado = r.hdr.ESTADO ?? "";
-    if (estado !== "00") throw statusError("SEED_FAILED", "auth", estado || "(none)", operation, r.hdr.GLOSA);
-    const seed = bodyValue(r, "SEMILLA");
-    if (!seed || !/^\d+$/.test(seed)) throw this.bad(operation, new Error("ESTADO 00 without a numeric SEMILLA"));
-    return seed;
-  }
-
-  private readToken(operation: string, r: Respuesta): string {
-    const estado = r.hdr.ESTADO ?? "";
-    if (estado !== "00") throw statusError("TOKEN_REFUSED", "auth", estado || "(none)", operation, r.hdr.GLOSA);
-    const token = bodyValue(r, "TOKEN");
-    if (!token) throw this.bad(operation, new Error("ESTADO 00 without a TOKEN"));
-    return token;
-  }
 
   private holderRut(cert: SiiCertificate, operation: string): { body: string; dv: string } {
     if (!cert.rut) throw new SiiError("CERTIFICATE_NO_RUT", `${operation}: the certificate carries no holder RUT (SAN 1.3.6.1.4.1.8321.1)`, { retryable: false, operation });
@@ -293,28 +119,28 @@ export class SiiClient {
 
   /** CrSeed.getSeed: a fresh seed (valid 2 minutes at the SII). */
   async getSeed(): Promise<string> {
-    return this.readSeed("CrSeed.getSeed", await this.soap("CrSeed", "getSeed", []));
+    return readSeed("CrSeed.getSeed", await this.soap("CrSeed", "getSeed", []));
   }
 
   /** Seed + signed token request (GetTokenFromSeed.getToken). Not cached. */
   async requestToken(cert: SiiCertificate): Promise<string> {
     const seed = await this.getSeed();
     const signed = await buildTokenRequest(seed, cert);
-    return this.readToken("GetTokenFromSeed.getToken", await this.soap("GetTokenFromSeed", "getToken", [["pszXml", signed]]));
+    return readToken("GetTokenFromSeed.getToken", await this.soap("GetTokenFromSeed", "getToken", [["pszXml", signed]]));
   }
 
   /** Boleta REST: GET boleta.electronica.semilla. */
   async getBoletaSeed(): Promise<string> {
     const operation = "boleta.electronica.semilla";
     const { status, text } = await this.send(operation, new Request(`${this.endpoints.restBase}/boleta.electronica.semilla`, { headers: { Accept: "application/xml", "User-Agent": this.userAgent } }));
-    if (status >= 400) throw this.httpError(operation, status, text);
+    if (status >= 400) throw httpError(operation, status, text);
     let r: Respuesta;
     try {
       r = parseRespuesta(text);
     } catch (e) {
-      throw this.bad(operation, e);
+      throw badResponse(operation, e);
     }
-    return this.readSeed(operation, r);
+    return readSeed(operation, r);
   }
 
   /** Boleta REST: seed + POST boleta.electronica.token with the signed seed. Not cached. */
@@ -326,14 +152,14 @@ export class SiiClient {
       operation,
       new Request(`${this.endpoints.restBase}/boleta.electronica.token`, { method: "POST", headers: { "Content-Type": "application/xml", Accept: "application/xml", "User-Agent": this.userAgent }, body: signed }),
     );
-    if (status >= 400 && !text.trim().startsWith("<")) throw this.httpError(operation, status, text);
+    if (status >= 400 && !text.trim().startsWith("<")) throw httpError(operation, status, text);
     let r: Respuesta;
     try {
       r = parseRespuesta(text);
     } catch (e) {
-      throw this.bad(operation, e);
+      throw badResponse(operation, e);
     }
-    return this.readToken(operation, r);
+    return readToken(operation, r);
   }
 
   private cacheKey(channel: SiiChannel, companyRut: string, cert: SiiCertificate): string {
@@ -389,7 +215,7 @@ export class SiiClient {
       });
       const { status, text } = await this.send(p.operation, req, { tokenAware: true });
       if (status >= 400 && /token/i.test(text)) throw new TokenRejected(p.operation, String(status));
-      if (status >= 400 && !text.includes("Envelope")) throw this.httpError(p.operation, status, text);
+      if (status >= 400 && !text.includes("Envelope")) throw httpError(p.operation, status, text);
       return text;
     });
   }
@@ -399,11 +225,11 @@ export class SiiClient {
     return this.withToken(p.cert, p.companyRut, "soap", async (token) => {
       const req = new Request(p.url, { headers: { Accept: "application/json", "User-Agent": this.userAgent, Cookie: `TOKEN=${token}`, ...(p.extraHeaders ?? {}) } });
       const { status, text } = await this.send(p.operation, req, { tokenAware: true });
-      if (status >= 400) throw this.httpError(p.operation, status, text);
+      if (status >= 400) throw httpError(p.operation, status, text);
       try {
         return JSON.parse(text) as unknown;
       } catch (e) {
-        throw this.bad(p.operation, e);
+        throw badResponse(p.operation, e);
       }
     });
   }
@@ -444,30 +270,11 @@ export class SiiClient {
       try {
         r = parseRecepcionDte(text);
       } catch (e) {
-        if (status >= 400) throw this.httpError(operation, status, text);
-        throw this.bad(operation, e);
+        if (status >= 400) throw httpError(operation, status, text);
+        throw badResponse(operation, e);
       }
-      return this.uploadOutcome(operation, r.status, r.trackId, r.errors, r.timestamp);
+      return uploadOutcome(operation, r.status, r.trackId, r.errors, r.timestamp);
     });
-  }
-
-  private uploadOutcome(operation: string, status: number, trackId: string | undefined, errors: string[], receivedAt?: string, estado?: string): UploadResult {
-    if (status === 5) throw new TokenRejected(operation, "5");
-    const info = explainSiiStatus("upload", status);
-    if (status === 0 || status === 99) {
-      const id = trackId ?? (status === 99 ? /track\s*id\s*[:=]?\s*(\d+)/i.exec(errors.join(" "))?.[1] : undefined);
-      if (!id || !/^\d+$/.test(id.trim())) throw this.bad(operation, new Error(`STATUS ${status} without a TRACKID`));
-      return {
-        trackId: id.trim().replace(/^0+(?=\d)/, ""),
-        status,
-        duplicate: status === 99,
-        ...(receivedAt ? { receivedAt } : {}),
-        ...(estado ? { estado } : {}),
-        es: info.es,
-        en: info.en,
-      };
-    }
-    throw statusError("UPLOAD_REFUSED", "upload", String(status), operation, errors.join("; ") || undefined);
   }
 
   // ---- status queries -----------------------------------------------------------------------------
@@ -490,32 +297,7 @@ export class SiiClient {
         ],
         { tokenAware: true },
       );
-      const estado = r.hdr.ESTADO ?? "";
-      if (/^00[1-3]$/.test(estado)) throw new TokenRejected(operation, estado);
-      const info = explainSiiStatus("envio", estado);
-      if (info.outcome === "RETRYABLE_ERROR" || info.outcome === "TERMINAL_ERROR" || /^-\d+$/.test(estado)) throw statusError("QUERY_FAILED", "envio", estado || "(none)", operation, r.hdr.GLOSA);
-      const counts: EnvioTypeCounts[] = [];
-      let cur: EnvioTypeCounts | undefined;
-      for (const [k, v] of r.body) {
-        if (k === "TIPO_DOCTO") {
-          cur = { type: Number(v), informed: 0, accepted: 0, rejected: 0, objected: 0 };
-          counts.push(cur);
-        } else if (cur && k === "INFORMADOS") cur.informed = Number(v) || 0;
-        else if (cur && k === "ACEPTADOS") cur.accepted = Number(v) || 0;
-        else if (cur && k === "RECHAZADOS") cur.rejected = Number(v) || 0;
-        else if (cur && k === "REPAROS") cur.objected = Number(v) || 0;
-      }
-      return {
-        trackId: r.hdr.TRACKID ?? trackId,
-        estado,
-        ...(r.hdr.GLOSA ? { glosa: r.hdr.GLOSA } : {}),
-        ...(r.hdr.NUM_ATENCION ? { numAtencion: r.hdr.NUM_ATENCION } : {}),
-        counts,
-        details: [],
-        outcome: envioOutcome(estado, counts),
-        es: info.es,
-        en: info.en,
-      };
+      return estUpStatus(operation, r, trackId);
     });
   }
 
@@ -548,22 +330,7 @@ export class SiiClient {
         ],
         { tokenAware: true },
       );
-      const estado = r.hdr.ESTADO ?? "";
-      if (/^00[1-3]$/.test(estado)) throw new TokenRejected(operation, estado);
-      const info = explainSiiStatus("dte", estado);
-      if (info.outcome === "RETRYABLE_ERROR" || /^-\d+$/.test(estado) || (info.outcome === "TERMINAL_ERROR" && estado !== "EMP")) {
-        throw statusError("QUERY_FAILED", "dte", estado || "(none)", operation, r.hdr.GLOSA_ESTADO ?? r.hdr.GLOSA);
-      }
-      return {
-        estado,
-        ...(r.hdr.GLOSA_ESTADO ? { glosa: r.hdr.GLOSA_ESTADO } : {}),
-        ...(r.hdr.ERR_CODE ? { errCode: r.hdr.ERR_CODE } : {}),
-        ...(r.hdr.GLOSA_ERR ? { glosaErr: r.hdr.GLOSA_ERR } : {}),
-        ...(r.hdr.NUM_ATENCION ? { numAtencion: r.hdr.NUM_ATENCION } : {}),
-        outcome: info.outcome,
-        es: info.es,
-        en: info.en,
-      };
+      return estDteStatus(operation, r);
     });
   }
 
@@ -588,7 +355,7 @@ export class SiiClient {
       throw new SiiError("NETWORK", `CAF: the SII could not be reached: ${(e as Error).message}`, { retryable: true, operation: "CAF", cause: e });
     }
     if (res.status >= 500) throw new SiiError("HTTP_ERROR", `CAF: the SII answered HTTP ${res.status}`, { retryable: true, operation: "CAF", httpStatus: res.status, siiCode: String(res.status) });
-    if (res.status !== 200) throw this.httpError("CAF", res.status, await res.text());
+    if (res.status !== 200) throw httpError("CAF", res.status, await res.text());
     return new Uint8Array(await res.arrayBuffer());
   }
 
@@ -598,19 +365,7 @@ export class SiiClient {
     return this.withToken(p.cert, p.companyRut, "rest", async (token) => {
       const req = this.uploadRequest(`${this.endpoints.restUploadBase}/boleta.electronica.envio`, p, token, "application/json", operation);
       const { status, text } = await this.send(operation, req, { tokenAware: true });
-      let j: Record<string, unknown>;
-      try {
-        j = JSON.parse(text) as Record<string, unknown>;
-      } catch (e) {
-        if (status >= 400) throw this.httpError(operation, status, text);
-        throw this.bad(operation, e);
-      }
-      if (status >= 400 || j.trackid === undefined) {
-        const st = typeof j.status === "number" ? j.status : Number(j.status);
-        if (Number.isFinite(st)) return this.uploadOutcome(operation, st, undefined, Array.isArray(j.errors) ? j.errors.map(String) : []);
-        throw this.httpError(operation, status, text);
-      }
-      return this.uploadOutcome(operation, j.duplicado === true ? 99 : 0, String(j.trackid), [], typeof j.fecha_recepcion === "string" ? j.fecha_recepcion : undefined, typeof j.estado === "string" ? j.estado : undefined);
+      return boletaUploadOutcome(operation, status, text);
     });
   }
 
@@ -625,30 +380,7 @@ export class SiiClient {
         headers: { Cookie: `TOKEN=${token}`, Accept: "application/json", "User-Agent": this.userAgent },
       });
       const { status, text } = await this.send(operation, req, { tokenAware: true });
-      if (status >= 400) throw this.httpError(operation, status, text);
-      let j: {
-        estado?: string;
-        trackid?: number | string;
-        estadistica?: { tipo: number; informados: number; aceptados: number; rechazados: number; reparos: number }[];
-        detalle_rep_rech?: { tipo: number; folio: number; estado: string; error?: unknown[] }[];
-      };
-      try {
-        j = JSON.parse(text);
-      } catch (e) {
-        throw this.bad(operation, e);
-      }
-      const estado = String(j.estado ?? "");
-      const info = explainSiiStatus("envio", estado);
-      if (info.outcome === "RETRYABLE_ERROR" || info.outcome === "TERMINAL_ERROR") throw statusError("QUERY_FAILED", "envio", estado || "(none)", operation);
-      const counts = (j.estadistica ?? []).map((e) => ({ type: Number(e.tipo), informed: Number(e.informados) || 0, accepted: Number(e.aceptados) || 0, rejected: Number(e.rechazados) || 0, objected: Number(e.reparos) || 0 }));
-      const details = (j.detalle_rep_rech ?? []).map((d) => ({
-        type: Number(d.tipo),
-        folio: Number(d.folio),
-        estado: String(d.estado),
-        outcome: explainSiiStatus("document", String(d.estado)).outcome,
-        errors: (d.error ?? []).map((x) => (typeof x === "string" ? x : JSON.stringify(x))),
-      }));
-      return { trackId: String(j.trackid ?? trackId), estado, counts, details, outcome: envioOutcome(estado, counts), es: info.es, en: info.en };
+      return boletaEnvioStatus(operation, status, text, trackId);
     });
   }
 }

@@ -255,81 +255,118 @@ function signatureCertificateText(sig: XElement): string {
   return dsigPath(sig, "KeyInfo", "X509Data", "X509Certificate")?.textContent ?? "";
 }
 
-async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
-  const fail = (failure: SignatureCheck["failure"], message: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({ ok: false, failure, message, ...extra });
+/** A failed check, as verification answers it. */
+type Failed = SignatureCheck & { ok: false };
+const failed = (failure: SignatureCheck["failure"], message: string, extra: Pick<SignatureCheck, "reference" | "digestMode" | "signer"> = {}): Failed => ({ ok: false, failure, message, ...extra });
+const isFailed = (x: object): x is Failed => (x as { ok?: unknown }).ok === false;
+
+/** The parts of a Signature's SignedInfo, checked against the SII profile (one Reference, supported algorithms). */
+interface SignedInfoParts {
+  si: XElement;
+  sv: XElement;
+  /** CanonicalizationMethod and SignatureMethod algorithms. */
+  cm: string;
+  sm: string;
+  uri: string;
+  /** DigestValue, whitespace removed. */
+  dv: string;
+  transforms: string[];
+  hash: "SHA-1" | "SHA-256";
+}
+
+function readSignedInfo(sig: XElement): SignedInfoParts | Failed {
   const si = dsigChild(sig, "SignedInfo");
   const sv = dsigChild(sig, "SignatureValue");
-  if (!si || !sv) return fail("SIGNATURE_INVALID", "The Signature lacks SignedInfo or SignatureValue");
+  if (!si || !sv) return failed("SIGNATURE_INVALID", "The Signature lacks SignedInfo or SignatureValue");
   const cm = firstChild(si, "CanonicalizationMethod")?.getAttribute("Algorithm");
   const sm = firstChild(si, "SignatureMethod")?.getAttribute("Algorithm");
   const refs = childElements(si, "Reference");
-  if (refs.length !== 1) return fail("SIGNATURE_UNSUPPORTED", `The SII profile has exactly one Reference; found ${refs.length}`);
+  if (refs.length !== 1) return failed("SIGNATURE_UNSUPPORTED", `The SII profile has exactly one Reference; found ${refs.length}`);
   const ref = refs[0]!;
   const uri = ref.getAttribute("URI") ?? "";
   const dm = firstChild(ref, "DigestMethod")?.getAttribute("Algorithm");
   const dv = (firstChild(ref, "DigestValue")?.textContent ?? "").replace(/\s+/g, "");
   const transforms = firstChild(ref, "Transforms") ? childElements(firstChild(ref, "Transforms")!, "Transform").map((t) => t.getAttribute("Algorithm") ?? "") : [];
-  if (cm !== ALG.C14N && cm !== ALG.EXC_C14N && cm !== ALG.C14N_COMMENTS) return fail("SIGNATURE_UNSUPPORTED", `Canonicalization ${cm} is not supported`);
-  if (sm !== ALG.RSA_SHA1 && sm !== ALG.RSA_SHA256) return fail("SIGNATURE_UNSUPPORTED", `Signature method ${sm} is not supported`);
-  if (dm !== ALG.SHA1 && dm !== ALG.SHA256) return fail("SIGNATURE_UNSUPPORTED", `Digest method ${dm} is not supported`);
-  for (const t of transforms) if (![ALG.C14N, ALG.ENVELOPED, ALG.EXC_C14N, ALG.C14N_COMMENTS].includes(t as never)) return fail("SIGNATURE_UNSUPPORTED", `Transform ${t} is not supported`);
-  const hash = dm === ALG.SHA1 ? "SHA-1" : "SHA-256";
+  if (cm !== ALG.C14N && cm !== ALG.EXC_C14N && cm !== ALG.C14N_COMMENTS) return failed("SIGNATURE_UNSUPPORTED", `Canonicalization ${cm} is not supported`);
+  if (sm !== ALG.RSA_SHA1 && sm !== ALG.RSA_SHA256) return failed("SIGNATURE_UNSUPPORTED", `Signature method ${sm} is not supported`);
+  if (dm !== ALG.SHA1 && dm !== ALG.SHA256) return failed("SIGNATURE_UNSUPPORTED", `Digest method ${dm} is not supported`);
+  for (const t of transforms) if (![ALG.C14N, ALG.ENVELOPED, ALG.EXC_C14N, ALG.C14N_COMMENTS].includes(t as never)) return failed("SIGNATURE_UNSUPPORTED", `Transform ${t} is not supported`);
+  return { si, sv, cm, sm, uri, dv, transforms, hash: dm === ALG.SHA1 ? "SHA-1" : "SHA-256" };
+}
 
-  // Certificate / key
+/** The signer's key: the X509Certificate's (KeyValue, when present, must hold the same key) or a bare KeyValue. */
+function signerKey(sig: XElement, uri: string): { modulus: Uint8Array; exponent: Uint8Array; cert: CertificateInfo | undefined; signerInfo: SignatureCheck["signer"] } | Failed {
   const certText = signatureCertificateText(sig);
   const rsaKv = dsigPath(sig, "KeyInfo", "KeyValue", "RSAKeyValue");
   const cert = certificateOf(certText);
-  if (cert === null) return fail("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
+  if (cert === null) return failed("SIGNATURE_INVALID", "The X509Certificate cannot be read", { reference: uri });
   let modulus: Uint8Array, exponent: Uint8Array;
   if (cert) {
     modulus = cert.modulus;
     exponent = cert.exponent;
     if (rsaKv) {
-      if (!keyValueMatchesCert(cert, dsigChild(rsaKv, "Modulus")?.textContent ?? "", dsigChild(rsaKv, "Exponent")?.textContent ?? "")) return fail("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
+      if (!keyValueMatchesCert(cert, dsigChild(rsaKv, "Modulus")?.textContent ?? "", dsigChild(rsaKv, "Exponent")?.textContent ?? "")) return failed("SIGNATURE_INVALID", "KeyValue and X509Certificate hold different keys", { reference: uri });
     }
   } else if (rsaKv) {
     modulus = uintValue(b64decode(dsigChild(rsaKv, "Modulus")?.textContent ?? ""));
     exponent = uintValue(b64decode(dsigChild(rsaKv, "Exponent")?.textContent ?? ""));
-  } else return fail("SIGNATURE_INVALID", "The Signature carries no key", { reference: uri });
-  const signerInfo = cert ? signerOf(cert) : undefined;
+  } else return failed("SIGNATURE_INVALID", "The Signature carries no key", { reference: uri });
+  return { modulus, exponent, cert, signerInfo: cert ? signerOf(cert) : undefined };
+}
+
+/** What the Reference points at: the whole document (URI "", enveloped) or the element of that ID under the signature's parent. */
+function referenceTarget(doc: XDocument, sig: XElement, p: SignedInfoParts, signerInfo: SignatureCheck["signer"], opts: VerifyOptions): { target: XElement | XDocument; exclude: XElement | null } | Failed {
+  const { uri, transforms } = p;
+  if (uri === "") {
+    if (!transforms.includes(ALG.ENVELOPED)) return failed("SIGNATURE_UNSUPPORTED", 'A URI="" reference needs the enveloped-signature transform', { reference: uri });
+    return { target: doc, exclude: sig };
+  }
+  if (uri.startsWith("#")) {
+    // Only under the signature's parent: what a signature covers is its parent's (a DTE's own
+    // Documento, an envelope's SetDTE), and a search of the whole file per DTE would be quadratic.
+    const found = findById(sig.parentNode as XElement, uri.slice(1), opts.skip);
+    if (!found) return failed("SIGNATURE_INVALID", `No element with ID="${uri.slice(1)}"`, { reference: uri, signer: signerInfo });
+    return { target: found, exclude: transforms.includes(ALG.ENVELOPED) ? sig : null };
+  }
+  return failed("SIGNATURE_UNSUPPORTED", `Reference URI ${uri} is not supported`, { reference: uri });
+}
+
+/** The namespace treatment under which the target's digest equals DigestValue (only the strict one without fallbacks), if any. */
+async function matchingDigestMode(target: XElement | XDocument, boundary: XElement, exclude: XElement | null, p: SignedInfoParts, opts: VerifyOptions): Promise<DigestMode | undefined> {
+  const exclusiveRef = p.transforms.includes(ALG.EXC_C14N);
+  const modes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive", "stripped"] : [exclusiveRef ? "exclusive" : "context"];
+  for (const mode of modes) {
+    if (mode === "standalone" && p.uri === "") continue;
+    if (mode === "standalone" && target.nodeType !== 1) continue;
+    const c = canonicalize(target, { ...modeOptions(mode, boundary, exclude, opts.memo), ...(opts.skip?.inContent ? { omit: opts.skip } : {}) });
+    const d = b64encode(await crypto.subtle.digest(p.hash, new TextEncoder().encode(c)));
+    if (d === p.dv) return mode;
+  }
+  return undefined;
+}
+
+async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts: VerifyOptions = {}): Promise<SignatureCheck> {
+  const p = readSignedInfo(sig);
+  if (isFailed(p)) return p;
+  const { si, sv, cm, sm, uri, dv } = p;
+
+  const signer = signerKey(sig, uri);
+  if (isFailed(signer)) return signer;
+  const { modulus, exponent, cert, signerInfo } = signer;
 
   // Digest
   const boundary = sig.parentNode as XElement;
-  let target: XElement | XDocument;
-  let exclude: XElement | null = null;
-  if (uri === "") {
-    target = doc;
-    if (!transforms.includes(ALG.ENVELOPED)) return fail("SIGNATURE_UNSUPPORTED", 'A URI="" reference needs the enveloped-signature transform', { reference: uri });
-    exclude = sig;
-  } else if (uri.startsWith("#")) {
-    // Only under the signature's parent: what a signature covers is its parent's (a DTE's own
-    // Documento, an envelope's SetDTE), and a search of the whole file per DTE would be quadratic.
-    const found = findById(boundary, uri.slice(1), opts.skip);
-    if (!found) return fail("SIGNATURE_INVALID", `No element with ID="${uri.slice(1)}"`, { reference: uri, signer: signerInfo });
-    target = found;
-    if (transforms.includes(ALG.ENVELOPED)) exclude = sig;
-  } else return fail("SIGNATURE_UNSUPPORTED", `Reference URI ${uri} is not supported`, { reference: uri });
-  const exclusiveRef = transforms.includes(ALG.EXC_C14N);
-  const modes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive", "stripped"] : [exclusiveRef ? "exclusive" : "context"];
-  let digestMode: DigestMode | undefined;
-  for (const mode of modes) {
-    if (mode === "standalone" && uri === "") continue;
-    if (mode === "standalone" && target.nodeType !== 1) continue;
-    const c = canonicalize(target, { ...modeOptions(mode, boundary, exclude, opts.memo), ...(opts.skip?.inContent ? { omit: opts.skip } : {}) });
-    const d = b64encode(await crypto.subtle.digest(hash, new TextEncoder().encode(c)));
-    if (d === dv) {
-      digestMode = mode;
-      break;
-    }
-  }
-  if (!digestMode) return fail("SIGNATURE_INVALID", `The digest of ${uri || "the document"} does not match: the signed content was altered`, { reference: uri, signer: signerInfo });
+  const ref = referenceTarget(doc, sig, p, signerInfo, opts);
+  if (isFailed(ref)) return ref;
+  const digestMode = await matchingDigestMode(ref.target, boundary, ref.exclude, p, opts);
+  if (!digestMode) return failed("SIGNATURE_INVALID", `The digest of ${uri || "the document"} does not match: the signed content was altered`, { reference: uri, signer: signerInfo });
 
   // SignatureValue
   let key: CryptoKey;
   try {
     key = await verifyKey(modulus, exponent, sm === ALG.RSA_SHA1 ? "SHA-1" : "SHA-256", cert);
   } catch (e) {
-    return fail("SIGNATURE_UNSUPPORTED", `The signer key cannot be used: ${(e as Error).message}`, { reference: uri });
+    return failed("SIGNATURE_UNSUPPORTED", `The signer key cannot be used: ${(e as Error).message}`, { reference: uri });
   }
   const sigBytes = b64decode(sv.textContent ?? "");
   const siModes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive"] : [cm === ALG.EXC_C14N ? "exclusive" : "context"];
@@ -339,7 +376,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
       return { ok: true, reference: uri, digestMode, digestValue: dv, ...(cert ? { signer: signerInfo, certificate: cert } : {}) };
     }
   }
-  return fail("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
+  return failed("SIGNATURE_INVALID", "The SignatureValue does not verify with the signer's key (SignedInfo altered or certificate replaced)", { reference: uri, digestMode, signer: signerInfo });
 }
 
 /** Finds and verifies the signature that is a direct child of `parent` (e.g. a DTE, an envelope root). */

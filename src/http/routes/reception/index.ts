@@ -1,5 +1,5 @@
 /**
- * Reception (§4.10, issue 12): documents received from suppliers. The company is the `company_id`
+ * Reception (§4.10): documents received from suppliers. The company is the `company_id`
  * query parameter; the role/company guard applies as for /api/companies/{id}/… paths.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
