@@ -33,6 +33,17 @@ const raw: Plugin = {
   },
 };
 
+/**
+ * A bench's own build output (bench/reception/.bundle, written by its global set-up before it runs):
+ * not in the repository, so left as an import; the set-up that writes it is bundled and checked here.
+ */
+const generated: Plugin = {
+  name: "generated",
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)\.bundle\// }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 async function bundles(file: string): Promise<string[]> {
   const result = await build({
     entryPoints: [path.join(root, file)],
@@ -42,7 +53,7 @@ async function bundles(file: string): Promise<string[]> {
     format: "esm",
     packages: "external",
     external: ["cloudflare:*"],
-    plugins: [raw],
+    plugins: [raw, generated],
     logLevel: "silent",
   }).catch((e: { errors?: { text: string }[] }) => ({ errors: e.errors ?? [{ text: String(e) }] }));
   return result.errors.map((e) => `${file}: ${e.text}`);

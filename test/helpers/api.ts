@@ -96,8 +96,9 @@ export async function newOwner(name?: string, livemode = false): Promise<Actor> 
   return newKey(await newClient(name), "OWNER", undefined, livemode);
 }
 
-let rutSeq = 50_000_000;
-/** A fresh valid company RUT (body >= 50,000,000) each call. */
+// A random start: files that share a runtime (vitest.config.ts) each count from their own point.
+let rutSeq = 50_000_000 + Math.floor(Math.random() * 40_000_000);
+/** A fresh valid company RUT (body between 50,000,000 and 99,999,999) each call. */
 export function nextRut(): string {
   rutSeq += 1 + Math.floor(Math.random() * 1000);
   const body = String(rutSeq);
