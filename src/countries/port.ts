@@ -212,6 +212,11 @@ export interface Documents {
    * of `range` and signs it. Rejects with a refusal (`isRefusal`) when the document cannot be made.
    */
   sign(p: { body: unknown; folio: number; range: NumberRange; signer: Credentials; timestamp: string }): Promise<SignedDocument>;
+  /**
+   * The standalone signed file of document `documentId` cut out of an envelope (the bytes it was
+   * signed as); null when the envelope does not hold it.
+   */
+  fromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | null;
   /** A signed document again, from its stored file and what was recorded beside it. */
   stored(p: StoredDocument): SignedDocument;
   /**

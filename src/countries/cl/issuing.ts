@@ -6,12 +6,12 @@
 import type { Credentials, Documents, NumberRange, SignedDocument, StoredDocument } from "../port";
 import { parseCaf, type Caf } from "./documents/caf";
 import { findDocumentType } from "./documents/document-types";
-import { buildSignedDte, type SignedDte } from "./documents/dte";
+import { buildSignedDte, XML_DECL, type SignedDte } from "./documents/dte";
 import { computeDocument } from "./documents/invoice";
 import { isEngineError } from "./errors";
 import { buildEnvioBoleta, buildEnvioDte } from "./exchange/envelopes";
 import type { SigningCredentials } from "./pki/certificate";
-import { decodeLatin1 } from "./xml/xml";
+import { decodeLatin1, encodeLatin1 } from "./xml/xml";
 
 // Credentials, ranges and signed documents handed to the product are Chile's own; they come back here as such.
 const signerOf = (c: Credentials) => c as SigningCredentials;
@@ -42,9 +42,25 @@ function stored(p: StoredDocument): SignedDte {
   } as unknown as SignedDte;
 }
 
+/**
+ * The standalone signed DTE file (XML declaration, the `<DTE>` element exactly as signed, newline)
+ * cut out of an envelope: the element is pasted verbatim into envelopes, so these are the bytes
+ * the document was signed as.
+ */
+function fromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | null {
+  const text = decodeLatin1(envelope);
+  const at = text.indexOf(` ID="${documentId}"`);
+  if (at < 0) return null;
+  const start = text.lastIndexOf("<DTE ", at);
+  const end = text.indexOf("</DTE>", at);
+  if (start < 0 || end < 0) return null;
+  return encodeLatin1(XML_DECL + text.slice(start, end + "</DTE>".length) + "\n");
+}
+
 export const chileanDocuments: Documents = {
   envelopeOf,
   sign: async ({ body, folio, range, signer, timestamp }) => buildSignedDte({ document: computeDocument(body), folio, caf: range as Caf, signer: signerOf(signer), timestamp }),
+  fromEnvelope,
   stored,
   async envelope(p) {
     const signer = signerOf(p.signer);
