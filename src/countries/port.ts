@@ -163,10 +163,79 @@ export interface ResponseWindow {
   deadlineOf(receivedAt: string): string;
 }
 
+/**
+ * A number-range file as the country read it: the authority's authorisation of the numbers `from`
+ * to `to` of a document type, with what the country needs to stamp documents with it.
+ */
+export interface NumberRange {
+  readonly documentType: number;
+  readonly from: number;
+  readonly to: number;
+}
+
 /** The authority's number ranges (the documents' numbers it authorises a company to use). */
 export interface NumberRanges {
   /** The date (YYYY-MM-DD) until which a range authorised on `authorizedOn` may be used, or null when it never expires. */
   expiryDate(documentType: number, authorizedOn: string): string | null;
+  /**
+   * Reads a range file; `simulated` when it comes from the simulated authority (whose key the
+   * country trusts instead of the real one). Rejects with a refusal (`documents.isRefusal`) when it cannot.
+   */
+  parse(file: Uint8Array, opts: { simulated: boolean }): Promise<NumberRange>;
+}
+
+/** A document the country built, stamped and signed: ready for an envelope. */
+export interface SignedDocument {
+  /** Its id inside its file and envelopes. */
+  readonly id: string;
+  /** The standalone signed file. */
+  readonly xml: Uint8Array;
+}
+
+/** What is recorded of a signed document beside its stored file. */
+export interface StoredDocument {
+  documentType: number;
+  folio: number;
+  issuerRut: string;
+  receiverRut: string;
+  issueDate: string;
+  total: string;
+  xml: Uint8Array;
+}
+
+/** Issuing documents: build, stamp and sign them, and put them in envelopes. */
+export interface Documents {
+  /** The kind of envelope documents of the type travel in to the authority; throws for a type the country does not issue. */
+  envelopeOf(documentType: number): EnvelopeKind;
+  /**
+   * Computes the document of an invoice body (as the API accepted it), stamps it with number `folio`
+   * of `range` and signs it. Rejects with a refusal (`isRefusal`) when the document cannot be made.
+   */
+  sign(p: { body: unknown; folio: number; range: NumberRange; signer: Credentials; timestamp: string }): Promise<SignedDocument>;
+  /**
+   * The standalone signed file of document `documentId` cut out of an envelope (the bytes it was
+   * signed as); null when the envelope does not hold it.
+   */
+  fromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | null;
+  /** A signed document again, from its stored file and what was recorded beside it. */
+  stored(p: StoredDocument): SignedDocument;
+  /**
+   * Builds and signs an envelope of `documents`: to the authority (of their kind), or to a buyer
+   * (the country's exchange envelope) when `recipientRut` is given. `resolution` is the authority's
+   * authorisation of the issuer, `timestamp` local YYYY-MM-DDTHH:MM:SS, `id` the envelope's own id
+   * inside its file (a default when absent).
+   */
+  envelope(p: {
+    documents: SignedDocument[];
+    issuerRut: string;
+    recipientRut?: string;
+    resolution: { date: string; number: number };
+    timestamp: string;
+    signer: Credentials;
+    id?: string;
+  }): Promise<Uint8Array>;
+  /** Whether an error is the country refusing its input (final: retrying gives the same), with a message the API can show. */
+  isRefusal(e: unknown): e is Error;
 }
 
 /**
@@ -183,6 +252,7 @@ export interface Country {
   reception(env: Env, ctx?: ExecutionContext): ReceptionAuthority;
   readonly responseWindow: ResponseWindow;
   readonly numberRanges: NumberRanges;
+  readonly documents: Documents;
   /** Wires the simulated authority to the Worker's own app; called once by the composition root. */
   useInProcessSimulator(fetch: AppFetch): void;
 }

@@ -1,7 +1,7 @@
 import { createDb } from "../db/client";
-import { findDocumentType } from "../countries/cl";
 import { envelopeTransition, isFinal, MOVES, noteProblem, type InvoiceRow } from "../domain/invoices/state";
 import { AuthorityError, type TaxAuthority } from "../countries/port";
+import { issuingCountry } from "../country";
 import { enqueueEnvelopePolls, pipelineMessage, type EnvelopePollMessage, type InvoiceMessage } from "../queues/issuance";
 import { backoffSeconds } from "../lib/backoff";
 import { allocateFolios, claimEnvelope, type Allocation, pollEnvelope, prepareDocument, type Prepared, recordSigned, releaseCancellations, reload, RetryableStepError, sendEnvelope, sendPrepared, storeEnvelope, type StoredEnvelope, TerminalStepError, type StepDeps } from "./steps";
@@ -177,7 +177,7 @@ async function prepareDocuments(deps: StepDeps, invoiceMsgs: InvoiceWork[], rows
   const prepared: PreparedGroups = new Map();
   const signed: SignedGroups = new Map();
   const sent: { msg: Message<unknown>; inv: InvoiceRow }[] = [];
-  const family = (inv: InvoiceRow) => `${inv.companyId}|${findDocumentType(inv.documentType)!.envelope}`;
+  const family = (inv: InvoiceRow) => `${inv.companyId}|${issuingCountry().documents.envelopeOf(inv.documentType)}`;
   await Promise.all(
     invoiceMsgs.map(async ({ msg, body }) => {
       try {

@@ -1,4 +1,4 @@
-import { XML_DECL, decodeLatin1, encodeLatin1 } from "../countries/cl";
+import { issuingCountry } from "../country";
 
 /**
  * Where a signed document's XML lives. Documents signed together are stored once, inside the
@@ -11,18 +11,11 @@ export function inEnvelope(envelopeKey: string, documentId: string): string {
 }
 
 /**
- * The standalone signed DTE file (XML declaration, the `<DTE>` element exactly as signed, newline)
- * cut out of an envelope: the element is pasted verbatim into envelopes, so these are the bytes
- * the document was signed as. Null when the envelope does not hold that document.
+ * The standalone signed file of document `documentId` cut out of its envelope (the bytes it was
+ * signed as), as its country does it; null when the envelope does not hold that document.
  */
 export function dteFromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | null {
-  const text = decodeLatin1(envelope);
-  const at = text.indexOf(` ID="${documentId}"`);
-  if (at < 0) return null;
-  const start = text.lastIndexOf("<DTE ", at);
-  const end = text.indexOf("</DTE>", at);
-  if (start < 0 || end < 0) return null;
-  return encodeLatin1(XML_DECL + text.slice(start, end + "</DTE>".length) + "\n");
+  return issuingCountry().documents.fromEnvelope(envelope, documentId);
 }
 
 /**

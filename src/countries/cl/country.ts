@@ -9,6 +9,7 @@ import { ACTIONABLE_TYPES, APPROACHING_MS, deadlineOf } from "./documents/respon
 import { formatRutWithDots, isValidRut, normalizeRut, parseRut, RutError } from "./documents/rut";
 import { siiAuthority, siiReception } from "./sii/authority";
 import { useInProcessSimulator } from "./sii";
+import { chileanDocuments, parseRange } from "./issuing";
 
 /**
  * A RUT in its stored form (`76086428-5`) from any of `760864285`, `76086428-5`, `76.086.428-5`,
@@ -38,6 +39,7 @@ export const chile: Country = {
   reception: (env, ctx) => siiReception(env, ctx),
   responseWindow: { types: ACTIONABLE_TYPES, approachingMs: APPROACHING_MS, deadlineOf },
   // A CAF of the expiring types may be used for 6 calendar months from its authorisation (FA).
-  numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null) },
+  numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null), parse: parseRange },
+  documents: chileanDocuments,
   useInProcessSimulator,
 };

@@ -148,7 +148,8 @@ export const envelopes = sqliteTable(
   {
     id: text("id").primaryKey(),
     companyId: text("company_id").notNull(),
-    kind: text("kind", { enum: ["EnvioDTE", "EnvioBOLETA"] }).notNull(),
+    /** The country's envelope kind (countries/port.ts EnvelopeKind). */
+    kind: text("kind").notNull(),
     xmlKey: text("xml_key").notNull(),
     documentCount: integer("document_count").notNull(),
     status: text("status", { enum: ["PREPARED", "SENT", "DONE"] }).notNull(),

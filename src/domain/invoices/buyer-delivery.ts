@@ -9,7 +9,7 @@
  * it now, to another address if given. The envelope sent is kept for download.
  */
 import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL } from "drizzle-orm";
-import { buildEnvioDte, type InvoiceInput } from "../../countries/cl";
+import { issuingCountry } from "../../country";
 import { envForMode } from "../../config";
 import { createDb, type Db } from "../../db/client";
 import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../companies/company-mail";
@@ -142,14 +142,14 @@ async function sendEnvelope(env: Env, row: InvoiceRow, control: CompanyControl, 
   if (!dteBytes) throw new Error("The signed XML of the document is missing");
   const signer = await requireSigningCredentials(createDb(env.DB), env, row.companyId, now);
   const { company, settings } = control;
-  const body = JSON.parse(row.body) as InvoiceInput;
-  const built = await buildEnvioDte({
-    dtes: [storedDte(row, dteBytes, company.taxId)], issuerRut: company.taxId, senderRut: signer.rut ?? company.taxId, receiverRut: row.recipientRut,
-    resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, setId: buyerEnvelopeSetId(row.id),
+  const body = JSON.parse(row.body) as { issuer?: { tax_information?: { resolution_number?: string; resolution_date?: string } } };
+  const xml = await issuingCountry().documents.envelope({
+    documents: [storedDte(row, dteBytes, company.taxId)], issuerRut: company.taxId, recipientRut: row.recipientRut,
+    resolution: effectiveResolution(settings, body.issuer?.tax_information, company.startActivitiesDate), timestamp: toLocalDateTime(now, settings?.timeZone ?? "America/Santiago"), signer, id: buyerEnvelopeSetId(row.id),
   });
-  await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), built.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
+  await env.FILES.put(buyerEnvelopeKey(row.companyId, row.id), xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
   const subject = `Envio DTE ${row.documentType} folio ${row.folio} - ${company.taxId}`;
-  const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: built.xml }];
+  const files = [{ name: `EnvioDTE_${company.taxId}_T${row.documentType}_F${row.folio}.xml`, contentType: "application/xml", bytes: xml }];
   let note: string | null = null;
   try {
     const pdf = await invoicePdf(createDb(env.DB), env, row, "A4");

@@ -1,7 +1,5 @@
 /** What every pipeline step shares: its dependencies, error kinds, per-isolate caches, the FAILED ending. */
 import { eq, inArray } from "drizzle-orm";
-import { parseCaf, type Caf } from "../../countries/cl";
-import type { SigningCredentials } from "../../countries/cl";
 import type { Db } from "../../db/client";
 import { cafs, cancellations, companies, invoices } from "../../db/schema";
 import { companyControl } from "../../domain/companies/control-cache";
@@ -10,7 +8,8 @@ import { companyEntry, directory } from "../../db/control-directory";
 import { readCafFile } from "../../domain/folios/caf-files";
 import { AppError } from "../../errors";
 import { MOVES, transition, type InvoiceRow } from "../../domain/invoices/state";
-import type { TaxAuthority } from "../../countries/port";
+import type { Credentials, NumberRange, TaxAuthority } from "../../countries/port";
+import { issuingCountry } from "../../country";
 import { chunked } from "../../lib/chunked";
 import { envForMode } from "../../config";
 import { allocator } from "../../domain/folios/cafs";
@@ -59,7 +58,7 @@ export class RetryableStepError extends Error {}
 // company's control rows (src/domain/companies/control-cache.ts: at most CONTROL_CACHE_MS old,
 // dropped in this isolate by every write to them).
 
-const credentialCache = new Map<string, Promise<SigningCredentials & { certificateId: string }>>();
+const credentialCache = new Map<string, Promise<Credentials & { certificateId: string }>>();
 
 /**
  * The company's signing credentials. Opening a .pfx is slow, so credentials are cached per isolate
@@ -67,7 +66,7 @@ const credentialCache = new Map<string, Promise<SigningCredentials & { certifica
  * uploaded, activated or deleted in this isolate is seen at once, in others within CONTROL_CACHE_MS;
  * one past its end date is never used (its credentials are loaded again, which refuses it).
  */
-export async function signerFor(deps: StepDeps, companyId: string): Promise<SigningCredentials & { certificateId: string }> {
+export async function signerFor(deps: StepDeps, companyId: string): Promise<Credentials & { certificateId: string }> {
   const found = await companyControl(deps.env, companyId, deps.now().getTime());
   const active = found?.certificate ? { id: found.certificate.id } : undefined;
   const cached = active ? credentialCache.get(active.id) : undefined;
@@ -93,9 +92,9 @@ export async function signerFor(deps: StepDeps, companyId: string): Promise<Sign
   }
 }
 
-const cafCache = new Map<string, Promise<Caf>>();
+const cafCache = new Map<string, Promise<NumberRange>>();
 /** A CAF parsed once per isolate; its row (file key, mode) from the company's control directory object (D1 only when the object does not hold it). */
-export async function cafFor(deps: StepDeps, companyId: string, cafId: string): Promise<Caf> {
+export async function cafFor(deps: StepDeps, companyId: string, cafId: string): Promise<NumberRange> {
   let p = cafCache.get(cafId);
   if (!p) {
     p = (async () => {
@@ -103,7 +102,7 @@ export async function cafFor(deps: StepDeps, companyId: string, cafId: string): 
       if (!row) throw new TerminalStepError(`CAF ${cafId} is not on record`);
       const file = await readCafFile(deps.env, { id: cafId, fileKey: row.fileKey });
       if (!file) throw new TerminalStepError(`CAF file of ${cafId} is missing`);
-      return parseCaf(file, { mode: envForMode(deps.env, row.livemode).SII_MODE === "simulator" ? "simulator" : "sii" });
+      return issuingCountry().numberRanges.parse(file, { simulated: envForMode(deps.env, row.livemode).SII_MODE === "simulator" });
     })();
     cafCache.set(cafId, p);
     p.catch(() => cafCache.delete(cafId));

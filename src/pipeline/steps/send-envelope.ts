@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { findDocumentType, type SignedDte, buildEnvioBoleta, buildEnvioDte, type InvoiceInput } from "../../countries/cl";
+import type { EnvelopeKind, SignedDocument } from "../../countries/port";
+import { issuingCountry } from "../../country";
 import { envelopes, invoices } from "../../db/schema";
 import { MOVES, envelopeTransition } from "../../domain/invoices/state";
 import { storedDte } from "../../domain/invoices/stored-dte";
@@ -49,33 +50,30 @@ export async function claimEnvelope(deps: StepDeps, companyId: string, invoiceId
 /** Builds and signs the envelope of `dtes`, stores it in R2 (tagged with the certificate) and returns its bytes. */
 export async function buildAndStoreEnvelope(
   deps: StepDeps,
-  p: { company: CompanyContext["company"]; timeZone: string; signer: Signer; kind: "EnvioDTE" | "EnvioBOLETA"; envelopeId: string; dtes: SignedDte[]; firstBody: string },
+  p: { company: CompanyContext["company"]; timeZone: string; signer: Signer; kind: EnvelopeKind; envelopeId: string; dtes: SignedDocument[]; firstBody: string },
 ): Promise<Uint8Array> {
-  const body = JSON.parse(p.firstBody) as InvoiceInput;
-  const tax = body.issuer.tax_information;
+  const body = JSON.parse(p.firstBody) as { issuer?: { tax_information?: { resolution_number?: string; resolution_date?: string } } };
+  const tax = body.issuer?.tax_information;
   // The company's resolution (settings), read once per batch; the same in every envelope and PDF.
   const { settings } = await companyContext(deps, p.company.id);
-  const params = {
-    dtes: p.dtes,
+  const xml = await issuingCountry().documents.envelope({
+    documents: p.dtes,
     issuerRut: p.company.taxId,
-    senderRut: p.signer.rut ?? p.company.taxId,
     resolution: effectiveResolution(settings, tax, p.company.startActivitiesDate),
     timestamp: toLocalDateTime(deps.now(), p.timeZone),
     signer: p.signer,
-    setId: `SetDoc`,
-  };
-  const built = p.kind === "EnvioBOLETA" ? await buildEnvioBoleta(params) : await buildEnvioDte(params);
-  await deps.env.FILES.put(documentKeys.envelopeXml(p.company.id, p.envelopeId), built.xml, {
+  });
+  await deps.env.FILES.put(documentKeys.envelopeXml(p.company.id, p.envelopeId), xml, {
     httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" },
     customMetadata: { certificateId: p.signer.certificateId },
   });
-  return built.xml;
+  return xml;
 }
 
 /** Uploads the envelope, then records its track id and moves its SIGNED documents to SENT, in one batch. */
 async function uploadAndRecord(
   deps: StepDeps,
-  p: { company: CompanyContext["company"]; signer: Signer; kind: "EnvioDTE" | "EnvioBOLETA"; envelopeId: string; xml: Uint8Array; documents: number },
+  p: { company: CompanyContext["company"]; signer: Signer; kind: EnvelopeKind; envelopeId: string; xml: Uint8Array; documents: number },
 ): Promise<{ trackId: string; documents: number }> {
   const result = await authorityOf(deps, p.company).upload({ kind: p.kind, xml: p.xml, companyRut: p.company.taxId, signer: p.signer, fileName: `${p.envelopeId}.xml` });
   const note = `Sent to the SII in envelope ${p.envelopeId}, track id ${result.trackId}${result.duplicate ? " (the SII already had this file)" : ""}`;
@@ -102,7 +100,7 @@ export async function sendEnvelope(deps: StepDeps, companyId: string, envelopeId
   if (pending.length === 0) return null;
   const { company, timeZone } = await companyContext(deps, companyId);
   const signer = await signerFor(deps, companyId);
-  const kind = findDocumentType(pending[0]!.documentType)!.envelope;
+  const kind = issuingCountry().documents.envelopeOf(pending[0]!.documentType);
   let xml: Uint8Array | null = null;
   if (existing) {
     const object = await deps.env.FILES.get(existing.xmlKey);

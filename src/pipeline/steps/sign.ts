@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { findDocumentType, buildSignedDte, type SignedDte, isEngineError, computeDocument, type InvoiceInput } from "../../countries/cl";
+import type { EnvelopeKind, SignedDocument } from "../../countries/port";
+import { issuingCountry } from "../../country";
 import { envelopes, invoices } from "../../db/schema";
 import { allocator } from "../../domain/folios/cafs";
 import { MOVES, signedTransitions, transition, type InvoiceRow } from "../../domain/invoices/state";
@@ -28,22 +29,22 @@ export async function signDocument(deps: StepDeps, inv: InvoiceRow): Promise<Inv
  * Builds, stamps and signs the document with its folio and stores the XML in R2. An engine failure
  * is final: the folio is annulled (the range's accounting stays exact) and the document ends FAILED.
  */
-async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<{ dte: SignedDte; xmlKey: string }> {
+async function buildAndStore(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<{ dte: SignedDocument; xmlKey: string }> {
   const dte = await build(deps, inv, folio, cafId, stampedAt);
   const xmlKey = documentKeys.invoiceXml(inv.companyId, inv.id);
   await deps.env.FILES.put(xmlKey, dte.xml, { httpMetadata: { contentType: "application/xml; charset=ISO-8859-1" } });
   return { dte, xmlKey };
 }
 
-async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<SignedDte> {
+async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: string, stampedAt: string): Promise<SignedDocument> {
   const signer = await signerFor(deps, inv.companyId);
   const caf = await cafFor(deps, inv.companyId, cafId);
-  let dte: SignedDte;
+  const { documents } = issuingCountry();
+  let dte: SignedDocument;
   try {
-    const doc = computeDocument(JSON.parse(inv.body) as InvoiceInput);
-    dte = await buildSignedDte({ document: doc, folio, caf, signer, timestamp: stampedAt });
+    dte = await documents.sign({ body: JSON.parse(inv.body), folio, range: caf, signer, timestamp: stampedAt });
   } catch (e) {
-    if (isEngineError(e)) {
+    if (documents.isRefusal(e)) {
       await allocator(deps.env, inv.companyId, inv.documentType).annul(folio, { reason: `document ${inv.id} could not be generated` });
       const why = `The document could not be generated: ${e.message}. Folio ${folio} was annulled.`;
       const done = await transition(deps.store, inv.id, MOVES.failBuild, { folio, cafId, fiscalMessage: why, lastError: why }, why);
@@ -58,7 +59,7 @@ async function build(deps: StepDeps, inv: InvoiceRow, folio: number, cafId: stri
 /** A document built, stamped and signed in memory, not yet stored nor recorded. */
 export interface Prepared {
   inv: InvoiceRow;
-  dte: SignedDte;
+  dte: SignedDocument;
   folio: number;
   cafId: string;
   stampedAt: string;
@@ -90,7 +91,7 @@ export async function prepareDocument(deps: StepDeps, inv: InvoiceRow, prealloca
  */
 export async function recordSigned(deps: StepDeps, companyId: string, envelopeId: string, prepared: Prepared[]): Promise<Prepared[]> {
   const envelopeKey = documentKeys.envelopeXml(companyId, envelopeId);
-  const kind = findDocumentType(prepared[0]!.inv.documentType)!.envelope;
+  const kind = issuingCountry().documents.envelopeOf(prepared[0]!.inv.documentType);
   const at = deps.now().toISOString();
   const statements: BatchItem<"sqlite">[] = [
     ...signedTransitions(
@@ -128,7 +129,7 @@ export interface StoredEnvelope {
   company: CompanyContext["company"];
   timeZone: string;
   signer: Signer;
-  kind: "EnvioDTE" | "EnvioBOLETA";
+  kind: EnvelopeKind;
   xml: Uint8Array;
 }
 
@@ -139,7 +140,7 @@ export interface StoredEnvelope {
 export async function storeEnvelope(deps: StepDeps, companyId: string, envelopeId: string, prepared: Prepared[]): Promise<StoredEnvelope> {
   const { company, timeZone } = await companyContext(deps, companyId);
   const signer = await signerFor(deps, companyId);
-  const kind = findDocumentType(prepared[0]!.inv.documentType)!.envelope;
+  const kind = issuingCountry().documents.envelopeOf(prepared[0]!.inv.documentType);
   const xml = await buildAndStoreEnvelope(deps, { company, timeZone, signer, kind, envelopeId, dtes: prepared.map((p) => p.dte), firstBody: prepared[0]!.inv.body });
   return { envelopeId, company, timeZone, signer, kind, xml };
 }
