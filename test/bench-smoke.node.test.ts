@@ -19,6 +19,8 @@ function benchModules(): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(bench, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !/\.(mjs|ts)$/.test(entry.name) || entry.name.endsWith(".d.mts")) continue;
+    // A bench's own build output (not in the repository) is no entry point of it.
+    if (entry.parentPath.split(path.sep).includes(".bundle")) continue;
     out.push(path.relative(root, path.join(entry.parentPath, entry.name)));
   }
   return out.sort();
