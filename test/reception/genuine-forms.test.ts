@@ -125,5 +125,49 @@ describe("genuine documents in their circulating forms", () => {
     const served = new Uint8Array(await xml.raw.arrayBuffer());
     expect(decodeLatin1(served).startsWith(`<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE${SII}`)).toBe(true);
     expect((await verifyInbound(served, { mode: "simulator" })).ok).toBe(true);
+    // A document with accents downloads as ISO-8859-1 bytes behind a declaration saying so.
+    const accented = (await forms(28)).find((x) => x.name.startsWith("ISO-8859-1"))!;
+    const acc = (await upload(r, accented.xml, "acentos.xml")).body.documents[0];
+    const accXml = await call("POST", `/api/reception/invoices/${acc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key });
+    const bytes = new Uint8Array(await accXml.raw.arrayBuffer());
+    expect(accXml.headers.get("Content-Type")).toBe("application/xml; charset=ISO-8859-1");
+    expect(decodeLatin1(bytes)).toMatch(/^<\?xml version="1\.0" encoding="ISO-8859-1"\?>\n<DTE[\s\S]*Café de Ñuñoa, pequeño añejo/);
+    expect(bytes.includes(0xd1)).toBe(true);
   });
 });
+
+/** A copy of a genuine file whose Encabezado was re-indented (as an editor saves it): the same data, a digest that no longer matches. */
+const reindented = (xml: Uint8Array) => encodeLatin1(once(decodeLatin1(xml), "<Encabezado>\n", "<Encabezado>\n    "));
+const list = (folio: number) => call("GET", `/api/reception/invoices/list?company_id=${r.companyId}&folio=${folio}`, { key: r.owner.key });
+
+describe("copies of one document", () => {
+  it("a later copy that verifies supersedes one that did not, which stays in its history; the bad copy again changes nothing", async () => {
+    const d = await signedDte(caf33, 31, cert);
+    const bad = await upload(r, reindented(d.xml), "bad.xml");
+    const first = bad.body.documents[0];
+    expect([first.outcome, first.verification.status, first.verification.reception_status]).toEqual(["NEW", "FAILED", 1]);
+    const good = await upload(r, d.xml, "good.xml");
+    expect(good.status, JSON.stringify(good.body)).toBe(201);
+    const doc = good.body.documents[0];
+    expect([doc.id, doc.outcome, doc.verification.status, doc.verification.reception_status, doc.verification.duplicate]).toEqual([first.id, "SUPERSEDED", "VERIFIED", 0, false]);
+    expect(doc.received_file.name).toBe("good.xml");
+    expect(doc.received_file.superseded).toEqual([expect.objectContaining({ name: "bad.xml", reception_status: 1, channel: "UPLOAD", failed_checks: expect.arrayContaining([expect.objectContaining({ name: "dte_signature" })]) })]);
+    const served = await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key });
+    expect((await verifyInbound(new Uint8Array(await served.raw.arrayBuffer()), { mode: "simulator" })).ok).toBe(true);
+    const again = await upload(r, reindented(d.xml), "bad-again.xml");
+    expect(again.body.documents[0]).toMatchObject({ id: first.id, outcome: "ALREADY_RECEIVED", verification: { status: "VERIFIED" } });
+    expect((await list(31)).body.total).toBe(1);
+  });
+
+  it("a copy of a verified document in another form is that document, not a duplicate; another document is", async () => {
+    const d = await signedDte(caf33, 33, cert);
+    const original = (await upload(r, d.xml)).body.documents[0];
+    expect(original.verification.status).toBe("VERIFIED");
+    const copy = await upload(r, reindented(d.xml), "copy.xml");
+    expect(copy.body.documents[0]).toMatchObject({ id: original.id, outcome: "ALREADY_RECEIVED", verification: { status: "VERIFIED", duplicate: false } });
+    const other = await upload(r, (await signedDte(caf33, 33, cert, "33", { items: [{ quantity: 9, unit_price: 1000, description: "Otro" }] })).xml);
+    expect(other.body.documents[0]).toMatchObject({ outcome: "DUPLICATE", verification: { reception_status: 4, duplicate: true } });
+    expect((await list(33)).body.total).toBe(2);
+  });
+});
+
