@@ -23,6 +23,7 @@ import { judge } from "./checks";
 import { displayText } from "./messages";
 import { claimKeys, repointKey } from "./keys";
 import { copyVerdict, supersedingFile, type SupersededCopy } from "./supersede";
+import { registerInSimulator } from "./test-register";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import type { EnvelopeResolution } from "./pdf";
 import { queueSiiStatusChecks } from "./sii-status";
@@ -128,6 +129,8 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
     writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
     result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
   }
+  // Test mode: the simulated SII's register learns of what verified, so accepting and claiming work offline.
+  if (channel !== "SII" && envForMode(env, company.livemode).SII_MODE === "simulator") await registerInSimulator(env, writes.map((w) => w.row), now, { name: source.fileName ?? null, sha256: fileSha, size: bytes.length });
   const written = new Set(writes.map((w) => w.row.xmlSha256));
   if (writes.length) await storeFiles(env, company.id, key, bytes, items.filter((k) => written.has(k.sha)));
   const lost = await storeWrites(env, company.id, writes);
