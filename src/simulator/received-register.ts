@@ -10,7 +10,7 @@ import { documentKeyText, ENVIO_GLOSA, statsOf, type DocumentVerdict } from "./v
 
 export type ReceivedDocument = Omit<DocumentVerdict, "status" | "errors">;
 
-/** Registers the documents not registered yet, received at `at` (one envelope per issuer); returns the keys registered (documentKeyText). */
+/** Registers the documents not registered yet, received at `at` (one envelope per issuer); returns the keys registered (documentKeyText). Wired into reception by the composition root (reception/test-register.ts). */
 export async function registerReceived(db: Db, docs: ReceivedDocument[], at: Date, file: { name: string; sha256: string; size: number }): Promise<Set<string>> {
   const known = await acceptedAmong(db, docs);
   const fresh = docs.filter((d) => !known.has(documentKeyText(d)));
