@@ -343,11 +343,7 @@ export function optional(p: Particle): boolean {
 class Checker {
   readonly errors: string[] = [];
 
-  /**
-   * `opaque`: elements taken as they are, like ds:Signature (e.g. the TED of a document not yet
-   * stamped); `unqualified`: the namespace elements in none are read in; `ignored`: elements left
-   * out of the walk.
-   */
+  /** `opaque`: elements taken as they are, like ds:Signature (a TED not yet stamped); `unqualified`: the namespace of elements in none; `ignored`: not walked. */
   constructor(private readonly opaque: ReadonlySet<string> | null = null, private readonly unqualified: string | null = null, private readonly ignored: ReadonlySet<XElement> | null = null) {}
 
   add(path: string, message: string): void {
@@ -380,9 +376,7 @@ class Checker {
     let text = false;
     for (let c = el.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
-      if (type === 1) {
-        if (!this.ignored?.has(c as XElement)) kids.push(c as XElement);
-      }
+      if (type === 1 && !this.ignored?.has(c as XElement)) kids.push(c as XElement);
       else if (!text && (type === 3 || type === 4)) {
         const data = (c as unknown as { data: string }).data;
         text = data !== "\n" && NON_SPACE.test(data);
@@ -465,10 +459,9 @@ class Checker {
 /**
  * Schema problems of a <DTE> element (empty when it is valid), at most MAX_ERRORS, each as
  * "DTE/Documento/Encabezado/IdDoc/FchEmis: why". `opaque` names elements whose content is not
- * checked (only their presence and place). For a received DTE: `unqualified` is the namespace a
- * DTE that declares none is read in (the SII reads it in its own), and `issuerExtras` leaves out
- * an issuer's DocPersonalizado beside the signed content (SII-portal downloads carry one; it is
- * not part of the document).
+ * checked (only their presence and place). Received DTEs: `unqualified`, the namespace a DTE
+ * declaring none is read in (the SII's); `issuerExtras`, an issuer's DocPersonalizado beside the
+ * signed content (SII-portal downloads) left out.
  */
 export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<string>; boleta?: boolean; unqualified?: string; issuerExtras?: boolean } = {}): string[] {
   const ignored = opts.issuerExtras ? new Set(xml.childElements(dte, "DocPersonalizado").filter((e) => e.namespaceURI === null || e.namespaceURI === NS_SII)) : null;
