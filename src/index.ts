@@ -9,6 +9,8 @@ import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
 import { handleEmail } from "./reception/email";
+import { useSimulatedRegister } from "./reception/test-register";
+import { registerReceived } from "./simulator/received-register";
 import { companyOfSendingEvent, handleSendingEvents } from "./reception/sending-events";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
@@ -18,6 +20,8 @@ export { ControlDirectory } from "./durable-objects/control-directory";
 
 // In simulator mode the SII client's requests are answered by this Worker's own app, in process.
 issuingCountry().useInProcessSimulator((req, env, ctx) => app.fetch(req, env, ctx));
+// In test mode the documents a company receives and verifies are registered in the simulated SII.
+useSimulatedRegister(registerReceived);
 
 /** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
 const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);

@@ -27674,6 +27674,20 @@ export interface components {
                 name: string | null;
                 /** @description When the file was taken in: the FchRecep of its RecepcionEnvio. Later than the document's `received_at` when the SII's register listed the document before its XML arrived. */
                 received_at: string;
+                /** @description Earlier copies of this document that did not verify, oldest first, which a later copy that verifies took the place of (its file is the one above); each with the checks it failed. */
+                superseded: {
+                    /** @enum {string} */
+                    channel: "UPLOAD" | "EMAIL" | "SII";
+                    failed_checks: {
+                        message: string | null;
+                        name: string;
+                    }[];
+                    name: string | null;
+                    received_at: string | null;
+                    reception_status: number | null;
+                    superseded_at: string;
+                    xml_sha256: string;
+                }[];
             } | null;
             recipient: {
                 legal_name: string | null;
@@ -27802,8 +27816,11 @@ export interface components {
         };
         ReceptionUploadResult: {
             documents: (components["schemas"]["ReceivedDocument"] & {
-                /** @enum {string} */
-                outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE";
+                /**
+                 * @description NEW; ALREADY_RECEIVED (this DTE, or a copy of it in another form, was received before: `id` is that document); DUPLICATE (another document with its issuer, type and folio came first); SUPERSEDED (this copy verifies and took the place of an earlier copy that did not, kept in `received_file.superseded`).
+                 * @enum {string}
+                 */
+                outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" | "SUPERSEDED";
             })[];
             file_sha256: string;
             /** @enum {string} */

@@ -110,7 +110,8 @@ export function judge(report: InboundReport, d: InboundDteReport, companyRut: st
   const env: Check = report.kind === "DTE" ? { name: "envelope_signature", result: "NOT_APPLICABLE", message: "A standalone DTE has no envelope." }
     : report.envelopeSignature?.ok ? pass("envelope_signature")
     : fail("envelope_signature", report.envelopeSignature?.message ?? "The envelope signature is missing");
-  const sig = d.signature.ok ? pass("dte_signature") : fail("dte_signature", d.signature.message ?? d.signature.failure ?? "The signature does not verify");
+  // A signature that verified in a form other than the file's own says which (verify.ts).
+  const sig = d.signature.ok ? { ...pass("dte_signature"), message: d.signature.message ?? null } : fail("dte_signature", d.signature.message ?? d.signature.failure ?? "The signature does not verify");
   const recipient = d.receiverRut && isValidRut(d.receiverRut) && normalizeRut(d.receiverRut) === companyRut
     ? pass("recipient_rut") : fail("recipient_rut", `The document is addressed to ${d.receiverRut ?? "nobody"}, not to this company (${companyRut}).`);
   const envIssuer = report.caratula?.rutEmisor;

@@ -4,8 +4,9 @@
  * that parse. The file as received is kept in R2 under a key built from the company and its SHA-256
  * (never from a file or attachment name), as evidence; each DTE becomes a row keyed by company,
  * issuer, type and folio with its checks, and its own XML object: the verified element's canonical
- * form (what is served, printed and listed). Idempotent: the same DTE again changes nothing; a
- * different DTE with a known key is stored and flagged as a duplicate (EstadoRecepDTE 4). A failed
+ * form (what is served, printed and listed). Idempotent: the same DTE again changes nothing, nor
+ * does a copy of it in another form; a copy that verifies supersedes one that did not (supersede.ts);
+ * a different DTE with a known key is stored and flagged as a duplicate (EstadoRecepDTE 4). A failed
  * verification never blocks intake.
  */
 import { envForMode } from "../config";
@@ -20,7 +21,9 @@ import { chunked } from "../lib/chunked";
 import { acknowledgeFile, type Acknowledgment } from "./acknowledge";
 import { judge } from "./checks";
 import { displayText } from "./messages";
-import { claimKeys } from "./keys";
+import { claimKeys, repointKey } from "./keys";
+import { copyVerdict, supersedingFile, type SupersededCopy } from "./supersede";
+import { registerInSimulator } from "./test-register";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
 import type { EnvelopeResolution } from "./pdf";
 import { queueSiiStatusChecks } from "./sii-status";
@@ -46,7 +49,7 @@ export interface IntakeResult {
   fileSha256: string;
   /** The message id the rows carry (set once the file is taken). */
   messageId?: string | null;
-  documents: { id: string; issuer_rut: string; document_type: number; folio: number; reception_status: number; outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" }[];
+  documents: { id: string; issuer_rut: string; document_type: number; folio: number; reception_status: number; outcome: "NEW" | "ALREADY_RECEIVED" | "DUPLICATE" | "SUPERSEDED" }[];
   /** The file's RecepcionEnvio when one was built (acknowledge.ts). */
   acknowledgment?: Acknowledgment | null;
 }
@@ -94,7 +97,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
-  const holders = await receivedByIds(env, company.id, claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId));
+  const holders = await receivedByIds(env, company.id, [...claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId), ...claims.flatMap((c) => c.earlier)]);
   const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
   const writes: Write[] = [];
   const receivedFile = receivedFileOf(report, source.fileName ?? null, now);
@@ -106,11 +109,28 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
       result.documents.push({ ...base, reception_status: 0, outcome: "ALREADY_RECEIVED" });
       continue;
     }
+    // Another XML of its key came first: a copy of that document (which it may supersede), or another document.
+    const alone = claim.duplicate ? judge(report, k.d, company.taxId, false) : null;
+    const copy = alone ? copyVerdict(claim.earlier.flatMap((id) => holders.get(id) ?? []), k.d, alone.status === 0) : null;
+    if (copy && copy.kind !== "DUPLICATE") {
+      await repointKey(env, company.id, { issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha }, copy.prior.id);
+      const prior = copy.prior;
+      if (copy.kind === "COPY") {
+        result.documents.push({ ...base, id: prior.id, reception_status: prior.receptionStatus ?? 0, outcome: "ALREADY_RECEIVED" });
+        continue;
+      }
+      const row = rowOf(company.id, prior.id, k, alone!, false, prior, { channel, messageId, xmlKey: key, receivedFile: supersedingFile(receivedFile, prior, now) });
+      writes.push({ row, placeholder: prior, verdict: alone!.status, supersedes: prior.xmlSha256! });
+      result.documents.push({ ...base, id: prior.id, reception_status: alone!.status, outcome: "SUPERSEDED" });
+      continue;
+    }
     const verdict = judge(report, k.d, company.taxId, claim.duplicate);
     const row = rowOf(company.id, claim.documentId, k, verdict, claim.duplicate, held ?? null, { channel, messageId, xmlKey: key, receivedFile });
     writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
     result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
   }
+  // Test mode: the simulated SII's register learns of what verified, so accepting and claiming work offline.
+  if (channel !== "SII" && envForMode(env, company.livemode).SII_MODE === "simulator") await registerInSimulator(env, writes.map((w) => w.row), now, { name: source.fileName ?? null, sha256: fileSha, size: bytes.length });
   const written = new Set(writes.map((w) => w.row.xmlSha256));
   if (writes.length) await storeFiles(env, company.id, key, bytes, items.filter((k) => written.has(k.sha)));
   const lost = await storeWrites(env, company.id, writes);
@@ -135,7 +155,8 @@ function replyProblem(root: string | undefined): string | null {
 
 type Keyed = { d: InboundReport["documents"][number]; issuerRut: string };
 type Item = Keyed & { xml: ReturnType<typeof xmlDocumentBytes>; sha: string };
-type Write = { row: Row; placeholder: ReceivedRow | null; verdict: number };
+/** `placeholder`: the row written over (a register-only one, or the copy `supersedes` names by its XML's SHA-256). */
+type Write = { row: Row; placeholder: ReceivedRow | null; verdict: number; supersedes?: string };
 
 /** Each DTE with its stored XML and that XML's SHA-256; a DTE repeated in the same file is taken once. */
 async function distinctDtes(usable: Keyed[]): Promise<Item[]> {
@@ -178,6 +199,8 @@ export interface ReceivedFile {
   resolution?: EnvelopeResolution | null;
   /** The file's RecepcionEnvio, once built and mailed (acknowledge.ts). */
   acknowledgment?: Acknowledgment;
+  /** Earlier copies of the document that did not verify, which this one took the place of (supersede.ts). */
+  superseded?: SupersededCopy[];
 }
 
 function receivedFileOf(report: InboundReport, name: string | null, at: Date): string {
@@ -255,13 +278,13 @@ function eventOf(w: Write): ReceptionEvent {
   return { row: readBack(w), type, key: `${type}:${w.row.id}:${w.row.xmlSha256}` };
 }
 
-/** The row as stored: a placeholder keeps its channel (SII), reception time and response state (accepted by law while its XML was awaited). */
+/** The row as stored: a placeholder keeps its channel (SII), reception time and response state (accepted by law while its XML was awaited); a superseded copy's row too. */
 function readBack(w: Write): ReceivedRow {
   const p = w.placeholder;
-  return { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(p ? { channel: "SII" as const, createdAt: p.createdAt, responseState: p.responseState, responses: p.responses } : {}) } as ReceivedRow;
+  return { createdAt: w.row.updatedAt!, responses: "[]", ...w.row, ...(p ? { channel: p.channel, createdAt: p.createdAt, responseState: p.responseState, responses: p.responses } : {}) } as ReceivedRow;
 }
 
-/** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML). */
+/** A new row (nothing if it exists), or the placeholder filled in (only while it still has no XML, or the superseded copy's). */
 function writeOf(db: Db, w: Write) {
   const { row } = w;
   if (!w.placeholder) return db.insert(receivedDocuments).values(row).onConflictDoNothing().returning({ id: receivedDocuments.id });
@@ -271,6 +294,6 @@ function writeOf(db: Db, w: Write) {
   return db
     .update(receivedDocuments)
     .set(fill)
-    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, id!), isNull(receivedDocuments.xmlSha256)))
+    .where(and(eq(receivedDocuments.companyId, row.companyId), eq(receivedDocuments.id, id!), w.supersedes ? eq(receivedDocuments.xmlSha256, w.supersedes) : isNull(receivedDocuments.xmlSha256)))
     .returning({ id: receivedDocuments.id });
 }

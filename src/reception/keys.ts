@@ -32,6 +32,8 @@ export interface Claim {
   kind: "NEW" | "PLACEHOLDER" | "HELD";
   /** Another XML with the same (issuer, type, folio) came first. */
   duplicate: boolean;
+  /** The documents holding the other XMLs of the (issuer, type, folio) that came first, in arrival order. */
+  earlier: string[];
 }
 
 const sameDocument = (k: Omit<DteKey, "sha">) => and(eq(receivedKeys.issuerRut, k.issuerRut), eq(receivedKeys.documentType, k.documentType), eq(receivedKeys.folio, k.folio));
@@ -76,8 +78,14 @@ type KeyRow = { seq: number; xml_sha256: string; document_id: string };
 function readClaim(k: DteKey, candidateId: string, [converted, inserted, all]: KeyRow[][]): Claim {
   const mine = all!.find((r) => r.xml_sha256 === k.sha)!;
   const kind = converted!.length ? "PLACEHOLDER" : inserted!.length ? "NEW" : "HELD";
-  const duplicate = all!.some((r) => r.xml_sha256 !== "" && r.xml_sha256 !== k.sha && r.seq < mine.seq);
-  return { documentId: kind === "NEW" ? candidateId : mine.document_id, kind, duplicate };
+  const earlier = all!.filter((r) => r.xml_sha256 !== "" && r.xml_sha256 !== k.sha && r.seq < mine.seq).map((r) => r.document_id);
+  return { documentId: kind === "NEW" ? candidateId : mine.document_id, kind, duplicate: earlier.length > 0, earlier: [...new Set(earlier)] };
+}
+
+/** The key of `k` held by `documentId` from now on (a copy of an earlier document: its XML names that document). */
+export async function repointKey(env: StoreEnv, companyId: string, k: DteKey, documentId: string): Promise<void> {
+  const db = indexStore(env, companyId);
+  await db.update(receivedKeys).set({ documentId }).where(and(sameDocument(k), eq(receivedKeys.xmlSha256, k.sha)));
 }
 
 /** The keys of each (issuer, type, folio) of `docs`, in arrival order (the register poll's lookup): one store call per 100. */

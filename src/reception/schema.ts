@@ -80,6 +80,19 @@ export const ReceivedDocumentSchema = z
           })
           .nullable()
           .openapi({ description: "The signed RespuestaDTE/RecepcionEnvio that answered the file (every document taken in from it, each with its EstadoRecepDTE), built when an e-mail or upload brought it and the company had an active certificate; `download/recepcion_envio` returns it. Null otherwise: that download then builds one for this document alone." }),
+        superseded: z
+          .array(
+            z.object({
+              xml_sha256: z.string(),
+              reception_status: z.number().int().nullable(),
+              name: z.string().nullable(),
+              received_at: z.string().nullable(),
+              channel: z.enum(["UPLOAD", "EMAIL", "SII"]),
+              failed_checks: z.array(z.object({ name: z.string(), message: z.string().nullable() })),
+              superseded_at: z.string(),
+            }),
+          )
+          .openapi({ description: "Earlier copies of this document that did not verify, oldest first, which a later copy that verifies took the place of (its file is the one above); each with the checks it failed." }),
       })
       .nullable()
       .openapi({ description: "The file the XML arrived in; null while only the SII's register knows the document." }),

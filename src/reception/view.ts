@@ -81,5 +81,5 @@ function receivedFileView(row: ReceivedRow) {
   if (!row.xmlKey) return null;
   const file = receivedFileOfRow(row);
   const ack = file?.acknowledgment;
-  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, received_at: file?.received_at ?? row.createdAt, acknowledgment: ack ? { at: ack.at, reply_to: ack.reply_to, mail: ack.mail ? mailView(ack.mail) : null } : null };
+  return { name: file?.name ?? null, envelope_id: file?.envelope_id ?? null, message_id: row.messageId, received_at: file?.received_at ?? row.createdAt, acknowledgment: ack ? { at: ack.at, reply_to: ack.reply_to, mail: ack.mail ? mailView(ack.mail) : null } : null, superseded: file?.superseded ?? [] };
 }

@@ -7,7 +7,8 @@
  * removed, an element moved, the Reference pointing at another element, an ID held twice, the
  * namespace changed). The genuine ones verify in both, every tampered one fails in both, and every
  * difference is written here with its reason: the namespace fallbacks of sii-formats.md §3.3, which
- * our verifier accepts (SignatureCheck.digestMode other than "context") and standard XMLDSig does not.
+ * our verifier accepts (SignatureCheck.digestMode other than "context", or the SII namespace
+ * restored on a DTE that dropped it: restoredNamespace) and standard XMLDSig does not.
  */
 import { webcrypto } from "node:crypto";
 import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
@@ -15,7 +16,7 @@ import { setNodeDependencies } from "xml-core";
 import * as xmldsig from "xmldsigjs";
 import xpath from "xpath";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildEnvioDte, decodeLatin1, encodeLatin1, NS_DSIG, signXml, verifyInbound, type DigestMode, XML_DECL, type SignedDte } from "../../src/countries/cl";
+import { buildEnvioDte, decodeLatin1, encodeLatin1, NS_DSIG, signXml, verifyInbound, type DigestMode, type SignatureCheck, XML_DECL, type SignedDte } from "../../src/countries/cl";
 import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
@@ -33,13 +34,14 @@ interface Sample {
   expected: Verdicts;
   /** Where standard XMLDSig differs, what it says and why. */
   standard?: { verdicts: Verdicts; reason: string };
-  /** The namespace fallback our verifier is expected to accept each DTE with (absent: "context" for every valid one). */
-  fallback?: DigestMode;
+  /** The namespace fallback our verifier is expected to accept each DTE with (absent: "context" for every valid one; "restored": the SII namespace restored on a root that dropped it). */
+  fallback?: DigestMode | "restored";
 }
 
-async function ours(xml: Uint8Array): Promise<Verdicts & { modes: (DigestMode | undefined)[] }> {
+async function ours(xml: Uint8Array): Promise<Verdicts & { modes: (DigestMode | "restored" | undefined)[] }> {
   const r = await verifyInbound(xml, { mode: "simulator" });
-  return { envelope: r.envelopeSignature ? r.envelopeSignature.ok : null, dtes: r.documents.map((d) => d.signature.ok), modes: r.documents.map((d) => (d.signature.ok ? d.signature.digestMode : undefined)) };
+  const mode = (s: SignatureCheck) => (s.ok ? (s.restoredNamespace ? "restored" : s.digestMode) : undefined);
+  return { envelope: r.envelopeSignature ? r.envelopeSignature.ok : null, dtes: r.documents.map((d) => d.signature.ok), modes: r.documents.map((d) => mode(d.signature)) };
 }
 
 /** What xmldsigjs threw instead of answering (a missing signature, an ID it cannot resolve to one element). */
@@ -183,6 +185,17 @@ async function buildAll(): Promise<Sample[]> {
     fallback: "stripped",
     standard: { verdicts: { envelope: null, dtes: [false] }, reason: "the Documento's canonical form carries xmlns=\"http://www.sii.cl/SiiDte\", which was not there when it was signed" },
   });
+  // The reverse, as DTEs circulate standalone: signed in the SII's namespace, the declaration dropped from the root since.
+  const nsDropped = once(s33, /<DTE[^>]*>/, (m) => once(m, SII, ""));
+  out.push({
+    name: "DTE signed in the SII's namespace, the declaration dropped from its root after signing",
+    xml: latin1(nsDropped),
+    expected: { envelope: null, dtes: [true] },
+    fallback: "restored",
+    standard: { verdicts: { envelope: null, dtes: [false] }, reason: "the Documento's canonical form lacks the xmlns=\"http://www.sii.cl/SiiDte\" it was signed with; ours reads a DTE without a namespace in the SII's, as the SII does, and keeps it with the namespace restored" },
+  });
+  tampered("DTE with its namespace dropped and its amount changed", once(nsDropped, /<MntTotal>(\d+)</, (_m, n) => `<MntTotal>${Number(n) + 1}<`), failed);
+  out.push({ name: "DTE with an issuer's DocPersonalizado beside its Documento", xml: latin1(once(s33, "</Documento>\n", "</Documento>\n<DocPersonalizado><dteLinea>Texto</dteLinea></DocPersonalizado>\n")), expected: { envelope: null, dtes: [true] } });
   return out;
 }
 
@@ -214,6 +227,6 @@ describe("our verifier and xmldsigjs", () => {
       // xmldsigjs says "no" by throwing: only for a digest that does not match or an ID held twice, never for a form it cannot process.
       expect(standardErrors.splice(0).filter((m) => !/^XMLJS0013: Cryptographic error: (Invalid digest for uri|Duplicate Id)/.test(m)), `xmldsigjs errors: ${s.name}`).toEqual([]);
     }
-    expect(seen).toHaveLength(4);
+    expect(seen).toHaveLength(5);
   });
 });

@@ -33,7 +33,9 @@ describe("upload intake", () => {
     expect(res.body.documents.map((d: any) => [d.folio, d.outcome, d.verification.status, d.verification.reception_status])).toEqual([[1, "NEW", "VERIFIED", 0], [2, "NEW", "VERIFIED", 0]]);
     const doc = res.body.documents[0];
     expect(checksOf(doc)).toEqual({ envelope_signature: "PASSED", dte_signature: "PASSED", signer: "PASSED", ted: "PASSED", caf: "PASSED", recipient_rut: "PASSED", issuer_rut: "PASSED", schema: "PASSED", totals: "PASSED", duplicate: "PASSED", sii_status: "NOT_CHECKED" });
-    expect(doc).toMatchObject({ issuer: { tax_id: ISSUER_RUT, legal_name: "EMPRESA DE PRUEBA SPA" }, recipient: { tax_id: RECIPIENT }, document_type: "33", issue_date: d1.issueDate, totals: { total: d1.total }, channel: "UPLOAD", xml_status: "RECEIVED", response_state: "PENDING", sii_received_at: null });
+    expect(doc).toMatchObject({ issuer: { tax_id: ISSUER_RUT, legal_name: "EMPRESA DE PRUEBA SPA" }, recipient: { tax_id: RECIPIENT }, document_type: "33", issue_date: d1.issueDate, totals: { total: d1.total }, channel: "UPLOAD", xml_status: "RECEIVED", response_state: "PENDING" });
+    // Test mode: the simulated SII's register learned of it as it was taken in (test-register.ts).
+    expect(Date.parse(doc.response_deadline) - Date.parse(doc.sii_received_at)).toBe(8 * 86_400_000);
     expect(doc.lines[0]).toMatchObject({ line: 1, name: "Servicio de prueba", quantity: "2" });
     const xml = await call("POST", `/api/reception/invoices/${doc.id}/download/xml?company_id=${r.companyId}`, { key: r.owner.key });
     expect(xml.status).toBe(200);

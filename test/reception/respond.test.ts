@@ -91,10 +91,27 @@ describe("send_response", () => {
   });
 
   it("a document the SII does not hold is refused; nothing recorded", async () => {
+    // In test mode only what verifies becomes known to the simulated register: a tampered copy does not.
     const e = await envelope([await signedDte(caf33, 105, cert)], cert);
-    const id = (await upload(r, e.xml)).body.documents[0].id;
-    expectError(await respond(r, id, "ACD"), 422, "RECEPTION_NOT_AT_AUTHORITY");
+    const tampered = decodeLatin1(e.xml).replace("<NmbItem>Servicio de prueba</NmbItem>", "<NmbItem>Servicio de prueba X</NmbItem>");
+    const id = (await upload(r, encodeLatin1(tampered))).body.documents[0].id;
+    expect((await getDoc(r, id)).body.sii_received_at).toBeNull();
+    expectError(await respond(r, id, "RCD", "Contenido alterado"), 422, "RECEPTION_NOT_AT_AUTHORITY");
     expect((await getDoc(r, id)).body.responses).toEqual([]);
+  });
+
+  it("test mode: an uploaded document that verifies is known to the simulated register, its deadline shown, and can be accepted offline", async () => {
+    const before = Date.now();
+    const id = (await upload(r, (await signedDte(caf33, 107, cert)).xml)).body.documents[0].id;
+    const doc = (await getDoc(r, id)).body;
+    expect(Date.parse(doc.sii_received_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(doc.response_deadline) - Date.parse(doc.sii_received_at)).toBe(8 * 86_400_000);
+    expect(doc.seconds_left).toBeGreaterThan(8 * 86_400 - 60);
+    const acd = await respond(r, id, "ACD");
+    expect(acd.status, JSON.stringify(acd.body)).toBe(200);
+    expect(acd.body).toMatchObject({ response_state: "ACCEPTED", responses: [{ action: "ACD", sii_code: 0 }] });
+    const erm = await respond(r, id, "ERM");
+    expect(erm.body).toMatchObject({ response_state: "ACCEPTED_AND_RECEIVED", responses: [{ action: "ACD" }, { action: "ERM", sii_code: 0 }] });
   });
 
   it("only 33, 34 and 43 take actions; a bad body is a validation error", async () => {
@@ -127,6 +144,7 @@ describe("the RecepcionEnvio answers the file that brought the document", () => 
     expect(doc.received_file).toEqual({
       name: "EnvioDTE_76086428-5_F131.xml", envelope_id: "EnvioProveedor-0131", message_id: expect.stringMatching(/^inm_/), received_at: expect.stringMatching(/^\d{4}-/),
       acknowledgment: { at: expect.any(String), reply_to: { email: "dte@losandes.example", source: "TAXPAYER_DIRECTORY" }, mail: { state: "SENT", attempts: 1, sent_at: expect.any(String), message: null, next_attempt_at: null, delivered_at: null } },
+      superseded: [],
     });
     // Taken in with the document (only a document the SII's register listed first has an earlier received_at).
     expect(Math.abs(Date.parse(doc.received_file.received_at) - Date.parse(doc.received_at))).toBeLessThan(60_000);

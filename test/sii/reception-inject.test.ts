@@ -76,7 +76,7 @@ describe("inject", () => {
     expect(res.status).toBe(400);
     const err = (await res.json()) as any;
     expect(err.error.code).toBe("VALIDATION_FAILED");
-    expect(err.error.message).toBe("The SII would refuse this envelope (RFR: Rechazado por Error en Firma): Firma del envio: The digest of #SetDoc does not match: the signed content was altered");
+    expect(err.error.message).toBe("The SII would refuse this envelope (RFR: Rechazado por Error en Firma): Firma del envio: The digest of #SetDoc does not match its content in any of the namespace forms the SII accepts: this content is not the one that was signed");
     expect(await sii.receptionTime(doc(43))).toBeNull();
   });
 });

@@ -348,8 +348,8 @@ export function optional(p: Particle): boolean {
 class Checker {
   readonly errors: string[] = [];
 
-  /** Elements taken as they are, like ds:Signature (e.g. the TED of a document not yet stamped). */
-  constructor(private readonly opaque: ReadonlySet<string> | null = null) {}
+  /** `opaque`: elements taken as they are, like ds:Signature (a TED not yet stamped); `unqualified`: the namespace of elements in none; `ignored`: not walked. */
+  constructor(private readonly opaque: ReadonlySet<string> | null = null, private readonly unqualified: string | null = null, private readonly ignored: ReadonlySet<XElement> | null = null) {}
 
   add(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push(`${path}: ${message}`);
@@ -381,7 +381,7 @@ class Checker {
     let text = false;
     for (let c = el.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
-      if (type === 1) kids.push(c as XElement);
+      if (type === 1 && !this.ignored?.has(c as XElement)) kids.push(c as XElement);
       else if (!text && (type === 3 || type === 4)) {
         const data = (c as unknown as { data: string }).data;
         text = data !== "\n" && NON_SPACE.test(data);
@@ -450,7 +450,7 @@ class Checker {
       const k = kids[i]!;
       const ns = p[3] === "sig" ? NS_DSIG : NS_SII;
       const at = max === 1 ? `${path}/${name}` : `${path}/${name}[${n + 1}]`;
-      if (k.namespaceURI !== ns) this.add(at, `must be in namespace ${ns}`);
+      if ((k.namespaceURI ?? this.unqualified) !== ns) this.add(at, `must be in namespace ${ns}`);
       this.element(k, p, at);
       n++;
       i++;
@@ -464,11 +464,14 @@ class Checker {
 /**
  * Schema problems of a <DTE> element (empty when it is valid), at most MAX_ERRORS, each as
  * "DTE/Documento/Encabezado/IdDoc/FchEmis: why". `opaque` names elements whose content is not
- * checked (only their presence and place).
+ * checked (only their presence and place). Received DTEs: `unqualified`, the namespace a DTE
+ * declaring none is read in (the SII's); `issuerExtras`, an issuer's DocPersonalizado beside the
+ * signed content (SII-portal downloads) left out.
  */
-export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<string>; boleta?: boolean } = {}): string[] {
-  const c = new Checker(opts.opaque ?? null);
-  if (dte.localName !== "DTE" || dte.namespaceURI !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
+export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<string>; boleta?: boolean; unqualified?: string; issuerExtras?: boolean } = {}): string[] {
+  const ignored = opts.issuerExtras ? new Set(xml.childElements(dte, "DocPersonalizado").filter((e) => e.namespaceURI === null || e.namespaceURI === NS_SII)) : null;
+  const c = new Checker(opts.opaque ?? null, opts.unqualified ?? null, ignored?.size ? ignored : null);
+  if (dte.localName !== "DTE" || (dte.namespaceURI ?? opts.unqualified) !== NS_SII) return [`the root is <${dte.nodeName}>, not a DTE in ${NS_SII}`];
   c.element(dte, opts.boleta ? BOLETA_DTE : DTE_MODEL, "DTE");
   return c.errors;
 }

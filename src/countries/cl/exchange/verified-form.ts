@@ -83,8 +83,9 @@ export function dteOmissions(dte: XElement, branch: XElement | undefined): Omiss
 /**
  * A DTE as stored: its canonical form without `omit` (dteOmissions), with the namespace
  * declarations of the context its signature verified in: the envelope's for a signature made in
- * place (`inPlace`), the DTE's own for one made on the DTE alone (sii-formats.md §3.3).
+ * place (`inPlace`), the DTE's own for one made on the DTE alone (sii-formats.md §3.3), and
+ * `defaultNamespace` when its signature verified with it restored (C14nOptions.defaultNamespace).
  */
-export function verifiedDteForm(dte: XElement, omit: ReadonlySet<XNode>, inPlace: boolean): string {
-  return canonicalize(dte, { omit, ...(inPlace ? {} : { boundary: dte }) });
+export function verifiedDteForm(dte: XElement, omit: ReadonlySet<XNode>, inPlace: boolean, defaultNamespace?: string): string {
+  return canonicalize(dte, { omit, ...(inPlace ? {} : { boundary: dte }), ...(defaultNamespace ? { defaultNamespace } : {}) });
 }

@@ -11,10 +11,10 @@ import { SII_CAF_KEYS } from "../pki/sii-keys";
 import { tedText, verifyTed, type TedCheck } from "../documents/ted";
 import { dteSchemaProblems } from "../documents/dte-schema";
 import { BRANCH_NAMES } from "../documents/document-types";
-import { childElements, childText, countById, decodeXmlBytes, firstChild, NS_DSIG, parseXml, type XDocument, type XElement } from "../xml/xml";
+import { childElements, childText, countById, decodeXmlBytes, firstChild, NS_DSIG, NS_SII, parseXml, type XDocument, type XElement } from "../xml/xml";
 import { verifyChildSignature, verifySignatureElement, type SignatureCheck } from "../xml/xmldsig";
 import { dteContentOf, type DteContent } from "./content";
-import { dteOmissions, verifiedDteForm } from "./verified-form";
+import { dteOmissions, verifiedDteForm, type Omissions } from "./verified-form";
 import type { SignerCheck } from "../pki/trust";
 import type { TotalsCheck } from "../documents/totals-check";
 import { addContentChecks } from "./content-checks";
@@ -104,19 +104,20 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
     total: (totales && childText(totales, "MntTotal")) ?? null,
     signature: { ok: false },
     ted: { ok: false },
-    schemaErrors: dteSchemaProblems(dte),
+    schemaErrors: dteSchemaProblems(dte, { unqualified: NS_SII, issuerExtras: true }),
     xml: "",
     content: dteContentOf(branch),
   };
   // Verified as it is kept: what is not kept (unsigned additions, verified-form.ts) is not looked into.
   const omit = dteOmissions(dte, branch);
-  report.signature = await verifyChildSignature(doc, dte, { fallbacks: opts.fallbacks ?? true, skip: omit, ...(memo ? { memo } : {}) });
+  const { signature, restored } = await verifyDteSignature(doc, dte, omit, opts, memo);
+  report.signature = signature;
   if (report.signature.ok) {
     // Signature wrapping: the signed element must be this DTE's own Documento, and its ID unique.
     const wrapped = !report.id || report.signature.reference !== `#${report.id}` || countById(dte, report.id, omit) !== 1;
     if (wrapped) report.signature = { ...report.signature, ok: false, failure: "SIGNATURE_INVALID", message: `The signature does not cover this DTE's ${branch?.localName ?? "Documento"} (reference ${report.signature.reference}, ID ${report.id})` };
   }
-  report.xml = verifiedDteForm(dte, omit, !report.signature.digestMode || report.signature.digestMode === "context");
+  report.xml = verifiedDteForm(dte, omit, !report.signature.digestMode || report.signature.digestMode === "context", restored);
   const tedEl = branch && firstChild(branch, "TED");
   report.ted = tedEl ? await verifyTed(tedEl, opts) : { ok: false, failure: "TED_MISSING", message: "The document has no TED" };
   if (report.ted.ok) {
@@ -140,6 +141,27 @@ export async function verifyDteElement(doc: XDocument, dte: XElement, opts: Inbo
   }
   report.ok = true;
   return report;
+}
+
+/**
+ * A DTE's signature, checked as the DTE stands (with the namespace fallbacks) and, when that fails
+ * on a DTE that declares no namespace, as its signer signed it with the SII's namespace in scope
+ * (`<DTE xmlns="http://www.sii.cl/SiiDte">`, the declaration dropped since): the SII reads such a
+ * DTE in its namespace. `restored`: the namespace the signature verified with, which the kept form
+ * then declares. The messages say which form verified, or which forms were tried.
+ */
+async function verifyDteSignature(doc: XDocument, dte: XElement, omit: Omissions, opts: InboundOptions, memo?: WeakMap<object, string>): Promise<{ signature: SignatureCheck; restored?: string }> {
+  const fallbacks = opts.fallbacks ?? true;
+  const signature = await verifyChildSignature(doc, dte, { fallbacks, skip: omit, ...(memo ? { memo } : {}) });
+  if (signature.ok || !fallbacks || dte.namespaceURI !== null || signature.failure === "SIGNATURE_MISSING") return { signature };
+  const restored = await verifyChildSignature(doc, dte, { skip: omit, defaultNamespace: NS_SII });
+  if (restored.ok) {
+    const message = `Verified with the SII namespace (${NS_SII}) restored on <DTE>: the file's DTE declares no namespace, and it was signed in the SII's.`;
+    return { signature: { ...restored, message, restoredNamespace: NS_SII }, restored: NS_SII };
+  }
+  // Where the restored form got further (its digest matched), its own failure is the one to tell.
+  if (restored.digestMode) return { signature: { ...restored, message: `With the SII namespace restored on <DTE>: ${restored.message}` } };
+  return { signature: { ...signature, message: `${signature.message} (tried as received and, the file's DTE declaring no namespace, with the SII's restored)` } };
 }
 
 /** Where a verified stamp's DD disagrees with the document's own fields (RznSocRecep `name`, the first NmbItem `firstItem`). */

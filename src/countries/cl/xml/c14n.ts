@@ -25,6 +25,12 @@ export interface C14nOptions {
    */
   boundary?: XElement | null;
   /**
+   * A default namespace in scope above the apex's scope (the document's root or `boundary`): the
+   * form of a DTE signed as `<DTE xmlns="http://www.sii.cl/SiiDte">` whose declaration was then
+   * dropped from its root. A default declaration in the tree still overrides it.
+   */
+  defaultNamespace?: string;
+  /**
    * Canonical forms shared between calls over the same, unchanging tree (inclusive C14N without
    * `exclude` or `boundary` only). Below the apex an element renders exactly its own declarations
    * that differ from its parent's scope, so the output of the children of an element with an ID
@@ -47,8 +53,8 @@ function ownNs(el: XElement): [string, string][] {
   return out;
 }
 
-/** The namespaces in scope at `el`, from the document's root or from `boundary` (C14nOptions.boundary). */
-function inScope(el: XElement, boundary: XElement | null): NsMap {
+/** The namespaces in scope at `el`, from the document's root or from `boundary` (C14nOptions.boundary), below `defaultNamespace`. */
+function inScope(el: XElement, boundary: XElement | null, defaultNamespace?: string): NsMap {
   const chain: XElement[] = [];
   let n: XNode | null = el;
   for (; n && n.nodeType === 1; n = n.parentNode) {
@@ -56,6 +62,7 @@ function inScope(el: XElement, boundary: XElement | null): NsMap {
     if (n === boundary) break;
   }
   const m = new Map<string, string>();
+  if (defaultNamespace) m.set("", defaultNamespace);
   if (boundary && n === boundary) {
     const def = boundary.lookupNamespaceURI("");
     if (def) m.set("", def);
@@ -102,7 +109,7 @@ function renderElement(el: XElement, rendered: NsMap, parentScope: NsMap | null,
   const apex = parentScope === null;
   const own = ownNs(el);
   let scope: NsMap;
-  if (apex) scope = opts.stripNamespaces ? new Map() : inScope(el, opts.boundary ?? null);
+  if (apex) scope = opts.stripNamespaces ? new Map() : inScope(el, opts.boundary ?? null, opts.defaultNamespace);
   else if (own.length === 0) scope = parentScope;
   else {
     const m = new Map(parentScope);
@@ -176,7 +183,7 @@ function attributesOf(el: XElement, inherit: boolean, opts: C14nOptions): Attr[]
 }
 
 function renderChildren(el: XElement, rendered: NsMap, scope: NsMap, opts: C14nOptions, out: string[]): void {
-  const memo = opts.memo && !opts.exclude && !opts.omit && !opts.exclusive && !opts.stripNamespaces && !opts.boundary && el.getAttribute("ID") !== null ? opts.memo : undefined;
+  const memo = opts.memo && !opts.exclude && !opts.omit && !opts.exclusive && !opts.stripNamespaces && !opts.boundary && !opts.defaultNamespace && el.getAttribute("ID") !== null ? opts.memo : undefined;
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c === opts.exclude || opts.omit?.has(c)) continue;
     switch (c.nodeType) {

@@ -111,6 +111,8 @@ export interface SignatureCheck {
   reference?: string;
   /** Which namespace treatment made the digest match (inbound fallbacks). */
   digestMode?: DigestMode;
+  /** The default namespace restored on a root that no longer declares it, for the signature to verify (VerifyOptions.defaultNamespace). */
+  restoredNamespace?: string;
   /** The Reference's DigestValue (base64), once it matched (a RecepcionEnvio's Digest names the envelope by it). */
   digestValue?: string;
   signer?: Pick<CertificateInfo, "rut" | "subjectCN" | "issuer" | "notBefore" | "notAfter" | "fingerprintSha1">;
@@ -118,15 +120,16 @@ export interface SignatureCheck {
   certificate?: CertificateInfo;
 }
 
-function modeOptions(mode: DigestMode, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"]): C14nOptions {
+function modeOptions(mode: DigestMode, boundary: XElement | null, exclude: XElement | null, memo?: C14nOptions["memo"], defaultNamespace?: string): C14nOptions {
+  const ns = defaultNamespace ? { defaultNamespace } : {};
   switch (mode) {
     case "context":
-      return { exclude, ...(memo ? { memo } : {}) };
+      return { exclude, ...ns, ...(memo ? { memo } : {}) };
     case "standalone":
       // As if the signature's parent were the document's root (sii-formats.md §3.3).
-      return { exclude, boundary };
+      return { exclude, boundary, ...ns };
     case "exclusive":
-      return { exclusive: true, exclude };
+      return { exclusive: true, exclude, ...ns };
     case "stripped":
       return { stripNamespaces: true, exclude };
   }
@@ -239,6 +242,8 @@ export interface VerifyOptions {
    * is of the content without it: what is verified is what is kept.
    */
   skip?: ReadonlySet<XNode> & { inContent?: boolean };
+  /** A default namespace the signer had in scope and the file no longer declares (C14nOptions.defaultNamespace). */
+  defaultNamespace?: string;
 }
 
 /** The first child of `el` named `name` in the XMLDSig namespace: the signature's parts are read only there. */
@@ -338,7 +343,7 @@ async function matchingDigestMode(target: XElement | XDocument, boundary: XEleme
   for (const mode of modes) {
     if (mode === "standalone" && p.uri === "") continue;
     if (mode === "standalone" && target.nodeType !== 1) continue;
-    const c = canonicalize(target, { ...modeOptions(mode, boundary, exclude, opts.memo), ...(opts.skip?.inContent ? { omit: opts.skip } : {}) });
+    const c = canonicalize(target, { ...modeOptions(mode, boundary, exclude, opts.memo, opts.defaultNamespace), ...(opts.skip?.inContent ? { omit: opts.skip } : {}) });
     const d = b64encode(await crypto.subtle.digest(p.hash, new TextEncoder().encode(c)));
     if (d === p.dv) return mode;
   }
@@ -359,7 +364,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   const ref = referenceTarget(doc, sig, p, signerInfo, opts);
   if (isFailed(ref)) return ref;
   const digestMode = await matchingDigestMode(ref.target, boundary, ref.exclude, p, opts);
-  if (!digestMode) return failed("SIGNATURE_INVALID", `The digest of ${uri || "the document"} does not match: the signed content was altered`, { reference: uri, signer: signerInfo });
+  if (!digestMode) return failed("SIGNATURE_INVALID", `The digest of ${uri || "the document"} does not match its content${opts.fallbacks ? " in any of the namespace forms the SII accepts" : ""}: this content is not the one that was signed`, { reference: uri, signer: signerInfo });
 
   // SignatureValue
   let key: CryptoKey;
@@ -371,7 +376,7 @@ async function verifySignatureElementUnsafe(doc: XDocument, sig: XElement, opts:
   const sigBytes = b64decode(sv.textContent ?? "");
   const siModes: DigestMode[] = opts.fallbacks ? ["context", "standalone", "exclusive"] : [cm === ALG.EXC_C14N ? "exclusive" : "context"];
   for (const mode of siModes) {
-    const c = canonicalize(si, modeOptions(mode, boundary, null));
+    const c = canonicalize(si, modeOptions(mode, boundary, null, undefined, opts.defaultNamespace));
     if (await crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, buf(sigBytes), new TextEncoder().encode(c))) {
       return { ok: true, reference: uri, digestMode, digestValue: dv, ...(cert ? { signer: signerInfo, certificate: cert } : {}) };
     }

@@ -34,7 +34,7 @@ export const UploadResultSchema = z
   .object({
     kind: z.enum(["EnvioDTE", "DTE"]),
     file_sha256: z.string(),
-    documents: z.array(ReceivedDocumentSchema.extend({ outcome: z.enum(["NEW", "ALREADY_RECEIVED", "DUPLICATE"]) })),
+    documents: z.array(ReceivedDocumentSchema.extend({ outcome: z.enum(["NEW", "ALREADY_RECEIVED", "DUPLICATE", "SUPERSEDED"]).openapi({ description: "NEW; ALREADY_RECEIVED (this DTE, or a copy of it in another form, was received before: `id` is that document); DUPLICATE (another document with its issuer, type and folio came first); SUPERSEDED (this copy verifies and took the place of an earlier copy that did not, kept in `received_file.superseded`)." }) })),
   })
   .openapi("ReceptionUploadResult");
 
