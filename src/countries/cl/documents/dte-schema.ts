@@ -462,11 +462,9 @@ class Checker {
 }
 
 /**
- * Schema problems of a <DTE> element (empty when it is valid), at most MAX_ERRORS, each as
- * "DTE/Documento/Encabezado/IdDoc/FchEmis: why". `opaque` names elements whose content is not
- * checked (only their presence and place). Received DTEs: `unqualified`, the namespace a DTE
- * declaring none is read in (the SII's); `issuerExtras`, an issuer's DocPersonalizado beside the
- * signed content (SII-portal downloads) left out.
+ * Schema problems of a <DTE> (none when valid; at most MAX_ERRORS, as "DTE/Documento/…/FchEmis: why").
+ * `opaque`: elements checked only for presence and place. Received DTEs: `unqualified`, the namespace
+ * a DTE declaring none is read in; `issuerExtras`: an issuer's DocPersonalizado left out.
  */
 export function dteSchemaProblems(dte: XElement, opts: { opaque?: ReadonlySet<string>; boleta?: boolean; unqualified?: string; issuerExtras?: boolean } = {}): string[] {
   const ignored = opts.issuerExtras ? new Set(xml.childElements(dte, "DocPersonalizado").filter((e) => e.namespaceURI === null || e.namespaceURI === NS_SII)) : null;
