@@ -1,9 +1,11 @@
 /**
  * Receiving a supplier's documents and answering them: upload the file a supplier sent (an
  * EnvioDTE or one DTE, as it came by mail), read what the verification found for each document,
- * and accept the verified ones (ACD) or claim the others (RCD) with the failed checks as the
- * reason. A real ERP would also compare the document with its purchase order before accepting; a
- * document that NEEDS_REVIEW is for a person to look at, not to accept blindly.
+ * and answer the SII for the verified ones: accept (ACD) or claim (RCD, with a reason). The default
+ * policy accepts what verified; an ERP passes its own `decide`, e.g. comparing each document with
+ * its purchase order. A document that NEEDS_REVIEW is for a person to look at; one that FAILED is
+ * not the supplier's document as signed (the service already answered its sender why), so there is
+ * nothing to accept or claim at the SII.
  *
  *   DTE_API_URL=http://127.0.0.1:8787 DTE_API_KEY=dte_test_… COMPANY=cmp_… \
  *     npx tsx examples/answer-supplier.ts envio.xml
@@ -19,7 +21,7 @@ export interface AnswerOptions {
   /** The file as the supplier sent it. */
   file: Uint8Array;
   fileName?: string;
-  /** What to answer for a document (default: ACD when VERIFIED, RCD when FAILED, nothing otherwise). */
+  /** What to answer for a verified document (default: ACD); null leaves it unanswered. */
   decide?: (doc: Received) => { action: "ACD" | "RCD"; reason?: string } | null;
   log?: (line: string) => void;
 }
@@ -38,18 +40,13 @@ function ok<T>(step: string, r: { data?: T; error?: unknown; response: Response 
   throw new Error(`${step}: HTTP ${r.response.status} ${e ? `${e.code}: ${e.message}` : String(r.error)}`);
 }
 
-/** The default policy: accept what verified, claim what failed, leave the rest to a person. */
-export function defaultDecision(doc: Received): { action: "ACD" | "RCD"; reason?: string } | null {
-  if (doc.verification.status === "VERIFIED") return { action: "ACD" };
-  if (doc.verification.status !== "FAILED") return null;
-  const failed = doc.verification.checks.filter((c) => c.result === "FAILED").map((c) => `${c.name}: ${c.message}`);
-  return { action: "RCD", reason: failed.join("; ").slice(0, 256) || "The document did not verify" };
-}
+/** The default policy: accept what verified. */
+export const acceptVerified = (): { action: "ACD" | "RCD"; reason?: string } | null => ({ action: "ACD" });
 
 export async function answerSupplierFile(opts: AnswerOptions): Promise<Answered[]> {
   const { client, companyId } = opts;
   const log = opts.log ?? (() => undefined);
-  const decide = opts.decide ?? defaultDecision;
+  const decide = opts.decide ?? acceptVerified;
   const uploaded = ok("upload", await client.POST("/api/reception/invoices/upload", {
     params: { query: { company_id: companyId } },
     body: { file: "" },
@@ -62,7 +59,7 @@ export async function answerSupplierFile(opts: AnswerOptions): Promise<Answered[
   const out: Answered[] = [];
   for (const doc of uploaded.documents) {
     log(`${doc.document_type} ${doc.folio} from ${doc.issuer.legal_name}: ${doc.verification.status} (${doc.outcome})`);
-    const decision = decide(doc);
+    const decision = doc.verification.status === "VERIFIED" ? decide(doc) : null;
     let state = doc.response_state;
     if (decision) {
       const answered = ok("send_response", await client.POST("/api/reception/invoices/{purchase_id}/send_response", {
