@@ -42,6 +42,8 @@ const COVERED = [
   "DELETE /api/companies/{idCompany}",
   "DELETE /api/users/{user_id}",
   "GET /api/api-keys",
+  "GET /api/catalogs",
+  "GET /api/catalogs/{country}",
   "GET /api/catalogs/{country}/additional-export-info/countries",
   "GET /api/catalogs/{country}/additional-export-info/package-types",
   "GET /api/catalogs/{country}/additional-export-info/payment-forms",

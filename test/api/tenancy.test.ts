@@ -34,6 +34,8 @@ const MATRIX: Record<string, Permission> = {
   "DELETE /api/companies/{idCompany}": "company:delete",
   "DELETE /api/users/{user_id}": "users:manage",
   "GET /api/api-keys": "users:manage",
+  "GET /api/catalogs": "company:read",
+  "GET /api/catalogs/{country}": "company:read",
   "GET /api/catalogs/{country}/additional-export-info/countries": "company:read",
   "GET /api/catalogs/{country}/additional-export-info/package-types": "company:read",
   "GET /api/catalogs/{country}/additional-export-info/payment-forms": "company:read",

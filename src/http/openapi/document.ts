@@ -6,12 +6,12 @@ import { idempotency } from "../middleware/idempotency";
 import { REQUEST_ID_PATTERN } from "../middleware/request-id";
 import { ROUTE_REGISTRY } from "../route";
 
-/** The specification's functional areas (§1), in its order; then ours (Health; Operations: dead letters). */
+/** The specification's functional areas (§1), in its order; then ours (Catalogs: the catalogs' index; Health; Operations: dead letters). */
 export const TAGS = [
   "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
   "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
   "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices",
-  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Health", "Operations",
+  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Catalogs", "Health", "Operations",
 ] as const;
 
 const ERROR_TABLE = Object.entries(ERROR_CODES)
