@@ -62,9 +62,12 @@ describe("every event type, from its real writer", () => {
     const { final, payloads } = await issueAndCollect(issuer, "invoice.accepted_with_objections");
     expect(final.status).toBe("ACCEPTED_WITH_OBJECTIONS");
     expect(payloads.map((p) => p.type).sort()).toEqual(["invoice.accepted_with_objections", "invoice.sent"]);
-    const { history: _h, livemode: _m, buyer_response: buyer, ...current } = final;
-    const { buyer_response: buyerThen, ...data } = payloads.find((p) => p.type === "invoice.accepted_with_objections").data;
+    const { history: _h, livemode: _m, buyer_response: buyer, buyer_delivery: _d, updated_at: updatedNow, ...current } = final;
+    const { buyer_response: buyerThen, buyer_delivery: deliveryThen, updated_at: updatedThen, ...data } = payloads.find((p) => p.type === "invoice.accepted_with_objections").data;
     expect(data).toEqual(current);
+    // The delivery to the buyer starts with the verdict and may have moved on since the event.
+    expect(deliveryThen.state).toBe("PENDING");
+    expect(Date.parse(updatedThen)).toBeLessThanOrEqual(Date.parse(updatedNow));
     expect(current.fiscal_status).toBe("RLV");
     // The buyer's answer is awaited from the verdict on (its next read may have moved since).
     expect([buyerThen.state, buyer.state]).toEqual(["PENDING", "PENDING"]);
