@@ -30,7 +30,8 @@ function where(companyId: string, f: ListFilter): SQL {
   const r = receivedDocuments;
   const c = countedFilters(r, companyId, f);
   // The SII's register holding other data fails a document whatever its EstadoRecepDTE (./checks.ts verificationStatus).
-  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0), not(like(r.checks, SII_STATUS_FAILED)));
+  // (A row without checks yet has no failed sii_status: NOT LIKE over NULL would leave it out.)
+  if (f.verification === "VERIFIED") c.push(eq(r.receptionStatus, 0), or(isNull(r.checks), not(like(r.checks, SII_STATUS_FAILED)))!);
   if (f.verification === "FAILED") c.push(or(gte(r.receptionStatus, 1), like(r.checks, SII_STATUS_FAILED))!);
   if (f.issuerTaxId) {
     if (!issuingCountry().taxId.isValid(f.issuerTaxId)) throw new AppError("VALIDATION_FAILED", "issuer_tax_id is not a valid RUT.", [{ field: "issuer_tax_id", message: "Not a valid RUT" }]);
