@@ -22,7 +22,8 @@
  * - 500,000 elements in a file: a file at the 10 MB limit holds about 190,000 of them in ordinary
  *   DTEs (55 characters an element) and 500,000 in the densest (20 characters: one-line items with
  *   short values);
- * - nodes of any kind (elements, texts, comments, processing instructions, CDATA sections): at most
+ * - nodes of any kind (elements, texts, processing instructions, CDATA sections; comments are no
+ *   nodes of the tree): at most
  *   10,000 plus one per 8 characters of the file. Ordinary files have one per 21 characters,
  *   pretty-printed ones one per 23; the parser's cost is by node (a tiny element costs it as much as
  *   an ordinary element with its text), so a file of tiny nodes (`<a/>` repeated, texts between
@@ -80,7 +81,7 @@ export class ShapeBounds {
   }
 
   node(): void {
-    if (++this.nodes > this.maxNodes) this.refuse(`it holds more than ${n(this.maxNodes)} nodes (elements, texts, comments) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
+    if (++this.nodes > this.maxNodes) this.refuse(`it holds more than ${n(this.maxNodes)} nodes (elements, texts) for its size, more than one per ${XML_LIMITS.charsPerNode} characters; SII files have about one per 20`);
   }
 
   name(kind: string, name: string): void {
