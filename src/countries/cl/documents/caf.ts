@@ -129,14 +129,7 @@ function readCafXml(input: Uint8Array | ArrayBuffer | string): { root: XElement;
 }
 
 /** The fields of DA and the FRMA signature, each checked for presence and shape. */
-interface CafFields {
-  issuerRut: string;
-  issuerName: string;
-  documentType: number;
-  from: number;
-  to: number;
-  authorizedOn: string;
-  idk: number;
+interface CafFields extends Pick<Caf, "issuerRut" | "issuerName" | "documentType" | "from" | "to" | "authorizedOn" | "idk"> {
   /** DA/RSAPK modulus and exponent. */
   modulus: Uint8Array;
   exponent: Uint8Array;
