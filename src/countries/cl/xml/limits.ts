@@ -53,9 +53,9 @@ const n = (x: number) => x.toLocaleString("en-US");
 
 /**
  * The bounds of one parse of `length` characters of `what` (named in the refusal: "The received
- * file is refused: …"). The parser calls `open` at an element's name, `attribute` at each of its
- * attributes, `element` when its start tag is complete, `close` at its end and `node` at every other
- * node; a bound crossed throws an EngineError XML_MALFORMED at once.
+ * file is refused: …"). For each complete start tag the tree builder calls `open`, then
+ * `attribute` for each attribute and `element`; `close` at its end and `node` at every other node;
+ * a bound crossed throws an EngineError XML_MALFORMED at once.
  */
 export class ShapeBounds {
   private depth = 0;

@@ -103,9 +103,11 @@ function append(parent: Parent, node: XNode): void {
   parent.lastChild = node;
 }
 
-function attributesOf(tag: SaxesTagNS): XAttr[] {
+/** The attributes of a complete start tag, each within the bounds as it is taken. */
+function attributesOf(tag: SaxesTagNS, bounds: ShapeBounds): XAttr[] {
   const out: XAttr[] = [];
   for (const name in tag.attributes) {
+    bounds.attribute(name);
     const a = tag.attributes[name] as SaxesAttributeNS;
     const ns = a.prefix === "xmlns" || a.name === "xmlns" ? XMLNS_NS : a.uri || null;
     out.push({ name: a.name, localName: a.local, prefix: a.prefix || null, namespaceURI: ns, value: a.value });
@@ -128,9 +130,9 @@ export function buildTree(text: string, what: string): XDocument {
   // it is complete, and comments, which nothing reads (C14N is without comments), are not nodes.
   parser.on("opentag", (tag) => {
     bounds.open(tag.name);
-    for (const name in tag.attributes) bounds.attribute(name);
+    const attributes = attributesOf(tag, bounds);
     bounds.element(tag.name);
-    const el = new XElement(tag, attributesOf(tag));
+    const el = new XElement(tag, attributes);
     append(parent, el);
     if (parent === doc) doc.documentElement = el;
     parent = el;
