@@ -146,6 +146,7 @@ const ISOLATED = [
   "test/reception/buyer-response.test.ts",
   "test/reception/cron.test.ts",
   "test/reception/email.test.ts",
+  "test/reception/intake.test.ts",
   "test/reception/issued.test.ts",
   "test/reception/reply-mail.test.ts",
   "test/reception/sii-status.test.ts",

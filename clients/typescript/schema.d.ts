@@ -24721,7 +24721,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24840,7 +24841,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -24959,7 +24961,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -25092,7 +25095,8 @@ export interface webhooks {
                      *               "next_attempt_at": null,
                      *               "delivered_at": null
                      *             }
-                     *           }
+                     *           },
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -25212,7 +25216,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -25331,7 +25336,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {
@@ -25450,7 +25456,8 @@ export interface webhooks {
                      *           "envelope_id": "SetDoc",
                      *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
                      *           "received_at": "2026-11-23T13:00:05.000Z",
-                     *           "acknowledgment": null
+                     *           "acknowledgment": null,
+                     *           "superseded": []
                      *         },
                      *         "xml_status": "RECEIVED",
                      *         "verification": {

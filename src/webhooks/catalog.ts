@@ -92,7 +92,7 @@ const receivedExample = {
   issuer: { tax_id: "76086428-5", legal_name: "Proveedor SpA", activity: "Venta de software" }, recipient: { tax_id: "77879240-0", legal_name: "Cliente Ltda" },
   document_type: "33", folio: 1042, issue_date: "2026-11-23", totals: { net: "30000", exempt: null, vat: "5700", total: "35700" },
   lines: [{ line: 1, name: "Servicio", quantity: "1", unit_price: "30000", amount: "30000" }], channel: "EMAIL",
-  received_file: { name: "EnvioDTE_76086428-5_T33_F1042.xml", envelope_id: "SetDoc", message_id: "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW", received_at: "2026-11-23T13:00:05.000Z", acknowledgment: null }, xml_status: "RECEIVED",
+  received_file: { name: "EnvioDTE_76086428-5_T33_F1042.xml", envelope_id: "SetDoc", message_id: "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW", received_at: "2026-11-23T13:00:05.000Z", acknowledgment: null, superseded: [] }, xml_status: "RECEIVED",
   verification: { status: "VERIFIED", reception_status: 0, reception_status_text: "DTE Recibido OK", duplicate: false, checks: [{ name: "dte_signature", result: "PASSED", message: null }] },
   sii_received_at: "2026-11-23T10:00:00-03:00", response_deadline: "2026-12-01T13:00:00.000Z", seconds_left: 691200, response_state: "PENDING", responses: [],
   downloads: ["xml", "recepcion_envio"], received_at: "2026-11-23T13:00:05.000Z", updated_at: "2026-11-23T13:00:05.000Z",
