@@ -7,6 +7,7 @@
  * and strict verifiers (xmlsec1) accept the DTE signature in both places.
  */
 import { type Caf, assertCafUsable } from "./caf";
+import type { StoredDocument } from "../../port";
 import { EngineError } from "../errors";
 import { comisiones, detalle, dscRcgGlobal, emisor, idDoc, otraMoneda, receptor, referencias, subTotInfo, totales, transporte } from "./dte-body";
 import { type ComputedDocument, formatAmount } from "./invoice";
@@ -23,22 +24,14 @@ export interface BuildDteParams {
   timestamp: string;
 }
 
-export interface SignedDte {
+/** A signed DTE: what the port records of it (`total`: MntTotal exactly as written; `xml`: the standalone file, ISO-8859-1) and its Chilean parts. */
+export interface SignedDte extends StoredDocument {
   /** Document ID (the Reference URI without '#'), e.g. "F7T33". */
   id: string;
-  documentType: number;
-  folio: number;
-  issuerRut: string;
-  receiverRut: string;
-  issueDate: string;
-  /** MntTotal exactly as written. */
-  total: string;
   /** The <DTE>…</DTE> element text, signed; paste it verbatim into envelopes. */
   element: string;
   /** Standalone file text with XML declaration (ISO-8859-1). */
   xmlString: string;
-  /** Standalone file bytes, ISO-8859-1. */
-  xml: Uint8Array;
   ted: Ted;
   /** Envelope family of the type. */
   envelope: "EnvioDTE" | "EnvioBOLETA";
