@@ -22,6 +22,9 @@ function example(catalog: Catalog) {
   return { data, current_page: 1, per_page: 20, total: catalog.entries.length, last_page: Math.max(1, Math.ceil(catalog.entries.length / 20)), catalog: { country: "CHL", slug: catalog.slug, title: catalog.title, source: catalog.source } };
 }
 
+/** The caching headers every catalog answer carries. */
+const CACHING = { ETag: { schema: { type: "string" as const } }, "Cache-Control": { schema: { type: "string" as const } } };
+
 function register(catalog: Catalog) {
   const route = defineRoute({
     method: "get",
@@ -35,7 +38,7 @@ function register(catalog: Catalog) {
     responses: {
       200: {
         description: "A page of the catalog",
-        headers: { ETag: { schema: { type: "string" } }, "Cache-Control": { schema: { type: "string" } } },
+        headers: CACHING,
         content: { "application/json": { schema: CatalogPageSchema, example: example(catalog) } },
       },
       304: NOT_MODIFIED,
@@ -68,8 +71,6 @@ function countryIndex(country: CountryCatalogs) {
     lookups: [{ name: "taxpayers", path: `${base}/taxpayers/{tax_id}`, description: "A taxpayer of the tax authority's register by its tax id: legal name, activities, whether it issues electronic documents." }],
   };
 }
-
-const CACHING = { ETag: { schema: { type: "string" as const } }, "Cache-Control": { schema: { type: "string" as const } } };
 
 catalogsRoutes.openapi(
   defineRoute({
