@@ -33,25 +33,22 @@ function checkUrl(env: Env, url: string) {
   if (problem) throw new AppError("WEBHOOK_URL_INVALID", `This URL cannot receive webhooks: ${problem}.`, [{ field: "url", message: problem }]);
 }
 
-function unknownEventMessage(type: string): string {
-  const meant = suggestion(type, EVENT_TYPES);
-  return `unknown event type ${type}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
-}
-
 /** The families of event types (`invoice` for invoice.accepted, …): a filter may name one as `invoice.*`. */
 const familyOf = (type: string) => (type.includes(".") ? type.slice(0, type.indexOf(".")) : null);
 const FAMILIES = new Set(EVENT_TYPES.filter((t) => t !== "webhook.test").flatMap((t) => familyOf(t) ?? []));
 const isFamily = (e: string) => e.endsWith(".*") && FAMILIES.has(e.slice(0, -2));
 
-function unknownFamilyMessage(e: string): string {
-  const meant = suggestion(e, [...FAMILIES].map((f) => `${f}.*`));
-  return `unknown event family ${e}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
+/** What is wrong with an unknown entry of a filter, with the nearest known type or family. */
+function unknownEventMessage(e: string): string {
+  const family = e.endsWith(".*");
+  const meant = family ? suggestion(e, [...FAMILIES].map((f) => `${f}.*`)) : suggestion(e, EVENT_TYPES);
+  return `unknown event ${family ? "family" : "type"} ${e}${meant ? ` (did you mean \`${meant}\`?)` : ""}`;
 }
 
 function checkEvents(events: string[]): string[] {
   const unknown = events.filter((e) => e !== "*" && !isEventType(e) && !isFamily(e));
   if (unknown.length > 0) {
-    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all, "invoice.*" a family.`, unknown.map((e) => ({ field: "events", message: e.endsWith(".*") ? unknownFamilyMessage(e) : unknownEventMessage(e) })));
+    throw new AppError("WEBHOOK_EVENT_UNKNOWN", `Unknown event type(s): ${unknown.join(", ")}. The catalogue is in the OpenAPI document's webhooks section; "*" means all, "invoice.*" a family.`, unknown.map((e) => ({ field: "events", message: unknownEventMessage(e) })));
   }
   if (events.includes("*")) return ["*"];
   // An event type its family already takes is dropped; families and types stay in the order given.
