@@ -107,7 +107,7 @@ async function workersProject(name: string, shared: boolean) {
         },
       })),
     ],
-    // The chaos run's fault hook (src/chaos/hook.ts) is compiled into the test Worker; it stays
+    // The chaos run's fault hook (src/lib/chaos.ts) is compiled into the test Worker; it stays
     // inert until a test sets a fault plan.
     define: { __CHAOS__: "true" },
     test: {

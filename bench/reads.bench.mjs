@@ -8,8 +8,8 @@
 // that state: p50/p99 of getting one document, listing with filters and pages, and the reception
 // list, READS_BENCH_SAMPLES times each (default 100) on each company, one request at a time,
 // alternating; the ratio large/small of each p99 (target <= 2). Then the query plans of the list
-// queries on the large company (EXPLAIN QUERY PLAN, SQL as src/domain/invoices/queries.ts builds it;
-// totals of counted filters come from the store's counters, src/db/document-store/counters.ts).
+// queries on the large company (EXPLAIN QUERY PLAN, SQL as src/invoices/queries.ts builds it;
+// totals of counted filters come from the store's counters, src/storage/db/document-store/counters.ts).
 // READS_BENCH_WRITE_DOC=1 writes the table to bench/results/reads.md (the latest run only).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,7 +71,7 @@ function contextOf(dir, c) {
   return { ...c, ids: rows.map((r) => r.id), folios: rows.map((r) => r.folio), refs: rows.map((r) => r.external_reference), dates: rows.map((r) => r.issue_date.slice(0, 10)) };
 }
 
-/** EXPLAIN QUERY PLAN of the list queries (page and total) as src/domain/invoices/queries.ts builds them. */
+/** EXPLAIN QUERY PLAN of the list queries (page and total) as src/invoices/queries.ts builds them. */
 function plans(dir, cid) {
   const db = new DatabaseSync(d1File(dir), { readOnly: true });
   const filters = { "": [], "document_type = 39": [], "status = 'REJECTED'": [], "issue_date >= '2026-06-01' AND issue_date <= '2026-06-01'": [], "folio = 5": [], "external_reference = 'seed-5'": [] };

@@ -6,8 +6,8 @@
 // environment (it must equal the deployed secret).
 import { parseArgs } from "node:util";
 import { ensureDevVars, wrangler } from "./local-env.mjs";
-import { generateApiKey, hashApiKey } from "../src/domain/access/api-keys";
-import { ROLES, type Role } from "../src/domain/access/roles";
+import { generateApiKey, hashApiKey } from "../src/accounts/access/api-keys";
+import { ROLES, type Role } from "../src/accounts/access/roles";
 import { newId } from "../src/lib/ids";
 
 const { values } = parseArgs({

@@ -2,7 +2,7 @@
 // Puts a company on a rate tier (src/http/rate-limits.ts): which rate limiting bindings count its
 // requests. An operator's decision (a plan), never the client's: there is no API route for it. Prints
 // ONE JSON object on stdout: {"company_id","rate_tier","previous"}. The company's control directory
-// object (src/db/control-directory.ts) keeps the row it read for up to its safety TTL (1 hour), and
+// object (src/storage/db/control-directory.ts) keeps the row it read for up to its safety TTL (1 hour), and
 // isolates their copy for 5 seconds more: the change takes effect within the hour.
 import { parseArgs } from "node:util";
 import { wrangler } from "./local-env.mjs";

@@ -9,8 +9,8 @@
 import { parseArgs } from "node:util";
 import { getPlatformProxy } from "wrangler";
 import { ensureDevVars, wrangler } from "./local-env.mjs";
-import { createDb } from "../src/db/client";
-import { rotateAll } from "../src/domain/secrets/rotation";
+import { createDb } from "../src/storage/db/client";
+import { rotateAll } from "../src/accounts/secrets/rotation";
 import { parseKeyRing } from "../src/lib/secrets";
 
 const { values } = parseArgs({ options: { "persist-to": { type: "string" }, page: { type: "string", default: "50" } } });

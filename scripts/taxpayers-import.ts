@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { parseTaxpayerLine, type BadLine, type TaxpayerRow } from "../src/domain/taxpayers/csv";
+import { parseTaxpayerLine, type BadLine, type TaxpayerRow } from "../src/accounts/taxpayers/csv";
 import { wrangler } from "./local-env.mjs";
 
 const { values, positionals } = parseArgs({

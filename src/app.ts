@@ -2,7 +2,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { assertConfigured } from "./config";
-import { AppError } from "./errors";
+import { AppError } from "./lib/errors";
 import { notFoundHandler, onError, validationHook } from "./http/errors/handler";
 import { apiKeyAuth } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
@@ -24,8 +24,8 @@ import { catalogsRoutes } from "./http/routes/catalogs";
 import { receptionRoutes } from "./http/routes/reception";
 import { operationsRoutes } from "./http/routes/operations";
 import { healthReport } from "./operations/health";
-import { simulatorCafRoutes } from "./simulator/caf-route";
-import { simulatorApp } from "./simulator/app";
+import { simulatorCafRoutes } from "./countries/cl/simulator/caf-route";
+import { simulatorApp } from "./countries/cl/simulator/app";
 import type { AppEnv } from "./http/types";
 
 

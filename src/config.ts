@@ -41,7 +41,7 @@ export function assertConfigured(env: Env): void {
  * anyone only in local development in simulator mode (`npm start`: ENVIRONMENT=development and
  * SII_MODE=simulator). Everywhere else (tests, staging, production...) it answers only the SII client
  * of a company (in-process, see `internalSimulatorEnv`) and requests carrying a test key
- * (src/simulator/gate.ts).
+ * (src/countries/cl/simulator/gate.ts).
  */
 export function simulatorEnabled(env: Pick<Env, "ENVIRONMENT" | "SII_MODE">): boolean {
   return env.SII_MODE === "simulator" && env.ENVIRONMENT === "development";

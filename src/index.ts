@@ -1,30 +1,30 @@
 import { app } from "./app";
-import { runScheduled } from "./cron";
+import { runScheduled } from "./operations/scheduled";
 import { assertConfigured, envForCompany } from "./config";
-import { createDb } from "./db/client";
-import { handleIssuanceBatch } from "./pipeline/consumer";
-import { handleDeadLetters } from "./pipeline/dead-letters";
-import { issuingCountry } from "./country";
+import { createDb } from "./storage/db/client";
+import { handleIssuanceBatch } from "./invoices/pipeline/consumer";
+import { handleDeadLetters } from "./invoices/pipeline/dead-letters";
+import { issuingCountry } from "./countries";
 import { idsOf, log, withLogContext } from "./lib/log";
 import { newId } from "./lib/ids";
 import { recordDeadLetters } from "./operations/dead-letters";
 import { handleEmail } from "./reception/email";
 import { useSimulatedRegister } from "./reception/test-register";
-import { registerReceived } from "./simulator/received-register";
+import { registerReceived } from "./countries/cl/simulator/received-register";
 import { companyOfSendingEvent, handleSendingEvents } from "./reception/sending-events";
 import { ackDeadWebhookMessages, handleWebhookBatch } from "./webhooks/consumer";
 
-export { FolioAllocator } from "./durable-objects/folio-allocator";
-export { DocumentStore } from "./durable-objects/document-store";
-export { ControlDirectory } from "./durable-objects/control-directory";
+export { FolioAllocator } from "./folios/allocator";
+export { DocumentStore } from "./operations/objects/document-store";
+export { ControlDirectory } from "./operations/objects/control-directory";
 
 // In simulator mode the SII client's requests are answered by this Worker's own app, in process.
 issuingCountry().useInProcessSimulator((req, env, ctx) => app.fetch(req, env, ctx));
 // In test mode the documents a company receives and verifies are registered in the simulated SII.
 useSimulatedRegister(registerReceived);
 
-/** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/chaos/hook.ts). */
-const chaosHook = () => (__CHAOS__ ? import("./chaos/hook") : null);
+/** The fault hook of the chaos run, only in builds with `__CHAOS__` (never in production: src/lib/chaos.ts). */
+const chaosHook = () => (__CHAOS__ ? import("./lib/chaos") : null);
 
 export default {
   async fetch(request, env, ctx) {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES } from "../src/errors/codes";
+import { ERROR_CODES } from "../src/lib/errors/codes";
 
 /**
  * docs/simulator-fidelity.md is checked, not trusted: every cited test

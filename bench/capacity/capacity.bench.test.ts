@@ -2,7 +2,7 @@
  * The capacity model's measurements (docs/capacity.md), inside workerd with real D1, R2, Durable
  * Objects and the SII simulator. The service's own code runs unchanged: the HTTP app
  * (`worker.fetch`), the issuance pipeline's step functions in the order the queue consumer calls
- * them (src/pipeline/consumer.ts: rows + folios, prepare (stamp + sign), envelope stored and
+ * them (src/invoices/pipeline/consumer.ts: rows + folios, prepare (stamp + sign), envelope stored and
  * documents recorded SIGNED, upload, then polls in a later batch), the webhook consumer and the
  * email() handler, each given an `Env` whose bindings count what they are asked (meter.ts). Queue
  * messages are caught by the counting producers and handed to the real consumers by this file.
@@ -17,16 +17,16 @@ import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import worker from "../../src/index";
 import { app } from "../../src/app";
-import { createDb } from "../../src/db/client";
+import { createDb } from "../../src/storage/db/client";
 import { siiAuthority } from "../../src/countries/cl";
 import { SiiClient } from "../../src/countries/cl/sii/client";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
 import { handleWebhookBatch } from "../../src/webhooks/consumer";
-import { enqueueEnvelopePolls } from "../../src/queues/issuance";
-import { notifyStore } from "../../src/queues/webhooks";
-import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/pipeline/steps";
-import { partitionedId, partitionsOf, storeForId, storeName } from "../../src/db/document-store";
-import { StoreD1, type StoreRpc } from "../../src/db/document-store/client";
+import { enqueueEnvelopePolls } from "../../src/invoices/pipeline/messages";
+import { notifyStore } from "../../src/webhooks/messages";
+import { allocateFolios, pollEnvelope, prepareDocument, recordSigned, reload, sendPrepared, storeEnvelope, type StepDeps } from "../../src/invoices/pipeline/steps";
+import { partitionedId, partitionsOf, storeForId, storeName } from "../../src/storage/db/document-store";
+import { StoreD1, type StoreRpc } from "../../src/storage/db/document-store/client";
 import { sql } from "drizzle-orm";
 import { call } from "../../test/helpers/api";
 import { readyIssuer, nowLocal, type Issuer } from "../../test/helpers/issuer";
@@ -34,9 +34,9 @@ import { receiverUrl, register } from "../../test/webhooks/helpers";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../../test/sii/helpers";
 import { receiver } from "../../test/reception/helpers";
 import { storeRows } from "../../test/helpers/store";
-import { forgetCompanyControl } from "../../src/domain/companies/control-cache";
-import { forgetAccess } from "../../src/domain/access/cache";
-import { forgetDirectory } from "../../src/db/document-store";
+import { forgetCompanyControl } from "../../src/accounts/companies/control-cache";
+import { forgetAccess } from "../../src/accounts/access/cache";
+import { forgetDirectory } from "../../src/storage/db/document-store";
 import { Meter, add, batchOf, zero, type Counts } from "./meter";
 import { diff, physicalSize, schemaOf, snapshot, type Snapshot, type TableDelta, type TableInfo } from "./sizes";
 
@@ -185,7 +185,7 @@ async function oneDocument(iss: Issuer, kind: Kind, i: number): Promise<{ figure
   const msgs = meter.take("ISSUANCE_QUEUE");
   expect(msgs).toHaveLength(1);
 
-  // One consumer batch (src/pipeline/consumer.ts, phases 0–2) for this one document.
+  // One consumer batch (src/invoices/pipeline/consumer.ts, phases 0–2) for this one document.
   // The document lives in the store its id names; D1 keeps companies, certificates, CAFs.
   const home = storeForId(wenv, iss.companyId, id)!;
   const deps: StepDeps = { db: createDb(wenv.DB), store: home.db, ordinal: home.ordinal, env: wenv, authority, now: () => new Date() };
@@ -405,7 +405,7 @@ async function crossCheck(iss: Issuer, kind: Kind, i: number, measured: { figure
 
 /**
  * The fan-out notice of a company's events: since 2026-11-26 a document store's events stay in the
- * store, whose alarm sends the notice naming the store (src/durable-objects/document-store/
+ * store, whose alarm sends the notice naming the store (src/operations/objects/document-store/
  * fanout-notice.ts) from the store's own env, which this meter does not wrap (about one notice per
  * event-writing call, none of them a D1 statement). The same notice is put into the metered queue,
  * uncounted, for every partition of the company, so that the fan-out that follows is measured.

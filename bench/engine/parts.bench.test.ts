@@ -12,7 +12,7 @@ import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { buildDteXml, buildSignedDte } from "../../src/countries/cl/documents/dte";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { stampTed, verifyTed } from "../../src/countries/cl/documents/ted";
 import { childElements, decodeXmlBytes, findById, firstChild, parseXml, type XElement } from "../../src/countries/cl/xml/xml";
 import { signXml, verifyChildSignature } from "../../src/countries/cl/xml/xmldsig";

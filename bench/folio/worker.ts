@@ -3,8 +3,8 @@
  * exposes a few loopback routes; each /alloc request triggers a batch of allocations through the
  * Durable Object stub.
  */
-import { FolioAllocator } from "../../src/durable-objects/folio-allocator";
-import { folioAllocatorFor, type AllocateResult } from "../../src/domain/folios/allocator-api";
+import { FolioAllocator } from "../../src/folios/allocator";
+import { folioAllocatorFor, type AllocateResult } from "../../src/folios/allocator-api";
 
 export { FolioAllocator };
 

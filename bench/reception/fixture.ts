@@ -9,7 +9,7 @@ import { loadSigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { buildSignedDte } from "../../src/countries/cl/documents/dte";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { verifyKey } from "../../src/countries/cl/xml/xmldsig";
 
 export const ISSUER = "76086428-5";

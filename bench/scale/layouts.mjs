@@ -133,7 +133,7 @@ export const layouts = {
 
 /**
  * The layout of a tree: `stores` when its issuance writes documents into the per-company stores
- * (`openStore(` in src/domain/invoices/issue.ts: this tree and later ones, so issued documents are
+ * (`openStore(` in src/invoices/issue.ts: this tree and later ones, so issued documents are
  * counted in the stores' `invoices` tables, D1's partition 0 beside them). A tree that has the
  * DocumentStore class but still keeps issued documents in D1 (issue 16 part-way: idempotency records
  * and webhook deliveries moved first) is `d1` for the documents these benches count and seed.
@@ -142,7 +142,7 @@ export const layouts = {
 export function layoutOf(tree) {
   const forced = process.env.SCALE_BENCH_LAYOUT;
   if (forced) return forced;
-  const issue = path.join(tree, "src/domain/invoices/issue.ts");
+  const issue = path.join(tree, "src/invoices/issue.ts");
   const documentsInStores = existsSync(issue) && /\bopenStore\(/.test(readFileSync(issue, "utf8"));
   return documentsInStores ? "stores" : "d1";
 }

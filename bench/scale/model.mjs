@@ -13,7 +13,7 @@ export const TARGET = {
 /**
  * How long a Durable Object class that is not a document store keeps what grows with documents:
  * the folio allocator prunes its allocations after 7 days (ALLOCATION_RETENTION_MS in
- * src/durable-objects/folio-allocator/pruning.ts); a class not listed keeps everything (a year is
+ * src/folios/allocator/pruning.ts); a class not listed keeps everything (a year is
  * shown). SQLite reuses the freed pages, so the file stays at about that many days of growth.
  */
 export const RETENTION_DAYS = { FolioAllocator: 7 };
@@ -43,11 +43,11 @@ export const D1_SPLIT_ISOLATE_CACHES = {
   // small CAFs; a company with a CAF of ordinary size crosses its alert threshold rarely.
   warm_per_document: { service: 0, events: 1.49 },
   caches: [
-    { name: "API key and company access (src/domain/access/cache.ts)", statements: 2, ttl_s: 5 },
-    { name: "company control data (src/domain/companies/control-cache.ts)", statements: 4, ttl_s: 60 },
-    { name: "open partition (src/db/document-store/index.ts)", statements: 1, ttl_s: 600 },
+    { name: "API key and company access (src/accounts/access/cache.ts)", statements: 2, ttl_s: 5 },
+    { name: "company control data (src/accounts/companies/control-cache.ts)", statements: 4, ttl_s: 60 },
+    { name: "open partition (src/storage/db/document-store/index.ts)", statements: 1, ttl_s: 600 },
     // A write, at most once a minute per key across isolates (a cold lookup reads the time another isolate wrote).
-    { name: "API key last use (src/domain/access/api-keys.ts)", statements: 1, ttl_s: 60, isolates: 1 },
+    { name: "API key last use (src/accounts/access/api-keys.ts)", statements: 1, ttl_s: 60, isolates: 1 },
   ],
   zipf_s: 1,
   isolates_per_company: 10, // assumed: the isolates a company's traffic is spread over, each with its own caches

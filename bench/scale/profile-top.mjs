@@ -88,7 +88,7 @@ for (const [id, us] of selfUs) {
 }
 
 function group(f) {
-  if (f.startsWith("src/simulator/")) return "SII simulator (src/simulator)";
+  if (f.startsWith("src/countries/cl/simulator/")) return "SII simulator (src/countries/cl/simulator)";
   if (f.startsWith("src/")) return "our code (src/, outside the simulator)";
   if (f.startsWith("node_modules/")) return `library ${f.split("/")[1].startsWith("@") ? f.split("/").slice(1, 3).join("/") : f.split("/")[1]}`;
   if (f.startsWith("(")) return f;

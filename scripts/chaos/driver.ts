@@ -1,13 +1,13 @@
 /**
  * The chaos run (issue 15): companies of several clients issue documents of mixed types (some of
- * them cancelled by notes) from many concurrent clients while the fault hook (src/chaos/hook.ts) and
+ * them cancelled by notes) from many concurrent clients while the fault hook (src/lib/chaos.ts) and
  * the simulated SII's scenario control inject faults at random; then it waits for quiescence and
  * checks the invariants (invariants.ts). Runs against any `fetch` to the service: `npm run chaos`
  * (scripts/chaos/run.ts, over HTTP against `wrangler dev`) and test/chaos/chaos.test.ts (in workerd).
  */
 import { checkInvariants, FINAL, type ChaosReport, type DocumentView, type ReceivedEvent } from "./invariants";
 import { computeDv } from "../../src/countries/cl/documents/rut";
-import { seeded } from "../../src/chaos/hook";
+import { seeded } from "../../src/lib/chaos";
 
 export type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 

@@ -1,7 +1,7 @@
 /**
  * The country port: what the product needs from a country's tax authority and document rules, in
  * the product's own terms. A country implements `Country` in its folder (src/countries/<code>/);
- * src/country.ts maps a country code to its implementation. Nothing here names a country's codes
+ * src/countries/index.ts maps a country code to its implementation. Nothing here names a country's codes
  * or types: where a value is the authority's own (an envelope kind, a status code, a response code),
  * it is a string the country defines and explains.
  */
@@ -239,7 +239,7 @@ export interface Documents {
 }
 
 /**
- * What the product needs from a country. The registry (src/country.ts) maps a country code to its
+ * What the product needs from a country. The registry (src/countries/index.ts) maps a country code to its
  * implementation.
  */
 export interface Country {

@@ -5,7 +5,7 @@
  * The binding answers only yes or no and counts in fixed windows of `period` seconds, so a refused
  * request is told to retry after one whole period (the most it can have to wait).
  */
-import { RATE_TIERS } from "../db/schema";
+import { RATE_TIERS } from "../storage/db/schema";
 
 export const RATE_LIMITS = {
   /** Every authenticated request, by API key. */

@@ -1,7 +1,7 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { can, ROLES, type Permission } from "../domain/access/roles";
-import { AppError, ERROR_CODES, type ErrorCode } from "../errors";
+import { can, ROLES, type Permission } from "../accounts/access/roles";
+import { AppError, ERROR_CODES, type ErrorCode } from "../lib/errors";
 import { bodyLimit } from "hono/body-limit";
 import { requireCompany, requirePermission } from "./middleware/auth";
 import { companyRateLimit, issuanceRateLimit } from "./middleware/rate-limit";

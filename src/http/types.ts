@@ -1,6 +1,6 @@
-import type { Principal } from "../domain/access/principal";
-import type { CompanyRow } from "../domain/companies/repository";
-import type { CompanyAccess } from "../domain/access/api-keys";
+import type { Principal } from "../accounts/access/principal";
+import type { CompanyRow } from "../accounts/companies/repository";
+import type { CompanyAccess } from "../accounts/access/api-keys";
 import type { IdempotencyClaim } from "../lib/ids";
 
 export interface AppVariables {

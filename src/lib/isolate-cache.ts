@@ -1,7 +1,7 @@
 /**
  * A bounded map whose entries live `ttlMs` in this isolate: the one mechanism behind the
- * per-isolate caches of control-plane reads (API keys and companies in src/domain/access/cache.ts,
- * a company's certificate, CAF and settings in src/domain/companies/control-cache.ts). The caller
+ * per-isolate caches of control-plane reads (API keys and companies in src/accounts/access/cache.ts,
+ * a company's certificate, CAF and settings in src/accounts/companies/control-cache.ts). The caller
  * gives the clock (`at`, ms), so tests control expiry. At `maxEntries` the oldest entry is dropped.
  */
 export class IsolateCache<V> {

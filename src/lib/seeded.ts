@@ -1,7 +1,7 @@
 /**
  * A seeded pseudo-random generator (mulberry32: small, fast, good enough to pick faults and shape
  * test loads; never for secrets). The same seed gives the same sequence, so a chaos run or a load
- * simulation can be repeated. Shared by the chaos hook and driver (src/chaos, scripts/chaos) and the
+ * simulation can be repeated. Shared by the chaos hook and driver (src/operations/chaos, scripts/chaos) and the
  * load simulation (bench/scale/load.mjs, which Node imports with its type stripping: keep this file
  * free of TypeScript-only syntax that is not erasable, and free of imports).
  */

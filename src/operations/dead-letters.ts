@@ -5,9 +5,9 @@
  * Recording is idempotent per queue message id, so a redelivered dead letter is recorded once.
  */
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { DEAD_LETTER_QUEUES, deadLetters } from "../db/schema";
-import { AppError } from "../errors";
+import type { Db } from "../storage/db/client";
+import { DEAD_LETTER_QUEUES, deadLetters } from "../storage/db/schema";
+import { AppError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { describeError, log } from "../lib/log";
 import { isBoundQueue } from "./health";

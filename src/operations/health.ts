@@ -3,7 +3,7 @@
  * document store and the control directory Durable Objects an RPC each; queue producers cannot be probed without sending, so they are reported as bound or
  * not), with the environment and the SII mode. Each probe has a deadline; nothing is written.
  */
-import { folioAllocatorFor } from "../domain/folios/allocator-api";
+import { folioAllocatorFor } from "../folios/allocator-api";
 
 export type CheckStatus = "ok" | "error";
 export interface Check {

@@ -11,12 +11,12 @@
  * logged and left (the file's reply stays downloadable when it was stored).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { createDb } from "../db/client";
-import { ordinalOfId } from "../db/document-store";
-import { receivedDocuments } from "../db/schema";
-import type { CompanyRow } from "../domain/companies/repository";
-import { requireSigningCredentials } from "../domain/certificates/certificates";
-import { AppError } from "../errors";
+import { createDb } from "../storage/db/client";
+import { ordinalOfId } from "../storage/db/document-store";
+import { receivedDocuments } from "../storage/db/schema";
+import type { CompanyRow } from "../accounts/companies/repository";
+import { requireSigningCredentials } from "../accounts/certificates/certificates";
+import { AppError } from "../lib/errors";
 import { fileReplyKey, issuerAddress, recepcionEnvioXml } from "./replies";
 import { attemptReplyMail, mailDueBy, pendingMail, type ReplyMail } from "./reply-mail";
 import { writeIn } from "./stores";

@@ -10,8 +10,8 @@
  * mails (Email Sending events, sending-events.ts) go through the same functions: failMailOf for a
  * failure, deliveredMailOf for a delivery.
  */
-import type { MailReportOutcome } from "../domain/companies/company-mail";
-import { bouncedDelivery, deliveredDelivery } from "../domain/invoices/buyer-delivery";
+import type { MailReportOutcome } from "../accounts/companies/company-mail";
+import { bouncedDelivery, deliveredDelivery } from "../invoices/buyer-delivery";
 import type { FailedDelivery } from "../lib/dsn";
 import { REFERENCE_HEADER } from "../lib/mail";
 import { bouncedReplyMail, deliveredReplyMail, type ReplyKind } from "./reply-mail";

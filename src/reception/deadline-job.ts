@@ -3,10 +3,10 @@
  * deadline_approaching. Bounded by a budget of rows per run of each kind.
  */
 import { and, eq, gt, lte } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { receivedDocuments } from "../db/schema";
+import type { Db } from "../storage/db/client";
+import { receivedDocuments } from "../storage/db/schema";
 import { chunked } from "../lib/chunked";
-import { issuingCountry } from "../country";
+import { issuingCountry } from "../countries";
 import { receptionEvent, receptionEventIf } from "./stores";
 import type { ReceivedRow } from "./view";
 

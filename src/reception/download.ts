@@ -1,8 +1,8 @@
 /** Downloads of a received document: the DTE as verified (its own stored XML, intake.ts dteKey), its PDF and the replies. */
-import { createDb } from "../db/client";
-import type { CompanyRow } from "../domain/companies/repository";
-import { requireSigningCredentials } from "../domain/certificates/certificates";
-import { AppError } from "../errors";
+import { createDb } from "../storage/db/client";
+import type { CompanyRow } from "../accounts/companies/repository";
+import { requireSigningCredentials } from "../accounts/certificates/certificates";
+import { AppError } from "../lib/errors";
 import { getReceived } from "./queries";
 import { dteKey } from "./intake";
 import { receivedPdf } from "./pdf";

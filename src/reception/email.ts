@@ -5,21 +5,21 @@
  * company's open document store; D1 for one that matched no company) with its
  * outcome (STORED, REPLY, BOUNCE, NO_DTE, UNKNOWN_RECIPIENT, MALFORMED, TOO_LARGE, ZIP_REFUSED) and its Subject;
  * a buyer's reply to a document the company issued (RespuestaDTE, EnvioRecibos) is read onto that
- * document (src/domain/invoices/buyer-replies.ts); a bounce of a mail the company sent is read onto
+ * document (src/invoices/buyer-replies.ts); a bounce of a mail the company sent is read onto
  * that mail (./bounces.ts);
  * nothing here throws out of the handler (a failure is logged). The company reads its messages at
  * GET /api/reception/messages (./messages.ts).
  */
 import PostalMime from "postal-mime";
 import { eq } from "drizzle-orm";
-import { createDb } from "../db/client";
-import { openStore, partitionedId } from "../db/document-store";
-import { outboxInsert } from "../db/document-store/outbox";
-import { companies, inboundMessages, type InboundAttachment } from "../db/schema";
-import { companyOfAddress } from "../domain/companies/reception-address";
+import { createDb } from "../storage/db/client";
+import { openStore, partitionedId } from "../storage/db/document-store";
+import { outboxInsert } from "../storage/db/document-store/outbox";
+import { companies, inboundMessages, type InboundAttachment } from "../storage/db/schema";
+import { companyOfAddress } from "../accounts/companies/reception-address";
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { describeReplyIntake, recordBuyerReply } from "../domain/invoices/buyer-replies";
+import { describeReplyIntake, recordBuyerReply } from "../invoices/buyer-replies";
 import { intakeFile, MAX_DTES_PER_FILE } from "./intake";
 import { failedDelivery } from "../lib/dsn";
 import { readBounce } from "./bounces";

@@ -12,10 +12,10 @@
 import { envForMode } from "../config";
 import { and, eq, isNull } from "drizzle-orm";
 import { ACTIONABLE_TYPES, deadlineOf, type InboundReport, xmlDocumentBytes, isValidRut, normalizeRut, receptionCafTrust, verifyInbound } from "../countries/cl";
-import type { Db } from "../db/client";
-import { openStore, ordinalOfId, partitionedId } from "../db/document-store";
-import { receivedDocuments, type ResponseState } from "../db/schema";
-import type { CompanyRow } from "../domain/companies/repository";
+import type { Db } from "../storage/db/client";
+import { openStore, ordinalOfId, partitionedId } from "../storage/db/document-store";
+import { receivedDocuments, type ResponseState } from "../storage/db/schema";
+import type { CompanyRow } from "../accounts/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
 import { acknowledgeFile, type Acknowledgment } from "./acknowledge";

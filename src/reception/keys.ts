@@ -7,8 +7,8 @@
  * holder per key and on which document came first (the original; a later different one is a duplicate).
  */
 import { and, asc, eq } from "drizzle-orm";
-import { indexStore } from "../db/document-store";
-import { receivedKeys } from "../db/document-store/tables";
+import { indexStore } from "../storage/db/document-store";
+import { receivedKeys } from "../storage/db/document-store/tables";
 import { chunked } from "../lib/chunked";
 
 type StoreEnv = Parameters<typeof indexStore>[0];

@@ -5,8 +5,8 @@
  * address. The mailing starts over (reply-mail.ts: PENDING, an attempt now, then the queue's) and the
  * answer shows the first attempt's outcome.
  */
-import type { CompanyRow } from "../domain/companies/repository";
-import { AppError } from "../errors";
+import type { CompanyRow } from "../accounts/companies/repository";
+import { AppError } from "../lib/errors";
 import { getReceived } from "./queries";
 import { attemptReplyMail, replyOf, restartReplyMail, type ReplyKind } from "./reply-mail";
 import type { ReceivedRow, ReplyRecipient } from "./view";

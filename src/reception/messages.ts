@@ -6,11 +6,11 @@
  * that matched no company stays in D1 and belongs to no company's log.
  */
 import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { pageAcrossPartitions } from "../db/document-store/lists";
-import { companyStores, ordinalOfId } from "../db/document-store";
-import { inboundMessages, receivedDocuments, type InboundAttachment } from "../db/schema";
-import { AppError } from "../errors";
+import type { Db } from "../storage/db/client";
+import { pageAcrossPartitions } from "../storage/db/document-store/lists";
+import { companyStores, ordinalOfId } from "../storage/db/document-store";
+import { inboundMessages, receivedDocuments, type InboundAttachment } from "../storage/db/schema";
+import { AppError } from "../lib/errors";
 import { MESSAGE_OUTCOMES } from "./schema";
 import { partitionDb } from "./stores";
 

@@ -13,9 +13,9 @@
  * lowest of the partitions holding them.
  */
 import { and, asc, eq, lte, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { ordinalOfId } from "../db/document-store";
-import { receivedDocuments } from "../db/schema";
+import type { Db } from "../storage/db/client";
+import { ordinalOfId } from "../storage/db/document-store";
+import { receivedDocuments } from "../storage/db/schema";
 import { chunked } from "../lib/chunked";
 import { replyMailBody, type ReplyKind, type ReplyMail, type ReplyMailJob } from "./reply-mail";
 import { receivedFileOfRow, type ReceivedRow, type ResponseEntry } from "./view";

@@ -6,7 +6,7 @@
  * not billable ones) as the lines leave it, rounded half away from zero, as the engine computes it.
  */
 import { childElements, childText, divRound, formatScaled, parseScaled, type XElement } from "../countries/cl";
-import type { PrintableAdjustment } from "../pdf";
+import type { PrintableAdjustment } from "../invoices/pdf";
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 const decimalsOf = (v: string) => (v.includes(".") ? v.length - v.indexOf(".") - 1 : 0);

@@ -1,15 +1,15 @@
 /**
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
- * document's XML as received: the same renderer as issued documents (src/pdf), fed from the XML.
+ * document's XML as received: the same renderer as issued documents (src/invoices/pdf), fed from the XML.
  */
 import { ADDITIONAL_TAXES, canonicalize, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
-import { siiOfficeLabel } from "../domain/catalogs/cl/communes";
-import { subtotalsBlock, type PrintedExtras } from "../domain/invoices/printable-extras";
-import { transportBlocks, type PrintedCustoms } from "../domain/invoices/printable-transport";
-import { paymentBlocks, type PrintedOther } from "../domain/invoices/printable-payment";
-import { lineDetail, type PrintedLineDetail } from "../domain/invoices/printable-lines";
+import { siiOfficeLabel } from "../countries/cl/catalogs/communes";
+import { subtotalsBlock, type PrintedExtras } from "../invoices/printable-extras";
+import { transportBlocks, type PrintedCustoms } from "../invoices/printable-transport";
+import { paymentBlocks, type PrintedOther } from "../invoices/printable-payment";
+import { lineDetail, type PrintedLineDetail } from "../invoices/printable-lines";
 import { adjustmentsOfXml } from "./pdf-adjustments";
-import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../pdf";
+import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../invoices/pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
 const int = (e: XElement | undefined, n: string) => {

@@ -1,12 +1,12 @@
 /** Reading received documents of one company (never across companies), from its document stores. */
 import { and, asc, count, desc, eq, gte, inArray, isNull, like, lte, not, or, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { pageAcrossPartitions } from "../db/document-store/lists";
-import { sumCounters } from "../db/document-store/counters";
-import { receivedCounts } from "../db/document-store/tables";
-import { receivedDocuments, type ResponseState } from "../db/schema";
-import { AppError } from "../errors";
-import { issuingCountry } from "../country";
+import type { Db } from "../storage/db/client";
+import { pageAcrossPartitions } from "../storage/db/document-store/lists";
+import { sumCounters } from "../storage/db/document-store/counters";
+import { receivedCounts } from "../storage/db/document-store/tables";
+import { receivedDocuments, type ResponseState } from "../storage/db/schema";
+import { AppError } from "../lib/errors";
+import { issuingCountry } from "../countries";
 import { partitionDb } from "./stores";
 import type { ReceivedRow } from "./view";
 
@@ -65,7 +65,7 @@ function pageRows(db: Db, w: SQL, order: SQL[], limit: number, offset: number) {
 const SII_STATUS_FAILED = '%"name":"sii_status","result":"FAILED"%';
 
 /**
- * The filter over a store's counters (src/db/document-store/counters.ts) when every filter is on a
+ * The filter over a store's counters (src/storage/db/document-store/counters.ts) when every filter is on a
  * counted column (type, response state, issue date, verification PENDING); null otherwise (VERIFIED
  * and FAILED also depend on the `sii_status` check, which the counters do not count).
  */

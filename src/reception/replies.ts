@@ -7,11 +7,11 @@
  */
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type ReceptionAction, type SigningCredentials } from "../countries/cl";
 import { and, eq } from "drizzle-orm";
-import { inboundMessages } from "../db/schema";
+import { inboundMessages } from "../storage/db/schema";
 import { partitionDb } from "./stores";
-import type { CompanyRow } from "../domain/companies/repository";
+import type { CompanyRow } from "../accounts/companies/repository";
 import { toLocalDateTime } from "../lib/time";
-import { EMAIL_ADDRESS, exchangeAddress } from "../domain/taxpayers/exchange-address";
+import { EMAIL_ADDRESS, exchangeAddress } from "../accounts/taxpayers/exchange-address";
 import type { Check } from "./checks";
 import type { ReceivedRow, ReplyRecipient } from "./view";
 import { receivedFileOfRow, receptionStatusText } from "./view";

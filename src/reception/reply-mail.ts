@@ -15,17 +15,17 @@
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SupplierResponse } from "../countries/port";
-import type { Db } from "../db/client";
-import { ordinalOfId } from "../db/document-store";
-import { receivedDocuments } from "../db/schema";
-import { companyControl } from "../domain/companies/control-cache";
+import type { Db } from "../storage/db/client";
+import { ordinalOfId } from "../storage/db/document-store";
+import { receivedDocuments } from "../storage/db/schema";
+import { companyControl } from "../accounts/companies/control-cache";
 import { describeError, log } from "../lib/log";
 import type { MailFile } from "../lib/mail";
-import type { ReplyMailMessage } from "../queues/issuance";
+import type { ReplyMailMessage } from "../invoices/pipeline/messages";
 import { partitionDb, receptionEventIf, writeIn } from "./stores";
 import { receivedFileOfRow, type ReceivedRow, type ReplyRecipient, type ResponseEntry } from "./view";
 import { fileReplyKey, replyKey, type ReplyType } from "./replies";
-import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../domain/companies/company-mail";
+import { applyMailReport, mailFromCompany, type MailReportOutcome } from "../accounts/companies/company-mail";
 
 /** Attempts in all before FAILED: waits of 5 minutes doubling, at most 6 hours, between them (about 19 hours). */
 export const REPLY_MAIL_ATTEMPTS = 8;

@@ -1,6 +1,6 @@
 /** The received document as the API and the webhook events show it (one schema for both). */
 import { z } from "@hono/zod-openapi";
-import { ATTACHMENT_READS } from "../db/schema";
+import { ATTACHMENT_READS } from "../storage/db/schema";
 
 const SignerSchema = z.object({
   name: z.string().nullable().openapi({ description: "The certificate holder (subject CN)." }),

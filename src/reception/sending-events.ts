@@ -20,9 +20,9 @@
  * read 2026-11-28 and 2026-11-29).
  */
 import { z } from "zod";
-import { createDb } from "../db/client";
-import { companyOfAddress } from "../domain/companies/reception-address";
-import { sentMailOf } from "../domain/companies/company-mail";
+import { createDb } from "../storage/db/client";
+import { companyOfAddress } from "../accounts/companies/reception-address";
+import { sentMailOf } from "../accounts/companies/company-mail";
 import { describeError, log } from "../lib/log";
 import { backoffSeconds } from "../lib/backoff";
 import { deliveredMailOf, failMailOf, readOnto } from "./bounces";

@@ -8,7 +8,7 @@
  * - queueSiiStatusChecks (intake, once the rows are stored): one `reception.sii_status` message per
  *   document waiting, on the issuance queue, when the company has an active, current certificate;
  *   without one the check says so and nothing is queued;
- * - checkSiiStatus (each message, src/pipeline/sii-status-checks.ts): asks the SII and records
+ * - checkSiiStatus (each message, src/invoices/pipeline/sii-status-checks.ts): asks the SII and records
  *   PASSED (registered with the same data), FAILED (other data, or a folio or issuer the SII says is
  *   not valid: the document's verification becomes FAILED, with a `received_document.verification_failed`
  *   event when it was VERIFIED; EstadoRecepDTE, already sent, is unchanged) or NOT_CHECKED while the
@@ -18,15 +18,15 @@
  */
 import { and, eq } from "drizzle-orm";
 import { envForCompany } from "../config";
-import { issuingCountry } from "../country";
+import { issuingCountry } from "../countries";
 import { AuthorityError, type RegisteredStatus } from "../countries/port";
-import { createDb } from "../db/client";
-import { receivedDocuments } from "../db/schema";
-import { certificateProblem } from "../domain/certificates/certificates";
-import { signerOf, type SiiAccess } from "../domain/certificates/sii-access";
+import { createDb } from "../storage/db/client";
+import { receivedDocuments } from "../storage/db/schema";
+import { certificateProblem } from "../accounts/certificates/certificates";
+import { signerOf, type SiiAccess } from "../accounts/certificates/sii-access";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
-import type { SiiStatusMessage } from "../queues/issuance";
+import type { SiiStatusMessage } from "../invoices/pipeline/messages";
 import { SII_STATUS_WAITING, verificationStatus, type Check } from "./checks";
 import { byPartition, receivedByIds, receptionEventIf, writeIn } from "./stores";
 import type { ReceivedRow } from "./view";

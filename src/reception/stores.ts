@@ -5,10 +5,10 @@
  * store).
  */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { eventOutbox, receivedDocuments } from "../db/schema";
-import { knownStoreForId, ordinalOfId, partitionFor, storeFor, UnknownPartitionError } from "../db/document-store";
-import { outboxInsert } from "../db/document-store/outbox";
+import type { Db } from "../storage/db/client";
+import { eventOutbox, receivedDocuments } from "../storage/db/schema";
+import { knownStoreForId, ordinalOfId, partitionFor, storeFor, UnknownPartitionError } from "../storage/db/document-store";
+import { outboxInsert } from "../storage/db/document-store/outbox";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { receivedView, type ReceivedRow } from "./view";

@@ -1,11 +1,11 @@
 /**
  * Test mode: a document received by upload or e-mail that verifies is known to the simulated SII's
- * register from the moment it is taken in (src/simulator/received-register.ts), so its reception
+ * register from the moment it is taken in (src/countries/cl/simulator/received-register.ts), so its reception
  * time, its 8-day deadline and the accept and claim flow can be tried offline. Live mode never
  * comes here: the real SII learns of a document from its issuer only.
  */
-import { createDb, type Db } from "../db/client";
-import type { receivedDocuments } from "../db/schema";
+import { createDb, type Db } from "../storage/db/client";
+import type { receivedDocuments } from "../storage/db/schema";
 import { ACTIONABLE_TYPES, deadlineOf } from "../countries/cl";
 import { log } from "../lib/log";
 

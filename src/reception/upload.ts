@@ -1,8 +1,8 @@
 /** The upload channel: one file through the intake, recorded as an inbound message. */
-import { partitionedId, storeForId } from "../db/document-store";
-import { inboundMessages } from "../db/schema";
-import type { CompanyRow } from "../domain/companies/repository";
-import { AppError } from "../errors";
+import { partitionedId, storeForId } from "../storage/db/document-store";
+import { inboundMessages } from "../storage/db/schema";
+import type { CompanyRow } from "../accounts/companies/repository";
+import { AppError } from "../lib/errors";
 import { intakeFile, type IntakeResult } from "./intake";
 import { uploadMessage } from "./messages";
 import { receivedByIds } from "./stores";

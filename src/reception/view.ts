@@ -1,5 +1,5 @@
 /** A received document as the API shows it (GET, list items, event `data`). */
-import type { receivedDocuments } from "../db/schema";
+import type { receivedDocuments } from "../storage/db/schema";
 import { verificationStatus, type Check } from "./checks";
 import { secondsLeft } from "../lib/time";
 import type { Summary } from "./summary";

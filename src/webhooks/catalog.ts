@@ -5,7 +5,7 @@
  * event type is one entry here (plus the writer that records it in event_outbox).
  */
 import { z } from "@hono/zod-openapi";
-import { InvoiceSummarySchema } from "../domain/invoices/view";
+import { InvoiceSummarySchema } from "../invoices/view";
 import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 

@@ -4,9 +4,9 @@
  * `deliver` messages make one attempt each. Every step is idempotent (a delivery exists once per
  * endpoint and event; a settled delivery is skipped), so a duplicated message does nothing twice.
  */
-import { createDb } from "../db/client";
+import { createDb } from "../storage/db/client";
 import { describeError, log } from "../lib/log";
-import { notifyEvents, notifyStore, webhookMessage } from "../queues/webhooks";
+import { notifyEvents, notifyStore, webhookMessage } from "./messages";
 import { deliverBatch, type DeliveryTarget } from "./delivery";
 import { fanOut, fanOutStore } from "./fanout";
 

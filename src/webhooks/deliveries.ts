@@ -5,17 +5,17 @@
  * its partition, its attempts are in the same store, lists walk the partitions newest first. An
  * event born in a store lives there with its deliveries; control-plane events are in D1's
  * outbox (./fanout.ts); endpoints stay in D1. A delivery whose queue message was lost is queued again by its store's
- * alarm (src/durable-objects/document-store/overdue-deliveries.ts).
+ * alarm (src/operations/objects/document-store/overdue-deliveries.ts).
  */
 import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { createDb, type Db } from "../db/client";
-import { knownStoreForId, openStore, partitionedId, partitionsOf, storeFor } from "../db/document-store";
-import { pageAcrossPartitions } from "../db/document-store/lists";
-import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../db/schema";
-import { AppError } from "../errors";
+import { createDb, type Db } from "../storage/db/client";
+import { knownStoreForId, openStore, partitionedId, partitionsOf, storeFor } from "../storage/db/document-store";
+import { pageAcrossPartitions } from "../storage/db/document-store/lists";
+import { documentPartitions, eventOutbox, webhookAttempts, webhookDeliveries, type DocumentPartition } from "../storage/db/schema";
+import { AppError } from "../lib/errors";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
-import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
+import { enqueueDeliveries, type DeliveryRef } from "./messages";
 import { getEndpoint } from "./endpoints";
 import { EVENT_RETENTION_DAYS, idPastRetention, isPastRetention, pastRetentionMessage, retentionCutoff } from "./retention";
 

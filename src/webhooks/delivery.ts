@@ -11,13 +11,13 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db/client";
-import { ordinalOfId, partitionKnown, storeFor } from "../db/document-store";
-import { eventOutbox, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { Db } from "../storage/db/client";
+import { ordinalOfId, partitionKnown, storeFor } from "../storage/db/document-store";
+import { eventOutbox, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../storage/db/schema";
 import { chunked } from "../lib/chunked";
 import { newId } from "../lib/ids";
 import { log } from "../lib/log";
-import { enqueueDeliveries, notifyEvents, type DeliveryRef } from "../queues/webhooks";
+import { enqueueDeliveries, notifyEvents, type DeliveryRef } from "./messages";
 import { renderEvent } from "./render";
 import { isPastRetention, pastRetentionMessage } from "./retention";
 import { DISABLE_AFTER_MS, MAX_QUEUE_DELAY_SECONDS, retryDelaySeconds, retrySchedule } from "./schedule";

@@ -4,9 +4,9 @@
  * After a rotation the previous secret keeps signing beside the new one for 24 hours.
  */
 import { and, asc, count, eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { webhookEndpoints } from "../db/schema";
-import { AppError } from "../errors";
+import type { Db } from "../storage/db/client";
+import { webhookEndpoints } from "../storage/db/schema";
+import { AppError } from "../lib/errors";
 import { base64ToBytes, bytesToBase64 } from "../lib/base64";
 import { newId } from "../lib/ids";
 import { open, seal } from "../lib/secrets";

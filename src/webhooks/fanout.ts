@@ -21,11 +21,11 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db/client";
-import { openStore, partitionedId, storeFor } from "../db/document-store";
-import { eventOutbox, webhookDeliveries } from "../db/schema";
+import type { Db } from "../storage/db/client";
+import { openStore, partitionedId, storeFor } from "../storage/db/document-store";
+import { eventOutbox, webhookDeliveries } from "../storage/db/schema";
 import { chunked } from "../lib/chunked";
-import { enqueueDeliveries, type DeliveryRef } from "../queues/webhooks";
+import { enqueueDeliveries, type DeliveryRef } from "./messages";
 import { activeEndpoints } from "./endpoint-cache";
 import { subscribes, type EndpointRow } from "./endpoints";
 

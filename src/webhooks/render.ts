@@ -4,9 +4,9 @@
  * (so `data` shows the document as it was then); other rows hold their `data` (older rows may also
  * carry `event` and `company_id` keys, which the envelope already says).
  */
-import { eventOutbox } from "../db/schema";
-import { invoiceSummary } from "../domain/invoices/view";
-import type { InvoiceRow } from "../domain/invoices/state";
+import { eventOutbox } from "../storage/db/schema";
+import { invoiceSummary } from "../invoices/view";
+import type { InvoiceRow } from "../invoices/state";
 import { API_VERSION, EVENT_CATALOG, isEventType } from "./catalog";
 
 type EventRow = typeof eventOutbox.$inferSelect;

@@ -6,7 +6,7 @@
  * - D1's `event_outbox` (control-plane events): rows already fanned out (`dispatched_at`
  *   set) and past retention, by the cron in bounded batches (`purgeD1Events`);
  * - each document store's `event_outbox` (its own events, already fanned out) and its deliveries and attempts, by the store's alarm
- *   (src/durable-objects/document-store/event-retention.ts).
+ *   (src/operations/objects/document-store/event-retention.ts).
  *
  * A redelivery of an event past retention is refused (`WEBHOOK_EVENT_EXPIRED`), and an attempt whose
  * event is gone ends its delivery FAILED with that reason: nothing is sent without its event.
@@ -19,8 +19,8 @@
  * document is PENDING (event-retention.ts).
  */
 import { and, asc, inArray, isNotNull, lt } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { eventOutbox } from "../db/schema";
+import type { Db } from "../storage/db/client";
+import { eventOutbox } from "../storage/db/schema";
 import { decodeUlidTime } from "../lib/ids";
 
 export const EVENT_RETENTION_DAYS = 30;

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { companyEntry, forgetInDirectory, keyEntry } from "../../src/db/control-directory";
-import { authenticate, hashApiKey } from "../../src/domain/access/api-keys";
-import { ACCESS_CACHE_MS, forgetAccess } from "../../src/domain/access/cache";
+import { companyEntry, forgetInDirectory, keyEntry } from "../../src/storage/db/control-directory";
+import { authenticate, hashApiKey } from "../../src/accounts/access/api-keys";
+import { ACCESS_CACHE_MS, forgetAccess } from "../../src/accounts/access/cache";
 import { call, expectError, newKey, newCompany, newOwner } from "../helpers/api";
 
 /**

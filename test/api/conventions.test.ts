@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/app";
-import { CRON_JOBS } from "../../src/cron";
-import { ERROR_CODES } from "../../src/errors";
+import { CRON_JOBS } from "../../src/operations/scheduled";
+import { ERROR_CODES } from "../../src/lib/errors";
 import { TAGS } from "../../src/http/openapi/document";
 import { ROUTE_REGISTRY } from "../../src/http/route";
 import { call, companyBody, expectError, newOwner } from "../helpers/api";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { revokeKey } from "../../src/domain/access/users";
-import { can } from "../../src/domain/access/roles";
+import { createDb } from "../../src/storage/db/client";
+import { revokeKey } from "../../src/accounts/access/users";
+import { can } from "../../src/accounts/access/roles";
 import { ROUTE_REGISTRY } from "../../src/http/route";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
 

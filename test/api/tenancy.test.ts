@@ -13,9 +13,9 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { deadLetters } from "../../src/db/schema";
-import { can, ROLES, type Permission, type Role } from "../../src/domain/access/roles";
+import { createDb } from "../../src/storage/db/client";
+import { deadLetters } from "../../src/storage/db/schema";
+import { can, ROLES, type Permission, type Role } from "../../src/accounts/access/roles";
 import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
 import { recordDeadLetters } from "../../src/operations/dead-letters";
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHILE } from "../../src/domain/catalogs/cl";
+import { CHILE } from "../../src/countries/cl/catalogs";
 import { call, expectError, newKey, newOwner, type Actor } from "../helpers/api";
 
 let owner: Actor;

@@ -3,10 +3,10 @@
  * economic activities, and the item code checker for CdgItem (TpoCodigo / VlrCodigo).
  */
 import { describe, expect, it } from "vitest";
-import { ACTIVITIES, findActivity } from "../../src/domain/catalogs/cl/activities";
-import { checkCatalogCode, checkItemCode } from "../../src/domain/catalogs/cl/checks";
-import { COMMUNES, findCommune, siiOfficeLabel } from "../../src/domain/catalogs/cl/communes";
-import { findItemCodeType } from "../../src/domain/catalogs/cl/legal";
+import { ACTIVITIES, findActivity } from "../../src/countries/cl/catalogs/activities";
+import { checkCatalogCode, checkItemCode } from "../../src/countries/cl/catalogs/checks";
+import { COMMUNES, findCommune, siiOfficeLabel } from "../../src/countries/cl/catalogs/communes";
+import { findItemCodeType } from "../../src/countries/cl/catalogs/legal";
 import { engineError } from "../helpers/engine-error";
 
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseTaxpayerCsv, parseTaxpayerLine, TAXPAYER_CSV_HEADER } from "../../src/domain/taxpayers/csv";
-import { loadTaxpayers } from "../../src/domain/taxpayers/load";
+import { parseTaxpayerCsv, parseTaxpayerLine, TAXPAYER_CSV_HEADER } from "../../src/accounts/taxpayers/csv";
+import { loadTaxpayers } from "../../src/accounts/taxpayers/load";
 import { call, expectError, newOwner, type Actor } from "../helpers/api";
 
 let owner: Actor;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ADDITIONAL_TAXES, SPECIFIC_TAXES } from "../../src/countries/cl/documents/invoice";
-import { CHILE } from "../../src/domain/catalogs/cl";
+import { CHILE } from "../../src/countries/cl/catalogs";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";
 

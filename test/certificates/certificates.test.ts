@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { recordCertificateExpiryEvents, requireSigningCredentials } from "../../src/domain/certificates/certificates";
-import { AppError } from "../../src/errors";
+import { createDb } from "../../src/storage/db/client";
+import { recordCertificateExpiryEvents, requireSigningCredentials } from "../../src/accounts/certificates/certificates";
+import { AppError } from "../../src/lib/errors";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "../helpers/fake-certificates";
 

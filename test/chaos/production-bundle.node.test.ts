@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { CHAOS_MARKER } from "../../src/chaos/hook";
+import { CHAOS_MARKER } from "../../src/lib/chaos";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const wranglerJs = path.join(root, "node_modules/wrangler/bin/wrangler.js");

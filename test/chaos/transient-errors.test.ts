@@ -4,10 +4,10 @@ import { transientFailure } from "../../src/http/errors/handler";
 import { call, companyBody, expectError, newCompany, newOwner } from "../helpers/api";
 import { getEndpoint, signingSecrets } from "../../src/webhooks/endpoints";
 import { eq } from "drizzle-orm";
-import { closePartition, indexStore, openPartition, ordinalOfId } from "../../src/db/document-store";
-import { idempotencyKeys } from "../../src/db/schema";
+import { closePartition, indexStore, openPartition, ordinalOfId } from "../../src/storage/db/document-store";
+import { idempotencyKeys } from "../../src/storage/db/schema";
 import { CLAIM_LEASE_MS, TTL_MS } from "../../src/http/middleware/idempotency";
-import { createDb } from "../../src/db/client";
+import { createDb } from "../../src/storage/db/client";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 
 /**

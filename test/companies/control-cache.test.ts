@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
-import { createDb } from "../../src/db/client";
-import { companyEntry, forgetInDirectory } from "../../src/db/control-directory";
-import { CONTROL_CACHE_MS, forgetCompanyControl } from "../../src/domain/companies/control-cache";
-import { companyContext, RetryableStepError, signerFor, type StepDeps } from "../../src/pipeline/steps";
+import { createDb } from "../../src/storage/db/client";
+import { companyEntry, forgetInDirectory } from "../../src/storage/db/control-directory";
+import { CONTROL_CACHE_MS, forgetCompanyControl } from "../../src/accounts/companies/control-cache";
+import { companyContext, RetryableStepError, signerFor, type StepDeps } from "../../src/invoices/pipeline/steps";
 import { call, expectError, newCompany, newOwner, nextRut } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx } from "../helpers/fake-certificates";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";

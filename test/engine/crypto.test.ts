@@ -5,7 +5,7 @@ import { b64decode, pemDecode, spkiFromCertificate, b64encode } from "../../src/
 import { assertCafUsable, parseCaf, addSixMonths } from "../../src/countries/cl/documents/caf";
 import { EngineError } from "../../src/countries/cl/errors";
 import { SII_CAF_KEYS } from "../../src/countries/cl/pki/sii-keys";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { stampTed, verifyTed } from "../../src/countries/cl/documents/ted";
 import { decodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { loadSigningCredentials, openPfx, readCertificate } from "../../src/countries/cl/pki/certificate";

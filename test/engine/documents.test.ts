@@ -271,7 +271,7 @@ describe("bad input never crashes", () => {
     const { openPfx } = await import("../../src/countries/cl/pki/certificate");
     const { verifyTed } = await import("../../src/countries/cl/documents/ted");
     const { EngineError } = await import("../../src/countries/cl/errors");
-    const { issueSimulatorCaf } = await import("../../src/simulator/caf");
+    const { issueSimulatorCaf } = await import("../../src/countries/cl/simulator/caf");
     let seed = 12345;
     const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const mutate = (s: string) => {

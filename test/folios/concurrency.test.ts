@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { folioAllocatorFor } from "../../src/domain/folios/allocator-api";
+import { folioAllocatorFor } from "../../src/folios/allocator-api";
 import { NOW, freshAllocator } from "./helpers";
 
 function expectConsecutive(folios: number[], from: number): void {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { FolioAllocator } from "../../src/durable-objects/folio-allocator";
+import type { FolioAllocator } from "../../src/folios/allocator";
 import { DAY, NOW, freshAllocator, loadTwoRanges } from "./helpers";
 
 interface OutboxRow {

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
-import { createDb } from "../../src/db/client";
-import { refetchCaf } from "../../src/domain/folios/cafs";
-import { findCompanyForClient } from "../../src/domain/companies/repository";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
+import { createDb } from "../../src/storage/db/client";
+import { refetchCaf } from "../../src/folios/cafs";
+import { findCompanyForClient } from "../../src/accounts/companies/repository";
 import { toLocalDateTime } from "../../src/lib/time";
 import { call, expectError, newCompany, newKey, newOwner, nextRut, type Actor } from "../helpers/api";
 

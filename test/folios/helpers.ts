@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { folioAllocatorFor } from "../../src/domain/folios/allocator-api";
-import type { FolioAllocator } from "../../src/durable-objects/folio-allocator";
+import { folioAllocatorFor } from "../../src/folios/allocator-api";
+import type { FolioAllocator } from "../../src/folios/allocator";
 
 let counter = 0;
 

@@ -3,10 +3,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { siiAuthority } from "../../src/countries/cl";
-import { allocator } from "../../src/domain/folios/cafs";
-import { ALLOCATION_RETENTION_MS } from "../../src/durable-objects/folio-allocator/pruning";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
-import { invoiceBody as invoiceMessage } from "../../src/queues/issuance";
+import { allocator } from "../../src/folios/cafs";
+import { ALLOCATION_RETENTION_MS } from "../../src/folios/allocator/pruning";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
+import { invoiceBody as invoiceMessage } from "../../src/invoices/pipeline/messages";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 

@@ -1,14 +1,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { randomUlid } from "../../src/lib/ids";
-import type { FolioAllocator } from "../../src/durable-objects/folio-allocator";
-import { ALLOCATION_RETENTION_MS, PRUNE_INTERVAL_MS } from "../../src/durable-objects/folio-allocator/pruning";
+import type { FolioAllocator } from "../../src/folios/allocator";
+import { ALLOCATION_RETENTION_MS, PRUNE_INTERVAL_MS } from "../../src/folios/allocator/pruning";
 import { DAY, freshAllocator, loadTwoRanges } from "./helpers";
 
 /**
  * The allocator deletes the allocations of documents created more than the retention ago
  * and refuses any folio request for such a document, so no document is ever numbered twice and no
- * folio handed out twice (src/durable-objects/folio-allocator/pruning.ts).
+ * folio handed out twice (src/folios/allocator/pruning.ts).
  */
 type Stub = DurableObjectStub<FolioAllocator>;
 

@@ -12,7 +12,7 @@ import {
   planSetNextFolio,
   remainingInRange,
   type FolioRange,
-} from "../../src/domain/folios/rules";
+} from "../../src/folios/rules";
 
 const NOW = Date.parse("2026-11-22T12:00:00Z");
 const DAY = 86_400_000;

@@ -2,11 +2,11 @@ import { exports, env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { z } from "zod";
 import { app } from "../../src/app";
-import { createDb } from "../../src/db/client";
-import { clients } from "../../src/db/schema";
-import { createApiKey } from "../../src/domain/access/api-keys";
+import { createDb } from "../../src/storage/db/client";
+import { clients } from "../../src/storage/db/schema";
+import { createApiKey } from "../../src/accounts/access/api-keys";
 import { computeDv } from "../../src/countries/cl/documents/rut";
-import type { Role } from "../../src/domain/access/roles";
+import type { Role } from "../../src/accounts/access/roles";
 import { newId } from "../../src/lib/ids";
 import { ROUTE_REGISTRY, type RegisteredRoute } from "../../src/http/route";
 

@@ -8,7 +8,7 @@ import { parseCaf, type Caf } from "../../src/countries/cl/documents/caf";
 import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents/dte";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { ISSUER_RUT, issuer, recipient } from "./cl-samples";
 
 const date = "2026-11-20 10:30:00";

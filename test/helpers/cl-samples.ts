@@ -9,7 +9,7 @@ import { buildSignedDte, type SignedDte } from "../../src/countries/cl/documents
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { buildTokenRequest } from "../../src/countries/cl/xml/xmldsig";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "./fake-certificates";
 

@@ -5,8 +5,8 @@
  * that used to read `SELECT … FROM invoices WHERE company_id = ?` from D1 asks the same of the stores.
  */
 import { env } from "cloudflare:workers";
-import { partitionsOf, storeFor } from "../../src/db/document-store";
-import type { Db } from "../../src/db/client";
+import { partitionsOf, storeFor } from "../../src/storage/db/document-store";
+import type { Db } from "../../src/storage/db/client";
 import { sql, type SQL } from "drizzle-orm";
 
 /** The Drizzle handle of every partition of a company, newest first. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalLanguageTag, endOfLocalDay, isRealDate, isValidTimeZone, toLocalDateTime } from "../../src/lib/time";
 import { backoffSeconds } from "../../src/lib/backoff";
-import { pollDelaySeconds } from "../../src/pipeline/consumer";
+import { pollDelaySeconds } from "../../src/invoices/pipeline/consumer";
 
 describe("time helpers", () => {
   it("local wall-clock time without offset, across Chile's daylight saving", () => {

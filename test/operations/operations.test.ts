@@ -2,9 +2,9 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { createDb } from "../../src/db/client";
-import { findCompanyForClient } from "../../src/domain/companies/repository";
-import { issueInvoice } from "../../src/domain/invoices/issue";
+import { createDb } from "../../src/storage/db/client";
+import { findCompanyForClient } from "../../src/accounts/companies/repository";
+import { issueInvoice } from "../../src/invoices/issue";
 import { call, expectError, newKey, newOwner, type Actor } from "../helpers/api";
 import { invoiceBody, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 

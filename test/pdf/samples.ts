@@ -2,7 +2,7 @@
  * Sample printable documents for tests and the benchmark. All data is fictitious test material: the
  * RUTs are valid check-digit-wise, the CAF inside the TED is random (not a real SII authorisation).
  */
-import type { DteTypeCode, PrintableDocument, PrintableLine } from "../../src/pdf/model";
+import type { DteTypeCode, PrintableDocument, PrintableLine } from "../../src/invoices/pdf/model";
 
 function pseudoRandom(seed: number): () => number {
   let s = seed >>> 0;
@@ -94,7 +94,7 @@ export function sampleDocument(type: DteTypeCode, opts: { lines?: number; folio?
       address: "Av. Apoquindo 4501, oficina 1902",
       comuna: "Las Condes",
       city: "Santiago",
-      siiOffice: "SANTIAGO ORIENTE", // from the communes catalog in the app (src/domain/catalogs/cl/communes.ts)
+      siiOffice: "SANTIAGO ORIENTE", // from the communes catalog in the app (src/countries/cl/catalogs/communes.ts)
       email: "facturacion@pehuen.example",
       phone: "+56 2 2345 6789",
     },

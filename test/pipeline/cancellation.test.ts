@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { closePartition, indexStore, openStore, partitionedId, storeForId } from "../../src/db/document-store";
-import { creditClaims } from "../../src/db/document-store/tables";
-import { cancellations, invoices } from "../../src/db/schema";
+import { closePartition, indexStore, openStore, partitionedId, storeForId } from "../../src/storage/db/document-store";
+import { creditClaims } from "../../src/storage/db/document-store/tables";
+import { cancellations, invoices } from "../../src/storage/db/schema";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { storeForId } from "../../src/db/document-store";
+import { storeForId } from "../../src/storage/db/document-store";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 

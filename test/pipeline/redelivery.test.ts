@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { storeRows } from "../helpers/store";
 import { siiAuthority } from "../../src/countries/cl";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
-import { invoiceBody as invoiceMessage } from "../../src/queues/issuance";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
+import { invoiceBody as invoiceMessage } from "../../src/invoices/pipeline/messages";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, type Issuer } from "../helpers/issuer";
 

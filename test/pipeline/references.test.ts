@@ -6,12 +6,12 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { indexStore, storeForId } from "../../src/db/document-store";
-import { externalReferences } from "../../src/db/document-store/tables";
-import { invoices } from "../../src/db/schema";
-import { fail, type StepDeps } from "../../src/pipeline/steps";
-import { companyControlChanged } from "../../src/domain/companies/control-cache";
+import { createDb } from "../../src/storage/db/client";
+import { indexStore, storeForId } from "../../src/storage/db/document-store";
+import { externalReferences } from "../../src/storage/db/document-store/tables";
+import { invoices } from "../../src/storage/db/schema";
+import { fail, type StepDeps } from "../../src/invoices/pipeline/steps";
+import { companyControlChanged } from "../../src/accounts/companies/control-cache";
 import { expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";

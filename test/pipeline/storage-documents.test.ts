@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
-import { dteFromEnvelope, inEnvelope, readDocumentXml } from "../../src/storage/documents";
+import { dteFromEnvelope, inEnvelope, readDocumentXml } from "../../src/invoices/stored-xml";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
 
 let set: SampleSet;

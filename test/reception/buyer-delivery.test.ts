@@ -10,14 +10,14 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyInbound } from "../../src/countries/cl/exchange/verify";
-import { ordinalOfId, storeFor } from "../../src/db/document-store";
-import { buyerEnvelopeSetId, deliverToBuyer, DELIVERY_ATTEMPTS, DELIVERY_LEASE_MS } from "../../src/domain/invoices/buyer-delivery";
+import { ordinalOfId, storeFor } from "../../src/storage/db/document-store";
+import { buyerEnvelopeSetId, deliverToBuyer, DELIVERY_ATTEMPTS, DELIVERY_LEASE_MS } from "../../src/invoices/buyer-delivery";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { recipient as sampleRecipient } from "../helpers/cl-samples";
 import { storeRows } from "../helpers/store";
-import { createDb } from "../../src/db/client";
-import { receptionEmail, receptionToken } from "../../src/domain/companies/reception-address";
+import { createDb } from "../../src/storage/db/client";
+import { receptionEmail, receptionToken } from "../../src/accounts/companies/reception-address";
 import { receiveMail } from "../../src/reception/email";
 import { afterDelivery as afterDeliveryOf, bounceMail, receiver, upload } from "./helpers";
 

@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte } from "../../src/countries/cl/exchange/responses";
-import { buyerEnvelopeSetId } from "../../src/domain/invoices/buyer-delivery";
+import { buyerEnvelopeSetId } from "../../src/invoices/buyer-delivery";
 import { readBuyerReply } from "../../src/countries/cl/exchange/replies-read";
 import { xmlDocumentBytes } from "../../src/countries/cl/xml/xml";
 import { normalizeRut } from "../../src/countries/cl/documents/rut";

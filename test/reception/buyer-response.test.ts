@@ -8,8 +8,8 @@
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buyerStateOf, nextBuyerCheck, MAX_CHECK_INTERVAL_MS, MIN_CHECK_INTERVAL_MS, type BuyerEvent } from "../../src/domain/invoices/buyer-response";
-import { openStore, partitionedId, storeForId } from "../../src/db/document-store";
+import { buyerStateOf, nextBuyerCheck, MAX_CHECK_INTERVAL_MS, MIN_CHECK_INTERVAL_MS, type BuyerEvent } from "../../src/invoices/buyer-response";
+import { openStore, partitionedId, storeForId } from "../../src/storage/db/document-store";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";

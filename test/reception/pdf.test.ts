@@ -12,15 +12,15 @@ import { childElements, decodeXmlBytes, parseXml, type XElement } from "../../sr
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { extrasOf } from "../../src/domain/invoices/printable-extras";
-import { printableOf, tedFromSignedXml } from "../../src/domain/invoices/printable";
+import { extrasOf } from "../../src/invoices/printable-extras";
+import { printableOf, tedFromSignedXml } from "../../src/invoices/printable";
 import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
 import { caratulaResolution } from "../../src/reception/intake";
 import { verifyInbound } from "../../src/countries/cl";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples } from "../helpers/cl-samples";
-import type { PrintableDocument } from "../../src/pdf";
+import type { PrintableDocument } from "../../src/invoices/pdf";
 import { loadPdf } from "../pdf/helpers";
 import { envelope } from "../sii/helpers";
 import { receiver, upload, type Receiver } from "./helpers";

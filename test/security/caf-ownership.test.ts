@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { issueSimulatorCaf } from "../../src/simulator/caf";
+import { issueSimulatorCaf } from "../../src/countries/cl/simulator/caf";
 import { toLocalDateTime } from "../../src/lib/time";
 import { call, expectError, newCompany, newOwner, nextRut, type Actor } from "../helpers/api";
 

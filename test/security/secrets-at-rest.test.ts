@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
-import { createDb } from "../../src/db/client";
-import { apiKeys, cafs, certificates, keyRotations, webhookEndpoints } from "../../src/db/schema";
-import { hashApiKey } from "../../src/domain/access/api-keys";
-import { requireSigningCredentials } from "../../src/domain/certificates/certificates";
-import { readCafFile } from "../../src/domain/folios/caf-files";
-import { rotateAll, rotationStep } from "../../src/domain/secrets/rotation";
+import { createDb } from "../../src/storage/db/client";
+import { apiKeys, cafs, certificates, keyRotations, webhookEndpoints } from "../../src/storage/db/schema";
+import { hashApiKey } from "../../src/accounts/access/api-keys";
+import { requireSigningCredentials } from "../../src/accounts/certificates/certificates";
+import { readCafFile } from "../../src/folios/caf-files";
+import { rotateAll, rotationStep } from "../../src/accounts/secrets/rotation";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/base64";
 import { keyVersionOf, open, parseKeyRing, seal } from "../../src/lib/secrets";
 import { signingSecrets } from "../../src/webhooks/endpoints";

@@ -11,11 +11,11 @@ import { encodeLatin1 } from "../../src/countries/cl/xml/xml";
 import { signXml } from "../../src/countries/cl/xml/xmldsig";
 import { buildEnvioBoleta, buildEnvioDte, type SignedEnvelope } from "../../src/countries/cl/exchange/envelopes";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
-import { issueSimulatorCaf, type IssueCafParams } from "../../src/simulator/caf";
+import { issueSimulatorCaf, type IssueCafParams } from "../../src/countries/cl/simulator/caf";
 import { SiiClient } from "../../src/countries/cl/sii/client";
 import { makeFakeCertificate } from "../helpers/fake-certificates";
 import { newCompany, newOwner, type Actor } from "../helpers/api";
-import { STEP_MS } from "../../src/simulator/store";
+import { STEP_MS } from "../../src/countries/cl/simulator/store";
 import { chileLocalToIso, isoToChileLocal } from "../../src/countries/cl/sii/reception";
 import { expect } from "vitest";
 

@@ -9,7 +9,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caf } from "../../src/countries/cl/documents/caf";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { SiiClient } from "../../src/countries/cl/sii/client";
-import { actionCode } from "../../src/simulator/reception";
+import { actionCode } from "../../src/countries/cl/simulator/reception";
 import { chileLocalToIso, isoToChileLocal, reclamoRequest, reclamoUrl, siiReceptionAuthority, type ReceptionAction } from "../../src/countries/cl/sii/reception";
 import { AuthorityError, type ReceptionAuthority } from "../../src/countries/port";
 import { asReadFromChileTime, envelope, fakeCredentials, ISSUER_RUT, scenario, signedDte, simulatorCaf, workerClient } from "./helpers";

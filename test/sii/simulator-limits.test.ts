@@ -13,8 +13,8 @@ import { signEnvelopeAsGiven } from "../../src/countries/cl/exchange/envelopes";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { SiiError } from "../../src/countries/cl/sii/errors";
 import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
-import { MAX_FILE_BYTES } from "../../src/simulator/common";
-import { validateEnvio } from "../../src/simulator/validate";
+import { MAX_FILE_BYTES } from "../../src/countries/cl/simulator/common";
+import { validateEnvio } from "../../src/countries/cl/simulator/validate";
 import { envelope, expectStates, fakeCredentials, HOLDER_RUT, ISSUER_RUT, signedDte, simulatorCaf, TIMESTAMP, unsafeDte, uploadAndPoll, workerClient } from "./helpers";
 
 const client = workerClient();

@@ -13,8 +13,8 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import { SiiClient, clearSiiTokenCache } from "../../src/countries/cl/sii/client";
 import { internalSimulatorEnv } from "../../src/config";
-import { simulatorApp } from "../../src/simulator/app";
-import { precheckUpload } from "../../src/simulator/validate";
+import { simulatorApp } from "../../src/countries/cl/simulator/app";
+import { precheckUpload } from "../../src/countries/cl/simulator/validate";
 import { envelope, fakeCredentials, ISSUER_RUT, signedDte, simulatorCaf } from "./helpers";
 
 /** A D1 binding that counts round trips (statement executions and batches) by request path. */

@@ -6,13 +6,13 @@ import { stampTed } from "../../src/countries/cl/documents/ted";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
 import { encodeLatin1, parseXml } from "../../src/countries/cl/xml/xml";
 import { signXml } from "../../src/countries/cl/xml/xmldsig";
-import { validateEnvio, type DocumentVerdict } from "../../src/simulator/validate";
+import { validateEnvio, type DocumentVerdict } from "../../src/countries/cl/simulator/validate";
 import { buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { HOLDER_RUT, ISSUER_RUT, envelope, fakeCredentials, invoice, signedDte, simulatorCaf } from "./helpers";
 import { SAMPLE_INPUTS } from "../helpers/cl-samples";
 
 /**
- * The simulated SII's content rules (src/simulator/document-rules.ts, docs/simulator-fidelity.md):
+ * The simulated SII's content rules (src/countries/cl/simulator/document-rules.ts, docs/simulator-fidelity.md):
  * each test builds what our engine refuses to build (stamped and signed without its checks) and
  * reads the simulator's verdict, naming the rule id.
  */

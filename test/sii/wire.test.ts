@@ -16,7 +16,7 @@ import {
   soapResponse,
 } from "../../src/countries/cl/sii/wire";
 import { decodeLatin1, encodeLatin1 } from "../../src/countries/cl/xml/xml";
-import { STEP_MS, visibleState } from "../../src/simulator/store";
+import { STEP_MS, visibleState } from "../../src/countries/cl/simulator/store";
 
 const latin1 = (s: string) => encodeLatin1(s);
 

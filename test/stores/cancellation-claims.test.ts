@@ -7,9 +7,9 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
-import { cancellations, invoices } from "../../src/db/schema";
-import { UNSTORED_CLAIM_GRACE_MS } from "../../src/domain/invoices/cancellation-claims";
+import { closePartition, openStore, partitionedId, storeForId } from "../../src/storage/db/document-store";
+import { cancellations, invoices } from "../../src/storage/db/schema";
+import { UNSTORED_CLAIM_GRACE_MS } from "../../src/invoices/cancellation-claims";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, nowLocal, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";

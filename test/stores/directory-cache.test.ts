@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { forgetDirectory, openPartition, openStore, partitionKnown, partitionedId, partitionsOf } from "../../src/db/document-store";
-import { createDb } from "../../src/db/client";
-import { documentPartitions, invoices } from "../../src/db/schema";
+import { forgetDirectory, openPartition, openStore, partitionKnown, partitionedId, partitionsOf } from "../../src/storage/db/document-store";
+import { createDb } from "../../src/storage/db/client";
+import { documentPartitions, invoices } from "../../src/storage/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 
 /**
@@ -56,7 +56,7 @@ describe("the partition directory on a cold isolate", () => {
     const { env: e, counts } = countingEnv();
     const p = await openPartition(e, companyId);
     expect(p).toMatchObject({ companyId, ordinal: 1, storeName: `${companyId}:1`, closedAt: null });
-    // The read of the open row is the company's directory object's (src/db/control-directory.ts), not this isolate's.
+    // The read of the open row is the company's directory object's (src/storage/db/control-directory.ts), not this isolate's.
     expect(counts).toEqual({ statements: 2, roundTrips: 1 });
     // The open partition is known to exist: reading by an id of it asks D1 nothing.
     expect(await partitionKnown(e, companyId, 1)).toBe(true);

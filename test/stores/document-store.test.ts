@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { closePartition, openPartition, openPartitions, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor, storeForId } from "../../src/db/document-store";
-import { createDb, uniqueViolation } from "../../src/db/client";
-import { documentPartitions, invoiceEvents, invoices } from "../../src/db/schema";
+import { closePartition, openPartition, openPartitions, openStore, ordinalOfId, partitionedId, partitionsOf, storeFor, storeForId } from "../../src/storage/db/document-store";
+import { createDb, uniqueViolation } from "../../src/storage/db/client";
+import { documentPartitions, invoiceEvents, invoices } from "../../src/storage/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 import { storeRows } from "../helpers/store";
 

@@ -7,10 +7,10 @@ import { createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
-import { openStore } from "../../src/db/document-store";
+import { openStore } from "../../src/storage/db/document-store";
 import { randomUlid } from "../../src/lib/ids";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
-import { envelopePollBody } from "../../src/queues/issuance";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
+import { envelopePollBody } from "../../src/invoices/pipeline/messages";
 import { newCompany, newOwner } from "../helpers/api";
 
 /** The webhook queue binding, recording what is sent to it (the platform's queue, not our code). */

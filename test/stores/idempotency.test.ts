@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { indexStore } from "../../src/db/document-store";
-import { idempotencyKeys } from "../../src/db/schema";
+import { indexStore } from "../../src/storage/db/document-store";
+import { idempotencyKeys } from "../../src/storage/db/schema";
 import { call, companyBody, newOwner } from "../helpers/api";
 
 /** Idempotency-Key records live in the client's index store of each mode. */

@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { closePartition, openStore, partitionedId, storeForId } from "../../src/db/document-store";
-import { invoiceEvents, invoices } from "../../src/db/schema";
+import { closePartition, openStore, partitionedId, storeForId } from "../../src/storage/db/document-store";
+import { invoiceEvents, invoices } from "../../src/storage/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";

@@ -9,12 +9,12 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/client";
-import { openStore, partitionedId } from "../../src/db/document-store";
-import { INVOICE_COUNTERS, RECEIVED_COUNTERS, type CounterSpec } from "../../src/db/document-store/counters";
-import { invoices, receivedDocuments } from "../../src/db/schema";
-import { listInvoices, type InvoiceFilters } from "../../src/domain/invoices/queries";
-import { dayPageReads } from "../../src/domain/invoices/day-pages";
+import type { Db } from "../../src/storage/db/client";
+import { openStore, partitionedId } from "../../src/storage/db/document-store";
+import { INVOICE_COUNTERS, RECEIVED_COUNTERS, type CounterSpec } from "../../src/storage/db/document-store/counters";
+import { invoices, receivedDocuments } from "../../src/storage/db/schema";
+import { listInvoices, type InvoiceFilters } from "../../src/invoices/queries";
+import { dayPageReads } from "../../src/invoices/day-pages";
 import { listReceived, type ListFilter } from "../../src/reception/queries";
 import { randomUlid } from "../../src/lib/ids";
 

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { and, count, desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { openStore, partitionedId } from "../../src/db/document-store";
-import { pageAcrossPartitions, type PartitionedQuery } from "../../src/db/document-store/lists";
-import { invoices } from "../../src/db/schema";
+import { openStore, partitionedId } from "../../src/storage/db/document-store";
+import { pageAcrossPartitions, type PartitionedQuery } from "../../src/storage/db/document-store/lists";
+import { invoices } from "../../src/storage/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 
 /** Pages and totals of a list that spans a company's partitions: the same answer as one table would give. */

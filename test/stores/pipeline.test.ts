@@ -3,7 +3,7 @@
  * partition is moved RECEIVED → ACCEPTED in that store (its history and its envelope with it, the
  * envelope's id naming the same partition), nothing of it is written to D1, and the store's own alarm
  * re-drives it when its queue message was lost, or polls its envelope again when its polling stopped
- * (src/durable-objects/document-store/stuck-documents.ts; the cron asks no store). Until the POST
+ * (src/operations/objects/document-store/stuck-documents.ts; the cron asks no store). Until the POST
  * writes new documents to the open store, the fixture is a document issued without its queue message
  * and moved into the store by hand.
  */
@@ -12,16 +12,16 @@ import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { siiAuthority } from "../../src/countries/cl";
-import { createDb } from "../../src/db/client";
-import { openStore, ordinalOfId, partitionedId, storeFor, storeName } from "../../src/db/document-store";
-import { envelopes as envelopesTable, invoices } from "../../src/db/schema";
-import type { DocumentStore } from "../../src/durable-objects/document-store";
-import { StuckDocuments } from "../../src/durable-objects/document-store/stuck-documents";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
-import { STUCK_AFTER_MS } from "../../src/queues/issuance";
+import { createDb } from "../../src/storage/db/client";
+import { openStore, ordinalOfId, partitionedId, storeFor, storeName } from "../../src/storage/db/document-store";
+import { envelopes as envelopesTable, invoices } from "../../src/storage/db/schema";
+import type { DocumentStore } from "../../src/operations/objects/document-store";
+import { StuckDocuments } from "../../src/operations/objects/document-store/stuck-documents";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
+import { STUCK_AFTER_MS } from "../../src/invoices/pipeline/messages";
 import { newCompany, newOwner } from "../helpers/api";
-import { findCompanyForClient } from "../../src/domain/companies/repository";
-import { issueInvoice } from "../../src/domain/invoices/issue";
+import { findCompanyForClient } from "../../src/accounts/companies/repository";
+import { issueInvoice } from "../../src/invoices/issue";
 import { invoiceBody, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
 

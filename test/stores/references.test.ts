@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { indexStore } from "../../src/db/document-store";
-import { externalReferences } from "../../src/db/document-store/tables";
-import { claimReference, releaseReference } from "../../src/domain/invoices/references";
+import { indexStore } from "../../src/storage/db/document-store";
+import { externalReferences } from "../../src/storage/db/document-store/tables";
+import { claimReference, releaseReference } from "../../src/invoices/references";
 import { randomUlid } from "../../src/lib/ids";
 
 /** external_reference unique per company across partitions, in the company's index store. */

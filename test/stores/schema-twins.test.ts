@@ -1,5 +1,5 @@
 /**
- * The tables in D1 and in the document stores alike (src/db/schema/shared.ts: the event outbox and the
+ * The tables in D1 and in the document stores alike (src/storage/db/schema/shared.ts: the event outbox and the
  * inbound messages) come from one Drizzle definition: the D1 baseline migration and the stores'
  * generated baseline must give them the same columns (name, type, not-null, primary key) and the same
  * named indexes. A change to one without the other fails here.
@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createDb } from "../../src/db/client";
-import { storeFor } from "../../src/db/document-store";
+import { createDb } from "../../src/storage/db/client";
+import { storeFor } from "../../src/storage/db/document-store";
 
 const SHARED = ["event_outbox", "inbound_messages"];
 

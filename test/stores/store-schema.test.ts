@@ -1,15 +1,15 @@
 /**
- * A document store's schema (src/durable-objects/document-store/migrate.ts): a new store applies the
+ * A document store's schema (src/operations/objects/document-store/migrate.ts): a new store applies the
  * whole baseline in one script, with its version row; a store that has it applies nothing again.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { storeFor, storeName } from "../../src/db/document-store";
-import { STORE_SCHEMA } from "../../src/db/document-store/schema";
-import type { DocumentStore } from "../../src/durable-objects/document-store";
-import { migrateStore, STORE_SCHEMA_VERSION } from "../../src/durable-objects/document-store/migrate";
+import { storeFor, storeName } from "../../src/storage/db/document-store";
+import { STORE_SCHEMA } from "../../src/storage/db/document-store/schema";
+import type { DocumentStore } from "../../src/operations/objects/document-store";
+import { migrateStore, STORE_SCHEMA_VERSION } from "../../src/operations/objects/document-store/migrate";
 import { randomUlid } from "../../src/lib/ids";
 
 type Master = { type: string; name: string };

@@ -9,13 +9,13 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { knownStoreForId, openStore, partitionFor, partitionKnown, storeName, UnknownPartitionError } from "../../src/db/document-store";
-import { receivedDocuments } from "../../src/db/schema";
+import { knownStoreForId, openStore, partitionFor, partitionKnown, storeName, UnknownPartitionError } from "../../src/storage/db/document-store";
+import { receivedDocuments } from "../../src/storage/db/schema";
 import { randomUlid } from "../../src/lib/ids";
 import { siiAuthority } from "../../src/countries/cl";
-import { handleIssuanceBatch } from "../../src/pipeline/consumer";
+import { handleIssuanceBatch } from "../../src/invoices/pipeline/consumer";
 import { handleWebhookBatch } from "../../src/webhooks/consumer";
-import { envelopePollBody, invoiceBody } from "../../src/queues/issuance";
+import { envelopePollBody, invoiceBody } from "../../src/invoices/pipeline/messages";
 import { receivedByIds } from "../../src/reception/stores";
 import { call, expectError, newCompany, newOwner } from "../helpers/api";
 

@@ -5,7 +5,7 @@ import { createScheduledController, createExecutionContext, waitOnExecutionConte
 import worker from "../../src/index";
 import { call, newCompany, newOwner } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
-import { createDb } from "../../src/db/client";
+import { createDb } from "../../src/storage/db/client";
 import { deliver } from "../../src/webhooks/delivery";
 import { storeRows } from "../helpers/store";
 import { sql } from "drizzle-orm";

@@ -4,7 +4,7 @@ import { call, expectError, newCompany, newKey, newOwner } from "../helpers/api"
 import { register, receiverUrl } from "./helpers";
 import { webhookUrlProblem } from "../../src/webhooks/url-policy";
 import { activeEndpoints, ENDPOINT_CACHE_MS } from "../../src/webhooks/endpoint-cache";
-import { createDb } from "../../src/db/client";
+import { createDb } from "../../src/storage/db/client";
 
 describe("URL policy in production", () => {
   it("https only, and no loopback, private, link-local, metadata or reserved hosts", () => {

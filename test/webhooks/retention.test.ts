@@ -1,7 +1,7 @@
 /**
  * Events, deliveries and attempts are kept 30 days (src/webhooks/retention.ts). A document
  * store's alarm deletes its fanned-out events and settled deliveries past retention
- * (src/durable-objects/document-store/event-retention.ts); the cron deletes D1's fanned-out events in
+ * (src/operations/objects/document-store/event-retention.ts); the cron deletes D1's fanned-out events in
  * bounded batches; a redelivery of an event past retention is refused in our envelope, and an attempt
  * whose event is gone ends FAILED.
  */
@@ -9,12 +9,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { openStore, partitionedId, storeName } from "../../src/db/document-store";
-import { outboxInsert } from "../../src/db/document-store/outbox";
-import { webhookDeliveries } from "../../src/db/schema";
-import type { DocumentStore } from "../../src/durable-objects/document-store";
-import { EventRetention, RETENTION_CONTINUE_MS, RETENTION_INTERVAL_MS } from "../../src/durable-objects/document-store/event-retention";
+import { createDb } from "../../src/storage/db/client";
+import { openStore, partitionedId, storeName } from "../../src/storage/db/document-store";
+import { outboxInsert } from "../../src/storage/db/document-store/outbox";
+import { webhookDeliveries } from "../../src/storage/db/schema";
+import type { DocumentStore } from "../../src/operations/objects/document-store";
+import { EventRetention, RETENTION_CONTINUE_MS, RETENTION_INTERVAL_MS } from "../../src/operations/objects/document-store/event-retention";
 import { encodeUlidTime, newId, randomUlid } from "../../src/lib/ids";
 import { deliver } from "../../src/webhooks/delivery";
 import { EVENT_RETENTION_MS, purgeD1Events } from "../../src/webhooks/retention";

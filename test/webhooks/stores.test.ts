@@ -8,9 +8,9 @@
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { closePartition, openStore, partitionedId, storeFor } from "../../src/db/document-store";
-import { webhookDeliveries } from "../../src/db/schema";
+import { createDb } from "../../src/storage/db/client";
+import { closePartition, openStore, partitionedId, storeFor } from "../../src/storage/db/document-store";
+import { webhookDeliveries } from "../../src/storage/db/schema";
 import { newId } from "../../src/lib/ids";
 import { deliver } from "../../src/webhooks/delivery";
 import { fanOut } from "../../src/webhooks/fanout";

@@ -1,4 +1,4 @@
-import { INVOICE_INPUT_CODES } from "../../errors/codes";
+import { INVOICE_INPUT_CODES } from "../../lib/errors/codes";
 
 /**
  * Typed errors of the Chilean DTE engine. Every failure of the engine is an EngineError with one of

@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetail } from "../../errors";
+import type { ErrorCode, ErrorDetail } from "../../lib/errors";
 
 /** The error envelope of every error response (DECISIONS 8). */
 export interface ErrorBody {

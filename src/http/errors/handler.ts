@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z, type ZodError } from "zod";
-import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../errors";
+import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from "../../lib/errors";
 import { errorBody } from "./envelope";
 import { ConfigurationError } from "../../config";
 import { log } from "../../lib/log";

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import { createDb } from "../../db/client";
-import { authenticate, companyAccess } from "../../domain/access/api-keys";
-import { can, reachesAllCompanies, type Permission } from "../../domain/access/roles";
+import { createDb } from "../../storage/db/client";
+import { authenticate, companyAccess } from "../../accounts/access/api-keys";
+import { can, reachesAllCompanies, type Permission } from "../../accounts/access/roles";
 import { assertConfigured } from "../../config";
-import { AppError } from "../../errors";
+import { AppError } from "../../lib/errors";
 import { addLogContext } from "../../lib/log";
 import type { AppEnv } from "../types";
 

@@ -1,11 +1,11 @@
 import { and, eq, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { Db } from "../../db/client";
-import { indexStore } from "../../db/document-store";
-import { idempotencyKeys } from "../../db/schema";
+import type { Db } from "../../storage/db/client";
+import { indexStore } from "../../storage/db/document-store";
+import { idempotencyKeys } from "../../storage/db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { AppError } from "../../errors";
+import { AppError } from "../../lib/errors";
 import type { AppEnv } from "../types";
 import { describeError, log } from "../../lib/log";
 

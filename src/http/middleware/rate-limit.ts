@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../../errors";
+import { AppError } from "../../lib/errors";
 import { RATE_LIMITS, TIER_LIMITERS, type RateLimitBinding, type RateTier } from "../rate-limits";
 import type { AppEnv } from "../types";
 

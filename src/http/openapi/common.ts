@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "../../errors";
+import { ERROR_CODES, type ErrorCode } from "../../lib/errors";
 import { DATE_FORM, isRealDate } from "../../lib/time";
 
 /** `{ content: { "application/json": { schema } } }`: a JSON request body or response in a route definition. */

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../../errors";
+import { ERROR_CODES } from "../../lib/errors";
 import { RATE_LIMITS_DOC } from "../rate-limits";
 import { openApiWebhooks } from "../../webhooks/catalog";
 import { idempotency } from "../middleware/idempotency";

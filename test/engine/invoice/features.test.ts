@@ -9,7 +9,7 @@ import { buildFeatureDtes } from "../../helpers/cl-feature-samples";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../../helpers/cl-samples";
 import { buildEnvioBoleta, buildEnvioDte } from "../../../src/countries/cl/exchange/envelopes";
 import { parseXml } from "../../../src/countries/cl/xml/xml";
-import { validateEnvio } from "../../../src/simulator/validate";
+import { validateEnvio } from "../../../src/countries/cl/simulator/validate";
 
 let dtes: Record<string, SignedDte>;
 let set: SampleSet;

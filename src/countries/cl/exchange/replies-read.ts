@@ -7,7 +7,7 @@
  * Every signature is verified, and an entry only counts as signed when the signature covers the
  * element it was read from (its Reference names that element's ID, held by no other element): a
  * signed Resultado pasted beside forged entries does not sign them. A reply never changes the legal
- * state of a document (the SII's register does, see src/domain/invoices/buyer-response.ts): it is
+ * state of a document (the SII's register does, see src/invoices/buyer-response.ts): it is
  * what the buyer told the issuer directly.
  */
 import { EngineError } from "../errors";
@@ -113,7 +113,7 @@ async function readRespuesta(doc: XDocument, root: XElement, resultado: XElement
       entries.push({ kind: "RECEPTION", envelopeId: null, ...documentKey(d, "TipoDTE"), code: integer(childText(d, "EstadoRecepDTE")), text: short(childText(d, "RecepDTEGlosa"), 256), ...noReceipt, signature });
     }
     if (perDocument.length === 0) {
-      // The verdict on the whole envelope: read onto the document whose envelope it names (src/domain/invoices/buyer-replies.ts).
+      // The verdict on the whole envelope: read onto the document whose envelope it names (src/invoices/buyer-replies.ts).
       const about = { documentType: null, folio: null, issueDate: null, issuerRut: rut(childText(env, "RutEmisor")), receiverRut: rut(childText(env, "RutReceptor")), total: null };
       entries.push({ kind: "RECEPTION", envelopeId: envelope.envelopeId, ...about, code: envelope.code, text: envelope.text, ...noReceipt, signature });
     }

@@ -1,5 +1,5 @@
 /**
- * The SII client as the issuance pipeline's country port (src/pipeline/authority.ts TaxAuthority,
+ * The SII client as the issuance pipeline's country port (src/invoices/pipeline/authority.ts TaxAuthority,
  * DECISIONS 15). Returns a plain object (callers spread it to wrap one method).
  *
  * upload: EnvioDTE -> DTEUpload, EnvioBOLETA -> boleta REST. STATUS 99 is success (original track).

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { allCatalogSlugs, COUNTRY_CATALOGS, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../domain/catalogs";
-import { AppError } from "../../../errors";
+import { allCatalogSlugs, COUNTRY_CATALOGS, countryCatalogs, filterEntries, type Catalog, type CountryCatalogs } from "../../../countries/catalogs";
+import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { PageQuerySchema, pageEnvelope, pageParams } from "../../openapi/common";
 import { defineRoute } from "../../route";

@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { canonicalRut, findTaxpayer } from "../../../domain/taxpayers/repository";
-import type { TaxpayerRow } from "../../../domain/taxpayers/csv";
-import { SIMULATOR_TAXPAYERS } from "../../../domain/taxpayers/simulator-companies";
-import { AppError } from "../../../errors";
+import { canonicalRut, findTaxpayer } from "../../../accounts/taxpayers/repository";
+import type { TaxpayerRow } from "../../../accounts/taxpayers/csv";
+import { SIMULATOR_TAXPAYERS } from "../../../accounts/taxpayers/simulator-companies";
+import { AppError } from "../../../lib/errors";
 import { envForMode } from "../../../config";
 import { validationHook } from "../../errors/handler";
 import { json } from "../../openapi/common";

@@ -1,9 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
+import { createDb } from "../../../storage/db/client";
 import {
   activateCertificate, deleteCertificate, getCertificate, listCertificates, uploadCertificate, validityOf, type CertificateRow,
-} from "../../../domain/certificates/certificates";
-import { AppError } from "../../../errors";
+} from "../../../accounts/certificates/certificates";
+import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { filePart, pageSchema, singlePage, json, textPart } from "../../openapi/common";

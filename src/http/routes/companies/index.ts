@@ -1,12 +1,12 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
-import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../domain/companies/companies";
-import { getSettings, setLogo, settingsView, updateSettings } from "../../../domain/companies/settings";
-import { receptionEmail, receptionToken } from "../../../domain/companies/reception-address";
+import { createDb } from "../../../storage/db/client";
+import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../accounts/companies/companies";
+import { getSettings, setLogo, settingsView, updateSettings } from "../../../accounts/companies/settings";
+import { receptionEmail, receptionToken } from "../../../accounts/companies/reception-address";
 import { createdId, newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
-import { logoProblem } from "../../../pdf/render";
-import { AppError } from "../../../errors";
+import { logoProblem } from "../../../invoices/pdf/render";
+import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";

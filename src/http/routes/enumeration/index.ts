@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
-import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator } from "../../../domain/folios/cafs";
-import { AppError } from "../../../errors";
+import { createDb } from "../../../storage/db/client";
+import { enumerationOverview, enumerationView, loadCaf, refetchCaf, setAlertThreshold, setNextFolio, type CafRow, allocator } from "../../../folios/cafs";
+import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { filePart, pageSchema, singlePage, json } from "../../openapi/common";

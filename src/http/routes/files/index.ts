@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { AppError } from "../../../errors";
+import { AppError } from "../../../lib/errors";
 import { r2Keys } from "../../../storage/keys";
 import { validationHook } from "../../errors/handler";
 import { defineRoute } from "../../route";

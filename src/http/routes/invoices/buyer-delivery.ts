@@ -1,13 +1,13 @@
 /**
- * The document mailed to its buyer (src/domain/invoices/buyer-delivery.ts): send it now (again, or
+ * The document mailed to its buyer (src/invoices/buyer-delivery.ts): send it now (again, or
  * to another address), and download the EnvioDTE that was sent.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { buyerEnvelopeKey, deliverNow } from "../../../domain/invoices/buyer-delivery";
-import { getInvoice, invoiceDetail } from "../../../domain/invoices/queries";
-import { InvoiceSchema, invoiceView } from "../../../domain/invoices/view";
-import { EMAIL_ADDRESS } from "../../../domain/taxpayers/exchange-address";
-import { AppError } from "../../../errors";
+import { buyerEnvelopeKey, deliverNow } from "../../../invoices/buyer-delivery";
+import { getInvoice, invoiceDetail } from "../../../invoices/queries";
+import { InvoiceSchema, invoiceView } from "../../../invoices/view";
+import { EMAIL_ADDRESS } from "../../../accounts/taxpayers/exchange-address";
+import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { json } from "../../openapi/common";
 import { defineRoute } from "../../route";

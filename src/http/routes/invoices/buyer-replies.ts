@@ -1,15 +1,15 @@
 /**
- * A buyer's own replies to the company's documents (src/domain/invoices/buyer-replies.ts): upload one
+ * A buyer's own replies to the company's documents (src/invoices/buyer-replies.ts): upload one
  * received elsewhere (the reception address reads mailed ones by itself), and download the file an
  * entry of `buyer_replies` was read from.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { openStore, partitionedId } from "../../../db/document-store";
-import { inboundMessages } from "../../../db/schema";
-import { describeReplyIntake, MAX_REPLIES_PER_DOCUMENT, recordBuyerReply, replyFileKey } from "../../../domain/invoices/buyer-replies";
-import { getInvoice } from "../../../domain/invoices/queries";
-import { BUYER_REPLY_STATUSES, type BuyerReplyRecord } from "../../../domain/invoices/view";
-import { AppError } from "../../../errors";
+import { openStore, partitionedId } from "../../../storage/db/document-store";
+import { inboundMessages } from "../../../storage/db/schema";
+import { describeReplyIntake, MAX_REPLIES_PER_DOCUMENT, recordBuyerReply, replyFileKey } from "../../../invoices/buyer-replies";
+import { getInvoice } from "../../../invoices/queries";
+import { BUYER_REPLY_STATUSES, type BuyerReplyRecord } from "../../../invoices/view";
+import { AppError } from "../../../lib/errors";
 import { uploadMessage } from "../../../reception/messages";
 import { MAX_UPLOAD_BYTES } from "../../../reception/upload";
 import { validationHook } from "../../errors/handler";

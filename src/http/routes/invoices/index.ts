@@ -1,19 +1,19 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { findDocumentType, invoiceSchema } from "../../../domain/invoices/model";
-import { BuyerResponseSchema, InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../domain/invoices/view";
+import { findDocumentType, invoiceSchema } from "../../../invoices/model";
+import { BuyerResponseSchema, InvoiceSchema, invoiceView, StatusSchema, type InvoiceDetail } from "../../../invoices/view";
 import { bytesToBase64 } from "../../../lib/base64";
-import { createDb } from "../../../db/client";
-import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
-import { issueInvoice, RECEIVED_MESSAGE } from "../../../domain/invoices/issue";
-import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../domain/invoices/printable";
-import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../../domain/invoices/queries";
-import { checkBuyerResponseNow } from "../../../domain/invoices/buyer-check";
-import type { InvoiceRow } from "../../../domain/invoices/state";
+import { createDb } from "../../../storage/db/client";
+import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../lib/errors";
+import { issueInvoice, RECEIVED_MESSAGE } from "../../../invoices/issue";
+import { invoicePdf, parsePdfFormat, PDF_FORMATS } from "../../../invoices/printable";
+import { getInvoice, invoiceDetail, invoiceDetails, listInvoices } from "../../../invoices/queries";
+import { checkBuyerResponseNow } from "../../../invoices/buyer-check";
+import type { InvoiceRow } from "../../../invoices/state";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { calendarDate, orderedRange, PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
-import { readDocumentXml } from "../../../storage/documents";
+import { readDocumentXml } from "../../../invoices/stored-xml";
 import type { AppEnv } from "../../types";
 
 

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
-import { DEAD_LETTER_QUEUES, DEAD_LETTER_STATUSES } from "../../../db/schema";
+import { createDb } from "../../../storage/db/client";
+import { DEAD_LETTER_QUEUES, DEAD_LETTER_STATUSES } from "../../../storage/db/schema";
 import { listDeadLetters, redriveDeadLetter, type DeadLetterRow } from "../../../operations/dead-letters";
 import { validationHook } from "../../errors/handler";
 import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";

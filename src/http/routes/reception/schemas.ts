@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_ADDRESS } from "../../../domain/taxpayers/exchange-address";
+import { EMAIL_ADDRESS } from "../../../accounts/taxpayers/exchange-address";
 import { calendarDate, filePart, instant, pageSchema } from "../../openapi/common";
 import { InboundMessageDetailSchema, InboundMessageSchema, MESSAGE_OUTCOMES, ReceivedDocumentSchema } from "../../../reception/schema";
 

@@ -1,11 +1,11 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
-import { ROLE_MATRIX_DOC, ROLES } from "../../../domain/access/roles";
-import { accessibleCompanies } from "../../../domain/access/api-keys";
+import { createDb } from "../../../storage/db/client";
+import { ROLE_MATRIX_DOC, ROLES } from "../../../accounts/access/roles";
+import { accessibleCompanies } from "../../../accounts/access/api-keys";
 import {
   createUser, createUserKey, getUser, grantsOf, listKeys, listUsers, revokeKey, revokeUser, setGrant,
   type ApiKeyRow, type UserRow,
-} from "../../../domain/access/users";
+} from "../../../accounts/access/users";
 import { validationHook } from "../../errors/handler";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDb } from "../../../db/client";
+import { createDb } from "../../../storage/db/client";
 import { createdId } from "../../../lib/ids";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointRow } from "../../../webhooks/endpoints";
 import { getDelivery, listDeliveries, redeliverEvent, redeliverFailed, sendTestEvent, type AttemptRow, type DeliveryRow } from "../../../webhooks/deliveries";

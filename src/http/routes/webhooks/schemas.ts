@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { WEBHOOK_DELIVERY_STATUSES } from "../../../db/schema";
+import { WEBHOOK_DELIVERY_STATUSES } from "../../../storage/db/schema";
 import { EVENT_TYPES } from "../../../webhooks/catalog";
 import { instant } from "../../openapi/common";
 

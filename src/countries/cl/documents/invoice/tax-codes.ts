@@ -4,7 +4,7 @@
  * Additional taxes and withholdings: SII, Formato de Documentos Tributarios Electrónicos v2.2,
  * "Tabla de códigos de impuestos adicionales y retenciones" (codes with an ad-valorem rate here; the
  * specific taxes 28/35 on fuel, whose amount is not a rate of the line, in SPECIFIC_TAXES below), as listed
- * in the tax-types catalog (src/domain/catalogs/cl/data/additional-taxes.json, 2026). kind A adds
+ * in the tax-types catalog (src/countries/cl/catalogs/data/additional-taxes.json, 2026). kind A adds
  * to the total; kind R is IVA the issuer withholds (15 the whole IVA, the others a part of it).
  */
 

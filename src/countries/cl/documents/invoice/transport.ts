@@ -57,7 +57,7 @@ function copyDefined<T extends object>(target: T, values: Partial<T>): void {
 
 /**
  * The customs block. Codes are checked for form here and against the customs tables by the
- * catalog checks (src/domain/catalogs/cl/checks.ts) before the engine runs.
+ * catalog checks (src/countries/cl/catalogs/checks.ts) before the engine runs.
  */
 export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale: number): ComputedCustoms | undefined {
   const c = input.customs;

@@ -1,0 +1,2 @@
+/** Build constant: true only in builds that carry the chaos fault hook (src/lib/chaos.ts). */
+declare const __CHAOS__: boolean;
