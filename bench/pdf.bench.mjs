@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CPU cost of the printed DTE (src/invoices/pdf) against a baseline of pdf-lib's drawing API + bwip-js PDF417,
+// CPU cost of the printed DTE (src/countries/cl/printed/pdf) against a baseline of pdf-lib's drawing API + bwip-js PDF417,
 // drawing the same A4 page in the same run. Measured in Node 22 (same V8 as workerd) with
 // process.cpuUsage() (all threads of the process: zlib work is included).
 //
@@ -21,7 +21,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "pdf-bench-"));
 const out = path.join(dir, "pdf.mjs");
 await build({
   stdin: {
-    contents: `export * from "./src/invoices/pdf/index.ts"; export { sampleDocument, samplePng } from "./test/pdf/samples.ts";`,
+    contents: `export * from "./src/countries/cl/printed/pdf/index.ts"; export { sampleDocument, samplePng } from "./test/pdf/samples.ts";`,
     resolveDir: root,
     loader: "ts",
   },

@@ -3,7 +3,7 @@
 // The documents are fictitious test material (test/unit/pdf/samples.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PDF_FORMATS, pdfFileName, renderPdf, type DteTypeCode } from "../src/invoices/pdf/index";
+import { PDF_FORMATS, pdfFileName, renderPdf, type DteTypeCode } from "../src/countries/cl/printed/pdf/index";
 import { sampleDocument, samplePng } from "../test/pdf/samples";
 
 const out = process.argv[2] ?? "/tmp/pdf-samples";

@@ -15,6 +15,41 @@ export interface Credentials {
   readonly notAfter: Date;
 }
 
+/** What a company's certificate says of itself, as its country read it from the file. */
+export interface CertificateFacts {
+  /** The holder's tax id (canonical) as the certificate carries it for the authority; null when absent. */
+  holderTaxId: string | null;
+  /** The holder's tax id as written, also when it is not a valid one; null when absent. */
+  holderTaxIdText: string | null;
+  subjectName: string | null;
+  issuerName: string;
+  serialNumber: string;
+  fingerprintSha1: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** Why a certificate file cannot be used (the product's words for each). */
+export type CertificateRefusalReason = "NOT_PFX" | "WRONG_PASSWORD" | "TOO_COSTLY" | "NO_PRIVATE_KEY" | "NO_CERTIFICATE" | "KEY_MISMATCH" | "NO_TAX_ID";
+
+export class CertificateRefusal extends Error {
+  constructor(
+    readonly reason: CertificateRefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CertificateRefusal";
+  }
+}
+
+/** Companies' signing certificates (a PKCS#12 file and its password). */
+export interface CertificateRules {
+  /** Reads a certificate file; rejects with a CertificateRefusal when it cannot be used. */
+  read(file: Uint8Array, password: string): Promise<CertificateFacts>;
+  /** The credentials to sign with, from a file `read` accepted. */
+  open(file: Uint8Array, password: string): Promise<Credentials>;
+}
+
 /** A document inside an envelope, as the authority's per-document query needs it. */
 export interface DocumentKey {
   invoiceId: string;
@@ -91,6 +126,18 @@ export interface RegisteredDocument {
   total: string;
   /** ISO 8601, when the authority received it. */
   receivedAt: string;
+}
+
+/** What the API shows of a received document's content (names, amounts, lines), as its country read it at intake. */
+export interface ReceivedContent {
+  issuer_name: string | null;
+  issuer_activity: string | null;
+  recipient_name: string | null;
+  net_amount: string | null;
+  exempt_amount: string | null;
+  vat: string | null;
+  total: string | null;
+  lines: { line: number; name: string; quantity: string | null; unit_price: string | null; amount: string | null }[];
 }
 
 /**
@@ -171,6 +218,23 @@ export interface NumberRange {
   readonly documentType: number;
   readonly from: number;
   readonly to: number;
+  /** The tax id of the issuer the range authorises (canonical). */
+  readonly issuerRut: string;
+  /** YYYY-MM-DD. */
+  readonly authorizedOn: string;
+  /** The last day (YYYY-MM-DD) its numbers may be used, or null when they never expire. */
+  readonly expiresOn: string | null;
+  /** The authority's environment that authorised it, as the country names it ("simulator" for the simulated authority). */
+  readonly environment: string;
+  /** The id of the authority's key that signed it. */
+  readonly keyId: number;
+}
+
+/** A document type a country issues: its authority's code, name and short name. */
+export interface DocumentType {
+  readonly code: number;
+  readonly name: string;
+  readonly mnemonic: string;
 }
 
 /** The authority's number ranges (the documents' numbers it authorises a company to use). */
@@ -205,6 +269,10 @@ export interface StoredDocument {
 
 /** Issuing documents: build, stamp and sign them, and put them in envelopes. */
 export interface Documents {
+  /** The types the country issues, in its authority's order. */
+  readonly types: readonly DocumentType[];
+  /** A type by its code or short name (any case), or undefined. */
+  findType(input: string | number): DocumentType | undefined;
   /** The kind of envelope documents of the type travel in to the authority; throws for a type the country does not issue. */
   envelopeOf(documentType: number): EnvelopeKind;
   /**
@@ -234,8 +302,47 @@ export interface Documents {
     signer: Credentials;
     id?: string;
   }): Promise<Uint8Array>;
-  /** Whether an error is the country refusing its input (final: retrying gives the same), with a message the API can show. */
-  isRefusal(e: unknown): e is Error;
+  /**
+   * Whether an error is the country refusing its input (final: retrying gives the same), with a
+   * message the API can show and the country's code for the refusal.
+   */
+  isRefusal(e: unknown): e is Error & { code: string };
+}
+
+// ---- printing ------------------------------------------------------------------------------------
+
+/** A company's settings for its printed documents (number formatting and language). */
+export interface PrintSettings {
+  decimal_places: number;
+  thousand_separator: "." | ",";
+  decimal_separator: "." | ",";
+  /** BCP 47. */
+  language: string;
+}
+
+/** The authority's authorisation of an issuer (its number and date), as the printed legend states it. */
+export interface Resolution {
+  number: number;
+  date: string;
+}
+
+/** The issuer's resolution as the envelope of a received document stated it. */
+export interface IssuerResolution extends Resolution {
+  issuerRut: string;
+}
+
+/** The printed representation of documents: the country's layout, legends and printed stamp. */
+export interface Printing {
+  /** The paper formats in the API's spelling (a page format and receipt rolls). */
+  readonly formats: readonly string[];
+  /** The file name of the printed document `folio` of `documentType` issued with `body`. */
+  fileName(p: { body: unknown; documentType: number; folio: number }, format: string): string;
+  /** An issued document, from the body it was issued with and its signed file. */
+  issued(p: { body: unknown; folio: number; signedXml: Uint8Array; resolution: Resolution; settings?: PrintSettings; logo?: Uint8Array; format: string }): Promise<Uint8Array>;
+  /** A received document from its signed file; null when it is not a document the country can print. */
+  received(p: { xml: Uint8Array; resolution?: IssuerResolution | null }): Promise<Uint8Array | null>;
+  /** Why an image cannot be printed as a company's logo, or undefined when it can. */
+  logoProblem(bytes: Uint8Array): Promise<string | undefined>;
 }
 
 /**
@@ -246,6 +353,7 @@ export interface Country {
   /** ISO 3166-1 alpha-2. */
   readonly code: string;
   readonly taxId: TaxIdRules;
+  readonly certificates: CertificateRules;
   /** The authority's issuance side, for a Worker's environment (its mode: simulated or real). */
   authority(env: Env, ctx?: ExecutionContext): TaxAuthority;
   /** The authority's register of received documents. */
@@ -253,6 +361,7 @@ export interface Country {
   readonly responseWindow: ResponseWindow;
   readonly numberRanges: NumberRanges;
   readonly documents: Documents;
+  readonly printing: Printing;
   /** Wires the simulated authority to the Worker's own app; called once by the composition root. */
   useInProcessSimulator(fetch: AppFetch): void;
 }

@@ -1,11 +1,10 @@
 import { and, asc, eq } from "drizzle-orm";
-import { parseCaf, type Caf, DOCUMENT_TYPES, findDocumentType, type DocumentTypeInfo, isEngineError } from "../countries/cl";
 import { issuingCountry } from "../countries";
 import { envForCompany, envForMode } from "../config";
 import type { Db } from "../storage/db/client";
 import { cafs } from "../storage/db/schema";
 import { folioAllocatorFor, type FolioStatus } from "./allocator-api";
-import { AuthorityError, type TaxAuthority } from "../countries/port";
+import { AuthorityError, type DocumentType, type NumberRange, type TaxAuthority } from "../countries/port";
 import { newId } from "../lib/ids";
 import { endOfLocalDay, toLocalDateTime } from "../lib/time";
 import { storeCafFile } from "./caf-files";
@@ -16,10 +15,11 @@ import { assertRangeFree, loserOfRace, type RangeClaim } from "./caf-ownership";
 
 export type CafRow = typeof cafs.$inferSelect;
 
-export function resolveEnumerationType(input: string): DocumentTypeInfo {
-  const type = findDocumentType(input);
+export function resolveEnumerationType(input: string): DocumentType {
+  const documents = issuingCountry().documents;
+  const type = documents.findType(input);
   if (!type) {
-    throw new AppError("ENUMERATION_DOCUMENT_TYPE_UNKNOWN", `Unknown document type ${input}: use an SII code (${Object.keys(DOCUMENT_TYPES).join(", ")}) or its mnemonic.`, [
+    throw new AppError("ENUMERATION_DOCUMENT_TYPE_UNKNOWN", `Unknown document type ${input}: use an SII code (${documents.types.map((t) => t.code).join(", ")}) or its mnemonic.`, [
       { field: "document_type_id", message: "Unknown document type" },
     ]);
   }
@@ -55,7 +55,7 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
     folioTo: caf.to,
     authorizedOn: caf.authorizedOn,
     expiresOn: caf.expiresOn,
-    idk: caf.idk,
+    idk: caf.keyId,
     environment: caf.environment,
     source,
     fileKey,
@@ -67,18 +67,19 @@ export async function loadCaf(db: Db, workerEnv: Env, company: CompanyRow, file:
 }
 
 /** The verified CAF of `file` when it may be loaded for `company` now: its SII environment, issuer, document type and expiry. */
-async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, now: Date): Promise<Caf> {
-  let caf: Caf;
+async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, now: Date): Promise<NumberRange> {
+  const country = issuingCountry();
+  let caf: NumberRange;
   try {
-    caf = await parseCaf(file, { mode: env.SII_MODE === "simulator" ? "simulator" : "sii" });
+    caf = await country.numberRanges.parse(file, { simulated: env.SII_MODE === "simulator" });
   } catch (e) {
-    if (isEngineError(e)) throw new AppError("ENUMERATION_CAF_INVALID", `Not a valid CAF: ${e.message}`, [{ field: "file", message: e.code }]);
+    if (country.documents.isRefusal(e)) throw new AppError("ENUMERATION_CAF_INVALID", `Not a valid CAF: ${e.message}`, [{ field: "file", message: e.code }]);
     throw e;
   }
   if (env.SII_MODE !== "simulator" && caf.environment !== env.SII_MODE) {
     throw new AppError(
       "ENUMERATION_CAF_WRONG_ENVIRONMENT",
-      `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.idk}); live mode of this service talks to the SII ${env.SII_MODE} environment.`,
+      `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.keyId}); live mode of this service talks to the SII ${env.SII_MODE} environment.`,
     );
   }
   if (company.country !== "CHL" || caf.issuerRut !== company.taxId) {
@@ -86,7 +87,7 @@ async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, no
       { field: "file", message: "Another issuer's CAF" },
     ]);
   }
-  const type = findDocumentType(caf.documentType);
+  const type = country.documents.findType(caf.documentType);
   if (!type) {
     throw new AppError("ENUMERATION_CAF_UNKNOWN_TYPE", `The CAF is for document type ${caf.documentType}, which this service does not issue.`);
   }
@@ -100,7 +101,7 @@ async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, no
 }
 
 /** Refuses a range the company already has loaded for the type, or one that overlaps a loaded range. */
-async function assertNotLoaded(db: Db, companyId: string, caf: Caf): Promise<void> {
+async function assertNotLoaded(db: Db, companyId: string, caf: NumberRange): Promise<void> {
   const loaded = await db.select().from(cafs).where(and(eq(cafs.companyId, companyId), eq(cafs.documentType, caf.documentType)));
   const same = loaded.find((r) => r.folioFrom === caf.from && r.folioTo === caf.to);
   if (same) throw new AppError("ENUMERATION_CAF_DUPLICATE", `Folios ${caf.from}-${caf.to} of type ${caf.documentType} are already loaded (${same.id}).`);
@@ -111,7 +112,7 @@ async function assertNotLoaded(db: Db, companyId: string, caf: Caf): Promise<voi
 }
 
 /** Hands the range to the folio allocator; when it refuses, the stored file is deleted and the refusal thrown. */
-async function giveRangeToAllocator(env: Env, companyId: string, caf: Caf, id: string, fileKey: string): Promise<void> {
+async function giveRangeToAllocator(env: Env, companyId: string, caf: NumberRange, id: string, fileKey: string): Promise<void> {
   const added = await allocator(env, companyId, caf.documentType).addRange({
     cafId: id,
     from: caf.from,
@@ -198,7 +199,7 @@ export function enumerationView(documentType: number, rows: CafRow[], status: Fo
   const live = new Map(status.ranges.map((r) => [r.caf_id, r]));
   return {
     id_document_type: String(documentType),
-    document_type_name: DOCUMENT_TYPES[documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(documentType),
+    document_type_name: issuingCountry().documents.findType(documentType)?.name ?? String(documentType),
     folios_available: status.total_available,
     next_folio: status.next_folio_to_use,
     alert_threshold: status.threshold,

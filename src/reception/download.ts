@@ -5,7 +5,7 @@ import { requireSigningCredentials } from "../accounts/certificates/certificates
 import { AppError } from "../lib/errors";
 import { getReceived } from "./queries";
 import { dteKey } from "./intake";
-import { receivedPdf } from "./pdf";
+import { issuingCountry } from "../countries";
 import { receivedFileOfRow, type ReceivedRow } from "./view";
 import { buildRecepcionEnvioFor, fileReplyKey, replyKey, type ReplyType } from "./replies";
 
@@ -28,7 +28,7 @@ export async function downloadFile(env: Env, company: CompanyRow, id: string, ty
   if (type === "pdf") {
     let pdf: Uint8Array | null = null;
     try {
-      pdf = await receivedPdf(new Uint8Array(await (await dteObject(env, row)).arrayBuffer()), receivedFileOfRow(row)?.resolution);
+      pdf = await issuingCountry().printing.received({ xml: new Uint8Array(await (await dteObject(env, row)).arrayBuffer()), resolution: receivedFileOfRow(row)?.resolution });
     } catch (e) {
       if (e instanceof AppError) throw e;
       pdf = null;

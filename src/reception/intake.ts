@@ -25,7 +25,7 @@ import { claimKeys, repointKey } from "./keys";
 import { copyVerdict, supersedingFile, type SupersededCopy } from "./supersede";
 import { registerInSimulator } from "./test-register";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
-import type { EnvelopeResolution } from "./pdf";
+import type { IssuerResolution } from "../countries/port";
 import { queueSiiStatusChecks } from "./sii-status";
 import type { ReceivedRow } from "./view";
 
@@ -196,7 +196,7 @@ export interface ReceivedFile {
   caratula_issuer: string | null;
   caratula_recipient: string | null;
   /** The issuer's SII resolution as the Caratula states it (printed on the document when the Caratula is the issuer's). */
-  resolution?: EnvelopeResolution | null;
+  resolution?: IssuerResolution | null;
   /** The file's RecepcionEnvio, once built and mailed (acknowledge.ts). */
   acknowledgment?: Acknowledgment;
   /** Earlier copies of the document that did not verify, which this one took the place of (supersede.ts). */
@@ -217,7 +217,7 @@ function receivedFileOf(report: InboundReport, name: string | null, at: Date): s
 }
 
 /** The Caratula's RutEmisor, NroResol and FchResol; null when there is no Caratula or a value is not well formed. */
-export function caratulaResolution(c: InboundReport["caratula"]): EnvelopeResolution | null {
+export function caratulaResolution(c: InboundReport["caratula"]): IssuerResolution | null {
   const [issuerRut, number, date] = [c?.rutEmisor, c?.nroResol, c?.fchResol];
   if (!issuerRut || !number || !/^\d{1,6}$/.test(number) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
   return { issuerRut: issuerRut.slice(0, 12), number: Number(number), date };

@@ -5,7 +5,8 @@
  * keys built from the company and the document id; mailed to the issuer (its exchange address from
  * the taxpayer directory, else the mail's sender) through SEND_EMAIL when bound.
  */
-import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type ReceptionAction, type SigningCredentials } from "../countries/cl";
+import type { Credentials } from "../countries/port";
+import { buildEnvioRecibos, buildRecepcionEnvio, buildResultadoDte, isValidRut, type ReceptionAction, ownCredentials } from "../countries/cl";
 import { and, eq } from "drizzle-orm";
 import { inboundMessages } from "../storage/db/schema";
 import { partitionDb } from "./stores";
@@ -37,7 +38,8 @@ function keyOf(row: ReceivedRow) {
 
 const CLAIM_TEXT: Record<string, string> = { RCD: "Reclamo al contenido del documento", RFP: "Reclamo por falta parcial de mercaderías", RFT: "Reclamo por falta total de mercaderías" };
 
-export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedRow, action: ReceptionAction, reason: string | null, signer: SigningCredentials, at: Date): Promise<ReplyFile[]> {
+export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedRow, action: ReceptionAction, reason: string | null, credentials: Credentials, at: Date): Promise<ReplyFile[]> {
+  const signer = ownCredentials(credentials);
   const header = { responderRut: company.taxId, recipientRut: row.issuerRut, timestamp: toLocalDateTime(at, "America/Santiago"), signer };
   let file: ReplyFile;
   if (action === "ERM") {
@@ -57,7 +59,7 @@ export async function buildReplies(env: Env, company: CompanyRow, row: ReceivedR
  * RecepcionEnvio for one received document, built on its first download and kept when the file that
  * brought it was not answered at intake (acknowledge.ts: no certificate then, or received before).
  */
-export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row: ReceivedRow, signer: SigningCredentials): Promise<ReplyFile> {
+export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row: ReceivedRow, signer: Credentials): Promise<ReplyFile> {
   const file: ReplyFile = { type: "recepcion_envio", key: replyKey(company.id, row.id, "recepcion_envio"), xml: await recepcionEnvioXml(company, [row], signer) };
   await env.FILES.put(file.key, file.xml, { httpMetadata: { contentType: "application/xml" } });
   return file;
@@ -70,7 +72,8 @@ export async function buildRecepcionEnvioFor(env: Env, company: CompanyRow, row:
  * kept), EstadoRecepEnv on the envelope itself (2 when its signature failed, else 0: received), and
  * each document's own EstadoRecepDTE in its RecepcionDTE.
  */
-export async function recepcionEnvioXml(company: Pick<CompanyRow, "taxId">, rows: ReceivedRow[], signer: SigningCredentials): Promise<Uint8Array> {
+export async function recepcionEnvioXml(company: Pick<CompanyRow, "taxId">, rows: ReceivedRow[], credentials: Credentials): Promise<Uint8Array> {
+  const signer = ownCredentials(credentials);
   const first = rows[0]!;
   const received = receivedFileOfRow(first);
   const r = await buildRecepcionEnvio({

@@ -1,2 +1,2 @@
-/** What the API shows of a received DTE's content (names, amounts, lines): read from the verified element at intake. */
-export type { DteContent as Summary } from "../countries/cl";
+/** What the API shows of a received document's content: read from the verified document at intake. */
+export type { ReceivedContent as Summary } from "../countries/port";

@@ -6,7 +6,7 @@
  */
 import { createDb, type Db } from "../storage/db/client";
 import type { receivedDocuments } from "../storage/db/schema";
-import { ACTIONABLE_TYPES, deadlineOf } from "../countries/cl";
+import { issuingCountry } from "../countries";
 import { log } from "../lib/log";
 
 type Row = typeof receivedDocuments.$inferInsert;
@@ -34,6 +34,7 @@ export async function registerInSimulator(env: Env, rows: Row[], at: Date, file:
   for (const r of verified) {
     if (!registered.has(keyOf(r))) continue;
     r.siiReceivedAt = when;
-    if (ACTIONABLE_TYPES.has(r.documentType)) r.responseDeadline = deadlineOf(when);
+    const window = issuingCountry().responseWindow;
+    if (window.types.has(r.documentType)) r.responseDeadline = window.deadlineOf(when);
   }
 }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/storage/db/client";
 import { recordCertificateExpiryEvents, requireSigningCredentials } from "../../src/accounts/certificates/certificates";
 import { AppError } from "../../src/lib/errors";
+import { ownCredentials } from "../../src/countries/cl";
 import { call, expectError, newCompany, newKey, newOwner, type Actor } from "../helpers/api";
 import { makeFakeCertificate, makeFakePfx, type FakeCertificate } from "../helpers/fake-certificates";
 
@@ -36,7 +37,8 @@ describe("POST /api/companies/{company_id}/certificates", () => {
     expect(stored.length).toBeGreaterThan(pfx.length);
     expect(Buffer.from(stored).includes(Buffer.from(pfx.subarray(0, 64)))).toBe(false);
     // and it can be used to sign: the decrypted key matches the certificate
-    const creds = await requireSigningCredentials(createDb(env.DB), env, c);
+    const found = await requireSigningCredentials(createDb(env.DB), env, c);
+    const creds = { ...ownCredentials(found), certificateId: found.certificateId };
     expect(creds.rut).toBe("11111111-1");
     expect(creds.certificateId).toBe(res.body.id);
     const sig = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", creds.privateKey, new TextEncoder().encode("x"));

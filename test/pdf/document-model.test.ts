@@ -7,9 +7,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeDocument, type InvoiceInput } from "../../src/countries/cl/documents/invoice";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
-import { printableOf, tedFromSignedXml } from "../../src/invoices/printable";
-import { renderPdf, type PdfFormat } from "../../src/invoices/pdf/render";
-import { ROLL_PAGE_MAX } from "../../src/invoices/pdf/render/roll";
+import { printableOf, tedFromSignedXml } from "../../src/countries/cl/printed/issued";
+import { renderPdf, type PdfFormat } from "../../src/countries/cl/printed/pdf/render";
+import { ROLL_PAGE_MAX } from "../../src/countries/cl/printed/pdf/render/roll";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples, issuer } from "../helpers/cl-samples";
 import { loadPdf } from "./helpers";

@@ -6,7 +6,7 @@ import {
   latin1Bytes,
   Pdf417Error,
   pdf417ErrorCorrection,
-} from "../../src/invoices/pdf/pdf417";
+} from "../../src/countries/cl/printed/pdf/pdf417";
 import { decodePdf417, rasterMatrix } from "./helpers";
 import { sampleTed } from "./samples";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatAmount, formatQuantity, resolveSettings } from "../../src/invoices/pdf/format";
-import { DTE_TYPE_NAMES, isCedible, issuerSiiOffice, type DteTypeCode, type PrintableDocument } from "../../src/invoices/pdf/model";
-import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../src/invoices/pdf/render";
+import { formatAmount, formatQuantity, resolveSettings } from "../../src/countries/cl/printed/pdf/format";
+import { DTE_TYPE_NAMES, isCedible, issuerSiiOffice, type DteTypeCode, type PrintableDocument } from "../../src/countries/cl/printed/pdf/model";
+import { pdfFileName, PdfInputError, renderPdf, type PdfFormat } from "../../src/countries/cl/printed/pdf/render";
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { decodeBarcodesInContent, latin1, loadPdf } from "./helpers";
 import { sampleDocument, sampleJpegHeader, samplePixels, samplePng } from "./samples";
@@ -183,7 +183,7 @@ describe("renderPdf: content", () => {
   });
 });
 
-/** PNG predictor (PDF /Predictor 15) reversal, written independently of src/invoices/pdf/image.ts. */
+/** PNG predictor (PDF /Predictor 15) reversal, written independently of src/countries/cl/printed/pdf/image.ts. */
 function pngUnpredict(data: Uint8Array, columns: number, bpp: number): Uint8Array {
   const stride = columns * bpp;
   const rows = data.length / (stride + 1);

@@ -2,7 +2,7 @@
  * Sample printable documents for tests and the benchmark. All data is fictitious test material: the
  * RUTs are valid check-digit-wise, the CAF inside the TED is random (not a real SII authorisation).
  */
-import type { DteTypeCode, PrintableDocument, PrintableLine } from "../../src/invoices/pdf/model";
+import type { DteTypeCode, PrintableDocument, PrintableLine } from "../../src/countries/cl/printed/pdf/model";
 
 function pseudoRandom(seed: number): () => number {
   let s = seed >>> 0;

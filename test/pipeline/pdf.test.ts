@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { decodeBarcodesInContent, loadPdf } from "../pdf/helpers";
-import { tedFromSignedXml } from "../../src/invoices/printable";
+import { tedFromSignedXml } from "../../src/countries/cl/printed/issued";
 
 /** §4.8 downloads of the printed representation, for documents that went through the pipeline. */
 let issuer: Issuer;

@@ -1,7 +1,7 @@
 /**
  * The PDF of a received document prints what its XML carries, the last elements of the document
  * model included, as the issued document's PDF prints them: for every feature sample the XML reader
- * of src/reception/pdf.ts gives the issued printable (the global adjustments too: a `%` one's amount,
+ * of src/countries/cl/printed/received.ts gives the issued printable (the global adjustments too: a `%` one's amount,
  * which the XML does not carry, computed from the lines as the engine does), and a feature sample
  * issued, then received through the API, prints its transaction kinds, sub-total parts and period
  * totals under the total, and the issuer's resolution from the envelope's Caratula (a DTE received
@@ -12,15 +12,15 @@ import { childElements, decodeXmlBytes, parseXml, type XElement } from "../../sr
 import { computeDocument } from "../../src/countries/cl/documents/invoice";
 import type { SignedDte } from "../../src/countries/cl/documents/dte";
 import type { SigningCredentials } from "../../src/countries/cl/pki/certificate";
-import { extrasOf } from "../../src/invoices/printable-extras";
-import { printableOf, tedFromSignedXml } from "../../src/invoices/printable";
-import { extrasOfXml, printableOfReceived } from "../../src/reception/pdf";
+import { extrasOf } from "../../src/countries/cl/printed/extras";
+import { printableOf, tedFromSignedXml } from "../../src/countries/cl/printed/issued";
+import { extrasOfXml, printableOfReceived } from "../../src/countries/cl/printed/received";
 import { caratulaResolution } from "../../src/reception/intake";
 import { verifyInbound } from "../../src/countries/cl";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { buildSamples } from "../helpers/cl-samples";
-import type { PrintableDocument } from "../../src/invoices/pdf";
+import type { PrintableDocument } from "../../src/countries/cl/printed/pdf";
 import { loadPdf } from "../pdf/helpers";
 import { envelope } from "../sii/helpers";
 import { receiver, upload, type Receiver } from "./helpers";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkImage, MAX_LOGO_SIDE } from "../../src/invoices/pdf/image";
-import { renderPdf } from "../../src/invoices/pdf/render";
+import { checkImage, MAX_LOGO_SIDE } from "../../src/countries/cl/printed/pdf/image";
+import { renderPdf } from "../../src/countries/cl/printed/pdf/render";
 import { call, expectError, newCompany, newOwner, type Actor } from "../helpers/api";
 import { loadPdf } from "../pdf/helpers";
 import { sampleDocument, samplePng } from "../pdf/samples";

@@ -1,5 +1,6 @@
 import { and, desc, eq, ne } from "drizzle-orm";
-import { credentialsFromParts, openPfxNative, type SigningCredentials, isEngineError, type EngineErrorCode } from "../../countries/cl";
+import { issuingCountry } from "../../countries";
+import { CertificateRefusal, type CertificateRefusalReason, type Credentials } from "../../countries/port";
 import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
 import type { Db } from "../../storage/db/client";
 import { certificates, eventOutbox } from "../../storage/db/schema";
@@ -14,15 +15,14 @@ import { companyEntry, holdInDirectory, type DirectoryEnv } from "../../storage/
 
 export type CertificateRow = typeof certificates.$inferSelect;
 
-const ENGINE_TO_API: Partial<Record<EngineErrorCode, ErrorCode>> = {
-  CERT_NOT_PFX: "CERTIFICATE_NOT_PFX",
-  CERT_WRONG_PASSWORD: "CERTIFICATE_WRONG_PASSWORD",
-  CERT_PFX_TOO_COSTLY: "CERTIFICATE_PFX_TOO_COSTLY",
-  CERT_NO_PRIVATE_KEY: "CERTIFICATE_NO_PRIVATE_KEY",
-  CERT_UNSUPPORTED_KEY: "CERTIFICATE_NO_PRIVATE_KEY",
-  CERT_NO_CERTIFICATE: "CERTIFICATE_NO_CERTIFICATE",
-  CERT_KEY_MISMATCH: "CERTIFICATE_KEY_MISMATCH",
-  CERT_NO_RUT: "CERTIFICATE_NO_RUT",
+const REFUSAL_CODES: Record<CertificateRefusalReason, ErrorCode> = {
+  NOT_PFX: "CERTIFICATE_NOT_PFX",
+  WRONG_PASSWORD: "CERTIFICATE_WRONG_PASSWORD",
+  TOO_COSTLY: "CERTIFICATE_PFX_TOO_COSTLY",
+  NO_PRIVATE_KEY: "CERTIFICATE_NO_PRIVATE_KEY",
+  NO_CERTIFICATE: "CERTIFICATE_NO_CERTIFICATE",
+  KEY_MISMATCH: "CERTIFICATE_KEY_MISMATCH",
+  NO_TAX_ID: "CERTIFICATE_NO_RUT",
 };
 
 export type CertificateValidity = "VALID" | "EXPIRED" | "NOT_YET_VALID";
@@ -41,10 +41,10 @@ export function validityOf(row: Pick<CertificateRow, "validFrom" | "validTo">, n
 export async function uploadCertificate(db: Db, env: Env, companyId: string, file: Uint8Array, password: string, now = new Date()): Promise<CertificateRow> {
   let opened;
   try {
-    opened = await openPfxNative(file, password);
+    opened = await issuingCountry().certificates.read(file, password);
   } catch (e) {
-    if (isEngineError(e)) {
-      throw new AppError(ENGINE_TO_API[e.code] ?? "CERTIFICATE_NOT_PFX", e.message, [{ field: e.code === "CERT_WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
+    if (e instanceof CertificateRefusal) {
+      throw new AppError(REFUSAL_CODES[e.reason], e.message, [{ field: e.reason === "WRONG_PASSWORD" ? "password" : "certificate", message: e.message }]);
     }
     throw e;
   }
@@ -58,12 +58,12 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
   // The SII (and its simulator) authenticates the holder by this RUT and requires it as RutEnvia:
   // a certificate without it could sign but never send. Test and self-signed issuers are fine
   // in simulator mode (DECISIONS 19); the holder's RUT is needed everywhere.
-  if (!opened.rut && opened.rutText) {
-    throw new AppError("CERTIFICATE_RUT_INVALID", `The certificate's holder RUT "${opened.rutText}" is not a valid RUT (wrong check digit or form); the SII would refuse it as sender.`, [
-      { field: "certificate", message: `Invalid holder RUT ${opened.rutText}` },
+  if (!opened.holderTaxId && opened.holderTaxIdText) {
+    throw new AppError("CERTIFICATE_RUT_INVALID", `The certificate's holder RUT "${opened.holderTaxIdText}" is not a valid RUT (wrong check digit or form); the SII would refuse it as sender.`, [
+      { field: "certificate", message: `Invalid holder RUT ${opened.holderTaxIdText}` },
     ]);
   }
-  if (!opened.rut) {
+  if (!opened.holderTaxId) {
     throw new AppError("CERTIFICATE_NO_RUT", "The certificate carries no holder RUT (SAN otherName 1.3.6.1.4.1.8321.1); the SII authenticates the sender by it, so nothing could be sent.", [
       { field: "certificate", message: "No holder RUT" },
     ]);
@@ -79,9 +79,9 @@ export async function uploadCertificate(db: Db, env: Env, companyId: string, fil
   const row: CertificateRow = {
     id,
     companyId,
-    subjectName: opened.subjectCN,
-    holderRut: opened.rut,
-    issuerName: opened.issuerCN ?? opened.issuer,
+    subjectName: opened.subjectName,
+    holderRut: opened.holderTaxId,
+    issuerName: opened.issuerName,
     serialNumber: opened.serialNumber,
     fingerprintSha1: opened.fingerprintSha1,
     validFrom: opened.notBefore.toISOString(),
@@ -144,7 +144,7 @@ export async function deleteCertificate(db: Db, env: Env, companyId: string, id:
  * The credentials every signature uses. Issuance calls this first: without an active, current
  * certificate nothing is signed and no folio is taken (§1.7).
  */
-export async function requireSigningCredentials(db: Db, env: Env, companyId: string, now = new Date()): Promise<SigningCredentials & { certificateId: string }> {
+export async function requireSigningCredentials(db: Db, env: Env, companyId: string, now = new Date()): Promise<Credentials & { certificateId: string }> {
   const row = await activeCertificate(db, companyId);
   if (!row) throw noActiveCertificate();
   return signingCredentialsOf(env, row, now);
@@ -171,15 +171,14 @@ function validityProblem(row: CertificateRow, now: Date): AppError | null {
 }
 
 /** The credentials of a certificate row already read (the company's control data): refused unless current; its .pfx is opened from R2. */
-export async function signingCredentialsOf(env: Env, row: CertificateRow, now = new Date()): Promise<SigningCredentials & { certificateId: string }> {
+export async function signingCredentialsOf(env: Env, row: CertificateRow, now = new Date()): Promise<Credentials & { certificateId: string }> {
   const problem = validityProblem(row, now);
   if (problem) throw problem;
   const object = await env.FILES.get(row.pfxKey);
   if (!object) throw new Error(`certificate file ${row.pfxKey} missing from R2`);
   const pfx = await open(env.MASTER_KEY!, new Uint8Array(await object.arrayBuffer()), sealedAs.certificatePfx(row.id));
   const password = new TextDecoder().decode(await open(env.MASTER_KEY!, base64ToBytes(row.passwordEnc), sealedAs.certificatePassword(row.id)));
-  const opened = await openPfxNative(pfx, password);
-  return { ...(await credentialsFromParts(opened.certificateDer, opened.privateKeyPkcs8)), certificateId: row.id };
+  return { ...(await issuingCountry().certificates.open(pfx, password)), certificateId: row.id };
 }
 
 export const EXPIRY_WARNING_DAYS = [30, 15, 7] as const;

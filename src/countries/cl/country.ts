@@ -10,6 +10,8 @@ import { formatRutWithDots, isValidRut, normalizeRut, parseRut, RutError } from 
 import { siiAuthority, siiReception } from "./sii/authority";
 import { useInProcessSimulator } from "./sii";
 import { chileanDocuments, parseRange } from "./issuing";
+import { chileanPrinting } from "./printed/issued";
+import { chileanCertificates } from "./certificates";
 
 /**
  * A RUT in its stored form (`76086428-5`) from any of `760864285`, `76086428-5`, `76.086.428-5`,
@@ -35,11 +37,13 @@ export const chile: Country = {
     check: checkRut,
     printed: (input) => formatRutWithDots(parseRut(input)),
   },
+  certificates: chileanCertificates,
   authority: (env, ctx) => siiAuthority(env, ctx),
   reception: (env, ctx) => siiReception(env, ctx),
   responseWindow: { types: ACTIONABLE_TYPES, approachingMs: APPROACHING_MS, deadlineOf },
   // A CAF of the expiring types may be used for 6 calendar months from its authorisation (FA).
   numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null), parse: parseRange },
   documents: chileanDocuments,
+  printing: chileanPrinting,
   useInProcessSimulator,
 };

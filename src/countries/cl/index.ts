@@ -82,6 +82,7 @@ export {
   credentialsFromParts,
   importSigningKey,
   loadSigningCredentials,
+  ownCredentials,
   openPfx,
   openPfxNative,
   readCertificate,

@@ -5,7 +5,7 @@
  */
 import type { Credentials, Documents, NumberRange, SignedDocument, StoredDocument } from "../port";
 import { parseCaf, type Caf } from "./documents/caf";
-import { findDocumentType } from "./documents/document-types";
+import { DOCUMENT_TYPE_CODES, DOCUMENT_TYPES, findDocumentType } from "./documents/document-types";
 import { buildSignedDte, XML_DECL, type SignedDte } from "./documents/dte";
 import { computeDocument } from "./documents/invoice";
 import { isEngineError } from "./errors";
@@ -58,8 +58,10 @@ function fromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | nu
 }
 
 export const chileanDocuments: Documents = {
+  types: DOCUMENT_TYPE_CODES.map((c) => DOCUMENT_TYPES[c]),
+  findType: findDocumentType,
   envelopeOf,
-  sign: async ({ body, folio, range, signer, timestamp }) => buildSignedDte({ document: computeDocument(body), folio, caf: range as Caf, signer: signerOf(signer), timestamp }),
+  sign: async ({ body, folio, range, signer, timestamp }) => buildSignedDte({ document: computeDocument(body), folio, caf: ownRange(range), signer: signerOf(signer), timestamp }),
   fromEnvelope,
   stored,
   async envelope(p) {
@@ -82,4 +84,10 @@ export const chileanDocuments: Documents = {
 };
 
 /** A CAF file read as the SII's (or, when simulated, as the simulated SII's). */
-export const parseRange = (file: Uint8Array, opts: { simulated: boolean }): Promise<NumberRange> => parseCaf(file, { mode: opts.simulated ? "simulator" : "sii" });
+/** The CAF behind a range the product hands back: ranges come only from parseRange. */
+const ownRange = (r: NumberRange): Caf => r as unknown as Caf;
+
+export const parseRange = async (file: Uint8Array, opts: { simulated: boolean }): Promise<NumberRange> => {
+  const caf = await parseCaf(file, { mode: opts.simulated ? "simulator" : "sii" });
+  return { ...caf, keyId: caf.idk };
+};

@@ -1,16 +1,8 @@
 /** What a received DTE's signed branch says (names, amounts, lines), read from its parsed element. */
+import type { ReceivedContent } from "../../port";
 import { childElements, childText, firstChild, type XElement } from "../xml/xml";
 
-export interface DteContent {
-  issuer_name: string | null;
-  issuer_activity: string | null;
-  recipient_name: string | null;
-  net_amount: string | null;
-  exempt_amount: string | null;
-  vat: string | null;
-  total: string | null;
-  lines: { line: number; name: string; quantity: string | null; unit_price: string | null; amount: string | null }[];
-}
+export type DteContent = ReceivedContent;
 
 const EMPTY: DteContent = { issuer_name: null, issuer_activity: null, recipient_name: null, net_amount: null, exempt_amount: null, vat: null, total: null, lines: [] };
 /** The most lines shown of one document (the schema allows 60 on most types, 1000 on some). */

@@ -5,7 +5,7 @@ import { getSettings, setLogo, settingsView, updateSettings } from "../../../acc
 import { receptionEmail, receptionToken } from "../../../accounts/companies/reception-address";
 import { createdId, newId } from "../../../lib/ids";
 import { detectImage, r2Keys } from "../../../storage/keys";
-import { logoProblem } from "../../../invoices/pdf/render";
+import { issuingCountry } from "../../../countries";
 import { AppError } from "../../../lib/errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
@@ -158,7 +158,7 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         { field: "logo", message: "Not a PNG or JPEG image" },
       ]);
     }
-    const problem = await logoProblem(bytes);
+    const problem = await issuingCountry().printing.logoProblem(bytes);
     if (problem) throw new AppError("LOGO_INVALID_FORMAT", `The logo cannot be drawn: ${problem}`, [{ field: "logo", message: problem }]);
     const logoId = newId("lgo");
     const key = r2Keys.logo(company.id, logoId, kind.ext);

@@ -2,12 +2,12 @@
  * The payment block and the other data (IdDoc's payment status, the principal and the requester, the
  * no-debit-reduction mark, the issuer's phones and codes, the postal address, MntBase/MntMargenCom and
  * the last elements' ids) as the PDF prints them: from the computed document (issued documents) or
- * from the XML (received ones, src/reception/pdf.ts).
+ * from the XML (received ones, src/countries/cl/printed/received.ts).
  */
-import { formatAmount, type ComputedDocument } from "../countries/cl";
-import paymentMeans from "../countries/cl/catalogs/data/payment-means.json";
+import { formatAmount, type ComputedDocument } from "../documents/invoice";
+import paymentMeans from "../catalogs/data/payment-means.json";
 import type { Amount, PrintableBlock, PrintableFieldValue } from "./pdf";
-import { identityFields, type PrintedExtras } from "./printable-extras";
+import { identityFields, type PrintedExtras } from "./extras";
 
 const MEANS = new Map(paymentMeans.map((r) => [r.code, r.name]));
 const ACCOUNT: Record<string, string> = { AHORRO: "de ahorro", CORRIENTE: "corriente", VISTA: "vista" };

@@ -2,9 +2,11 @@
  * The text printed under a line's name: its long description, then what else the XML's Detalle
  * carries (the parts of its discount or surcharge, sub-quantities, elaboration and expiry dates, the
  * price in another currency, the show ticket); read from the computed line (issued documents) or
- * from the XML's Detalle (received ones, src/reception/pdf.ts).
+ * from the XML's Detalle (received ones, src/countries/cl/printed/received.ts).
  */
-import { formatScaled, OTHER_SCALE, type ComputedLine, type ComputedTicket } from "../countries/cl";
+import { formatScaled } from "../documents/decimal";
+import { OTHER_SCALE, type ComputedLine } from "../documents/invoice";
+import { type ComputedTicket } from "../documents/invoice/model";
 
 /** What the detail prints; the amounts in the other currency as decimal strings. */
 export type PrintedLineDetail = Pick<ComputedLine, "longDescription" | "subQuantities" | "discountParts" | "surchargeParts" | "elaborationDate" | "expiryDate"> & {

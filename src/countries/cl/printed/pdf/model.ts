@@ -8,7 +8,7 @@
  * may carry decimals.
  */
 
-import { DOCUMENT_TYPE_CODES, DOCUMENT_TYPES, type SiiDocumentCode } from "../../countries/cl";
+import { DOCUMENT_TYPE_CODES, DOCUMENT_TYPES, type SiiDocumentCode } from "../../documents/document-types";
 
 export type DteTypeCode = SiiDocumentCode;
 

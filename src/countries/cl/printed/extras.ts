@@ -2,10 +2,10 @@
  * The last elements of the document model as the PDF prints them (transaction kinds, the export
  * guide's authorisation, additional and foreign ids, other issuers of references, the point of sale,
  * sub-totals and their parts, the period totals), read either from the computed document (issued
- * documents) or from the XML (received ones, src/reception/pdf.ts): both paths print the same.
+ * documents) or from the XML (received ones, src/countries/cl/printed/received.ts): both paths print the same.
  */
-import { formatAmount, type ComputedDocument } from "../countries/cl";
-import countries from "../countries/cl/catalogs/data/customs-countries.json";
+import { formatAmount, type ComputedDocument } from "../documents/invoice";
+import countries from "../catalogs/data/customs-countries.json";
 import type { Amount, PrintableBlock, PrintableFieldValue, PrintablePeriod } from "./pdf";
 
 export interface PrintedSubtotal {

@@ -14,8 +14,8 @@
 import { deflateSync } from "node:zlib";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, StandardFonts, type PDFContext, type PDFObject, type PDFRef } from "pdf-lib";
 import { checkImage, ImageFormatError, prepareImage, sniffImage, type ImageStream } from "../image";
-import { log } from "../../../lib/log";
-import { issuingCountry } from "../../../countries";
+import { log } from "../../../../../lib/log";
+import { normalizeRut } from "../../../documents/rut";
 import { PdfInputError } from "../format";
 import { type PrintableDocument } from "../model";
 import { loadWidthTables, n } from "./text";
@@ -192,7 +192,7 @@ export async function renderPdf(doc: PrintableDocument, format: PdfFormat, opts:
 export function pdfFileName(doc: Pick<PrintableDocument, "issuer" | "type" | "folio">, format: PdfFormat): string {
   let rut: string;
   try {
-    rut = issuingCountry().taxId.normalize(doc.issuer.rut);
+    rut = normalizeRut(doc.issuer.rut);
   } catch {
     rut = String(doc.issuer.rut).replace(/[^0-9kK-]/g, "") || "sin-rut";
   }

@@ -1,17 +1,17 @@
 /**
  * Transporte and Aduana as the PDF prints them, codes with their names from the customs catalogs:
- * from the computed document (issued documents) or from the XML (received ones, src/reception/pdf.ts).
+ * from the computed document (issued documents) or from the XML (received ones, src/countries/cl/printed/received.ts).
  */
-import type { ComputedCustoms, ComputedTransport } from "../countries/cl";
-import packageTypes from "../countries/cl/catalogs/data/customs-package-types.json";
-import paymentForms from "../countries/cl/catalogs/data/customs-payment-forms.json";
-import ports from "../countries/cl/catalogs/data/customs-ports.json";
-import saleClauses from "../countries/cl/catalogs/data/customs-sale-clauses.json";
-import saleModalities from "../countries/cl/catalogs/data/customs-sale-modalities.json";
-import transportModes from "../countries/cl/catalogs/data/customs-transport-modes.json";
-import units from "../countries/cl/catalogs/data/customs-units.json";
+import type { ComputedCustoms, ComputedTransport } from "../documents/invoice/model";
+import packageTypes from "../catalogs/data/customs-package-types.json";
+import paymentForms from "../catalogs/data/customs-payment-forms.json";
+import ports from "../catalogs/data/customs-ports.json";
+import saleClauses from "../catalogs/data/customs-sale-clauses.json";
+import saleModalities from "../catalogs/data/customs-sale-modalities.json";
+import transportModes from "../catalogs/data/customs-transport-modes.json";
+import units from "../catalogs/data/customs-units.json";
 import type { Amount, PrintableBlock, PrintableFieldValue } from "./pdf";
-import { COUNTRY, nameOf } from "./printable-extras";
+import { COUNTRY, nameOf } from "./extras";
 
 const PORT = nameOf(ports);
 const CLAUSE = nameOf(saleClauses);

@@ -1,15 +1,19 @@
 /**
  * The printed form of a received DTE (A4, our layout, PDF417 of its own TED), built from the
- * document's XML as received: the same renderer as issued documents (src/invoices/pdf), fed from the XML.
+ * document's XML as received: the same renderer as issued documents (src/countries/cl/printed/pdf), fed from the XML.
  */
-import { ADDITIONAL_TAXES, canonicalize, childElements, childText, CURRENCY_SII_NAMES, DOCUMENT_TYPES, IVA_RATE, SPECIFIC_TAXES, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../countries/cl";
-import { siiOfficeLabel } from "../countries/cl/catalogs/communes";
-import { subtotalsBlock, type PrintedExtras } from "../invoices/printable-extras";
-import { transportBlocks, type PrintedCustoms } from "../invoices/printable-transport";
-import { paymentBlocks, type PrintedOther } from "../invoices/printable-payment";
-import { lineDetail, type PrintedLineDetail } from "../invoices/printable-lines";
-import { adjustmentsOfXml } from "./pdf-adjustments";
-import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "../invoices/pdf";
+import type { IssuerResolution } from "../../port";
+import { ADDITIONAL_TAXES, CURRENCY_SII_NAMES, IVA_RATE, SPECIFIC_TAXES } from "../documents/invoice";
+import { canonicalize } from "../xml/c14n";
+import { childElements, childText, decodeXmlBytes, firstChild, flatten, parseXml, type XElement } from "../xml/xml";
+import { DOCUMENT_TYPES } from "../documents/document-types";
+import { siiOfficeLabel } from "../catalogs/communes";
+import { subtotalsBlock, type PrintedExtras } from "./extras";
+import { transportBlocks, type PrintedCustoms } from "./transport";
+import { paymentBlocks, type PrintedOther } from "./payment";
+import { lineDetail, type PrintedLineDetail } from "./lines";
+import { adjustmentsOfXml } from "./received-adjustments";
+import { DTE_TYPE_CODES, renderPdf, type DteTypeCode, type PrintableBlock, type PrintableDocument, type PrintableLine, type PrintableReference, type PrintableTotals } from "./pdf";
 
 const t = (e: XElement | undefined, n: string) => (e ? childText(e, n) : undefined);
 const int = (e: XElement | undefined, n: string) => {
@@ -208,19 +212,13 @@ function extraBlocks(branch: XElement, enc: XElement, x: PrintedExtras): Printab
   return [...transportBlocks(tr && transportOf(tr), customs && customsOf(customs), int(firstChild(enc, "IdDoc"), "FmaPagExp")), ...subtotalsBlock(x), ...paymentBlocks(otherOfXml(branch), x)];
 }
 
-/** The issuer's SII resolution as its envelope's Caratula states it (FchResol, NroResol), when the Caratula is the issuer's own. */
-export interface EnvelopeResolution {
-  issuerRut: string;
-  number: number;
-  date: string;
-}
 
 /**
  * The printable model of a received DTE, or null when it is not a printable DTE. `resolution`: the
  * issuer's, from the envelope the DTE came in (a DTE alone does not carry it; without it the legend
  * says the resolution was not stated).
  */
-export function printableOfReceived(dte: Uint8Array, resolution?: EnvelopeResolution | null): PrintableDocument | null {
+export function printableOfReceived(dte: Uint8Array, resolution?: IssuerResolution | null): PrintableDocument | null {
   const root = parseXml(decodeXmlBytes(dte), "The received DTE").documentElement as XElement;
   const branch = childElements(root).find((c) => ["Documento", "Exportaciones", "Liquidacion"].includes(c.localName ?? ""));
   const enc = branch && firstChild(branch, "Encabezado");
@@ -254,7 +252,7 @@ export function printableOfReceived(dte: Uint8Array, resolution?: EnvelopeResolu
   };
 }
 
-export async function receivedPdf(dte: Uint8Array, resolution?: EnvelopeResolution | null): Promise<Uint8Array | null> {
+export async function receivedPdf(dte: Uint8Array, resolution?: IssuerResolution | null): Promise<Uint8Array | null> {
   const doc = printableOfReceived(dte, resolution);
   return doc ? renderPdf(doc, "A4") : null;
 }

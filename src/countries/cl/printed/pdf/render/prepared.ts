@@ -1,5 +1,5 @@
 /** The document's data validated and formatted once, shared by every layout. */
-import { issuingCountry } from "../../../countries";
+import { formatRutWithDots, parseRut } from "../../../documents/rut";
 import { dateYear, formatAmount, formatDate, formatQuantity, formatRate, labelsFor, PdfInputError, resolveSettings, toDecimal, type Labels } from "../format";
 import { DTE_TYPE_CODES, documentName, isCedible, issuerSiiOffice, referenceTypeName, REFERENCE_REASON_NAMES, TRANSFER_TYPE_NAMES, type Amount, type PrintableBlock, type PrintableDocument, type PrintableSettings } from "../model";
 import { latin1Bytes, Pdf417Error } from "../pdf417";
@@ -51,7 +51,7 @@ export interface Prepared {
 
 function printedRut(rut: string, field: string): string {
   try {
-    return issuingCountry().taxId.printed(rut);
+    return formatRutWithDots(parseRut(rut));
   } catch (e) {
     if (e instanceof Error) throw new PdfInputError(field, `${field}: ${e.message}`);
     throw e;

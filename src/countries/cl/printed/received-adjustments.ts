@@ -5,8 +5,9 @@
  * that percentage of the base it moves (IndExeDR: none the taxed lines, 1 the exempt ones, 2 the
  * not billable ones) as the lines leave it, rounded half away from zero, as the engine computes it.
  */
-import { childElements, childText, divRound, formatScaled, parseScaled, type XElement } from "../countries/cl";
-import type { PrintableAdjustment } from "../invoices/pdf";
+import { childElements, childText, type XElement } from "../xml/xml";
+import { divRound, formatScaled, parseScaled } from "../documents/decimal";
+import type { PrintableAdjustment } from "./pdf";
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 const decimalsOf = (v: string) => (v.includes(".") ? v.length - v.indexOf(".") - 1 : 0);
