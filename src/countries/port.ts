@@ -309,6 +309,134 @@ export interface Documents {
   isRefusal(e: unknown): e is Error & { code: string };
 }
 
+// ---- received documents: reading, verifying and answering suppliers' files --------------------------
+
+/** The checks a received document goes through (the API shows each). */
+export type CheckName = "envelope_signature" | "dte_signature" | "signer" | "ted" | "caf" | "recipient_rut" | "issuer_rut" | "schema" | "totals" | "duplicate" | "sii_status";
+
+/** Who signed a received document, as the signer check reports it (dates ISO 8601). */
+export interface SignerView {
+  name: string | null;
+  tax_id: string | null;
+  issuer: string | null;
+  kind: "CA_ISSUED" | "SELF_SIGNED" | "KEY_ONLY";
+  valid_from: string | null;
+  valid_to: string | null;
+}
+
+export interface Check {
+  name: CheckName;
+  /**
+   * PASSED, FAILED, or NOT_APPLICABLE (a standalone document has no envelope) / NOT_CHECKED (an
+   * earlier failure hides it) / UNVERIFIED (signer: a certificate from a CA we cannot confirm is accredited).
+   */
+  result: "PASSED" | "FAILED" | "NOT_APPLICABLE" | "NOT_CHECKED" | "UNVERIFIED";
+  message: string | null;
+  /** The signer check's signer (absent on the other checks and when the signature does not verify). */
+  signer?: SignerView;
+}
+
+/**
+ * A received document's checks and the authority's reception code for it, which the company's
+ * acknowledgment states (0: received without objection; the country's other codes say why not).
+ */
+export interface ReceivedVerdict {
+  checks: Check[];
+  status: number;
+}
+
+/** What identifies a received document to its issuer and the authority. */
+export interface ReceivedDocumentKey {
+  documentType: number;
+  folio: number;
+  issueDate: string;
+  issuerRut: string;
+  receiverRut: string;
+  total: string;
+}
+
+/** One document of a received file, as its country read and verified it. */
+export interface ReceivedDocumentReading {
+  documentType: number | null;
+  folio: number | null;
+  /** The issuer's tax id: canonical when valid, as written otherwise, "?" when absent. */
+  issuerRut: string;
+  receiverRut: string | null;
+  issueDate: string | null;
+  total: string | null;
+  content: ReceivedContent;
+  /** The document's own file as verified: what is stored, served, listed and printed. */
+  file: { bytes: Uint8Array; charset: string };
+  /** Its checks for the company whose tax id is `companyRut`; `duplicate` when another document holds its key. */
+  judge(companyRut: string, duplicate: boolean): ReceivedVerdict;
+}
+
+/** A received file as its country read it (parsed once; everything stored derives from this). */
+export interface ReceivedFileReading {
+  /** The file's kind as the country names it (an envelope, a lone document, …). */
+  kind: string;
+  /** Why nothing of the file is taken (not a document file, a kind companies do not receive, no document), or null. */
+  problem: string | null;
+  /** The root element's name of a well-formed file that is none of the kinds. */
+  root?: string;
+  /** What the envelope says of itself (all null for a lone document). */
+  envelope: { id: string | null; digest: string | null; issuerRut: string | null; recipientRut: string | null; resolution: IssuerResolution | null };
+  documents: ReceivedDocumentReading[];
+}
+
+/** What a response to a supplier's document does. */
+export type ResponseMeaning = "ACCEPT_CONTENT" | "GOODS_RECEIVED" | "CLAIM";
+
+/** A response a company may give a supplier's document at the authority. */
+export interface ResponseKind {
+  /** The country's code for it (SupplierResponse). */
+  code: SupplierResponse;
+  meaning: ResponseMeaning;
+  /** Its name in words a bookkeeper understands. */
+  name: string;
+}
+
+/** Why the authority refused to record a response, in the product's terms. */
+export type ResponseRefusal = "DEADLINE_PASSED" | "CONFLICT" | "NOT_AT_AUTHORITY" | "REFUSED";
+
+/** A signed reply file to a supplier. */
+export interface ReplyDocument {
+  /** Its kind as the API names it for download. */
+  type: string;
+  xml: Uint8Array;
+}
+
+/** Reading suppliers' files and answering them. */
+export interface Inbound {
+  /**
+   * Reads and verifies a received file; `simulated`: also trust the simulated authority's number
+   * ranges (a test-mode company's suppliers issue in test mode too).
+   */
+  read(file: Uint8Array, opts: { simulated: boolean }): Promise<ReceivedFileReading>;
+  /** The message of a document's `sii_status` check while the authority has not been asked yet. */
+  readonly statusCheckWaiting: string;
+  /** The words of a reception code (ReceivedVerdict.status). */
+  statusText(status: number): string;
+  readonly responses: readonly ResponseKind[];
+  /** What the authority's answer to recording a response means: null when it is recorded (or was already). */
+  refusalOf(code: number, message: string): { reason: ResponseRefusal; text: string } | null;
+  /** The signed reply to the issuer that states a response (`receptionCode`: the company's number for this reception). */
+  reply(p: { response: SupplierResponse; reason: string | null; document: ReceivedDocumentKey; responderRut: string; receptionCode: number; signer: Credentials; at: Date }): Promise<ReplyDocument>;
+  /**
+   * The signed acknowledgment of a received file and each of its documents' reception codes
+   * (`file`: what the file said of itself when it came; the acknowledgment names it).
+   */
+  acknowledgment(p: {
+    responderRut: string;
+    recipientRut: string;
+    receptionCode: number;
+    signer: Credentials;
+    at: Date;
+    file: { name: string; receivedAt: Date | string; envelopeId: string; digest: string | null; issuerRut: string | null; receiverRut: string | null; signatureFailed: boolean };
+    documents: (ReceivedDocumentKey & { status: number })[];
+  }): Promise<Uint8Array>;
+}
+
 // ---- printing ------------------------------------------------------------------------------------
 
 /** A company's settings for its printed documents (number formatting and language). */
@@ -362,6 +490,7 @@ export interface Country {
   readonly numberRanges: NumberRanges;
   readonly documents: Documents;
   readonly printing: Printing;
+  readonly inbound: Inbound;
   /** Wires the simulated authority to the Worker's own app; called once by the composition root. */
   useInProcessSimulator(fetch: AppFetch): void;
 }

@@ -11,7 +11,7 @@
  */
 import { envForMode } from "../config";
 import { and, eq, isNull } from "drizzle-orm";
-import { ACTIONABLE_TYPES, deadlineOf, type InboundReport, xmlDocumentBytes, isValidRut, normalizeRut, receptionCafTrust, verifyInbound } from "../countries/cl";
+import { issuingCountry } from "../countries";
 import type { Db } from "../storage/db/client";
 import { openStore, ordinalOfId, partitionedId } from "../storage/db/document-store";
 import { receivedDocuments, type ResponseState } from "../storage/db/schema";
@@ -19,13 +19,12 @@ import type { CompanyRow } from "../accounts/companies/repository";
 import { sha256Hex } from "../lib/crypto";
 import { chunked } from "../lib/chunked";
 import { acknowledgeFile, type Acknowledgment } from "./acknowledge";
-import { judge } from "./checks";
 import { displayText } from "./messages";
 import { claimKeys, repointKey } from "./keys";
 import { copyVerdict, supersedingFile, type SupersededCopy } from "./supersede";
 import { registerInSimulator } from "./test-register";
 import { receivedByIds, receptionEvent, writeIn, type ReceptionEvent } from "./stores";
-import type { IssuerResolution } from "../countries/port";
+import type { IssuerResolution, ReceivedDocumentReading, ReceivedFileReading, ReceivedVerdict } from "../countries/port";
 import { queueSiiStatusChecks } from "./sii-status";
 import type { ReceivedRow } from "./view";
 
@@ -43,7 +42,7 @@ export type Channel = "UPLOAD" | "EMAIL" | "SII";
 export interface IntakeResult {
   /** Null when the file is not an EnvioDTE/DTE at all (nothing stored). */
   problem: string | null;
-  kind: InboundReport["kind"];
+  kind: string;
   /** The root element's name of a well-formed file that is none of the kinds (a buyer's RespuestaDTE, …). */
   root?: string;
   fileSha256: string;
@@ -86,21 +85,18 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   const fileSha = await sha256Hex(bytes);
   if (bytes.length > MAX_FILE_BYTES) return { problem: `The file is larger than ${MAX_FILE_BYTES} bytes.`, kind: "unknown", fileSha256: fileSha, documents: [] };
   // A test-mode company also trusts CAFs of the simulated SII (its suppliers issue in test mode too).
-  const report = await verifyInbound(bytes, receptionCafTrust(envForMode(env, company.livemode).SII_MODE));
-  if (report.kind === "unknown") return { problem: replyProblem(report.root) ?? report.message ?? "Not an EnvioDTE or DTE.", kind: report.kind, ...(report.root ? { root: report.root } : {}), fileSha256: fileSha, documents: [] };
-  if (report.kind === "EnvioBOLETA") return { problem: "An EnvioBOLETA holds boletas, which are not sent to their buyers as DTEs to acknowledge.", kind: report.kind, fileSha256: fileSha, documents: [] };
-  if (report.documents.length === 0) return { problem: report.message ?? "The envelope holds no DTE.", kind: report.kind, fileSha256: fileSha, documents: [] };
-  if (report.documents.length > MAX_DTES_PER_FILE) return { problem: `The envelope holds more than ${MAX_DTES_PER_FILE} DTEs.`, kind: report.kind, fileSha256: fileSha, documents: [] };
+  const reading = await issuingCountry().inbound.read(bytes, { simulated: envForMode(env, company.livemode).SII_MODE === "simulator" });
+  if (reading.problem !== null) return { problem: reading.problem, kind: reading.kind, ...(reading.root ? { root: reading.root } : {}), fileSha256: fileSha, documents: [] };
+  if (reading.documents.length > MAX_DTES_PER_FILE) return { problem: `The envelope holds more than ${MAX_DTES_PER_FILE} DTEs.`, kind: reading.kind, fileSha256: fileSha, documents: [] };
   const key = fileKey(company.id, fileSha);
-  const keyed = report.documents.map((d) => ({ d, issuerRut: d.issuerRut && isValidRut(d.issuerRut) ? normalizeRut(d.issuerRut) : (d.issuerRut ?? "?") }));
-  const items = await distinctDtes(keyed.filter((k) => k.d.documentType !== null && k.d.folio !== null));
+  const items = await distinctDtes(reading.documents.filter((d) => d.documentType !== null && d.folio !== null).map((d) => ({ d, issuerRut: d.issuerRut })));
   const store = await openStore(env, company.id, now);
   const messageId = typeof message === "function" ? message(store.ordinal) : message;
   const claims = await claimKeys(env, company.id, items.map((k) => ({ issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha })), items.map(() => partitionedId("rcv", store.ordinal)));
   const holders = await receivedByIds(env, company.id, [...claims.filter((c) => c.kind !== "NEW").map((c) => c.documentId), ...claims.flatMap((c) => c.earlier)]);
-  const result: IntakeResult = { problem: null, kind: report.kind, fileSha256: fileSha, documents: [], messageId };
+  const result: IntakeResult = { problem: null, kind: reading.kind, fileSha256: fileSha, documents: [], messageId };
   const writes: Write[] = [];
-  const receivedFile = receivedFileOf(report, source.fileName ?? null, now);
+  const receivedFile = receivedFileOf(reading, source.fileName ?? null, now);
   for (const [i, k] of items.entries()) {
     const claim = claims[i]!;
     const held = holders.get(claim.documentId);
@@ -110,7 +106,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
       continue;
     }
     // Another XML of its key came first: a copy of that document (which it may supersede), or another document.
-    const alone = claim.duplicate ? judge(report, k.d, company.taxId, false) : null;
+    const alone = claim.duplicate ? k.d.judge(company.taxId, false) : null;
     const copy = alone ? copyVerdict(claim.earlier.flatMap((id) => holders.get(id) ?? []), k.d, alone.status === 0) : null;
     if (copy && copy.kind !== "DUPLICATE") {
       await repointKey(env, company.id, { issuerRut: k.issuerRut, documentType: k.d.documentType!, folio: k.d.folio!, sha: k.sha }, copy.prior.id);
@@ -124,7 +120,7 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
       result.documents.push({ ...base, id: prior.id, reception_status: alone!.status, outcome: "SUPERSEDED" });
       continue;
     }
-    const verdict = judge(report, k.d, company.taxId, claim.duplicate);
+    const verdict = k.d.judge(company.taxId, claim.duplicate);
     const row = rowOf(company.id, claim.documentId, k, verdict, claim.duplicate, held ?? null, { channel, messageId, xmlKey: key, receivedFile });
     writes.push({ row, placeholder: held ?? null, verdict: verdict.status });
     result.documents.push({ ...base, reception_status: verdict.status, outcome: claim.duplicate ? "DUPLICATE" : "NEW" });
@@ -143,18 +139,8 @@ export async function intakeFile(env: Env, company: Pick<CompanyRow, "id" | "tax
   return result;
 }
 
-/**
- * A buyer's reply to a document the company issued (RespuestaDTE, EnvioRecibos) reaches the same
- * exchange address as suppliers' documents: say what it is rather than "Unexpected root element".
- */
-function replyProblem(root: string | undefined): string | null {
-  if (root !== "RespuestaDTE" && root !== "EnvioRecibos") return null;
-  const what = root === "RespuestaDTE" ? "a RespuestaDTE (a buyer's reception or acceptance reply)" : "an EnvioRecibos (a buyer's receipt of goods or services)";
-  return `The file is ${what} to a document this company issued, not a document sent to it: upload it at POST /api/companies/{company_id}/invoices/buyer_replies (mailed to the reception address, it is read by itself).`;
-}
-
-type Keyed = { d: InboundReport["documents"][number]; issuerRut: string };
-type Item = Keyed & { xml: ReturnType<typeof xmlDocumentBytes>; sha: string };
+type Keyed = { d: ReceivedDocumentReading; issuerRut: string };
+type Item = Keyed & { xml: ReceivedDocumentReading["file"]; sha: string };
 /** `placeholder`: the row written over (a register-only one, or the copy `supersedes` names by its XML's SHA-256). */
 type Write = { row: Row; placeholder: ReceivedRow | null; verdict: number; supersedes?: string };
 
@@ -163,7 +149,7 @@ async function distinctDtes(usable: Keyed[]): Promise<Item[]> {
   const seen = new Set<string>();
   const out: Item[] = [];
   for (const k of usable) {
-    const xml = xmlDocumentBytes(k.d.xml);
+    const xml = k.d.file;
     const sha = await sha256Hex(xml.bytes);
     const dedupe = `${k.issuerRut}/${k.d.documentType}/${k.d.folio}/${sha}`;
     if (seen.has(dedupe)) continue;
@@ -203,29 +189,24 @@ export interface ReceivedFile {
   superseded?: SupersededCopy[];
 }
 
-function receivedFileOf(report: InboundReport, name: string | null, at: Date): string {
+function receivedFileOf(reading: ReceivedFileReading, name: string | null, at: Date): string {
+  const e = reading.envelope;
   const file: ReceivedFile = {
     name: displayText(name, 255),
     received_at: at.toISOString(),
-    envelope_id: displayText(report.setId, 80),
-    digest: report.envelopeSignature?.ok ? (report.envelopeSignature.digestValue ?? null) : null,
-    caratula_issuer: displayText(report.caratula?.rutEmisor, 12),
-    caratula_recipient: displayText(report.caratula?.rutReceptor, 12),
-    resolution: caratulaResolution(report.caratula),
+    envelope_id: displayText(e.id, 80),
+    digest: e.digest,
+    caratula_issuer: displayText(e.issuerRut, 12),
+    caratula_recipient: displayText(e.recipientRut, 12),
+    resolution: e.resolution,
   };
   return JSON.stringify(file);
 }
 
-/** The Caratula's RutEmisor, NroResol and FchResol; null when there is no Caratula or a value is not well formed. */
-export function caratulaResolution(c: InboundReport["caratula"]): IssuerResolution | null {
-  const [issuerRut, number, date] = [c?.rutEmisor, c?.nroResol, c?.fchResol];
-  if (!issuerRut || !number || !/^\d{1,6}$/.test(number) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
-  return { issuerRut: issuerRut.slice(0, 12), number: Number(number), date };
-}
-
-function rowOf(companyId: string, id: string, k: Item, verdict: ReturnType<typeof judge>, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string; receivedFile: string }): Row {
+function rowOf(companyId: string, id: string, k: Item, verdict: ReceivedVerdict, duplicate: boolean, placeholder: ReceivedRow | null, from: { channel: Channel; messageId: string | null; xmlKey: string; receivedFile: string }): Row {
   const siiReceivedAt = placeholder?.siiReceivedAt ?? null;
-  const actionable = ACTIONABLE_TYPES.has(k.d.documentType!);
+  const window = issuingCountry().responseWindow;
+  const actionable = window.types.has(k.d.documentType!);
   return {
     id,
     companyId,
@@ -242,7 +223,7 @@ function rowOf(companyId: string, id: string, k: Item, verdict: ReturnType<typeo
     summary: JSON.stringify(k.d.content),
     duplicate,
     siiReceivedAt,
-    responseDeadline: actionable && siiReceivedAt ? deadlineOf(siiReceivedAt) : null,
+    responseDeadline: actionable && siiReceivedAt ? window.deadlineOf(siiReceivedAt) : null,
     responseState: (actionable ? "PENDING" : "NOT_APPLICABLE") as ResponseState,
     updatedAt: new Date().toISOString(),
   };

@@ -5,8 +5,7 @@
  */
 import { envForCompany } from "../config";
 import { and, eq } from "drizzle-orm";
-import { AuthorityError } from "../countries/port";
-import type { ReceptionAction } from "../countries/cl";
+import { AuthorityError, type ResponseRefusal } from "../countries/port";
 import { issuingCountry } from "../countries";
 import { createDb } from "../storage/db/client";
 import { receivedDocuments, type ResponseState } from "../storage/db/schema";
@@ -22,16 +21,19 @@ import { describeError, log } from "../lib/log";
 import type { ReceivedRow, ResponseEntry } from "./view";
 import { verificationStatus, type Check } from "./checks";
 
-const ACCEPTANCE = new Set(["ACD", "ERM"]);
-const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
-const NAMES: Record<ReceptionAction, string> = { ACD: "acceptance of the content (ACD)", ERM: "acknowledgment of goods or services received (ERM)", RCD: "claim against the content (RCD)", RFP: "claim for partial lack of goods (RFP)", RFT: "claim for total lack of goods (RFT)" };
+/** A response as the API takes it (the country's codes: countries/port.ts ResponseKind). */
+export type ReceptionAction = Exclude<ResponseEntry["action"], "ACCEPTED_BY_LAW">;
+const meaningOf = (action: string) => issuingCountry().inbound.responses.find((r) => r.code === action)?.meaning;
+const nameOf = (action: string) => issuingCountry().inbound.responses.find((r) => r.code === action)?.name ?? action;
+const isClaim = (action: string) => meaningOf(action) === "CLAIM";
+const isAcceptance = (action: string) => meaningOf(action) === "ACCEPT_CONTENT" || meaningOf(action) === "GOODS_RECEIVED";
 
 /** The state after a set of recorded actions. */
 export function stateOf(actions: string[]): ResponseState {
-  if (actions.some((a) => CLAIMS.has(a))) return "CLAIMED";
-  const acd = actions.includes("ACD");
-  const erm = actions.includes("ERM");
-  return acd && erm ? "ACCEPTED_AND_RECEIVED" : acd ? "ACCEPTED" : erm ? "GOODS_RECEIVED" : "PENDING";
+  if (actions.some(isClaim)) return "CLAIMED";
+  const content = actions.some((a) => meaningOf(a) === "ACCEPT_CONTENT");
+  const goods = actions.some((a) => meaningOf(a) === "GOODS_RECEIVED");
+  return content && goods ? "ACCEPTED_AND_RECEIVED" : content ? "ACCEPTED" : goods ? "GOODS_RECEIVED" : "PENDING";
 }
 
 /** Our own rules, before any call to the SII. Returns true for a repeat (nothing to do). */
@@ -42,24 +44,22 @@ export function checkRules(row: ReceivedRow, action: ReceptionAction, now: numbe
   const done = (JSON.parse(row.responses) as ResponseEntry[]).map((r) => r.action);
   if (done.includes(action)) return true;
   if (row.responseState === "ACCEPTED_BY_LAW" || (row.responseDeadline && Date.parse(row.responseDeadline) < now)) {
-    throw new AppError("RECEPTION_DEADLINE_PASSED", `The 8 days to answer ${doc} ended on ${row.responseDeadline}: by law it is now accepted, and it can no longer be ${CLAIMS.has(action) ? "claimed" : "answered"}.`);
+    throw new AppError("RECEPTION_DEADLINE_PASSED", `The 8 days to answer ${doc} ended on ${row.responseDeadline}: by law it is now accepted, and it can no longer be ${isClaim(action) ? "claimed" : "answered"}.`);
   }
-  if (ACCEPTANCE.has(action) && done.some((a) => CLAIMS.has(a))) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already claimed (${done.join(", ")}): it cannot be accepted now.`);
-  if (CLAIMS.has(action) && done.length > 0) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already ${done.some((a) => CLAIMS.has(a)) ? "claimed" : "accepted"} (${done.join(", ")}): a ${NAMES[action]} is no longer possible.`);
-  if (ACCEPTANCE.has(action) && verificationStatus(row.receptionStatus, row.checks ? (JSON.parse(row.checks) as Check[]) : []) === "FAILED") {
-    throw new AppError("RECEPTION_ACTION_UNVERIFIED", `${doc} failed verification (${row.duplicate ? "a different document with the same folio was received before" : "see its checks"}): signing an ${NAMES[action]} for it could vouch for a forged invoice. You may claim it instead.`);
+  if (isAcceptance(action) && done.some(isClaim)) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already claimed (${done.join(", ")}): it cannot be accepted now.`);
+  if (isClaim(action) && done.length > 0) throw new AppError("RECEPTION_ACTION_CONFLICT", `${doc} was already ${done.some(isClaim) ? "claimed" : "accepted"} (${done.join(", ")}): a ${nameOf(action)} is no longer possible.`);
+  if (isAcceptance(action) && verificationStatus(row.receptionStatus, row.checks ? (JSON.parse(row.checks) as Check[]) : []) === "FAILED") {
+    throw new AppError("RECEPTION_ACTION_UNVERIFIED", `${doc} failed verification (${row.duplicate ? "a different document with the same folio was received before" : "see its checks"}): signing an ${nameOf(action)} for it could vouch for a forged invoice. You may claim it instead.`);
   }
   return false;
 }
 
-/** The SII's codResp -> our refusal (0 OK and 7 already recorded are successes). */
-function siiRefusal(code: number, message: string): { code: ErrorCode; text: string } | null {
-  if (code === 0 || code === 7) return null;
-  if (code === 8) return { code: "RECEPTION_DEADLINE_PASSED", text: `The SII says the 8 days have passed (${code}: ${message}).` };
-  if ([5, 6, 11, 12, 13, 19].includes(code)) return { code: "RECEPTION_ACTION_CONFLICT", text: `The SII already holds an incompatible action for this document (${code}: ${message}).` };
-  if (code === 16 || code === 17 || code === 18) return { code: "RECEPTION_NOT_AT_AUTHORITY", text: `The SII does not hold this document (${code}: ${message}).` };
-  return { code: "RECEPTION_AUTHORITY_REFUSED", text: `The SII refused the action (${code}: ${message}).` };
-}
+const REFUSAL_CODES: Record<ResponseRefusal, ErrorCode> = {
+  DEADLINE_PASSED: "RECEPTION_DEADLINE_PASSED",
+  CONFLICT: "RECEPTION_ACTION_CONFLICT",
+  NOT_AT_AUTHORITY: "RECEPTION_NOT_AT_AUTHORITY",
+  REFUSED: "RECEPTION_AUTHORITY_REFUSED",
+};
 
 /** Updates the document in the store its id names, with its event (if any) in the same batch. */
 async function save(env: Env, row: ReceivedRow, set: Partial<ReceivedRow>, event: { type: string; key: string } | null): Promise<ReceivedRow> {
@@ -92,10 +92,10 @@ export async function respondToDocument(env: Env, ctx: ExecutionContext | undefi
     if (e instanceof AuthorityError) throw new AppError("RECEPTION_AUTHORITY_UNAVAILABLE", `The SII did not answer (${e.message}); nothing was recorded. Retry later.`);
     throw e;
   }
-  const refusal = siiRefusal(answer.code, answer.message);
+  const refusal = issuingCountry().inbound.refusalOf(answer.code, answer.message);
   if (refusal) {
     await save(env, row, {}, { type: "received_document.response_refused", key: `response_refused:${row.id}:${action}:${answer.code}` });
-    throw new AppError(refusal.code, refusal.text);
+    throw new AppError(REFUSAL_CODES[refusal.reason], refusal.text);
   }
   const at = new Date();
   const files = await buildReplies(env, company, row, action, reason, signer, at);
@@ -143,7 +143,7 @@ async function appendResponse(env: Env, row: ReceivedRow, entry: ResponseEntry):
       return changed.length > 0;
     });
     if (applied) return next;
-    if (tries === 5) throw new AppError("SERVICE_UNAVAILABLE", `The SII recorded the ${NAMES[entry.action as ReceptionAction]}, but the document kept changing while it was being saved: send the same request again to save it (the SII answers that it is already recorded).`, [], { "Retry-After": "1" });
+    if (tries === 5) throw new AppError("SERVICE_UNAVAILABLE", `The SII recorded the ${nameOf(entry.action)}, but the document kept changing while it was being saved: send the same request again to save it (the SII answers that it is already recorded).`, [], { "Retry-After": "1" });
     row = await getReceived(env, row.companyId, row.id);
   }
 }

@@ -27,7 +27,7 @@ import { signerOf, type SiiAccess } from "../accounts/certificates/sii-access";
 import { chunked } from "../lib/chunked";
 import { describeError, log } from "../lib/log";
 import type { SiiStatusMessage } from "../invoices/pipeline/messages";
-import { SII_STATUS_WAITING, verificationStatus, type Check } from "./checks";
+import { verificationStatus, type Check } from "./checks";
 import { byPartition, receivedByIds, receptionEventIf, writeIn } from "./stores";
 import type { ReceivedRow } from "./view";
 
@@ -49,7 +49,7 @@ const siiCheck = (result: Check["result"], message: string | null): Check => ({ 
 /** Whether a document's `sii_status` is still to be asked: waiting for its first read, or not listed or refused before. */
 function askable(row: ReceivedRow): boolean {
   const c = checksOf(row).find((x) => x.name === "sii_status");
-  return !!row.xmlKey && c?.result === "NOT_CHECKED" && !!c.message && (c.message === SII_STATUS_WAITING || c.message.startsWith(NOT_LISTED) || c.message.startsWith(REFUSED));
+  return !!row.xmlKey && c?.result === "NOT_CHECKED" && !!c.message && (c.message === issuingCountry().inbound.statusCheckWaiting || c.message.startsWith(NOT_LISTED) || c.message.startsWith(REFUSED));
 }
 
 export function siiStatusBody(companyId: string, receivedId: string, attempt: number, since: string): SiiStatusMessage {

@@ -6,7 +6,7 @@
  * kept in the document's history, its XML still stored), as long as no earlier copy verified. Only
  * a different document, when one of its key was received before, is a duplicate (EstadoRecepDTE 4).
  */
-import type { InboundDteReport } from "../countries/cl";
+import type { ReceivedDocumentReading } from "../countries/port";
 import type { ReceivedFile } from "./intake";
 import { receivedFileOfRow, type ReceivedRow } from "./view";
 
@@ -29,7 +29,7 @@ export type CopyVerdict =
   | { kind: "DUPLICATE" };
 
 /** Whether an earlier document's row says what the report says: the same data (parties, dates, amounts, lines). */
-export function sameDocument(row: ReceivedRow, d: InboundDteReport): boolean {
+export function sameDocument(row: ReceivedRow, d: ReceivedDocumentReading): boolean {
   return row.summary === JSON.stringify(d.content) && row.total === d.total && row.issueDate === d.issueDate && row.recipientRut === d.receiverRut;
 }
 
@@ -37,7 +37,7 @@ export function sameDocument(row: ReceivedRow, d: InboundDteReport): boolean {
  * What a copy is beside the `earlier` rows of its key (arrival order), given whether it verifies on
  * its own (EstadoRecepDTE 0 judged as if no other copy existed).
  */
-export function copyVerdict(earlier: ReceivedRow[], d: InboundDteReport, verifiesAlone: boolean): CopyVerdict {
+export function copyVerdict(earlier: ReceivedRow[], d: ReceivedDocumentReading, verifiesAlone: boolean): CopyVerdict {
   const original = earlier[0];
   if (original && verifiesAlone && !earlier.some((r) => r.receptionStatus === 0)) return { kind: "SUPERSEDES", prior: original };
   const same = earlier.find((r) => sameDocument(r, d));

@@ -1,3 +1,4 @@
+import { issuingCountry } from "../countries";
 /** A received document as the API shows it (GET, list items, event `data`). */
 import type { receivedDocuments } from "../storage/db/schema";
 import { verificationStatus, type Check } from "./checks";
@@ -29,8 +30,8 @@ export interface ReplyRecipient {
   source: "TAXPAYER_DIRECTORY" | "EMAIL_SENDER" | "REQUEST";
 }
 
-const STATUS_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };
-export const receptionStatusText = (code: number | null) => (code === null ? null : (STATUS_TEXT[code] ?? "DTE No Recibido - Otros"));
+/** The words of a reception code, as the country states them in its acknowledgment. */
+export const receptionStatusText = (code: number | null) => (code === null ? null : issuingCountry().inbound.statusText(code));
 
 export function receivedView(row: ReceivedRow, now = Date.now()) {
   const summary = row.summary ? (JSON.parse(row.summary) as Summary) : null;

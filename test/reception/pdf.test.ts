@@ -15,7 +15,7 @@ import type { SigningCredentials } from "../../src/countries/cl/pki/certificate"
 import { extrasOf } from "../../src/countries/cl/printed/extras";
 import { printableOf, tedFromSignedXml } from "../../src/countries/cl/printed/issued";
 import { extrasOfXml, printableOfReceived } from "../../src/countries/cl/printed/received";
-import { caratulaResolution } from "../../src/reception/intake";
+import { caratulaResolution } from "../../src/countries/cl/reception/inbound";
 import { verifyInbound } from "../../src/countries/cl";
 import { call } from "../helpers/api";
 import { buildFeatureDtes, FEATURE_INPUTS } from "../helpers/cl-feature-samples";

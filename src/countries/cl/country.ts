@@ -12,6 +12,7 @@ import { useInProcessSimulator } from "./sii";
 import { chileanDocuments, parseRange } from "./issuing";
 import { chileanPrinting } from "./printed/issued";
 import { chileanCertificates } from "./certificates";
+import { chileanInbound } from "./reception/inbound";
 
 /**
  * A RUT in its stored form (`76086428-5`) from any of `760864285`, `76086428-5`, `76.086.428-5`,
@@ -45,5 +46,6 @@ export const chile: Country = {
   numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null), parse: parseRange },
   documents: chileanDocuments,
   printing: chileanPrinting,
+  inbound: chileanInbound,
   useInProcessSimulator,
 };
