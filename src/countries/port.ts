@@ -5,6 +5,9 @@
  * or types: where a value is the authority's own (an envelope kind, a status code, a response code),
  * it is a string the country defines and explains.
  */
+import type { IssuingRules } from "./port-issuing";
+
+export * from "./port-issuing";
 
 /**
  * A company's signing credentials (certificate and private key) as its country loaded them. Opaque
@@ -267,8 +270,8 @@ export interface StoredDocument {
   xml: Uint8Array;
 }
 
-/** Issuing documents: build, stamp and sign them, and put them in envelopes. */
-export interface Documents {
+/** Issuing documents: read and check their bodies, build, stamp and sign them, and put them in envelopes. */
+export interface Documents extends IssuingRules {
   /** The types the country issues, in its authority's order. */
   readonly types: readonly DocumentType[];
   /** A type by its code or short name (any case), or undefined. */

@@ -8,8 +8,8 @@
  * The legal acceptance or claim stays the SII's register (./buyer-response.ts).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { readBuyerReply, xmlDocumentBytes, type BuyerReply, type ReplyEntry } from "../countries/cl";
 import { issuingCountry } from "../countries";
+import type { BuyerReply, ReplyEntry } from "../countries/port";
 import type { Db } from "../storage/db/client";
 import { invoices } from "../storage/db/schema";
 import { sha256Hex } from "../lib/crypto";
@@ -24,7 +24,8 @@ export const MAX_REPLIES_PER_DOCUMENT = 20;
 export type ReplyOutcome = "RECORDED" | "ALREADY_RECORDED" | "NOT_OURS" | "UNKNOWN_DOCUMENT";
 
 export interface ReplyIntake {
-  root: BuyerReply["root"];
+  /** The kind of reply, as its country names it. */
+  root: BuyerReply["kind"];
   file_sha256: string;
   /** The reply's own signature (over its Resultado or SetRecibos). */
   signature_valid: boolean;
@@ -37,27 +38,13 @@ export function replyFileKey(companyId: string, sha: string): string {
   return `replies/${companyId}/${sha}.xml`;
 }
 
-const RECEPTION_TEXT: Record<number, string> = { 0: "DTE Recibido OK", 1: "DTE No Recibido - Error de Firma", 2: "DTE No Recibido - Error en RUT Emisor", 3: "DTE No Recibido - Error en RUT Receptor", 4: "DTE No Recibido - DTE Repetido", 99: "DTE No Recibido - Otros" };
-const ENVELOPE_TEXT: Record<number, string> = { 0: "Envio Recibido Conforme", 1: "Envio Rechazado - Error de Schema", 2: "Envio Rechazado - Error de Firma", 3: "Envio Rechazado - RUT Receptor No Corresponde", 90: "Envio Rechazado - Archivo Repetido", 91: "Envio Rechazado - Archivo Ilegible", 99: "Envio Rechazado - Otros" };
-const RESULT_TEXT: Record<number, string> = { 0: "DTE Aceptado OK", 1: "DTE Aceptado con Discrepancias", 2: "DTE Rechazado" };
-const RESULT_STATUS = { 0: "ACCEPTED", 1: "ACCEPTED_WITH_DISCREPANCIES", 2: "REJECTED" } as const;
-
-function statusOf(e: ReplyEntry): { status: BuyerReplyRecord["status"]; codeText: string | null } {
-  if (e.kind === "RECEIPT") return { status: "GOODS_RECEIVED", codeText: null };
-  const table = e.kind === "RESULT" ? RESULT_TEXT : e.envelopeId !== null ? ENVELOPE_TEXT : RECEPTION_TEXT;
-  const codeText = e.code === null ? null : (table[e.code] ?? null);
-  if (codeText === null) return { status: "UNKNOWN", codeText };
-  if (e.kind === "RECEPTION") return { status: e.code === 0 ? "RECEIVED" : "NOT_RECEIVED", codeText };
-  return { status: RESULT_STATUS[e.code as 0 | 1 | 2], codeText };
-}
-
 /** Where the reply's copy of the document differs from ours (a verdict on the envelope: only who answered, and the recipient it names, if any). */
 function discrepancies(reply: BuyerReply, e: ReplyEntry, row: InvoiceRow): BuyerReplyRecord["discrepancies"] {
   const out: BuyerReplyRecord["discrepancies"] = [];
   const ours = issuingCountry().taxId.normalize(row.recipientRut);
   const onEnvelope = e.envelopeId !== null;
-  if (e.receiverRut !== ours && !(onEnvelope && e.receiverRut === null)) out.push({ field: "recipient_tax_id", reply: e.receiverRut, document: ours });
-  if (reply.responderRut !== ours) out.push({ field: "responder_tax_id", reply: reply.responderRut, document: ours });
+  if (e.receiverTaxId !== ours && !(onEnvelope && e.receiverTaxId === null)) out.push({ field: "recipient_tax_id", reply: e.receiverTaxId, document: ours });
+  if (reply.responderTaxId !== ours) out.push({ field: "responder_tax_id", reply: reply.responderTaxId, document: ours });
   if (onEnvelope) return out;
   if (e.total === null || Number(e.total) !== Number(row.total)) out.push({ field: "total", reply: e.total, document: row.total });
   if (e.issueDate !== row.issueDate) out.push({ field: "issue_date", reply: e.issueDate, document: row.issueDate });
@@ -65,13 +52,12 @@ function discrepancies(reply: BuyerReply, e: ReplyEntry, row: InvoiceRow): Buyer
 }
 
 function recordOf(reply: BuyerReply, e: ReplyEntry, id: string, row: InvoiceRow, from: { channel: "EMAIL" | "UPLOAD"; messageId: string | null; sha: string; at: string }): BuyerReplyRecord {
-  const { status, codeText } = statusOf(e);
   return {
-    id, kind: e.kind, status, envelope_id: e.envelopeId, code: e.code, code_text: codeText, message: e.text, rejection_code: e.rejectionCode, from_tax_id: reply.responderRut,
-    signature: { valid: e.signature.ok, message: e.signature.ok ? null : (e.signature.message ?? null), signer_tax_id: e.signature.signer?.rut ?? null, signer_name: e.signature.signer?.subjectCN ?? null },
+    id, kind: e.kind, status: e.status, envelope_id: e.envelopeId, code: e.code, code_text: e.codeText, message: e.text, rejection_code: e.rejectionCode, from_tax_id: reply.responderTaxId,
+    signature: { valid: e.signature.ok, message: e.signature.message, signer_tax_id: e.signature.signerTaxId, signer_name: e.signature.signerName },
     discrepancies: discrepancies(reply, e, row),
-    receipt: e.kind === "RECEIPT" ? { place: e.place, signer_tax_id: e.signerRut, signed_at: e.signedAt } : null,
-    replied_at: e.kind === "RECEIPT" ? (e.signedAt ?? reply.timestamp) : reply.timestamp,
+    receipt: e.kind === "RECEIPT" ? { place: e.receipt.place, signer_tax_id: e.receipt.signerTaxId, signed_at: e.receipt.signedAt } : null,
+    replied_at: e.kind === "RECEIPT" ? (e.receipt.signedAt ?? reply.timestamp) : reply.timestamp,
     received_at: from.at, channel: from.channel, message_id: from.messageId, file_sha256: from.sha,
   };
 }
@@ -100,19 +86,20 @@ async function documentsNamed(env: Env, companyId: string, entries: ReplyEntry[]
  * is not a reply: `{ problem }`, nothing stored. Throws what an unavailable store throws.
  */
 export async function recordBuyerReply(env: Env, company: { id: string; taxId: string }, bytes: Uint8Array, from: { channel: "EMAIL" | "UPLOAD"; messageId: string | null }, now = new Date()): Promise<ReplyIntake | { problem: string }> {
-  const reply = await readBuyerReply(bytes);
+  const country = issuingCountry();
+  const reply = await country.documents.buyerReplies.read(bytes);
   if ("problem" in reply) return reply;
   const sha = await sha256Hex(bytes);
   const at = now.toISOString();
-  const ours = issuingCountry().taxId.normalize(company.taxId);
-  const result: ReplyIntake = { root: reply.root, file_sha256: sha, signature_valid: reply.signature.ok, entries: [], envelopes: [] };
+  const ours = country.taxId.normalize(company.taxId);
+  const result: ReplyIntake = { root: reply.kind, file_sha256: sha, signature_valid: reply.signature.ok, entries: [], envelopes: [] };
   const byInvoice = new Map<string, { found: FoundInvoice; records: BuyerReplyRecord[]; at: number[] }>();
   // A verdict on a whole envelope may leave out RutEmisor; the envelope it names is then looked for among ours.
-  const isOurs = (e: ReplyEntry) => e.issuerRut === ours || (e.envelopeId !== null && e.issuerRut === null);
+  const isOurs = (e: ReplyEntry) => e.issuerTaxId === ours || (e.envelopeId !== null && e.issuerTaxId === null);
   const documentOf = await documentsNamed(env, company.id, reply.entries.filter(isOurs));
   for (const [i, e] of reply.entries.entries()) {
     const replyId = `rpl_${(await sha256Hex(`${sha}:${i}`)).slice(0, 26)}`;
-    const base = { reply_id: replyId, kind: e.kind, status: statusOf(e).status, envelope_id: e.envelopeId, document_type: e.documentType, folio: e.folio, invoice_id: null as string | null };
+    const base = { reply_id: replyId, kind: e.kind, status: e.status, envelope_id: e.envelopeId, document_type: e.documentType, folio: e.folio, invoice_id: null as string | null };
     if (!isOurs(e)) {
       result.entries.push({ ...base, outcome: "NOT_OURS" });
       continue;
@@ -130,9 +117,8 @@ export async function recordBuyerReply(env: Env, company: { id: string; taxId: s
   }
   result.envelopes = reply.entries.flatMap((e, k) => (e.envelopeId !== null && !result.entries[k]!.invoice_id ? [{ envelope_id: e.envelopeId, code: e.code, text: e.text }] : []));
   if (byInvoice.size === 0) return result;
-  // Kept as read: its signed content and signatures, never the received bytes' unsigned additions.
-  const kept = xmlDocumentBytes(reply.xml);
-  await env.FILES.put(replyFileKey(company.id, sha), kept.bytes, { httpMetadata: { contentType: `application/xml; charset=${kept.charset}` } });
+  const kept = reply.kept();
+  await env.FILES.put(replyFileKey(company.id, sha), kept.bytes, { httpMetadata: { contentType: kept.contentType } });
   for (const { found, records, at: places } of byInvoice.values()) {
     const added = await appendReplies(found.db, found.row, records, at);
     for (const [k, place] of places.entries()) if (!added.has(records[k]!.id)) result.entries[place]!.outcome = "ALREADY_RECORDED";
@@ -165,18 +151,17 @@ async function appendReplies(db: Db, first: InvoiceRow, records: BuyerReplyRecor
   throw new Error(`The replies of ${first.id} kept changing while they were written`);
 }
 
-const ENTRY_ELEMENT = { RECEPTION: "RecepcionEnvio", RESULT: "ResultadoDTE", RECEIPT: "Recibo" } as const;
-
 /** One line for an inbound message's `detail`: how many entries were read onto which documents, and what was not. */
 export function describeReplyIntake(r: ReplyIntake): string {
   const recorded = r.entries.filter((e) => e.outcome === "RECORDED" || e.outcome === "ALREADY_RECORDED");
   const docs = [...new Set(recorded.map((e) => (e.envelope_id !== null ? `the document of envelope ${e.envelope_id}` : `${e.document_type} N° ${e.folio}`)))];
-  const kinds = [...new Set(r.entries.map((e) => ENTRY_ELEMENT[e.kind]))].join(", ");
-  const parts = [`${r.root === "EnvioRecibos" ? "An" : "A"} ${r.root}${kinds ? ` (${kinds})` : ""}${r.signature_valid ? "" : " whose signature does not verify"}: ${recorded.length} of ${r.entries.length} entries read onto ${docs.length ? docs.slice(0, 10).join(", ") + (docs.length > 10 ? ", …" : "") : "no document"}`];
+  const names = issuingCountry().documents.buyerReplies.names;
+  const kinds = [...new Set(r.entries.map((e) => names.entries[e.kind]))].join(", ");
+  const parts = [`${/^[AEIOU]/i.test(r.root) ? "An" : "A"} ${r.root}${kinds ? ` (${kinds})` : ""}${r.signature_valid ? "" : " whose signature does not verify"}: ${recorded.length} of ${r.entries.length} entries read onto ${docs.length ? docs.slice(0, 10).join(", ") + (docs.length > 10 ? ", …" : "") : "no document"}`];
   const notOurs = r.entries.filter((e) => e.outcome === "NOT_OURS").length;
   const unknown = r.entries.filter((e) => e.outcome === "UNKNOWN_DOCUMENT").length;
   if (notOurs) parts.push(`${notOurs} about documents another company issued`);
   if (unknown) parts.push(`${unknown} about documents this company has not issued`);
-  if (r.envelopes.length) parts.push(`the buyer's verdict on ${r.envelopes.length} whole envelope(s) (EstadoRecepEnv ${r.envelopes.map((e) => e.code ?? "?").join(", ")}), which names no document`);
+  if (r.envelopes.length) parts.push(`the buyer's verdict on ${r.envelopes.length} whole envelope(s) (${names.envelopeCode} ${r.envelopes.map((e) => e.code ?? "?").join(", ")}), which names no document`);
   return parts.join("; ") + ".";
 }

@@ -1,17 +1,17 @@
 /**
- * Credit notes never credit one of our documents for more than it totals. A credit note (61, 112)
- * that moves amounts (ANU or COM: a COT carries none) and names a document of ours in a coded
- * reference claims its total against that document before the POST stores it, as a cancellation is
- * claimed (./cancellation-claims.ts): one conditional insert decides between concurrent notes, the
- * POST gives the claim back when it stores nothing, and a claim counts while its note holds it
- * (`stillHolds`: stored and neither FAILED nor REJECTED, or not stored yet within its grace). The
- * claims live in the company's index store, not in the credited document's partition: one store
- * for all of its partitions (as external_reference), where the insert adds the note's amount only
- * if the amounts already claimed plus it stay within the document's total. A claim whose note no
- * longer holds it is dropped when it would refuse a new one.
+ * Credit notes never credit one of our documents for more than it totals. A credit note that moves
+ * amounts and names a document of ours in a reference (what it credits is its country's rule: the
+ * prepared document's `credits`) claims its total against that document before the POST stores
+ * it, as a cancellation is claimed (./cancellation-claims.ts): one conditional insert decides
+ * between concurrent notes, the POST gives the claim back when it stores nothing, and a claim
+ * counts while its note holds it (`stillHolds`: stored and neither FAILED nor REJECTED, or not
+ * stored yet within its grace). The claims live in the company's index store, not in the credited
+ * document's partition: one store for all of its partitions (as external_reference), where the
+ * insert adds the note's amount only if the amounts already claimed plus it stay within the
+ * document's total. A claim whose note no longer holds it is dropped when it would refuse a new one.
  */
 import { and, eq } from "drizzle-orm";
-import { findDocumentType, formatScaled, parseScaled, type ComputedDocument } from "../countries/cl";
+import type { Credits, PreparedDocument } from "../countries/port";
 import { indexStore } from "../storage/db/document-store";
 import { creditClaims } from "../storage/db/document-store/tables";
 import { AppError } from "../lib/errors";
@@ -21,30 +21,25 @@ import type { InvoiceRow } from "./state";
 
 type StoreEnv = Parameters<typeof indexStore>[0] & Parameters<typeof stillHolds>[0] & Parameters<typeof findInvoicesByFolio>[0];
 
-/** A document of ours a note credits, and what it credits of it (scaled by the document's currency). */
+/** A document of ours a note credits, and what it credits of it (`credits.units`, in its currency's minor units). */
 export interface CreditTarget {
   row: InvoiceRow;
-  amount: bigint;
-  scale: number;
+  credits: Credits;
 }
 
 /**
- * The documents of ours that a credit note credits: each one a coded reference (CodRef 1 or 3) names
- * by type and folio, not global and not another issuer's, in the note's currency (a note in another
- * currency than its document cannot be compared with it and is left to the SII). Each is credited the
- * note's whole total: a note that corrects several documents at once cannot say how it splits. Debit
- * notes, and notes totalling 0, credit nothing. `known` is a document already read (the ANU's).
+ * The documents of ours that a credit note credits (`doc.credits`), in the note's currency (a note
+ * in another currency than its document cannot be compared with it and is left to the authority).
+ * `known` is a document already read (the cancelled one).
  */
-export async function creditTargets(env: StoreEnv, companyId: string, doc: ComputedDocument, known: InvoiceRow | null): Promise<CreditTarget[]> {
-  if (doc.type.note !== "credit" || doc.totals.total <= 0n) return [];
-  const wanted = doc.references
-    .filter((r) => r.codRef !== undefined && !r.global && (r.otherIssuer === undefined || r.otherIssuer === doc.issuer.rut) && /^\d+$/.test(r.folio) && findDocumentType(r.type))
-    .map((r) => ({ type: Number(r.type), folio: Number(r.folio) }));
-  if (wanted.length === 0) return [];
+export async function creditTargets(env: StoreEnv, companyId: string, doc: PreparedDocument, known: InvoiceRow | null): Promise<CreditTarget[]> {
+  const { credits } = doc;
+  if (!credits) return [];
+  const wanted = credits.documents.map((d) => ({ type: d.documentType, folio: d.folio }));
   const only = wanted.length === 1 ? wanted[0]! : null;
   const rows =
     only && known?.documentType === only.type && known.folio === only.folio ? [known] : [...(await findInvoicesByFolio(env, companyId, wanted)).values()].map((f) => f.row);
-  return rows.filter((row) => row.currency === doc.currency.code).map((row) => ({ row, amount: doc.totals.total, scale: doc.currency.scale }));
+  return rows.filter((row) => row.currency === doc.currency).map((row) => ({ row, credits }));
 }
 
 /** Claims each target for note `noteId`, or refuses the note (giving back what it claimed) when one would be credited beyond its total. */
@@ -78,10 +73,10 @@ type ClaimRow = { credit_note_id: string; amount: string; created_at: string };
  * note is refused naming what can still be credited.
  */
 async function claimCredit(env: StoreEnv, target: CreditTarget, noteId: string, now: Date): Promise<void> {
-  const { row } = target;
+  const { row, credits } = target;
   const client = indexStore(env, row.companyId).$client;
-  const total = parseScaled(row.total, target.scale, "total");
-  const amount = target.amount.toString();
+  const total = credits.toUnits(row.total);
+  const amount = credits.units.toString();
   const insert = client.prepare(
     `INSERT INTO credit_claims (credited_invoice_id, credit_note_id, amount, created_at)
      SELECT ?, ?, CAST(? AS INTEGER), ?
@@ -105,10 +100,11 @@ async function claimCredit(env: StoreEnv, target: CreditTarget, noteId: string, 
 }
 
 function exceedsRemaining(target: CreditTarget, total: bigint, held: ClaimRow[]): AppError {
-  const { row, amount, scale } = target;
+  const { row, credits } = target;
+  const amount = credits.units;
   const credited = held.reduce((sum, c) => sum + BigInt(c.amount), 0n);
   const remaining = total > credited ? total - credited : 0n;
-  const money = (v: bigint) => formatScaled(v, scale);
+  const money = (v: bigint) => credits.toAmount(v);
   const message =
     `Document ${row.id} (${row.documentType} N° ${row.folio}) totals ${money(total)}, of which earlier credit notes credit ${money(credited)}: ` +
     `at most ${money(remaining)} can still be credited to it, not ${money(amount)}.`;

@@ -1,12 +1,12 @@
 import type { DirectoryEnv } from "../storage/db/control-directory";
 import { eq } from "drizzle-orm";
-import { DOCUMENT_TYPES, assertDocumentSchema, findDocumentType, invoiceSchema, isEngineError, computeDocument, formatAmount, type ComputedDocument, type InvoiceInput } from "../countries/cl";
-import { checkInvoiceCodes } from "../countries/cl/catalogs/checks";
+import { issuingCountry } from "../countries";
+import type { Cancellation, DocumentBody, PreparedDocument, StoredTarget } from "../countries/port";
 import { uniqueViolation, type Db } from "../storage/db/client";
 import { cancellations, invoiceEvents, invoices } from "../storage/db/schema";
 import { createdUlid, newId, type IdempotencyClaim } from "../lib/ids";
 import type { CompanyRow } from "../accounts/companies/repository";
-import { AppError, isInvoiceInputCode } from "../lib/errors";
+import { AppError } from "../lib/errors";
 import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
 import { validityOf } from "../accounts/certificates/certificates";
@@ -20,56 +20,23 @@ import { findInvoiceByFolio } from "./queries";
 import { knownStoreForId, OPEN_PARTITION_CACHE_MS, openStore, partitionedId, partitionsOf, storeFor, type StoreHandle } from "../storage/db/document-store";
 import { claimCancellation, releaseCancellationClaim, stillHolds } from "./cancellation-claims";
 import { claimCredits, creditTargets, releaseCreditClaims } from "./credit-claims";
-import { assertCancellationAmount, assertIssueDateInCertificate, assertResolution, checkSiiRules, refuseBeforeAuthorization } from "./rules";
-
-/** Engine failures on the request body become `INVOICE_<code>` errors naming the field. */
-export function computeOrThrow(body: InvoiceInput): ComputedDocument {
-  try {
-    // Coded fields against the country's catalogs first (the error names the listing endpoint);
-    // a body that does not even match the schema is left to the engine's own message.
-    const parsed = invoiceSchema.safeParse(body);
-    const type = parsed.success ? findDocumentType(parsed.data.invoice_type) : undefined;
-    if (parsed.success && type) checkInvoiceCodes(parsed.data, type);
-    const doc = computeDocument(body);
-    assertDocumentSchema(doc);
-    return doc;
-  } catch (e) {
-    if (isEngineError(e) && isInvoiceInputCode(e.code)) {
-      const message = e.expected !== undefined ? `${e.message} (expected ${e.expected})` : e.message;
-      throw new AppError(`INVOICE_${e.code}`, message, [{ field: e.field ?? "(body)", message }]);
-    }
-    throw e;
-  }
-}
+import { assertIssueDateInCertificate, refuseBeforeAuthorization } from "./rules";
 
 /**
- * §4.9: a note that cancels (ANU, CodRef 1) one of our own documents is checked: the document may
- * not be cancelled twice, its type must be cancellable and the note must be the type that cancels
- * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
- * before the engine's general reference rules, so our own documents get these precise answers.
+ * §4.9: a note that cancels one of our own documents is checked: the document may not be cancelled
+ * twice, nor be one that was never accepted, and the country's rules on what cancels what apply (on
+ * the body as sent, before it is computed, so our own documents get these precise answers).
+ * References to documents issued elsewhere pass unchanged to the authority.
  */
-async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput, ownUlid: string): Promise<InvoiceRow | null> {
-  const type = findDocumentType(body.invoice_type);
-  if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
-  for (const [i, ref] of (body.billing_reference ?? []).entries()) {
-    const refType = findDocumentType(ref.invoice_type)?.code;
-    const folio = String(ref.number);
-    if (!refType || !/^\d+$/.test(folio)) continue;
-    const found = await findInvoiceByFolio(env, companyId, refType, Number(folio));
-    if (!found) continue; // not ours: the SII validates it
+async function cancellationTarget(env: Env, companyId: string, cancellation: Cancellation | null, ownUlid: string): Promise<{ row: InvoiceRow; target: StoredTarget } | null> {
+  if (!cancellation) return null;
+  for (const named of cancellation.targets) {
+    const found = await findInvoiceByFolio(env, companyId, named.documentType, named.folio);
+    if (!found) continue; // not ours: the authority validates it
     const { row: original, db } = found;
-    const field = `billing_reference[${i}]`;
-    if (refType === 52) {
-      throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} is a guía de despacho (52), which is not cancelled with a note.`, [{ field, message: "Type 52 is not cancellable" }]);
-    }
-    if (!type.mayModify.includes(refType)) {
-      const right = Object.values(DOCUMENT_TYPES).filter((t) => t.note === type.note && t.mayModify.includes(refType)).map((t) => `${t.code} (${t.mnemonic})`);
-      throw new AppError(
-        "INVOICE_CANCELLATION_TYPE_MISMATCH",
-        `A ${type.code} (${type.mnemonic}) cannot cancel a ${refType}${right.length ? `; use ${right.join(" or ")}` : ""}.`,
-        [{ field: "invoice_type", message: `Cannot cancel type ${refType}` }],
-      );
-    }
+    const { field, documentType: refType } = named;
+    const target = { id: original.id, documentType: original.documentType, folio: original.folio, total: original.total, field };
+    cancellation.check(target);
     if (original.status === "REJECTED" || original.status === "FAILED") {
       throw new AppError("INVOICE_NOT_CANCELLABLE", `Document ${original.id} (${refType} N° ${original.folio}) was ${original.status.toLowerCase()}: there is nothing to cancel.`, [
         { field, message: `Referenced document is ${original.status}` },
@@ -82,7 +49,7 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
         { field, message: "Already cancelled" },
       ]);
     }
-    return original;
+    return { row: original, target };
   }
   return null;
 }
@@ -127,11 +94,11 @@ function assertIssuable(ctx: IssueContext, type: number, now: Date) {
  * document accepted now and FAILED later; it also checks the issue date against the CAF's
  * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
+function refuseReservation(ctx: IssueContext, doc: PreparedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
   if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
   // A missing certificate or CAF is the more useful answer than "every folio is used".
-  assertIssuable(ctx, doc.type.code, now);
-  throw new AppError("INVOICE_NO_FOLIOS", `No folio of document type ${doc.type.code} is left for this document: ${reservation.message}. Load a new CAF.`);
+  assertIssuable(ctx, doc.documentType, now);
+  throw new AppError("INVOICE_NO_FOLIOS", `No folio of document type ${doc.documentType} is left for this document: ${reservation.message}. Load a new CAF.`);
 }
 
 /**
@@ -156,17 +123,19 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
  */
-export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: InvoiceInput, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
+export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: DocumentBody, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
   // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
   // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
   const ulid = await createdUlid(env.API_KEY_PEPPER, idempotency, now.getTime());
-  const target = await cancellationTarget(env, company.id, body, ulid);
-  const doc = computeOrThrow(body);
-  checkSiiRules(doc);
-  assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
+  const { documents } = issuingCountry();
+  const cancellation = documents.cancellation(body);
+  const cancelled = await cancellationTarget(env, company.id, cancellation, ulid);
+  const target = cancelled?.row ?? null;
+  const doc = documents.prepare(body);
+  if (cancellation && cancelled) cancellation.checkAmount(cancelled.target, doc.total);
   assertNotFuture(doc.issueDate, now);
-  if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
-    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
+  if (company.country !== "CHL" || doc.issuerTaxId !== company.taxId) {
+    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuerTaxId}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
   }
@@ -174,17 +143,17 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   // that took the claim over answers what an earlier attempt stored, in the partition it went to.
   const store = (idempotency?.takenOver ? await storedByEarlierAttempt(env, company.id, ulid, idempotency.createdAt) : null) ?? (await openStore(env, company.id, now));
   const id = partitionedId("inv", store.ordinal, ulid);
-  const folios = allocator(env, company.id, doc.type.code);
+  const folios = allocator(env, company.id, doc.documentType);
   // The D1 reads and the reservation at once (one round trip's latency); a refusal gives it back.
-  const [ctx, reservation, credited] = await Promise.all([issueContext(env, company.id, doc.type.code, now), folios.reserve(id, { issueDate: doc.issueDate }), creditTargets(env, company.id, doc, target)]);
+  const [ctx, reservation, credited] = await Promise.all([issueContext(env, company.id, doc.documentType, now), folios.reserve(id, { issueDate: doc.issueDate }), creditTargets(env, company.id, doc, target)]);
   let claimed = false;
   let cancelling = false;
   let crediting = false;
   try {
     assertIssueDateInCertificate(ctx.cert, doc.issueDate);
-    assertResolution(ctx.resolution, body);
+    documents.checkResolution(body, ctx.resolution);
     if (!reservation.ok) refuseReservation(ctx, doc, reservation, now);
-    assertIssuable(ctx, doc.type.code, now);
+    assertIssuable(ctx, doc.documentType, now);
     if (body.external_reference) claimed = await claimExternalReference(env, company.id, body.external_reference, id);
     if (target) cancelling = await claimCancellation(env, target, id, now);
     if (credited.length > 0) crediting = await claimCredits(env, credited, id, now);
@@ -250,13 +219,13 @@ async function documentHolds(env: Env, companyId: string, holderId: string): Pro
  * Stores the document (RECEIVED) and its first history row in one batch of the open store, then
  * enqueues it. (No event is recorded at RECEIVED: the first `invoice.*` event is `invoice.sent`.)
  */
-async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
+async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: DocumentBody, doc: PreparedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
   const eventId = newId("evt");
   const at = now.toISOString();
   const row: InvoiceRow = {
     id,
     companyId: company.id,
-    documentType: doc.type.code,
+    documentType: doc.documentType,
     status: "RECEIVED",
     fiscalStatus: null,
     fiscalMessage: null,
@@ -264,10 +233,10 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     cafId: null,
     externalReference: body.external_reference ?? null,
     issueDate: doc.issueDate,
-    recipientRut: doc.receiver.rut,
-    recipientName: doc.receiver.legalName,
-    currency: doc.currency.code,
-    total: formatAmount(doc, doc.totals.total),
+    recipientRut: doc.receiver.taxId,
+    recipientName: doc.receiver.name,
+    currency: doc.currency,
+    total: doc.total,
     body: JSON.stringify(body),
     stampedAt: null,
     xmlKey: null,

@@ -7,7 +7,7 @@ import { BUYER_STATES, INVOICE_STATUSES } from "../storage/db/schema";
 import { secondsLeft } from "../lib/time";
 import type { BuyerEvent } from "./buyer-response";
 import { DELIVERY_STATES, deliveryOf } from "./buyer-delivery";
-import { DOCUMENT_TYPES } from "./model";
+import { documentTypeName } from "./model";
 import type { InvoiceRow } from "./state";
 import type { invoiceDetail } from "./queries";
 
@@ -163,7 +163,7 @@ export function invoiceSummary(row: InvoiceRow, cancelledBy: string | null) {
     id: row.id,
     company_id: row.companyId,
     invoice_type: String(row.documentType),
-    invoice_type_name: DOCUMENT_TYPES[row.documentType as keyof typeof DOCUMENT_TYPES]?.name ?? String(row.documentType),
+    invoice_type_name: documentTypeName(row.documentType),
     status: row.status,
     fiscal_status: row.fiscalStatus,
     fiscal_message: row.fiscalMessage,

@@ -1,17 +1,12 @@
 import { countryOf } from "../index";
+import { TAX_ID_DOCUMENTS } from "./tax-id-kinds";
 
 /**
- * Tax identification document types per country (catalog "Tax Identification Documents").
- * Chile's RUT is validated with its check digit; other countries' numbers are digits only.
+ * Tax identification document types per country (./tax-id-kinds.ts). Chile's RUT is validated with
+ * its check digit; other countries' numbers are digits only.
  */
-export const TAX_ID_DOCUMENTS: Record<string, { code: string; name: string }[]> = {
-  CHL: [{ code: "RUT", name: "Rol Único Tributario" }],
-  ARG: [{ code: "CUIT", name: "Clave Única de Identificación Tributaria" }, { code: "CUIL", name: "Código Único de Identificación Laboral" }],
-  PER: [{ code: "RUC", name: "Registro Único de Contribuyentes" }],
-  COL: [{ code: "NIT", name: "Número de Identificación Tributaria" }],
-  MEX: [{ code: "RFC", name: "Registro Federal de Contribuyentes" }],
-  URY: [{ code: "RUT", name: "Registro Único Tributario" }],
-};
+export { TAX_ID_DOCUMENTS };
+
 /** Any other country: a generic tax number. */
 export const GENERIC_TAX_ID = { code: "TIN", name: "Taxpayer Identification Number" };
 

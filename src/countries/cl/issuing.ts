@@ -1,7 +1,7 @@
 /**
  * Chile's side of issuing (the port's `documents` and `numberRanges.parse`): DTEs computed from an
  * invoice body, stamped with a CAF (TED) and signed; EnvioDTE/EnvioBOLETA envelopes to the SII and
- * EnvioDTE to a buyer. Refusals are EngineErrors.
+ * EnvioDTE to a buyer. Refusals are EngineErrors; the bodies' own rules are ./issuing-rules.
  */
 import type { Credentials, Documents, NumberRange, SignedDocument, StoredDocument } from "../port";
 import { parseCaf, type Caf } from "./documents/caf";
@@ -12,6 +12,7 @@ import { isEngineError } from "./errors";
 import { buildEnvioBoleta, buildEnvioDte } from "./exchange/envelopes";
 import type { SigningCredentials } from "./pki/certificate";
 import { decodeLatin1, encodeLatin1 } from "./xml/xml";
+import { chileanIssuingRules } from "./issuing-rules";
 
 // Credentials, ranges and signed documents handed to the product are Chile's own; they come back here as such.
 const signerOf = (c: Credentials) => c as SigningCredentials;
@@ -58,6 +59,7 @@ function fromEnvelope(envelope: Uint8Array, documentId: string): Uint8Array | nu
 }
 
 export const chileanDocuments: Documents = {
+  ...chileanIssuingRules,
   types: DOCUMENT_TYPE_CODES.map((c) => DOCUMENT_TYPES[c]),
   findType: findDocumentType,
   envelopeOf,

@@ -1,7 +1,10 @@
 import { findActivity } from "./activities";
 import { CHILE } from "./index";
 import { findItemCodeType } from "./legal";
-import { EngineError, SPECIFIC_TAXES, type DocumentTypeInfo, type InvoiceInput } from "..";
+import { EngineError } from "../errors";
+import type { DocumentTypeInfo } from "../documents/document-types";
+import type { InvoiceInput } from "../documents/invoice/schema";
+import { SPECIFIC_TAXES } from "../documents/invoice/tax-codes";
 import { findEntry, fold } from "../../catalogs/query";
 import type { CatalogEntry } from "../../catalogs/types";
 import additionalTaxes from "./data/additional-taxes.json";

@@ -1,6 +1,7 @@
-import { ADDITIONAL_TAXES, DOCUMENT_TYPES, REASON_CODES, SPECIFIC_TAXES } from "..";
+import { DOCUMENT_TYPES, REASON_CODES } from "../documents/document-types";
+import { ADDITIONAL_TAXES, SPECIFIC_TAXES } from "../documents/invoice/tax-codes";
 import { COUNTRIES } from "../../catalogs/countries";
-import { TAX_ID_DOCUMENTS } from "../../catalogs/tax-id-documents";
+import { TAX_ID_DOCUMENTS } from "../../catalogs/tax-id-kinds";
 import { entriesOf, entry, type Catalog, type CatalogEntry, type CountryCatalogs } from "../../catalogs/types";
 import additionalTaxes from "./data/additional-taxes.json";
 import customsCountries from "./data/customs-countries.json";

@@ -88,7 +88,8 @@ export const buyerRepliesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     if ("problem" in result) throw new AppError("INVOICE_BUYER_REPLY_INVALID", `The file was not read: ${result.problem}`);
     await store.db.insert(inboundMessages).values(uploadMessage({ id: messageId, companyId: company.id, bytes, sha256: result.file_sha256, outcome: "REPLY", detail: describeReplyIntake(result), documents: 0, file: { name: file.name, type: file.type } }));
     const { root, ...rest } = result;
-    return c.json({ kind: root, message_id: messageId, ...rest }, 200);
+    // The kinds of reply the country reads are the ones the schema lists.
+    return c.json({ kind: root as z.infer<typeof ReplyIntakeSchema>["kind"], message_id: messageId, ...rest }, 200);
   })
   .openapi(download, async (c) => {
     const { invoice_id, reply_id } = c.req.valid("param");
