@@ -18,6 +18,7 @@ import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
 import { buyerRepliesRoutes } from "./http/routes/invoices/buyer-replies";
+import { cessionsRoutes } from "./http/routes/cessions";
 import { buyerDeliveryRoutes } from "./http/routes/invoices/buyer-delivery";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { catalogsRoutes } from "./http/routes/catalogs";
@@ -108,6 +109,7 @@ function buildApp() {
   app.route("/", enumerationRoutes);
   app.route("/", invoicesRoutes);
   app.route("/", buyerRepliesRoutes);
+  app.route("/", cessionsRoutes);
   app.route("/", buyerDeliveryRoutes);
   app.route("/", webhooksRoutes);
   app.route("/", catalogsRoutes);

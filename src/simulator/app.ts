@@ -46,6 +46,8 @@ import { scenarioJson, scenarioSchema } from "./scenario";
 import { ownTestRuts, simulatorOwner, simulatorReachable } from "./gate";
 import { reclamoService, receptionDocument, receptionRegister } from "./reception";
 import { injectEnvio } from "./inject";
+import { rpetcUpload } from "./rpetc-upload";
+import { rpetcConsulta } from "./rpetc-status";
 
 // ---- the app ---------------------------------------------------------------------------------------
 
@@ -123,6 +125,8 @@ simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoServ
 simulatorApp.get("/reception/register", receptionRegister);
 simulatorApp.get("/reception/document", receptionDocument);
 simulatorApp.post("/reception/inject", injectEnvio);
+simulatorApp.post("/cgi_rtc/RTC/RTCAnotEnvio.cgi", rpetcUpload);
+simulatorApp.post("/DTEWS/services/wsRPETCConsulta", rpetcConsulta);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {

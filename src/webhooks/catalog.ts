@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
+import { CESSION_EVENTS } from "../domain/invoices/cessions/events";
 import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 
@@ -145,6 +146,7 @@ export const EVENT_CATALOG = {
       updated_at: "2026-11-23T13:05:12.000Z",
     },
   },
+  ...CESSION_EVENTS,
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
   "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),
   "received_document.deadline_approaching": receivedEvent("Two days or less are left to accept or claim a received factura (8 days from the SII reception time)."),

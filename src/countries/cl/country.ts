@@ -10,6 +10,7 @@ import { formatRutWithDots, isValidRut, normalizeRut, parseRut, RutError } from 
 import { siiAuthority, siiReception } from "./sii/authority";
 import { useInProcessSimulator } from "./sii";
 import { chileanDocuments, parseRange } from "./issuing";
+import { chileanCessions } from "./cession";
 
 /**
  * A RUT in its stored form (`76086428-5`) from any of `760864285`, `76086428-5`, `76.086.428-5`,
@@ -41,5 +42,6 @@ export const chile: Country = {
   // A CAF of the expiring types may be used for 6 calendar months from its authorisation (FA).
   numberRanges: { expiryDate: (documentType, authorizedOn) => (EXPIRING_CAF_TYPES.includes(documentType) ? addSixMonths(authorizedOn) : null), parse: parseRange },
   documents: chileanDocuments,
+  cessions: chileanCessions,
   useInProcessSimulator,
 };
