@@ -109,10 +109,19 @@ const party = (name: string, p: CessionParty, extra = "") => `<${name}>\n${leaf(
 
 /** Builds and signs the AEC of one cession (SeqCesion 1) of `p.dte`. Throws EngineError on a field the register would refuse. */
 export async function buildAec(p: AecParams): Promise<SignedAec> {
-  const { text: dteText, dte } = readCededDte(p.dte);
+  const { dte } = readCededDte(p.dte);
   if (!CEDIBLE_TYPES.has(dte.documentType)) throw new EngineError("INVALID_INPUT", `Type ${dte.documentType} cannot be ceded: the register takes 33, 34, 43 and 46 only`);
   const problems = aecFieldProblems({ cedent: p.cedent, assignee: p.assignee, amount: p.amount, total: dte.total, lastDueDate: p.lastDueDate, issueDate: dte.issueDate, authorized: p.authorized, debtorEmail: p.debtorEmail, otherConditions: p.otherConditions, timestamp: p.timestamp });
   if (problems.length) throw new EngineError("INVALID_INPUT", problems.join("; "), { field: problems[0]!.split(":")[0] });
+  return signAecAsGiven(p);
+}
+
+/**
+ * Writes and signs an AEC exactly as given: none of buildAec's checks. The engine reaches it only
+ * through buildAec; tests use it to make what the register refuses (an amount over the total…).
+ */
+export async function signAecAsGiven(p: AecParams): Promise<SignedAec> {
+  const { text: dteText, dte } = readCededDte(p.dte);
   const tag = `T${dte.documentType}F${dte.folio}`;
   const ids = { aec: `AEC_${tag}`, dteCedido: `DTECed_${tag}`, cesion: `CES_${tag}_1` };
   const declaration = swornDeclaration(p.cedent, p.assignee, { name: dte.receiverName || dte.receiverRut, rut: dte.receiverRut });

@@ -9,7 +9,7 @@ import { siiClientFor } from "../sii";
 import { buildAec, CEDIBLE_TYPES } from "./aec";
 import { rpetcAuthority } from "./rpetc";
 
-export { buildAec, CEDIBLE_TYPES, cededDteOf, readCededDte, swornDeclaration, type AecParams, type CededDte, type SignedAec } from "./aec";
+export { buildAec, signAecAsGiven, CEDIBLE_TYPES, cededDteOf, readCededDte, swornDeclaration, type AecParams, type CededDte, type SignedAec } from "./aec";
 export { aecFieldProblems, partyProblems, CESSION_LIMITS, type CessionParty } from "./fields";
 
 export const chileanCessions: Cessions = {
