@@ -14,5 +14,7 @@ export const CESSION_ERRORS = {
   CESSION_DOCUMENT_XML_MISSING: { status: 409, description: "The signed XML of the document cannot be read, so the cession file cannot carry it. Nothing was stored." },
   CESSION_NOT_AVAILABLE: { status: 501, description: "The country of the company has no register of cessions the service can use." },
   CESSION_NOT_FOUND: { status: 404, description: "No cession with that id for this company (or this document)." },
+  RECEIVED_CESSION_NOT_APPLICABLE: { status: 409, description: "Only received facturas (33, 34, 43, 46) are ceded through the SII's register of cessions." },
+  RECEIVED_CESSION_CHECK_UNAVAILABLE: { status: 503, description: "The SII's register of cessions did not answer or refused the query; the document is unchanged. Retry later (the service also asks by itself)." },
   CESSION_PDF_NOT_READY: { status: 409, description: "The cession has no registration yet: its summary is printed once the register has answered." },
 } as const;

@@ -206,6 +206,10 @@ export const receivedDocuments = sqliteTable(
      * not read yet; null when none is PENDING.
      */
     mailDueAt: text("mail_due_at"),
+    /** The register of cessions' answer when the document is ceded (JSON { holder_tax_id, annotated_at, collection_tax_id, amount, first_seen_at }); null while it is not (src/reception/cessions.ts). */
+    cession: text("cession"),
+    /** When the register of cessions was last asked about it. */
+    cessionCheckedAt: text("cession_checked_at"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
@@ -222,6 +226,8 @@ export const receivedDocuments = sqliteTable(
     index("received_documents_company_message_idx").on(t.companyId, t.messageId),
     // The reply mails to look at.
     index("received_documents_mail_due_idx").on(t.mailDueAt).where(sql`mail_due_at IS NOT NULL`),
+    // The received facturas whose cession the cron asks about next.
+    index("received_documents_cession_check_idx").on(t.companyId, t.cessionCheckedAt),
   ],
 );
 

@@ -1,6 +1,6 @@
 /**
  * A cession as the API shows it (GET …/cessions/{id}, the lists, the `invoice.ceded` and
- * `cession.rejected` events), and the schema of its request.
+ * `cession.rejected` events), and what its request carries.
  */
 import { z } from "@hono/zod-openapi";
 import { CESSION_STATUSES, type cessions } from "../../../db/schema";
@@ -16,26 +16,16 @@ const Party = z
   })
   .openapi("CessionParty");
 
-export const CessionCreateSchema = z
-  .object({
-    assignee: z
-      .object({
-        tax_id: z.string().min(1).max(20).openapi({ description: "The factoring company's RUT.", example: "76543210-3" }),
-        legal_name: z.string().min(1).max(100),
-        address: z.string().min(5).max(60).openapi({ description: "5 to 60 characters (the register's format)." }),
-        email: z.string().min(6).max(40),
-      })
-      .strict(),
-    amount: z.union([z.string().regex(/^\d{1,18}$/), z.number().int().min(0)]).optional().openapi({ description: "The amount ceded, 1 to the document's total; default: the total." }),
-    last_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).openapi({ description: "The last due date of the credit (UltimoVencimiento), not before the issue date.", example: "2026-12-31" }),
-    contact_email: z.string().min(6).max(40).openapi({ description: "The company's e-mail in the file (the cedent's eMail) and where the SII mails the register's result." }),
-    cedent_address: z.string().min(5).max(60).optional().openapi({ description: "The company's address in the file; default: the issuer address of the document." }),
-    debtor_email: z.string().max(80).optional().openapi({ description: "The buyer's e-mail, for the register's notice (eMailDeudor)." }),
-    other_conditions: z.string().max(512).optional(),
-  })
-  .strict()
-  .openapi("CessionCreate");
-export type CessionCreate = z.infer<typeof CessionCreateSchema>;
+/** A cession as asked for (the POST's body, validated by its route). */
+export interface CessionCreate {
+  assignee: { tax_id: string; legal_name: string; address: string; email: string };
+  amount?: string | number | undefined;
+  last_due_date: string;
+  contact_email: string;
+  cedent_address?: string | undefined;
+  debtor_email?: string | undefined;
+  other_conditions?: string | undefined;
+}
 
 export const CessionSchema = z
   .object({

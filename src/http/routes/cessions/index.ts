@@ -5,17 +5,40 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createCession } from "../../../domain/invoices/cessions/create";
 import { cessionsOfInvoice, getCession, listCessions } from "../../../domain/invoices/cessions/queries";
-import { CessionCreateSchema, CessionSchema, cessionView } from "../../../domain/invoices/cessions/view";
+import { CessionSchema, cessionView } from "../../../domain/invoices/cessions/view";
 import { AppError } from "../../../errors";
 import { validationHook } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
-import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
+import { calendarDate, json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
 const InvoiceParams = Params.extend({ invoice_id: z.string().min(1).max(64).openapi({ param: { name: "invoice_id", in: "path" } }) });
 const CessionParams = Params.extend({ cession_id: z.string().min(1).max(64).openapi({ param: { name: "cession_id", in: "path" } }) });
+
+const CessionCreateSchema = z
+  .object({
+    assignee: z
+      .object({
+        tax_id: z.string().min(1).max(20).openapi({ description: "The factoring company's RUT.", example: "76543210-3" }),
+        legal_name: z.string().min(1).max(100),
+        address: z.string().min(5).max(60).openapi({ description: "5 to 60 characters (the register's format)." }),
+        email: z.string().min(6).max(40),
+      })
+      .strict(),
+    amount: z
+      .union([z.string().regex(/^\d{1,18}$/), z.number().int().min(0)], { error: "A whole amount: digits, or an integer" })
+      .optional()
+      .openapi({ description: "The amount ceded, 1 to the document's total; default: the total.", type: "string" }),
+    last_due_date: calendarDate().openapi({ description: "The last due date of the credit (UltimoVencimiento), YYYY-MM-DD, not before the issue date.", example: "2026-12-31" }),
+    contact_email: z.string().min(6).max(40).openapi({ description: "The company's e-mail in the file (the cedent's eMail) and where the SII mails the register's result." }),
+    cedent_address: z.string().min(5).max(60).optional().openapi({ description: "The company's address in the file; default: the issuer address of the document." }),
+    debtor_email: z.string().max(80).optional().openapi({ description: "The buyer's e-mail, for the register's notice (eMailDeudor)." }),
+    other_conditions: z.string().max(512).optional(),
+  })
+  .strict()
+  .openapi("CessionCreate");
 
 const create = defineRoute({
   method: "post",
