@@ -28,7 +28,7 @@ const CessionCreateSchema = z
       })
       .strict(),
     amount: z
-      .union([z.string().regex(/^\d{1,18}$/), z.number().int().min(0)], { error: "A whole amount: digits, or an integer" })
+      .union([z.string().regex(/^\d{1,18}$/, { error: "A whole amount of at most 18 digits" }), z.number({ error: "A whole amount" }).int({ error: "A whole amount" }).min(0, { error: "A whole amount" })], { error: "A whole amount: digits, or an integer" })
       .optional()
       .openapi({ description: "The amount ceded, 1 to the document's total; default: the total.", type: "string" }),
     last_due_date: calendarDate().openapi({ description: "The last due date of the credit (UltimoVencimiento), YYYY-MM-DD, not before the issue date.", example: "2026-12-31" }),
