@@ -76,6 +76,7 @@ const COVERED = [
   "GET /api/companies/{company_id}/certificates/{certificate_id}",
   "GET /api/companies/{company_id}/cessions",
   "GET /api/companies/{company_id}/cessions/{cession_id}",
+  "GET /api/companies/{company_id}/cessions/{cession_id}/pdf",
   "GET /api/companies/{company_id}/cessions/{cession_id}/xml",
   "GET /api/companies/{company_id}/dead-letters",
   "GET /api/companies/{company_id}/invoices",

@@ -25,7 +25,7 @@ import { buildResultadoDte } from "../../src/countries/cl/exchange/responses";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
 import { register, receiverUrl } from "../webhooks/helpers";
 import { afterChecks, checkNow } from "../reception/helpers";
-import { cessionBody } from "../cessions/helpers";
+import { cessionBody, untilCessionFinal } from "../cessions/helpers";
 
 /** The role matrix per operation (DECISIONS 6). */
 const MATRIX: Record<string, Permission> = {
@@ -70,6 +70,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/companies/{company_id}/certificates/{certificate_id}": "company:read",
   "GET /api/companies/{company_id}/cessions": "document:read",
   "GET /api/companies/{company_id}/cessions/{cession_id}": "document:read",
+  "GET /api/companies/{company_id}/cessions/{cession_id}/pdf": "document:read",
   "GET /api/companies/{company_id}/cessions/{cession_id}/xml": "document:read",
   "GET /api/companies/{company_id}/dead-letters": "company:configure",
   "GET /api/companies/{company_id}/invoices": "document:read",
@@ -192,6 +193,7 @@ async function tenant(name: string): Promise<Tenant> {
   await afterChecks(issuer, issued.id, (d) => d.buyer_response?.state === "ACCEPTED_BY_LAW", "8 days");
   const ceded = await call("POST", `${issuer.base}/invoices/${issued.id}/cessions`, { key: owner.key, json: cessionBody() });
   expect(ceded.status, JSON.stringify(ceded.body)).toBe(202);
+  expect((await untilCessionFinal(issuer, ceded.body.id)).status).toBe("REGISTERED");
   return {
     keys,
     company: issuer.companyId,

@@ -94,6 +94,9 @@ describe("the register's answers through the pipeline", () => {
     expect(rejected.fiscal_message).toMatch(/RCS: Rechazado: cesión inválida .*SIM-RECHAZO/);
     const events = await storeRows<{ payload: string }>(issuer.companyId, sql`SELECT payload FROM event_outbox WHERE type = 'cession.rejected'`);
     expect(events.map((e) => JSON.parse(e.payload).id)).toContain(first.body.id);
+    const pdf = await call("GET", `${issuer.base}/cessions/${first.body.id}/pdf`, { key: issuer.owner.key });
+    expect(pdf.status).toBe(409);
+    expect(pdf.body.error.code).toBe("CESSION_PDF_NOT_READY");
     const second = await cede(issuer, doc.id);
     expect(second.status, JSON.stringify(second.body)).toBe(202);
     expect((await untilCessionFinal(issuer, second.body.id)).status).toBe("REGISTERED");

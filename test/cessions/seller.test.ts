@@ -52,6 +52,13 @@ describe("a cession of a factura", () => {
     }
     expect(refs.sort()).toEqual([`#AEC_T33F${doc.folio}`, `#CES_T33F${doc.folio}_1`, `#DTECed_T33F${doc.folio}`, `#F${doc.folio}T33`].sort());
 
+    // Its summary: one page naming the parties, the amount and the track id.
+    const pdf = await call("GET", `${issuer.base}/cessions/${res.body.id}/pdf`, { key: issuer.owner.key });
+    expect(pdf.status).toBe(200);
+    expect(pdf.raw.headers.get("Content-Type")).toBe("application/pdf");
+    const pdfText = new TextDecoder("latin1").decode(new Uint8Array(await pdf.raw.arrayBuffer()));
+    expect(pdfText.startsWith("%PDF-")).toBe(true);
+
     // Ceded once.
     const again = await cede(issuer, doc.id);
     expect(again.status).toBe(409);

@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createCession } from "../../../domain/invoices/cessions/create";
+import { cessionPdf } from "../../../domain/invoices/cessions/pdf";
 import { cessionsOfInvoice, getCession, listCessions } from "../../../domain/invoices/cessions/queries";
 import { CessionSchema, cessionView } from "../../../domain/invoices/cessions/view";
 import { AppError } from "../../../errors";
@@ -106,6 +107,18 @@ const xml = defineRoute({
   errors: ["CESSION_NOT_FOUND"],
 });
 
+const pdf = defineRoute({
+  method: "get",
+  path: "/api/companies/{company_id}/cessions/{cession_id}/pdf",
+  tags: ["Cessions"],
+  summary: "Download the cession's summary (PDF)",
+  description: "One page: who ceded which document to whom, for how much, when it was signed and annotated, the register's track id and the sworn declaration. Only for a REGISTERED cession. The document's own cedible copy is its PDF (`…/invoices/{id}/download-pdf/{format}`).",
+  permission: "document:read",
+  request: { params: CessionParams },
+  responses: { 200: { description: "The summary", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } } },
+  errors: ["CESSION_NOT_FOUND", "CESSION_PDF_NOT_READY"],
+});
+
 export const cessionsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(create, async (c) => {
     const row = await createCession(c.env, c.get("company"), c.req.valid("param").invoice_id, c.req.valid("json"), new Date());
@@ -123,4 +136,8 @@ export const cessionsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const object = await c.env.FILES.get(row.xmlKey);
     if (!object) throw new AppError("CESSION_NOT_FOUND", `The file of ${row.id} is missing.`);
     return new Response(await object.arrayBuffer(), { headers: { "Content-Type": "application/xml; charset=ISO-8859-1", "Content-Disposition": `attachment; filename="AEC_${row.id}.xml"` } });
+  })
+  .openapi(pdf, async (c) => {
+    const out = await cessionPdf(await getCession(c.env, c.get("company").id, c.req.valid("param").cession_id));
+    return new Response(out.bytes as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${out.fileName}"` } });
   });
