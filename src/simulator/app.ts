@@ -8,6 +8,8 @@
  *   POST /DTEWS/QueryEstUp.jws          SOAP getEstUp           -> REC, SOK, FOK, EPR (+counts) | RSC/RFR/RCT
  *   POST /DTEWS/QueryEstDte.jws         SOAP getEstDte          -> DOK, DNK, FAU
  *   POST /cgi_dte/UPL/DTEUpload         multipart upload        -> RECEPCIONDTE STATUS/TRACKID
+ *   POST /cgi_rtc/RTC/RTCAnotEnvio.cgi  multipart AEC upload    -> RECEPCIONAEC STATUS/TRACKID (./rpetc-upload.ts)
+ *   POST /DTEWS/services/wsRPETCConsulta SOAP getEstEnvio, getEstCesion, getEstCesionRelac (./rpetc-status.ts)
  *   GET  /recursos/v1/boleta.electronica.semilla                -> SEMILLA
  *   POST /recursos/v1/boleta.electronica.token                  -> TOKEN
  *   POST /recursos/v1/boleta.electronica.envio                  -> JSON {trackid, estado: REC}
