@@ -12,7 +12,10 @@ export const cessionMessage = z.object({
 });
 export type CessionMessage = z.infer<typeof cessionMessage>;
 
+export function cessionBody(cessionId: string, companyId: string): CessionMessage {
+  return { v: 1, type: "cession", cession_id: cessionId, company_id: companyId };
+}
+
 export function enqueueCession(env: Pick<Env, "ISSUANCE_QUEUE">, m: { cessionId: string; companyId: string }, delaySeconds = 0) {
-  const body: CessionMessage = { v: 1, type: "cession", cession_id: m.cessionId, company_id: m.companyId };
-  return env.ISSUANCE_QUEUE.send(body, delaySeconds > 0 ? { delaySeconds } : undefined);
+  return env.ISSUANCE_QUEUE.send(cessionBody(m.cessionId, m.companyId), delaySeconds > 0 ? { delaySeconds } : undefined);
 }

@@ -9,7 +9,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers/api";
 import { invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 import { storeRows } from "../helpers/store";
-import { issuedAccepted } from "../reception/helpers";
+import { env } from "cloudflare:workers";
+import { ordinalOfId, storeFor } from "../../src/db/document-store";
+import { afterAlarms, issuedAccepted } from "../reception/helpers";
 import { ASSIGNEE, cede, cedibleFactura, cessionBody, untilCessionFinal } from "./helpers";
 
 const count = async (issuer: Issuer) => (await storeRows<{ n: number }>(issuer.companyId, sql`SELECT count(*) AS n FROM cessions`)).reduce((s, r) => s + r.n, 0);
@@ -111,5 +113,20 @@ describe("the register's answers through the pipeline", () => {
     expect(done).toMatchObject({ status: "REGISTERED", amount: "1000" });
     const [row] = await storeRows<{ polls: number }>(issuer.companyId, sql`SELECT polls FROM cessions WHERE id = ${res.body.id}`);
     expect(row!.polls).toBeGreaterThan(3);
+  });
+});
+
+describe("a cession whose step message was lost", () => {
+  it("is sent again by its store's sweep of stuck work and reaches the register", async () => {
+    const issuer = await readyIssuer([33]);
+    const doc = await cedibleFactura(issuer);
+    await call("POST", "/simulator/sii/scenario", { key: issuer.owner.key, json: { mode: "reject", count: 1, rut: issuer.rut } });
+    const res = await cede(issuer, doc.id);
+    expect((await untilCessionFinal(issuer, res.body.id)).status).toBe("REJECTED");
+    // As if signed long ago and its message never delivered: only the sweep can move it now.
+    const store = storeFor(env, issuer.companyId, ordinalOfId(res.body.id)!).db;
+    await store.run(sql`UPDATE cessions SET status = 'SIGNED', fiscal_status = NULL, fiscal_message = NULL, polls = 0, updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ${res.body.id}`);
+    const done = await afterAlarms(issuer.companyId, async () => (await call("GET", `${issuer.base}/cessions/${res.body.id}`, { key: issuer.owner.key })).body, (c) => c.status === "REGISTERED", "re-driven cession");
+    expect(done.fiscal_status).toBe("EOK");
   });
 });

@@ -327,6 +327,8 @@ export const cessions = sqliteTable(
   (t) => [
     index("cessions_company_idx").on(t.companyId, t.createdAt, t.id),
     index("cessions_invoice_idx").on(t.invoiceId, t.createdAt),
+    // The store's sweep of stuck work (a SIGNED or SENT cession whose message was lost).
+    index("cessions_status_idx").on(t.status, t.updatedAt),
     uniqueIndex("cessions_live_uq").on(t.invoiceId).where(sql`status NOT IN ('REJECTED', 'FAILED')`),
   ],
 );
