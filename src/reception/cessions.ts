@@ -23,7 +23,7 @@ import { receptionEventIf, writeIn } from "./stores";
 import type { ReceivedRow } from "./view";
 
 export const CESSION_WINDOW_DAYS = 120;
-export const CESSION_CHECKS_PER_COMPANY = 20;
+export const CESSION_CHECKS_PER_COMPANY = 10;
 export const CESSION_RECHECK_MS = 3_600_000;
 
 type Company = { id: string; taxId: string; livemode: boolean; clientId: string };
