@@ -156,6 +156,7 @@ const ISOLATED = [
   "test/sii/simulator-roundtrips.test.ts",
   "test/webhooks/events.test.ts",
   "test/client/answer-supplier-example.test.ts",
+  "test/cessions/buyer.test.ts",
   // Every sample posted at once to the fixed recipient, and concurrent CAF uploads: sharing a
   // runtime, their requests were cancelled as hung in a trial run (cause not pinned down).
   "test/pipeline/document-model.test.ts",

@@ -251,6 +251,41 @@ CREATE TABLE `sim_reception_events` (
 --> statement-breakpoint
 CREATE INDEX `sim_reception_events_doc_idx` ON `sim_reception_events` (`issuer_rut`,`document_type`,`folio`);
 --> statement-breakpoint
+CREATE TABLE `sim_aec_envios` (
+	`track_id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`company_rut` text NOT NULL,
+	`sender_rut` text NOT NULL,
+	`file_sha256` text NOT NULL,
+	`file_size` integer NOT NULL,
+	`received_at` text NOT NULL,
+	`final_status` text NOT NULL,
+	`errors` text DEFAULT '[]' NOT NULL,
+	`polls` integer DEFAULT 0 NOT NULL,
+	`hold_polls` integer DEFAULT 0 NOT NULL,
+	`hold_until` text,
+	`scenario` text
+);
+--> statement-breakpoint
+CREATE INDEX `sim_aec_envios_company_idx` ON `sim_aec_envios` (`company_rut`,`file_sha256`);
+--> statement-breakpoint
+CREATE TABLE `sim_cessions` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`track_id` integer NOT NULL,
+	`issuer_rut` text NOT NULL,
+	`document_type` integer NOT NULL,
+	`folio` integer NOT NULL,
+	`seq` integer NOT NULL,
+	`cedent_rut` text NOT NULL,
+	`assignee_rut` text NOT NULL,
+	`amount` text NOT NULL,
+	`last_due_date` text NOT NULL,
+	`declaration` integer NOT NULL,
+	`area_sha256` text NOT NULL,
+	`annotated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `sim_cessions_doc_seq_uq` ON `sim_cessions` (`issuer_rut`,`document_type`,`folio`,`seq`);
+--> statement-breakpoint
 CREATE TABLE `inbound_messages` (
   `id` text PRIMARY KEY NOT NULL,
   `company_id` text,

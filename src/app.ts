@@ -18,6 +18,8 @@ import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
 import { buyerRepliesRoutes } from "./http/routes/invoices/buyer-replies";
+import { cessionsRoutes } from "./http/routes/cessions";
+import { receivedCessionRoutes } from "./http/routes/cessions/received";
 import { buyerDeliveryRoutes } from "./http/routes/invoices/buyer-delivery";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { catalogsRoutes } from "./http/routes/catalogs";
@@ -108,6 +110,8 @@ function buildApp() {
   app.route("/", enumerationRoutes);
   app.route("/", invoicesRoutes);
   app.route("/", buyerRepliesRoutes);
+  app.route("/", cessionsRoutes);
+  app.route("/", receivedCessionRoutes);
   app.route("/", buyerDeliveryRoutes);
   app.route("/", webhooksRoutes);
   app.route("/", catalogsRoutes);

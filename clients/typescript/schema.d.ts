@@ -10847,6 +10847,967 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/companies/{company_id}/cessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's cessions
+         * @description The company's cessions, newest first, paged.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of cessions */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CessionPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/cessions/{cession_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a cession
+         * @description The cession with its status, the register's state and message, and its track id.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    cession_id: string;
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cession */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cession"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No cession with that id for this company (or this document). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `CESSION_NOT_FOUND`: No cession with that id for this company (or this document).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "CESSION_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/cessions/{cession_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the cession's summary (PDF)
+         * @description One page: who ceded which document to whom, for how much, when it was signed and annotated, the register's track id and the sworn declaration. Only for a REGISTERED cession. The document's own cedible copy is its PDF (`…/invoices/{id}/download-pdf/{format}`).
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    cession_id: string;
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The summary */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/pdf": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No cession with that id for this company (or this document). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `CESSION_NOT_FOUND`: No cession with that id for this company (or this document).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "CESSION_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The cession has no registration yet: its summary is printed once the register has answered. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CESSION_PDF_NOT_READY`: The cession has no registration yet: its summary is printed once the register has answered.
+                                 * @enum {string}
+                                 */
+                                code: "CESSION_PDF_NOT_READY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/cessions/{cession_id}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the cession file (AEC)
+         * @description The signed AEC, byte for byte as uploaded to the register (ISO-8859-1).
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    cession_id: string;
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The AEC */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No cession with that id for this company (or this document). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `CESSION_NOT_FOUND`: No cession with that id for this company (or this document).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "CESSION_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/companies/{company_id}/dead-letters": {
         parameters: {
             query?: never;
@@ -13243,6 +14204,585 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "SERVICE_UNAVAILABLE" | "INVOICE_BUYER_CHECK_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/invoices/{invoice_id}/cessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a document's cessions
+         * @description Every cession asked for of the document, newest first (at most one is neither REJECTED nor FAILED).
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The document's cessions */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CessionList"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Cede a document to a factoring company
+         * @description Cedes the credit of a document the company issued to an assignee (cesión electrónica, Ley 19.983). Checked now, each with its own error: the type (33, 34, 43, 46 only), the SII accepted the document, no credit note cancels it, its buyer did not claim it, its buyer acknowledged receipt or accepted it at the SII or its 8 days passed, it is not already ceded, the amount is 1 to the total (default: the total). The cession file (AEC) is then built with the signed document and the sworn declaration of receipt, signed with the company's certificate, kept, and the answer is 202 with `status: SIGNED`. In the background it is uploaded to the SII's register of cessions (RPETC) and followed to the register's answer: REGISTERED (`invoice.ceded`) or REJECTED (`cession.rejected`, `fiscal_message` says why). A refused request stores nothing.
+         *
+         *     Accepts `Idempotency-Key`.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CessionCreate"];
+                };
+            };
+            responses: {
+                /** @description Signed; on its way to the register */
+                202: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cession"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 *
+                                 *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key header must be 1 to 255 printable ASCII characters.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "IDEMPOTENCY_KEY_INVALID";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `INVOICE_NOT_FOUND`: No such document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "INVOICE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Only facturas (33, 34), liquidaciones-factura (43) and facturas de compra (46) can be ceded through the SII's register; a boleta, a guía, a note or an export invoice cannot. / The SII has not accepted the document (it is still in the pipeline, or was rejected or failed): only a document the SII accepted can be ceded. / The buyer claimed the document at the SII (RCD, RFP or RFT): a claimed factura cannot be ceded. / A credit note cancels the document: there is no credit left to cede. / The buyer has not acknowledged receipt (ERM) or accepted (ACD) the document at the SII and its 8 days have not passed: the law lets a factura be ceded only once its receipt is on record. / The document was already ceded (or a cession of it is on its way to the register): the register takes one cession per holder; the assignee may cede it on. / The signed XML of the document cannot be read, so the cession file cannot carry it. Nothing was stored. / The Idempotency-Key was already used with a different request body. / A request with this Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CESSION_TYPE_NOT_CEDIBLE`: Only facturas (33, 34), liquidaciones-factura (43) and facturas de compra (46) can be ceded through the SII's register; a boleta, a guía, a note or an export invoice cannot.
+                                 *
+                                 *     `CESSION_DOCUMENT_NOT_ACCEPTED`: The SII has not accepted the document (it is still in the pipeline, or was rejected or failed): only a document the SII accepted can be ceded.
+                                 *
+                                 *     `CESSION_DOCUMENT_CLAIMED`: The buyer claimed the document at the SII (RCD, RFP or RFT): a claimed factura cannot be ceded.
+                                 *
+                                 *     `CESSION_DOCUMENT_CANCELLED`: A credit note cancels the document: there is no credit left to cede.
+                                 *
+                                 *     `CESSION_RECEIPT_MISSING`: The buyer has not acknowledged receipt (ERM) or accepted (ACD) the document at the SII and its 8 days have not passed: the law lets a factura be ceded only once its receipt is on record.
+                                 *
+                                 *     `CESSION_ALREADY_CEDED`: The document was already ceded (or a cession of it is on its way to the register): the register takes one cession per holder; the assignee may cede it on.
+                                 *
+                                 *     `CESSION_DOCUMENT_XML_MISSING`: The signed XML of the document cannot be read, so the cession file cannot carry it. Nothing was stored.
+                                 *
+                                 *     `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request body.
+                                 *
+                                 *     `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry later.
+                                 * @enum {string}
+                                 */
+                                code: "CESSION_TYPE_NOT_CEDIBLE" | "CESSION_DOCUMENT_NOT_ACCEPTED" | "CESSION_DOCUMENT_CLAIMED" | "CESSION_DOCUMENT_CANCELLED" | "CESSION_RECEIPT_MISSING" | "CESSION_ALREADY_CEDED" | "CESSION_DOCUMENT_XML_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The amount ceded must be a whole amount between 1 and the document's total. / A field of the cession breaks the register's format (an address of 5 to 60 characters, an e-mail of at most 40, a RUT, a date…); the message names each one. Nothing was stored. / The company has no valid, current active certificate: nothing can be signed or issued. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CESSION_AMOUNT_OUT_OF_RANGE`: The amount ceded must be a whole amount between 1 and the document's total.
+                                 *
+                                 *     `CESSION_FIELDS_INVALID`: A field of the cession breaks the register's format (an address of 5 to 60 characters, an e-mail of at most 40, a RUT, a date…); the message names each one. Nothing was stored.
+                                 *
+                                 *     `CERTIFICATE_REQUIRED`: The company has no valid, current active certificate: nothing can be signed or issued.
+                                 * @enum {string}
+                                 */
+                                code: "CESSION_AMOUNT_OUT_OF_RANGE" | "CESSION_FIELDS_INVALID" | "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The country of the company has no register of cessions the service can use. */
+                501: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CESSION_NOT_AVAILABLE`: The country of the company has no register of cessions the service can use.
+                                 * @enum {string}
+                                 */
+                                code: "CESSION_NOT_AVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -20076,6 +21616,290 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reception/invoices/{purchase_id}/cession/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the register of cessions about a received document now
+         * @description Asks the SII's register of cessions whether the received factura (33, 34, 43, 46) was ceded to a third party (factoring), now, instead of waiting for the reception cron (which asks about each one issued within 120 days, at most hourly). A new holder is written on `cession` with a `received_document.ceded` event. When `cession` is set, pay `cession.holder_tax_id`, not the supplier.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description The receiving company (its id). */
+                    company_id: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    /** @description Id of the received document (`rcv_…`). */
+                    purchase_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The document after the question */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReceivedDocument"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such received document for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `RECEIVED_DOCUMENT_NOT_FOUND`: No such received document for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Only received facturas (33, 34, 43, 46) are ceded through the SII's register of cessions. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RECEIVED_CESSION_NOT_APPLICABLE`: Only received facturas (33, 34, 43, 46) are ceded through the SII's register of cessions.
+                                 * @enum {string}
+                                 */
+                                code: "RECEIVED_CESSION_NOT_APPLICABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The company has no valid, current active certificate: nothing can be signed or issued. */
+                422: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `CERTIFICATE_REQUIRED`: The company has no valid, current active certificate: nothing can be signed or issued.
+                                 * @enum {string}
+                                 */
+                                code: "CERTIFICATE_REQUIRED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. / The SII's register of cessions did not answer or refused the query; the document is unchanged. Retry later (the service also asks by itself). */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 *
+                                 *     `RECEIVED_CESSION_CHECK_UNAVAILABLE`: The SII's register of cessions did not answer or refused the query; the document is unchanged. Retry later (the service also asks by itself).
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE" | "RECEIVED_CESSION_CHECK_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reception/invoices/{purchase_id}/download/{type}": {
         parameters: {
             query?: never;
@@ -23736,6 +25560,100 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "cession.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cession.rejected
+         * @description The SII's register refused a cession (`status` REJECTED, `fiscal_status` RSC, RFS, RCR, RDC or RCS with `fiscal_message` saying why), or it could not be uploaded (`status` FAILED, `last_error` says why). The document stays the company's; a new cession of it may be asked for. `data` is the cession as `GET …/cessions/{id}` answers it.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "cession.rejected",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "ces_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "invoice_id": "inv_p1_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+                     *         "invoice_type": "33",
+                     *         "folio": 1042,
+                     *         "issue_date": "2026-11-23",
+                     *         "total": "35700",
+                     *         "debtor": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "cedent": {
+                     *           "tax_id": "76086428-5",
+                     *           "legal_name": "Empresa SpA",
+                     *           "address": "Av. Siempre Viva 123, Santiago",
+                     *           "email": "cesiones@empresa.cl"
+                     *         },
+                     *         "assignee": {
+                     *           "tax_id": "76543210-3",
+                     *           "legal_name": "FACTOR DE EJEMPLO SPA",
+                     *           "address": "Calle Falsa 456, Las Condes",
+                     *           "email": "operaciones@factor.cl"
+                     *         },
+                     *         "amount": "35700",
+                     *         "last_due_date": "2026-12-23",
+                     *         "debtor_email": null,
+                     *         "receipt_basis": "EIGHT_DAYS",
+                     *         "declaration": "Se declara bajo juramento que Empresa SpA, RUT 76086428-5 ha puesto a disposición del cesionario …",
+                     *         "status": "REJECTED",
+                     *         "fiscal_status": "RCS",
+                     *         "fiscal_message": "RCS: Rechazado: cesión inválida / Rejected: the cession is not valid (MontoCesion mayor que el monto total del documento)",
+                     *         "track_id": "38936",
+                     *         "last_error": null,
+                     *         "signed_at": "2026-12-02T10:15:20",
+                     *         "registered_at": null,
+                     *         "created_at": "2026-12-02T13:15:20.000Z",
+                     *         "updated_at": "2026-12-02T13:16:02.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_cession_rejected"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ENU: {
         parameters: {
             query?: never;
@@ -24402,6 +26320,100 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.ceded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.ceded
+         * @description A cession of the company's document was annotated in the SII's register of cessions (RPETC): the assignee now holds the credit and the buyer must pay it. `data` is the cession as `GET …/cessions/{id}` answers it.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "invoice.ceded",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "ces_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "invoice_id": "inv_p1_8ZK2M4Q7TXW1B5N9C3D6F0HJ",
+                     *         "invoice_type": "33",
+                     *         "folio": 1042,
+                     *         "issue_date": "2026-11-23",
+                     *         "total": "35700",
+                     *         "debtor": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "cedent": {
+                     *           "tax_id": "76086428-5",
+                     *           "legal_name": "Empresa SpA",
+                     *           "address": "Av. Siempre Viva 123, Santiago",
+                     *           "email": "cesiones@empresa.cl"
+                     *         },
+                     *         "assignee": {
+                     *           "tax_id": "76543210-3",
+                     *           "legal_name": "FACTOR DE EJEMPLO SPA",
+                     *           "address": "Calle Falsa 456, Las Condes",
+                     *           "email": "operaciones@factor.cl"
+                     *         },
+                     *         "amount": "35700",
+                     *         "last_due_date": "2026-12-23",
+                     *         "debtor_email": null,
+                     *         "receipt_basis": "EIGHT_DAYS",
+                     *         "declaration": "Se declara bajo juramento que Empresa SpA, RUT 76086428-5 ha puesto a disposición del cesionario …",
+                     *         "status": "REGISTERED",
+                     *         "fiscal_status": "EOK",
+                     *         "fiscal_message": "EOK: Envío aceptado: cesión anotada en el registro / Accepted: the cession is registered",
+                     *         "track_id": "38936",
+                     *         "last_error": null,
+                     *         "signed_at": "2026-12-02T10:15:20",
+                     *         "registered_at": "2026-12-02T13:16:02.000Z",
+                     *         "created_at": "2026-12-02T13:15:20.000Z",
+                     *         "updated_at": "2026-12-02T13:16:02.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_invoice_ceded"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.failed": {
         parameters: {
             query?: never;
@@ -24651,6 +26663,134 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "received_document.ceded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * received_document.ceded
+         * @description The SII's register of cessions shows a received factura ceded to a third party (factoring), first seen or with a new holder: pay `cession.holder_tax_id`, not the supplier. `data` is the received document as `GET /api/reception/invoices/{id}` answers it.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "received_document.ceded",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "id": "rcv_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "id_company": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *         "issuer": {
+                     *           "tax_id": "76086428-5",
+                     *           "legal_name": "Proveedor SpA",
+                     *           "activity": "Venta de software"
+                     *         },
+                     *         "recipient": {
+                     *           "tax_id": "77879240-0",
+                     *           "legal_name": "Cliente Ltda"
+                     *         },
+                     *         "document_type": "33",
+                     *         "folio": 1042,
+                     *         "issue_date": "2026-11-23",
+                     *         "totals": {
+                     *           "net": "30000",
+                     *           "exempt": null,
+                     *           "vat": "5700",
+                     *           "total": "35700"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 1,
+                     *             "name": "Servicio",
+                     *             "quantity": "1",
+                     *             "unit_price": "30000",
+                     *             "amount": "30000"
+                     *           }
+                     *         ],
+                     *         "channel": "EMAIL",
+                     *         "received_file": {
+                     *           "name": "EnvioDTE_76086428-5_T33_F1042.xml",
+                     *           "envelope_id": "SetDoc",
+                     *           "message_id": "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW",
+                     *           "received_at": "2026-11-23T13:00:05.000Z",
+                     *           "acknowledgment": null,
+                     *           "superseded": []
+                     *         },
+                     *         "xml_status": "RECEIVED",
+                     *         "verification": {
+                     *           "status": "VERIFIED",
+                     *           "reception_status": 0,
+                     *           "reception_status_text": "DTE Recibido OK",
+                     *           "duplicate": false,
+                     *           "checks": [
+                     *             {
+                     *               "name": "dte_signature",
+                     *               "result": "PASSED",
+                     *               "message": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         "sii_received_at": "2026-11-23T10:00:00-03:00",
+                     *         "response_deadline": "2026-12-01T13:00:00.000Z",
+                     *         "seconds_left": null,
+                     *         "response_state": "ACCEPTED_BY_LAW",
+                     *         "responses": [],
+                     *         "cession": {
+                     *           "holder_tax_id": "76543210-3",
+                     *           "annotated_at": "2026-12-02T10:16:02-03:00",
+                     *           "collection_tax_id": null,
+                     *           "amount": null,
+                     *           "first_seen_at": "2026-12-02T13:20:00.000Z",
+                     *           "checked_at": "2026-12-02T13:20:00.000Z"
+                     *         },
+                     *         "downloads": [
+                     *           "xml",
+                     *           "recepcion_envio"
+                     *         ],
+                     *         "received_at": "2026-11-23T13:00:05.000Z",
+                     *         "updated_at": "2026-11-23T13:00:05.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_received_document_ceded"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "received_document.deadline_approaching": {
         parameters: {
             query?: never;
@@ -24743,6 +26883,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -24863,6 +27004,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -24983,6 +27125,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -25117,6 +27260,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "pdf",
@@ -25238,6 +27382,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -25358,6 +27503,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -25478,6 +27624,7 @@ export interface webhooks {
                      *         "seconds_left": 691200,
                      *         "response_state": "PENDING",
                      *         "responses": [],
+                     *         "cession": null,
                      *         "downloads": [
                      *           "xml",
                      *           "recepcion_envio"
@@ -25985,6 +28132,96 @@ export interface components {
             /** @description Password of the .pfx. */
             password: string;
         };
+        Cession: {
+            amount: string;
+            assignee: components["schemas"]["CessionParty"];
+            cedent: components["schemas"]["CessionParty"];
+            company_id: string;
+            created_at: string;
+            debtor: {
+                legal_name: string;
+                tax_id: string;
+            };
+            debtor_email: string | null;
+            /** @description The sworn declaration (DeclaracionJurada) the file carries. */
+            declaration: string | null;
+            fiscal_message: string | null;
+            /** @description The register's own state (RCP, SOK, … EOK; RSC, RFS, RCR, RDC, RCS). */
+            fiscal_status: string | null;
+            folio: number;
+            id: string;
+            invoice_id: string;
+            /** @example 33 */
+            invoice_type: string;
+            issue_date: string;
+            last_due_date: string;
+            last_error: string | null;
+            /**
+             * @description Why the document could be ceded: its buyer acknowledged receipt or accepted it at the SII, or its 8 days passed without a claim. The file carries the sworn declaration of receipt either way.
+             * @enum {string}
+             */
+            receipt_basis: "BUYER_RECEIPT" | "EIGHT_DAYS";
+            registered_at: string | null;
+            /** @description When the file was signed, local time of Chile (TmstCesion). */
+            signed_at: string;
+            /**
+             * @description SIGNED: the file is built, signed and kept; SENT: the register has it (track_id); REGISTERED: annotated, the assignee holds the credit; REJECTED: the register refused it (fiscal_message says why); FAILED: it could not be uploaded (last_error).
+             * @enum {string}
+             */
+            status: "SIGNED" | "SENT" | "REGISTERED" | "REJECTED" | "FAILED";
+            total: string;
+            track_id: string | null;
+            updated_at: string;
+        };
+        CessionCreate: {
+            /** @description The amount ceded, 1 to the document's total; default: the total. */
+            amount?: string;
+            assignee: {
+                /** @description 5 to 60 characters (the register's format). */
+                address: string;
+                email: string;
+                legal_name: string;
+                /**
+                 * @description The factoring company's RUT.
+                 * @example 76543210-3
+                 */
+                tax_id: string;
+            };
+            /** @description The company's address in the file; default: the issuer address of the document. */
+            cedent_address?: string;
+            /** @description The company's e-mail in the file (the cedent's eMail) and where the SII mails the register's result. */
+            contact_email: string;
+            /** @description The buyer's e-mail, for the register's notice (eMailDeudor). */
+            debtor_email?: string;
+            /**
+             * Format: date
+             * @description The last due date of the credit (UltimoVencimiento), YYYY-MM-DD, not before the issue date.
+             * @example 2026-12-31
+             */
+            last_due_date: string;
+            other_conditions?: string;
+        };
+        CessionList: {
+            data: components["schemas"]["Cession"][];
+        };
+        CessionPage: {
+            current_page: number;
+            data: components["schemas"]["Cession"][];
+            /** @description 1 when there are no results */
+            last_page: number;
+            per_page: number;
+            total: number;
+        };
+        CessionParty: {
+            /** @example Calle Falsa 456, Las Condes */
+            address: string;
+            /** @example operaciones@factor.cl */
+            email: string;
+            /** @example FACTOR DE EJEMPLO SPA */
+            legal_name: string;
+            /** @example 76543210-3 */
+            tax_id: string;
+        };
         Company: {
             /** @example CHL */
             country_iso3: string;
@@ -26209,6 +28446,20 @@ export interface components {
          *
          *     | Status | Code | Meaning |
          *     |---|---|---|
+         *     | 409 | `CESSION_TYPE_NOT_CEDIBLE` | Only facturas (33, 34), liquidaciones-factura (43) and facturas de compra (46) can be ceded through the SII's register; a boleta, a guía, a note or an export invoice cannot. |
+         *     | 409 | `CESSION_DOCUMENT_NOT_ACCEPTED` | The SII has not accepted the document (it is still in the pipeline, or was rejected or failed): only a document the SII accepted can be ceded. |
+         *     | 409 | `CESSION_DOCUMENT_CLAIMED` | The buyer claimed the document at the SII (RCD, RFP or RFT): a claimed factura cannot be ceded. |
+         *     | 409 | `CESSION_DOCUMENT_CANCELLED` | A credit note cancels the document: there is no credit left to cede. |
+         *     | 409 | `CESSION_RECEIPT_MISSING` | The buyer has not acknowledged receipt (ERM) or accepted (ACD) the document at the SII and its 8 days have not passed: the law lets a factura be ceded only once its receipt is on record. |
+         *     | 409 | `CESSION_ALREADY_CEDED` | The document was already ceded (or a cession of it is on its way to the register): the register takes one cession per holder; the assignee may cede it on. |
+         *     | 422 | `CESSION_AMOUNT_OUT_OF_RANGE` | The amount ceded must be a whole amount between 1 and the document's total. |
+         *     | 422 | `CESSION_FIELDS_INVALID` | A field of the cession breaks the register's format (an address of 5 to 60 characters, an e-mail of at most 40, a RUT, a date…); the message names each one. Nothing was stored. |
+         *     | 409 | `CESSION_DOCUMENT_XML_MISSING` | The signed XML of the document cannot be read, so the cession file cannot carry it. Nothing was stored. |
+         *     | 501 | `CESSION_NOT_AVAILABLE` | The country of the company has no register of cessions the service can use. |
+         *     | 404 | `CESSION_NOT_FOUND` | No cession with that id for this company (or this document). |
+         *     | 409 | `RECEIVED_CESSION_NOT_APPLICABLE` | Only received facturas (33, 34, 43, 46) are ceded through the SII's register of cessions. |
+         *     | 503 | `RECEIVED_CESSION_CHECK_UNAVAILABLE` | The SII's register of cessions did not answer or refused the query; the document is unchanged. Retry later (the service also asks by itself). |
+         *     | 409 | `CESSION_PDF_NOT_READY` | The cession has no registration yet: its summary is printed once the register has answered. |
          *     | 400 | `VALIDATION_FAILED` | The request failed validation; `details` names each field. |
          *     | 400 | `MALFORMED_JSON` | The body is not valid JSON. |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | The Content-Type is not the one this operation accepts. |
@@ -26339,7 +28590,7 @@ export interface components {
          *     | 403 | `SIMULATOR_RUT_NOT_OWNED` | A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
+        ErrorCode: "CESSION_TYPE_NOT_CEDIBLE" | "CESSION_DOCUMENT_NOT_ACCEPTED" | "CESSION_DOCUMENT_CLAIMED" | "CESSION_DOCUMENT_CANCELLED" | "CESSION_RECEIPT_MISSING" | "CESSION_ALREADY_CEDED" | "CESSION_AMOUNT_OUT_OF_RANGE" | "CESSION_FIELDS_INVALID" | "CESSION_DOCUMENT_XML_MISSING" | "CESSION_NOT_AVAILABLE" | "CESSION_NOT_FOUND" | "RECEIVED_CESSION_NOT_APPLICABLE" | "RECEIVED_CESSION_CHECK_UNAVAILABLE" | "CESSION_PDF_NOT_READY" | "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
         ErrorDetail: {
             /** @example legal_name */
             field: string;
@@ -26359,6 +28610,20 @@ export interface components {
             livemode: boolean;
             /** @enum {string} */
             type: "certificate.expiring";
+        };
+        Event_cession_rejected: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["Cession"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "cession.rejected";
         };
         Event_ENU: {
             /** @enum {string} */
@@ -26458,6 +28723,20 @@ export interface components {
             /** @enum {string} */
             type: "invoice.buyer_response";
         };
+        Event_invoice_ceded: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["Cession"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "invoice.ceded";
+        };
         Event_invoice_failed: {
             /** @enum {string} */
             api_version: "1.0.0";
@@ -26499,6 +28778,20 @@ export interface components {
             livemode: boolean;
             /** @enum {string} */
             type: "invoice.sent";
+        };
+        Event_received_document_ceded: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["ReceivedDocument"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "received_document.ceded";
         };
         Event_received_document_deadline_approaching: {
             /** @enum {string} */
@@ -27606,7 +29899,26 @@ export interface components {
              */
             role: "OWNER" | "ADMIN" | "MEMBER";
         };
+        /** @description The document's cession to a third party (factoring), as the SII's register of cessions answers; null while it is not ceded (or not asked yet). Pay `cession.holder_tax_id`, not the supplier. */
+        ReceivedCession: {
+            /** @description The amount ceded when the register tells it; the SII's query service does not, so null against it. */
+            amount: string | null;
+            /** @description When the register annotated the last cession (ISO 8601 with Chile's offset). The buyer is notified the business day after it. */
+            annotated_at: string;
+            /** @description When the register was last asked. */
+            checked_at: string;
+            /** @description A collection agent the holder named, if any. */
+            collection_tax_id: string | null;
+            /** @description When the service first saw the document ceded (ISO 8601, UTC). */
+            first_seen_at: string;
+            /**
+             * @description Who holds the credit now, as the SII's register of cessions answers: pay this party, not the supplier.
+             * @example 76543210-3
+             */
+            holder_tax_id: string;
+        } | null;
         ReceivedDocument: {
+            cession: components["schemas"]["ReceivedCession"];
             /**
              * @description How it first arrived: upload, e-mail, or the SII's register (cron polling).
              * @enum {string}
@@ -27984,7 +30296,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -28020,7 +30332,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

@@ -18,6 +18,7 @@ import { log } from "../lib/log";
 import { intakeFile } from "./intake";
 import { claimKeys, keysOfMany } from "./keys";
 import { receivedByIds, writeIn } from "./stores";
+import { checkReceivedCessions } from "./cessions";
 
 export const POLL_COMPANIES_PER_RUN = 10;
 
@@ -104,6 +105,7 @@ export async function pollReceptionRegister(env: Env, at: Date): Promise<void> {
       const listed = await sii.listReceived({ companyRut: c.taxId, signer, since });
       const fetchXml: Fetch = (d) => sii.receivedXml({ companyRut: c.taxId, signer, issuerRut: d.issuerRut, documentType: d.documentType, folio: d.folio });
       if (listed.supported) await applyRegister(env, c, listed.documents, fetchXml, at);
+      await checkReceivedCessions(env, c, signer, at);
       await db.update(receptionAddresses).set({ polledAt: at.toISOString() }).where(eq(receptionAddresses.companyId, c.id));
     } catch (e) {
       log("error", "reception register poll failed", { company: c.id, error: String(e) });

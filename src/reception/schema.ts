@@ -1,6 +1,7 @@
 /** The received document as the API and the webhook events show it (one schema for both). */
 import { z } from "@hono/zod-openapi";
 import { ATTACHMENT_READS } from "../storage/db/schema";
+import { ReceivedCessionSchema } from "./cessions-view";
 
 const SignerSchema = z.object({
   name: z.string().nullable().openapi({ description: "The certificate holder (subject CN)." }),
@@ -109,6 +110,7 @@ export const ReceivedDocumentSchema = z
     seconds_left: z.number().int().nullable().openapi({ description: "Until response_deadline while the response is pending." }),
     response_state: z.enum(["PENDING", "ACCEPTED", "GOODS_RECEIVED", "ACCEPTED_AND_RECEIVED", "CLAIMED", "ACCEPTED_BY_LAW", "NOT_APPLICABLE"]),
     responses: z.array(ResponseEntrySchema),
+    cession: ReceivedCessionSchema.nullable().openapi({ description: "The document's cession to a third party (factoring), as the SII's register of cessions answers; null while it is not ceded (or not asked yet). Pay `cession.holder_tax_id`, not the supplier." }),
     downloads: z.array(z.string()).openapi({ description: "The `type` values download accepts now." }),
     received_at: z.string(),
     updated_at: z.string(),

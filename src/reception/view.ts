@@ -6,6 +6,7 @@ import { secondsLeft } from "../lib/time";
 import type { Summary } from "./summary";
 import type { ReceivedFile } from "./intake";
 import type { ReplyMail } from "./reply-mail";
+import type { ReceivedCession } from "./cessions-view";
 
 export type ReceivedRow = typeof receivedDocuments.$inferSelect;
 
@@ -63,6 +64,7 @@ export function receivedView(row: ReceivedRow, now = Date.now()) {
     seconds_left: row.responseState === "PENDING" ? secondsLeft(row.responseDeadline, now) : null,
     response_state: row.responseState,
     responses: responses.map((r) => ({ ...r, reply_to: r.reply_to ?? null, mail: r.mail ? mailView(r.mail) : null })),
+    cession: row.cession ? (JSON.parse(row.cession) as ReceivedCession) : null,
     downloads: row.xmlKey ? files : [],
     received_at: row.createdAt,
     updated_at: row.updatedAt,

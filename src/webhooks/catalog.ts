@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../invoices/view";
+import { CESSION_EVENTS } from "../invoices/cessions/events";
 import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 
@@ -94,7 +95,7 @@ const receivedExample = {
   lines: [{ line: 1, name: "Servicio", quantity: "1", unit_price: "30000", amount: "30000" }], channel: "EMAIL",
   received_file: { name: "EnvioDTE_76086428-5_T33_F1042.xml", envelope_id: "SetDoc", message_id: "inm_p1_01JD3Q4M3ZR2V8T1N5B2K7C9XW", received_at: "2026-11-23T13:00:05.000Z", acknowledgment: null, superseded: [] }, xml_status: "RECEIVED",
   verification: { status: "VERIFIED", reception_status: 0, reception_status_text: "DTE Recibido OK", duplicate: false, checks: [{ name: "dte_signature", result: "PASSED", message: null }] },
-  sii_received_at: "2026-11-23T10:00:00-03:00", response_deadline: "2026-12-01T13:00:00.000Z", seconds_left: 691200, response_state: "PENDING", responses: [],
+  sii_received_at: "2026-11-23T10:00:00-03:00", response_deadline: "2026-12-01T13:00:00.000Z", seconds_left: 691200, response_state: "PENDING", responses: [], cession: null as Record<string, unknown> | null,
   downloads: ["xml", "recepcion_envio"], received_at: "2026-11-23T13:00:05.000Z", updated_at: "2026-11-23T13:00:05.000Z",
 };
 const receivedEvent = (description: string): EventDefinition => ({ description: `${description} \`data\` is the received document as \`GET /api/reception/invoices/{id}\` answers it.`, data: ReceivedDocumentSchema, example: receivedExample });
@@ -144,6 +145,11 @@ export const EVENT_CATALOG = {
       buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null, delivered_at: null },
       updated_at: "2026-11-23T13:05:12.000Z",
     },
+  },
+  ...CESSION_EVENTS,
+  "received_document.ceded": {
+    ...receivedEvent("The SII's register of cessions shows a received factura ceded to a third party (factoring), first seen or with a new holder: pay `cession.holder_tax_id`, not the supplier."),
+    example: { ...receivedExample, response_state: "ACCEPTED_BY_LAW", seconds_left: null, cession: { holder_tax_id: "76543210-3", annotated_at: "2026-12-02T10:16:02-03:00", collection_tax_id: null, amount: null, first_seen_at: "2026-12-02T13:20:00.000Z", checked_at: "2026-12-02T13:20:00.000Z" } },
   },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
   "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),

@@ -20,7 +20,7 @@ function invoiceData(payload: { invoice: Record<string, unknown>; cancelled_by: 
 
 export function eventData(type: string, payloadJson: string): Record<string, unknown> {
   const payload = JSON.parse(payloadJson) as Record<string, unknown>;
-  if (type.startsWith("invoice.")) return invoiceData(payload as Parameters<typeof invoiceData>[0]);
+  if (type.startsWith("invoice.") && "invoice" in payload) return invoiceData(payload as Parameters<typeof invoiceData>[0]);
   const { event: _event, company_id: _company, ...data } = payload;
   return data;
 }

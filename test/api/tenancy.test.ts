@@ -24,6 +24,8 @@ import { invoiceBody, issue, readyIssuer, untilFinal } from "../helpers/issuer";
 import { buildResultadoDte } from "../../src/countries/cl/exchange/responses";
 import { envelope, fakeCredentials, signedDte, simulatorCaf } from "../sii/helpers";
 import { register, receiverUrl } from "../webhooks/helpers";
+import { afterChecks, checkNow } from "../reception/helpers";
+import { cessionBody, untilCessionFinal } from "../cessions/helpers";
 
 /** The role matrix per operation (DECISIONS 6). */
 const MATRIX: Record<string, Permission> = {
@@ -47,8 +49,6 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/catalogs/{country}/countries": "company:read",
   "GET /api/catalogs/{country}/currencies": "company:read",
   "GET /api/catalogs/{country}/dispatch-kinds": "company:read",
-  "GET /api/catalogs/{country}/reference-types": "company:read",
-  "GET /api/catalogs/{country}/transfer-kinds": "company:read",
   "GET /api/catalogs/{country}/document-cancellation-reasons": "company:read",
   "GET /api/catalogs/{country}/document-types": "company:read",
   "GET /api/catalogs/{country}/item-code-types": "company:read",
@@ -57,20 +57,27 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/catalogs/{country}/measurement-units": "company:read",
   "GET /api/catalogs/{country}/payment-means": "company:read",
   "GET /api/catalogs/{country}/payment-types": "company:read",
+  "GET /api/catalogs/{country}/reference-types": "company:read",
   "GET /api/catalogs/{country}/regions": "company:read",
   "GET /api/catalogs/{country}/sii-offices": "company:read",
   "GET /api/catalogs/{country}/tax-identification-documents": "company:read",
   "GET /api/catalogs/{country}/tax-information": "company:read",
   "GET /api/catalogs/{country}/tax-types": "company:read",
   "GET /api/catalogs/{country}/taxpayers/{tax_id}": "company:read",
+  "GET /api/catalogs/{country}/transfer-kinds": "company:read",
   "GET /api/companies": "company:read",
   "GET /api/companies/{company_id}/certificates": "company:read",
   "GET /api/companies/{company_id}/certificates/{certificate_id}": "company:read",
+  "GET /api/companies/{company_id}/cessions": "document:read",
+  "GET /api/companies/{company_id}/cessions/{cession_id}": "document:read",
+  "GET /api/companies/{company_id}/cessions/{cession_id}/pdf": "document:read",
+  "GET /api/companies/{company_id}/cessions/{cession_id}/xml": "document:read",
   "GET /api/companies/{company_id}/dead-letters": "company:configure",
   "GET /api/companies/{company_id}/invoices": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery/xml": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_replies/{reply_id}/xml": "document:read",
+  "GET /api/companies/{company_id}/invoices/{invoice_id}/cessions": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/xml": "document:read",
   "GET /api/companies/{company_id}/webhook-deliveries": "company:read",
   "GET /api/companies/{company_id}/webhook-deliveries/{delivery_id}": "company:read",
@@ -97,6 +104,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{company_id}/invoices/buyer_replies": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_response/check": "document:read",
+  "POST /api/companies/{company_id}/invoices/{invoice_id}/cessions": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-base64/{format}": "document:read",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}": "document:read",
   "POST /api/companies/{company_id}/webhooks": "company:configure",
@@ -107,6 +115,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{idCompany}/enumeration/upload": "company:configure",
   "POST /api/companies/{idCompany}/logo": "company:configure",
   "POST /api/reception/invoices/upload": "document:issue",
+  "POST /api/reception/invoices/{purchase_id}/cession/check": "document:read",
   "POST /api/reception/invoices/{purchase_id}/download/{type}": "document:read",
   "POST /api/reception/invoices/{purchase_id}/reply_mail": "reception:respond",
   "POST /api/reception/invoices/{purchase_id}/send_response": "reception:respond",
@@ -132,6 +141,7 @@ const MISSING: Record<string, string> = {
   certificate_id: "cer_01AAAAAAAAAAAAAAAAAAAAAAAA", invoice_id: "inv_01AAAAAAAAAAAAAAAAAAAAAAAA", webhook_id: "whk_01AAAAAAAAAAAAAAAAAAAAAAAA",
   delivery_id: "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", user_id: "usr_01AAAAAAAAAAAAAAAAAAAAAAAA", api_key_id: "key_01AAAAAAAAAAAAAAAAAAAAAAAA",
   purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", reply_id: "rpl_0000000000000000000000000a", message_id: "inm_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  cession_id: "ces_01AAAAAAAAAAAAAAAAAAAAAAAA",
 };
 const FIXED: Record<string, string> = { format: "A4", type: "xml", document_type_id: "33", country: "CL", tax_id: "76086428-5" };
 
@@ -177,6 +187,13 @@ async function tenant(name: string): Promise<Tenant> {
   // Mailed to its buyer at an address given (the sample buyer is not in the directory): its envelope exists.
   const delivered = await call("POST", `${issuer.base}/invoices/${issued.id}/buyer_delivery`, { key: owner.key, json: { email: `dte@${name.toLowerCase()}.example` } });
   expect(delivered.body.buyer_delivery?.state, JSON.stringify(delivered.body)).toBe("SENT");
+  // A cession of it, once its buyer's 8 days pass.
+  await afterChecks(issuer, issued.id, (d) => d.buyer_response?.checked_at !== null, "first read");
+  await checkNow(issuer, issued.id, `, sii_received_at = '${new Date(Date.now() - 9 * 86_400_000).toISOString()}'`);
+  await afterChecks(issuer, issued.id, (d) => d.buyer_response?.state === "ACCEPTED_BY_LAW", "8 days");
+  const ceded = await call("POST", `${issuer.base}/invoices/${issued.id}/cessions`, { key: owner.key, json: cessionBody() });
+  expect(ceded.status, JSON.stringify(ceded.body)).toBe(202);
+  expect((await untilCessionFinal(issuer, ceded.body.id)).status).toBe("REGISTERED");
   return {
     keys,
     company: issuer.companyId,
@@ -184,7 +201,7 @@ async function tenant(name: string): Promise<Tenant> {
     disposable,
     ids: {
       certificate_id, invoice_id: posted.body.id, webhook_id, delivery_id: test.body.id, user_id: user.body.id, api_key_id: key.body.id,
-      purchase_id: received.body.documents[0].id, reply_id: replied.body.entries[0].reply_id, message_id: inbound.id, dead_letter_id: letter!.id,
+      purchase_id: received.body.documents[0].id, reply_id: replied.body.entries[0].reply_id, message_id: inbound.id, dead_letter_id: letter!.id, cession_id: ceded.body.id,
     },
   };
 }

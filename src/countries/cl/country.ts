@@ -13,6 +13,7 @@ import { chileanDocuments, parseRange } from "./issuing";
 import { chileanPrinting } from "./printed/issued";
 import { chileanCertificates } from "./certificates";
 import { chileanInbound } from "./reception/inbound";
+import { chileanCessions } from "./cession";
 
 /**
  * A RUT in its stored form (`76086428-5`) from any of `760864285`, `76086428-5`, `76.086.428-5`,
@@ -47,5 +48,6 @@ export const chile: Country = {
   documents: chileanDocuments,
   printing: chileanPrinting,
   inbound: chileanInbound,
+  cessions: chileanCessions,
   useInProcessSimulator,
 };

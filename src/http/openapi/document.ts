@@ -10,7 +10,7 @@ import { ROUTE_REGISTRY } from "../route";
 export const TAGS = [
   "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
   "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
-  "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices",
+  "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices", "Cessions",
   "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Catalogs", "Health", "Operations",
 ] as const;
 

@@ -14,6 +14,7 @@ import { deliverToBuyers, type BuyerDeliveryWork } from "./buyer-deliveries";
 import { checkSiiStatuses, type SiiStatusWork } from "./sii-status-checks";
 import { sendReplyMails, type ReplyMailWork } from "./reply-mails";
 import { describeError, log } from "../../lib/log";
+import { advanceCessions, type CessionWork } from "../cessions/pipeline";
 import { eq, inArray } from "drizzle-orm";
 import { invoices } from "../../storage/db/schema";
 
@@ -45,13 +46,14 @@ type SignedGroups = Map<string, { msg: Message<unknown>; inv: InvoiceRow }[]>;
 export async function handleIssuanceBatch(batch: MessageBatch<unknown>, env: Env, authority: TaxAuthority | ((company: AuthorityCompany) => TaxAuthority)): Promise<void> {
   const db = createDb(env.DB);
   const base: StepDeps = { db, store: db, ordinal: 0, env, ...(typeof authority === "function" ? { authorityFor: authority } : { authority }), now: () => new Date() };
-  const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs } = sortMessages(batch);
+  const { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs, cessionMsgs } = sortMessages(batch);
   await Promise.all([
     Promise.all([...perStore(invoiceMsgs, pollMsgs)].map(([key, work]) => handleStoreWork(base, key, work))),
     checkBuyerResponses(env, buyerMsgs),
     deliverToBuyers(env, deliveryMsgs),
     sendReplyMails(env, replyMsgs),
     checkSiiStatuses(env, siiStatusMsgs),
+    advanceCessions(env, cessionMsgs),
   ]);
 }
 
@@ -109,13 +111,14 @@ async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Pr
 }
 
 /** Parses the batch: malformed messages are dropped (logged), duplicates of one document or envelope acked. */
-function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[]; buyerMsgs: BuyerCheckWork[]; deliveryMsgs: BuyerDeliveryWork[]; replyMsgs: ReplyMailWork[]; siiStatusMsgs: SiiStatusWork[] } {
+function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[]; pollMsgs: PollWork[]; buyerMsgs: BuyerCheckWork[]; deliveryMsgs: BuyerDeliveryWork[]; replyMsgs: ReplyMailWork[]; siiStatusMsgs: SiiStatusWork[]; cessionMsgs: CessionWork[] } {
   const invoiceMsgs: InvoiceWork[] = [];
   const pollMsgs: PollWork[] = [];
   const buyerMsgs: BuyerCheckWork[] = [];
   const deliveryMsgs: BuyerDeliveryWork[] = [];
   const replyMsgs: ReplyMailWork[] = [];
   const siiStatusMsgs: SiiStatusWork[] = [];
+  const cessionMsgs: CessionWork[] = [];
   for (const msg of batch.messages) {
     const parsed = pipelineMessage.safeParse(msg.body);
     if (!parsed.success) {
@@ -130,6 +133,9 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
     } else if (body.type === "invoice.buyer_delivery") {
       if (deliveryMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
       else deliveryMsgs.push({ msg, body });
+    } else if (body.type === "cession") {
+      if (cessionMsgs.some((m) => m.body.cession_id === body.cession_id)) msg.ack();
+      else cessionMsgs.push({ msg, body });
     } else if (body.type === "reception.reply_mail") {
       replyMsgs.push({ msg, body });
     } else if (body.type === "reception.sii_status") {
@@ -142,7 +148,7 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
     } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
     else pollMsgs.push({ msg, body });
   }
-  return { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs };
+  return { invoiceMsgs, pollMsgs, buyerMsgs, deliveryMsgs, replyMsgs, siiStatusMsgs, cessionMsgs };
 }
 
 /** Phase 0: the current rows; folios for the RECEIVED ones, one allocator call per company and type. */

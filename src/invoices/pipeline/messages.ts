@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cessionMessage } from "../cessions/messages";
 
 /**
  * Messages of the issuance queue (producers: the issuance POST, the consumer itself, the stuck-work sweeps of the document stores' alarms and of the cron). Bodies carry ids only (artifacts live in R2 and D1); `v` is the
@@ -61,7 +62,7 @@ export const siiStatusMessage = z.object({
   since: z.iso.datetime(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage, siiStatusMessage]);
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage, siiStatusMessage, cessionMessage]);
 export type SiiStatusMessage = z.infer<typeof siiStatusMessage>;
 export type ReplyMailMessage = z.infer<typeof replyMailMessage>;
 export type BuyerDeliveryMessage = z.infer<typeof buyerDeliveryMessage>;

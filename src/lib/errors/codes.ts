@@ -1,3 +1,5 @@
+import { CESSION_ERRORS } from "./cession-codes";
+
 /**
  * Codes of a bad invoice body. The country engines raise them by these names (without the
  * `INVOICE_` prefix, e.g. the Chilean EngineError code `TOTALS_MISMATCH`); the API answers
@@ -40,6 +42,7 @@ export function isInvoiceInputCode(code: string): code is InvoiceInputCode {
  * Codes from the specification are spelled exactly as written there (ENUMERATION_*).
  */
 export const ERROR_CODES = {
+  ...CESSION_ERRORS,
   // generic request errors
   VALIDATION_FAILED: { status: 400, description: "The request failed validation; `details` names each field." },
   MALFORMED_JSON: { status: 400, description: "The body is not valid JSON." },

@@ -220,6 +220,14 @@ export class SiiClient {
     });
   }
 
+  /**
+   * A request of a token-authenticated service this class does not wrap (the RPETC's): `build` makes
+   * it with the token, `read` reads the answer (throwing TokenRejected re-authenticates once).
+   */
+  async withSession<T>(p: { cert: SiiCertificate; companyRut: string; operation: string }, build: (token: string) => Request, read: (answer: { status: number; text: string }) => T): Promise<T> {
+    return this.withToken(p.cert, p.companyRut, "soap", async (token) => read(await this.send(p.operation, build(token), { tokenAware: true })));
+  }
+
   /** A token-authenticated JSON GET (the simulator's reception register). */
   async getJsonWithToken(p: { url: string; cert: SiiCertificate; companyRut: string; operation: string; extraHeaders?: Record<string, string> }): Promise<unknown> {
     return this.withToken(p.cert, p.companyRut, "soap", async (token) => {

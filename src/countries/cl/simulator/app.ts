@@ -8,6 +8,8 @@
  *   POST /DTEWS/QueryEstUp.jws          SOAP getEstUp           -> REC, SOK, FOK, EPR (+counts) | RSC/RFR/RCT
  *   POST /DTEWS/QueryEstDte.jws         SOAP getEstDte          -> DOK, DNK, FAU
  *   POST /cgi_dte/UPL/DTEUpload         multipart upload        -> RECEPCIONDTE STATUS/TRACKID
+ *   POST /cgi_rtc/RTC/RTCAnotEnvio.cgi  multipart AEC upload    -> RECEPCIONAEC STATUS/TRACKID (./rpetc-upload.ts)
+ *   POST /DTEWS/services/wsRPETCConsulta SOAP getEstEnvio, getEstCesion, getEstCesionRelac (./rpetc-status.ts)
  *   GET  /recursos/v1/boleta.electronica.semilla                -> SEMILLA
  *   POST /recursos/v1/boleta.electronica.token                  -> TOKEN
  *   POST /recursos/v1/boleta.electronica.envio                  -> JSON {trackid, estado: REC}
@@ -46,6 +48,8 @@ import { scenarioJson, scenarioSchema } from "./scenario";
 import { ownTestRuts, simulatorOwner, simulatorReachable } from "./gate";
 import { reclamoService, receptionDocument, receptionRegister } from "./reception";
 import { injectEnvio } from "./inject";
+import { rpetcUpload } from "./rpetc-upload";
+import { rpetcConsulta } from "./rpetc-status";
 
 // ---- the app ---------------------------------------------------------------------------------------
 
@@ -123,6 +127,8 @@ simulatorApp.post("/WSREGISTRORECLAMODTE/registroreclamodteservice", reclamoServ
 simulatorApp.get("/reception/register", receptionRegister);
 simulatorApp.get("/reception/document", receptionDocument);
 simulatorApp.post("/reception/inject", injectEnvio);
+simulatorApp.post("/cgi_rtc/RTC/RTCAnotEnvio.cgi", rpetcUpload);
+simulatorApp.post("/DTEWS/services/wsRPETCConsulta", rpetcConsulta);
 simulatorApp.post("/DTEWS/QueryEstDte.jws", (c) => soapOp(c, "QueryEstDte", async (db, method, p, now) => (method === "getEstDte" ? estDte(db, p, now) : null)));
 
 simulatorApp.post("/cgi_dte/UPL/DTEUpload", async (c) => {

@@ -13,6 +13,8 @@ export const SIMULATOR_PATHS = [
   { method: "POST", path: "/recursos/v1/boleta.electronica.token", what: "Boleta REST token" },
   { method: "POST", path: "/recursos/v1/boleta.electronica.envio", what: "Boleta REST upload (EnvioBOLETA)" },
   { method: "GET", path: "/recursos/v1/boleta.electronica.envio/{rut}-{dv}-{trackid}", what: "Boleta REST envelope status" },
+  { method: "POST", path: "/cgi_rtc/RTC/RTCAnotEnvio.cgi", what: "RPETC multipart upload (AEC, cessions)" },
+  { method: "POST", path: "/DTEWS/services/wsRPETCConsulta", what: "SOAP wsRPETCConsulta (getEstEnvio, getEstCesion, getEstCesionRelac)" },
   { method: "GET", path: "/scenario", what: "List active scenarios" },
   { method: "POST", path: "/scenario", what: "Add a scenario (accept, reject, object, delay, down)" },
   { method: "DELETE", path: "/scenario", what: "Remove all scenarios" },

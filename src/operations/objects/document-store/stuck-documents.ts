@@ -1,9 +1,9 @@
 /**
  * The store's own sweep of stuck work: a document of this store in a non-final state
  * (`IN_PROGRESS_STATUSES`) untouched for STUCK_AFTER_MS (a lost or dead-lettered queue message, a
- * crash between a write and a send) gets its invoice message again, and an envelope SENT whose
- * polling stopped gets a poll message again. Each store's alarm is set at its oldest such row's
- * `updated_at` plus STUCK_AFTER_MS (both tables have a `(status, updated_at)` index, so that is one
+ * crash between a write and a send) gets its invoice message again, an envelope SENT whose
+ * polling stopped gets a poll message again, and a cession SIGNED or SENT its step message again. Each store's alarm is set at its oldest such row's
+ * `updated_at` plus STUCK_AFTER_MS (each table has a `(status, updated_at)` index, so that is one
  * short index read per status), so only stores with work in flight do anything, when it is due.
  *
  * Every step of the pipeline is idempotent, so a document that was in fact moving is not harmed.
@@ -15,6 +15,7 @@
 import { IN_PROGRESS_STATUSES } from "../../../invoices/state";
 import { chunked } from "../../../lib/chunked";
 import { envelopePollBody, invoiceBody, STUCK_AFTER_MS, type EnvelopePollMessage, type InvoiceMessage } from "../../../invoices/pipeline/messages";
+import { cessionBody, type CessionMessage } from "../../../invoices/cessions/messages";
 import type { StoreAlarmTask } from "./alarms";
 
 /** At most this many documents, and this many envelopes, are re-driven per alarm; the rest at once after. */
@@ -23,7 +24,7 @@ export const STUCK_ROWS_PER_RUN = 500;
 export const STUCK_RETRY_MS = 60_000;
 
 type StuckEnv = Pick<Env, "DB" | "DOCUMENT_STORE" | "CONTROL_DIRECTORY" | "ISSUANCE_QUEUE">;
-type Body = InvoiceMessage | EnvelopePollMessage;
+type Body = InvoiceMessage | EnvelopePollMessage | CessionMessage;
 
 /** A row's place in a pass: `(updated_at, id)`. */
 interface Key {
@@ -52,7 +53,7 @@ class StuckRows {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly table: "invoices" | "envelopes",
+    private readonly table: "invoices" | "envelopes" | "cessions",
     private readonly statuses: readonly string[],
     readonly body: (id: string, companyId: string) => Body,
     private readonly limit: number,
@@ -159,11 +160,16 @@ export class StuckDocuments implements StoreAlarmTask {
     private readonly env: StuckEnv,
     limit = STUCK_ROWS_PER_RUN,
   ) {
-    this.kinds = [new StuckRows(sql, "invoices", IN_PROGRESS_STATUSES, invoiceBody, limit), new StuckRows(sql, "envelopes", ["SENT"], envelopePollBody, limit)];
+    this.kinds = [
+      new StuckRows(sql, "invoices", IN_PROGRESS_STATUSES, invoiceBody, limit),
+      new StuckRows(sql, "envelopes", ["SENT"], envelopePollBody, limit),
+      // A cession SIGNED or SENT whose step message was lost: its step again.
+      new StuckRows(sql, "cessions", ["SIGNED", "SENT"], cessionBody, limit),
+    ];
   }
 
   touchedBy(sql: string): boolean {
-    return /\b(invoices|envelopes)\b/.test(sql);
+    return /\b(invoices|envelopes|cessions)\b/.test(sql);
   }
 
   nextAt(now: number): number | null {

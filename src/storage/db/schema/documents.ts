@@ -206,6 +206,10 @@ export const receivedDocuments = sqliteTable(
      * not read yet; null when none is PENDING.
      */
     mailDueAt: text("mail_due_at"),
+    /** The register of cessions' answer when the document is ceded (JSON { holder_tax_id, annotated_at, collection_tax_id, amount, first_seen_at }); null while it is not (src/reception/cessions.ts). */
+    cession: text("cession"),
+    /** When the register of cessions was last asked about it. */
+    cessionCheckedAt: text("cession_checked_at"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
@@ -222,6 +226,8 @@ export const receivedDocuments = sqliteTable(
     index("received_documents_company_message_idx").on(t.companyId, t.messageId),
     // The reply mails to look at.
     index("received_documents_mail_due_idx").on(t.mailDueAt).where(sql`mail_due_at IS NOT NULL`),
+    // The received facturas whose cession the cron asks about next.
+    index("received_documents_cession_check_idx").on(t.companyId, t.cessionCheckedAt),
   ],
 );
 
@@ -274,4 +280,55 @@ export const webhookAttempts = sqliteTable(
     error: text("error"),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt), index("webhook_attempts_endpoint_idx").on(t.companyId, t.endpointId, t.startedAt)],
+);
+
+export const CESSION_STATUSES = ["SIGNED", "SENT", "REGISTERED", "REJECTED", "FAILED"] as const;
+export type CessionStatus = (typeof CESSION_STATUSES)[number];
+
+/**
+ * Cessions of issued documents to a factoring company (src/invoices/cessions), in the store
+ * of the document they cede. `status` is ours; `fiscal_status` the register's own code. A document
+ * has at most one cession that is not REJECTED or FAILED (the unique index).
+ */
+export const cessions = sqliteTable(
+  "cessions",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    invoiceId: text("invoice_id").notNull(),
+    documentType: integer("document_type").notNull(),
+    folio: integer("folio").notNull(),
+    issueDate: text("issue_date").notNull(),
+    total: text("total").notNull(),
+    debtorRut: text("debtor_rut").notNull(),
+    debtorName: text("debtor_name").notNull(),
+    /** JSON: the assignee { tax_id, legal_name, address, email }. */
+    assignee: text("assignee").notNull(),
+    /** JSON: the cedent as the file names it { tax_id, legal_name, address, email }. */
+    cedent: text("cedent").notNull(),
+    amount: text("amount").notNull(),
+    lastDueDate: text("last_due_date").notNull(),
+    debtorEmail: text("debtor_email"),
+    /** How the file proves the goods' receipt: the buyer's receipt at the SII or the 8 days passed (the file carries the sworn declaration either way). */
+    receiptBasis: text("receipt_basis", { enum: ["BUYER_RECEIPT", "EIGHT_DAYS"] }).notNull(),
+    declaration: text("declaration"),
+    status: text("status", { enum: CESSION_STATUSES }).notNull(),
+    fiscalStatus: text("fiscal_status"),
+    fiscalMessage: text("fiscal_message"),
+    xmlKey: text("xml_key").notNull(),
+    trackId: text("track_id"),
+    polls: integer("polls").notNull().default(0),
+    lastError: text("last_error"),
+    signedAt: text("signed_at").notNull(),
+    registeredAt: text("registered_at"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [
+    index("cessions_company_idx").on(t.companyId, t.createdAt, t.id),
+    index("cessions_invoice_idx").on(t.invoiceId, t.createdAt),
+    // The store's sweep of stuck work (a SIGNED or SENT cession whose message was lost).
+    index("cessions_status_idx").on(t.status, t.updatedAt),
+    uniqueIndex("cessions_live_uq").on(t.invoiceId).where(sql`status NOT IN ('REJECTED', 'FAILED')`),
+  ],
 );

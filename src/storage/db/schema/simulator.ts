@@ -3,7 +3,7 @@
  * Every table is prefixed `sim_` and holds nothing a real deployment needs. Times are ISO 8601 UTC.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
@@ -115,4 +115,48 @@ export const simReceptionEvents = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
   },
   (t) => [index("sim_reception_events_doc_idx").on(t.issuerRut, t.documentType, t.folio)],
+);
+
+/** AEC files uploaded to the simulated register of cessions (RPETC), with their verdict revealed over polls or time. */
+export const simAecEnvios = sqliteTable(
+  "sim_aec_envios",
+  {
+    trackId: integer("track_id").primaryKey({ autoIncrement: true }),
+    companyRut: text("company_rut").notNull(),
+    senderRut: text("sender_rut").notNull(),
+    fileSha256: text("file_sha256").notNull(),
+    fileSize: integer("file_size").notNull(),
+    receivedAt: text("received_at").notNull(),
+    /** EOK, or the rejection RSC / RFS / RCR / RDC / RCS. */
+    finalStatus: text("final_status").notNull(),
+    /** JSON: the reasons of a rejection (what the SII mails to emailNotif). */
+    errors: text("errors").notNull().default("[]"),
+    polls: integer("polls").notNull().default(0),
+    holdPolls: integer("hold_polls").notNull().default(0),
+    holdUntil: text("hold_until"),
+    scenario: text("scenario"),
+  },
+  (t) => [index("sim_aec_envios_company_idx").on(t.companyRut, t.fileSha256)],
+);
+
+/** Cessions annotated in the simulated register: one row per cession of a document, in sequence. */
+export const simCessions = sqliteTable(
+  "sim_cessions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    trackId: integer("track_id").notNull(),
+    issuerRut: text("issuer_rut").notNull(),
+    documentType: integer("document_type").notNull(),
+    folio: integer("folio").notNull(),
+    seq: integer("seq").notNull(),
+    cedentRut: text("cedent_rut").notNull(),
+    assigneeRut: text("assignee_rut").notNull(),
+    amount: text("amount").notNull(),
+    lastDueDate: text("last_due_date").notNull(),
+    declaration: integer("declaration", { mode: "boolean" }).notNull(),
+    /** The digest of the cession's signed area, which a later re-cession must carry unchanged. */
+    areaSha256: text("area_sha256").notNull(),
+    annotatedAt: text("annotated_at").notNull(),
+  },
+  (t) => [uniqueIndex("sim_cessions_doc_seq_uq").on(t.issuerRut, t.documentType, t.folio, t.seq)],
 );
