@@ -29202,7 +29202,7 @@ export interface components {
             }[];
             /** @description Issuing branch number (printed as Sucursal), at most 9 digits like the SII's branch codes. */
             branch_office?: number;
-            /** @description Liquidación-factura (43) only: commissions and other charges. */
+            /** @description Commissions and other charges (Comisiones): liquidaciones-factura (43), facturas de compra (46) and notes (56, 61) that reference a factura de compra (46, or 45 on paper). A percent applies to the taxed net. */
             commissions?: {
                 /** @description Glosa (max 60). */
                 description: string;
@@ -29218,7 +29218,7 @@ export interface components {
                 /** @description TasaComision, percent of the settled net amount (computes net_amount). */
                 percent?: number | string;
             }[];
-            /** @description Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. Facturas 33 and notes 56, 61 with IVA. MntTotal = … − CredEC. */
+            /** @description Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. 33, 52 and notes 56, 61 with IVA. MntTotal = … − CredEC. */
             construction_credit?: {
                 /** @description CredEC when it is less than 65 % of the IVA (e.g. the UF cap per dwelling). Defaults to round(IVA × 0.65). */
                 amount?: number | string;
@@ -29230,7 +29230,7 @@ export interface components {
                 /** @description CLP per unit of `code` (exports). */
                 exchange_rate?: number | string;
             };
-            /** @description Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export (52 with transfer_kind 8 or 9) only. */
+            /** @description Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export or its returns (52 with transfer_kind 7, 8 or 9) only. */
             customs?: {
                 /** @description Booking. */
                 booking?: string;
@@ -29302,7 +29302,7 @@ export interface components {
                 /** @description CodViaTransp (GET /api/catalogs/CL/additional-export-info/transport-modes). */
                 transport_mode?: string;
             };
-            /** @description TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Guías and exports. */
+            /** @description TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Documents that go with goods: 33, 34, 46, 52 and exports (not notes 56, 61). */
             dispatch_kind?: number;
             /** @description Caller's reference; not sent to the SII. */
             external_reference?: string;
@@ -29325,7 +29325,7 @@ export interface components {
                 /** @description Percentage of the base (TpoValor %; 0.01–100 for discounts, up to 999.99 for surcharges). Exactly one of percent and amount. */
                 percent?: number | string;
             }[];
-            /** @description MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts. */
+            /** @description MntBruto: unit prices and line amounts include IVA (33, 34, 43, 46, 52, 56, 61; on 34 every amount is exempt, so only the mark is written). Boletas are always gross unless net_amounts. */
             gross_prices?: boolean;
             /** @description Issue date-time YYYY-MM-DD HH:MM:SS, company time zone. */
             invoice_date: string;
@@ -29358,7 +29358,7 @@ export interface components {
                 document_type?: string;
                 /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
                 email?: string;
-                /** @description Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field. */
+                /** @description Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field. */
                 export_guide?: {
                     /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
                     authorization_date?: string;
@@ -29367,7 +29367,7 @@ export interface components {
                     /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
                     transfer_code?: number;
                 };
-                /** @description Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112). */
+                /** @description Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only. */
                 foreign?: {
                     /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
                     additional_id?: string;
@@ -29426,7 +29426,7 @@ export interface components {
                 discount_percent?: number | string;
                 /** @description FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas. */
                 elaboration_date?: string;
-                /** @description IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6. */
+                /** @description IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes) or, on a guía that is not a sale (transfer_kind 2–8) referencing an earlier guía, an item taken back (outside the totals), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6. */
                 exempt_indicator?: number;
                 /** @description FchVencim: expiry date of the item, YYYY-MM-DD, not before elaboration_date. Not on boletas. */
                 expiry_date?: string;
@@ -29506,7 +29506,7 @@ export interface components {
                     /** @description IVA (19 %), EXE (exempt line) or an SII additional-tax or withholding code (GET /api/catalogs/CL/tax-types: 15, 17–19, 23–27, 30–34, 36–39, 41, 44, 45, 47, 48, 271), or a specific fuel tax (28 diesel, 35 gasolines). */
                     type: string;
                 }[];
-                /** @description The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of facturas 33, liquidaciones-factura 43 and notes 56, 61. */
+                /** @description The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of 33, 43, 46, 52, 56 and 61. */
                 third_party?: boolean;
                 /** @description Boletas 39 and 41 only: a show ticket (ItemEspectaculo and InfoTicket of EnvioBOLETA). With kind TICKET, folio, generated_at, event_name, ticket_type, event_code, event_date, venue and section are required together. */
                 ticket?: {
@@ -29539,7 +29539,7 @@ export interface components {
                 /** @description Unit price, ≥ 0, up to 6 decimals. Net on facturas and notes, gross (IVA included) on boletas 39. */
                 unit_price: number | string;
             }[];
-            /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA. */
+            /** @description Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA (on 41 every amount is exempt, so only the mark is written). */
             net_amounts?: boolean;
             /** @description IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA. */
             no_debit_reduction?: boolean;
@@ -29652,7 +29652,7 @@ export interface components {
                 document_type?: string;
                 /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
                 email?: string;
-                /** @description Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field. */
+                /** @description Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field. */
                 export_guide?: {
                     /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
                     authorization_date?: string;
@@ -29661,7 +29661,7 @@ export interface components {
                     /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
                     transfer_code?: number;
                 };
-                /** @description Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112). */
+                /** @description Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only. */
                 foreign?: {
                     /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
                     additional_id?: string;

@@ -2,7 +2,7 @@
  * Every element of the SII's DTE (DTE_v10's Documento, Liquidacion and Exportaciones,
  * and EnvioBOLETA_v11's boleta DTE) can be written from the POST body. The element paths of the
  * generated model (dte-model.ts, from the XSDs) are compared with the paths the engine writes for
- * the type samples, the feature samples and the coverage samples; an element no body reaches fails
+ * the type samples, the feature samples and the coverage samples (per-type samples too); an element no body reaches fails
  * the test unless it is in NOT_WRITABLE with the reason it makes no sense for an API user. So a new
  * element in the schemas, or a writer that stops writing one, cannot go unnoticed.
  */
@@ -17,6 +17,7 @@ import { childElements, parseXml, type XElement } from "../../src/countries/cl/x
 import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
 import { FEATURE_INPUTS } from "../helpers/cl-feature-samples";
 import { SAMPLE_INPUTS } from "../helpers/cl-samples";
+import { TYPE_INPUTS } from "../helpers/cl-type-samples";
 
 /** Boleta paths are prefixed with /EnvioBOLETA to keep them apart from DTE_v10's Documento. */
 const BOLETA = "/EnvioBOLETA";
@@ -27,16 +28,6 @@ const BOLETA = "/EnvioBOLETA";
  * shrink when the body grows).
  */
 const NOT_WRITABLE: Record<string, string> = {
-  // Comisiones (in Totales and as a section) are the commissions an agent charges in a
-  // liquidación-factura; DTE_v10 shares the Documento's definition with Liquidacion, but no
-  // Documento type (33, 34, 46, 52, 56, 61) settles sales for a principal. `commissions` is 43 only.
-  ...Object.fromEntries(
-    ["Encabezado/Totales/Comisiones", "Encabezado/Totales/Comisiones/ValComNeto", "Encabezado/Totales/Comisiones/ValComExe", "Encabezado/Totales/Comisiones/ValComIVA", "Comisiones", "Comisiones/NroLinCom", "Comisiones/TipoMovim", "Comisiones/Glosa", "Comisiones/TasaComision", "Comisiones/ValComNeto", "Comisiones/ValComExe", "Comisiones/ValComIVA"].map((p) => [
-      `/DTE/Documento/${p}`,
-      "commissions belong to the liquidación-factura (43, Liquidacion)",
-    ]),
-  ),
-  "/DTE/Liquidacion/Encabezado/IdDoc/MntBruto": "a liquidación-factura settles documents already issued at their net amounts (TpoDocLiq lines); gross_prices is refused on 43 (header.ts)",
   // Every line of an export is exempt: a sub-total has no taxed or additional-tax part, and the
   // schema's Dec16_2 starts at 0.01, so the part is left out rather than written as 0.
   "/DTE/Exportaciones/SubTotInfo/SubTotNetoSTI": "exports have no taxed lines (always 0, left out)",
@@ -76,7 +67,7 @@ function writtenPaths(): Set<string> {
     out.add(p);
     for (const c of childElements(e)) visit(c, p);
   };
-  for (const [name, input] of Object.entries({ ...SAMPLE_INPUTS, ...FEATURE_INPUTS, ...COVERAGE_INPUTS })) {
+  for (const [name, input] of Object.entries({ ...SAMPLE_INPUTS, ...FEATURE_INPUTS, ...COVERAGE_INPUTS, ...TYPE_INPUTS })) {
     const d = computeDocument(input);
     expect(() => assertDocumentSchema(d), name).not.toThrow();
     visit(parseXml(buildDteXml(d, 1, TED, "2026-11-20T10:30:05")).documentElement as XElement, d.type.boleta ? BOLETA : "");
@@ -106,7 +97,7 @@ describe("the body expresses every element of the SII's DTE", () => {
       expect(schema.has(p), `${p} is not in the schema`).toBe(true);
       expect(written.has(p), `${p} is written now: remove it from NOT_WRITABLE`).toBe(false);
     }
-    // the list as reviewed (12 Comisiones paths, 43's MntBruto, 4 always-zero parts): it may shrink, not grow unnoticed
-    expect(Object.keys(NOT_WRITABLE).length).toBeLessThanOrEqual(17);
+    // the list as reviewed (4 always-zero parts): it may shrink, not grow unnoticed; per type: type-coverage.node.test.ts
+    expect(Object.keys(NOT_WRITABLE).length).toBeLessThanOrEqual(4);
   });
 });

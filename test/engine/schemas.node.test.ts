@@ -11,6 +11,7 @@ import { validateXML } from "xmllint-wasm";
 import { buildSamples, HOLDER_RUT, ISSUER_RUT, type SampleSet } from "../helpers/cl-samples";
 import { buildFeatureDtes, FEATURE_INPUTS, signInputs } from "../helpers/cl-feature-samples";
 import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
+import { TYPE_INPUTS } from "../helpers/cl-type-samples";
 import { buildEnvioBoleta, buildEnvioDte } from "../../src/countries/cl/exchange/envelopes";
 import { canonicalize } from "../../src/countries/cl/xml/c14n";
 import { decodeXmlBytes, parseXml } from "../../src/countries/cl/xml/xml";
@@ -111,6 +112,19 @@ describe("every feature of the document model (issue #14) validates", () => {
 describe("the coverage samples (every element the body can write) validate", () => {
   it("each standalone against DTE_v10, boletas in EnvioBOLETA", async () => {
     const dtes = await signInputs(set, COVERAGE_INPUTS, 45);
+    const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
+    for (const [name, d] of Object.entries(dtes)) {
+      if (d.envelope === "EnvioDTE") expect((await validate(d.xml, "DTE_v10.xsd")).errors, name).toEqual([]);
+    }
+    const boletas = Object.values(dtes).filter((d) => d.envelope === "EnvioBOLETA");
+    expect(boletas.length).toBeGreaterThan(0);
+    expect((await validate((await buildEnvioBoleta({ ...common, dtes: boletas })).xml, "EnvioBOLETA_v11.xsd")).errors).toEqual([]);
+  }, 120_000);
+});
+
+describe("the per-type samples (each element on every type that may carry it) validate", () => {
+  it("each standalone against DTE_v10, boletas in EnvioBOLETA", async () => {
+    const dtes = await signInputs(set, TYPE_INPUTS, 0);
     const common = { issuerRut: ISSUER_RUT, senderRut: HOLDER_RUT, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer: set.signer };
     for (const [name, d] of Object.entries(dtes)) {
       if (d.envelope === "EnvioDTE") expect((await validate(d.xml, "DTE_v10.xsd")).errors, name).toEqual([]);

@@ -6,14 +6,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, type ApiResponse } from "../helpers/api";
 import { COVERAGE_INPUTS } from "../helpers/cl-coverage-samples";
 import { FEATURE_INPUTS } from "../helpers/cl-feature-samples";
+import { TYPE_INPUTS } from "../helpers/cl-type-samples";
 import { datedNow, invoiceBody, issue, readyIssuer, untilFinal, type Issuer } from "../helpers/issuer";
 
-const ALL = { ...FEATURE_INPUTS, ...COVERAGE_INPUTS };
+const ALL = { ...FEATURE_INPUTS, ...COVERAGE_INPUTS, ...TYPE_INPUTS };
 let issuer: Issuer;
 /** Every sample is posted at once, so they go through the pipeline together; each test follows its own. */
 const posted = new Map<string, Promise<ApiResponse>>();
 beforeAll(async () => {
-  issuer = await readyIssuer([33, 34, 39, 41, 43, 46, 52, 56, 61, 110], 20);
+  issuer = await readyIssuer([33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112], 20);
   for (const name of Object.keys(ALL)) {
     const input = structuredClone(ALL[name]!);
     posted.set(name, issue(issuer, { ...datedNow(input), issuer: { ...input.issuer, document_number: issuer.rut } }));
@@ -39,7 +40,9 @@ describe("inconsistent input for the last parts of the model: 400 in our envelop
     ["a show ticket on a factura", "33", { items: [{ ...line, ticket: { kind: "SERVICE" } }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].ticket"],
     ["CredEC above 65 % of the IVA", "33", { items: [line], construction_credit: { amount: 125 } }, "INVOICE_AMOUNT_OUT_OF_RANGE", "construction_credit.amount"],
     ["a fuel tax with half its volume", "33", { items: [{ ...line, taxes: [{ type: "28", cubic_metres: 1 }] }] }, "INVOICE_INVALID_INPUT", "items[0].taxes[0].per_cubic_metre"],
-    ["IVA de terceros on a factura de compra", "46", { items: [{ ...line, third_party: true }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].third_party"],
+    ["IVA de terceros on an exempt factura", "34", { items: [{ ...line, third_party: true }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].third_party"],
+    ["commissions on a factura of a sale", "33", { items: [line], totals: undefined, commissions: [{ kind: "OTHER", description: "c", net_amount: 1 }] }, "INVOICE_FIELD_NOT_ALLOWED", "commissions"],
+    ["an item taken back on a guía that is a sale", "52", { items: [{ ...line, exempt_indicator: 5 }], totals: undefined, billing_reference: [{ number: 1, invoice_type: "52", invoice_date: "2026-11-01" }] }, "INVOICE_FIELD_NOT_ALLOWED", "items[0].exempt_indicator"],
     ["sub-quantities beyond the quantity", "33", { items: [{ ...line, sub_quantities: [{ quantity: 2, code: "L1" }] }] }, "INVOICE_AMOUNT_OUT_OF_RANGE", "items[0].sub_quantities"],
     ["expiry before elaboration", "33", { items: [{ ...line, elaboration_date: "2026-11-02", expiry_date: "2026-11-01" }] }, "INVOICE_INVALID_DATE", "items[0].expiry_date"],
     ["a second currency on a boleta", "39", { items: [line], other_currency: { code: "USD", exchange_rate: 950 } }, "INVOICE_FIELD_NOT_ALLOWED", "other_currency"],

@@ -21,12 +21,14 @@ describe("IVA de terceros (IVATerc) and own IVA (IVAProp)", () => {
     const d = doc({ items: [{ ...line, unit_price: 50, third_party: true }] });
     expect(plain([d.totals.iva, d.totals.ivaThirdParty, d.totals.ivaOwn])).toEqual([10, 10, 0]);
   });
-  it("on a credit note and a liquidación-factura too", () => {
+  it("on a credit note, a liquidación-factura, a factura de compra and a guía too", () => {
     expect(doc({ invoice_type: "61", reason_code: "COM", billing_reference: [{ number: 1, invoice_type: "33", invoice_date: "2026-11-01" }], items: [{ ...line, third_party: true }] }).totals.ivaThirdParty).toBe(190n);
     expect(doc({ invoice_type: "43", items: [{ ...line, settled_type: "33", third_party: true }] }).totals.ivaThirdParty).toBe(190n);
+    expect(doc({ invoice_type: "46", items: [{ ...line, third_party: true }, line] }).totals.ivaThirdParty).toBe(190n);
+    expect(doc({ invoice_type: "52", items: [{ ...line, third_party: true }] }).totals.ivaThirdParty).toBe(190n);
   });
   it("refused on a type that cannot carry it and on an exempt line", () => {
-    expect(fails({ invoice_type: "46", items: [{ ...line, third_party: true }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].third_party" });
+    expect(fails({ invoice_type: "34", items: [{ ...line, third_party: true }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].third_party" });
     expect(fails({ invoice_type: "39", items: [{ ...line, third_party: true }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].third_party" });
     expect(fails({ items: [{ ...line, taxes: [{ type: "EXE" }], third_party: true }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "items[0].third_party" });
   });
@@ -44,9 +46,10 @@ describe("construction companies' special credit (CredEC)", () => {
     expect(fails({ construction_credit: { amount: 125 }, items: [line] })).toEqual({ code: "AMOUNT_OUT_OF_RANGE", field: "construction_credit.amount", expected: "1–124" });
     expect(fails({ construction_credit: { amount: 0 }, items: [line] })).toEqual({ code: "AMOUNT_OUT_OF_RANGE", field: "construction_credit.amount", expected: "1–124" });
   });
-  it("only on 33, 56, 61 with IVA; the client's total is checked against the reduced one", () => {
+  it("only on 33, 52, 56, 61 with IVA; the client's total is checked against the reduced one", () => {
     expect(fails({ invoice_type: "34", construction_credit: {} })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "construction_credit" });
-    expect(fails({ invoice_type: "52", construction_credit: {} })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "construction_credit" });
+    expect(fails({ invoice_type: "46", construction_credit: {} })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "construction_credit" });
+    expect(doc({ invoice_type: "52", construction_credit: {}, items: [line] }).totals.total).toBe(1066n);
     expect(fails({ construction_credit: {}, items: [{ ...line, taxes: [{ type: "EXE" }] }] })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "construction_credit" });
     expect(fails({ construction_credit: {}, items: [line], totals: { total: 1190 } })).toEqual({ code: "TOTALS_MISMATCH", field: "totals.total", expected: "1066" });
   });

@@ -22,7 +22,7 @@ describe("header", () => {
     expect(fails({ invoice_type: "39", gross_prices: true })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "gross_prices" });
     expect(fails({ net_amounts: true })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "net_amounts" });
     expect(fails({ transfer_kind: 1 })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "transfer_kind" });
-    expect(fails({ dispatch_kind: 1 })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "dispatch_kind" });
+    expect(fails({ invoice_type: "61", reason_code: "COM", billing_reference: [{ number: 1, invoice_type: "33", invoice_date: "2026-11-01" }], dispatch_kind: 1 })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "dispatch_kind" });
     expect(fails({ invoice_type: "52", transfer_kind: 10 })).toMatchObject({ code: "INVALID_INPUT", field: "transfer_kind" });
   });
 });

@@ -31,20 +31,23 @@ function serviceIndicator(input: InvoiceInput, type: DocumentTypeInfo): Header["
 
 function priceMarks(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void {
   if (input.gross_prices) {
-    if (type.boleta || type.exempt || type.code === 43) notAllowed("gross_prices", `MntBruto is not used on ${type.name}${type.boleta ? " (boleta prices are gross already)" : ""}`);
+    if (type.boleta || type.export) notAllowed("gross_prices", `MntBruto is not used on ${type.name}${type.boleta ? " (boleta prices are gross already)" : ""}`);
     h.grossPrices = true;
   }
   if (input.net_amounts) {
-    if (type.code !== 39) notAllowed("net_amounts", "IndMntNeto is for boletas (39) only");
+    if (!type.boleta) notAllowed("net_amounts", "IndMntNeto is for boletas (39, 41) only");
     h.netAmounts = true;
   }
 }
+
+/** TipoDespacho: documents that may go with the goods they sell or move (Formato DTE v2.2, TipoDespacho), besides exports. */
+const DISPATCH_TYPES: readonly number[] = [33, 34, 46, 52];
 
 function dispatch(input: InvoiceInput, type: DocumentTypeInfo, h: Header): void {
   if (type.code === 52) h.transferKind = input.transfer_kind ?? 1;
   else if (input.transfer_kind !== undefined) notAllowed("transfer_kind", "IndTraslado is for guías de despacho (52) only");
   if (input.dispatch_kind !== undefined) {
-    if (type.code !== 52 && !type.export) notAllowed("dispatch_kind", "TipoDespacho is for guías (52) and export documents");
+    if (!DISPATCH_TYPES.includes(type.code) && !type.export) notAllowed("dispatch_kind", `TipoDespacho is for documents that go with goods: ${DISPATCH_TYPES.join(", ")} and export documents (a note carries none)`);
     h.dispatchKind = input.dispatch_kind as 1 | 2 | 3;
   }
 }

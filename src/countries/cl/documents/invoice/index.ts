@@ -54,7 +54,7 @@ import { buildPointOfSale, buildReferences } from "./references";
 import { buildPrincipal, buildSettlement } from "./settlement";
 import type { InvoiceInput } from "./schema";
 import { buildSubtotals } from "./subtotals";
-import { buildTotals, checkClientAmounts, lineBases } from "./totals";
+import { buildTotals, checkClientAmounts, lineBases, netAndIva } from "./totals";
 import { buildCustoms, buildTransport, exportPaymentForm } from "./transport";
 
 export * from "./model";
@@ -88,8 +88,9 @@ export function computeDocument(raw: InvoiceInput | unknown, typeInfo?: Document
   const lines = buildLines(input, type, currency.scale);
   const lineBase = lineBases(lines);
   const { adjustments, bases } = buildAdjustments(input, type, currency.scale, lineBase);
-  const commissions = buildCommissions(input, type, currency.scale, lineBase.taxed);
   const grossPrices = header.grossPrices === true || (type.boleta && header.netAmounts !== true);
+  // A commission's percentage applies to the net of the taxed lines (with gross prices, net of IVA).
+  const commissions = buildCommissions(input, type, currency.scale, grossPrices ? netAndIva(lineBase.taxed, true).net : lineBase.taxed);
   const totals = buildTotals({ lines, adjustments, bases, commissions, grossPrices, constructionCredit: input.construction_credit }, type);
   checkClientAmounts(input, lines, totals, grossPrices, currency.scale);
   const { references, reason } = buildReferences(input, type, totals.total);

@@ -20,7 +20,7 @@ export const OTHER_SCALE = 4;
 /** Amounts in another currency: at most 99999999999999.9999 (scaled by 10^4). */
 const MAX_OTHER = 999_999_999_999_999_999n;
 /** Types whose IVA may be partly third parties' (IVATerc / IVAProp in Totales). */
-export const THIRD_PARTY_TYPES: readonly number[] = [33, 43, 56, 61];
+export const THIRD_PARTY_TYPES: readonly number[] = [33, 43, 46, 52, 56, 61];
 
 /** Adds every optional part the item sends to the computed line; `qty` is scaled by QTY_SCALE. */
 export function addLineExtras(line: ComputedLine, it: Item, p: string, type: DocumentTypeInfo, qty: bigint): void {

@@ -7,6 +7,7 @@ import type { ComputedLine, ExemptIndicator } from "./model";
 import type { InvoiceInput } from "./schema";
 import { ADDITIONAL_TAXES, ADDITIONAL_TAX_TYPES, IVA_RATE, QTY_SCALE, RATE_SCALE, SPECIFIC_TAXES, TOTAL_RETENTION_TYPES } from "./tax-codes";
 import { addLineExtras } from "./line-extras";
+import { referencesAnyOf } from "./references";
 import { type Breakdown, breakdownOf, checkBreakdown } from "./breakdown";
 
 type Item = InvoiceInput["items"][number];
@@ -21,13 +22,27 @@ const INDICATOR_TYPES: Record<2 | 3 | 4 | 5 | 6, readonly number[]> = {
   2: [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112],
   3: [33, 34, 52, 56, 61],
   4: [33, 34, 46, 52, 110],
-  5: [61],
+  5: [52, 61],
   6: [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112],
 };
 
 export function buildLines(input: InvoiceInput, type: DocumentTypeInfo, scale: number): ComputedLine[] {
   const ctx: LineContext = { type, scale, grossPrices: input.gross_prices === true || (type.boleta && input.net_amounts !== true) };
-  return input.items.map((it, i) => buildLine(it, i, ctx));
+  const lines = input.items.map((it, i) => buildLine(it, i, ctx));
+  if (type.code === 52) checkReducedItems(input, lines);
+  return lines;
+}
+
+/**
+ * IndExe 5 on a guía (Formato DTE v2.2, IndExe): an item a non-sale guía takes back from an earlier
+ * guía, which the guía references. It is not a sale, so it stays out of the totals (as IndExe 4).
+ */
+function checkReducedItems(input: InvoiceInput, lines: ComputedLine[]): void {
+  const i = lines.findIndex((l) => l.indicator === 5);
+  if (i < 0) return;
+  const transfer = input.transfer_kind ?? 1;
+  if (transfer === 1 || transfer === 9) notAllowed(`items[${i}].exempt_indicator`, `IndExe 5 (an item to take back) is for a guía that is not a sale; this one has transfer_kind ${transfer}`);
+  if (!referencesAnyOf(input, ["52", "50"])) throw new EngineError("REFERENCE_REQUIRED", `items[${i}]: an item to take back (IndExe 5) needs a reference to the earlier guía (billing_reference of type 52, or 50 on paper)`, { field: "billing_reference" });
 }
 
 /** Percentage (2 decimals) of an amount, rounded half away from zero. */

@@ -6,6 +6,7 @@ import { ANONYMOUS_BUYER_RUT, FOREIGN_RECEIVER_RUT, formatRut, parseRut, RutErro
 import { checkDate, checkLength, LIMITS, notAllowed } from "./checks";
 import type { Party } from "./model";
 import type { InvoiceInput, partySchema } from "./schema";
+import { isExportGuide } from "./transport";
 
 export function rutOf(value: string, field: string): string {
   try {
@@ -105,7 +106,7 @@ function issuerExtras(p: z.infer<typeof partySchema>, path: string, role: "issue
   if (p.export_guide) out.exportGuide = exportGuide(p.export_guide, `${path}.export_guide`, type);
 }
 
-/** Our reading of GuiaExport ("Emisor de una Guía de despacho para Exportación"): a 52 whose IndTraslado is an export (8 or 9). */
+/** GuiaExport ("Emisor de una Guía de despacho para Exportación"): a 52 that moves goods for export or returns them (IndTraslado 7, 8 or 9; transport.ts isExportGuide). */
 function exportGuide(g: NonNullable<z.infer<typeof partySchema>["export_guide"]>, path: string, type: DocumentTypeInfo): NonNullable<Party["exportGuide"]> {
   if (type.code !== 52) notAllowed(path, "GuiaExport is for guías de despacho (52) for export");
   const out: NonNullable<Party["exportGuide"]> = {};
@@ -120,7 +121,7 @@ function exportGuide(g: NonNullable<z.infer<typeof partySchema>["export_guide"]>
 export function buildParties(input: InvoiceInput, type: DocumentTypeInfo): { issuer: Party; receiver: Party } {
   const issuer = party(input.issuer, "issuer", "issuer", type);
   const transfer = input.transfer_kind ?? 1;
-  if (issuer.exportGuide && transfer !== 8 && transfer !== 9) notAllowed("issuer.export_guide", `GuiaExport is for a guía that transfers goods for export (transfer_kind 8 or 9), not transfer_kind ${transfer}`);
+  if (issuer.exportGuide && !isExportGuide(input, type)) notAllowed("issuer.export_guide", `GuiaExport is for a guía that transfers goods for export or returns them (transfer_kind 7, 8 or 9), not transfer_kind ${transfer}`);
   let receiver: Party;
   if (input.recipient) receiver = party(input.recipient, "recipient", "recipient", type);
   else if (type.boleta) receiver = { rut: ANONYMOUS_BUYER_RUT, legalName: "CONSUMIDOR FINAL", activityCodes: [] };

@@ -51,6 +51,17 @@ export function buildReferences(input: InvoiceInput, type: DocumentTypeInfo, tot
   return reason ? { references, reason } : { references };
 }
 
+/** Whether the body references a document of one of these SII codes (an unknown type counts as none: its own check reports it). */
+export function referencesAnyOf(input: InvoiceInput, codes: readonly string[]): boolean {
+  return (input.billing_reference ?? []).some((r) => {
+    try {
+      return codes.includes(resolveReferenceType(r.invoice_type, "billing_reference"));
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** IndGlobal (folio 0), RUTOtr and IdAdicOtr (exports; an additional id of that other issuer). */
 function refExtras(r: NonNullable<InvoiceInput["billing_reference"]>[number], p: string, ref: ComputedReference, type: DocumentTypeInfo): void {
   if (r.other_issuer_additional_id !== undefined) {

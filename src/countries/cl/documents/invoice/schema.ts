@@ -75,7 +75,7 @@ export const partySchema = z
         authorization_date: dateOnly.optional().describe("FchAut: the date of that resolution, YYYY-MM-DD."),
       })
       .optional()
-      .describe("Issuer only, guías de despacho (52) for export (transfer_kind 8 or 9): the issuer of a guía for export (GuiaExport). At least one field."),
+      .describe("Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field."),
     foreign: z
       .object({
         nationality: z.string().max(3).optional().describe("Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries)."),
@@ -83,7 +83,7 @@ export const partySchema = z
         additional_id: z.string().min(1).max(20).optional().describe("An additional identifier of the foreign recipient (IdAdicRecep, max 20)."),
       })
       .optional()
-      .describe("Recipient of export documents (110–112) and of guías for export (52 with transfer_kind 8 or 9) only: the foreign recipient block (Extranjero; additional_id on 110–112)."),
+      .describe("Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only."),
   })
   .describe("Issuer or recipient.");
 
@@ -140,7 +140,7 @@ export const itemSchema = z
       .min(1)
       .max(6)
       .optional()
-      .describe("IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6."),
+      .describe("IndExe: 1 exempt or not affected (same as taxes EXE), 2 not billable (MontoNF), 3 deposit guarantee on containers (GrntDep), 4 not a sale (informative; guías and facturas), 5 deposit guarantee refund (credit notes) or, on a guía that is not a sale (transfer_kind 2–8) referencing an earlier guía, an item taken back (outside the totals), 6 not billable, negative (MontoNF minus). Boletas allow 1, 2 and 6."),
     reference_quantity: num.optional().describe("Reference quantity (QtyRef), e.g. the content of a package; informative."),
     sub_quantities: z
       .array(
@@ -156,7 +156,7 @@ export const itemSchema = z
       .describe("Distribution of the quantity (Subcantidad, up to 5); their sum may not exceed quantity. Not on boletas."),
     elaboration_date: dateOnly.optional().describe("FchElabor: elaboration date of the item, YYYY-MM-DD. Not on boletas."),
     expiry_date: dateOnly.optional().describe("FchVencim: expiry date of the item, YYYY-MM-DD, not before elaboration_date. Not on boletas."),
-    third_party: z.boolean().optional().describe("The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of facturas 33, liquidaciones-factura 43 and notes 56, 61."),
+    third_party: z.boolean().optional().describe("The line is a sale on behalf of a third party: its IVA is third parties' (IVATerc) and the rest of the IVA the issuer's own (IVAProp). Taxed lines of 33, 43, 46, 52, 56 and 61."),
     other_currency: z
       .object({
         code: z.string().min(3).max(3).describe("ISO 4217 code of the price currency (Moneda)."),
@@ -297,7 +297,7 @@ export const customsSchema = z
     destination_country: z.string().max(3).optional().describe("CodPaisDestin (GET /api/catalogs/CL/additional-export-info/countries)."),
     payment_form: z.string().max(2).optional().describe("FmaPagExp: customs payment form (GET /api/catalogs/CL/additional-export-info/payment-forms)."),
   })
-  .describe("Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export (52 with transfer_kind 8 or 9) only.");
+  .describe("Export customs data (Transporte/Aduana; payment_form is IdDoc FmaPagExp). Export documents 110–112 and guías de despacho for export or its returns (52 with transfer_kind 7, 8 or 9) only.");
 
 export const commissionSchema = z
   .object({
@@ -307,7 +307,7 @@ export const commissionSchema = z
     net_amount: num.optional().describe("ValComNeto. Required unless percent is sent."),
     exempt_amount: num.optional().describe("ValComExe (default 0)."),
   })
-  .describe("Liquidación-factura (43) commission or charge (Comisiones). IVA on it is 19 % of net_amount.");
+  .describe("A commission or other charge (Comisiones) of a liquidación-factura (43), a factura de compra (46) or a note modifying a factura de compra. IVA on it is 19 % of net_amount; it is deducted from the total.");
 
 export const invoiceSchema = z
   .object({
@@ -362,8 +362,8 @@ export const invoiceSchema = z
       .describe("Boletas (39, 41) only: the seller and the cash register, written in a Referencia line of their own (CodVndor, CodCaja) after the billing references. At least one field."),
     no_debit_reduction: z.boolean().optional().describe("IndNoRebaja 1: a credit note (61) that gives no right to reduce the issuer's debit IVA."),
     items: z.array(itemSchema).min(1).describe("1..60 lines (1..1000 on boletas)."),
-    gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (facturas, notes, guías). Boletas are always gross unless net_amounts."),
-    net_amounts: z.boolean().optional().describe("Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA."),
+    gross_prices: z.boolean().optional().describe("MntBruto: unit prices and line amounts include IVA (33, 34, 43, 46, 52, 56, 61; on 34 every amount is exempt, so only the mark is written). Boletas are always gross unless net_amounts."),
+    net_amounts: z.boolean().optional().describe("Boletas only (IndMntNeto 2): unit prices and line amounts are net of IVA (on 41 every amount is exempt, so only the mark is written)."),
     global_adjustments: z.array(globalAdjustmentSchema).max(20).optional().describe("Global discounts and surcharges (DscRcgGlobal, up to 20)."),
     payment_terms: z
       .object({
@@ -392,7 +392,7 @@ export const invoiceSchema = z
       .optional()
       .describe("Sub-totals for printing (SubTotInfo, up to 20); ValSubtotSTI is computed."),
     transfer_kind: z.number().int().min(1).max(9).optional().describe("Guías (52): IndTraslado 1 sale (default), 2 sale to be made, 3 consignment, 4 free delivery, 5 internal transfer, 6 other non-sale, 7 return, 8 export transfer, 9 export sale."),
-    dispatch_kind: z.number().int().min(1).max(3).optional().describe("TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Guías and exports."),
+    dispatch_kind: z.number().int().min(1).max(3).optional().describe("TipoDespacho: 1 by the recipient, 2 by the issuer to the recipient's address, 3 by the issuer to another address. Documents that go with goods: 33, 34, 46, 52 and exports (not notes 56, 61)."),
     transport: transportSchema.optional(),
     customs: customsSchema.optional(),
     other_currency: z
@@ -402,8 +402,8 @@ export const invoiceSchema = z
     construction_credit: z
       .object({ amount: num.optional().describe("CredEC when it is less than 65 % of the IVA (e.g. the UF cap per dwelling). Defaults to round(IVA × 0.65).") })
       .optional()
-      .describe("Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. Facturas 33 and notes 56, 61 with IVA. MntTotal = … − CredEC."),
-    commissions: z.array(commissionSchema).max(20).optional().describe("Liquidación-factura (43) only: commissions and other charges."),
+      .describe("Crédito especial empresas constructoras (DL 910 art. 21, CredEC): a construction company's sale of dwellings or general construction contract. 33, 52 and notes 56, 61 with IVA. MntTotal = … − CredEC."),
+    commissions: z.array(commissionSchema).max(20).optional().describe("Commissions and other charges (Comisiones): liquidaciones-factura (43), facturas de compra (46) and notes (56, 61) that reference a factura de compra (46, or 45 on paper). A percent applies to the taxed net."),
     totals: totalsSchema.optional(),
     reason_code: z.string().max(3).optional().describe("ANU cancels the referenced document (CodRef 1), COT corrects text (2), COM corrects amounts (3). Required on notes."),
     billing_reference: z.array(billingReferenceSchema).max(40).optional().describe("References; at least one on notes (56, 61, 111, 112)."),

@@ -19,9 +19,9 @@
  * | IVAProp | IVA − IVATerc (written only with IVATerc) |
  * | CredEC (33, 56, 61) | round(IVA × 65 / 100), or a smaller amount sent (the cap per dwelling) |
  * | IVANoRet | IVA − Σ withholdings, when withholdings take only part of the IVA |
- * | GrntDep | Σ MontoItem IndExe 3 (deposits charged) and IndExe 5 (deposits returned, on the credit note that returns them) |
- * | Comisiones (43) | Σ ValComNeto, ValComExe, ValComIVA = round(ValComNeto × 19 / 100) |
- * | MntTotal | MntNeto + MntExe + IVA + additional taxes (28 and 35 included) − withholdings + GrntDep − commissions (43) − CredEC |
+ * | GrntDep | Σ MontoItem IndExe 3 (deposits charged) and IndExe 5 (deposits returned, on the credit note that returns them; on a guía IndExe 5 is an item taken back, outside the totals) |
+ * | Comisiones (43; 46 and its notes) | Σ ValComNeto, ValComExe, ValComIVA = round(ValComNeto × 19 / 100) |
+ * | MntTotal | MntNeto + MntExe + IVA + additional taxes (28 and 35 included) − withholdings + GrntDep − commissions − CredEC |
  * | MontoNF | not-billable base ± its global adjustments (outside MntTotal) |
  */
 import { EngineError } from "../../errors";
@@ -86,8 +86,8 @@ export interface TotalsInput {
   constructionCredit?: InvoiceInput["construction_credit"];
 }
 
-/** Types that may carry CredEC: facturas and the notes that modify them (Formato DTE v2.2, CredEC). */
-export const CONSTRUCTION_CREDIT_TYPES: readonly number[] = [33, 56, 61];
+/** Types that may carry CredEC: facturas, guías and the notes that modify them (Formato DTE v2.2, CredEC). */
+export const CONSTRUCTION_CREDIT_TYPES: readonly number[] = [33, 52, 56, 61];
 /** DL 910 art. 21: 65 % of the IVA. */
 const CONSTRUCTION_CREDIT_PCT = 65n;
 
@@ -142,8 +142,9 @@ export function buildTotals(t: TotalsInput, type: DocumentTypeInfo): ComputedTot
   }
   if (type.exempt || lines.some((l) => l.exempt) || t.adjustments.some((a) => a.base === 1)) totals.exempt = bases.exempt;
   if (lines.some((l) => l.indicator === 2 || l.indicator === 6)) totals.nonBillable = bases.nonBillable;
-  const deposit = sum(lines.map((l) => (l.indicator === 3 || l.indicator === 5 ? l.amount : 0n)));
-  if (lines.some((l) => l.indicator === 3 || l.indicator === 5)) totals.deposit = deposit;
+  // IndExe 5 is a deposit returned on a credit note; on a guía it is an item taken back, outside the totals.
+  const isDeposit = (l: ComputedLine) => l.indicator === 3 || (l.indicator === 5 && type.code !== 52);
+  if (lines.some(isDeposit)) totals.deposit = sum(lines.filter(isDeposit).map((l) => l.amount));
   totals.additional = additionalTaxes(lines, t.adjustments);
   const add = sum(totals.additional.filter((x) => x.kind === "A").map((x) => x.amount));
   const withheld = sum(totals.additional.filter((x) => x.kind === "R").map((x) => x.amount));

@@ -62,7 +62,7 @@ function copyDefined<T extends object>(target: T, values: Partial<T>): void {
 export function buildCustoms(input: InvoiceInput, type: DocumentTypeInfo, scale: number): ComputedCustoms | undefined {
   const c = input.customs;
   if (!c) return undefined;
-  if (!type.export && !isExportGuide(input, type)) notAllowed("customs", "the customs block is for export documents (110, 111, 112) and guías de despacho for export (52 with transfer_kind 8 or 9)");
+  if (!type.export && !isExportGuide(input, type)) notAllowed("customs", "the customs block is for export documents (110, 111, 112) and guías de despacho for export or its returns (52 with transfer_kind 7, 8 or 9)");
   const packages = (c.packages ?? []).map((p, i) => {
     const f = `customs.packages[${i}]`;
     const row: ComputedCustoms["packages"][number] = { type: code(p.type, 3, `${f}.type`)!, quantity: p.quantity };
@@ -114,12 +114,14 @@ function requireWith(extra: string | undefined, base: unknown, field: string, ne
 }
 
 /**
- * A guía de despacho that moves goods for export (IndTraslado 8 or 9). DTE_v10's Documento has
- * Aduana, FmaPagExp and Extranjero, which only such a guía can use among the Documento types: our
- * reading of where the customs data and a foreign recipient belong outside 110–112.
+ * A guía de despacho that moves goods for export (IndTraslado 8 or 9) or returns them from the
+ * zone of shipment (7, "guía de devolución", issued by the customs agent: CdgTraslado 2). DTE_v10's
+ * Documento has Aduana and FmaPagExp, which only such a guía can use among the Documento types
+ * (Formato DTE v2.2: the customs area is conditional on guías, required with IndTraslado 8 or 9).
  */
+const EXPORT_GUIDE_TRANSFERS: readonly number[] = [7, 8, 9];
 export function isExportGuide(input: Pick<InvoiceInput, "transfer_kind">, type: DocumentTypeInfo): boolean {
-  return type.code === 52 && (input.transfer_kind === 8 || input.transfer_kind === 9);
+  return type.code === 52 && EXPORT_GUIDE_TRANSFERS.includes(input.transfer_kind ?? 1);
 }
 
 /** FmaPagExp, the customs payment form of exports (in the customs block of the body). */
