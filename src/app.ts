@@ -27,6 +27,7 @@ import { receptionRoutes } from "./http/routes/reception";
 import { operationsRoutes } from "./http/routes/operations";
 import { healthReport } from "./operations/health";
 import { simulatorCafRoutes } from "./countries/cl/simulator/caf-route";
+import { simulatorControlRoutes } from "./countries/cl/simulator/control-routes";
 import { simulatorApp } from "./countries/cl/simulator/app";
 import type { AppEnv } from "./http/types";
 
@@ -51,7 +52,10 @@ const health = defineRoute({
   description: "Answers without an API key: 200 when every binding answers, 503 when one does not (the body says which).",
   public: true,
   responses: {
-    200: { description: "Service and bindings are up", content: { "application/json": { schema: HealthSchema } } },
+    200: {
+      description: "Service and bindings are up",
+      content: { "application/json": { schema: HealthSchema, example: { status: "ok", environment: "production", sii_mode: "production", checks: Object.fromEntries(Object.keys(HealthSchema.shape.checks.shape).map((k) => [k, { status: "ok" }])) } } },
+    },
     503: { description: "A binding does not answer", content: { "application/json": { schema: HealthSchema } } },
   },
 });
@@ -118,9 +122,11 @@ function buildApp() {
   app.route("/", receptionRoutes);
   app.route("/", operationsRoutes);
   app.route("/", simulatorCafRoutes);
+  app.route("/", simulatorControlRoutes);
   // The simulated SII (DECISIONS 15, 18): its own Hono app speaking the SII's XML/SOAP protocol,
-  // kept out of the OpenAPI document (one catch-all route here, registered after the documented
-  // POST /simulator/sii/caf so that one wins); 404 unless SII_MODE=simulator.
+  // kept out of the OpenAPI document but for the documented POST /simulator/sii/caf and the
+  // scenario and reception/inject routes above (one catch-all route here, registered after them);
+  // 404 unless SII_MODE=simulator.
   app.all("/simulator/sii/*", (c) => simulatorApp.fetch(c.req.raw, c.env, executionCtxOf(c)));
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin) as object));

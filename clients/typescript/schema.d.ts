@@ -39,6 +39,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "key_01M8EK5YPG7AF6QWR2BP3KXGS7",
+                         *           "user_id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *           "name": "ERP production",
+                         *           "role": "MEMBER",
+                         *           "prefix": "dte_test_u8j",
+                         *           "livemode": false,
+                         *           "company_ids": [
+                         *             "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *           ],
+                         *           "created_at": "2026-11-27T13:33:00.000Z",
+                         *           "last_used_at": "2026-11-28T12:00:00.000Z",
+                         *           "revoked_at": null
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ApiKeyPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -251,6 +276,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "key_01M8EK5YPG7AF6QWR2BP3KXGS7",
+                         *       "user_id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "name": "ERP production",
+                         *       "role": "MEMBER",
+                         *       "prefix": "dte_test_u8j",
+                         *       "livemode": false,
+                         *       "company_ids": [
+                         *         "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *       ],
+                         *       "created_at": "2026-11-27T13:33:00.000Z",
+                         *       "last_used_at": "2026-11-28T12:00:00.000Z",
+                         *       "revoked_at": "2026-11-30T09:15:00.000Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["ApiKey"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -503,6 +544,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "key_01M8EK5YPG7AF6QWR2BP3KXGS7",
+                         *       "user_id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "name": "ERP production",
+                         *       "role": "MEMBER",
+                         *       "prefix": "dte_test_u8j",
+                         *       "livemode": false,
+                         *       "company_ids": [
+                         *         "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *       ],
+                         *       "created_at": "2026-11-27T13:33:00.000Z",
+                         *       "last_used_at": "2026-11-28T12:00:00.000Z",
+                         *       "revoked_at": null
+                         *     }
+                         */
                         "application/json": components["schemas"]["ApiKey"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -725,6 +782,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "key_01M8EK5YPG7AF6QWR2BP3KXGS7",
+                         *       "user_id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "name": "ERP production",
+                         *       "role": "MEMBER",
+                         *       "prefix": "dte_test_u8j",
+                         *       "livemode": false,
+                         *       "company_ids": [],
+                         *       "created_at": "2026-11-27T13:33:00.000Z",
+                         *       "last_used_at": "2026-11-28T12:00:00.000Z",
+                         *       "revoked_at": null
+                         *     }
+                         */
                         "application/json": components["schemas"]["ApiKey"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -965,6 +1036,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "country": "CHL",
+                         *           "alpha2": "CL",
+                         *           "path": "/api/catalogs/CHL",
+                         *           "catalogs": [
+                         *             {
+                         *               "slug": "countries",
+                         *               "title": "Countries",
+                         *               "description": "ISO 3166-1 countries; `code` is alpha-3 (what companies store), `alpha2` the 2-letter code.",
+                         *               "path": "/api/catalogs/CHL/countries",
+                         *               "total": 249,
+                         *               "source": {
+                         *                 "document": "ISO 3166-1 (country codes), public standard data",
+                         *                 "date": "2024-01-01",
+                         *                 "complete": true
+                         *               }
+                         *             },
+                         *             {
+                         *               "slug": "regions",
+                         *               "title": "Regions",
+                         *               "description": "Chile's 16 regions; `code` is the official number used in `address.region`.",
+                         *               "path": "/api/catalogs/CHL/regions",
+                         *               "total": 16,
+                         *               "source": {
+                         *                 "document": "Ley 21.033 (Región de Ñuble, 2017) and Ley 20.174 / 20.175 (Arica y Parinacota, Los Ríos, 2007): the 16 regions and their official numbers",
+                         *                 "date": "2018-09-06",
+                         *                 "complete": true
+                         *               }
+                         *             },
+                         *             {
+                         *               "slug": "communes",
+                         *               "title": "Communes",
+                         *               "description": "All 346 communes: `code` is the official numeric commune code (CUT), `name` what goes in CmnaOrigen / CmnaRecep, `aliases` other accepted spellings, with the region and the SII unit that has jurisdiction.",
+                         *               "path": "/api/catalogs/CHL/communes",
+                         *               "total": 346,
+                         *               "source": {
+                         *                 "document": "SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune",
+                         *                 "date": "2018-09-06",
+                         *                 "complete": true,
+                         *                 "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
+                         *               }
+                         *             }
+                         *           ],
+                         *           "lookups": [
+                         *             {
+                         *               "name": "taxpayers",
+                         *               "path": "/api/catalogs/CHL/taxpayers/{tax_id}",
+                         *               "description": "A taxpayer of the tax authority's register by its tax id: legal name, activities, whether it issues electronic documents."
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CatalogIndexPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -1186,6 +1319,60 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "country": "CHL",
+                         *       "alpha2": "CL",
+                         *       "path": "/api/catalogs/CHL",
+                         *       "catalogs": [
+                         *         {
+                         *           "slug": "countries",
+                         *           "title": "Countries",
+                         *           "description": "ISO 3166-1 countries; `code` is alpha-3 (what companies store), `alpha2` the 2-letter code.",
+                         *           "path": "/api/catalogs/CHL/countries",
+                         *           "total": 249,
+                         *           "source": {
+                         *             "document": "ISO 3166-1 (country codes), public standard data",
+                         *             "date": "2024-01-01",
+                         *             "complete": true
+                         *           }
+                         *         },
+                         *         {
+                         *           "slug": "regions",
+                         *           "title": "Regions",
+                         *           "description": "Chile's 16 regions; `code` is the official number used in `address.region`.",
+                         *           "path": "/api/catalogs/CHL/regions",
+                         *           "total": 16,
+                         *           "source": {
+                         *             "document": "Ley 21.033 (Región de Ñuble, 2017) and Ley 20.174 / 20.175 (Arica y Parinacota, Los Ríos, 2007): the 16 regions and their official numbers",
+                         *             "date": "2018-09-06",
+                         *             "complete": true
+                         *           }
+                         *         },
+                         *         {
+                         *           "slug": "communes",
+                         *           "title": "Communes",
+                         *           "description": "All 346 communes: `code` is the official numeric commune code (CUT), `name` what goes in CmnaOrigen / CmnaRecep, `aliases` other accepted spellings, with the region and the SII unit that has jurisdiction.",
+                         *           "path": "/api/catalogs/CHL/communes",
+                         *           "total": 346,
+                         *           "source": {
+                         *             "document": "SUBDERE, Códigos Únicos Territoriales actualizados al 06-09-2018 (Decreto exento 817 de 2010 del Ministerio del Interior and Ley 21.033 creating Ñuble), for codes and names; SII, oficinas de atención y comunas que atiende (www.sii.cl/transparencia/oficinas_atencion.html), for the SII unit of each commune",
+                         *             "date": "2018-09-06",
+                         *             "complete": true,
+                         *             "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
+                         *           }
+                         *         }
+                         *       ],
+                         *       "lookups": [
+                         *         {
+                         *           "name": "taxpayers",
+                         *           "path": "/api/catalogs/CHL/taxpayers/{tax_id}",
+                         *           "description": "A taxpayer of the tax authority's register by its tax id: legal name, activities, whether it issues electronic documents."
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CountryCatalogIndex"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -1468,7 +1655,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -1753,7 +1941,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -2042,7 +2231,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -2327,7 +2517,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -2612,7 +2803,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -2897,7 +3089,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -3182,7 +3375,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -3476,7 +3670,8 @@ export interface paths {
                          *           "complete": true,
                          *           "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -3765,7 +3960,8 @@ export interface paths {
                          *           "date": "2024-01-01",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -4054,7 +4250,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -4339,7 +4536,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -4628,7 +4826,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -4937,7 +5136,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -5226,7 +5426,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -5524,7 +5725,8 @@ export interface paths {
                          *           "complete": true,
                          *           "note": "674 codes, transcribed from the SII's published table as it stood in 2024. Where the SII marks G, `vat` and `tax_category` are \"depends\" (it depends on the taxpayer, not on the code alone). Two rows where the SII's page reads \"S\" under Disponible Internet are taken as SI."
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -5815,7 +6017,8 @@ export interface paths {
                          *           "date": "2026-11-23",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -6104,7 +6307,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -6389,7 +6593,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -6684,7 +6889,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -6973,7 +7179,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -7262,7 +7469,8 @@ export interface paths {
                          *           "date": "2018-09-06",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -7562,7 +7770,8 @@ export interface paths {
                          *           "complete": true,
                          *           "note": "All 346 communes. `code` is the State's official numeric commune code (CUT); the SII's own internal commune numbering is not published in a source we could check, so it is not included. `aliases` holds the other spellings in use (the SII's lists write e.g. COYHAIQUE, LLAY LLAY, PAIHUANO); lookups accept the code, the name or any alias, without regard to case or accents. The SII unit follows the SII's office directory as transcribed in public DTE projects (facts only); where transcriptions differ we keep the SII unit names (e.g. VIÑA DEL MAR, PROVIDENCIA, COCHRANE) and Navidad is served from SAN ANTONIO."
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -7842,7 +8051,8 @@ export interface paths {
                          *           "date": "2026-11-23",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -8134,7 +8344,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -8427,7 +8638,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -8672,6 +8884,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tax_id": "76086428-5",
+                         *       "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *       "authorized_dte": true,
+                         *       "resolution_number": 80,
+                         *       "resolution_date": "2014-08-22",
+                         *       "exchange_email": "dte@losandes.cl",
+                         *       "url": "https://www.losandes.cl",
+                         *       "activities": [],
+                         *       "source": "SII_DIRECTORY",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Taxpayer"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -8949,7 +9175,8 @@ export interface paths {
                          *           "date": "2019-11-15",
                          *           "complete": true
                          *         }
-                         *       }
+                         *       },
+                         *       "livemode": false
                          *     }
                          */
                         "application/json": components["schemas"]["CatalogPage"] & {
@@ -9200,6 +9427,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *           "tax_identifier": "76086428-5",
+                         *           "tax_identification_document_code": "RUT",
+                         *           "country_iso3": "CHL",
+                         *           "country_name": "Chile",
+                         *           "start_activities_date": "2014-07-01",
+                         *           "status": "ACTIVE",
+                         *           "created_at": "2026-11-27T10:30:00"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CompanyPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -9390,6 +9639,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "legal_name": "COMERCIAL LOS ANDES SPA",
+                     *       "tax_identification_document_code": "RUT",
+                     *       "tax_identification_document_number": "76086428-5",
+                     *       "country": "CHL",
+                     *       "start_activities_date": "2014-07-01"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanyCreate"];
                 };
             };
@@ -9402,6 +9660,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CompanyCreated"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -9667,6 +9932,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "cer_01M8EK5RV07ENN8T6HG7SPZM3S",
+                         *           "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "subject_name": "JUAN PEREZ SOTO",
+                         *           "holder_rut": "12345678-5",
+                         *           "issuer_name": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *           "serial_number": "5f2a91c03b7e4d18",
+                         *           "fingerprint_sha1": "2729ffd7b8e1ca3d89795da8be1734ede0251d1d",
+                         *           "valid_from": "2026-03-02T14:05:11.000Z",
+                         *           "valid_to": "2029-03-02T14:05:11.000Z",
+                         *           "validity": "VALID",
+                         *           "active": true,
+                         *           "created_at": "2026-11-27T13:31:05.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CertificatePage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -9881,6 +10171,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "certificate": "(binary: firma.pfx, at most 64 KiB)",
+                     *       "password": "clave-del-pfx"
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["CertificateUpload"];
                 };
             };
@@ -9892,6 +10188,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cer_01M8EK5RV07ENN8T6HG7SPZM3S",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "subject_name": "JUAN PEREZ SOTO",
+                         *       "holder_rut": "12345678-5",
+                         *       "issuer_name": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *       "serial_number": "5f2a91c03b7e4d18",
+                         *       "fingerprint_sha1": "2729ffd7b8e1ca3d89795da8be1734ede0251d1d",
+                         *       "valid_from": "2026-03-02T14:05:11.000Z",
+                         *       "valid_to": "2029-03-02T14:05:11.000Z",
+                         *       "validity": "VALID",
+                         *       "active": true,
+                         *       "created_at": "2026-11-27T13:31:05.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Certificate"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -10186,6 +10499,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cer_01M8EK5RV07ENN8T6HG7SPZM3S",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "subject_name": "JUAN PEREZ SOTO",
+                         *       "holder_rut": "12345678-5",
+                         *       "issuer_name": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *       "serial_number": "5f2a91c03b7e4d18",
+                         *       "fingerprint_sha1": "2729ffd7b8e1ca3d89795da8be1734ede0251d1d",
+                         *       "valid_from": "2026-03-02T14:05:11.000Z",
+                         *       "valid_to": "2029-03-02T14:05:11.000Z",
+                         *       "validity": "VALID",
+                         *       "active": true,
+                         *       "created_at": "2026-11-27T13:31:05.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Certificate"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -10409,6 +10739,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cer_01M8EK5RV07ENN8T6HG7SPZM3S",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "subject_name": "JUAN PEREZ SOTO",
+                         *       "holder_rut": "12345678-5",
+                         *       "issuer_name": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *       "serial_number": "5f2a91c03b7e4d18",
+                         *       "fingerprint_sha1": "2729ffd7b8e1ca3d89795da8be1734ede0251d1d",
+                         *       "valid_from": "2026-03-02T14:05:11.000Z",
+                         *       "valid_to": "2029-03-02T14:05:11.000Z",
+                         *       "validity": "VALID",
+                         *       "active": false,
+                         *       "created_at": "2026-11-27T13:31:05.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": (components["schemas"]["Certificate"] & {
                             /** @enum {boolean} */
                             active?: false;
@@ -10647,6 +10994,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cer_01M8EK5RV07ENN8T6HG7SPZM3S",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "subject_name": "JUAN PEREZ SOTO",
+                         *       "holder_rut": "12345678-5",
+                         *       "issuer_name": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *       "serial_number": "5f2a91c03b7e4d18",
+                         *       "fingerprint_sha1": "2729ffd7b8e1ca3d89795da8be1734ede0251d1d",
+                         *       "valid_from": "2026-03-02T14:05:11.000Z",
+                         *       "valid_to": "2029-03-02T14:05:11.000Z",
+                         *       "validity": "VALID",
+                         *       "active": true,
+                         *       "created_at": "2026-11-27T13:31:05.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Certificate"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -11851,6 +12215,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "dlq_01M8EK68F0SG9HRZQCHN7YZA1X",
+                         *           "queue": "issuance",
+                         *           "message_id": "5c1e2a7b9f4d4c3e8a6b0d2f1e9c7a35",
+                         *           "body": {
+                         *             "v": 1,
+                         *             "type": "envelope.poll",
+                         *             "envelope_id": "env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1",
+                         *             "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *           },
+                         *           "attempts": 10,
+                         *           "status": "DEAD",
+                         *           "created_at": "2026-11-27T18:00:00.000Z",
+                         *           "redriven_at": null
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["DeadLetterPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -12087,6 +12477,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "dlq_01M8EK68F0SG9HRZQCHN7YZA1X",
+                         *       "queue": "issuance",
+                         *       "message_id": "5c1e2a7b9f4d4c3e8a6b0d2f1e9c7a35",
+                         *       "body": {
+                         *         "v": 1,
+                         *         "type": "envelope.poll",
+                         *         "envelope_id": "env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1",
+                         *         "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *       },
+                         *       "attempts": 10,
+                         *       "status": "REDRIVEN",
+                         *       "created_at": "2026-11-27T18:00:00.000Z",
+                         *       "redriven_at": "2026-11-28T09:00:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["DeadLetter"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -12360,6 +12768,99 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "invoice_type": "33",
+                         *           "invoice_type_name": "FACTURA ELECTRÓNICA",
+                         *           "status": "ACCEPTED",
+                         *           "fiscal_status": "DOK",
+                         *           "fiscal_message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *           "folio": 1042,
+                         *           "external_reference": "ERP-OV-2026-001042",
+                         *           "issue_date": "2026-11-27",
+                         *           "total": "1190000",
+                         *           "currency": "CLP",
+                         *           "recipient": {
+                         *             "tax_id": "96790240-3",
+                         *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *           },
+                         *           "track_id": "6512345678",
+                         *           "cancels_invoice_id": null,
+                         *           "cancelled_by": null,
+                         *           "last_error": null,
+                         *           "attempts": 0,
+                         *           "buyer_response": {
+                         *             "state": "PENDING",
+                         *             "sii_received_at": "2026-11-27T10:30:02-03:00",
+                         *             "deadline": "2026-12-05T13:30:02.000Z",
+                         *             "seconds_left": 690537,
+                         *             "events": [],
+                         *             "checked_at": "2026-11-27T13:41:05.000Z",
+                         *             "next_check_at": "2026-11-27T14:11:05.000Z"
+                         *           },
+                         *           "buyer_delivery": {
+                         *             "state": "SENT",
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-27T13:31:07.000Z",
+                         *             "message": null,
+                         *             "delivered_at": "2026-11-27T13:31:09.000Z"
+                         *           },
+                         *           "buyer_replies": [],
+                         *           "created_at": "2026-11-27T13:30:00.120Z",
+                         *           "updated_at": "2026-11-27T13:41:05.000Z",
+                         *           "history": [
+                         *             {
+                         *               "status": "RECEIVED",
+                         *               "fiscal_status": null,
+                         *               "message": "Received; queued for folio assignment, signature and sending",
+                         *               "at": "2026-11-27T13:30:00.120Z"
+                         *             },
+                         *             {
+                         *               "status": "GENERATED",
+                         *               "fiscal_status": null,
+                         *               "message": "Folio 1042 assigned",
+                         *               "at": "2026-11-27T13:30:00.610Z"
+                         *             },
+                         *             {
+                         *               "status": "SIGNED",
+                         *               "fiscal_status": null,
+                         *               "message": "Stamped and signed as F1042T33",
+                         *               "at": "2026-11-27T13:30:00.640Z"
+                         *             },
+                         *             {
+                         *               "status": "SENT",
+                         *               "fiscal_status": null,
+                         *               "message": "Sent to the SII in envelope env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1, track id 6512345678",
+                         *               "at": "2026-11-27T13:30:01.900Z"
+                         *             },
+                         *             {
+                         *               "status": "SENT",
+                         *               "fiscal_status": "EPR",
+                         *               "message": "EPR: Envío procesado. / Envelope processed.",
+                         *               "at": "2026-11-27T13:31:05.000Z"
+                         *             },
+                         *             {
+                         *               "status": "ACCEPTED",
+                         *               "fiscal_status": "DOK",
+                         *               "message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *               "at": "2026-11-27T13:31:05.200Z"
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["InvoicePage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -12582,6 +13083,107 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "invoice_type": "33",
+                     *       "invoice_date": "2026-11-27 10:30:00",
+                     *       "payment_due_date": "2026-12-27",
+                     *       "external_reference": "ERP-OV-2026-001042",
+                     *       "issuer": {
+                     *         "legal_name": "COMERCIAL LOS ANDES SPA",
+                     *         "document_type": "RUT",
+                     *         "document_number": "76086428-5",
+                     *         "address": {
+                     *           "country": "CL",
+                     *           "region": "13",
+                     *           "city": "Santiago",
+                     *           "commune": "Providencia",
+                     *           "address": "Av. Providencia 1234, of. 501"
+                     *         },
+                     *         "tax_information": {
+                     *           "activity": "Venta al por mayor de computadores y equipo periférico",
+                     *           "activity_codes": [
+                     *             465100
+                     *           ],
+                     *           "resolution_number": "80",
+                     *           "resolution_date": "2014-08-22"
+                     *         },
+                     *         "email": "facturacion@losandes.cl"
+                     *       },
+                     *       "recipient": {
+                     *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                     *         "document_type": "RUT",
+                     *         "document_number": "96790240-3",
+                     *         "address": {
+                     *           "country": "CL",
+                     *           "region": "13",
+                     *           "city": "Santiago",
+                     *           "commune": "Las Condes",
+                     *           "address": "Av. Apoquindo 4501, piso 8"
+                     *         },
+                     *         "tax_information": {
+                     *           "activity": "Distribución de artículos de oficina"
+                     *         },
+                     *         "email": "dte@elsimulador.cl"
+                     *       },
+                     *       "payment_method": {
+                     *         "code": "2",
+                     *         "description": "Crédito 30 días"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "quantity": 2,
+                     *           "code_unit_of_measure": "UN",
+                     *           "unit_price": 450000,
+                     *           "description": "Notebook 14 pulgadas 16 GB RAM",
+                     *           "item_codes": [
+                     *             {
+                     *               "type": "INT1",
+                     *               "value": "NB-1416"
+                     *             }
+                     *           ],
+                     *           "taxes": [
+                     *             {
+                     *               "type": "IVA",
+                     *               "rate": 19
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "quantity": 1,
+                     *           "code_unit_of_measure": "UN",
+                     *           "unit_price": 100000,
+                     *           "description": "Instalación y configuración",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "IVA",
+                     *               "rate": 19
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "billing_reference": [
+                     *         {
+                     *           "number": "4500012345",
+                     *           "invoice_type": "801",
+                     *           "invoice_date": "2026-11-20",
+                     *           "reason": "Orden de compra"
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "sub_total": 1000000,
+                     *         "taxes": [
+                     *           {
+                     *             "type": "IVA",
+                     *             "base_amount": 1000000,
+                     *             "rate": 19,
+                     *             "amount": 190000
+                     *           }
+                     *         ],
+                     *         "total": 1190000
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCreate"];
                 };
             };
@@ -12594,6 +13196,45 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_type": "33",
+                         *       "invoice_type_name": "FACTURA ELECTRÓNICA",
+                         *       "status": "RECEIVED",
+                         *       "fiscal_status": null,
+                         *       "fiscal_message": null,
+                         *       "folio": null,
+                         *       "external_reference": "ERP-OV-2026-001042",
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "currency": "CLP",
+                         *       "recipient": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "track_id": null,
+                         *       "cancels_invoice_id": null,
+                         *       "cancelled_by": null,
+                         *       "last_error": null,
+                         *       "attempts": 0,
+                         *       "buyer_response": null,
+                         *       "buyer_delivery": null,
+                         *       "buyer_replies": [],
+                         *       "created_at": "2026-11-27T13:30:00.120Z",
+                         *       "updated_at": "2026-11-27T13:30:00.120Z",
+                         *       "history": [
+                         *         {
+                         *           "status": "RECEIVED",
+                         *           "fiscal_status": null,
+                         *           "message": "Received; queued for folio assignment, signature and sending",
+                         *           "at": "2026-11-27T13:30:00.120Z"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Invoice"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -12954,6 +13595,91 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_type": "33",
+                         *       "invoice_type_name": "FACTURA ELECTRÓNICA",
+                         *       "status": "ACCEPTED",
+                         *       "fiscal_status": "DOK",
+                         *       "fiscal_message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *       "folio": 1042,
+                         *       "external_reference": "ERP-OV-2026-001042",
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "currency": "CLP",
+                         *       "recipient": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "track_id": "6512345678",
+                         *       "cancels_invoice_id": null,
+                         *       "cancelled_by": null,
+                         *       "last_error": null,
+                         *       "attempts": 0,
+                         *       "buyer_response": {
+                         *         "state": "PENDING",
+                         *         "sii_received_at": "2026-11-27T10:30:02-03:00",
+                         *         "deadline": "2026-12-05T13:30:02.000Z",
+                         *         "seconds_left": 690537,
+                         *         "events": [],
+                         *         "checked_at": "2026-11-27T13:41:05.000Z",
+                         *         "next_check_at": "2026-11-27T14:11:05.000Z"
+                         *       },
+                         *       "buyer_delivery": {
+                         *         "state": "SENT",
+                         *         "email": "dte@elsimulador.cl",
+                         *         "source": "TAXPAYER_DIRECTORY",
+                         *         "attempts": 1,
+                         *         "sent_at": "2026-11-27T13:31:07.000Z",
+                         *         "message": null,
+                         *         "delivered_at": "2026-11-27T13:31:09.000Z"
+                         *       },
+                         *       "buyer_replies": [],
+                         *       "created_at": "2026-11-27T13:30:00.120Z",
+                         *       "updated_at": "2026-11-27T13:41:05.000Z",
+                         *       "history": [
+                         *         {
+                         *           "status": "RECEIVED",
+                         *           "fiscal_status": null,
+                         *           "message": "Received; queued for folio assignment, signature and sending",
+                         *           "at": "2026-11-27T13:30:00.120Z"
+                         *         },
+                         *         {
+                         *           "status": "GENERATED",
+                         *           "fiscal_status": null,
+                         *           "message": "Folio 1042 assigned",
+                         *           "at": "2026-11-27T13:30:00.610Z"
+                         *         },
+                         *         {
+                         *           "status": "SIGNED",
+                         *           "fiscal_status": null,
+                         *           "message": "Stamped and signed as F1042T33",
+                         *           "at": "2026-11-27T13:30:00.640Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": null,
+                         *           "message": "Sent to the SII in envelope env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1, track id 6512345678",
+                         *           "at": "2026-11-27T13:30:01.900Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": "EPR",
+                         *           "message": "EPR: Envío procesado. / Envelope processed.",
+                         *           "at": "2026-11-27T13:31:05.000Z"
+                         *         },
+                         *         {
+                         *           "status": "ACCEPTED",
+                         *           "fiscal_status": "DOK",
+                         *           "message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *           "at": "2026-11-27T13:31:05.200Z"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Invoice"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -13187,6 +13913,11 @@ export interface paths {
             };
             requestBody?: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "dte@elsimulador.cl"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BuyerDeliveryRequest"];
                 };
             };
@@ -13198,6 +13929,91 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_type": "33",
+                         *       "invoice_type_name": "FACTURA ELECTRÓNICA",
+                         *       "status": "ACCEPTED",
+                         *       "fiscal_status": "DOK",
+                         *       "fiscal_message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *       "folio": 1042,
+                         *       "external_reference": "ERP-OV-2026-001042",
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "currency": "CLP",
+                         *       "recipient": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "track_id": "6512345678",
+                         *       "cancels_invoice_id": null,
+                         *       "cancelled_by": null,
+                         *       "last_error": null,
+                         *       "attempts": 0,
+                         *       "buyer_response": {
+                         *         "state": "PENDING",
+                         *         "sii_received_at": "2026-11-27T10:30:02-03:00",
+                         *         "deadline": "2026-12-05T13:30:02.000Z",
+                         *         "seconds_left": 690537,
+                         *         "events": [],
+                         *         "checked_at": "2026-11-27T13:41:05.000Z",
+                         *         "next_check_at": "2026-11-27T14:11:05.000Z"
+                         *       },
+                         *       "buyer_delivery": {
+                         *         "state": "SENT",
+                         *         "email": "dte@elsimulador.cl",
+                         *         "source": "REQUEST",
+                         *         "attempts": 2,
+                         *         "sent_at": "2026-11-28T12:45:00.000Z",
+                         *         "message": null,
+                         *         "delivered_at": null
+                         *       },
+                         *       "buyer_replies": [],
+                         *       "created_at": "2026-11-27T13:30:00.120Z",
+                         *       "updated_at": "2026-11-28T12:45:00.000Z",
+                         *       "history": [
+                         *         {
+                         *           "status": "RECEIVED",
+                         *           "fiscal_status": null,
+                         *           "message": "Received; queued for folio assignment, signature and sending",
+                         *           "at": "2026-11-27T13:30:00.120Z"
+                         *         },
+                         *         {
+                         *           "status": "GENERATED",
+                         *           "fiscal_status": null,
+                         *           "message": "Folio 1042 assigned",
+                         *           "at": "2026-11-27T13:30:00.610Z"
+                         *         },
+                         *         {
+                         *           "status": "SIGNED",
+                         *           "fiscal_status": null,
+                         *           "message": "Stamped and signed as F1042T33",
+                         *           "at": "2026-11-27T13:30:00.640Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": null,
+                         *           "message": "Sent to the SII in envelope env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1, track id 6512345678",
+                         *           "at": "2026-11-27T13:30:01.900Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": "EPR",
+                         *           "message": "EPR: Envío procesado. / Envelope processed.",
+                         *           "at": "2026-11-27T13:31:05.000Z"
+                         *         },
+                         *         {
+                         *           "status": "ACCEPTED",
+                         *           "fiscal_status": "DOK",
+                         *           "message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *           "at": "2026-11-27T13:31:05.200Z"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Invoice"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -13504,6 +14320,55 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <EnvioDTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+                         *     <SetDTE ID="SetDoc">
+                         *     <Caratula version="1.0"><RutEmisor>76086428-5</RutEmisor><RutEnvia>12345678-5</RutEnvia><RutReceptor>96790240-3</RutReceptor><FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>2026-11-27T10:31:06</TmstFirmaEnv><SubTotDTE><TpoDTE>33</TpoDTE><NroDTE>1</NroDTE></SubTotDTE></Caratula>
+                         *     <DTE version="1.0">
+                         *     <Documento ID="F1042T33">
+                         *     <Encabezado>
+                         *     <IdDoc><TipoDTE>33</TipoDTE><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><FmaPago>2</FmaPago><FchVenc>2026-12-27</FchVenc></IdDoc>
+                         *     <Emisor><RUTEmisor>76086428-5</RUTEmisor><RznSoc>COMERCIAL LOS ANDES SPA</RznSoc><GiroEmis>Venta al por mayor de computadores y equipo periférico</GiroEmis><CorreoEmisor>facturacion@losandes.cl</CorreoEmisor><Acteco>465100</Acteco><DirOrigen>Av. Providencia 1234, of. 501</DirOrigen><CmnaOrigen>Providencia</CmnaOrigen><CiudadOrigen>Santiago</CiudadOrigen></Emisor>
+                         *     <Receptor><RUTRecep>96790240-3</RUTRecep><RznSocRecep>DISTRIBUIDORA EL SIMULADOR S.A.</RznSocRecep><GiroRecep>Distribución de artículos de oficina</GiroRecep><CorreoRecep>dte@elsimulador.cl</CorreoRecep><DirRecep>Av. Apoquindo 4501, piso 8</DirRecep><CmnaRecep>Las Condes</CmnaRecep><CiudadRecep>Santiago</CiudadRecep></Receptor>
+                         *     <Totales><MntNeto>1000000</MntNeto><TasaIVA>19</TasaIVA><IVA>190000</IVA><MntTotal>1190000</MntTotal></Totales>
+                         *     </Encabezado>
+                         *     <Detalle><NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>NB-1416</VlrCodigo></CdgItem><NmbItem>Notebook 14 pulgadas 16 GB RAM</NmbItem><QtyItem>2</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>450000</PrcItem><MontoItem>900000</MontoItem></Detalle>
+                         *     <Detalle><NroLinDet>2</NroLinDet><NmbItem>Instalación y configuración</NmbItem><QtyItem>1</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>100000</PrcItem><MontoItem>100000</MontoItem></Detalle>
+                         *     <Referencia><NroLinRef>1</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>4500012345</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>Orden de compra</RazonRef></Referencia>
+                         *     <TED version="1.0"><DD><RE>76086428-5</RE><TD>33</TD><F>1042</F><FE>2026-11-27</FE><RR>96790240-3</RR><RSR>DISTRIBUIDORA EL SIMULADOR S.A.</RSR><MNT>1190000</MNT><IT1>Notebook 14 pulgadas 16 GB RAM</IT1><CAF version="1.0"><DA><RE>76086428-5</RE><RS>COMERCIAL LOS ANDES SPA</RS><TD>33</TD><RNG><D>1001</D><H>1100</H></RNG><FA>2026-11-25</FA><RSAPK><M>uv1S1+u92TmWZQz7aTbjI1s8vuuxjT0c+byLVxujDFfzSXd5maOeyhl48nSVDfTCFqW8nvvkIa2W0Vsvl09FgQ==</M><E>Aw==</E></RSAPK><IDK>100</IDK></DA><FRMA algoritmo="SHA1withRSA">OzFccD5oT2Zi+noZOZWZYhhd8ihejQ3APS3SRuTfBUN9wKX9E+OOW9f0v8JGA7Jd9kofSR+Z+uOR6Qmo1ZHaoA==</FRMA></CAF><TSTED>2026-11-27T10:30:00</TSTED></DD><FRMT algoritmo="SHA1withRSA">lGjmWRPJSZDhCVGC+GWAKyjIVHOqaDRw4nHRvzCduEFWA4RvpvAGa5KgaShe1FgTV7iRqtFNViMMldrgpB/2ww==</FRMT></TED>
+                         *     <TmstFirma>2026-11-27T10:30:00</TmstFirma>
+                         *     </Documento>
+                         *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#F1042T33">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature>
+                         *     </DTE>
+                         *     </SetDTE>
+                         *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#SetDoc">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature>
+                         *     </EnvioDTE>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -13741,6 +14606,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <RespuestaDTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+                         *     <Resultado ID="ResultadoEnvio">
+                         *     <Caratula version="1.0"><RutResponde>96790240-3</RutResponde><RutRecibe>76086428-5</RutRecibe><IdRespuesta>1</IdRespuesta><NroDetalles>1</NroDetalles><TmstFirmaResp>2026-11-28T09:10:00</TmstFirmaResp></Caratula>
+                         *     <ResultadoDTE><TipoDTE>33</TipoDTE><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><RUTEmisor>76086428-5</RUTEmisor><RUTRecep>96790240-3</RUTRecep><MntTotal>1190000</MntTotal><CodEnvio>1</CodEnvio><EstadoDTE>0</EstadoDTE><EstadoDTEGlosa>DTE Aceptado OK</EstadoDTEGlosa></ResultadoDTE>
+                         *     </Resultado>
+                         *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#ResultadoEnvio">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature>
+                         *     </RespuestaDTE>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -13978,6 +14865,98 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_type": "33",
+                         *       "invoice_type_name": "FACTURA ELECTRÓNICA",
+                         *       "status": "ACCEPTED",
+                         *       "fiscal_status": "DOK",
+                         *       "fiscal_message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *       "folio": 1042,
+                         *       "external_reference": "ERP-OV-2026-001042",
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "currency": "CLP",
+                         *       "recipient": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "track_id": "6512345678",
+                         *       "cancels_invoice_id": null,
+                         *       "cancelled_by": null,
+                         *       "last_error": null,
+                         *       "attempts": 0,
+                         *       "buyer_response": {
+                         *         "state": "ACCEPTED",
+                         *         "sii_received_at": "2026-11-27T10:30:02-03:00",
+                         *         "deadline": "2026-12-05T13:30:02.000Z",
+                         *         "seconds_left": 608402,
+                         *         "events": [
+                         *           {
+                         *             "code": "ACD",
+                         *             "description": "Acepta Contenido del Documento",
+                         *             "by_tax_id": "96790240-3",
+                         *             "at": "2026-11-28T09:12:40-03:00"
+                         *           }
+                         *         ],
+                         *         "checked_at": "2026-11-28T12:30:00.000Z",
+                         *         "next_check_at": null
+                         *       },
+                         *       "buyer_delivery": {
+                         *         "state": "SENT",
+                         *         "email": "dte@elsimulador.cl",
+                         *         "source": "TAXPAYER_DIRECTORY",
+                         *         "attempts": 1,
+                         *         "sent_at": "2026-11-27T13:31:07.000Z",
+                         *         "message": null,
+                         *         "delivered_at": "2026-11-27T13:31:09.000Z"
+                         *       },
+                         *       "buyer_replies": [],
+                         *       "created_at": "2026-11-27T13:30:00.120Z",
+                         *       "updated_at": "2026-11-28T12:30:00.000Z",
+                         *       "history": [
+                         *         {
+                         *           "status": "RECEIVED",
+                         *           "fiscal_status": null,
+                         *           "message": "Received; queued for folio assignment, signature and sending",
+                         *           "at": "2026-11-27T13:30:00.120Z"
+                         *         },
+                         *         {
+                         *           "status": "GENERATED",
+                         *           "fiscal_status": null,
+                         *           "message": "Folio 1042 assigned",
+                         *           "at": "2026-11-27T13:30:00.610Z"
+                         *         },
+                         *         {
+                         *           "status": "SIGNED",
+                         *           "fiscal_status": null,
+                         *           "message": "Stamped and signed as F1042T33",
+                         *           "at": "2026-11-27T13:30:00.640Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": null,
+                         *           "message": "Sent to the SII in envelope env_p1_01M8EK5WR0P9TRPAVM7QEH3GA1, track id 6512345678",
+                         *           "at": "2026-11-27T13:30:01.900Z"
+                         *         },
+                         *         {
+                         *           "status": "SENT",
+                         *           "fiscal_status": "EPR",
+                         *           "message": "EPR: Envío procesado. / Envelope processed.",
+                         *           "at": "2026-11-27T13:31:05.000Z"
+                         *         },
+                         *         {
+                         *           "status": "ACCEPTED",
+                         *           "fiscal_status": "DOK",
+                         *           "message": "DOK: Documento aceptado. / Document accepted. (envelope EPR: 1/1 of type 33 accepted)",
+                         *           "at": "2026-11-27T13:31:05.200Z"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Invoice"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -14841,6 +15820,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "file_name": "76086428-5_T33_F1042_A4.pdf",
+                         *       "content_type": "application/pdf",
+                         *       "format": "A4",
+                         *       "size": 48213,
+                         *       "data": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1R5cGUgL1BhZ2VzCi9LaWRzIFsgNSAwIFIgXQovQ291bnQgMQo+PgplbmRvYmoK",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["PdfBase64"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -15358,6 +16347,37 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+                         *     <Documento ID="F1042T33">
+                         *     <Encabezado>
+                         *     <IdDoc><TipoDTE>33</TipoDTE><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><FmaPago>2</FmaPago><FchVenc>2026-12-27</FchVenc></IdDoc>
+                         *     <Emisor><RUTEmisor>76086428-5</RUTEmisor><RznSoc>COMERCIAL LOS ANDES SPA</RznSoc><GiroEmis>Venta al por mayor de computadores y equipo periférico</GiroEmis><CorreoEmisor>facturacion@losandes.cl</CorreoEmisor><Acteco>465100</Acteco><DirOrigen>Av. Providencia 1234, of. 501</DirOrigen><CmnaOrigen>Providencia</CmnaOrigen><CiudadOrigen>Santiago</CiudadOrigen></Emisor>
+                         *     <Receptor><RUTRecep>96790240-3</RUTRecep><RznSocRecep>DISTRIBUIDORA EL SIMULADOR S.A.</RznSocRecep><GiroRecep>Distribución de artículos de oficina</GiroRecep><CorreoRecep>dte@elsimulador.cl</CorreoRecep><DirRecep>Av. Apoquindo 4501, piso 8</DirRecep><CmnaRecep>Las Condes</CmnaRecep><CiudadRecep>Santiago</CiudadRecep></Receptor>
+                         *     <Totales><MntNeto>1000000</MntNeto><TasaIVA>19</TasaIVA><IVA>190000</IVA><MntTotal>1190000</MntTotal></Totales>
+                         *     </Encabezado>
+                         *     <Detalle><NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>NB-1416</VlrCodigo></CdgItem><NmbItem>Notebook 14 pulgadas 16 GB RAM</NmbItem><QtyItem>2</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>450000</PrcItem><MontoItem>900000</MontoItem></Detalle>
+                         *     <Detalle><NroLinDet>2</NroLinDet><NmbItem>Instalación y configuración</NmbItem><QtyItem>1</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>100000</PrcItem><MontoItem>100000</MontoItem></Detalle>
+                         *     <Referencia><NroLinRef>1</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>4500012345</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>Orden de compra</RazonRef></Referencia>
+                         *     <TED version="1.0"><DD><RE>76086428-5</RE><TD>33</TD><F>1042</F><FE>2026-11-27</FE><RR>96790240-3</RR><RSR>DISTRIBUIDORA EL SIMULADOR S.A.</RSR><MNT>1190000</MNT><IT1>Notebook 14 pulgadas 16 GB RAM</IT1><CAF version="1.0"><DA><RE>76086428-5</RE><RS>COMERCIAL LOS ANDES SPA</RS><TD>33</TD><RNG><D>1001</D><H>1100</H></RNG><FA>2026-11-25</FA><RSAPK><M>uv1S1+u92TmWZQz7aTbjI1s8vuuxjT0c+byLVxujDFfzSXd5maOeyhl48nSVDfTCFqW8nvvkIa2W0Vsvl09FgQ==</M><E>Aw==</E></RSAPK><IDK>100</IDK></DA><FRMA algoritmo="SHA1withRSA">OzFccD5oT2Zi+noZOZWZYhhd8ihejQ3APS3SRuTfBUN9wKX9E+OOW9f0v8JGA7Jd9kofSR+Z+uOR6Qmo1ZHaoA==</FRMA></CAF><TSTED>2026-11-27T10:30:00</TSTED></DD><FRMT algoritmo="SHA1withRSA">lGjmWRPJSZDhCVGC+GWAKyjIVHOqaDRw4nHRvzCduEFWA4RvpvAGa5KgaShe1FgTV7iRqtFNViMMldrgpB/2ww==</FRMT></TED>
+                         *     <TmstFirma>2026-11-27T10:30:00</TmstFirma>
+                         *     </Documento>
+                         *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#F1042T33">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature>
+                         *     </DTE>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -15631,6 +16651,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "file": "(binary: RespuestaDTE_96790240-3.xml, the buyer's RespuestaDTE or EnvioRecibos)"
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["BuyerReplyUpload"];
                 };
             };
@@ -15642,6 +16667,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "kind": "RespuestaDTE",
+                         *       "message_id": "inm_p1_01M8EK66GG48P2NXAGYR5MGPPK",
+                         *       "file_sha256": "fe2c894bc123b71537b2d90267207454a522e3158cd70dc6f2f9d7b44068e0a0",
+                         *       "signature_valid": true,
+                         *       "entries": [
+                         *         {
+                         *           "reply_id": "rpl_a1fdc138d5e846ae4bb5290380",
+                         *           "kind": "RESULT",
+                         *           "status": "ACCEPTED",
+                         *           "envelope_id": null,
+                         *           "document_type": 33,
+                         *           "folio": 1042,
+                         *           "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "outcome": "RECORDED"
+                         *         }
+                         *       ],
+                         *       "envelopes": [],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["BuyerReplyIntake"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -15927,6 +16974,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "dlv_p1_01M8EK60N0F5ZC39C3BGDQZ1ZJ",
+                         *           "endpoint_id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *           "event_id": "evt_3f9c2b7d1e4a4c6b8a0d5e2f7c1b9a64",
+                         *           "event_type": "invoice.accepted",
+                         *           "status": "SUCCEEDED",
+                         *           "attempts": 1,
+                         *           "next_attempt_at": null,
+                         *           "last_response_status": 200,
+                         *           "last_error": null,
+                         *           "created_at": "2026-11-27T13:31:05.300Z",
+                         *           "updated_at": "2026-11-27T13:31:05.520Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookDeliveryPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -16161,6 +17232,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "dlv_p1_01M8EK60N0F5ZC39C3BGDQZ1ZJ",
+                         *       "endpoint_id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "event_id": "evt_3f9c2b7d1e4a4c6b8a0d5e2f7c1b9a64",
+                         *       "event_type": "invoice.accepted",
+                         *       "status": "SUCCEEDED",
+                         *       "attempts": 1,
+                         *       "next_attempt_at": null,
+                         *       "last_response_status": 200,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-27T13:31:05.300Z",
+                         *       "updated_at": "2026-11-27T13:31:05.520Z",
+                         *       "attempts_log": [
+                         *         {
+                         *           "attempt": 1,
+                         *           "started_at": "2026-11-27T13:31:05.400Z",
+                         *           "duration_ms": 118,
+                         *           "response_status": 200,
+                         *           "response_body": "ok",
+                         *           "error": null
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookDeliveryDetail"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -16396,6 +17493,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *           "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "url": "https://erp.losandes.cl/hooks/dte",
+                         *           "description": "ERP: estados de documentos",
+                         *           "events": [
+                         *             "invoice.*",
+                         *             "received_document.*"
+                         *           ],
+                         *           "enabled": true,
+                         *           "disabled_reason": null,
+                         *           "failing_since": null,
+                         *           "previous_secret_expires_at": null,
+                         *           "created_at": "2026-11-27T13:35:00.000Z",
+                         *           "updated_at": "2026-11-27T13:35:00.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpointPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -16612,6 +17736,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://erp.losandes.cl/hooks/dte",
+                     *       "events": [
+                     *         "invoice.*",
+                     *         "received_document.*"
+                     *       ],
+                     *       "description": "ERP: estados de documentos"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointCreate"];
                 };
             };
@@ -16624,6 +17758,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "url": "https://erp.losandes.cl/hooks/dte",
+                         *       "description": "ERP: estados de documentos",
+                         *       "events": [
+                         *         "invoice.*",
+                         *         "received_document.*"
+                         *       ],
+                         *       "enabled": true,
+                         *       "disabled_reason": null,
+                         *       "failing_since": null,
+                         *       "previous_secret_expires_at": null,
+                         *       "created_at": "2026-11-27T13:35:00.000Z",
+                         *       "updated_at": "2026-11-27T13:35:00.000Z",
+                         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -16910,6 +18064,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "url": "https://erp.losandes.cl/hooks/dte",
+                         *       "description": "ERP: estados de documentos",
+                         *       "events": [
+                         *         "invoice.*",
+                         *         "received_document.*"
+                         *       ],
+                         *       "enabled": true,
+                         *       "disabled_reason": null,
+                         *       "failing_since": null,
+                         *       "previous_secret_expires_at": null,
+                         *       "created_at": "2026-11-27T13:35:00.000Z",
+                         *       "updated_at": "2026-11-27T13:35:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpoint"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -17133,6 +18306,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "deleted": true,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpointDeleted"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -17351,6 +18531,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         "invoice.accepted",
+                     *         "invoice.rejected",
+                     *         "invoice.buyer_response"
+                     *       ],
+                     *       "enabled": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointPatch"];
                 };
             };
@@ -17362,6 +18552,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "url": "https://erp.losandes.cl/hooks/dte",
+                         *       "description": "ERP: estados de documentos",
+                         *       "events": [
+                         *         "invoice.accepted",
+                         *         "invoice.rejected",
+                         *         "invoice.buyer_response"
+                         *       ],
+                         *       "enabled": true,
+                         *       "disabled_reason": null,
+                         *       "failing_since": null,
+                         *       "previous_secret_expires_at": null,
+                         *       "created_at": "2026-11-27T13:35:00.000Z",
+                         *       "updated_at": "2026-11-28T10:05:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpoint"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -17629,6 +18839,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "dlv_p1_01M8EK60N0F5ZC39C3BGDQZ1ZJ",
+                         *           "endpoint_id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *           "event_id": "evt_3f9c2b7d1e4a4c6b8a0d5e2f7c1b9a64",
+                         *           "event_type": "invoice.accepted",
+                         *           "status": "SUCCEEDED",
+                         *           "attempts": 1,
+                         *           "next_attempt_at": null,
+                         *           "last_response_status": 200,
+                         *           "last_error": null,
+                         *           "created_at": "2026-11-27T13:31:05.300Z",
+                         *           "updated_at": "2026-11-27T13:31:05.520Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookDeliveryPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -17862,6 +19096,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_3f9c2b7d1e4a4c6b8a0d5e2f7c1b9a64"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookRedeliver"];
                 };
             };
@@ -17873,6 +19112,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "redelivered": 1,
+                         *       "delivery": {
+                         *         "id": "dlv_p1_01M8EK63JR57DBSM6CGDDJYGH6",
+                         *         "endpoint_id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *         "event_id": "evt_3f9c2b7d1e4a4c6b8a0d5e2f7c1b9a64",
+                         *         "event_type": "invoice.accepted",
+                         *         "status": "PENDING",
+                         *         "attempts": 0,
+                         *         "next_attempt_at": "2026-11-28T10:20:00.000Z",
+                         *         "last_response_status": null,
+                         *         "last_error": null,
+                         *         "created_at": "2026-11-28T10:20:00.000Z",
+                         *         "updated_at": "2026-11-28T10:20:00.000Z"
+                         *       },
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookRedelivered"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -18157,6 +19415,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "url": "https://erp.losandes.cl/hooks/dte",
+                         *       "description": "ERP: estados de documentos",
+                         *       "events": [
+                         *         "invoice.*",
+                         *         "received_document.*"
+                         *       ],
+                         *       "enabled": true,
+                         *       "disabled_reason": null,
+                         *       "failing_since": null,
+                         *       "previous_secret_expires_at": "2026-11-29T10:00:00.000Z",
+                         *       "created_at": "2026-11-27T13:35:00.000Z",
+                         *       "updated_at": "2026-11-28T10:00:00.000Z",
+                         *       "secret": "whsec_U6j7Z+A9gy9mO7OcIadMuRQ1HoWipVaFR3c7Tm+zw/4=",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -18393,6 +19671,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "dlv_p1_01M8EK60N0F5ZC39C3BGDQZ1ZJ",
+                         *       "endpoint_id": "whk_01M8EK5ZNRNANHNFCFYJW0NP6B",
+                         *       "event_id": "evt_01M8EK62KGQCCDZF00T3SKHJZJ",
+                         *       "event_type": "webhook.test",
+                         *       "status": "PENDING",
+                         *       "attempts": 0,
+                         *       "next_attempt_at": "2026-11-28T10:10:00.000Z",
+                         *       "last_response_status": null,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-28T10:10:00.000Z",
+                         *       "updated_at": "2026-11-28T10:10:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["WebhookDelivery"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -18624,6 +19918,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *       "tax_identifier": "76086428-5",
+                         *       "tax_identification_document_code": "RUT",
+                         *       "country_iso3": "CHL",
+                         *       "country_name": "Chile",
+                         *       "start_activities_date": "2014-07-01",
+                         *       "status": "ACTIVE",
+                         *       "created_at": "2026-11-27T10:30:00",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Company"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -18844,6 +20152,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "status": "DELETED",
+                         *       "message": "Company deleted",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CompanyDeleted"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -19074,6 +20390,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "alert_threshold": 20
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertThreshold"];
                 };
             };
@@ -19085,6 +20406,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id_document_type": "33",
+                         *       "alert_threshold": 20,
+                         *       "alert_threshold_is_default": false,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["AlertThresholdResult"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -19343,6 +20672,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "next_folio_number": 1050
+                     *     }
+                     */
                     "application/json": components["schemas"]["NextFolio"];
                 };
             };
@@ -19354,6 +20688,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id_document_type": "33",
+                         *       "folios_updated": 7,
+                         *       "next_number_to_use": 1050,
+                         *       "message": "next folio set to 1050; 7 lower folios marked as used",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["NextFolioResult"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -19618,6 +20961,42 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id_document_type": "33",
+                         *           "document_type_name": "FACTURA ELECTRÓNICA",
+                         *           "folios_available": 58,
+                         *           "next_folio": 1043,
+                         *           "alert_threshold": 10,
+                         *           "alert_threshold_is_default": true,
+                         *           "expired_unused": 0,
+                         *           "ranges": [
+                         *             {
+                         *               "id": "caf_01M8EK5ST84XGSRFAA2SNTZP82",
+                         *               "enumeration_from": 1001,
+                         *               "enumeration_end": 1100,
+                         *               "active": true,
+                         *               "authorized_at": "2026-11-25",
+                         *               "expires_at": "2027-05-25",
+                         *               "expired": false,
+                         *               "available": 58,
+                         *               "next_folio": 1043,
+                         *               "annulled": 0,
+                         *               "source": "UPLOAD",
+                         *               "created_at": "2026-11-25T15:02:40.000Z"
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["EnumerationPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -19848,6 +21227,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "document_type": "33",
+                     *       "quantity": 100
+                     *     }
+                     */
                     "application/json": components["schemas"]["CafRefetch"];
                 };
             };
@@ -19859,6 +21244,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "caf_01M8EK5TSG1BK4JFK2BK6ZGSPK",
+                         *       "enumeration_from": 1101,
+                         *       "enumeration_end": 1200,
+                         *       "active": true,
+                         *       "authorized_at": "2026-11-27",
+                         *       "expires_at": "2027-05-27",
+                         *       "expired": false,
+                         *       "available": 100,
+                         *       "next_folio": 1101,
+                         *       "annulled": 0,
+                         *       "source": "AUTHORITY",
+                         *       "created_at": "2026-11-27T13:31:40.000Z",
+                         *       "id_document_type": "33",
+                         *       "document_type_name": "FACTURA ELECTRÓNICA",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["FolioRangeLoaded"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -20167,6 +21571,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "file": "(binary: FoliosSII7608642833100120261125.xml, the CAF as downloaded from the SII)"
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["CafUpload"];
                 };
             };
@@ -20178,6 +21587,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "caf_01M8EK5ST84XGSRFAA2SNTZP82",
+                         *       "enumeration_from": 1001,
+                         *       "enumeration_end": 1100,
+                         *       "active": true,
+                         *       "authorized_at": "2026-11-25",
+                         *       "expires_at": "2027-05-25",
+                         *       "expired": false,
+                         *       "available": 100,
+                         *       "next_folio": 1001,
+                         *       "annulled": 0,
+                         *       "source": "UPLOAD",
+                         *       "created_at": "2026-11-25T15:02:40.000Z",
+                         *       "id_document_type": "33",
+                         *       "document_type_name": "FACTURA ELECTRÓNICA",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["FolioRangeLoaded"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -20462,6 +21890,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "logo": "(binary: logo.png, a PNG or JPEG of at most 1 MiB)"
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["LogoUpload"];
                 };
             };
@@ -20473,6 +21906,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "file_url": "https://dte.example.cl/files/logos/cmp_01M8EK5PWGVFHCB1C09F86QWZK/lgo_01M8EK69E8EZ4J5FP4E8696P99.png",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["LogoResult"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -20728,6 +22167,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "set_01M8EK5QVRCQAN9SRNSY0Q461X",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "decimal_places": 0,
+                         *       "thousand_separator": ".",
+                         *       "decimal_separator": ",",
+                         *       "language": "es-CL",
+                         *       "time_zone": "America/Santiago",
+                         *       "logo": "https://dte.example.cl/files/logos/cmp_01M8EK5PWGVFHCB1C09F86QWZK/lgo_01M8EK69E8EZ4J5FP4E8696P99.png",
+                         *       "reception_email": "dte+k3q9x2m8v7c4b1n6@dte.example.cl",
+                         *       "sii_resolution_number": 80,
+                         *       "sii_resolution_date": "2014-08-22",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CompanySettings"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -20946,6 +22401,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "sii_resolution_number": 80,
+                     *       "sii_resolution_date": "2014-08-22",
+                     *       "time_zone": "America/Santiago"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanySettingsUpdate"];
                 };
             };
@@ -20957,6 +22419,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "set_01M8EK5QVRCQAN9SRNSY0Q461X",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "decimal_places": 0,
+                         *       "thousand_separator": ".",
+                         *       "decimal_separator": ",",
+                         *       "language": "es-CL",
+                         *       "time_zone": "America/Santiago",
+                         *       "logo": "https://dte.example.cl/files/logos/cmp_01M8EK5PWGVFHCB1C09F86QWZK/lgo_01M8EK69E8EZ4J5FP4E8696P99.png",
+                         *       "reception_email": "dte+k3q9x2m8v7c4b1n6@dte.example.cl",
+                         *       "sii_resolution_number": 80,
+                         *       "sii_resolution_date": "2014-08-22",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CompanySettings"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -21206,6 +22684,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "apiKeyId": "key_01M8EK5NX81NAD5MW1SKNQX0KJ",
+                         *       "clientId": "cli_01M8EK5MY0B4FXKPABA0GA71YY",
+                         *       "role": "OWNER",
+                         *       "livemode": false,
+                         *       "accessibleCompanyIds": [
+                         *         "cmp_01M8EK5PWGVFHCB1C09F86QWZK"
+                         *       ]
+                         *     }
+                         */
                         "application/json": components["schemas"]["Principal"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -21418,6 +22907,154 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "issuer": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *         "activity": "Distribución de artículos de oficina"
+                         *       },
+                         *       "recipient": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *       },
+                         *       "document_type": "33",
+                         *       "folio": 88123,
+                         *       "issue_date": "2026-11-27",
+                         *       "totals": {
+                         *         "net": "250000",
+                         *         "exempt": null,
+                         *         "vat": "47500",
+                         *         "total": "297500"
+                         *       },
+                         *       "lines": [
+                         *         {
+                         *           "line": 1,
+                         *           "name": "Resma papel carta 500 hojas",
+                         *           "quantity": "50",
+                         *           "unit_price": "4000",
+                         *           "amount": "200000"
+                         *         },
+                         *         {
+                         *           "line": 2,
+                         *           "name": "Despacho a domicilio",
+                         *           "quantity": "1",
+                         *           "unit_price": "50000",
+                         *           "amount": "50000"
+                         *         }
+                         *       ],
+                         *       "channel": "EMAIL",
+                         *       "received_file": {
+                         *         "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *         "envelope_id": "SetDoc",
+                         *         "message_id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *         "received_at": "2026-11-27T14:02:10.000Z",
+                         *         "acknowledgment": {
+                         *           "at": "2026-11-27T14:02:11.000Z",
+                         *           "reply_to": {
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-27T14:02:11.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *           }
+                         *         },
+                         *         "superseded": []
+                         *       },
+                         *       "xml_status": "RECEIVED",
+                         *       "verification": {
+                         *         "status": "VERIFIED",
+                         *         "reception_status": 0,
+                         *         "reception_status_text": "DTE Recibido OK",
+                         *         "duplicate": false,
+                         *         "checks": [
+                         *           {
+                         *             "name": "envelope_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "dte_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "signer",
+                         *             "result": "PASSED",
+                         *             "message": null,
+                         *             "signer": {
+                         *               "name": "ANA ROJAS MUÑOZ",
+                         *               "tax_id": "15432876-9",
+                         *               "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *               "kind": "CA_ISSUED",
+                         *               "valid_from": "2025-06-01T00:00:00.000Z",
+                         *               "valid_to": "2028-06-01T00:00:00.000Z"
+                         *             }
+                         *           },
+                         *           {
+                         *             "name": "ted",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "caf",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "recipient_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "issuer_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "schema",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "totals",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "duplicate",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "sii_status",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           }
+                         *         ]
+                         *       },
+                         *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *       "seconds_left": 690820,
+                         *       "response_state": "PENDING",
+                         *       "responses": [],
+                         *       "downloads": [
+                         *         "xml",
+                         *         "pdf",
+                         *         "recepcion_envio"
+                         *       ],
+                         *       "received_at": "2026-11-27T14:02:10.000Z",
+                         *       "updated_at": "2026-11-27T14:05:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceivedDocument"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -21945,6 +23582,37 @@ export interface paths {
                     };
                     content: {
                         "application/pdf": string;
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+                         *     <Documento ID="F1042T33">
+                         *     <Encabezado>
+                         *     <IdDoc><TipoDTE>33</TipoDTE><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><FmaPago>2</FmaPago><FchVenc>2026-12-27</FchVenc></IdDoc>
+                         *     <Emisor><RUTEmisor>76086428-5</RUTEmisor><RznSoc>COMERCIAL LOS ANDES SPA</RznSoc><GiroEmis>Venta al por mayor de computadores y equipo periférico</GiroEmis><CorreoEmisor>facturacion@losandes.cl</CorreoEmisor><Acteco>465100</Acteco><DirOrigen>Av. Providencia 1234, of. 501</DirOrigen><CmnaOrigen>Providencia</CmnaOrigen><CiudadOrigen>Santiago</CiudadOrigen></Emisor>
+                         *     <Receptor><RUTRecep>96790240-3</RUTRecep><RznSocRecep>DISTRIBUIDORA EL SIMULADOR S.A.</RznSocRecep><GiroRecep>Distribución de artículos de oficina</GiroRecep><CorreoRecep>dte@elsimulador.cl</CorreoRecep><DirRecep>Av. Apoquindo 4501, piso 8</DirRecep><CmnaRecep>Las Condes</CmnaRecep><CiudadRecep>Santiago</CiudadRecep></Receptor>
+                         *     <Totales><MntNeto>1000000</MntNeto><TasaIVA>19</TasaIVA><IVA>190000</IVA><MntTotal>1190000</MntTotal></Totales>
+                         *     </Encabezado>
+                         *     <Detalle><NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>NB-1416</VlrCodigo></CdgItem><NmbItem>Notebook 14 pulgadas 16 GB RAM</NmbItem><QtyItem>2</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>450000</PrcItem><MontoItem>900000</MontoItem></Detalle>
+                         *     <Detalle><NroLinDet>2</NroLinDet><NmbItem>Instalación y configuración</NmbItem><QtyItem>1</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>100000</PrcItem><MontoItem>100000</MontoItem></Detalle>
+                         *     <Referencia><NroLinRef>1</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>4500012345</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>Orden de compra</RazonRef></Referencia>
+                         *     <TED version="1.0"><DD><RE>76086428-5</RE><TD>33</TD><F>1042</F><FE>2026-11-27</FE><RR>96790240-3</RR><RSR>DISTRIBUIDORA EL SIMULADOR S.A.</RSR><MNT>1190000</MNT><IT1>Notebook 14 pulgadas 16 GB RAM</IT1><CAF version="1.0"><DA><RE>76086428-5</RE><RS>COMERCIAL LOS ANDES SPA</RS><TD>33</TD><RNG><D>1001</D><H>1100</H></RNG><FA>2026-11-25</FA><RSAPK><M>uv1S1+u92TmWZQz7aTbjI1s8vuuxjT0c+byLVxujDFfzSXd5maOeyhl48nSVDfTCFqW8nvvkIa2W0Vsvl09FgQ==</M><E>Aw==</E></RSAPK><IDK>100</IDK></DA><FRMA algoritmo="SHA1withRSA">OzFccD5oT2Zi+noZOZWZYhhd8ihejQ3APS3SRuTfBUN9wKX9E+OOW9f0v8JGA7Jd9kofSR+Z+uOR6Qmo1ZHaoA==</FRMA></CAF><TSTED>2026-11-27T10:30:00</TSTED></DD><FRMT algoritmo="SHA1withRSA">lGjmWRPJSZDhCVGC+GWAKyjIVHOqaDRw4nHRvzCduEFWA4RvpvAGa5KgaShe1FgTV7iRqtFNViMMldrgpB/2ww==</FRMT></TED>
+                         *     <TmstFirma>2026-11-27T10:30:00</TmstFirma>
+                         *     </Documento>
+                         *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#F1042T33">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature>
+                         *     </DTE>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -22199,6 +23867,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "reply": "ACD",
+                     *       "email": "facturacion@elsimulador.cl"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReplyMailRequest"];
                 };
             };
@@ -22210,6 +23884,178 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "issuer": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *         "activity": "Distribución de artículos de oficina"
+                         *       },
+                         *       "recipient": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *       },
+                         *       "document_type": "33",
+                         *       "folio": 88123,
+                         *       "issue_date": "2026-11-27",
+                         *       "totals": {
+                         *         "net": "250000",
+                         *         "exempt": null,
+                         *         "vat": "47500",
+                         *         "total": "297500"
+                         *       },
+                         *       "lines": [
+                         *         {
+                         *           "line": 1,
+                         *           "name": "Resma papel carta 500 hojas",
+                         *           "quantity": "50",
+                         *           "unit_price": "4000",
+                         *           "amount": "200000"
+                         *         },
+                         *         {
+                         *           "line": 2,
+                         *           "name": "Despacho a domicilio",
+                         *           "quantity": "1",
+                         *           "unit_price": "50000",
+                         *           "amount": "50000"
+                         *         }
+                         *       ],
+                         *       "channel": "EMAIL",
+                         *       "received_file": {
+                         *         "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *         "envelope_id": "SetDoc",
+                         *         "message_id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *         "received_at": "2026-11-27T14:02:10.000Z",
+                         *         "acknowledgment": {
+                         *           "at": "2026-11-27T14:02:11.000Z",
+                         *           "reply_to": {
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-27T14:02:11.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *           }
+                         *         },
+                         *         "superseded": []
+                         *       },
+                         *       "xml_status": "RECEIVED",
+                         *       "verification": {
+                         *         "status": "VERIFIED",
+                         *         "reception_status": 0,
+                         *         "reception_status_text": "DTE Recibido OK",
+                         *         "duplicate": false,
+                         *         "checks": [
+                         *           {
+                         *             "name": "envelope_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "dte_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "signer",
+                         *             "result": "PASSED",
+                         *             "message": null,
+                         *             "signer": {
+                         *               "name": "ANA ROJAS MUÑOZ",
+                         *               "tax_id": "15432876-9",
+                         *               "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *               "kind": "CA_ISSUED",
+                         *               "valid_from": "2025-06-01T00:00:00.000Z",
+                         *               "valid_to": "2028-06-01T00:00:00.000Z"
+                         *             }
+                         *           },
+                         *           {
+                         *             "name": "ted",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "caf",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "recipient_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "issuer_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "schema",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "totals",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "duplicate",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "sii_status",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           }
+                         *         ]
+                         *       },
+                         *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *       "seconds_left": null,
+                         *       "response_state": "ACCEPTED",
+                         *       "responses": [
+                         *         {
+                         *           "action": "ACD",
+                         *           "reason": "Recibido conforme",
+                         *           "at": "2026-11-28T11:00:00.000Z",
+                         *           "sii_code": 0,
+                         *           "sii_message": "Acción Completada OK",
+                         *           "files": [
+                         *             "resultado_dte"
+                         *           ],
+                         *           "reply_to": {
+                         *             "email": "facturacion@elsimulador.cl",
+                         *             "source": "REQUEST"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-28T11:30:00.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": null
+                         *           }
+                         *         }
+                         *       ],
+                         *       "downloads": [
+                         *         "xml",
+                         *         "pdf",
+                         *         "recepcion_envio",
+                         *         "resultado_dte"
+                         *       ],
+                         *       "received_at": "2026-11-27T14:02:10.000Z",
+                         *       "updated_at": "2026-11-28T11:30:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceivedDocument"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -22515,6 +24361,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "action": "ACD",
+                     *       "reason": "Recibido conforme"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReceptionResponse"];
                 };
             };
@@ -22526,6 +24378,178 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "issuer": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *         "activity": "Distribución de artículos de oficina"
+                         *       },
+                         *       "recipient": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *       },
+                         *       "document_type": "33",
+                         *       "folio": 88123,
+                         *       "issue_date": "2026-11-27",
+                         *       "totals": {
+                         *         "net": "250000",
+                         *         "exempt": null,
+                         *         "vat": "47500",
+                         *         "total": "297500"
+                         *       },
+                         *       "lines": [
+                         *         {
+                         *           "line": 1,
+                         *           "name": "Resma papel carta 500 hojas",
+                         *           "quantity": "50",
+                         *           "unit_price": "4000",
+                         *           "amount": "200000"
+                         *         },
+                         *         {
+                         *           "line": 2,
+                         *           "name": "Despacho a domicilio",
+                         *           "quantity": "1",
+                         *           "unit_price": "50000",
+                         *           "amount": "50000"
+                         *         }
+                         *       ],
+                         *       "channel": "EMAIL",
+                         *       "received_file": {
+                         *         "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *         "envelope_id": "SetDoc",
+                         *         "message_id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *         "received_at": "2026-11-27T14:02:10.000Z",
+                         *         "acknowledgment": {
+                         *           "at": "2026-11-27T14:02:11.000Z",
+                         *           "reply_to": {
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-27T14:02:11.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *           }
+                         *         },
+                         *         "superseded": []
+                         *       },
+                         *       "xml_status": "RECEIVED",
+                         *       "verification": {
+                         *         "status": "VERIFIED",
+                         *         "reception_status": 0,
+                         *         "reception_status_text": "DTE Recibido OK",
+                         *         "duplicate": false,
+                         *         "checks": [
+                         *           {
+                         *             "name": "envelope_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "dte_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "signer",
+                         *             "result": "PASSED",
+                         *             "message": null,
+                         *             "signer": {
+                         *               "name": "ANA ROJAS MUÑOZ",
+                         *               "tax_id": "15432876-9",
+                         *               "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *               "kind": "CA_ISSUED",
+                         *               "valid_from": "2025-06-01T00:00:00.000Z",
+                         *               "valid_to": "2028-06-01T00:00:00.000Z"
+                         *             }
+                         *           },
+                         *           {
+                         *             "name": "ted",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "caf",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "recipient_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "issuer_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "schema",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "totals",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "duplicate",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "sii_status",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           }
+                         *         ]
+                         *       },
+                         *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *       "seconds_left": null,
+                         *       "response_state": "ACCEPTED",
+                         *       "responses": [
+                         *         {
+                         *           "action": "ACD",
+                         *           "reason": "Recibido conforme",
+                         *           "at": "2026-11-28T11:00:00.000Z",
+                         *           "sii_code": 0,
+                         *           "sii_message": "Acción Completada OK",
+                         *           "files": [
+                         *             "resultado_dte"
+                         *           ],
+                         *           "reply_to": {
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-28T11:00:02.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": null
+                         *           }
+                         *         }
+                         *       ],
+                         *       "downloads": [
+                         *         "xml",
+                         *         "pdf",
+                         *         "recepcion_envio",
+                         *         "resultado_dte"
+                         *       ],
+                         *       "received_at": "2026-11-27T14:02:10.000Z",
+                         *       "updated_at": "2026-11-28T11:00:02.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceivedDocument"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -22859,6 +24883,162 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *           "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "issuer": {
+                         *             "tax_id": "96790240-3",
+                         *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *             "activity": "Distribución de artículos de oficina"
+                         *           },
+                         *           "recipient": {
+                         *             "tax_id": "76086428-5",
+                         *             "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *           },
+                         *           "document_type": "33",
+                         *           "folio": 88123,
+                         *           "issue_date": "2026-11-27",
+                         *           "totals": {
+                         *             "net": "250000",
+                         *             "exempt": null,
+                         *             "vat": "47500",
+                         *             "total": "297500"
+                         *           },
+                         *           "lines": [
+                         *             {
+                         *               "line": 1,
+                         *               "name": "Resma papel carta 500 hojas",
+                         *               "quantity": "50",
+                         *               "unit_price": "4000",
+                         *               "amount": "200000"
+                         *             },
+                         *             {
+                         *               "line": 2,
+                         *               "name": "Despacho a domicilio",
+                         *               "quantity": "1",
+                         *               "unit_price": "50000",
+                         *               "amount": "50000"
+                         *             }
+                         *           ],
+                         *           "channel": "EMAIL",
+                         *           "received_file": {
+                         *             "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *             "envelope_id": "SetDoc",
+                         *             "message_id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *             "received_at": "2026-11-27T14:02:10.000Z",
+                         *             "acknowledgment": {
+                         *               "at": "2026-11-27T14:02:11.000Z",
+                         *               "reply_to": {
+                         *                 "email": "dte@elsimulador.cl",
+                         *                 "source": "TAXPAYER_DIRECTORY"
+                         *               },
+                         *               "mail": {
+                         *                 "state": "SENT",
+                         *                 "attempts": 1,
+                         *                 "sent_at": "2026-11-27T14:02:11.000Z",
+                         *                 "message": null,
+                         *                 "next_attempt_at": null,
+                         *                 "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *               }
+                         *             },
+                         *             "superseded": []
+                         *           },
+                         *           "xml_status": "RECEIVED",
+                         *           "verification": {
+                         *             "status": "VERIFIED",
+                         *             "reception_status": 0,
+                         *             "reception_status_text": "DTE Recibido OK",
+                         *             "duplicate": false,
+                         *             "checks": [
+                         *               {
+                         *                 "name": "envelope_signature",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "dte_signature",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "signer",
+                         *                 "result": "PASSED",
+                         *                 "message": null,
+                         *                 "signer": {
+                         *                   "name": "ANA ROJAS MUÑOZ",
+                         *                   "tax_id": "15432876-9",
+                         *                   "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *                   "kind": "CA_ISSUED",
+                         *                   "valid_from": "2025-06-01T00:00:00.000Z",
+                         *                   "valid_to": "2028-06-01T00:00:00.000Z"
+                         *                 }
+                         *               },
+                         *               {
+                         *                 "name": "ted",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "caf",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "recipient_rut",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "issuer_rut",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "schema",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "totals",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "duplicate",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "sii_status",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               }
+                         *             ]
+                         *           },
+                         *           "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *           "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *           "seconds_left": 690820,
+                         *           "response_state": "PENDING",
+                         *           "responses": [],
+                         *           "downloads": [
+                         *             "xml",
+                         *             "pdf",
+                         *             "recepcion_envio"
+                         *           ],
+                         *           "received_at": "2026-11-27T14:02:10.000Z",
+                         *           "updated_at": "2026-11-27T14:05:00.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceivedDocumentPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -23089,6 +25269,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "file": "(binary: EnvioDTE_96790240-3_T33_F88123.xml, an EnvioDTE or a single DTE)"
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["ReceptionUpload"];
                 };
             };
@@ -23100,6 +25285,161 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "kind": "EnvioDTE",
+                         *       "file_sha256": "fafb5171f78f97d5d2ee371b07fc54d914cfb3d7e5ddbbafd1e56bb779986047",
+                         *       "documents": [
+                         *         {
+                         *           "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *           "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "issuer": {
+                         *             "tax_id": "96790240-3",
+                         *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *             "activity": "Distribución de artículos de oficina"
+                         *           },
+                         *           "recipient": {
+                         *             "tax_id": "76086428-5",
+                         *             "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *           },
+                         *           "document_type": "33",
+                         *           "folio": 88123,
+                         *           "issue_date": "2026-11-27",
+                         *           "totals": {
+                         *             "net": "250000",
+                         *             "exempt": null,
+                         *             "vat": "47500",
+                         *             "total": "297500"
+                         *           },
+                         *           "lines": [
+                         *             {
+                         *               "line": 1,
+                         *               "name": "Resma papel carta 500 hojas",
+                         *               "quantity": "50",
+                         *               "unit_price": "4000",
+                         *               "amount": "200000"
+                         *             },
+                         *             {
+                         *               "line": 2,
+                         *               "name": "Despacho a domicilio",
+                         *               "quantity": "1",
+                         *               "unit_price": "50000",
+                         *               "amount": "50000"
+                         *             }
+                         *           ],
+                         *           "channel": "UPLOAD",
+                         *           "received_file": {
+                         *             "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *             "envelope_id": "SetDoc",
+                         *             "message_id": "inm_p1_01M8EK66GG48P2NXAGYR5MGPPK",
+                         *             "received_at": "2026-11-27T14:02:10.000Z",
+                         *             "acknowledgment": {
+                         *               "at": "2026-11-27T14:02:11.000Z",
+                         *               "reply_to": {
+                         *                 "email": "dte@elsimulador.cl",
+                         *                 "source": "TAXPAYER_DIRECTORY"
+                         *               },
+                         *               "mail": {
+                         *                 "state": "SENT",
+                         *                 "attempts": 1,
+                         *                 "sent_at": "2026-11-27T14:02:11.000Z",
+                         *                 "message": null,
+                         *                 "next_attempt_at": null,
+                         *                 "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *               }
+                         *             },
+                         *             "superseded": []
+                         *           },
+                         *           "xml_status": "RECEIVED",
+                         *           "verification": {
+                         *             "status": "VERIFIED",
+                         *             "reception_status": 0,
+                         *             "reception_status_text": "DTE Recibido OK",
+                         *             "duplicate": false,
+                         *             "checks": [
+                         *               {
+                         *                 "name": "envelope_signature",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "dte_signature",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "signer",
+                         *                 "result": "PASSED",
+                         *                 "message": null,
+                         *                 "signer": {
+                         *                   "name": "ANA ROJAS MUÑOZ",
+                         *                   "tax_id": "15432876-9",
+                         *                   "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *                   "kind": "CA_ISSUED",
+                         *                   "valid_from": "2025-06-01T00:00:00.000Z",
+                         *                   "valid_to": "2028-06-01T00:00:00.000Z"
+                         *                 }
+                         *               },
+                         *               {
+                         *                 "name": "ted",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "caf",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "recipient_rut",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "issuer_rut",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "schema",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "totals",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "duplicate",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               },
+                         *               {
+                         *                 "name": "sii_status",
+                         *                 "result": "PASSED",
+                         *                 "message": null
+                         *               }
+                         *             ]
+                         *           },
+                         *           "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *           "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *           "seconds_left": 690820,
+                         *           "response_state": "PENDING",
+                         *           "responses": [],
+                         *           "downloads": [
+                         *             "xml",
+                         *             "pdf",
+                         *             "recepcion_envio"
+                         *           ],
+                         *           "received_at": "2026-11-27T14:02:10.000Z",
+                         *           "updated_at": "2026-11-27T14:05:00.000Z",
+                         *           "outcome": "NEW"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceptionUploadResult"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -23386,6 +25726,45 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *           "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "channel": "EMAIL",
+                         *           "sender": "facturacion@elsimulador.cl",
+                         *           "recipient": "dte+k3q9x2m8v7c4b1n6@dte.example.cl",
+                         *           "subject": "Factura electrónica N° 88123 de DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *           "size": 48210,
+                         *           "sha256": "3b1f0c9e8d2a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+                         *           "outcome": "STORED",
+                         *           "detail": null,
+                         *           "documents": 1,
+                         *           "attachments": [
+                         *             {
+                         *               "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *               "content_type": "text/xml",
+                         *               "size": 9120,
+                         *               "read_as": "XML"
+                         *             },
+                         *             {
+                         *               "name": "factura_88123.pdf",
+                         *               "content_type": "application/pdf",
+                         *               "size": 36544,
+                         *               "read_as": "IGNORED"
+                         *             }
+                         *           ],
+                         *           "received_at": "2026-11-27T14:02:10.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["InboundMessagePage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -23622,6 +26001,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "channel": "EMAIL",
+                         *       "sender": "facturacion@elsimulador.cl",
+                         *       "recipient": "dte+k3q9x2m8v7c4b1n6@dte.example.cl",
+                         *       "subject": "Factura electrónica N° 88123 de DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *       "size": 48210,
+                         *       "sha256": "3b1f0c9e8d2a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+                         *       "outcome": "STORED",
+                         *       "detail": null,
+                         *       "documents": 1,
+                         *       "attachments": [
+                         *         {
+                         *           "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *           "content_type": "text/xml",
+                         *           "size": 9120,
+                         *           "read_as": "XML"
+                         *         },
+                         *         {
+                         *           "name": "factura_88123.pdf",
+                         *           "content_type": "application/pdf",
+                         *           "size": 36544,
+                         *           "read_as": "IGNORED"
+                         *         }
+                         *       ],
+                         *       "received_at": "2026-11-27T14:02:10.000Z",
+                         *       "document_ids": [
+                         *         "rcv_p1_01M8EK64J047VZT0S42S5NCPTR"
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["InboundMessageDetail"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -23857,6 +26270,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *           "email": "maria.gonzalez@losandes.cl",
+                         *           "name": "María González",
+                         *           "status": "ACTIVE",
+                         *           "created_at": "2026-11-27T13:32:10.000Z",
+                         *           "revoked_at": null
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["UserPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24045,6 +26477,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "maria.gonzalez@losandes.cl",
+                     *       "name": "María González"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserCreate"];
                 };
             };
@@ -24056,6 +26494,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "email": "maria.gonzalez@losandes.cl",
+                         *       "name": "María González",
+                         *       "status": "ACTIVE",
+                         *       "created_at": "2026-11-27T13:32:10.000Z",
+                         *       "revoked_at": null,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["User"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24307,6 +26756,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "email": "maria.gonzalez@losandes.cl",
+                         *       "name": "María González",
+                         *       "status": "ACTIVE",
+                         *       "created_at": "2026-11-27T13:32:10.000Z",
+                         *       "revoked_at": null,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["User"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24525,6 +26985,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "email": "maria.gonzalez@losandes.cl",
+                         *       "name": "María González",
+                         *       "status": "REVOKED",
+                         *       "created_at": "2026-11-27T13:32:10.000Z",
+                         *       "revoked_at": "2026-11-30T09:15:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["User"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24774,6 +27245,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "ERP production",
+                     *       "role": "MEMBER"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyCreate"];
                 };
             };
@@ -24785,6 +27262,21 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "key_01M8EK5YPG7AF6QWR2BP3KXGS7",
+                         *       "user_id": "usr_01M8EK5XQ8VHEC0RMV1MM18PGA",
+                         *       "name": "ERP production",
+                         *       "role": "MEMBER",
+                         *       "prefix": "dte_test_u8j",
+                         *       "livemode": false,
+                         *       "company_ids": [],
+                         *       "created_at": "2026-11-27T13:33:00.000Z",
+                         *       "last_used_at": null,
+                         *       "revoked_at": null,
+                         *       "api_key": "dte_test_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzd"
+                         *     }
+                         */
                         "application/json": components["schemas"]["ApiKeyCreated"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -25198,6 +27690,39 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "ok",
+                         *       "environment": "production",
+                         *       "sii_mode": "production",
+                         *       "checks": {
+                         *         "d1": {
+                         *           "status": "ok"
+                         *         },
+                         *         "r2": {
+                         *           "status": "ok"
+                         *         },
+                         *         "issuance_queue": {
+                         *           "status": "ok"
+                         *         },
+                         *         "webhook_queue": {
+                         *           "status": "ok"
+                         *         },
+                         *         "email_events_queue": {
+                         *           "status": "ok"
+                         *         },
+                         *         "folio_allocator": {
+                         *           "status": "ok"
+                         *         },
+                         *         "document_store": {
+                         *           "status": "ok"
+                         *         },
+                         *         "control_directory": {
+                         *           "status": "ok"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Health"];
                     };
                 };
@@ -25319,6 +27844,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "rut": "76086428-5",
+                     *       "document_type": 33,
+                     *       "quantity": 100,
+                     *       "legal_name": "COMERCIAL LOS ANDES SPA"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SimulatorCafRequest"];
                 };
             };
@@ -25330,6 +27863,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <AUTORIZACION><CAF version="1.0"><DA><RE>76086428-5</RE><RS>COMERCIAL LOS ANDES SPA</RS><TD>33</TD><RNG><D>1001</D><H>1100</H></RNG><FA>2026-11-25</FA><RSAPK><M>uv1S1+u92TmWZQz7aTbjI1s8vuuxjT0c+byLVxujDFfzSXd5maOeyhl48nSVDfTCFqW8nvvkIa2W0Vsvl09FgQ==</M><E>Aw==</E></RSAPK><IDK>999</IDK></DA><FRMA algoritmo="SHA1withRSA">OzFccD5oT2Zi+noZOZWZYhhd8ihejQ3APS3SRuTfBUN9wKX9E+OOW9f0v8JGA7Jd9kofSR+Z+uOR6Qmo1ZHaoA==</FRMA></CAF><RSASK>-----BEGIN RSA PRIVATE KEY-----
+                         *     MIIBOwIBAAJBALr9UtfrvdkJlmUM+2k24yNbPL7rsY09HPm8i1cbowxX80l3eZmj
+                         *     -----END RSA PRIVATE KEY-----</RSASK><RSAPUBK>-----BEGIN PUBLIC KEY-----
+                         *     MFowDQYJKoZIhvcNAQEBBQADSQAwRgJBALr9UtfrvdkJlmUM+2k24yNbPL7rsY09
+                         *     -----END PUBLIC KEY-----</RSAPUBK></AUTORIZACION>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -25492,6 +28033,707 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulator/sii/reception/inject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulator: register a supplier's envelope
+         * @description Takes a signed EnvioDTE as if its issuer had uploaded it to the SII: the upload's checks run (schema, signatures, stamp against its CAF, Carátula, repeated folios; production CAFs are trusted too), and every document that passes enters the register its recipient reads, with `received_at` as the SII reception time, so a receiving company finds it (docs/simulator.md#reception). `withhold_xml=true` registers them without keeping the XML, as the real SII does (the recipient sees them NOT_YET_RECEIVED until the supplier's mail or an upload). A refused envelope answers 400 with the SII's reasons. Under a `down` scenario it fails as the SII would. Open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment only with a test key in `X-Api-Key` (`dte_test_…`), 404 otherwise.
+         *
+         *     A test key in `X-Api-Key` outside local development (above).
+         *
+         *     Request body: at most 2097152 bytes (2048 KiB).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description ISO 8601 date-time to record as the SII reception time (default: now). */
+                    received_at?: string;
+                    /** @description true: register without keeping the XML. */
+                    withhold_xml?: "true" | "false";
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                     *     <EnvioDTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+                     *     <SetDTE ID="SetDoc">
+                     *     <Caratula version="1.0"><RutEmisor>76086428-5</RutEmisor><RutEnvia>12345678-5</RutEnvia><RutReceptor>96790240-3</RutReceptor><FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>2026-11-27T10:31:06</TmstFirmaEnv><SubTotDTE><TpoDTE>33</TpoDTE><NroDTE>1</NroDTE></SubTotDTE></Caratula>
+                     *     <DTE version="1.0">
+                     *     <Documento ID="F1042T33">
+                     *     <Encabezado>
+                     *     <IdDoc><TipoDTE>33</TipoDTE><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><FmaPago>2</FmaPago><FchVenc>2026-12-27</FchVenc></IdDoc>
+                     *     <Emisor><RUTEmisor>76086428-5</RUTEmisor><RznSoc>COMERCIAL LOS ANDES SPA</RznSoc><GiroEmis>Venta al por mayor de computadores y equipo periférico</GiroEmis><CorreoEmisor>facturacion@losandes.cl</CorreoEmisor><Acteco>465100</Acteco><DirOrigen>Av. Providencia 1234, of. 501</DirOrigen><CmnaOrigen>Providencia</CmnaOrigen><CiudadOrigen>Santiago</CiudadOrigen></Emisor>
+                     *     <Receptor><RUTRecep>96790240-3</RUTRecep><RznSocRecep>DISTRIBUIDORA EL SIMULADOR S.A.</RznSocRecep><GiroRecep>Distribución de artículos de oficina</GiroRecep><CorreoRecep>dte@elsimulador.cl</CorreoRecep><DirRecep>Av. Apoquindo 4501, piso 8</DirRecep><CmnaRecep>Las Condes</CmnaRecep><CiudadRecep>Santiago</CiudadRecep></Receptor>
+                     *     <Totales><MntNeto>1000000</MntNeto><TasaIVA>19</TasaIVA><IVA>190000</IVA><MntTotal>1190000</MntTotal></Totales>
+                     *     </Encabezado>
+                     *     <Detalle><NroLinDet>1</NroLinDet><CdgItem><TpoCodigo>INT1</TpoCodigo><VlrCodigo>NB-1416</VlrCodigo></CdgItem><NmbItem>Notebook 14 pulgadas 16 GB RAM</NmbItem><QtyItem>2</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>450000</PrcItem><MontoItem>900000</MontoItem></Detalle>
+                     *     <Detalle><NroLinDet>2</NroLinDet><NmbItem>Instalación y configuración</NmbItem><QtyItem>1</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>100000</PrcItem><MontoItem>100000</MontoItem></Detalle>
+                     *     <Referencia><NroLinRef>1</NroLinRef><TpoDocRef>801</TpoDocRef><FolioRef>4500012345</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>Orden de compra</RazonRef></Referencia>
+                     *     <TED version="1.0"><DD><RE>76086428-5</RE><TD>33</TD><F>1042</F><FE>2026-11-27</FE><RR>96790240-3</RR><RSR>DISTRIBUIDORA EL SIMULADOR S.A.</RSR><MNT>1190000</MNT><IT1>Notebook 14 pulgadas 16 GB RAM</IT1><CAF version="1.0"><DA><RE>76086428-5</RE><RS>COMERCIAL LOS ANDES SPA</RS><TD>33</TD><RNG><D>1001</D><H>1100</H></RNG><FA>2026-11-25</FA><RSAPK><M>uv1S1+u92TmWZQz7aTbjI1s8vuuxjT0c+byLVxujDFfzSXd5maOeyhl48nSVDfTCFqW8nvvkIa2W0Vsvl09FgQ==</M><E>Aw==</E></RSAPK><IDK>100</IDK></DA><FRMA algoritmo="SHA1withRSA">OzFccD5oT2Zi+noZOZWZYhhd8ihejQ3APS3SRuTfBUN9wKX9E+OOW9f0v8JGA7Jd9kofSR+Z+uOR6Qmo1ZHaoA==</FRMA></CAF><TSTED>2026-11-27T10:30:00</TSTED></DD><FRMT algoritmo="SHA1withRSA">lGjmWRPJSZDhCVGC+GWAKyjIVHOqaDRw4nHRvzCduEFWA4RvpvAGa5KgaShe1FgTV7iRqtFNViMMldrgpB/2ww==</FRMT></TED>
+                     *     <TmstFirma>2026-11-27T10:30:00</TmstFirma>
+                     *     </Documento>
+                     *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                     *     <SignedInfo>
+                     *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                     *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                     *     <Reference URI="#F1042T33">
+                     *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                     *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                     *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                     *     </Reference>
+                     *     </SignedInfo>
+                     *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                     *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                     *     </Signature>
+                     *     </DTE>
+                     *     </SetDTE>
+                     *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                     *     <SignedInfo>
+                     *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                     *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                     *     <Reference URI="#SetDoc">
+                     *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                     *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                     *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                     *     </Reference>
+                     *     </SignedInfo>
+                     *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                     *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                     *     </Signature>
+                     *     </EnvioDTE>
+                     */
+                    "text/xml": string;
+                };
+            };
+            responses: {
+                /** @description Registered */
+                201: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "track_id": 6512349001,
+                         *       "received_at": "2026-11-27T13:31:06.000Z",
+                         *       "documents": [
+                         *         {
+                         *           "issuer_rut": "76086428-5",
+                         *           "document_type": 33,
+                         *           "folio": 1042,
+                         *           "receiver_rut": "96790240-3",
+                         *           "issue_date": "2026-11-27",
+                         *           "total": "1190000",
+                         *           "registered": true,
+                         *           "status": "DOK",
+                         *           "errors": []
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SimulatorInjected"];
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No operation exists at this path. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `ROUTE_NOT_FOUND`: No operation exists at this path.
+                                 * @enum {string}
+                                 */
+                                code: "ROUTE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulator/sii/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Simulator: list active scenarios
+         * @description The scenarios that apply to the calling client's simulated SII calls, newest first. Open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment only with a test key in `X-Api-Key` (`dte_test_…`), 404 otherwise. Scenarios belong to the API client that set them: GET, DELETE and the calls they apply to are that client's only.
+         *
+         *     A test key in `X-Api-Key` outside local development (above).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The active scenarios */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 7,
+                         *           "mode": "down",
+                         *           "remaining": 5,
+                         *           "rut": "76086428-5",
+                         *           "failure": "http503",
+                         *           "created_at": "2026-11-27 13:40:00"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SimulatorScenarioList"];
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No operation exists at this path. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `ROUTE_NOT_FOUND`: No operation exists at this path.
+                                 * @enum {string}
+                                 */
+                                code: "ROUTE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Simulator: set a scenario
+         * @description Makes the simulated SII answer the next uploads (or calls) another way, to try every path: `accept` (normal checks), `reject` (every document RCH), `object` (documents that pass are accepted with reparos, RLV), `delay` (stay in REC/SOK for `polls` polls and/or `seconds`, default 3 polls), `down` (every call but the scenarios and CAF grants fails: `failure` http503, the default, error500 or reset). `count`: the next n uploads (for `down`, calls), until DELETE without it; `rut`: only the uploads of that test company of the client. The newest matching scenario applies. Open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment only with a test key in `X-Api-Key` (`dte_test_…`), 404 otherwise. Scenarios belong to the API client that set them: GET, DELETE and the calls they apply to are that client's only.
+         *
+         *     A test key in `X-Api-Key` outside local development (above).
+         *
+         *     Request body: at most 2097152 bytes (2048 KiB).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "mode": "down",
+                     *       "count": 5,
+                     *       "rut": "76086428-5",
+                     *       "failure": "http503"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimulatorScenarioRequest"];
+                };
+            };
+            responses: {
+                /** @description Set */
+                201: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 7,
+                         *       "mode": "down",
+                         *       "remaining": 5,
+                         *       "rut": "76086428-5",
+                         *       "failure": "http503",
+                         *       "created_at": "2026-11-27 13:40:00"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SimulatorScenario"];
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SIMULATOR_RUT_NOT_OWNED`: A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies.
+                                 * @enum {string}
+                                 */
+                                code: "SIMULATOR_RUT_NOT_OWNED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No operation exists at this path. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `ROUTE_NOT_FOUND`: No operation exists at this path.
+                                 * @enum {string}
+                                 */
+                                code: "ROUTE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Simulator: clear every scenario
+         * @description Removes the calling client's scenarios: the simulated SII applies its normal checks again. Open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment only with a test key in `X-Api-Key` (`dte_test_…`), 404 otherwise.
+         *
+         *     A test key in `X-Api-Key` outside local development (above).
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deleted": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SimulatorScenariosCleared"];
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No operation exists at this path. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `ROUTE_NOT_FOUND`: No operation exists at this path.
+                                 * @enum {string}
+                                 */
+                                code: "ROUTE_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -30168,6 +33410,61 @@ export interface components {
             rut: string;
             /** @example 100 */
             to?: number;
+        };
+        SimulatorInjected: {
+            documents: {
+                document_type: number;
+                errors: string[];
+                folio: number;
+                issue_date: string;
+                issuer_rut: string;
+                receiver_rut: string;
+                /** @description In the register the recipient reads (not for a document the checks rejected). */
+                registered: boolean;
+                /** @enum {string} */
+                status: "DOK" | "RLV" | "RCH";
+                total: string;
+            }[];
+            /** @description The SII reception time recorded (the start of the recipient's 8 days). */
+            received_at: string;
+            /** @description The simulated SII's track id of the envelope. */
+            track_id: number;
+        };
+        SimulatorScenario: {
+            created_at: string;
+            /**
+             * @description `down`: how calls fail.
+             * @enum {string|null}
+             */
+            failure?: "http503" | "error500" | "reset" | null;
+            id: number;
+            /** @enum {string} */
+            mode: "accept" | "reject" | "object" | "delay" | "down";
+            /** @description `delay`: polls to stay in REC/SOK. */
+            polls?: number | null;
+            /** @description Uploads (for `down`: calls) it still applies to; null until DELETE. */
+            remaining: number | null;
+            /** @description Only this company's uploads; null for all of the client's. */
+            rut: string | null;
+            /** @description `delay`: seconds to stay in REC/SOK. */
+            seconds?: number | null;
+        };
+        SimulatorScenarioList: {
+            data: components["schemas"]["SimulatorScenario"][];
+        };
+        SimulatorScenarioRequest: {
+            count?: number;
+            /** @enum {string} */
+            failure?: "http503" | "error500" | "reset";
+            /** @enum {string} */
+            mode: "accept" | "reject" | "object" | "delay" | "down";
+            polls?: number;
+            rut?: string;
+            seconds?: number;
+        };
+        SimulatorScenariosCleared: {
+            /** @description How many were removed. */
+            deleted: number;
         };
         Taxpayer: {
             /** @description Economic activities: the SII's list does not carry them, so this is empty for imported rows. */

@@ -2,8 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode } from "../../lib/errors";
 import { DATE_FORM, isRealDate } from "../../lib/time";
 
-/** `{ content: { "application/json": { schema } } }`: a JSON request body or response in a route definition. */
-export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+/**
+ * `{ content: { "application/json": { schema, example } } }`: a JSON request body or response in a
+ * route definition, with the example the reference shows (test/api/examples.test.ts checks it
+ * against the schema).
+ */
+export const json = <T>(schema: T, example?: unknown) => ({ content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } } });
 
 export const ErrorDetailSchema = z
   .object({

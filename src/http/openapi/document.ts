@@ -6,13 +6,21 @@ import { idempotency } from "../middleware/idempotency";
 import { REQUEST_ID_PATTERN } from "../middleware/request-id";
 import { ROUTE_REGISTRY } from "../route";
 
-/** The specification's functional areas (§1), in its order; then ours (Catalogs: the catalogs' index; Health; Operations: dead letters). */
+/**
+ * The specification's functional areas (§1), in its order; then ours (Catalogs: the catalogs' index;
+ * Health; Operations: dead letters; Simulator: the built-in SII simulator's own operations).
+ */
 export const TAGS = [
   "Certificates", "Legal Entities", "Tax Identification Documents", "Purchases (Receptions)", "Legal Activities",
   "Tax Information", "Additional Export Info", "Enumeration (CAF)", "Currencies", "Document Cancellation Reasons",
   "Document Types", "Companies", "Measurement Units", "Users", "Company Settings", "Item Code Types", "Invoices", "Cessions",
-  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Catalogs", "Health", "Operations",
+  "Countries", "Tax Types", "Taxpayers", "Webhooks", "Payment Types", "Catalogs", "Health", "Operations", "Simulator",
 ] as const;
+
+const TAG_DESCRIPTIONS: Partial<Record<(typeof TAGS)[number], string>> = {
+  Simulator:
+    "Test mode and local development only: the built-in SII simulator's portal and controls (a CAF as the SII portal grants one, scenarios that make the simulated SII reject, object, delay or fail, a supplier's envelope registered for its recipient). Open without a key in local development (`npm start`); elsewhere they answer only a test key (`dte_test_…`) and are 404 for a live key or none. They never touch the real SII. The scenario and inject operations are answered by the simulator itself, with its own checks and messages (an unknown query parameter is ignored there, not refused). Guide: `docs/simulator.md`.",
+};
 
 const ERROR_TABLE = Object.entries(ERROR_CODES)
   .map(([code, { status, description }]) => `| ${status} | \`${code}\` | ${description} |`)
@@ -55,7 +63,7 @@ export function openApiDocument(app: OpenAPIHono<any, any, any>, serverUrl?: str
     app.getOpenAPI31Document({
       openapi: "3.1.0",
       info: { title: "DTE API", version: "1.0.0", description: DESCRIPTION },
-      tags: TAGS.map((name) => ({ name })),
+      tags: TAGS.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     }) as unknown as OpenApiDoc,
   );
   return serverUrl ? { ...(cached as object), servers: [{ url: serverUrl, description: "This service (try requests here)" }] } : cached;
@@ -110,7 +118,10 @@ function withConventions(doc: OpenApiDoc): OpenApiDoc {
           ...(withKey && Number(status) < 300 ? { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } } : {}),
         };
         const media = response.content?.["application/json"];
-        if (secured && Number(status) < 300 && media?.schema) media.schema = withLivemode(media.schema);
+        if (secured && Number(status) < 300 && media?.schema) {
+          media.schema = withLivemode(media.schema);
+          if (media.example && typeof media.example === "object") media.example = { ...media.example, livemode: false };
+        }
       }
     }
   }

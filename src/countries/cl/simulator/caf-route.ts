@@ -9,6 +9,7 @@ import { isValidRut, normalizeRut } from "../documents/rut";
 import { DOCUMENT_TYPES } from "../documents/document-types";
 import { grantSimulatorCaf } from "./caf-grants";
 import { ownTestRuts, simulatorReachable } from "./gate";
+import { cafXmlExample } from "../../../http/openapi/xml-examples";
 
 /** The simulated SII is open in local development and to test keys elsewhere (./gate.ts); otherwise its paths are unknown. */
 export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -21,7 +22,7 @@ export const simulatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 const grant = defineRoute({
   method: "post",
   path: "/simulator/sii/caf",
-  tags: ["Enumeration (CAF)"],
+  tags: ["Simulator"],
   summary: "Simulator: obtain a CAF file",
   description:
     "The simulated SII's portal (DECISIONS 18): open in local development (`ENVIRONMENT=development`, `SII_MODE=simulator`); in any other deployment (tests, staging, production) it answers only with a test key in `X-Api-Key` (`dte_test_…`), and 404 otherwise; a test key gets CAFs only for the RUTs of its client's active test-mode companies (403 `SIMULATOR_RUT_NOT_OWNED` for any other). Answers a CAF file for the range, signed by the simulator's own SII key (IDK 999), the way a taxpayer downloads one from the SII portal; upload it to /enumeration/upload. Without `from`/`to`, grants the next `quantity` folios (default 100). Ranges never overlap earlier grants for the same RUT and type.",
@@ -50,6 +51,7 @@ const grant = defineRoute({
             .refine((b) => b.from === undefined || b.to! >= b.from, { message: "to must not be below from", path: ["to"] })
             .refine((b) => b.from === undefined || b.to! - b.from < 100_000, { message: "At most 100,000 folios per CAF", path: ["to"] })
             .openapi("SimulatorCafRequest"),
+          example: { rut: "76086428-5", document_type: 33, quantity: 100, legal_name: "COMERCIAL LOS ANDES SPA" },
         },
       },
     },
@@ -57,7 +59,7 @@ const grant = defineRoute({
   responses: {
     200: {
       description: "The CAF file (ISO-8859-1)",
-      content: { "application/xml": { schema: z.string().openapi({ description: "<AUTORIZACION><CAF version=\"1.0\">…</CAF><RSASK>…</RSASK><RSAPUBK>…</RSAPUBK></AUTORIZACION>" }) } },
+      content: { "application/xml": { schema: z.string().openapi({ description: "<AUTORIZACION><CAF version=\"1.0\">…</CAF><RSASK>…</RSASK><RSAPUBK>…</RSAPUBK></AUTORIZACION>" }), example: cafXmlExample.replace("<IDK>100</IDK>", "<IDK>999</IDK>") } },
     },
   },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ROUTE_NOT_FOUND", "SIMULATOR_RUT_NOT_OWNED", "SIMULATOR_CAF_OVERLAP"],

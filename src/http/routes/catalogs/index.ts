@@ -22,6 +22,12 @@ function example(catalog: Catalog) {
   return { data, current_page: 1, per_page: 20, total: catalog.entries.length, last_page: Math.max(1, Math.ceil(catalog.entries.length / 20)), catalog: { country: "CHL", slug: catalog.slug, title: catalog.title, source: catalog.source } };
 }
 
+/** A country's index as the examples show it: its first three catalogs of the real list. */
+function indexExample() {
+  const index = countryIndex(COUNTRY_CATALOGS[0]!);
+  return { ...index, catalogs: index.catalogs.slice(0, 3) };
+}
+
 /** The caching headers every catalog answer carries. */
 const CACHING = { ETag: { schema: { type: "string" as const } }, "Cache-Control": { schema: { type: "string" as const } } };
 
@@ -83,7 +89,7 @@ catalogsRoutes.openapi(
     request: { query: PageQuerySchema },
     errors: ["VALIDATION_FAILED"],
     responses: {
-      200: { description: "A page of countries", headers: CACHING, content: { "application/json": { schema: CatalogIndexPageSchema } } },
+      200: { description: "A page of countries", headers: CACHING, content: { "application/json": { schema: CatalogIndexPageSchema, example: pageEnvelope([indexExample()], COUNTRY_CATALOGS.length, pageParams({})) } } },
       304: NOT_MODIFIED,
     },
   }),
@@ -105,7 +111,7 @@ catalogsRoutes.openapi(
     request: { params: CountryParam },
     errors: ["VALIDATION_FAILED", "CATALOG_COUNTRY_NOT_SUPPORTED"],
     responses: {
-      200: { description: "The country's catalogs", headers: CACHING, content: { "application/json": { schema: CountryCatalogIndexSchema } } },
+      200: { description: "The country's catalogs", headers: CACHING, content: { "application/json": { schema: CountryCatalogIndexSchema, example: indexExample() } } },
       304: NOT_MODIFIED,
     },
   }),

@@ -38,7 +38,12 @@ const route = defineRoute({
     }),
   },
   errors: ["VALIDATION_FAILED", "CATALOG_COUNTRY_NOT_SUPPORTED", "COMPANY_TAX_ID_INVALID", "TAXPAYER_NOT_FOUND"],
-  responses: { 200: { description: "The taxpayer", ...json(TaxpayerSchema) } },
+  responses: {
+    200: {
+      description: "The taxpayer",
+      ...json(TaxpayerSchema, { tax_id: "76086428-5", legal_name: "COMERCIAL LOS ANDES SPA", authorized_dte: true, resolution_number: 80, resolution_date: "2014-08-22", exchange_email: "dte@losandes.cl", url: "https://www.losandes.cl", activities: [], source: "SII_DIRECTORY" }),
+    },
+  },
 });
 
 function view(t: TaxpayerRow, source: "SII_DIRECTORY" | "SIMULATOR") {

@@ -8,6 +8,7 @@ import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { filePart, pageSchema, singlePage, json, textPart } from "../../openapi/common";
 import type { AppEnv } from "../../types";
+import { certificateDeletedExample, certificateExample, certificatePageExample, certificateUploadExample } from "./examples";
 
 
 export const MAX_PFX_BYTES = 64 * 1024;
@@ -65,8 +66,8 @@ const upload = defineRoute({
   description:
     "multipart/form-data with parts `certificate` (the .pfx) and `password` (DECISIONS 16). The file is opened (legacy and modern encryption), the key matching the certificate is picked, its dates are checked and it must carry the holder's RUT (the SII authenticates the sender by it; in simulator mode test and self-signed certificates are accepted, DECISIONS 19). The file and password are stored encrypted (AES-GCM); key material is never returned. The new certificate becomes the active one.",
   permission: "company:configure",
-  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: CertificateUploadSchema } } } },
-  responses: { 201: { description: "Stored and active", ...json(CertificateSchema) } },
+  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: CertificateUploadSchema, example: certificateUploadExample } } } },
+  responses: { 201: { description: "Stored and active", ...json(CertificateSchema, certificateExample) } },
   errors: [
     "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "CERTIFICATE_NOT_PFX", "CERTIFICATE_WRONG_PASSWORD", "CERTIFICATE_PFX_TOO_COSTLY",
     "CERTIFICATE_NO_PRIVATE_KEY", "CERTIFICATE_NO_CERTIFICATE", "CERTIFICATE_KEY_MISMATCH", "CERTIFICATE_NO_RUT", "CERTIFICATE_RUT_INVALID",
@@ -85,7 +86,7 @@ const list = defineRoute({
   responses: {
     200: {
       description: "All stored certificates (a company has few, so one page holds them all)",
-      ...json(pageSchema(CertificateSchema, "CertificatePage")),
+      ...json(pageSchema(CertificateSchema, "CertificatePage"), certificatePageExample),
     },
   },
 });
@@ -97,7 +98,7 @@ const get = defineRoute({
   summary: "Get a certificate",
   permission: "company:read",
   request: { params: CertParams },
-  responses: { 200: { description: "The certificate", ...json(CertificateSchema) } },
+  responses: { 200: { description: "The certificate", ...json(CertificateSchema, certificateExample) } },
   errors: ["CERTIFICATE_NOT_FOUND"],
 });
 
@@ -108,7 +109,7 @@ const activate = defineRoute({
   summary: "Make a certificate the active one",
   permission: "company:configure",
   request: { params: CertParams },
-  responses: { 200: { description: "Now active", ...json(CertificateSchema) } },
+  responses: { 200: { description: "Now active", ...json(CertificateSchema, certificateExample) } },
   errors: ["CERTIFICATE_NOT_FOUND", "CERTIFICATE_EXPIRED", "CERTIFICATE_NOT_YET_VALID"],
 });
 
@@ -120,7 +121,7 @@ const remove = defineRoute({
   description: "Destroys the stored key material; the record stays for audit but leaves the list. Deleting the active certificate stops issuance until another is active.",
   permission: "company:configure",
   request: { params: CertParams },
-  responses: { 200: { description: "Deleted", ...json(CertificateSchema.extend({ active: z.literal(false) })) } },
+  responses: { 200: { description: "Deleted", ...json(CertificateSchema.extend({ active: z.literal(false) }), certificateDeletedExample) } },
   errors: ["CERTIFICATE_NOT_FOUND", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 

@@ -16,6 +16,10 @@ import {
   CompanyCreatedSchema, CompanyCreateSchema, CompanyIdParam, CompanyItemSchema, CompanyListQuerySchema,
   DeletedSchema, LogoResultSchema, LogoUploadSchema, SettingsPatchSchema, SettingsSchema,
 } from "./schemas";
+import {
+  companyCreatedExample, companyCreateExample, companyDeletedExample, companyExample, companyPageExample, logoResultExample,
+  logoUploadExample, settingsExample, settingsPatchExample,
+} from "./examples";
 
 export const MAX_LOGO_BYTES = 1024 * 1024;
 
@@ -29,8 +33,8 @@ const createRouteDef = defineRoute({
     "Registers an issuing company for the key's client. Every OWNER and ADMIN key of the client reaches it. Accepts an `Idempotency-Key` header (DECISIONS 11).",
   permission: "company:create",
   middleware: [idempotency],
-  request: { body: { required: true, ...json(CompanyCreateSchema) } },
-  responses: { 201: { description: "Created", ...json(CompanyCreatedSchema) } },
+  request: { body: { required: true, ...json(CompanyCreateSchema, companyCreateExample) } },
+  responses: { 201: { description: "Created", ...json(CompanyCreatedSchema, companyCreatedExample) } },
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE",
     "COMPANY_COUNTRY_UNKNOWN", "COMPANY_DOCUMENT_CODE_UNKNOWN", "COMPANY_TAX_ID_INVALID", "COMPANY_TAX_ID_TAKEN",
@@ -46,7 +50,7 @@ const listRouteDef = defineRoute({
   description: "Companies the key can access, oldest first (created_at, then id). Deleted companies appear only with `status=DELETED`.",
   permission: "company:read",
   request: { query: PageQuerySchema.extend(CompanyListQuerySchema.shape) },
-  responses: { 200: { description: "A page of companies", ...json(pageSchema(CompanyItemSchema, "CompanyPage")) } },
+  responses: { 200: { description: "A page of companies", ...json(pageSchema(CompanyItemSchema, "CompanyPage"), companyPageExample) } },
   errors: ["VALIDATION_FAILED"],
 });
 
@@ -57,7 +61,7 @@ const getRouteDef = defineRoute({
   summary: "Get a company",
   permission: "company:read",
   request: { params: CompanyIdParam },
-  responses: { 200: { description: "The company", ...json(CompanyItemSchema) } },
+  responses: { 200: { description: "The company", ...json(CompanyItemSchema, companyExample) } },
   });
 
 const deleteRouteDef = defineRoute({
@@ -69,7 +73,7 @@ const deleteRouteDef = defineRoute({
     "Marks the company DELETED (OWNER keys only). Nothing is removed: it leaves the lists unless filtered by `status=DELETED`, and every other operation on it answers 404. The `apiKey` parameter of the reference is ignored; only X-Api-Key counts.",
   permission: "company:delete",
   request: { params: CompanyIdParam },
-  responses: { 200: { description: "Company deleted", ...json(DeletedSchema) } },
+  responses: { 200: { description: "Company deleted", ...json(DeletedSchema, companyDeletedExample) } },
   errors: ["CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 
@@ -80,7 +84,7 @@ const getSettingsDef = defineRoute({
   summary: "Get company settings",
   permission: "company:read",
   request: { params: CompanyIdParam },
-  responses: { 200: { description: "Settings", ...json(SettingsSchema) } },
+  responses: { 200: { description: "Settings", ...json(SettingsSchema, settingsExample) } },
   });
 
 const patchSettingsDef = defineRoute({
@@ -91,8 +95,8 @@ const patchSettingsDef = defineRoute({
   description:
     "Partial update. `decimal_places` 0-4; separators `.` or `,` and never equal; `language` a BCP 47 tag; `time_zone` an IANA zone. Defaults: 0 decimals, `.` thousands, `,` decimals, es-CL, America/Santiago.",
   permission: "company:configure",
-  request: { params: CompanyIdParam, body: { required: true, ...json(SettingsPatchSchema) } },
-  responses: { 200: { description: "Updated settings", ...json(SettingsSchema) } },
+  request: { params: CompanyIdParam, body: { required: true, ...json(SettingsPatchSchema, settingsPatchExample) } },
+  responses: { 200: { description: "Updated settings", ...json(SettingsSchema, settingsExample) } },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE"],
 });
 
@@ -105,8 +109,8 @@ const uploadLogoDef = defineRoute({
   description:
     "multipart/form-data with part `logo`: PNG or JPEG (detected from the bytes, not the declared type), at most 1 MiB and 4096 x 4096 pixels, parsed completely by the routine that draws it on the PDFs (a file that only starts like an image is refused). The logo is stored and served by this service at `file_url` (no key needed, unguessable URL) and appears on the PDFs. An `apiKey` form field is ignored.",
   permission: "company:configure",
-  request: { params: CompanyIdParam, body: { required: true, content: { "multipart/form-data": { schema: LogoUploadSchema } } } },
-  responses: { 201: { description: "Stored", ...json(LogoResultSchema) } },
+  request: { params: CompanyIdParam, body: { required: true, content: { "multipart/form-data": { schema: LogoUploadSchema, example: logoUploadExample } } } },
+  responses: { 201: { description: "Stored", ...json(LogoResultSchema, logoResultExample) } },
   errors: [
     "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "LOGO_INVALID_FORMAT", "LOGO_TOO_LARGE",
   ],

@@ -6,6 +6,10 @@ import { validationHook } from "../../errors/handler";
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import { filePart, pageSchema, singlePage, json } from "../../openapi/common";
 import type { AppEnv } from "../../types";
+import {
+  cafUploadExample, enumerationPageExample, nextFolioExample, nextFolioResultExample, rangeLoadedExample, refetchedExample, refetchExample, thresholdExample,
+  thresholdResultExample,
+} from "./examples";
 
 export const MAX_CAF_BYTES = 64 * 1024;
 
@@ -55,8 +59,8 @@ const upload = defineRoute({
   description:
     "multipart/form-data, part `file`: the CAF XML as downloaded from the SII (ISO-8859-1). It is verified (SII signature of its IDK, key pair), must be the company's RUT and a document type we issue, must not be expired, and must not repeat or overlap a loaded range.",
   permission: "company:configure",
-  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: z.object({ file: filePart("the CAF XML", "The CAF XML as downloaded from the SII, at most 64 KiB.") }).openapi("CafUpload") } } } },
-  responses: { 201: { description: "Loaded", ...json(UploadedSchema) } },
+  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: z.object({ file: filePart("the CAF XML", "The CAF XML as downloaded from the SII, at most 64 KiB.") }).openapi("CafUpload"), example: cafUploadExample } } } },
+  responses: { 201: { description: "Loaded", ...json(UploadedSchema, rangeLoadedExample) } },
   errors: [
     "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "ENUMERATION_CAF_INVALID", "ENUMERATION_CAF_WRONG_COMPANY",
     "ENUMERATION_CAF_UNKNOWN_TYPE", "ENUMERATION_CAF_WRONG_ENVIRONMENT", "ENUMERATION_CAF_DUPLICATE", "ENUMERATION_CAF_OVERLAP", "ENUMERATION_CAF_HELD_ELSEWHERE",
@@ -74,7 +78,7 @@ const list = defineRoute({
   responses: {
     200: {
       description: "Folio ranges",
-      ...json(pageSchema(EnumerationSchema, "EnumerationPage")),
+      ...json(pageSchema(EnumerationSchema, "EnumerationPage"), enumerationPageExample),
     },
   },
 });
@@ -98,10 +102,11 @@ const refetch = defineRoute({
             quantity: z.number().int("A whole number").min(1, "At least 1").max(10_000, "At most 10,000").default(100).openapi({ example: 100 }),
           })
           .openapi("CafRefetch"),
+        refetchExample,
       ),
     },
   },
-  responses: { 201: { description: "Granted and loaded", ...json(UploadedSchema) } },
+  responses: { 201: { description: "Granted and loaded", ...json(UploadedSchema, refetchedExample) } },
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ENUMERATION_DOCUMENT_TYPE_UNKNOWN", "ENUMERATION_REFETCH_NOT_SUPPORTED",
     "ENUMERATION_CAF_WRONG_COMPANY", "ENUMERATION_CAF_OVERLAP", "ENUMERATION_CAF_HELD_ELSEWHERE", "ENUMERATION_CAF_INVALID", "SIMULATOR_CAF_OVERLAP", "ENUMERATION_AUTHORITY_UNAVAILABLE",
@@ -118,7 +123,7 @@ const nextFolio = defineRoute({
   permission: "company:configure",
   request: {
     params: TypeParams,
-    body: { required: true, ...json(z.object({ next_folio_number: z.number().int("A whole number").min(1, "At least 1").max(9_999_999_999) }).openapi("NextFolio")) },
+    body: { required: true, ...json(z.object({ next_folio_number: z.number().int("A whole number").min(1, "At least 1").max(9_999_999_999) }).openapi("NextFolio"), nextFolioExample) },
   },
   responses: {
     200: {
@@ -127,6 +132,7 @@ const nextFolio = defineRoute({
         z
           .object({ id_document_type: z.string(), folios_updated: z.number().int(), next_number_to_use: z.number().int(), message: z.string() })
           .openapi("NextFolioResult"),
+        nextFolioResultExample,
       ),
     },
   },
@@ -142,12 +148,12 @@ const threshold = defineRoute({
   permission: "company:configure",
   request: {
     params: TypeParams,
-    body: { required: true, ...json(z.object({ alert_threshold: z.number().int().min(0).max(1_000_000).nullable() }).openapi("AlertThreshold")) },
+    body: { required: true, ...json(z.object({ alert_threshold: z.number().int().min(0).max(1_000_000).nullable() }).openapi("AlertThreshold"), thresholdExample) },
   },
   responses: {
     200: {
       description: "Set",
-      ...json(z.object({ id_document_type: z.string(), alert_threshold: z.number().int(), alert_threshold_is_default: z.boolean() }).openapi("AlertThresholdResult")),
+      ...json(z.object({ id_document_type: z.string(), alert_threshold: z.number().int(), alert_threshold_is_default: z.boolean() }).openapi("AlertThresholdResult"), thresholdResultExample),
     },
   },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "ENUMERATION_DOCUMENT_TYPE_UNKNOWN", "ENUMERATION_THRESHOLD_INVALID"],

@@ -12,6 +12,8 @@ import { validationHook } from "../../errors/handler";
 import { json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
+import { buyerEnvelopeXmlExample } from "../../openapi/xml-examples";
+import { buyerDeliveryRequestExample, invoiceDeliveredExample } from "./examples";
 
 const InvoiceParams = z.object({
   company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }),
@@ -33,8 +35,8 @@ const send = defineRoute({
   description:
     "Signs an EnvioDTE addressed to the buyer (RutReceptor the buyer's RUT) holding the document and mails it, now: to `email`, else to the buyer's exchange address in the SII's taxpayer directory. The service does this by itself once the SII accepts a document (`buyer_delivery`); this sends it again, or to an address the directory does not have. Not for boletas (39, 41); only once the SII accepted the document.",
   permission: "document:issue",
-  request: { params: InvoiceParams, body: { required: false, content: { "application/json": { schema: DeliveryBody } } } },
-  responses: { 200: { description: "Sent; the document with its `buyer_delivery`", ...json(InvoiceSchema) } },
+  request: { params: InvoiceParams, body: { required: false, content: { "application/json": { schema: DeliveryBody, example: buyerDeliveryRequestExample } } } },
+  responses: { 200: { description: "Sent; the document with its `buyer_delivery`", ...json(InvoiceSchema, invoiceDeliveredExample) } },
   errors: ["VALIDATION_FAILED", "INVOICE_NOT_FOUND", "INVOICE_NO_BUYER_DELIVERY", "INVOICE_NOT_ACCEPTED", "INVOICE_BUYER_DELIVERY_NO_ADDRESS", "INVOICE_BUYER_DELIVERY_FAILED"],
 });
 
@@ -46,7 +48,7 @@ const envelope = defineRoute({
   description: "The envelope last built for the buyer (ISO-8859-1), as mailed.",
   permission: "document:read",
   request: { params: InvoiceParams },
-  responses: { 200: { description: "The EnvioDTE", content: { "application/xml": { schema: z.string() } } } },
+  responses: { 200: { description: "The EnvioDTE", content: { "application/xml": { schema: z.string(), example: buyerEnvelopeXmlExample } } } },
   errors: ["INVOICE_NOT_FOUND", "INVOICE_BUYER_DELIVERY_NOT_SENT"],
 });
 

@@ -16,6 +16,8 @@ import { validationHook } from "../../errors/handler";
 import { filePart, json } from "../../openapi/common";
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
+import { buyerReplyXmlExample } from "../../openapi/xml-examples";
+import { buyerReplyIntakeExample, buyerReplyUploadExample } from "./examples";
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
 const ReplyParams = Params.extend({
@@ -59,8 +61,8 @@ const upload = defineRoute({
   summary: "Upload a buyer's reply",
   description: `multipart/form-data with part \`file\`: a buyer's RespuestaDTE (reception of the envelope, or acceptance or rejection of the contents) or EnvioRecibos (receipt of the goods, Ley 19.983) received outside the company's reception address (mailed there, it is read by itself). Each signature is verified; each entry about a document this company issued is added to that document's \`buyer_replies\` (at most ${MAX_REPLIES_PER_DOCUMENT} kept, the newest) with an \`invoice.buyer_reply\` event. The same file again adds nothing. Recorded in the inbound message log (outcome REPLY).`,
   permission: "document:issue",
-  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: ReplyUploadSchema } } } },
-  responses: { 200: { description: "Read; one entry per document answered, with its outcome", ...json(ReplyIntakeSchema) } },
+  request: { params: Params, body: { required: true, content: { "multipart/form-data": { schema: ReplyUploadSchema, example: buyerReplyUploadExample } } } },
+  responses: { 200: { description: "Read; one entry per document answered, with its outcome", ...json(ReplyIntakeSchema, buyerReplyIntakeExample) } },
   errors: ["VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "INVOICE_BUYER_REPLY_INVALID"],
 });
 
@@ -72,7 +74,7 @@ const download = defineRoute({
   description: "The file an entry of `buyer_replies` was read from, byte for byte as received (it may answer other documents too).",
   permission: "document:read",
   request: { params: ReplyParams },
-  responses: { 200: { description: "The reply", content: { "application/xml": { schema: z.string() } } } },
+  responses: { 200: { description: "The reply", content: { "application/xml": { schema: z.string(), example: buyerReplyXmlExample } } } },
   errors: ["INVOICE_NOT_FOUND", "INVOICE_BUYER_REPLY_NOT_FOUND"],
 });
 

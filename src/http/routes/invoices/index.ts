@@ -15,6 +15,8 @@ import { calendarDate, orderedRange, PageQuerySchema, pageEnvelope, pageParams, 
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import { readDocumentXml } from "../../../invoices/stored-xml";
 import type { AppEnv } from "../../types";
+import { dteXmlExample } from "../../openapi/xml-examples";
+import { invoiceCheckedExample, invoiceCreateExample, invoiceExample, invoicePageExample, invoiceReceivedExample, pdfBase64Example } from "./examples";
 
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
@@ -42,8 +44,8 @@ const issue = defineRoute({
     "Validates the whole document now (body, amounts and totals, limits, the SII's document rules listed in docs/simulator-fidelity.md, issuer = company, an active certificate valid on the issue date, the company's SII resolution, cancellation rules), reserves the right to one folio (with N folios left exactly N documents are accepted; the next is a 422 `INVOICE_NO_FOLIOS` at once; an issue date before the CAF's authorisation date is a 400), stores it and answers 202 at once with `status: RECEIVED`. In the background the pipeline assigns the folio, stamps, signs, sends it to the SII and follows it to a verdict: poll GET or use webhooks.\n\nCancellation (§4.9): `invoice_type` NCV (61), `reason_code` ANU and `billing_reference` to the original. A referenced document issued elsewhere passes unchanged to the SII. One of ours may not be cancelled twice, must be of a cancellable type, the note must be the type that cancels it and must total exactly what it totals. COT (text) and COM (amounts) corrections work the same way, with one cap: the credit notes (61, 112; ANU and COM) of one of our documents in its currency never total more than it does. The notes already issued against it count unless they FAILED or were REJECTED (one still in the pipeline counts); one that would exceed it is a 422 `INVOICE_CREDIT_EXCEEDS_REMAINING` naming the amount that can still be credited, so an ANU after a partial COM is refused too. Debit notes are not capped.\n\nAccepts `Idempotency-Key`; `external_reference` is also unique per company, except that a FAILED document frees it (issue the document again under the same reference).",
   permission: "document:issue",
   middleware: [idempotency],
-  request: { params: Params, body: { required: true, ...json(invoiceSchema.openapi("InvoiceCreate")) } },
-  responses: { 202: { description: "Received; processing in the background", ...json(InvoiceSchema) } },
+  request: { params: Params, body: { required: true, ...json(invoiceSchema.openapi("InvoiceCreate"), invoiceCreateExample) } },
+  responses: { 202: { description: "Received; processing in the background", ...json(InvoiceSchema, invoiceReceivedExample) } },
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", ...INPUT_ERRORS,
     "INVOICE_ISSUER_MISMATCH", "INVOICE_NO_FOLIOS", "INVOICE_DUPLICATE_EXTERNAL_REFERENCE", "INVOICE_ALREADY_CANCELLED",
@@ -60,7 +62,7 @@ const get = defineRoute({
   description: "The document with its folio, both statuses, the SII's message and the history of transitions.",
   permission: "document:read",
   request: { params: InvoiceParams },
-  responses: { 200: { description: "The document", ...json(InvoiceSchema) } },
+  responses: { 200: { description: "The document", ...json(InvoiceSchema, invoiceExample) } },
   errors: ["INVOICE_NOT_FOUND"],
 });
 
@@ -83,7 +85,7 @@ const list = defineRoute({
       buyer_state: BuyerResponseSchema.shape.state.optional().openapi({ param: { name: "buyer_state", in: "query" }, description: "The buyer's answer at the SII (`buyer_response.state`), e.g. CLAIMED: the facturas the buyer claimed." }),
     }), [["from_date", "to_date"]]),
   },
-  responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage")) } },
+  responses: { 200: { description: "A page of documents", ...json(pageSchema(InvoiceSchema, "InvoicePage"), invoicePageExample) } },
   errors: ["VALIDATION_FAILED"],
 });
 
@@ -95,7 +97,7 @@ const xml = defineRoute({
   description: "The signed DTE exactly as sent, ISO-8859-1. Available from status SIGNED on.",
   permission: "document:read",
   request: { params: InvoiceParams },
-  responses: { 200: { description: "The DTE", content: { "application/xml": { schema: z.string() } } } },
+  responses: { 200: { description: "The DTE", content: { "application/xml": { schema: z.string(), example: dteXmlExample } } } },
   errors: ["INVOICE_NOT_FOUND", "INVOICE_XML_NOT_READY", "INVOICE_XML_UNAVAILABLE"],
 });
 
@@ -132,6 +134,7 @@ const pdfBase64 = defineRoute({
             data: z.string().openapi({ description: "Base64 of the PDF." }),
           })
           .openapi("PdfBase64"),
+        pdfBase64Example,
       ),
     },
   },
@@ -147,7 +150,7 @@ const buyerCheck = defineRoute({
     "Reads the SII's register of events for a factura (33, 34, 43) the SII accepted, now, instead of waiting for the next scheduled read (`buyer_response.next_check_at`), and answers the document as it is after it. A change records an `invoice.buyer_response` event as a scheduled read does; the schedule goes on from this read.",
   permission: "document:read",
   request: { params: InvoiceParams },
-  responses: { 200: { description: "The document after the read", ...json(InvoiceSchema) } },
+  responses: { 200: { description: "The document after the read", ...json(InvoiceSchema, invoiceCheckedExample) } },
   errors: ["INVOICE_NOT_FOUND", "INVOICE_NO_BUYER_RESPONSE", "INVOICE_BUYER_CHECK_UNAVAILABLE", "CERTIFICATE_REQUIRED"],
 });
 

@@ -6,6 +6,18 @@ import { validationHook } from "../../errors/handler";
 import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
+import { EX, examplePage } from "../../openapi/example-ids";
+
+const deadLetterExample = {
+  id: EX.deadLetter,
+  queue: "issuance",
+  message_id: "5c1e2a7b9f4d4c3e8a6b0d2f1e9c7a35",
+  body: { v: 1, type: "envelope.poll", envelope_id: EX.envelope, company_id: EX.company },
+  attempts: 10,
+  status: "DEAD",
+  created_at: "2026-11-27T18:00:00.000Z",
+  redriven_at: null,
+};
 
 const TAG = ["Operations"];
 const BASE = "/api/companies/{company_id}/dead-letters";
@@ -50,14 +62,14 @@ const list = defineRoute({
   description:
     "Messages of the issuance and webhook queues that exhausted their retries, newest first. The periodic sweep already re-drives stuck documents and overdue deliveries; this list shows what died and lets an OWNER or ADMIN send one back at once. Filters: queue, status.",
   permission: "company:configure", request: { params: Params, query: PageQuerySchema.extend(Filters.shape) },
-  responses: { 200: { description: "A page of dead letters", ...json(pageSchema(DeadLetterSchema, "DeadLetterPage")) } },
+  responses: { 200: { description: "A page of dead letters", ...json(pageSchema(DeadLetterSchema, "DeadLetterPage"), examplePage([deadLetterExample])) } },
 });
 
 const redrive = defineRoute({
   method: "post", path: `${BASE}/{dead_letter_id}/redrive`, tags: TAG, summary: "Send a dead letter back to its queue",
   description: "Queues the message again, once (a second call is 409). Every queue step is idempotent, so work already done is not repeated.",
   permission: "company:configure", request: { params: LetterParams },
-  responses: { 202: { description: "Queued again", ...json(DeadLetterSchema) } }, errors: ["DEAD_LETTER_NOT_FOUND", "DEAD_LETTER_ALREADY_REDRIVEN", "DEAD_LETTER_QUEUE_UNAVAILABLE"],
+  responses: { 202: { description: "Queued again", ...json(DeadLetterSchema, { ...deadLetterExample, status: "REDRIVEN", redriven_at: "2026-11-28T09:00:00.000Z" }) } }, errors: ["DEAD_LETTER_NOT_FOUND", "DEAD_LETTER_ALREADY_REDRIVEN", "DEAD_LETTER_QUEUE_UNAVAILABLE"],
 });
 
 export const operationsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

@@ -15,6 +15,11 @@ import { json, orderedRange, pageEnvelope, pageParams, PageQuerySchema } from ".
 import { defineRoute, MAX_BODY_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
 import { CompanyQuery, DownloadParams, InboundMessageDetailSchema, InboundMessagePageSchema, ListQuery, MessageListQuery, MessageParams, Params, ReceivedDocumentSchema, ReceivedPageSchema, ReplyMailBody, SendResponseBody, UploadResultSchema, UploadSchema } from "./schemas";
+import { dteXmlExample } from "../../openapi/xml-examples";
+import {
+  messageDetailExample, messagePageExample, receivedExample, receivedPageExample, receptionUploadExample, replyMailedExample, replyMailExample, respondedExample,
+  sendResponseExample, uploadResultExample,
+} from "./examples";
 
 const TAGS = ["Purchases (Receptions)"];
 
@@ -27,7 +32,7 @@ const list = defineRoute({
   permission: "document:read",
   companyInQuery: true,
   request: { query: orderedRange(ListQuery.merge(PageQuerySchema), [["issue_date_from", "issue_date_to"], ["received_from", "received_to"]]) },
-  responses: { 200: { description: "A page of received documents", ...json(ReceivedPageSchema) } },
+  responses: { 200: { description: "A page of received documents", ...json(ReceivedPageSchema, receivedPageExample) } },
   errors: ["VALIDATION_FAILED"],
 });
 
@@ -40,7 +45,7 @@ const get = defineRoute({
   permission: "document:read",
   companyInQuery: true,
   request: { params: Params, query: CompanyQuery },
-  responses: { 200: { description: "The received document", ...json(ReceivedDocumentSchema) } },
+  responses: { 200: { description: "The received document", ...json(ReceivedDocumentSchema, receivedExample) } },
   errors: ["RECEIVED_DOCUMENT_NOT_FOUND"],
 });
 
@@ -56,7 +61,7 @@ const download = defineRoute({
   responses: {
     200: {
       description: "The file",
-      content: { "application/xml": { schema: z.string() }, "application/pdf": { schema: z.any().openapi({ type: "string", format: "binary" }) } },
+      content: { "application/xml": { schema: z.string(), example: dteXmlExample }, "application/pdf": { schema: z.any().openapi({ type: "string", format: "binary" }) } },
     },
   },
   errors: ["RECEIVED_DOCUMENT_NOT_FOUND", "RECEPTION_FILE_NOT_AVAILABLE", "CERTIFICATE_REQUIRED"],
@@ -71,8 +76,8 @@ const upload = defineRoute({
   description: "multipart/form-data with part `file`: for companies whose supplier mail arrives elsewhere. Same intake as e-mail: stored once per (issuer, type, folio), verified, flagged, never refused for a failed check. A file that is not an EnvioDTE/DTE at all is refused (RECEPTION_FILE_INVALID) and nothing is stored.",
   permission: "document:issue",
   companyInQuery: true,
-  request: { query: CompanyQuery, body: { required: true, content: { "multipart/form-data": { schema: UploadSchema } } } },
-  responses: { 201: { description: "Taken in; one entry per DTE with its outcome", ...json(UploadResultSchema) } },
+  request: { query: CompanyQuery, body: { required: true, content: { "multipart/form-data": { schema: UploadSchema, example: receptionUploadExample } } } },
+  responses: { 201: { description: "Taken in; one entry per DTE with its outcome", ...json(UploadResultSchema, uploadResultExample) } },
   errors: ["VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "RECEPTION_FILE_INVALID"],
 });
 
@@ -85,8 +90,8 @@ const sendResponse = defineRoute({
     "Records the action in the SII's accept/claim register, then produces the signed exchange replies (RespuestaDTE ResultadoDTE for ACD/RCD/RFP/RFT, EnvioRecibos for ERM), stores them for download and mails them to the issuer when a send_email binding is configured. Rules checked first: only 33, 34, 43; within 8 calendar days of the SII reception time; ACD and ERM combine, a claim excludes both and vice versa; a repeat answers 200 with nothing new at the SII (when the replies' mail FAILED, it starts that mailing over); ACD/ERM are refused for a document that failed verification.",
   permission: "reception:respond",
   companyInQuery: true,
-  request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: SendResponseBody } } } },
-  responses: { 200: { description: "Recorded (or already recorded)", ...json(ReceivedDocumentSchema) } },
+  request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: SendResponseBody, example: sendResponseExample } } } },
+  responses: { 200: { description: "Recorded (or already recorded)", ...json(ReceivedDocumentSchema, respondedExample) } },
   errors: [
     "VALIDATION_FAILED", "RECEIVED_DOCUMENT_NOT_FOUND", "RECEPTION_ACTION_TYPE", "RECEPTION_ACTION_NO_XML", "RECEPTION_ACTION_UNVERIFIED",
     "RECEPTION_DEADLINE_PASSED", "RECEPTION_ACTION_CONFLICT", "RECEPTION_NOT_AT_AUTHORITY", "RECEPTION_AUTHORITY_REFUSED",
@@ -103,8 +108,8 @@ const replyMail = defineRoute({
     "Mails the file's RecepcionEnvio (`acknowledgment`) or the replies of a recorded response again: to `email`, else to the address on record (`reply_to`). The service mails each reply by itself when it is produced and retries a failed mailing for about 19 hours; this starts it over once it is SENT or FAILED (a bounce, a wrong address), or mails one that had no address. The answer shows the first attempt: SENT, or PENDING with why it failed (the next attempts follow). Nothing is recorded at the SII.",
   permission: "reception:respond",
   companyInQuery: true,
-  request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: ReplyMailBody } } } },
-  responses: { 200: { description: "Mailed (or being retried); the document", ...json(ReceivedDocumentSchema) } },
+  request: { params: Params, query: CompanyQuery, body: { required: true, content: { "application/json": { schema: ReplyMailBody, example: replyMailExample } } } },
+  responses: { 200: { description: "Mailed (or being retried); the document", ...json(ReceivedDocumentSchema, replyMailedExample) } },
   errors: ["VALIDATION_FAILED", "RECEIVED_DOCUMENT_NOT_FOUND", "RECEPTION_REPLY_MISSING", "RECEPTION_REPLY_NO_ADDRESS", "RECEPTION_REPLY_MAIL_PENDING", "RECEPTION_MAIL_UNAVAILABLE"],
 });
 
@@ -117,7 +122,7 @@ const listMessages = defineRoute({
   permission: "document:read",
   companyInQuery: true,
   request: { query: orderedRange(MessageListQuery.merge(PageQuerySchema), [["received_from", "received_to"]]) },
-  responses: { 200: { description: "A page of inbound messages", ...json(InboundMessagePageSchema) } },
+  responses: { 200: { description: "A page of inbound messages", ...json(InboundMessagePageSchema, messagePageExample) } },
   errors: ["VALIDATION_FAILED"],
 });
 
@@ -130,7 +135,7 @@ const getMessage = defineRoute({
   permission: "document:read",
   companyInQuery: true,
   request: { params: MessageParams, query: CompanyQuery },
-  responses: { 200: { description: "The inbound message", ...json(InboundMessageDetailSchema) } },
+  responses: { 200: { description: "The inbound message", ...json(InboundMessageDetailSchema, messageDetailExample) } },
   errors: ["INBOUND_MESSAGE_NOT_FOUND"],
 });
 

@@ -10,6 +10,10 @@ import { validationHook } from "../../errors/handler";
 import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
+import {
+  apiKeyCreatedExample, apiKeyCreateExample, apiKeyExample, apiKeyPageExample, apiKeyRevokedExample, principalExample, userCreateExample,
+  userExample, userPageExample, userRevokedExample,
+} from "./examples";
 
 
 const RoleSchema = z.enum(ROLES).openapi({ description: `Role of a key (DECISIONS 6).\n\n${ROLE_MATRIX_DOC}` });
@@ -92,26 +96,26 @@ const me = defineRoute({
   method: "get", path: "/api/me", tags: ["Users"], summary: "The calling API key (principal)",
   description: "The principal of the X-Api-Key header (specification §2.5).",
   permission: "company:read",
-  responses: { 200: { description: "Principal", ...json(PrincipalSchema) } },
+  responses: { 200: { description: "Principal", ...json(PrincipalSchema, principalExample) } },
 });
 const createUserDef = defineRoute({
   method: "post", path: "/api/users", tags: ["Users"], summary: "Create a user",
   description: "OWNER and ADMIN keys. A user groups the API keys of one person or system.",
   permission: "users:manage",
-  request: { body: { required: true, ...json(UserCreateSchema) } },
-  responses: { 201: { description: "Created", ...json(UserSchema) } },
+  request: { body: { required: true, ...json(UserCreateSchema, userCreateExample) } },
+  responses: { 201: { description: "Created", ...json(UserSchema, userExample) } },
   errors: [...BODY_ERRORS, "AUTH_ROLE_FORBIDDEN", "USER_EMAIL_TAKEN"],
 });
 const listUsersDef = defineRoute({
   method: "get", path: "/api/users", tags: ["Users"], summary: "List users", permission: "users:manage",
   request: { query: PageQuerySchema },
-  responses: { 200: { description: "A page of users", ...json(pageSchema(UserSchema, "UserPage")) } },
+  responses: { 200: { description: "A page of users", ...json(pageSchema(UserSchema, "UserPage"), userPageExample) } },
   errors: ["VALIDATION_FAILED", "AUTH_ROLE_FORBIDDEN"],
 });
 const getUserDef = defineRoute({
   method: "get", path: "/api/users/{user_id}", tags: ["Users"], summary: "Get a user", permission: "users:manage",
   request: { params: UserIdParam },
-  responses: { 200: { description: "User", ...json(UserSchema) } },
+  responses: { 200: { description: "User", ...json(UserSchema, userExample) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND"],
 });
 const revokeUserDef = defineRoute({
@@ -119,15 +123,15 @@ const revokeUserDef = defineRoute({
   description: "Revoked keys answer 401 from then on. An ADMIN cannot revoke a user holding OWNER keys; the last OWNER key of the client cannot be revoked.",
   permission: "users:manage",
   request: { params: UserIdParam },
-  responses: { 200: { description: "Revoked", ...json(UserSchema) } },
+  responses: { 200: { description: "Revoked", ...json(UserSchema, userRevokedExample) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "API_KEY_LAST_OWNER", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 const createKeyDef = defineRoute({
   method: "post", path: "/api/users/{user_id}/api-keys", tags: ["Users"], summary: "Create an API key for a user",
   description: "The key is returned once, in `api_key`; only its hash is stored. ADMIN keys cannot create OWNER keys.",
   permission: "users:manage",
-  request: { params: UserIdParam, body: { required: true, ...json(ApiKeyCreateSchema) } },
-  responses: { 201: { description: "Created", ...json(ApiKeyCreatedSchema) } },
+  request: { params: UserIdParam, body: { required: true, ...json(ApiKeyCreateSchema, apiKeyCreateExample) } },
+  responses: { 201: { description: "Created", ...json(ApiKeyCreatedSchema, apiKeyCreatedExample) } },
   errors: [...BODY_ERRORS, "AUTH_ROLE_FORBIDDEN", "USER_NOT_FOUND", "USER_REVOKED"],
 });
 const listKeysDef = defineRoute({
@@ -137,7 +141,7 @@ const listKeysDef = defineRoute({
       user_id: z.string().max(64).optional().openapi({ param: { name: "user_id", in: "query" }, description: "Only this user's keys." }),
     }),
   },
-  responses: { 200: { description: "A page of keys (never the secret)", ...json(pageSchema(ApiKeySchema, "ApiKeyPage")) } },
+  responses: { 200: { description: "A page of keys (never the secret)", ...json(pageSchema(ApiKeySchema, "ApiKeyPage"), apiKeyPageExample) } },
   errors: ["VALIDATION_FAILED", "AUTH_ROLE_FORBIDDEN"],
 });
 const revokeKeyDef = defineRoute({
@@ -145,21 +149,21 @@ const revokeKeyDef = defineRoute({
   description: "Idempotent. ADMIN keys cannot revoke OWNER keys; the last active OWNER key cannot be revoked.",
   permission: "users:manage",
   request: { params: KeyIdParam },
-  responses: { 200: { description: "Revoked", ...json(ApiKeySchema) } },
+  responses: { 200: { description: "Revoked", ...json(ApiKeySchema, apiKeyRevokedExample) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "API_KEY_NOT_FOUND", "API_KEY_LAST_OWNER", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 const grantDef = defineRoute({
   method: "put", path: "/api/api-keys/{api_key_id}/companies/{company_id}", tags: ["Users"], summary: "Grant a MEMBER key access to a company",
   permission: "users:manage",
   request: { params: GrantParams },
-  responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema) } },
+  responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema, apiKeyExample) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND"],
 });
 const ungrantDef = defineRoute({
   method: "delete", path: "/api/api-keys/{api_key_id}/companies/{company_id}", tags: ["Users"], summary: "Withdraw a MEMBER key's access to a company",
   permission: "users:manage",
   request: { params: GrantParams },
-  responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema) } },
+  responses: { 200: { description: "The key with its grants", ...json(ApiKeySchema, { ...apiKeyExample, company_ids: [] }) } },
   errors: ["AUTH_ROLE_FORBIDDEN", "AUTH_COMPANY_ACCESS_DENIED", "API_KEY_NOT_FOUND", "API_KEY_GRANT_NOT_APPLICABLE", "COMPANY_NOT_FOUND", "CONTROL_DIRECTORY_UNAVAILABLE"],
 });
 

@@ -11,6 +11,10 @@ import type { AppEnv } from "../../types";
 import {
   DeliveryDetailSchema, DeliveryQuerySchema, DeliverySchema, EndpointCreateSchema, EndpointPatchSchema, EndpointSchema, EndpointWithSecretSchema, RedeliverSchema,
 } from "./schemas";
+import {
+  deliveryDetailExample, deliveryPageExample, endpointCreateExample, endpointDeletedExample, endpointExample, endpointPageExample, endpointPatchedExample,
+  endpointPatchExample, endpointRotatedExample, endpointWithSecretExample, redeliveredExample, redeliverExample, testDeliveryExample,
+} from "./examples";
 
 const TAG = ["Webhooks"];
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
@@ -47,34 +51,34 @@ const create = defineRoute({
   method: "post", path: BASE, tags: TAG, summary: "Register a webhook endpoint",
   description: "Deliveries are JSON POSTs signed as the Standard Webhooks specification says; the secret (`whsec_…`) is in this answer only. A company may have up to 20 endpoints, each with its own event filter.",
   permission: "company:configure", middleware: [idempotency],
-  request: { params: Params, body: { required: true, ...json(EndpointCreateSchema) } },
-  responses: { 201: { description: "Registered", ...json(EndpointWithSecretSchema) } },
+  request: { params: Params, body: { required: true, ...json(EndpointCreateSchema, endpointCreateExample) } },
+  responses: { 201: { description: "Registered", ...json(EndpointWithSecretSchema, endpointWithSecretExample) } },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_URL_INVALID", "WEBHOOK_EVENT_UNKNOWN", "WEBHOOK_LIMIT_REACHED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_INVALID"],
 });
 
 const list = defineRoute({
   method: "get", path: BASE, tags: TAG, summary: "List webhook endpoints", description: "Oldest first; a company has at most 20, so one page holds them all.",
   permission: "company:read", request: { params: Params },
-  responses: { 200: { description: "The endpoints (without secrets)", ...json(pageSchema(EndpointSchema, "WebhookEndpointPage")) } },
+  responses: { 200: { description: "The endpoints (without secrets)", ...json(pageSchema(EndpointSchema, "WebhookEndpointPage"), endpointPageExample) } },
 });
 
 const get = defineRoute({
   method: "get", path: `${BASE}/{webhook_id}`, tags: TAG, summary: "Get a webhook endpoint",
   permission: "company:read", request: { params: EndpointParams },
-  responses: { 200: { description: "The endpoint", ...json(EndpointSchema) } }, errors: ["WEBHOOK_NOT_FOUND"],
+  responses: { 200: { description: "The endpoint", ...json(EndpointSchema, endpointExample) } }, errors: ["WEBHOOK_NOT_FOUND"],
 });
 
 const patch = defineRoute({
   method: "patch", path: `${BASE}/{webhook_id}`, tags: TAG, summary: "Change a webhook endpoint", description: "Partial update of url, events, description and enabled.",
-  permission: "company:configure", request: { params: EndpointParams, body: { required: true, ...json(EndpointPatchSchema) } },
-  responses: { 200: { description: "Changed", ...json(EndpointSchema) } },
+  permission: "company:configure", request: { params: EndpointParams, body: { required: true, ...json(EndpointPatchSchema, endpointPatchExample) } },
+  responses: { 200: { description: "Changed", ...json(EndpointSchema, endpointPatchedExample) } },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_NOT_FOUND", "WEBHOOK_URL_INVALID", "WEBHOOK_EVENT_UNKNOWN"],
 });
 
 const remove = defineRoute({
   method: "delete", path: `${BASE}/{webhook_id}`, tags: TAG, summary: "Delete a webhook endpoint", description: "It stops receiving at once; its delivery log stays readable.",
   permission: "company:configure", request: { params: EndpointParams },
-  responses: { 200: { description: "Deleted", ...json(z.object({ id: z.string(), deleted: z.literal(true) }).openapi("WebhookEndpointDeleted")) } },
+  responses: { 200: { description: "Deleted", ...json(z.object({ id: z.string(), deleted: z.literal(true) }).openapi("WebhookEndpointDeleted"), endpointDeletedExample) } },
   errors: ["WEBHOOK_NOT_FOUND"],
 });
 
@@ -82,27 +86,27 @@ const rotate = defineRoute({
   method: "post", path: `${BASE}/{webhook_id}/rotate-secret`, tags: TAG, summary: "Rotate the signing secret",
   description: "A new secret, shown once. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing events.",
   permission: "company:configure", request: { params: EndpointParams },
-  responses: { 200: { description: "The new secret", ...json(EndpointWithSecretSchema) } }, errors: ["WEBHOOK_NOT_FOUND"],
+  responses: { 200: { description: "The new secret", ...json(EndpointWithSecretSchema, endpointRotatedExample) } }, errors: ["WEBHOOK_NOT_FOUND"],
 });
 
 const test = defineRoute({
   method: "post", path: `${BASE}/{webhook_id}/test`, tags: TAG, summary: "Send a test event",
   description: "A `webhook.test` event to this endpoint only, delivered through the queue like any other; follow it in the delivery log.",
   permission: "company:configure", request: { params: EndpointParams },
-  responses: { 202: { description: "Queued", ...json(DeliverySchema) } }, errors: ["WEBHOOK_NOT_FOUND"],
+  responses: { 202: { description: "Queued", ...json(DeliverySchema, testDeliveryExample) } }, errors: ["WEBHOOK_NOT_FOUND"],
 });
 
 const endpointDeliveries = defineRoute({
   method: "get", path: `${BASE}/{webhook_id}/deliveries`, tags: TAG, summary: "Delivery log of an endpoint", description: "Newest first. Filters: status, event_type, event_id, since. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).",
   permission: "company:read", request: { params: EndpointParams, query: PageQuerySchema.extend(DeliveryQuerySchema.shape) },
-  responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage")) } }, errors: ["VALIDATION_FAILED", "WEBHOOK_NOT_FOUND"],
+  responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage"), deliveryPageExample) } }, errors: ["VALIDATION_FAILED", "WEBHOOK_NOT_FOUND"],
 });
 
 const redeliver = defineRoute({
   method: "post", path: `${BASE}/{webhook_id}/redeliver`, tags: TAG, summary: "Redeliver events",
   description: "`{event_id}` sends one event again to this endpoint (also one it never got); `{failed_since}` sends again every FAILED delivery created since then. Each restarts the retry schedule. Events, deliveries and their attempts are kept 30 days: an older event answers 410 `WEBHOOK_EVENT_EXPIRED`, and `failed_since` reaches back 30 days at most.",
-  permission: "company:configure", request: { params: EndpointParams, body: { required: true, ...json(RedeliverSchema) } },
-  responses: { 202: { description: "Queued", ...json(z.object({ redelivered: z.number().int(), delivery: DeliverySchema.nullable() }).openapi("WebhookRedelivered")) } },
+  permission: "company:configure", request: { params: EndpointParams, body: { required: true, ...json(RedeliverSchema, redeliverExample) } },
+  responses: { 202: { description: "Queued", ...json(z.object({ redelivered: z.number().int(), delivery: DeliverySchema.nullable() }).openapi("WebhookRedelivered"), redeliveredExample) } },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_NOT_FOUND", "WEBHOOK_DELIVERY_NOT_FOUND", "WEBHOOK_EVENT_EXPIRED"],
 });
 
@@ -110,13 +114,13 @@ const companyDeliveries = defineRoute({
   method: "get", path: "/api/companies/{company_id}/webhook-deliveries", tags: TAG, summary: "Delivery log of the company",
   description: "Every endpoint's deliveries, newest first; `event_id` shows where one event went. Deliveries and their attempts are kept 30 days after creation (settled ones; one still being tried stays until it ends).", permission: "company:read",
   request: { params: Params, query: PageQuerySchema.extend(DeliveryQuerySchema.shape).extend({ endpoint_id: z.string().max(64).optional().openapi({ param: { name: "endpoint_id", in: "query" } }) }) },
-  responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage")) } }, errors: ["VALIDATION_FAILED"],
+  responses: { 200: { description: "A page of deliveries", ...json(pageSchema(DeliverySchema, "WebhookDeliveryPage"), deliveryPageExample) } }, errors: ["VALIDATION_FAILED"],
 });
 
 const deliveryDetail = defineRoute({
   method: "get", path: "/api/companies/{company_id}/webhook-deliveries/{delivery_id}", tags: TAG, summary: "One delivery with every attempt",
   description: "Each attempt: time, duration, response status, the first 1 KiB of the response body, or the error.", permission: "company:read",
-  request: { params: DeliveryParams }, responses: { 200: { description: "The delivery", ...json(DeliveryDetailSchema) } }, errors: ["WEBHOOK_DELIVERY_NOT_FOUND"],
+  request: { params: DeliveryParams }, responses: { 200: { description: "The delivery", ...json(DeliveryDetailSchema, deliveryDetailExample) } }, errors: ["WEBHOOK_DELIVERY_NOT_FOUND"],
 });
 
 export const webhooksRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
