@@ -11252,6 +11252,56 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "ces_p1_01M8EK6BCRWK0QXSD4VE1J2Y7P",
+                         *           "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "invoice_type": "33",
+                         *           "folio": 1042,
+                         *           "issue_date": "2026-11-27",
+                         *           "total": "1190000",
+                         *           "debtor": {
+                         *             "tax_id": "96790240-3",
+                         *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *           },
+                         *           "cedent": {
+                         *             "tax_id": "76086428-5",
+                         *             "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *             "address": "Av. Providencia 1234, Providencia",
+                         *             "email": "finanzas@losandes.cl"
+                         *           },
+                         *           "assignee": {
+                         *             "tax_id": "76543210-3",
+                         *             "legal_name": "FACTOR DE EJEMPLO SPA",
+                         *             "address": "Calle Falsa 456, Las Condes",
+                         *             "email": "operaciones@factor.cl"
+                         *           },
+                         *           "amount": "1190000",
+                         *           "last_due_date": "2026-12-27",
+                         *           "debtor_email": "pagos@elsimulador.cl",
+                         *           "receipt_basis": "BUYER_RECEIPT",
+                         *           "declaration": "Se declara bajo juramento que COMERCIAL LOS ANDES SPA, RUT 76086428-5 ha puesto a disposición del cesionario FACTOR DE EJEMPLO SPA, RUT 76543210-3, el o los documentos donde constan los recibos de las mercaderías entregadas o servicios prestados, entregados por parte del deudor de la factura DISTRIBUIDORA EL SIMULADOR S.A., RUT 96790240-3, de acuerdo a lo establecido en la Ley N°19.983.",
+                         *           "signed_at": "2026-12-02T10:15:00",
+                         *           "created_at": "2026-12-02T13:15:00.000Z",
+                         *           "status": "REGISTERED",
+                         *           "fiscal_status": "EOK",
+                         *           "fiscal_message": "Cesión registrada",
+                         *           "track_id": "8012345",
+                         *           "last_error": null,
+                         *           "registered_at": "2026-12-02T13:16:04.000Z",
+                         *           "updated_at": "2026-12-02T13:16:04.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CessionPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -11486,6 +11536,48 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "ces_p1_01M8EK6BCRWK0QXSD4VE1J2Y7P",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "invoice_type": "33",
+                         *       "folio": 1042,
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "debtor": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "cedent": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *         "address": "Av. Providencia 1234, Providencia",
+                         *         "email": "finanzas@losandes.cl"
+                         *       },
+                         *       "assignee": {
+                         *         "tax_id": "76543210-3",
+                         *         "legal_name": "FACTOR DE EJEMPLO SPA",
+                         *         "address": "Calle Falsa 456, Las Condes",
+                         *         "email": "operaciones@factor.cl"
+                         *       },
+                         *       "amount": "1190000",
+                         *       "last_due_date": "2026-12-27",
+                         *       "debtor_email": "pagos@elsimulador.cl",
+                         *       "receipt_basis": "BUYER_RECEIPT",
+                         *       "declaration": "Se declara bajo juramento que COMERCIAL LOS ANDES SPA, RUT 76086428-5 ha puesto a disposición del cesionario FACTOR DE EJEMPLO SPA, RUT 76543210-3, el o los documentos donde constan los recibos de las mercaderías entregadas o servicios prestados, entregados por parte del deudor de la factura DISTRIBUIDORA EL SIMULADOR S.A., RUT 96790240-3, de acuerdo a lo establecido en la Ley N°19.983.",
+                         *       "signed_at": "2026-12-02T10:15:00",
+                         *       "created_at": "2026-12-02T13:15:00.000Z",
+                         *       "status": "REGISTERED",
+                         *       "fiscal_status": "EOK",
+                         *       "fiscal_message": "Cesión registrada",
+                         *       "track_id": "8012345",
+                         *       "last_error": null,
+                         *       "registered_at": "2026-12-02T13:16:04.000Z",
+                         *       "updated_at": "2026-12-02T13:16:04.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Cession"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -11977,6 +12069,46 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+                         *     <AEC xmlns="http://www.sii.cl/SiiDte" version="1.0"><DocumentoAEC ID="AEC_1042"><Caratula version="1.0"><RutCedente>76086428-5</RutCedente><RutCesionario>76543210-3</RutCesionario><NmbContacto>COMERCIAL LOS ANDES SPA</NmbContacto><MailContacto>finanzas@losandes.cl</MailContacto><TmstFirmaEnvio>2026-12-02T10:15:00</TmstFirmaEnvio></Caratula><Cesiones><DTECedido version="1.0"><DocumentoDTECedido ID="DTEC_1042"><DTE version="1.0">…</DTE><TmstFirma>2026-12-02T10:15:00</TmstFirma></DocumentoDTECedido><Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#DTEC_1042">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature></DTECedido><Cesion version="1.0"><DocumentoCesion ID="CES_1042"><SeqCesion>1</SeqCesion><IdDTE><TipoDTE>33</TipoDTE><RUTEmisor>76086428-5</RUTEmisor><RUTReceptor>96790240-3</RUTReceptor><Folio>1042</Folio><FchEmis>2026-11-27</FchEmis><MntTotal>1190000</MntTotal></IdDTE><Cedente><RUT>76086428-5</RUT><RazonSocial>COMERCIAL LOS ANDES SPA</RazonSocial><Direccion>Av. Providencia 1234, Providencia</Direccion><eMail>finanzas@losandes.cl</eMail><RUTAutorizado><RUT>11111111-1</RUT><Nombre>ANA PEREZ</Nombre></RUTAutorizado></Cedente><Cesionario><RUT>76543210-3</RUT><RazonSocial>FACTOR DE EJEMPLO SPA</RazonSocial><Direccion>Calle Falsa 456, Las Condes</Direccion><eMail>operaciones@factor.cl</eMail></Cesionario><MontoCesion>1190000</MontoCesion><UltimoVencimiento>2026-12-27</UltimoVencimiento><eMailDeudor>pagos@elsimulador.cl</eMailDeudor><TmstCesion>2026-12-02T10:15:00</TmstCesion></DocumentoCesion><Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#CES_1042">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature></Cesion></Cesiones></DocumentoAEC><Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+                         *     <SignedInfo>
+                         *     <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>
+                         *     <SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>
+                         *     <Reference URI="#AEC_1042">
+                         *     <Transforms><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms>
+                         *     <DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>
+                         *     <DigestValue>hlmQtu/AyjUjTDhM3852wvRCr8w=</DigestValue>
+                         *     </Reference>
+                         *     </SignedInfo>
+                         *     <SignatureValue>JmHBiI0DKEdi1F3YoNI3zK8lqWKv9dqGZ3vPn1nPF2xKxKf0cS6Q4y6sR0t0k8S9Q9pA4Q1wB5y2vJt3pR8nHw==</SignatureValue>
+                         *     <KeyInfo><KeyValue><RSAKeyValue><Modulus>tNEknkb1kHiD1OOAWlLKkcH/UP5UGa6V6MYso++JB+vYMg2OXFROAF7G8BNFFPQx</Modulus><Exponent>AQAB</Exponent></RSAKeyValue></KeyValue><X509Data><X509Certificate>MIIGVDCCBTygAwIBAgIKMUWmvgAAAAjk1TANBgkqhkiG9w0BAQUFADCB0jELMAkGA1UEBhMCQ0wx</X509Certificate></X509Data></KeyInfo>
+                         *     </Signature></AEC>
+                         */
                         "application/xml": string;
                     };
                 };
@@ -15237,6 +15369,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "ces_p1_01M8EK6BCRWK0QXSD4VE1J2Y7P",
+                         *           "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "invoice_type": "33",
+                         *           "folio": 1042,
+                         *           "issue_date": "2026-11-27",
+                         *           "total": "1190000",
+                         *           "debtor": {
+                         *             "tax_id": "96790240-3",
+                         *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *           },
+                         *           "cedent": {
+                         *             "tax_id": "76086428-5",
+                         *             "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *             "address": "Av. Providencia 1234, Providencia",
+                         *             "email": "finanzas@losandes.cl"
+                         *           },
+                         *           "assignee": {
+                         *             "tax_id": "76543210-3",
+                         *             "legal_name": "FACTOR DE EJEMPLO SPA",
+                         *             "address": "Calle Falsa 456, Las Condes",
+                         *             "email": "operaciones@factor.cl"
+                         *           },
+                         *           "amount": "1190000",
+                         *           "last_due_date": "2026-12-27",
+                         *           "debtor_email": "pagos@elsimulador.cl",
+                         *           "receipt_basis": "BUYER_RECEIPT",
+                         *           "declaration": "Se declara bajo juramento que COMERCIAL LOS ANDES SPA, RUT 76086428-5 ha puesto a disposición del cesionario FACTOR DE EJEMPLO SPA, RUT 76543210-3, el o los documentos donde constan los recibos de las mercaderías entregadas o servicios prestados, entregados por parte del deudor de la factura DISTRIBUIDORA EL SIMULADOR S.A., RUT 96790240-3, de acuerdo a lo establecido en la Ley N°19.983.",
+                         *           "signed_at": "2026-12-02T10:15:00",
+                         *           "created_at": "2026-12-02T13:15:00.000Z",
+                         *           "status": "REGISTERED",
+                         *           "fiscal_status": "EOK",
+                         *           "fiscal_message": "Cesión registrada",
+                         *           "track_id": "8012345",
+                         *           "last_error": null,
+                         *           "registered_at": "2026-12-02T13:16:04.000Z",
+                         *           "updated_at": "2026-12-02T13:16:04.000Z"
+                         *         }
+                         *       ],
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["CessionList"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -15458,6 +15636,19 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "assignee": {
+                     *         "tax_id": "76543210-3",
+                     *         "legal_name": "FACTOR DE EJEMPLO SPA",
+                     *         "address": "Calle Falsa 456, Las Condes",
+                     *         "email": "operaciones@factor.cl"
+                     *       },
+                     *       "last_due_date": "2026-12-27",
+                     *       "contact_email": "finanzas@losandes.cl",
+                     *       "debtor_email": "pagos@elsimulador.cl"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CessionCreate"];
                 };
             };
@@ -15470,6 +15661,48 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "ces_p1_01M8EK6BCRWK0QXSD4VE1J2Y7P",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *       "invoice_type": "33",
+                         *       "folio": 1042,
+                         *       "issue_date": "2026-11-27",
+                         *       "total": "1190000",
+                         *       "debtor": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A."
+                         *       },
+                         *       "cedent": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *         "address": "Av. Providencia 1234, Providencia",
+                         *         "email": "finanzas@losandes.cl"
+                         *       },
+                         *       "assignee": {
+                         *         "tax_id": "76543210-3",
+                         *         "legal_name": "FACTOR DE EJEMPLO SPA",
+                         *         "address": "Calle Falsa 456, Las Condes",
+                         *         "email": "operaciones@factor.cl"
+                         *       },
+                         *       "amount": "1190000",
+                         *       "last_due_date": "2026-12-27",
+                         *       "debtor_email": "pagos@elsimulador.cl",
+                         *       "receipt_basis": "BUYER_RECEIPT",
+                         *       "declaration": "Se declara bajo juramento que COMERCIAL LOS ANDES SPA, RUT 76086428-5 ha puesto a disposición del cesionario FACTOR DE EJEMPLO SPA, RUT 76543210-3, el o los documentos donde constan los recibos de las mercaderías entregadas o servicios prestados, entregados por parte del deudor de la factura DISTRIBUIDORA EL SIMULADOR S.A., RUT 96790240-3, de acuerdo a lo establecido en la Ley N°19.983.",
+                         *       "signed_at": "2026-12-02T10:15:00",
+                         *       "created_at": "2026-12-02T13:15:00.000Z",
+                         *       "status": "SIGNED",
+                         *       "fiscal_status": null,
+                         *       "fiscal_message": null,
+                         *       "track_id": null,
+                         *       "last_error": null,
+                         *       "registered_at": null,
+                         *       "updated_at": "2026-12-02T13:15:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Cession"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -23041,6 +23274,7 @@ export interface paths {
                          *         ]
                          *       },
                          *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "cession": null,
                          *       "response_deadline": "2026-12-05T13:58:40.000Z",
                          *       "seconds_left": 690820,
                          *       "response_state": "PENDING",
@@ -23295,6 +23529,162 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "rcv_p1_01M8EK64J047VZT0S42S5NCPTR",
+                         *       "id_company": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "issuer": {
+                         *         "tax_id": "96790240-3",
+                         *         "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                         *         "activity": "Distribución de artículos de oficina"
+                         *       },
+                         *       "recipient": {
+                         *         "tax_id": "76086428-5",
+                         *         "legal_name": "COMERCIAL LOS ANDES SPA"
+                         *       },
+                         *       "document_type": "33",
+                         *       "folio": 88123,
+                         *       "issue_date": "2026-11-27",
+                         *       "totals": {
+                         *         "net": "250000",
+                         *         "exempt": null,
+                         *         "vat": "47500",
+                         *         "total": "297500"
+                         *       },
+                         *       "lines": [
+                         *         {
+                         *           "line": 1,
+                         *           "name": "Resma papel carta 500 hojas",
+                         *           "quantity": "50",
+                         *           "unit_price": "4000",
+                         *           "amount": "200000"
+                         *         },
+                         *         {
+                         *           "line": 2,
+                         *           "name": "Despacho a domicilio",
+                         *           "quantity": "1",
+                         *           "unit_price": "50000",
+                         *           "amount": "50000"
+                         *         }
+                         *       ],
+                         *       "channel": "EMAIL",
+                         *       "received_file": {
+                         *         "name": "EnvioDTE_96790240-3_T33_F88123.xml",
+                         *         "envelope_id": "SetDoc",
+                         *         "message_id": "inm_p1_01M8EK65H87FX5JTXAPWP7005N",
+                         *         "received_at": "2026-11-27T14:02:10.000Z",
+                         *         "acknowledgment": {
+                         *           "at": "2026-11-27T14:02:11.000Z",
+                         *           "reply_to": {
+                         *             "email": "dte@elsimulador.cl",
+                         *             "source": "TAXPAYER_DIRECTORY"
+                         *           },
+                         *           "mail": {
+                         *             "state": "SENT",
+                         *             "attempts": 1,
+                         *             "sent_at": "2026-11-27T14:02:11.000Z",
+                         *             "message": null,
+                         *             "next_attempt_at": null,
+                         *             "delivered_at": "2026-11-27T14:02:13.000Z"
+                         *           }
+                         *         },
+                         *         "superseded": []
+                         *       },
+                         *       "xml_status": "RECEIVED",
+                         *       "verification": {
+                         *         "status": "VERIFIED",
+                         *         "reception_status": 0,
+                         *         "reception_status_text": "DTE Recibido OK",
+                         *         "duplicate": false,
+                         *         "checks": [
+                         *           {
+                         *             "name": "envelope_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "dte_signature",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "signer",
+                         *             "result": "PASSED",
+                         *             "message": null,
+                         *             "signer": {
+                         *               "name": "ANA ROJAS MUÑOZ",
+                         *               "tax_id": "15432876-9",
+                         *               "issuer": "E-CERTCHILE CA FIRMA ELECTRONICA AVANZADA",
+                         *               "kind": "CA_ISSUED",
+                         *               "valid_from": "2025-06-01T00:00:00.000Z",
+                         *               "valid_to": "2028-06-01T00:00:00.000Z"
+                         *             }
+                         *           },
+                         *           {
+                         *             "name": "ted",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "caf",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "recipient_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "issuer_rut",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "schema",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "totals",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "duplicate",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           },
+                         *           {
+                         *             "name": "sii_status",
+                         *             "result": "PASSED",
+                         *             "message": null
+                         *           }
+                         *         ]
+                         *       },
+                         *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "cession": {
+                         *         "holder_tax_id": "76543210-3",
+                         *         "annotated_at": "2026-12-02T10:16:04-03:00",
+                         *         "collection_tax_id": null,
+                         *         "amount": null,
+                         *         "first_seen_at": "2026-12-02T14:00:00.000Z",
+                         *         "checked_at": "2026-12-02T14:00:00.000Z"
+                         *       },
+                         *       "response_deadline": "2026-12-05T13:58:40.000Z",
+                         *       "seconds_left": 690820,
+                         *       "response_state": "PENDING",
+                         *       "responses": [],
+                         *       "downloads": [
+                         *         "xml",
+                         *         "pdf",
+                         *         "recepcion_envio"
+                         *       ],
+                         *       "received_at": "2026-11-27T14:02:10.000Z",
+                         *       "updated_at": "2026-11-27T14:05:00.000Z",
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["ReceivedDocument"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24018,6 +24408,7 @@ export interface paths {
                          *         ]
                          *       },
                          *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "cession": null,
                          *       "response_deadline": "2026-12-05T13:58:40.000Z",
                          *       "seconds_left": null,
                          *       "response_state": "ACCEPTED",
@@ -24512,6 +24903,7 @@ export interface paths {
                          *         ]
                          *       },
                          *       "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *       "cession": null,
                          *       "response_deadline": "2026-12-05T13:58:40.000Z",
                          *       "seconds_left": null,
                          *       "response_state": "ACCEPTED",
@@ -25019,6 +25411,7 @@ export interface paths {
                          *             ]
                          *           },
                          *           "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *           "cession": null,
                          *           "response_deadline": "2026-12-05T13:58:40.000Z",
                          *           "seconds_left": 690820,
                          *           "response_state": "PENDING",
@@ -25423,6 +25816,7 @@ export interface paths {
                          *             ]
                          *           },
                          *           "sii_received_at": "2026-11-27T13:58:40.000Z",
+                         *           "cession": null,
                          *           "response_deadline": "2026-12-05T13:58:40.000Z",
                          *           "seconds_left": 690820,
                          *           "response_state": "PENDING",

@@ -55,7 +55,7 @@ describe("examples in /openapi.json", () => {
       if (media.length > 0 && media.every(({ m }) => isBinary(m))) binaryOnly.push(op);
     }
     expect(missing).toEqual([]);
-    expect(binaryOnly.sort()).toEqual(["GET /files/logos/{company_id}/{file}", "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}"]);
+    expect(binaryOnly.sort()).toEqual(["GET /api/companies/{company_id}/cessions/{cession_id}/pdf", "GET /files/logos/{company_id}/{file}", "POST /api/companies/{company_id}/invoices/{invoice_id}/download-pdf/{format}"]);
   });
 
   it("every request body has an example", () => {

@@ -27,6 +27,8 @@ export const EX = {
   issuerRut: "76086428-5",
   buyerRut: "96790240-3",
   holderRut: "12345678-5",
+  cession: "ces_p1_01M8EK6BCRWK0QXSD4VE1J2Y7P",
+  factorRut: "76543210-3",
 } as const;
 
 /** A page of one or more examples, as every list answers. */

@@ -13,6 +13,8 @@ import { idempotency } from "../../middleware/idempotency";
 import { calendarDate, json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
+import { aecXmlExample } from "../../openapi/xml-examples";
+import { cessionCreateExample, cessionListExample, cessionPageExample, cessionRegisteredExample, cessionSignedExample } from "./examples";
 
 const Params = z.object({ company_id: z.string().min(1).max(64).openapi({ param: { name: "company_id", in: "path" } }) });
 const InvoiceParams = Params.extend({ invoice_id: z.string().min(1).max(64).openapi({ param: { name: "invoice_id", in: "path" } }) });
@@ -50,8 +52,8 @@ const create = defineRoute({
     "Cedes the credit of a document the company issued to an assignee (cesión electrónica, Ley 19.983). Checked now, each with its own error: the type (33, 34, 43, 46 only), the SII accepted the document, no credit note cancels it, its buyer did not claim it, its buyer acknowledged receipt or accepted it at the SII or its 8 days passed, it is not already ceded, the amount is 1 to the total (default: the total). The cession file (AEC) is then built with the signed document and the sworn declaration of receipt, signed with the company's certificate, kept, and the answer is 202 with `status: SIGNED`. In the background it is uploaded to the SII's register of cessions (RPETC) and followed to the register's answer: REGISTERED (`invoice.ceded`) or REJECTED (`cession.rejected`, `fiscal_message` says why). A refused request stores nothing.\n\nAccepts `Idempotency-Key`.",
   permission: "document:issue",
   middleware: [idempotency],
-  request: { params: InvoiceParams, body: { required: true, ...json(CessionCreateSchema) } },
-  responses: { 202: { description: "Signed; on its way to the register", ...json(CessionSchema) } },
+  request: { params: InvoiceParams, body: { required: true, ...json(CessionCreateSchema, cessionCreateExample) } },
+  responses: { 202: { description: "Signed; on its way to the register", ...json(CessionSchema, cessionSignedExample) } },
   errors: [
     "VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "INVOICE_NOT_FOUND", "CESSION_TYPE_NOT_CEDIBLE", "CESSION_DOCUMENT_NOT_ACCEPTED", "CESSION_DOCUMENT_CLAIMED",
     "CESSION_DOCUMENT_CANCELLED", "CESSION_RECEIPT_MISSING", "CESSION_ALREADY_CEDED", "CESSION_AMOUNT_OUT_OF_RANGE", "CESSION_FIELDS_INVALID", "CESSION_DOCUMENT_XML_MISSING",
@@ -67,7 +69,7 @@ const ofInvoice = defineRoute({
   description: "Every cession asked for of the document, newest first (at most one is neither REJECTED nor FAILED).",
   permission: "document:read",
   request: { params: InvoiceParams },
-  responses: { 200: { description: "The document's cessions", ...json(z.object({ data: z.array(CessionSchema) }).openapi("CessionList")) } },
+  responses: { 200: { description: "The document's cessions", ...json(z.object({ data: z.array(CessionSchema) }).openapi("CessionList"), cessionListExample) } },
   errors: ["INVOICE_NOT_FOUND"],
 });
 
@@ -79,7 +81,7 @@ const list = defineRoute({
   description: "The company's cessions, newest first, paged.",
   permission: "document:read",
   request: { params: Params, query: PageQuerySchema },
-  responses: { 200: { description: "A page of cessions", ...json(pageSchema(CessionSchema, "CessionPage")) } },
+  responses: { 200: { description: "A page of cessions", ...json(pageSchema(CessionSchema, "CessionPage"), cessionPageExample) } },
   errors: ["VALIDATION_FAILED"],
 });
 
@@ -91,7 +93,7 @@ const get = defineRoute({
   description: "The cession with its status, the register's state and message, and its track id.",
   permission: "document:read",
   request: { params: CessionParams },
-  responses: { 200: { description: "The cession", ...json(CessionSchema) } },
+  responses: { 200: { description: "The cession", ...json(CessionSchema, cessionRegisteredExample) } },
   errors: ["CESSION_NOT_FOUND"],
 });
 
@@ -103,7 +105,7 @@ const xml = defineRoute({
   description: "The signed AEC, byte for byte as uploaded to the register (ISO-8859-1).",
   permission: "document:read",
   request: { params: CessionParams },
-  responses: { 200: { description: "The AEC", content: { "application/xml": { schema: z.string() } } } },
+  responses: { 200: { description: "The AEC", content: { "application/xml": { schema: z.string(), example: aecXmlExample } } } },
   errors: ["CESSION_NOT_FOUND"],
 });
 

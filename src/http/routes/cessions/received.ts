@@ -6,6 +6,8 @@ import { validationHook } from "../../errors/handler";
 import { json } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import type { AppEnv } from "../../types";
+import { receivedExample } from "../reception/examples";
+import { receivedCessionExample } from "./examples";
 import { CompanyQuery, Params, ReceivedDocumentSchema } from "../reception/schemas";
 
 const check = defineRoute({
@@ -18,7 +20,7 @@ const check = defineRoute({
   permission: "document:read",
   companyInQuery: true,
   request: { params: Params, query: CompanyQuery },
-  responses: { 200: { description: "The document after the question", ...json(ReceivedDocumentSchema) } },
+  responses: { 200: { description: "The document after the question", ...json(ReceivedDocumentSchema, { ...receivedExample, cession: receivedCessionExample }) } },
   errors: ["VALIDATION_FAILED", "RECEIVED_DOCUMENT_NOT_FOUND", "RECEIVED_CESSION_NOT_APPLICABLE", "RECEIVED_CESSION_CHECK_UNAVAILABLE", "CERTIFICATE_REQUIRED"],
 });
 

@@ -52,6 +52,7 @@ export const receivedExample = {
     ],
   },
   sii_received_at: "2026-11-27T13:58:40.000Z",
+  cession: null,
   response_deadline: "2026-12-05T13:58:40.000Z",
   seconds_left: 690820,
   response_state: "PENDING",
