@@ -45,7 +45,7 @@ CREATE TABLE `companies` (
 	`status` text DEFAULT 'ACTIVE' NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
 	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
-	`deleted_at` text, `legal_name_search` text DEFAULT '' NOT NULL, `livemode` integer DEFAULT false NOT NULL, `rate_tier` text DEFAULT 'STANDARD' NOT NULL,
+	`deleted_at` text, `legal_name_search` text DEFAULT '' NOT NULL, `livemode` integer DEFAULT false NOT NULL, `rate_tier` text DEFAULT 'STANDARD' NOT NULL, `issuer_profile` text,
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint

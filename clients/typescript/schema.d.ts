@@ -9439,7 +9439,23 @@ export interface paths {
                          *           "country_name": "Chile",
                          *           "start_activities_date": "2014-07-01",
                          *           "status": "ACTIVE",
-                         *           "created_at": "2026-11-27T10:30:00"
+                         *           "created_at": "2026-11-27T10:30:00",
+                         *           "issuer_profile": {
+                         *             "address": {
+                         *               "country": "CL",
+                         *               "region": "13",
+                         *               "city": "Santiago",
+                         *               "commune": "Providencia",
+                         *               "address": "Av. Providencia 1234, of. 501"
+                         *             },
+                         *             "tax_information": {
+                         *               "activity": "Venta al por mayor de computadores y equipo periférico",
+                         *               "activity_codes": [
+                         *                 465100
+                         *               ]
+                         *             },
+                         *             "email": "facturacion@losandes.cl"
+                         *           }
                          *         }
                          *       ],
                          *       "current_page": 1,
@@ -9645,7 +9661,23 @@ export interface paths {
                      *       "tax_identification_document_code": "RUT",
                      *       "tax_identification_document_number": "76086428-5",
                      *       "country": "CHL",
-                     *       "start_activities_date": "2014-07-01"
+                     *       "start_activities_date": "2014-07-01",
+                     *       "issuer_profile": {
+                     *         "address": {
+                     *           "country": "CL",
+                     *           "region": "13",
+                     *           "city": "Santiago",
+                     *           "commune": "Providencia",
+                     *           "address": "Av. Providencia 1234, of. 501"
+                     *         },
+                     *         "tax_information": {
+                     *           "activity": "Venta al por mayor de computadores y equipo periférico",
+                     *           "activity_codes": [
+                     *             465100
+                     *           ]
+                     *         },
+                     *         "email": "facturacion@losandes.cl"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CompanyCreate"];
@@ -13373,7 +13405,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal). / A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / issuer.document_number is not the company's tax id. / issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / invoice_type is neither an SII document code nor a known mnemonic (FAC, NCV, ...). / The invoice body does not match the schema (a required field is missing or has the wrong type). / A number is not a plain decimal, is negative where it must not be, or has too many decimals. / A date or date-time is not in the expected form or is out of the SII range (2000-01-01..2050-12-31). / A RUT is malformed or its check digit is wrong. / More detail lines than the document type allows (60 on facturas and notes, 1,000 on boletas). / A text field is longer than the SII allows for it. / A text field holds a character outside ISO-8859-1, which the SII files cannot carry. / A tax type is unknown or not allowed on this line or document type. / A tax rate differs from the rate the SII fixes for that tax. / An amount sent by the client differs from the amount the engine computed; `expected` holds it. / An amount is negative or exceeds 18 digits. / The currency is not allowed for this document type or has no SII customs name. / The document type needs a reference (notes and cancellations). / A billing reference is malformed, names a document type this note cannot modify, or has folio 0 without `global` (the SII takes folio 0 only on a global reference, IndGlobal). / A document declared as a sale totals 0 (e.g. a guía de despacho, issued with IndTraslado 1 = sale). / reason_code is not one of ANU (cancel), COT (correct text), COM (correct amounts). / A field or value of the body is not allowed on this document type (for example a retention code on a boleta, a customs block on a domestic invoice). / A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values. / The issuer block is not the company's: issuer.document_number is not its tax id, or a field differs from its issuer profile (the details name each). / issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -13425,7 +13457,7 @@ export interface paths {
                                  *
                                  *     `INVOICE_CATALOG_CODE_UNKNOWN`: A coded field (unit, currency, tax type, region, payment type, activity, ...) is not in the country's catalog; the message names the catalog endpoint that lists the allowed values.
                                  *
-                                 *     `INVOICE_ISSUER_MISMATCH`: issuer.document_number is not the company's tax id.
+                                 *     `INVOICE_ISSUER_MISMATCH`: The issuer block is not the company's: issuer.document_number is not its tax id, or a field differs from its issuer profile (the details name each).
                                  *
                                  *     `INVOICE_RESOLUTION_MISMATCH`: issuer.tax_information names another SII resolution (number or date) than the company's settings; omit it or change the settings.
                                  *
@@ -20162,6 +20194,22 @@ export interface paths {
                          *       "start_activities_date": "2014-07-01",
                          *       "status": "ACTIVE",
                          *       "created_at": "2026-11-27T10:30:00",
+                         *       "issuer_profile": {
+                         *         "address": {
+                         *           "country": "CL",
+                         *           "region": "13",
+                         *           "city": "Santiago",
+                         *           "commune": "Providencia",
+                         *           "address": "Av. Providencia 1234, of. 501"
+                         *         },
+                         *         "tax_information": {
+                         *           "activity": "Venta al por mayor de computadores y equipo periférico",
+                         *           "activity_codes": [
+                         *             465100
+                         *           ]
+                         *         },
+                         *         "email": "facturacion@losandes.cl"
+                         *       },
                          *       "livemode": false
                          *     }
                          */
@@ -20585,7 +20633,304 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a company's issuer profile
+         * @description Sets the company's issuer profile (`issuer_profile`: the issuer block's address, activity and its codes, e-mail, phones, branch; replaced whole), or removes it with null. Documents sent without `issuer` are issued with it; documents that send `issuer` must agree with each field it sets. Documents already issued keep their issuer.
+         *
+         *     Roles: OWNER, ADMIN.
+         *
+         *     Request body: at most 65536 bytes (64 KiB).
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    idCompany: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer_profile": {
+                     *         "address": {
+                     *           "country": "CL",
+                     *           "region": "13",
+                     *           "city": "Santiago",
+                     *           "commune": "Providencia",
+                     *           "address": "Av. Providencia 1234, of. 501"
+                     *         },
+                     *         "tax_information": {
+                     *           "activity": "Venta al por mayor de computadores y equipo periférico",
+                     *           "activity_codes": [
+                     *             465100
+                     *           ]
+                     *         },
+                     *         "email": "facturacion@losandes.cl"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CompanyPatch"];
+                };
+            };
+            responses: {
+                /** @description The company */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "legal_name": "COMERCIAL LOS ANDES SPA",
+                         *       "tax_identifier": "76086428-5",
+                         *       "tax_identification_document_code": "RUT",
+                         *       "country_iso3": "CHL",
+                         *       "country_name": "Chile",
+                         *       "start_activities_date": "2014-07-01",
+                         *       "status": "ACTIVE",
+                         *       "created_at": "2026-11-27T10:30:00",
+                         *       "issuer_profile": {
+                         *         "address": {
+                         *           "country": "CL",
+                         *           "region": "13",
+                         *           "city": "Santiago",
+                         *           "commune": "Providencia",
+                         *           "address": "Av. Providencia 1234, of. 501"
+                         *         },
+                         *         "tax_information": {
+                         *           "activity": "Venta al por mayor de computadores y equipo periférico",
+                         *           "activity_codes": [
+                         *             465100
+                         *           ]
+                         *         },
+                         *         "email": "facturacion@losandes.cl"
+                         *       },
+                         *       "livemode": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Company"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/companies/{idCompany}/enumeration/document-type/{document_type_id}/alert-threshold": {
@@ -31869,6 +32214,65 @@ export interface components {
              */
             created_at: string;
             id: string;
+            /** @description The issuer block's fields the company keeps (every field of an invoice's `issuer` but its tax id, all optional): a document sent without `issuer` is issued with them, the company's legal name and tax id; a document that sends `issuer` must agree with each field set here (INVOICE_ISSUER_MISMATCH names the ones that differ). */
+            issuer_profile: {
+                /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
+                additional_branch_code?: string;
+                /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */
+                additional_id?: string;
+                /** @description Postal address. */
+                address?: {
+                    /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
+                    address?: string;
+                    /** @description City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent. */
+                    city?: string;
+                    /** @description Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`. */
+                    commune?: string;
+                    /** @description Country code (CL/CHL). */
+                    country?: string;
+                    /** @description Region code from the catalog. */
+                    region?: string;
+                };
+                /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
+                email?: string;
+                /** @description Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field. */
+                export_guide?: {
+                    /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
+                    authorization_date?: string;
+                    /** @description FolioAut: the number of the SII resolution authorising it (up to 6 digits). */
+                    authorization_number?: number;
+                    /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
+                    transfer_code?: number;
+                };
+                /** @description Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only. */
+                foreign?: {
+                    /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
+                    additional_id?: string;
+                    /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
+                    id?: string;
+                    /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
+                    nationality?: string;
+                };
+                /** @description Legal name (RznSoc max 100). */
+                legal_name?: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
+                /** @description Tax information. */
+                tax_information?: {
+                    /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
+                    activity?: string;
+                    /** @description SII economic activity codes (Acteco), 1 to 4 for the issuer of facturas. */
+                    activity_codes?: number[];
+                    /** @description Date of the SII resolution authorising the issuer (YYYY-MM-DD); goes into the envelope Caratula. */
+                    resolution_date?: string;
+                    /** @description Number of the SII resolution (0 in certification). */
+                    resolution_number?: string;
+                };
+            } | null;
             legal_name: string;
             /**
              * Format: date
@@ -31891,6 +32295,65 @@ export interface components {
              * @example CHL
              */
             country: string;
+            /** @description The issuer block's fields the company keeps (every field of an invoice's `issuer` but its tax id, all optional): a document sent without `issuer` is issued with them, the company's legal name and tax id; a document that sends `issuer` must agree with each field set here (INVOICE_ISSUER_MISMATCH names the ones that differ). */
+            issuer_profile?: {
+                /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
+                additional_branch_code?: string;
+                /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */
+                additional_id?: string;
+                /** @description Postal address. */
+                address?: {
+                    /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
+                    address?: string;
+                    /** @description City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent. */
+                    city?: string;
+                    /** @description Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`. */
+                    commune?: string;
+                    /** @description Country code (CL/CHL). */
+                    country?: string;
+                    /** @description Region code from the catalog. */
+                    region?: string;
+                };
+                /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
+                email?: string;
+                /** @description Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field. */
+                export_guide?: {
+                    /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
+                    authorization_date?: string;
+                    /** @description FolioAut: the number of the SII resolution authorising it (up to 6 digits). */
+                    authorization_number?: number;
+                    /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
+                    transfer_code?: number;
+                };
+                /** @description Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only. */
+                foreign?: {
+                    /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
+                    additional_id?: string;
+                    /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
+                    id?: string;
+                    /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
+                    nationality?: string;
+                };
+                /** @description Legal name (RznSoc max 100). */
+                legal_name?: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
+                /** @description Tax information. */
+                tax_information?: {
+                    /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
+                    activity?: string;
+                    /** @description SII economic activity codes (Acteco), 1 to 4 for the issuer of facturas. */
+                    activity_codes?: number[];
+                    /** @description Date of the SII resolution authorising the issuer (YYYY-MM-DD); goes into the envelope Caratula. */
+                    resolution_date?: string;
+                    /** @description Number of the SII resolution (0 in certification). */
+                    resolution_number?: string;
+                };
+            };
             /** @example Comercial Los Andes SpA */
             legal_name: string;
             /**
@@ -31928,6 +32391,67 @@ export interface components {
             last_page: number;
             per_page: number;
             total: number;
+        };
+        CompanyPatch: {
+            /** @description The new issuer profile (replaces the old one whole), or null to remove it. */
+            issuer_profile: {
+                /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
+                additional_branch_code?: string;
+                /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */
+                additional_id?: string;
+                /** @description Postal address. */
+                address?: {
+                    /** @description Street address, free text (SII DirOrigen/DirRecep max 70). */
+                    address?: string;
+                    /** @description City (CiudadOrigen/CiudadRecep, SII max 20). Also the commune when `commune` is absent. */
+                    city?: string;
+                    /** @description Commune (CmnaOrigen/CmnaRecep, SII max 20). Defaults to `city`. */
+                    commune?: string;
+                    /** @description Country code (CL/CHL). */
+                    country?: string;
+                    /** @description Region code from the catalog. */
+                    region?: string;
+                };
+                /** @description E-mail (CorreoEmisor / CorreoRecep, max 80). Not on boletas. */
+                email?: string;
+                /** @description Issuer only, guías de despacho (52) for export or its returns (transfer_kind 7, 8 or 9): the issuer of a guía for export (GuiaExport), e.g. the customs agent returning goods (transfer_code 2). At least one field. */
+                export_guide?: {
+                    /** @description FchAut: the date of that resolution, YYYY-MM-DD. */
+                    authorization_date?: string;
+                    /** @description FolioAut: the number of the SII resolution authorising it (up to 6 digits). */
+                    authorization_number?: number;
+                    /** @description CdgTraslado: the SII's code (1–4) of who issues an exceptional transfer for export. */
+                    transfer_code?: number;
+                };
+                /** @description Recipient only, every DTE but boletas and 43: the foreign recipient block (Extranjero), e.g. a foreign supplier on a factura de compra (46) or the buyer of an export; additional_id on 110–112 only. */
+                foreign?: {
+                    /** @description An additional identifier of the foreign recipient (IdAdicRecep, max 20). */
+                    additional_id?: string;
+                    /** @description Foreign tax id (NumId). Defaults to document_number when that is not a RUT. */
+                    id?: string;
+                    /** @description Recipient's nationality: customs country code (Nacionalidad; GET /api/catalogs/CL/additional-export-info/countries). */
+                    nationality?: string;
+                };
+                /** @description Legal name (RznSoc max 100). */
+                legal_name?: string;
+                /** @description Issuer only: up to 2 phone numbers (Telefono, max 20 each). Not on boletas. */
+                phones?: string[];
+                /** @description Issuer only: the seller's code (CdgVendedor, max 60). Not on boletas. */
+                seller_code?: string;
+                /** @description Issuer only: the SII's code of the issuing branch (CdgSIISucur, up to 9 digits). */
+                sii_branch_code?: number;
+                /** @description Tax information. */
+                tax_information?: {
+                    /** @description Business activity in words (giro). Required for the issuer (GiroEmis max 80); recipient's GiroRecep max 40. */
+                    activity?: string;
+                    /** @description SII economic activity codes (Acteco), 1 to 4 for the issuer of facturas. */
+                    activity_codes?: number[];
+                    /** @description Date of the SII resolution authorising the issuer (YYYY-MM-DD); goes into the envelope Caratula. */
+                    resolution_date?: string;
+                    /** @description Number of the SII resolution (0 in certification). */
+                    resolution_number?: string;
+                };
+            } | null;
         };
         CompanySettings: {
             decimal_places: number;
@@ -32191,7 +32715,7 @@ export interface components {
          *     | 409 | `RECEPTION_REPLY_MAIL_PENDING` | The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED. |
          *     | 503 | `RECEPTION_MAIL_UNAVAILABLE` | No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself. |
          *     | 404 | `INVOICE_NOT_FOUND` | No such document for this company. |
-         *     | 400 | `INVOICE_ISSUER_MISMATCH` | issuer.document_number is not the company's tax id. |
+         *     | 400 | `INVOICE_ISSUER_MISMATCH` | The issuer block is not the company's: issuer.document_number is not its tax id, or a field differs from its issuer profile (the details name each). |
          *     | 422 | `INVOICE_NO_FOLIOS` | No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). |
          *     | 409 | `INVOICE_DUPLICATE_EXTERNAL_REFERENCE` | A document with this external_reference already exists for the company; its id is in the message. |
          *     | 409 | `INVOICE_ALREADY_CANCELLED` | The referenced document is already cancelled (or a cancelling note for it is in progress). |
@@ -32967,8 +33491,8 @@ export interface components {
             invoice_date: string;
             /** @description SII code (33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112) or mnemonic (FAC, FEX, BEL, BEX, LFA, FCO, GDE, NDV, NCV, FEE, NDE, NCE). */
             invoice_type: string;
-            /** @description Issuer or recipient. */
-            issuer: {
+            /** @description The issuer (Emisor). Omitted: the company's issuer profile (`issuer_profile`, with the company's legal name and RUT). Sent while the company has a profile: every field the profile sets must be the same. */
+            issuer?: {
                 /** @description Issuer only, export documents (110–112): an additional code of the issuing branch (CodAdicSucur, max 20). */
                 additional_branch_code?: string;
                 /** @description Issuer only: an additional identifier of the issuer (IdAdicEmisor, max 20), e.g. its id in the buyer's country. Facturas, notes, guías, 46 and exports; not boletas or 43. */

@@ -74,6 +74,11 @@ export interface PreparedDocument {
 export interface IssuingRules {
   /** The body the API accepts and documents (the OpenAPI request schema of an issuance). */
   readonly bodySchema: ZodType<DocumentBody>;
+  /**
+   * What a company may keep as its issuer profile: the body's `issuer` block without the tax id
+   * (the company's own), every field optional. A body without `issuer` is issued with the profile.
+   */
+  readonly issuerProfileSchema: ZodType<Record<string, unknown>>;
   /** What the body cancels, or null when it cancels nothing. */
   cancellation(body: DocumentBody): Cancellation | null;
   /** Computes and checks the body (amounts, limits, the authority's rules); throws a DocumentRefusal. */

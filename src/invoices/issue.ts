@@ -6,6 +6,7 @@ import { uniqueViolation, type Db } from "../storage/db/client";
 import { cancellations, invoiceEvents, invoices } from "../storage/db/schema";
 import { createdUlid, newId, type IdempotencyClaim } from "../lib/ids";
 import type { CompanyRow } from "../accounts/companies/repository";
+import { withIssuerProfile } from "./issuer";
 import { AppError } from "../lib/errors";
 import { allocator } from "../folios/cafs";
 import type { ReserveResult } from "../folios/allocator-api";
@@ -123,7 +124,8 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * partition) and enqueues it. Nothing is signed and no folio number is taken here: the pipeline does
  * that, exactly once, from the reservation.
  */
-export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: DocumentBody, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
+export async function issueInvoice(db: Db, env: Env, company: CompanyRow, sent: DocumentBody, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
+  const body = withIssuerProfile(sent, company);
   // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
   // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
   const ulid = await createdUlid(env.API_KEY_PEPPER, idempotency, now.getTime());

@@ -101,6 +101,7 @@ const COVERED = [
   "GET /api/users",
   "GET /api/users/{user_id}",
   "PATCH /api/companies/{company_id}/webhooks/{webhook_id}",
+  "PATCH /api/companies/{idCompany}",
   "PATCH /api/companies/{idCompany}/settings",
   "POST /api/companies",
   "POST /api/companies/{company_id}/certificates",

@@ -96,6 +96,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/users/{user_id}": "users:manage",
   "PATCH /api/companies/{company_id}/webhooks/{webhook_id}": "company:configure",
   "PATCH /api/companies/{idCompany}/settings": "company:configure",
+  "PATCH /api/companies/{idCompany}": "company:configure",
   "POST /api/companies": "company:create",
   "POST /api/companies/{company_id}/certificates": "company:configure",
   "POST /api/companies/{company_id}/certificates/{certificate_id}/activate": "company:configure",
@@ -218,7 +219,7 @@ function pathOf(r: RegisteredRoute, company: string, ids: Record<string, string>
 }
 
 /** A valid body where an empty one would stop at validation before the resource is looked up. */
-const BODIES: Record<string, unknown> = { "POST /api/users/{user_id}/api-keys": { name: "tenancy", role: "MEMBER" } };
+const BODIES: Record<string, unknown> = { "POST /api/users/{user_id}/api-keys": { name: "tenancy", role: "MEMBER" }, "PATCH /api/companies/{idCompany}": { issuer_profile: null } };
 
 function send(r: RegisteredRoute, path: string, actor: Actor): Promise<ApiResponse> {
   const method = r.route.method.toUpperCase();

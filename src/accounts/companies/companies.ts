@@ -19,6 +19,8 @@ export interface CreateCompanyInput {
   tax_identification_document_number: string;
   country: string;
   start_activities_date: string;
+  /** The country's issuer profile (validated by the route with the country's schema). */
+  issuer_profile?: Record<string, unknown> | undefined;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -71,6 +73,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     updatedAt: now,
     deletedAt: null,
     rateTier: "STANDARD",
+    issuerProfile: input.issuer_profile ? JSON.stringify(input.issuer_profile) : null,
   };
   try {
     await db.batch([
@@ -144,6 +147,7 @@ export function companyListItem(row: CompanyRow, timeZone: string) {
     start_activities_date: row.startActivitiesDate ?? "",
     status: row.status,
     created_at: toLocalDateTime(row.createdAt, timeZone),
+    issuer_profile: row.issuerProfile ? (JSON.parse(row.issuerProfile) as Record<string, unknown>) : null,
   };
 }
 
@@ -154,4 +158,14 @@ export async function timeZonesOf(db: Db, companyIds: string[]): Promise<Map<str
     .from(companySettings)
     .where(inArray(companySettings.companyId, companyIds));
   return new Map(rows.map((r) => [r.companyId, r.timeZone]));
+}
+
+/** Sets (or, with null, removes) the company's issuer profile: at once in this isolate, in the others within the access cache's few seconds. */
+export async function setIssuerProfile(db: Db, env: DirectoryEnv, company: CompanyRow, profile: Record<string, unknown> | null): Promise<CompanyRow> {
+  const updatedAt = new Date().toISOString();
+  const issuerProfile = profile && Object.keys(profile).length > 0 ? JSON.stringify(profile) : null;
+  await db.update(companies).set({ issuerProfile, updatedAt }).where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
+  forgetAccess();
+  await companyControlChanged(env, company.id);
+  return { ...company, issuerProfile, updatedAt };
 }

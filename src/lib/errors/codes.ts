@@ -131,7 +131,7 @@ export const ERROR_CODES = {
   RECEPTION_REPLY_MAIL_PENDING: { status: 409, description: "The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED." },
   RECEPTION_MAIL_UNAVAILABLE: { status: 503, description: "No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself." },
   INVOICE_NOT_FOUND: { status: 404, description: "No such document for this company." },
-  INVOICE_ISSUER_MISMATCH: { status: 400, description: "issuer.document_number is not the company's tax id." },
+  INVOICE_ISSUER_MISMATCH: { status: 400, description: "The issuer block is not the company's: issuer.document_number is not its tax id, or a field differs from its issuer profile (the details name each)." },
   INVOICE_NO_FOLIOS: { status: 422, description: "No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch)." },
   INVOICE_DUPLICATE_EXTERNAL_REFERENCE: { status: 409, description: "A document with this external_reference already exists for the company; its id is in the message." },
   INVOICE_ALREADY_CANCELLED: { status: 409, description: "The referenced document is already cancelled (or a cancelling note for it is in progress)." },

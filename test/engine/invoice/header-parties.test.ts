@@ -29,7 +29,7 @@ describe("header", () => {
 
 describe("parties", () => {
   it("recipient contact, e-mail, internal code, commune apart from city; the foreign block of exports", () => {
-    const d = doc({ issuer: { ...body().issuer, email: "dte@empresa.cl" }, recipient: { ...recipient, contact: "Ana", email: "a@b.cl", internal_code: "C-1", address: { city: "Santiago", commune: "Providencia" } } });
+    const d = doc({ issuer: { ...body().issuer!, email: "dte@empresa.cl" }, recipient: { ...recipient, contact: "Ana", email: "a@b.cl", internal_code: "C-1", address: { city: "Santiago", commune: "Providencia" } } });
     expect({ ...d.receiver, activityCodes: undefined }).toMatchObject({ contact: "Ana", email: "a@b.cl", internalCode: "C-1", city: "Santiago", commune: "Providencia" });
     expect(d.issuer.email).toBe("dte@empresa.cl");
     const e = doc({ invoice_type: "110", currency: { code: "USD" }, recipient: { ...foreign, foreign: { nationality: "225", id: "EIN 99-123" } } }).receiver;
@@ -41,9 +41,9 @@ describe("parties", () => {
   });
   it("precise errors", () => {
     expect(fails({ invoice_type: "39", recipient: { ...recipient, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.foreign" });
-    expect(fails({ issuer: { ...body().issuer, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.foreign" });
+    expect(fails({ issuer: { ...body().issuer!, foreign: { nationality: "225" } } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.foreign" });
     expect(fails({ invoice_type: "39", recipient: { ...recipient, email: "a@b.cl" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "recipient.email" });
-    expect(fails({ issuer: { ...body().issuer, contact: "x" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.contact" });
+    expect(fails({ issuer: { ...body().issuer!, contact: "x" } })).toEqual({ code: "FIELD_NOT_ALLOWED", field: "issuer.contact" });
     expect(fails({ recipient: { ...recipient, contact: "x".repeat(81) } })).toMatchObject({ code: "FIELD_TOO_LONG", field: "recipient.contact" });
   });
 });

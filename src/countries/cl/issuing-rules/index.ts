@@ -5,7 +5,7 @@
  * (./sii-rules.ts), and the buyers' replies (./buyer-replies.ts).
  */
 import type { IssuingRules } from "../../port";
-import { invoiceSchema, type InvoiceInput } from "../documents/invoice";
+import { invoiceSchema, partySchema, type InvoiceInput } from "../documents/invoice";
 import { chileanBuyerReplies } from "./buyer-replies";
 import { cancellationOf } from "./cancellation";
 import { prepare } from "./prepare";
@@ -14,8 +14,12 @@ import { checkResolution } from "./sii-rules";
 // The bodies the product hands back are the ones the API validated with `bodySchema`.
 const bodyOf = (body: unknown) => body as InvoiceInput;
 
+/** The issuer block's fields a company keeps as defaults: all but its RUT and the recipient-only ones. */
+const issuerProfileSchema = partySchema.omit({ document_number: true, document_type: true, contact: true, internal_code: true, postal_address: true }).partial();
+
 export const chileanIssuingRules: IssuingRules = {
   bodySchema: invoiceSchema,
+  issuerProfileSchema,
   cancellation: (body) => cancellationOf(bodyOf(body)),
   prepare,
   checkResolution: (body, resolution) => checkResolution(bodyOf(body), resolution),

@@ -78,7 +78,7 @@ export function checkCancellationAmount(target: StoredTarget, total: string) {
  * A body may still name it (issuer.tax_information.resolution_*), but only the same one.
  */
 export function checkResolution(body: InvoiceInput, resolution: Resolution | null) {
-  const tax = body.issuer.tax_information;
+  const tax = body.issuer?.tax_information;
   if (!resolution || !tax) return;
   const details: ErrorDetail[] = [];
   if (tax.resolution_number !== undefined && Number(tax.resolution_number) !== resolution.number) {

@@ -1,12 +1,20 @@
 /** Examples of the company operations (the reference shows them; test/api/examples.test.ts checks them). */
 import { EX, examplePage } from "../../openapi/example-ids";
 
+/** The issuer block's fields the company keeps (the invoice example's issuer without its name and RUT). */
+export const issuerProfileExample = {
+  address: { country: "CL", region: "13", city: "Santiago", commune: "Providencia", address: "Av. Providencia 1234, of. 501" },
+  tax_information: { activity: "Venta al por mayor de computadores y equipo periférico", activity_codes: [465100] },
+  email: "facturacion@losandes.cl",
+};
+
 export const companyCreateExample = {
   legal_name: "COMERCIAL LOS ANDES SPA",
   tax_identification_document_code: "RUT",
   tax_identification_document_number: EX.issuerRut,
   country: "CHL",
   start_activities_date: "2014-07-01",
+  issuer_profile: issuerProfileExample,
 };
 
 export const companyCreatedExample = { id_company: EX.company, id: EX.company };
@@ -21,7 +29,10 @@ export const companyExample = {
   start_activities_date: "2014-07-01",
   status: "ACTIVE",
   created_at: "2026-11-27T10:30:00",
+  issuer_profile: issuerProfileExample,
 };
+
+export const issuerProfilePatchExample = { issuer_profile: issuerProfileExample };
 
 export const companyPageExample = examplePage([companyExample]);
 

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createDb } from "../../../storage/db/client";
-import { companyListItem, createCompany, listCompanies, softDeleteCompany, timeZonesOf } from "../../../accounts/companies/companies";
+import { companyListItem, createCompany, listCompanies, setIssuerProfile, softDeleteCompany, timeZonesOf } from "../../../accounts/companies/companies";
 import { getSettings, setLogo, settingsView, updateSettings } from "../../../accounts/companies/settings";
 import { receptionEmail, receptionToken } from "../../../accounts/companies/reception-address";
 import { createdId, newId } from "../../../lib/ids";
@@ -13,12 +13,13 @@ import { PageQuerySchema, pageEnvelope, pageParams, pageSchema, json } from "../
 import { defineRoute, MULTIPART_OVERHEAD_BYTES } from "../../route";
 import type { AppEnv } from "../../types";
 import {
-  CompanyCreatedSchema, CompanyCreateSchema, CompanyIdParam, CompanyItemSchema, CompanyListQuerySchema,
+  CompanyCreatedSchema, CompanyCreateSchema, CompanyIdParam, CompanyItemSchema, CompanyListQuerySchema, CompanyPatchSchema,
   DeletedSchema, LogoResultSchema, LogoUploadSchema, SettingsPatchSchema, SettingsSchema,
 } from "./schemas";
 import {
   companyCreatedExample, companyCreateExample, companyDeletedExample, companyExample, companyPageExample, logoResultExample,
   logoUploadExample, settingsExample, settingsPatchExample,
+  issuerProfilePatchExample,
 } from "./examples";
 
 export const MAX_LOGO_BYTES = 1024 * 1024;
@@ -63,6 +64,19 @@ const getRouteDef = defineRoute({
   request: { params: CompanyIdParam },
   responses: { 200: { description: "The company", ...json(CompanyItemSchema, companyExample) } },
   });
+
+const patchRouteDef = defineRoute({
+  method: "patch",
+  path: "/api/companies/{idCompany}",
+  tags: ["Companies"],
+  summary: "Change a company's issuer profile",
+  description:
+    "Sets the company's issuer profile (`issuer_profile`: the issuer block's address, activity and its codes, e-mail, phones, branch; replaced whole), or removes it with null. Documents sent without `issuer` are issued with it; documents that send `issuer` must agree with each field it sets. Documents already issued keep their issuer.",
+  permission: "company:configure",
+  request: { params: CompanyIdParam, body: { required: true, ...json(CompanyPatchSchema, issuerProfilePatchExample) } },
+  responses: { 200: { description: "The company", ...json(CompanyItemSchema, companyExample) } },
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"],
+});
 
 const deleteRouteDef = defineRoute({
   method: "delete",
@@ -128,6 +142,12 @@ export const companiesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const { rows, total } = await listCompanies(db, c.get("principal"), query, page);
     const zones = await timeZonesOf(db, rows.map((r) => r.id));
     return c.json(pageEnvelope(rows.map((r) => companyListItem(r, zones.get(r.id) ?? "America/Santiago")), total, page), 200);
+  })
+  .openapi(patchRouteDef, async (c) => {
+    const db = createDb(c.env.DB);
+    const company = await setIssuerProfile(db, c.env, c.get("company"), c.req.valid("json").issuer_profile);
+    const settings = await getSettings(db, c.env, company.id);
+    return c.json(companyListItem(company, settings.timeZone), 200);
   })
   .openapi(getRouteDef, async (c) => {
     const company = c.get("company");

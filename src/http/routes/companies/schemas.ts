@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { calendarDate, filePart } from "../../openapi/common";
+import { issuingCountry } from "../../../countries";
+
+/** The issuer block's fields a company keeps (the country's issuer profile): see PATCH /api/companies/{idCompany}. */
+const IssuerProfileSchema = issuingCountry().documents.issuerProfileSchema.openapi({
+  description:
+    "The issuer block's fields the company keeps (every field of an invoice's `issuer` but its tax id, all optional): a document sent without `issuer` is issued with them, the company's legal name and tax id; a document that sends `issuer` must agree with each field set here (INVOICE_ISSUER_MISMATCH names the ones that differ).",
+});
 
 export const CompanyCreateSchema = z
   .object({
@@ -24,8 +31,13 @@ export const CompanyCreateSchema = z
       .max(3, "At most 3 characters")
       .openapi({ example: "CHL", description: "ISO 3166 alpha-3 (`CHL`) or alpha-2 (`CL`), any case; stored as alpha-3." }),
     start_activities_date: calendarDate().openapi({ example: "2019-03-01" }),
+    issuer_profile: IssuerProfileSchema.optional(),
   })
   .openapi("CompanyCreate");
+
+export const CompanyPatchSchema = z
+  .object({ issuer_profile: IssuerProfileSchema.nullable().openapi({ description: "The new issuer profile (replaces the old one whole), or null to remove it." }) })
+  .openapi("CompanyPatch");
 
 export const CompanyCreatedSchema = z
   .object({
@@ -47,6 +59,7 @@ export const CompanyItemSchema = z
     start_activities_date: z.string().openapi({ example: "2019-03-01", format: "date" }),
     status: CompanyStatusSchema,
     created_at: z.string().openapi({ example: "2026-11-22T03:00:00", description: "ISO 8601 without offset, in the company's time zone." }),
+    issuer_profile: IssuerProfileSchema.nullable(),
   })
   .openapi("Company");
 

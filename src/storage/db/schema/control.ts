@@ -83,6 +83,8 @@ export const companies = sqliteTable(
     deletedAt: text("deleted_at"),
     /** Which rate limits count its requests (src/http/rate-limits.ts); set by an operator (`npm run companies:tier`), never through the API. */
     rateTier: text("rate_tier", { enum: RATE_TIERS }).notNull().default("STANDARD"),
+    /** The issuer block's defaults (JSON, the country's issuerProfileSchema): a document without `issuer` is issued with them. */
+    issuerProfile: text("issuer_profile"),
   },
   (t) => [
     index("companies_client_idx").on(t.clientId, t.livemode, t.status, t.createdAt, t.id),

@@ -119,6 +119,7 @@ function exportGuide(g: NonNullable<z.infer<typeof partySchema>["export_guide"]>
 
 /** The document's two parties. */
 export function buildParties(input: InvoiceInput, type: DocumentTypeInfo): { issuer: Party; receiver: Party } {
+  if (!input.issuer) throw new EngineError("INVALID_INPUT", "issuer is required: send the issuer block, or give the company an issuer profile (PATCH /api/companies/{idCompany}, issuer_profile)", { field: "issuer" });
   const issuer = party(input.issuer, "issuer", "issuer", type);
   const transfer = input.transfer_kind ?? 1;
   if (issuer.exportGuide && !isExportGuide(input, type)) notAllowed("issuer.export_guide", `GuiaExport is for a guía that transfers goods for export or returns them (transfer_kind 7, 8 or 9), not transfer_kind ${transfer}`);

@@ -316,7 +316,7 @@ export const invoiceSchema = z
     invoice_date: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, "A date and time as YYYY-MM-DD HH:MM:SS in the company's time zone, e.g. 2026-11-27 10:30:00.").describe("Issue date-time YYYY-MM-DD HH:MM:SS, company time zone."),
     payment_due_date: dateOnly.optional().describe("FchVenc, YYYY-MM-DD."),
     external_reference: z.string().max(100).optional().describe("Caller's reference; not sent to the SII."),
-    issuer: partySchema,
+    issuer: partySchema.optional().describe("The issuer (Emisor). Omitted: the company's issuer profile (`issuer_profile`, with the company's legal name and RUT). Sent while the company has a profile: every field the profile sets must be the same."),
     recipient: partySchema.optional().describe("Required except on boletas (then 66666666-6, anonymous buyer)."),
     currency: z
       .object({ code: z.string().min(3).max(3).describe("ISO 4217; CLP except on export documents."), exchange_rate: num.optional().describe("CLP per unit of `code` (exports).") })
