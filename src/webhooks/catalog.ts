@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../domain/invoices/view";
+import { BatchCompletedDataSchema } from "../domain/invoices/batches/view";
 import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 
@@ -144,6 +145,11 @@ export const EVENT_CATALOG = {
       buyer_delivery: { state: "SENT", email: "dte@cliente.cl", source: "TAXPAYER_DIRECTORY", attempts: 1, sent_at: "2026-11-23T13:05:12.000Z", message: null, delivered_at: null },
       updated_at: "2026-11-23T13:05:12.000Z",
     },
+  },
+  "batch.completed": {
+    description: "Every row of a batch (`POST …/invoice-batches`) is final: each document ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED, the other rows refused at intake. `data` counts them; `GET …/invoice-batches/{batch_id}` lists the rows.",
+    data: BatchCompletedDataSchema,
+    example: { batch_id: "bat_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", status: "COMPLETED", source: "JSON", rows: 1000, refused: 3, documents: 997, accepted: 996, accepted_with_objections: 0, rejected: 1, failed: 0, created_at: "2026-11-23T13:00:00.000Z", completed_at: "2026-11-23T13:00:41.000Z" },
   },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
   "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),

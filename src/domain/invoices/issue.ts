@@ -48,7 +48,7 @@ export function computeOrThrow(body: InvoiceInput): ComputedDocument {
  * it. References to documents issued elsewhere pass unchanged to the SII. Runs on the raw body,
  * before the engine's general reference rules, so our own documents get these precise answers.
  */
-async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput, ownUlid: string): Promise<InvoiceRow | null> {
+export async function cancellationTarget(env: Env, companyId: string, body: InvoiceInput, ownUlid: string): Promise<InvoiceRow | null> {
   const type = findDocumentType(body.invoice_type);
   if (!type?.note || body.reason_code?.trim().toUpperCase() !== "ANU") return null;
   for (const [i, ref] of (body.billing_reference ?? []).entries()) {
@@ -97,7 +97,7 @@ async function cancellationTarget(env: Env, companyId: string, body: InvoiceInpu
  * certificate's dates are checked on every POST (`assertIssuable`), and the folio allocator still
  * refuses a type without folios, so a stale entry never numbers a document.
  */
-async function issueContext(env: DirectoryEnv, companyId: string, type: number, now: Date) {
+export async function issueContext(env: DirectoryEnv, companyId: string, type: number, now: Date) {
   const at = now.getTime();
   const contextOf = (control: CompanyControl | null) => ({ cert: control?.certificate, hasCaf: !!control?.cafTypes.includes(type), resolution: resolutionOf(control?.settings) });
   const ctx = contextOf(await companyControl(env, companyId, at));
@@ -106,10 +106,10 @@ async function issueContext(env: DirectoryEnv, companyId: string, type: number, 
   return contextOf(await companyControl(env, companyId, at, true));
 }
 
-type IssueContext = Awaited<ReturnType<typeof issueContext>>;
+export type IssueContext = Awaited<ReturnType<typeof issueContext>>;
 
 /** No document is stored without an active, current certificate and a CAF loaded for its type. */
-function assertIssuable(ctx: IssueContext, type: number, now: Date) {
+export function assertIssuable(ctx: IssueContext, type: number, now: Date) {
   const row = ctx.cert;
   if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
   const validity = validityOf(row, now);
@@ -127,7 +127,7 @@ function assertIssuable(ctx: IssueContext, type: number, now: Date) {
  * document accepted now and FAILED later; it also checks the issue date against the CAF's
  * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
+export function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
   if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
   // A missing certificate or CAF is the more useful answer than "every folio is used".
   assertIssuable(ctx, doc.type.code, now);
@@ -138,11 +138,20 @@ function refuseReservation(ctx: IssueContext, doc: ComputedDocument, reservation
  * An issue date after tomorrow in every time zone (UTC today + 1 day) is refused: a document dated in
  * the future cannot be issued now. A day of slack covers every company time zone.
  */
-function assertNotFuture(issueDate: string, now: Date) {
+export function assertNotFuture(issueDate: string, now: Date) {
   const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
   if (issueDate > latest) {
     const message = `invoice_date ${issueDate} is in the future (latest accepted: ${latest})`;
     throw new AppError("INVOICE_INVALID_DATE", message, [{ field: "invoice_date", message }]);
+  }
+}
+
+/** The issuer of the document is the company. */
+export function assertIssuer(company: CompanyRow, doc: ComputedDocument) {
+  if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
+    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
+      { field: "issuer.document_number", message: `Expected ${company.taxId}` },
+    ]);
   }
 }
 
@@ -165,11 +174,7 @@ export async function issueInvoice(db: Db, env: Env, company: CompanyRow, body: 
   checkSiiRules(doc);
   assertCancellationAmount(target, formatAmount(doc, doc.totals.total));
   assertNotFuture(doc.issueDate, now);
-  if (company.country !== "CHL" || doc.issuer.rut !== company.taxId) {
-    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuer.rut}) is not this company's tax id (${company.taxId}).`, [
-      { field: "issuer.document_number", message: `Expected ${company.taxId}` },
-    ]);
-  }
+  assertIssuer(company, doc);
   // The partition is opened only for a body that passed (a refused one leaves no trace). A retry
   // that took the claim over answers what an earlier attempt stored, in the partition it went to.
   const store = (idempotency?.takenOver ? await storedByEarlierAttempt(env, company.id, ulid, idempotency.createdAt) : null) ?? (await openStore(env, company.id, now));
@@ -239,7 +244,7 @@ async function claimExternalReference(env: Env, companyId: string, reference: st
 }
 
 /** Whether a document still holds its external_reference: it is stored (in the partition its id names) and did not fail. */
-async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
+export async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
   const p = await knownStoreForId(env, companyId, holderId);
   if (!p) return false;
   const [holder] = await p.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
@@ -253,7 +258,36 @@ async function documentHolds(env: Env, companyId: string, holderId: string): Pro
 async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
   const eventId = newId("evt");
   const at = now.toISOString();
-  const row: InvoiceRow = {
+  const row = receivedRow(company, body, doc, target, id, requestId, eventId, at);
+  const { db } = store;
+  let stored = row;
+  try {
+    await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
+  } catch (e) {
+    // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was
+    // lost), and it is answered and enqueued again. SQLite names whichever constraint it checked
+    // first (the id, or the external_reference the earlier attempt stored with it), so any unique
+    // violation looks for the id.
+    const violated = uniqueViolation(e);
+    const earlier = violated !== null ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
+    if (!earlier && violated === "invoices.company_id, invoices.external_reference") {
+      throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
+    }
+    if (!earlier) throw e;
+    stored = earlier;
+  }
+  try {
+    await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
+  } catch (e) {
+    // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
+    log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(e) });
+  }
+  return stored;
+}
+
+/** The row of a document accepted now (RECEIVED), whose first history row is `eventId`. */
+export function receivedRow(company: CompanyRow, body: InvoiceInput, doc: ComputedDocument, target: InvoiceRow | null, id: string, requestId: string, eventId: string, at: string, batchId: string | null = null): InvoiceRow {
+  return {
     id,
     companyId: company.id,
     documentType: doc.type.code,
@@ -289,29 +323,6 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     buyerDeliveryAt: null,
     createdAt: at,
     updatedAt: at,
+    batchId,
   };
-  const { db } = store;
-  let stored = row;
-  try {
-    await db.batch([db.insert(invoices).values(row), db.insert(invoiceEvents).values({ id: eventId, invoiceId: id, status: "RECEIVED", fiscalStatus: null, message: RECEIVED_MESSAGE, createdAt: at })]);
-  } catch (e) {
-    // The same id again: an earlier attempt of this Idempotency-Key claim stored it (its answer was
-    // lost), and it is answered and enqueued again. SQLite names whichever constraint it checked
-    // first (the id, or the external_reference the earlier attempt stored with it), so any unique
-    // violation looks for the id.
-    const violated = uniqueViolation(e);
-    const earlier = violated !== null ? await db.query.invoices.findFirst({ where: eq(invoices.id, id) }) : undefined;
-    if (!earlier && violated === "invoices.company_id, invoices.external_reference") {
-      throw new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${body.external_reference} is already used.`, [{ field: "external_reference", message: "Already used" }]);
-    }
-    if (!earlier) throw e;
-    stored = earlier;
-  }
-  try {
-    await enqueueInvoice(env, { invoiceId: id, companyId: company.id, requestId });
-  } catch (e) {
-    // The document is stored; the cron sweep re-drives RECEIVED documents that were never queued.
-    log("error", "enqueue failed; the sweep will re-drive", { request_id: requestId, invoice_id: id, error: String(e) });
-  }
-  return stored;
 }
