@@ -46,7 +46,7 @@ const INPUT_ERRORS = Object.keys(INVOICE_INPUT_CODES).map((c) => `INVOICE_${c}` 
 const create = defineRoute({
   method: "post",
   path: "/api/companies/{company_id}/invoice-batches",
-  tags: ["Invoice batches"],
+  tags: ["Invoices"],
   summary: "Issue up to 1,000 documents in one request",
   maxBodyBytes: BATCH_BODY_BYTES,
   rateLimit: "issuance",
@@ -66,7 +66,7 @@ const RowsQuery = PageQuerySchema.extend({
 const get = defineRoute({
   method: "get",
   path: "/api/companies/{company_id}/invoice-batches/{batch_id}",
-  tags: ["Invoice batches"],
+  tags: ["Invoices"],
   summary: "Get a batch: progress and a page of its rows",
   description: "Counts per state, and the rows in order (`page`, `per_page` up to 100), each with its document's current status or its error.",
   permission: "document:read",
@@ -78,7 +78,7 @@ const get = defineRoute({
 const list = defineRoute({
   method: "get",
   path: "/api/companies/{company_id}/invoice-batches",
-  tags: ["Invoice batches"],
+  tags: ["Invoices"],
   summary: "List batches",
   description: "Newest first, with their counts per state.",
   permission: "document:read",
