@@ -11578,7 +11578,7 @@ export interface paths {
         put?: never;
         /**
          * Issue up to 1,000 documents in one request
-         * @description Each row is the body of `POST …/invoices` and goes through the same checks. Rows are independent: a bad row is refused with the error the single POST would answer, its field paths prefixed with the row (`rows[17].items[0].unit_price`), and never stops the others; a refused row uses no folio. An `external_reference` used twice in the batch is refused on its later rows; one used by an earlier document is refused as the single POST refuses it. The valid rows' folios are reserved in one call per document type, their documents stored together and queued in groups, signed into envelopes of up to 500 documents. Answers 202 with the batch and every row's result; `GET …/invoice-batches/{batch_id}` follows it, and `batch.completed` is sent when every row is final. Accepts `Idempotency-Key`: a retry replays the first answer.
+         * @description A JSON body `{"rows": [...]}` whose each row is the body of `POST …/invoices`, or a CSV file (multipart part `file`, the layout of `GET /api/invoice-batches/csv-template`) whose documents are built from its lines. Each row and goes through the same checks. Rows are independent: a bad row is refused with the error the single POST would answer, its field paths prefixed with the row (`rows[17].items[0].unit_price`), and never stops the others; a refused row uses no folio. An `external_reference` used twice in the batch is refused on its later rows; one used by an earlier document is refused as the single POST refuses it. The valid rows' folios are reserved in one call per document type, their documents stored together and queued in groups, signed into envelopes of up to 500 documents. Answers 202 with the batch and every row's result; `GET …/invoice-batches/{batch_id}` follows it, and `batch.completed` is sent when every row is final. Accepts `Idempotency-Key`: a retry replays the first answer.
          *
          *     Roles: OWNER, ADMIN, MEMBER.
          *
@@ -11603,9 +11603,10 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["BatchCreate"];
+                    "multipart/form-data": components["schemas"]["BatchUpload"];
                 };
             };
             responses: {
@@ -11623,7 +11624,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / The batch holds more than 1,000 documents: split it. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / The batch holds more than 1,000 documents: split it. / The batch's CSV file as a whole cannot be read (empty, not text in UTF-8 or ISO-8859-1, an unknown or missing layout header, a quote never closed); `details` says where. Nothing was stored and no folio was used. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -11639,10 +11640,12 @@ export interface paths {
                                  *
                                  *     `BATCH_TOO_MANY_ROWS`: The batch holds more than 1,000 documents: split it.
                                  *
+                                 *     `BATCH_FILE_INVALID`: The batch's CSV file as a whole cannot be read (empty, not text in UTF-8 or ISO-8859-1, an unknown or missing layout header, a quote never closed); `details` says where. Nothing was stored and no folio was used.
+                                 *
                                  *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key header must be 1 to 255 printable ASCII characters.
                                  * @enum {string}
                                  */
-                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BATCH_TOO_MANY_ROWS" | "IDEMPOTENCY_KEY_INVALID";
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BATCH_TOO_MANY_ROWS" | "BATCH_FILE_INVALID" | "IDEMPOTENCY_KEY_INVALID";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -11745,7 +11748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is larger than this operation accepts. */
+                /** @description The body is larger than this operation accepts. / The batch's CSV file is larger than 10 MB. */
                 413: {
                     headers: {
                         "X-Request-Id": components["headers"]["RequestId"];
@@ -11756,9 +11759,11 @@ export interface paths {
                             error: {
                                 /**
                                  * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 *
+                                 *     `BATCH_FILE_TOO_LARGE`: The batch's CSV file is larger than 10 MB.
                                  * @enum {string}
                                  */
-                                code: "PAYLOAD_TOO_LARGE";
+                                code: "PAYLOAD_TOO_LARGE" | "BATCH_FILE_TOO_LARGE";
                                 details: components["schemas"]["ErrorDetail"][];
                                 message: string;
                                 /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
@@ -20390,6 +20395,214 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/invoice-batches/csv-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the CSV template of batches
+         * @description The dte-batch-csv/1 layout: a header line, then one line per line item; lines with the same document_key make one document. Columns: `document_key` (Groups lines into one document: any text, the same on every line of the document.); `invoice_type` (SII code or mnemonic: 33, 34, 39, 41, 46, 52, 56, 61, 110–112 (FAC, BEL, NCV, ...).); `invoice_date` (Issue date: YYYY-MM-DD or DD-MM-YYYY (DD/MM/YYYY), optionally followed by HH:MM[:SS].); `external_reference` (Your own reference, unique per company (optional).); `issuer_rut` (The company's RUT.); `issuer_legal_name` (The company's legal name.); `issuer_activity` (Giro.); `issuer_activity_code` (Acteco code (one).); `issuer_address` (Street address.); `issuer_city` (City or commune.); `recipient_rut` (The buyer's RUT (boletas: optional).); `recipient_legal_name` (The buyer's legal name.); `recipient_activity` (The buyer's giro.); `recipient_address` (The buyer's street address.); `recipient_city` (The buyer's city or commune.); `payment_due_date` (YYYY-MM-DD or DD-MM-YYYY (optional).); `reason_code` (Notes: ANU, COT or COM.); `reference_type` (Notes: the referenced document's type.); `reference_folio` (Notes: the referenced document's folio.); `reference_date` (Notes: the referenced document's date.); `reference_reason` (Notes: why (RazonRef).); `item_description` (The line's description.); `item_quantity` (Quantity, in the file's decimal form.); `item_unit_price` (Unit price, in the file's decimal form.); `item_unit` (Unit code, e.g. UN, KG (optional).); `item_exempt` (S/SI/1/X: the line is exempt (EXE); empty or N: not.); `item_discount_amount` (The line's discount as an amount (optional).)
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Default: a comma with `;`, a point with `,`. */
+                    decimal_separator?: "," | ".";
+                    /** @description Default `;` (Excel in Chile). */
+                    separator?: ";" | ",";
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -26645,6 +26858,20 @@ export interface components {
              */
             status: "PROCESSING" | "COMPLETED";
             updated_at: string;
+        };
+        BatchUpload: {
+            /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+            apiKey?: string;
+            /**
+             * @description The decimal mark of the file's numbers; default: a comma when the file is separated by semicolons, a point when by commas.
+             * @enum {string}
+             */
+            decimal_separator?: "," | ".";
+            /**
+             * Format: binary
+             * @description The documents in the dte-batch-csv/1 layout (docs/batches.md; template: GET /api/invoice-batches/csv-template): UTF-8 or ISO-8859-1, comma or semicolon separated, at most 10485760 bytes.
+             */
+            file: string;
         };
         /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event. */
         BuyerDelivery: {

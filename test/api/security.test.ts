@@ -90,6 +90,7 @@ const COVERED = [
   "GET /api/companies/{idCompany}",
   "GET /api/companies/{idCompany}/enumeration/list",
   "GET /api/companies/{idCompany}/settings",
+  "GET /api/invoice-batches/csv-template",
   "GET /api/me",
   "GET /api/reception/invoices/list",
   "GET /api/reception/invoices/{purchase_id}",

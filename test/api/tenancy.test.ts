@@ -64,6 +64,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/catalogs/{country}/tax-types": "company:read",
   "GET /api/catalogs/{country}/taxpayers/{tax_id}": "company:read",
   "GET /api/companies": "company:read",
+  "GET /api/invoice-batches/csv-template": "document:read",
   "GET /api/companies/{company_id}/certificates": "company:read",
   "GET /api/companies/{company_id}/certificates/{certificate_id}": "company:read",
   "GET /api/companies/{company_id}/dead-letters": "company:configure",

@@ -8,7 +8,7 @@
 import { eq, and } from "drizzle-orm";
 import { openStore, partitionedId, type StoreHandle } from "../../../db/document-store";
 import { invoices } from "../../../db/schema";
-import { AppError } from "../../../errors";
+import { AppError, type ErrorDetail } from "../../../errors";
 import { createdUlid, randomUlid, seededUlid, type IdempotencyClaim } from "../../../lib/ids";
 import { describeError, log } from "../../../lib/log";
 import type { CompanyRow } from "../../companies/repository";
@@ -24,6 +24,8 @@ export interface BatchInput {
   rows: RowInput[];
   fileName?: string | null;
   layout?: string | null;
+  /** Says more in a refused row's details (a CSV row: the line and column of each field). */
+  annotate?: (row: number, detail: ErrorDetail) => ErrorDetail;
 }
 
 export type BatchAnswer = ReturnType<typeof batchView>;
@@ -41,6 +43,8 @@ export async function issueBatch(env: Env, company: CompanyRow, input: BatchInpu
   const refused = new Map<number, RowError>();
   const checked = await checkRows(env, company, input.rows, ids, refused, now);
   const { held, release } = await claimRows(env, company.id, checked, refused, now);
+  const annotate = input.annotate;
+  if (annotate) for (const [i, e] of refused) refused.set(i, { ...e, details: e.details.map((d) => annotate(i, d)) });
   try {
     await storeBatch(store, company, batch, held, refused, requestId, now);
   } catch (e) {

@@ -4,13 +4,14 @@ import { issueBatch } from "../../../domain/invoices/batches/intake";
 import { MAX_BATCH_ROWS, type RowInput } from "../../../domain/invoices/batches/rows";
 import { getBatch, listBatches, rowPage, statusCounts } from "../../../domain/invoices/batches/store";
 import { batchSummary, batchView, BatchSchema, BatchSummarySchema } from "../../../domain/invoices/batches/view";
-import { INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
+import { AppError, INVOICE_INPUT_CODES, type ErrorCode } from "../../../errors";
 import { validationHook, zodDetails } from "../../errors/handler";
 import { idempotency } from "../../middleware/idempotency";
 import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../../openapi/common";
 import { defineRoute } from "../../route";
 import { deepStrict } from "../../strict";
 import type { AppEnv } from "../../types";
+import { BatchUploadSchema, csvBatch, csvTemplate, TEMPLATE_DESCRIPTION, TemplateQuery } from "./csv";
 
 /** Largest batch request: 1,000 documents of a few KiB each, or a CSV file of 10 MB and its multipart framing. */
 export const BATCH_BODY_BYTES = 10 * 1024 * 1024 + 64 * 1024;
@@ -51,12 +52,14 @@ const create = defineRoute({
   maxBodyBytes: BATCH_BODY_BYTES,
   rateLimit: "issuance",
   description:
-    "Each row is the body of `POST …/invoices` and goes through the same checks. Rows are independent: a bad row is refused with the error the single POST would answer, its field paths prefixed with the row (`rows[17].items[0].unit_price`), and never stops the others; a refused row uses no folio. An `external_reference` used twice in the batch is refused on its later rows; one used by an earlier document is refused as the single POST refuses it. The valid rows' folios are reserved in one call per document type, their documents stored together and queued in groups, signed into envelopes of up to 500 documents. Answers 202 with the batch and every row's result; `GET …/invoice-batches/{batch_id}` follows it, and `batch.completed` is sent when every row is final. Accepts `Idempotency-Key`: a retry replays the first answer.",
+    "A JSON body `{\"rows\": [...]}` whose each row is the body of `POST …/invoices`, or a CSV file (multipart part `file`, the layout of `GET /api/invoice-batches/csv-template`) whose documents are built from its lines. Each row and goes through the same checks. Rows are independent: a bad row is refused with the error the single POST would answer, its field paths prefixed with the row (`rows[17].items[0].unit_price`), and never stops the others; a refused row uses no folio. An `external_reference` used twice in the batch is refused on its later rows; one used by an earlier document is refused as the single POST refuses it. The valid rows' folios are reserved in one call per document type, their documents stored together and queued in groups, signed into envelopes of up to 500 documents. Answers 202 with the batch and every row's result; `GET …/invoice-batches/{batch_id}` follows it, and `batch.completed` is sent when every row is final. Accepts `Idempotency-Key`: a retry replays the first answer.",
   permission: "document:issue",
   middleware: [idempotency],
-  request: { params: Params, body: { required: true, ...json(BatchCreateSchema) } },
+  // Not `required` for the validator's sake only: each media type is validated when it is the one sent
+  // (a required body validates every declared type); a request with neither is refused below.
+  request: { params: Params, body: { required: false, content: { "application/json": { schema: BatchCreateSchema }, "multipart/form-data": { schema: BatchUploadSchema } } } },
   responses: { 202: { description: "The batch, every row with its document or its error", ...json(BatchSchema) } },
-  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "BATCH_TOO_MANY_ROWS", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"],
+  errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "BATCH_TOO_MANY_ROWS", "BATCH_FILE_INVALID", "BATCH_FILE_TOO_LARGE", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"],
 });
 
 const RowsQuery = PageQuerySchema.extend({
@@ -86,10 +89,24 @@ const list = defineRoute({
   responses: { 200: { description: "A page of batches", ...json(pageSchema(BatchSummarySchema, "BatchPage")) } },
 });
 
+const csvTemplateRoute = defineRoute({
+  method: "get",
+  path: "/api/invoice-batches/csv-template",
+  tags: ["Invoices"],
+  summary: "Download the CSV template of batches",
+  description: TEMPLATE_DESCRIPTION,
+  permission: "document:read",
+  request: { query: TemplateQuery },
+  responses: { 200: { description: "The template", content: { "text/csv": { schema: z.string() } } } },
+});
+
 export const invoiceBatchesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(create, async (c) => {
-    const { rows } = c.req.valid("json");
-    const answer = await issueBatch(c.env, c.get("company"), { source: "JSON", rows: rows.map(jsonRow) }, c.get("requestId"), new Date(), c.get("idempotency"));
+    const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+    const sent = multipart ? null : (c.req.valid("json") as Partial<z.infer<typeof BatchCreateSchema>>).rows;
+    if (!multipart && !sent) throw new AppError("VALIDATION_FAILED", "A body is required: JSON with `rows`, or a multipart upload with `file`.", [{ field: "rows", message: "Required." }]);
+    const input = multipart ? await csvBatch(c.req.valid("form") as z.infer<typeof BatchUploadSchema>, jsonRow) : { source: "JSON" as const, rows: sent!.map(jsonRow) };
+    const answer = await issueBatch(c.env, c.get("company"), input, c.get("requestId"), new Date(), c.get("idempotency"));
     return c.json(answer, 202);
   })
   .openapi(get, async (c) => {
@@ -99,6 +116,7 @@ export const invoiceBatchesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: valid
     const [counts, rows] = await Promise.all([statusCounts(store.db, batch.id), rowPage(store.db, batch.id, page, q.refused === "true")]);
     return c.json(batchView(batch, counts, rows, page), 200);
   })
+  .openapi(csvTemplateRoute, (c) => csvTemplate(c.req.valid("query")) as never)
   .openapi(list, async (c) => {
     const page = pageParams(c.req.valid("query"));
     const { rows, total } = await listBatches(c.env, c.get("company").id, page);
