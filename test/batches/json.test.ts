@@ -91,15 +91,38 @@ describe("references, replays and listing", () => {
     expect(list.body.data.find((b: any) => b.id === first.body.id)).toMatchObject({ status: "COMPLETED", counts: { ACCEPTED: 2, REFUSED: 2 } });
   });
 
-  it("a batch whose every row is refused is complete at once and uses no folio", async () => {
+  it("a batch whose every row is refused is complete at once, sends batch.completed and uses no folio", async () => {
     const bare = await readyIssuer([33], 5);
+    const hook = receiverUrl("batch-refused");
+    const endpoint = await register(bare.owner, bare.companyId, { url: hook.url, events: ["batch.*"] });
     const before = (await call("GET", `${bare.base}/enumeration/list`, { key: bare.owner.key })).body.data[0];
-    const res = await postBatch(bare, [invoiceBody(bare.rut, "33", { totals: { total: 1 } }), invoiceBody(bare.rut, "34")]);
+    const ref = `R-${crypto.randomUUID()}`;
+    const res = await postBatch(bare, [invoiceBody(bare.rut, "33", { totals: { total: 1 } }), invoiceBody(bare.rut, "34"), invoiceBody(bare.rut, "33", { external_reference: ref, recipient: { ...invoiceBody(bare.rut, "33").recipient, document_number: "not-a-rut" } })]);
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: "COMPLETED", documents: 0, refused: 2 });
+    expect(res.body).toMatchObject({ status: "COMPLETED", documents: 0, refused: 3 });
     expect(res.body.results[1].error.code).toBe("INVOICE_NO_FOLIOS");
     const after = (await call("GET", `${bare.base}/enumeration/list`, { key: bare.owner.key })).body.data[0];
     expect(after.folios_available).toBe(before.folios_available);
+    const [delivery] = await until(hook.path, (r) => r.length >= 1);
+    expect(verified(endpoint.secret, delivery!)).toMatchObject({ type: "batch.completed", data: { batch_id: res.body.id, documents: 0, refused: 3, accepted: 0 } });
+  });
+
+  it("a row refused for its reference holds no folio; one refused for its folio gives back its reference", async () => {
+    const small = await readyIssuer([33], 4);
+    const taken = `T-${crypto.randomUUID()}`;
+    const single = await issue(small, invoiceBody(small.rut, "33", { external_reference: taken }));
+    expect(single.status).toBe(202);
+    // Three folios left: the row whose reference is taken holds none, so both others are issued.
+    const first = await postBatch(small, [invoiceBody(small.rut, "33", { external_reference: taken }), invoiceBody(small.rut, "33"), invoiceBody(small.rut, "33")]);
+    expect(first.body.results.map((r: any) => r.status)).toEqual(["REFUSED", "RECEIVED", "RECEIVED"]);
+    // A row refused for want of a folio gives back its reference: the next batch may use it.
+    const ref = `N-${crypto.randomUUID()}`;
+    const second = await postBatch(small, [invoiceBody(small.rut, "33"), invoiceBody(small.rut, "33", { external_reference: ref })]);
+    expect(second.body.results.map((r: any) => r.error?.code ?? r.status)).toEqual(["RECEIVED", "INVOICE_NO_FOLIOS"]);
+    await call("POST", `${small.base}/enumeration/refetch`, { key: small.owner.key, json: { document_type: "33", quantity: 2 } });
+    const third = await postBatch(small, [invoiceBody(small.rut, "33", { external_reference: ref })]);
+    expect(third.body.results[0].status).toBe("RECEIVED");
+    for (const b of [first, second, third]) await untilCompleted(small, b.body.id);
   });
 
   it("folios run out mid-batch: the rows past the last folio are refused, the others issued", async () => {

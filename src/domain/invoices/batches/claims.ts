@@ -1,8 +1,8 @@
 /**
  * What a batch's valid rows hold before their documents are stored, taken in as few calls as the
- * single POST takes for one document: the folio reservations of each document type in ONE call to
- * its allocator, the `external_reference`s in one batch of the company's index store (a reference
- * used twice in the batch is refused on its later rows), then the cancellations and credits of the
+ * single POST takes for one document: the `external_reference`s in one batch of the company's index
+ * store (a reference used twice in the batch is refused on its later rows), the folio reservations
+ * of each document type in ONE call to its allocator, then the cancellations and credits of the
  * notes one by one (rare in a batch). A row refused at one step gives back what it took before it;
  * `release` gives back everything when the batch stores nothing.
  */
@@ -24,10 +24,11 @@ type Held = Candidate & { reference: boolean; cancelling: boolean; crediting: bo
 /** Reserves, claims and refuses: the candidates that hold everything their document needs. */
 export async function claimRows(env: Env, companyId: string, checked: Checked, refused: Map<number, RowError>, now: Date): Promise<{ held: Held[]; release: () => Promise<void> }> {
   const unique = refuseRepeatedReferences(checked.candidates, refused);
-  const reserved = await reserve(env, companyId, unique, checked, refused, now);
-  const referenced = await claimReferences(env, companyId, reserved, refused);
+  // References before folios: a row refused for its reference never holds a folio a later row needs.
+  const referenced = await claimReferences(env, companyId, unique.map((c) => ({ ...c, reference: false, cancelling: false, crediting: false })), refused);
+  const reserved = await reserve(env, companyId, referenced, checked, refused, now);
   const held: Held[] = [];
-  for (const c of referenced) {
+  for (const c of reserved) {
     const ok = await refusing(refused, c.i, async () => {
       if (c.target) c.cancelling = await claimCancellation(env, c.target, c.id, now);
       if (c.credited.length > 0) c.crediting = await claimCredits(env, c.credited, c.id, now);
@@ -56,9 +57,9 @@ function refuseRepeatedReferences(candidates: Candidate[], refused: Map<number, 
   });
 }
 
-/** Folio reservations: one allocator call per document type, rows in order. */
-async function reserve(env: Env, companyId: string, candidates: Candidate[], checked: Checked, refused: Map<number, RowError>, now: Date): Promise<Held[]> {
-  const byType = new Map<number, Candidate[]>();
+/** Folio reservations: one allocator call per document type, rows in order; a row refused gives back its reference. */
+async function reserve(env: Env, companyId: string, candidates: Held[], checked: Checked, refused: Map<number, RowError>, now: Date): Promise<Held[]> {
+  const byType = new Map<number, Held[]>();
   for (const c of candidates) byType.set(c.doc.type.code, [...(byType.get(c.doc.type.code) ?? []), c]);
   const held: Held[] = [];
   await Promise.all(
@@ -67,7 +68,8 @@ async function reserve(env: Env, companyId: string, candidates: Candidate[], che
       for (const [k, c] of rows.entries()) {
         const r = results[k]!;
         const ok = await refusing(refused, c.i, () => (r.ok ? c : refuseReservation(checked.contexts.get(type)!, c.doc, r, now)));
-        if (ok) held.push({ ...ok, reference: false, cancelling: false, crediting: false });
+        if (ok) held.push(ok);
+        else if (c.reference) await releaseReference(env, companyId, c.body.external_reference!, c.id).catch(() => undefined);
       }
     }),
   );
@@ -97,7 +99,6 @@ async function claimReferences(env: Env, companyId: string, rows: Held[], refuse
       if (!claim.ok) {
         const e = new AppError("INVOICE_DUPLICATE_EXTERNAL_REFERENCE", `external_reference ${ref} is already document ${claim.holder}.`, [{ field: "external_reference", message: `Already used by ${claim.holder}` }]);
         await refusing(refused, c.i, () => Promise.reject(e));
-        await giveBack(env, companyId, [c]);
         continue;
       }
     }

@@ -8,7 +8,7 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../../db/client";
-import { batchCompletedEvent } from "../../../db/document-store/batch-triggers";
+import { batchCompletedEvent, batchCompletion } from "../../../db/document-store/batch-triggers";
 import { companyStores, OPEN_PARTITION_CACHE_MS, partitionedId, partitionsOf, storeFor, storeForId, type StoreHandle } from "../../../db/document-store";
 import { invoiceBatches, invoiceBatchRows, invoiceEvents, invoices, type InvoiceStatus } from "../../../db/schema";
 import { AppError } from "../../../errors";
@@ -36,9 +36,8 @@ type Statement = BatchItem<"sqlite">;
 function writes(db: Db, company: CompanyRow, batch: NewBatch, stored: Candidate[], refused: Map<number, RowError>, requestId: string, at: string): Statement[] {
   const out: Statement[] = [
     db.insert(invoiceBatches).values({
-      id: batch.id, companyId: company.id, source: batch.source, status: stored.length === 0 ? "COMPLETED" : "PROCESSING", rows: batch.rows.length,
-      refused: refused.size, documents: stored.length, finalDocuments: 0, fileName: batch.fileName, layout: batch.layout, requestId, createdAt: at, updatedAt: at,
-      completedAt: stored.length === 0 ? at : null,
+      id: batch.id, companyId: company.id, source: batch.source, status: "PROCESSING", rows: batch.rows.length,
+      refused: refused.size, documents: stored.length, finalDocuments: 0, fileName: batch.fileName, layout: batch.layout, requestId, createdAt: at, updatedAt: at, completedAt: null,
     }),
   ];
   for (const c of stored) {
@@ -54,7 +53,8 @@ function writes(db: Db, company: CompanyRow, batch: NewBatch, stored: Candidate[
     return { batchId: batch.id, row: i, invoiceId: c?.id ?? null, externalReference: c?.body.external_reference ?? null, error: error ? JSON.stringify({ ...error, ...lines }) : c && origin.lines ? JSON.stringify(lines) : null };
   });
   for (const chunk of chunked(results, 19)) out.push(db.insert(invoiceBatchRows).values(chunk));
-  if (stored.length === 0) out.push(db.run(sql.raw(batchCompletedEvent(`'${batch.id}'`, `'${at}'`))));
+  // Every row refused: complete now, as the trigger completes a batch whose last document ends.
+  if (stored.length === 0) out.push(db.run(sql.raw(batchCompletedEvent(`'${batch.id}'`, `'${at}'`))), db.run(sql.raw(batchCompletion(`'${batch.id}'`, `'${at}'`))));
   return out;
 }
 
