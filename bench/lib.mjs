@@ -113,15 +113,18 @@ export function rutDv(body) {
  * A company ready to issue facturas (33): created, with a throwaway certificate and `quantity` folios
  * from the simulated SII. Returns the headers, the company id and body makers for factura and boleta
  * `i`. Options: `rut` (default random), `pfx` (default a new one: generating it takes a while, so a
- * bench with many companies passes one), `cafs` (folios per document type, default `{ 33: quantity }`).
+ * bench with many companies passes one), `cafs` (folios per document type, default `{ 33: quantity }`),
+ * `beforeUse(companyId)` (run once the company exists, before anything else reads it).
  */
-export async function readyCompany(base, key, quantity, { rut: given, pfx = fakePfx(), cafs = { 33: quantity } } = {}) {
+export async function readyCompany(base, key, quantity, { rut: given, pfx = fakePfx(), cafs = { 33: quantity }, beforeUse } = {}) {
   const H = { "X-Api-Key": key, "Content-Type": "application/json" };
   const body = String(70_000_000 + Math.floor(Math.random() * 9_000_000));
   const rut = given ?? `${body}-${rutDv(body)}`;
   const created = await fetch(`${base}/api/companies`, { method: "POST", headers: H, body: JSON.stringify({ legal_name: "BENCH SPA", tax_identification_document_code: "RUT", tax_identification_document_number: rut, country: "CL", start_activities_date: "2020-01-01" }) });
   if (created.status !== 201) throw new Error(`company: ${created.status} ${await created.text()}`);
   const cid = (await created.json()).id_company;
+  // What the bench does to the company before any request reads it (e.g. its rate tier).
+  await beforeUse?.(cid);
   const form = new FormData();
   form.append("certificate", new Blob([pfx]), "bench.pfx");
   form.append("password", "bench");

@@ -17,6 +17,7 @@ import { usersRoutes } from "./http/routes/users";
 import { certificatesRoutes } from "./http/routes/certificates";
 import { enumerationRoutes } from "./http/routes/enumeration";
 import { invoicesRoutes } from "./http/routes/invoices";
+import { BATCH_BODY_BYTES, invoiceBatchesRoutes } from "./http/routes/invoice-batches";
 import { buyerRepliesRoutes } from "./http/routes/invoices/buyer-replies";
 import { cessionsRoutes } from "./http/routes/cessions";
 import { receivedCessionRoutes } from "./http/routes/cessions/received";
@@ -90,12 +91,13 @@ function buildApp() {
     assertConfigured(c.env);
     await next();
   });
+  // The app-wide limit; each operation has its own, and batches (BATCH_BODY_BYTES) the largest.
   app.use(
     "*",
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: Math.max(MAX_BODY_BYTES, BATCH_BODY_BYTES),
       onError: () => {
-        throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+        throw new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${Math.max(MAX_BODY_BYTES, BATCH_BODY_BYTES)} bytes.`);
       },
     }),
   );
@@ -113,6 +115,7 @@ function buildApp() {
   app.route("/", certificatesRoutes);
   app.route("/", enumerationRoutes);
   app.route("/", invoicesRoutes);
+  app.route("/", invoiceBatchesRoutes);
   app.route("/", buyerRepliesRoutes);
   app.route("/", cessionsRoutes);
   app.route("/", receivedCessionRoutes);

@@ -12879,6 +12879,770 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/companies/{company_id}/invoice-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches
+         * @description Newest first, with their counts per state.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of batches */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BatchPage"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue up to 1,000 documents in one request
+         * @description A JSON body `{"rows": [...]}` whose each row is the body of `POST …/invoices`, or a CSV file (multipart part `file`, the layout of `GET /api/invoice-batches/csv-template`) whose documents are built from its lines. Each row and goes through the same checks. Rows are independent: a bad row is refused with the error the single POST would answer, its field paths prefixed with the row (`rows[17].items[0].unit_price`), and never stops the others; a refused row uses no folio. An `external_reference` used twice in the batch is refused on its later rows; one used by an earlier document is refused as the single POST refuses it. The valid rows' folios are reserved in one call per document type, their documents stored together and queued in groups, signed into envelopes of up to 500 documents. Answers 202 with the batch and every row's result; `GET …/invoice-batches/{batch_id}` follows it, and `batch.completed` is sent when every row is final. Accepts `Idempotency-Key`: a retry replays the first answer.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         *
+         *     Request body: at most 10551296 bytes (10304 KiB).
+         *
+         *     Rate limit: its own budget of 600 requests every 60 s per company, besides the per-key and per-company limits (6000 for a company on the high-volume tier).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                };
+                header?: {
+                    /** @description Makes this creation safe to retry for 24 hours: the same key with the same body (JSON compared by meaning) replays the first answer; with another body it is 409 `IDEMPOTENCY_KEY_REUSED`; a refused request (4xx) gives the key back. After a 5xx or a lost connection, retry with the same key and body: what an earlier attempt created is answered (same id), never created twice; 409 `IDEMPOTENCY_KEY_IN_USE` while an earlier attempt is still running (retry after `Retry-After`). */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["BatchCreate"];
+                    "multipart/form-data": components["schemas"]["BatchUpload"];
+                };
+            };
+            responses: {
+                /** @description The batch, every row with its document or its error */
+                202: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Batch"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. / The body is not valid JSON. / The batch holds more than 1,000 documents: split it. / The batch's CSV file as a whole cannot be read (empty, not text in UTF-8 or ISO-8859-1, an unknown or missing layout header, a quote never closed); `details` says where. Nothing was stored and no folio was used. / The Idempotency-Key header must be 1 to 255 printable ASCII characters. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 *
+                                 *     `MALFORMED_JSON`: The body is not valid JSON.
+                                 *
+                                 *     `BATCH_TOO_MANY_ROWS`: The batch holds more than 1,000 documents: split it.
+                                 *
+                                 *     `BATCH_FILE_INVALID`: The batch's CSV file as a whole cannot be read (empty, not text in UTF-8 or ISO-8859-1, an unknown or missing layout header, a quote never closed); `details` says where. Nothing was stored and no folio was used.
+                                 *
+                                 *     `IDEMPOTENCY_KEY_INVALID`: The Idempotency-Key header must be 1 to 255 printable ASCII characters.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BATCH_TOO_MANY_ROWS" | "BATCH_FILE_INVALID" | "IDEMPOTENCY_KEY_INVALID";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Idempotency-Key was already used with a different request body. / A request with this Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request body.
+                                 *
+                                 *     `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still being processed; retry later.
+                                 * @enum {string}
+                                 */
+                                code: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. / The batch's CSV file is larger than 10 MB. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 *
+                                 *     `BATCH_FILE_TOO_LARGE`: The batch's CSV file is larger than 10 MB.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE" | "BATCH_FILE_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The Content-Type is not the one this operation accepts. */
+                415: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `UNSUPPORTED_MEDIA_TYPE`: The Content-Type is not the one this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "UNSUPPORTED_MEDIA_TYPE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{company_id}/invoice-batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a batch: progress and a page of its rows
+         * @description Counts per state, and the rows in order (`page`, `per_page` up to 100), each with its document's current status or its error.
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Page number, starting at 1 (default 1). */
+                    page?: string;
+                    /** @description Results per page, 1 to 100 (default 20). */
+                    per_page?: string;
+                    /** @description true: only the rows that were refused. */
+                    refused?: "true" | "false";
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path: {
+                    batch_id: string;
+                    company_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The batch */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Batch"] & {
+                            /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
+                            livemode: boolean;
+                        };
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. / The key is valid but has no access to this company. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 *
+                                 *     `AUTH_COMPANY_ACCESS_DENIED`: The key is valid but has no access to this company.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN" | "AUTH_COMPANY_ACCESS_DENIED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such company (or it was deleted). / No such batch for this company. */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `COMPANY_NOT_FOUND`: No such company (or it was deleted).
+                                 *
+                                 *     `BATCH_NOT_FOUND`: No such batch for this company.
+                                 * @enum {string}
+                                 */
+                                code: "COMPANY_NOT_FOUND" | "BATCH_NOT_FOUND";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/companies/{company_id}/invoices": {
         parameters: {
             query?: never;
@@ -23227,6 +23991,214 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/invoice-batches/csv-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the CSV template of batches
+         * @description The dte-batch-csv/1 layout: a header line, then one line per line item; lines with the same document_key make one document. Columns: `document_key` (Groups lines into one document: any text, the same on every line of the document.); `invoice_type` (SII code or mnemonic: 33, 34, 39, 41, 46, 52, 56, 61, 110–112 (FAC, BEL, NCV, ...).); `invoice_date` (Issue date: YYYY-MM-DD or DD-MM-YYYY (DD/MM/YYYY), optionally followed by HH:MM[:SS].); `external_reference` (Your own reference, unique per company (optional).); `issuer_rut` (The company's RUT.); `issuer_legal_name` (The company's legal name.); `issuer_activity` (Giro.); `issuer_activity_code` (Acteco code (one).); `issuer_address` (Street address.); `issuer_city` (City or commune.); `recipient_rut` (The buyer's RUT (boletas: optional).); `recipient_legal_name` (The buyer's legal name.); `recipient_activity` (The buyer's giro.); `recipient_address` (The buyer's street address.); `recipient_city` (The buyer's city or commune.); `payment_due_date` (YYYY-MM-DD or DD-MM-YYYY (optional).); `reason_code` (Notes: ANU, COT or COM.); `reference_type` (Notes: the referenced document's type.); `reference_folio` (Notes: the referenced document's folio.); `reference_date` (Notes: the referenced document's date.); `reference_reason` (Notes: why (RazonRef).); `item_description` (The line's description.); `item_quantity` (Quantity, in the file's decimal form.); `item_unit_price` (Unit price, in the file's decimal form.); `item_unit` (Unit code, e.g. UN, KG (optional).); `item_exempt` (S/SI/1/X: the line is exempt (EXE); empty or N: not.); `item_discount_amount` (The line's discount as an amount (optional).)
+         *
+         *     Roles: OWNER, ADMIN, MEMBER.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+                    apiKey?: string;
+                    /** @description Default: a comma with `;`, a point with `,`. */
+                    decimal_separator?: "," | ".";
+                    /** @description Default `;` (Excel in Chile). */
+                    separator?: ";" | ",";
+                };
+                header?: {
+                    /** @description Your id for this request, echoed in the `X-Request-Id` response header and in error bodies; ignored unless it matches the pattern. */
+                    "X-Request-Id"?: components["parameters"]["RequestId"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request failed validation; `details` names each field. */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `VALIDATION_FAILED`: The request failed validation; `details` names each field.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_FAILED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No X-Api-Key header was sent. / The X-Api-Key is malformed, unknown or revoked. */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_MISSING_API_KEY`: No X-Api-Key header was sent.
+                                 *
+                                 *     `AUTH_INVALID_API_KEY`: The X-Api-Key is malformed, unknown or revoked.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key's role may not perform this operation. */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `AUTH_ROLE_FORBIDDEN`: The key's role may not perform this operation.
+                                 * @enum {string}
+                                 */
+                                code: "AUTH_ROLE_FORBIDDEN";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this operation accepts. */
+                413: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `PAYLOAD_TOO_LARGE`: The body is larger than this operation accepts.
+                                 * @enum {string}
+                                 */
+                                code: "PAYLOAD_TOO_LARGE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `RATE_LIMITED`: Too many requests for this API key, company or operation; wait the number of seconds in the Retry-After header.
+                                 * @enum {string}
+                                 */
+                                code: "RATE_LIMITED";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected server error. The message is generic; quote the request_id to support. */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `INTERNAL`: Unexpected server error. The message is generic; quote the request_id to support.
+                                 * @enum {string}
+                                 */
+                                code: "INTERNAL";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once. */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["RequestId"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @description `SERVICE_UNAVAILABLE`: Storage was briefly unavailable (a Durable Object restarting, moving or overloaded, as the platform reports it). Retry after the seconds in the Retry-After header; a POST retried with the same Idempotency-Key is done at most once.
+                                 * @enum {string}
+                                 */
+                                code: "SERVICE_UNAVAILABLE";
+                                details: components["schemas"]["ErrorDetail"][];
+                                message: string;
+                                /** @example req_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -29480,6 +30452,75 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * batch.completed
+         * @description Every row of a batch (`POST …/invoice-batches`) is final: each document ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED, the other rows refused at intake. `data` counts them; `GET …/invoice-batches/{batch_id}` lists the rows.
+         *
+         *     Signed as the Standard Webhooks specification says (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). Answer 2xx within 10 s.
+         *
+         *     A failed attempt (not 2xx, no answer within 10 s, a network error) is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, 24 h (each ±10 % jitter): 11 attempts over about 4.1 days, with the same `webhook-id`; then the delivery is FAILED (it can be redelivered). An endpoint that has failed every delivery for 5 days is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5N9C3D6F0HJ8ZK2M4Q7TXW1B",
+                     *       "type": "batch.completed",
+                     *       "created_at": "2026-11-23T13:00:04.000Z",
+                     *       "company_id": "cmp_4Q7TXW1B5N9C3D6F0HJ8ZK2M",
+                     *       "livemode": false,
+                     *       "api_version": "1.0.0",
+                     *       "data": {
+                     *         "batch_id": "bat_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E",
+                     *         "status": "COMPLETED",
+                     *         "source": "JSON",
+                     *         "rows": 1000,
+                     *         "refused": 3,
+                     *         "documents": 997,
+                     *         "accepted": 996,
+                     *         "accepted_with_objections": 0,
+                     *         "rejected": 1,
+                     *         "failed": 0,
+                     *         "created_at": "2026-11-23T13:00:00.000Z",
+                     *         "completed_at": "2026-11-23T13:00:41.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event_batch_completed"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "certificate.expiring": {
         parameters: {
             query?: never;
@@ -31826,6 +32867,140 @@ export interface components {
             per_page: number;
             total: number;
         };
+        Batch: {
+            company_id: string;
+            completed_at: string | null;
+            counts: components["schemas"]["BatchCounts"];
+            created_at: string;
+            /** @description Rows that created a document. */
+            documents: number;
+            file_name: string | null;
+            /** @example bat_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+            id: string;
+            /** @description CSV: the column layout the file declared, e.g. dte-batch-csv/1. */
+            layout: string | null;
+            refused: number;
+            /** @description Per row: the document it created or its error (POST: every row; GET: the page asked for). */
+            results: components["schemas"]["BatchRow"][];
+            results_page: {
+                current_page: number;
+                last_page: number;
+                per_page: number;
+                total: number;
+            };
+            rows: number;
+            /** @enum {string} */
+            source: "JSON" | "CSV";
+            /**
+             * @description COMPLETED once every row is final: ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED, FAILED or REFUSED.
+             * @enum {string}
+             */
+            status: "PROCESSING" | "COMPLETED";
+            updated_at: string;
+        };
+        BatchCompletedEventData: {
+            accepted: number;
+            accepted_with_objections: number;
+            batch_id: string;
+            completed_at: string;
+            created_at: string;
+            documents: number;
+            failed: number;
+            refused: number;
+            rejected: number;
+            rows: number;
+            /** @enum {string} */
+            source: "JSON" | "CSV";
+            /** @enum {string} */
+            status: "COMPLETED";
+        };
+        /** @description Rows per state: the documents' statuses, and REFUSED for rows that created no document. */
+        BatchCounts: {
+            ACCEPTED: number;
+            ACCEPTED_WITH_OBJECTIONS: number;
+            FAILED: number;
+            GENERATED: number;
+            RECEIVED: number;
+            REFUSED: number;
+            REJECTED: number;
+            SENT: number;
+            SIGNED: number;
+        };
+        BatchCreate: {
+            /** @description 1 to 1000 documents, each the body of `POST …/invoices`. */
+            rows: components["schemas"]["InvoiceCreate"][];
+        };
+        BatchPage: {
+            current_page: number;
+            data: components["schemas"]["BatchSummary"][];
+            /** @description 1 when there are no results */
+            last_page: number;
+            per_page: number;
+            total: number;
+        };
+        BatchRow: {
+            error: components["schemas"]["BatchRowError"];
+            external_reference: string | null;
+            /** @description The document the row created; null when it was refused. */
+            invoice_id: string | null;
+            /** @description CSV: the file's lines (1 is the header) that made this row. */
+            lines?: number[];
+            /** @description The row's position in the request (0-based): the JSON array's index, or the CSV's document in file order. */
+            row: number;
+            /**
+             * @description The document's current status, or REFUSED.
+             * @enum {string}
+             */
+            status: "RECEIVED" | "GENERATED" | "SIGNED" | "SENT" | "ACCEPTED" | "ACCEPTED_WITH_OBJECTIONS" | "REJECTED" | "FAILED" | "REFUSED";
+        };
+        /** @description The error the single POST would have answered for this row, its field paths prefixed with the row. */
+        BatchRowError: {
+            /** @enum {string} */
+            code: "CESSION_TYPE_NOT_CEDIBLE" | "CESSION_DOCUMENT_NOT_ACCEPTED" | "CESSION_DOCUMENT_CLAIMED" | "CESSION_DOCUMENT_CANCELLED" | "CESSION_RECEIPT_MISSING" | "CESSION_ALREADY_CEDED" | "CESSION_AMOUNT_OUT_OF_RANGE" | "CESSION_FIELDS_INVALID" | "CESSION_DOCUMENT_XML_MISSING" | "CESSION_NOT_AVAILABLE" | "CESSION_NOT_FOUND" | "RECEIVED_CESSION_NOT_APPLICABLE" | "RECEIVED_CESSION_CHECK_UNAVAILABLE" | "CESSION_PDF_NOT_READY" | "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_FILE_INVALID" | "BATCH_FILE_TOO_LARGE" | "BATCH_TOO_MANY_ROWS" | "BATCH_ROW_INVALID" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
+            details: {
+                /** @example rows[17].items[0].unit_price */
+                field: string;
+                message: string;
+            }[];
+            message: string;
+        } | null;
+        BatchSummary: {
+            company_id: string;
+            completed_at: string | null;
+            counts: components["schemas"]["BatchCounts"];
+            created_at: string;
+            /** @description Rows that created a document. */
+            documents: number;
+            file_name: string | null;
+            /** @example bat_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E */
+            id: string;
+            /** @description CSV: the column layout the file declared, e.g. dte-batch-csv/1. */
+            layout: string | null;
+            refused: number;
+            rows: number;
+            /** @enum {string} */
+            source: "JSON" | "CSV";
+            /**
+             * @description COMPLETED once every row is final: ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED, FAILED or REFUSED.
+             * @enum {string}
+             */
+            status: "PROCESSING" | "COMPLETED";
+            updated_at: string;
+        };
+        BatchUpload: {
+            /** @description Ignored (DECISIONS 4): only the X-Api-Key header identifies the caller. */
+            apiKey?: string;
+            /**
+             * @description The decimal mark of the file's numbers; default: a comma when the file is separated by semicolons, a point when by commas.
+             * @enum {string}
+             */
+            decimal_separator?: "," | ".";
+            /**
+             * Format: binary
+             * @description The documents in the dte-batch-csv/1 layout (docs/batches.md; template: GET /api/invoice-batches/csv-template): UTF-8 or ISO-8859-1, comma or semicolon separated, at most 10485760 bytes.
+             */
+            file: string;
+        };
         /** @description The document mailed to its buyer: once the SII accepts it, the service signs an EnvioDTE addressed to the buyer and mails it to the buyer's exchange address (the SII hands the XML to no one: the issuer sends it). Null for boletas (39, 41) and until the SII accepts the document. `GET …/buyer_delivery/xml` gives the envelope sent. An attempt that settles it (SENT, NO_ADDRESS, FAILED) is sent as an `invoice.buyer_delivery` event. */
         BuyerDelivery: {
             attempts: number;
@@ -32715,6 +33890,11 @@ export interface components {
          *     | 409 | `RECEPTION_REPLY_MAIL_PENDING` | The reply is being mailed (PENDING): wait until its mailing is SENT or FAILED. |
          *     | 503 | `RECEPTION_MAIL_UNAVAILABLE` | No mail service is configured (send_email binding and RECEPTION_DOMAIN): download the reply and send it yourself. |
          *     | 404 | `INVOICE_NOT_FOUND` | No such document for this company. |
+         *     | 404 | `BATCH_NOT_FOUND` | No such batch for this company. |
+         *     | 400 | `BATCH_FILE_INVALID` | The batch's CSV file as a whole cannot be read (empty, not text in UTF-8 or ISO-8859-1, an unknown or missing layout header, a quote never closed); `details` says where. Nothing was stored and no folio was used. |
+         *     | 413 | `BATCH_FILE_TOO_LARGE` | The batch's CSV file is larger than 10 MB. |
+         *     | 400 | `BATCH_TOO_MANY_ROWS` | The batch holds more than 1,000 documents: split it. |
+         *     | 400 | `BATCH_ROW_INVALID` | A row of a CSV batch cannot be read (wrong number of columns, a formula-looking cell, a number or flag not in the layout's form); the row's error names the line and the column. Only in a batch's per-row results. |
          *     | 400 | `INVOICE_ISSUER_MISMATCH` | The issuer block is not the company's: issuer.document_number is not its tax id, or a field differs from its issuer profile (the details name each). |
          *     | 422 | `INVOICE_NO_FOLIOS` | No folio can be assigned for this document type: no CAF loaded, every range is used up or expired, or every folio left is reserved by documents already accepted (each accepted document holds one). Load a CAF (/enumeration/upload or /enumeration/refetch). |
          *     | 409 | `INVOICE_DUPLICATE_EXTERNAL_REFERENCE` | A document with this external_reference already exists for the company; its id is in the message. |
@@ -32750,12 +33930,26 @@ export interface components {
          *     | 403 | `SIMULATOR_RUT_NOT_OWNED` | A test key asked the simulated SII for a CAF or a scenario of a RUT that is not one of its client's active test-mode companies. |
          * @enum {string}
          */
-        ErrorCode: "CESSION_TYPE_NOT_CEDIBLE" | "CESSION_DOCUMENT_NOT_ACCEPTED" | "CESSION_DOCUMENT_CLAIMED" | "CESSION_DOCUMENT_CANCELLED" | "CESSION_RECEIPT_MISSING" | "CESSION_ALREADY_CEDED" | "CESSION_AMOUNT_OUT_OF_RANGE" | "CESSION_FIELDS_INVALID" | "CESSION_DOCUMENT_XML_MISSING" | "CESSION_NOT_AVAILABLE" | "CESSION_NOT_FOUND" | "RECEIVED_CESSION_NOT_APPLICABLE" | "RECEIVED_CESSION_CHECK_UNAVAILABLE" | "CESSION_PDF_NOT_READY" | "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
+        ErrorCode: "CESSION_TYPE_NOT_CEDIBLE" | "CESSION_DOCUMENT_NOT_ACCEPTED" | "CESSION_DOCUMENT_CLAIMED" | "CESSION_DOCUMENT_CANCELLED" | "CESSION_RECEIPT_MISSING" | "CESSION_ALREADY_CEDED" | "CESSION_AMOUNT_OUT_OF_RANGE" | "CESSION_FIELDS_INVALID" | "CESSION_DOCUMENT_XML_MISSING" | "CESSION_NOT_AVAILABLE" | "CESSION_NOT_FOUND" | "RECEIVED_CESSION_NOT_APPLICABLE" | "RECEIVED_CESSION_CHECK_UNAVAILABLE" | "CESSION_PDF_NOT_READY" | "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CONTROL_DIRECTORY_UNAVAILABLE" | "AUTH_MISSING_API_KEY" | "AUTH_INVALID_API_KEY" | "AUTH_COMPANY_ACCESS_DENIED" | "AUTH_ROLE_FORBIDDEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_INVALID" | "USER_NOT_FOUND" | "USER_EMAIL_TAKEN" | "USER_REVOKED" | "API_KEY_NOT_FOUND" | "API_KEY_LAST_OWNER" | "API_KEY_GRANT_NOT_APPLICABLE" | "CATALOG_COUNTRY_NOT_SUPPORTED" | "TAXPAYER_NOT_FOUND" | "COMPANY_NOT_FOUND" | "COMPANY_TAX_ID_INVALID" | "COMPANY_TAX_ID_TAKEN" | "COMPANY_COUNTRY_UNKNOWN" | "COMPANY_DOCUMENT_CODE_UNKNOWN" | "LOGO_INVALID_FORMAT" | "LOGO_TOO_LARGE" | "LOGO_NOT_FOUND" | "CERTIFICATE_NOT_PFX" | "CERTIFICATE_WRONG_PASSWORD" | "CERTIFICATE_PFX_TOO_COSTLY" | "CERTIFICATE_NO_PRIVATE_KEY" | "CERTIFICATE_NO_CERTIFICATE" | "CERTIFICATE_KEY_MISMATCH" | "CERTIFICATE_RUT_INVALID" | "CERTIFICATE_NO_RUT" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "CERTIFICATE_DUPLICATE" | "CERTIFICATE_NOT_FOUND" | "CERTIFICATE_REQUIRED" | "ENUMERATION_CAF_INVALID" | "ENUMERATION_CAF_WRONG_COMPANY" | "ENUMERATION_CAF_UNKNOWN_TYPE" | "ENUMERATION_CAF_WRONG_ENVIRONMENT" | "ENUMERATION_CAF_DUPLICATE" | "ENUMERATION_CAF_OVERLAP" | "ENUMERATION_CAF_HELD_ELSEWHERE" | "ENUMERATION_DOCUMENT_TYPE_UNKNOWN" | "ENUMERATION_REFETCH_NOT_SUPPORTED" | "ENUMERATION_AUTHORITY_UNAVAILABLE" | "ENUMERATION_OUT_OF_RANGE" | "ENUMERATION_NO_FOLIOS_AVAILABLE_FROM" | "ENUMERATION_NOT_FOUND" | "ENUMERATION_THRESHOLD_INVALID" | "INVOICE_DOCUMENT_TYPE_UNKNOWN" | "INVOICE_INVALID_INPUT" | "INVOICE_INVALID_NUMBER" | "INVOICE_INVALID_DATE" | "INVOICE_INVALID_RUT" | "INVOICE_TOO_MANY_LINES" | "INVOICE_FIELD_TOO_LONG" | "INVOICE_CHARACTER_NOT_LATIN1" | "INVOICE_TAX_NOT_ALLOWED" | "INVOICE_TAX_RATE_MISMATCH" | "INVOICE_TOTALS_MISMATCH" | "INVOICE_AMOUNT_OUT_OF_RANGE" | "INVOICE_CURRENCY_NOT_SUPPORTED" | "INVOICE_REFERENCE_REQUIRED" | "INVOICE_REFERENCE_INVALID" | "INVOICE_ZERO_TOTAL" | "INVOICE_REASON_CODE_UNKNOWN" | "INVOICE_FIELD_NOT_ALLOWED" | "INVOICE_CATALOG_CODE_UNKNOWN" | "RECEIVED_DOCUMENT_NOT_FOUND" | "INBOUND_MESSAGE_NOT_FOUND" | "RECEPTION_FILE_INVALID" | "RECEPTION_FILE_NOT_AVAILABLE" | "RECEPTION_ACTION_TYPE" | "RECEPTION_ACTION_NO_XML" | "RECEPTION_ACTION_UNVERIFIED" | "RECEPTION_DEADLINE_PASSED" | "RECEPTION_ACTION_CONFLICT" | "RECEPTION_NOT_AT_AUTHORITY" | "RECEPTION_AUTHORITY_REFUSED" | "RECEPTION_AUTHORITY_UNAVAILABLE" | "RECEPTION_REPLY_MISSING" | "RECEPTION_REPLY_NO_ADDRESS" | "RECEPTION_REPLY_MAIL_PENDING" | "RECEPTION_MAIL_UNAVAILABLE" | "INVOICE_NOT_FOUND" | "BATCH_NOT_FOUND" | "BATCH_FILE_INVALID" | "BATCH_FILE_TOO_LARGE" | "BATCH_TOO_MANY_ROWS" | "BATCH_ROW_INVALID" | "INVOICE_ISSUER_MISMATCH" | "INVOICE_NO_FOLIOS" | "INVOICE_DUPLICATE_EXTERNAL_REFERENCE" | "INVOICE_ALREADY_CANCELLED" | "INVOICE_NOT_CANCELLABLE" | "INVOICE_CANCELLATION_AMOUNT_MISMATCH" | "INVOICE_CREDIT_EXCEEDS_REMAINING" | "INVOICE_RESOLUTION_MISMATCH" | "INVOICE_CANCELLATION_TYPE_MISMATCH" | "INVOICE_XML_UNAVAILABLE" | "INVOICE_XML_NOT_READY" | "INVOICE_NOT_ACCEPTED" | "INVOICE_PDF_FORMAT_UNKNOWN" | "INVOICE_NO_BUYER_RESPONSE" | "INVOICE_BUYER_REPLY_INVALID" | "INVOICE_BUYER_REPLY_NOT_FOUND" | "INVOICE_NO_BUYER_DELIVERY" | "INVOICE_BUYER_DELIVERY_NO_ADDRESS" | "INVOICE_BUYER_DELIVERY_FAILED" | "INVOICE_BUYER_DELIVERY_NOT_SENT" | "INVOICE_BUYER_CHECK_UNAVAILABLE" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_URL_INVALID" | "WEBHOOK_EVENT_UNKNOWN" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_EVENT_EXPIRED" | "DEAD_LETTER_NOT_FOUND" | "DEAD_LETTER_ALREADY_REDRIVEN" | "DEAD_LETTER_QUEUE_UNAVAILABLE" | "RATE_LIMITED" | "SIMULATOR_CAF_OVERLAP" | "SIMULATOR_RUT_NOT_OWNED";
         ErrorDetail: {
             /** @example legal_name */
             field: string;
             /** @example At most 255 characters */
             message: string;
+        };
+        Event_batch_completed: {
+            /** @enum {string} */
+            api_version: "1.0.0";
+            company_id: string;
+            /** @description When the event happened, ISO 8601 UTC. */
+            created_at: string;
+            data: components["schemas"]["BatchCompletedEventData"];
+            /** @description The event id; also the `webhook-id` header, the same on every attempt (deduplicate on it). */
+            id: string;
+            /** @description false: the company belongs to test mode (documents went to the built-in SII simulator); true: live mode. */
+            livemode: boolean;
+            /** @enum {string} */
+            type: "batch.completed";
         };
         Event_certificate_expiring: {
             /** @enum {string} */
@@ -34511,7 +35705,7 @@ export interface components {
             /** @description Default true. */
             enabled?: boolean;
             /**
-             * @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
+             * @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `batch.completed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`.
              * @example [
              *       "*"
              *     ]
@@ -34547,7 +35741,7 @@ export interface components {
             description?: string | null;
             /** @description Re-enabling clears the failure run. */
             enabled?: boolean;
-            /** @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
+            /** @description Event types to receive, families of them (`invoice.*`, `received_document.*`: every type whose name starts so), or ["*"] for all of them. A type its family already takes is dropped from the stored list. The catalogue (with each payload) is the `webhooks` section of this document: `ENU`, `invoice.sent`, `invoice.accepted`, `invoice.accepted_with_objections`, `invoice.rejected`, `invoice.failed`, `invoice.buyer_response`, `invoice.buyer_reply`, `invoice.buyer_delivery`, `invoice.ceded`, `cession.rejected`, `received_document.ceded`, `batch.completed`, `received_document.received`, `received_document.verification_failed`, `received_document.deadline_approaching`, `received_document.deadline_passed`, `received_document.response_recorded`, `received_document.response_refused`, `received_document.reply_mail_failed`, `inbound_message.no_documents`, `certificate.expiring`, `webhook_endpoint.disabled`. */
             events?: string[];
             url?: string;
         };

@@ -65,7 +65,7 @@ async function cancellationTarget(env: Env, companyId: string, cancellation: Can
  * certificate's dates are checked on every POST (`assertIssuable`), and the folio allocator still
  * refuses a type without folios, so a stale entry never numbers a document.
  */
-async function issueContext(env: DirectoryEnv, companyId: string, type: number, now: Date) {
+export async function issueContext(env: DirectoryEnv, companyId: string, type: number, now: Date) {
   const at = now.getTime();
   const contextOf = (control: CompanyControl | null) => ({ cert: control?.certificate, hasCaf: !!control?.cafTypes.includes(type), resolution: resolutionOf(control?.settings) });
   const ctx = contextOf(await companyControl(env, companyId, at));
@@ -74,10 +74,10 @@ async function issueContext(env: DirectoryEnv, companyId: string, type: number, 
   return contextOf(await companyControl(env, companyId, at, true));
 }
 
-type IssueContext = Awaited<ReturnType<typeof issueContext>>;
+export type IssueContext = Awaited<ReturnType<typeof issueContext>>;
 
 /** No document is stored without an active, current certificate and a CAF loaded for its type. */
-function assertIssuable(ctx: IssueContext, type: number, now: Date) {
+export function assertIssuable(ctx: IssueContext, type: number, now: Date) {
   const row = ctx.cert;
   if (!row) throw new AppError("CERTIFICATE_REQUIRED", "The company has no active signing certificate: upload a .pfx to /certificates first. No folio was used.");
   const validity = validityOf(row, now);
@@ -95,7 +95,7 @@ function assertIssuable(ctx: IssueContext, type: number, now: Date) {
  * document accepted now and FAILED later; it also checks the issue date against the CAF's
  * authorisation date. (The pipeline's allocation turns a reservation into the folio.)
  */
-function refuseReservation(ctx: IssueContext, doc: PreparedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
+export function refuseReservation(ctx: IssueContext, doc: PreparedDocument, reservation: Extract<ReserveResult, { ok: false }>, now: Date): never {
   if (reservation.reason === "BEFORE_AUTHORIZATION") refuseBeforeAuthorization(doc.issueDate, reservation.authorizedAt!);
   // A missing certificate or CAF is the more useful answer than "every folio is used".
   assertIssuable(ctx, doc.documentType, now);
@@ -106,12 +106,40 @@ function refuseReservation(ctx: IssueContext, doc: PreparedDocument, reservation
  * An issue date after tomorrow in every time zone (UTC today + 1 day) is refused: a document dated in
  * the future cannot be issued now. A day of slack covers every company time zone.
  */
-function assertNotFuture(issueDate: string, now: Date) {
+export function assertNotFuture(issueDate: string, now: Date) {
   const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
   if (issueDate > latest) {
     const message = `invoice_date ${issueDate} is in the future (latest accepted: ${latest})`;
     throw new AppError("INVOICE_INVALID_DATE", message, [{ field: "invoice_date", message }]);
   }
+}
+
+/** A body the company may issue, as it will be stored, with what it computes to and the document of ours it cancels. */
+export interface CheckedBody {
+  body: DocumentBody;
+  doc: PreparedDocument;
+  target: InvoiceRow | null;
+}
+
+/**
+ * The checks of a body on its own (the issuer block and the company's profile, what it cancels, its
+ * amounts and the country's rules, its date, its issuer): the single POST's and every batch row's.
+ * `ulid`: the document's own (a retry of the same note holds its cancellation already).
+ */
+export async function checkBody(env: Env, company: CompanyRow, sent: DocumentBody, ulid: string, now: Date): Promise<CheckedBody> {
+  const body = withIssuerProfile(sent, company);
+  const { documents } = issuingCountry();
+  const cancellation = documents.cancellation(body);
+  const cancelled = await cancellationTarget(env, company.id, cancellation, ulid);
+  const doc = documents.prepare(body);
+  if (cancellation && cancelled) cancellation.checkAmount(cancelled.target, doc.total);
+  assertNotFuture(doc.issueDate, now);
+  if (company.country !== "CHL" || doc.issuerTaxId !== company.taxId) {
+    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuerTaxId}) is not this company's tax id (${company.taxId}).`, [
+      { field: "issuer.document_number", message: `Expected ${company.taxId}` },
+    ]);
+  }
+  return { body, doc, target: cancelled?.row ?? null };
 }
 
 export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signature and sending";
@@ -125,22 +153,11 @@ export const RECEIVED_MESSAGE = "Received; queued for folio assignment, signatur
  * that, exactly once, from the reservation.
  */
 export async function issueInvoice(db: Db, env: Env, company: CompanyRow, sent: DocumentBody, requestId: string, now = new Date(), idempotency?: IdempotencyClaim): Promise<InvoiceRow> {
-  const body = withIssuerProfile(sent, company);
   // Under an Idempotency-Key the id is the claim's (every attempt of it names the same document, so
   // a retry after an unknown outcome finds what the first attempt stored instead of a second one).
   const ulid = await createdUlid(env.API_KEY_PEPPER, idempotency, now.getTime());
+  const { body, doc, target } = await checkBody(env, company, sent, ulid, now);
   const { documents } = issuingCountry();
-  const cancellation = documents.cancellation(body);
-  const cancelled = await cancellationTarget(env, company.id, cancellation, ulid);
-  const target = cancelled?.row ?? null;
-  const doc = documents.prepare(body);
-  if (cancellation && cancelled) cancellation.checkAmount(cancelled.target, doc.total);
-  assertNotFuture(doc.issueDate, now);
-  if (company.country !== "CHL" || doc.issuerTaxId !== company.taxId) {
-    throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuerTaxId}) is not this company's tax id (${company.taxId}).`, [
-      { field: "issuer.document_number", message: `Expected ${company.taxId}` },
-    ]);
-  }
   // The partition is opened only for a body that passed (a refused one leaves no trace). A retry
   // that took the claim over answers what an earlier attempt stored, in the partition it went to.
   const store = (idempotency?.takenOver ? await storedByEarlierAttempt(env, company.id, ulid, idempotency.createdAt) : null) ?? (await openStore(env, company.id, now));
@@ -210,21 +227,16 @@ async function claimExternalReference(env: Env, companyId: string, reference: st
 }
 
 /** Whether a document still holds its external_reference: it is stored (in the partition its id names) and did not fail. */
-async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
+export async function documentHolds(env: Env, companyId: string, holderId: string): Promise<boolean> {
   const p = await knownStoreForId(env, companyId, holderId);
   if (!p) return false;
   const [holder] = await p.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, holderId));
   return holder !== undefined && holder.status !== "FAILED";
 }
 
-/**
- * Stores the document (RECEIVED) and its first history row in one batch of the open store, then
- * enqueues it. (No event is recorded at RECEIVED: the first `invoice.*` event is `invoice.sent`.)
- */
-async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: DocumentBody, doc: PreparedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
-  const eventId = newId("evt");
-  const at = now.toISOString();
-  const row: InvoiceRow = {
+/** The row of a document just taken: RECEIVED, with its body as stored and what it computes to (`batchId`: the batch it came in). */
+export function receivedRow(company: CompanyRow, body: DocumentBody, doc: PreparedDocument, target: InvoiceRow | null, id: string, requestId: string, eventId: string, at: string, batchId: string | null = null): InvoiceRow {
+  return {
     id,
     companyId: company.id,
     documentType: doc.documentType,
@@ -258,9 +270,20 @@ async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow
     buyerReplies: null,
     buyerDelivery: null,
     buyerDeliveryAt: null,
+    batchId,
     createdAt: at,
     updatedAt: at,
   };
+}
+
+/**
+ * Stores the document (RECEIVED) and its first history row in one batch of the open store, then
+ * enqueues it. (No event is recorded at RECEIVED: the first `invoice.*` event is `invoice.sent`.)
+ */
+async function storeAndEnqueue(store: StoreHandle, env: Env, company: CompanyRow, body: DocumentBody, doc: PreparedDocument, target: InvoiceRow | null, id: string, requestId: string, now: Date): Promise<InvoiceRow> {
+  const eventId = newId("evt");
+  const at = now.toISOString();
+  const row = receivedRow(company, body, doc, target, id, requestId, eventId, at);
   const { db } = store;
   let stored = row;
   try {

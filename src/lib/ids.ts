@@ -88,7 +88,7 @@ export function ulid(now: number = Date.now()): string {
 }
 
 export type IdPrefix =
-  | "att" | "cli" | "env" | "lgo" | "sim" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv" | "inm" | "dlq" | "ces";
+  | "att" | "bat" | "cli" | "env" | "lgo" | "sim" | "usr" | "key" | "cmp" | "set" | "req" | "cer" | "caf" | "inv" | "evt" | "idem" | "whk" | "dlv" | "rcv" | "inm" | "dlq" | "ces";
 
 const MONOTONIC: ReadonlySet<IdPrefix> = new Set(["evt", "sim"]);
 

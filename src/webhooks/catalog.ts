@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { InvoiceSummarySchema } from "../invoices/view";
 import { CESSION_EVENTS } from "../invoices/cessions/events";
+import { BatchCompletedDataSchema } from "../invoices/batches/view";
 import { InboundMessageSchema, ReceivedDocumentSchema } from "../reception/schema";
 import { describeSchedule } from "./schedule";
 
@@ -150,6 +151,11 @@ export const EVENT_CATALOG = {
   "received_document.ceded": {
     ...receivedEvent("The SII's register of cessions shows a received factura ceded to a third party (factoring), first seen or with a new holder: pay `cession.holder_tax_id`, not the supplier."),
     example: { ...receivedExample, response_state: "ACCEPTED_BY_LAW", seconds_left: null, cession: { holder_tax_id: "76543210-3", annotated_at: "2026-12-02T10:16:02-03:00", collection_tax_id: null, amount: null, first_seen_at: "2026-12-02T13:20:00.000Z", checked_at: "2026-12-02T13:20:00.000Z" } },
+  },
+  "batch.completed": {
+    description: "Every row of a batch (`POST …/invoice-batches`) is final: each document ACCEPTED, ACCEPTED_WITH_OBJECTIONS, REJECTED or FAILED, the other rows refused at intake. `data` counts them; `GET …/invoice-batches/{batch_id}` lists the rows.",
+    data: BatchCompletedDataSchema,
+    example: { batch_id: "bat_p1_01JD3Q4M6YV8T1N5B2K7C9XW3E", status: "COMPLETED", source: "JSON", rows: 1000, refused: 3, documents: 997, accepted: 996, accepted_with_objections: 0, rejected: 1, failed: 0, created_at: "2026-11-23T13:00:00.000Z", completed_at: "2026-11-23T13:00:41.000Z" },
   },
   "received_document.received": receivedEvent("A supplier's document arrived (e-mail, upload or the SII's XML) and passed every check."),
   "received_document.verification_failed": receivedEvent("A supplier's document arrived and failed a check (`verification.checks` says which); it is stored, and cannot be accepted."),

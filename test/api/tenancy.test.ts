@@ -66,6 +66,7 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/catalogs/{country}/taxpayers/{tax_id}": "company:read",
   "GET /api/catalogs/{country}/transfer-kinds": "company:read",
   "GET /api/companies": "company:read",
+  "GET /api/invoice-batches/csv-template": "document:read",
   "GET /api/companies/{company_id}/certificates": "company:read",
   "GET /api/companies/{company_id}/certificates/{certificate_id}": "company:read",
   "GET /api/companies/{company_id}/cessions": "document:read",
@@ -73,6 +74,8 @@ const MATRIX: Record<string, Permission> = {
   "GET /api/companies/{company_id}/cessions/{cession_id}/pdf": "document:read",
   "GET /api/companies/{company_id}/cessions/{cession_id}/xml": "document:read",
   "GET /api/companies/{company_id}/dead-letters": "company:configure",
+  "GET /api/companies/{company_id}/invoice-batches": "document:read",
+  "GET /api/companies/{company_id}/invoice-batches/{batch_id}": "document:read",
   "GET /api/companies/{company_id}/invoices": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}": "document:read",
   "GET /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery/xml": "document:read",
@@ -101,6 +104,7 @@ const MATRIX: Record<string, Permission> = {
   "POST /api/companies/{company_id}/certificates": "company:configure",
   "POST /api/companies/{company_id}/certificates/{certificate_id}/activate": "company:configure",
   "POST /api/companies/{company_id}/dead-letters/{dead_letter_id}/redrive": "company:configure",
+  "POST /api/companies/{company_id}/invoice-batches": "document:issue",
   "POST /api/companies/{company_id}/invoices": "document:issue",
   "POST /api/companies/{company_id}/invoices/buyer_replies": "document:issue",
   "POST /api/companies/{company_id}/invoices/{invoice_id}/buyer_delivery": "document:issue",
@@ -143,6 +147,7 @@ const MISSING: Record<string, string> = {
   delivery_id: "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", user_id: "usr_01AAAAAAAAAAAAAAAAAAAAAAAA", api_key_id: "key_01AAAAAAAAAAAAAAAAAAAAAAAA",
   purchase_id: "rcv_01AAAAAAAAAAAAAAAAAAAAAAAA", reply_id: "rpl_0000000000000000000000000a", message_id: "inm_01AAAAAAAAAAAAAAAAAAAAAAAA", dead_letter_id: "dlq_01AAAAAAAAAAAAAAAAAAAAAAAA",
   cession_id: "ces_01AAAAAAAAAAAAAAAAAAAAAAAA",
+  batch_id: "bat_p1_01AAAAAAAAAAAAAAAAAAAAAAAA",
 };
 const FIXED: Record<string, string> = { format: "A4", type: "xml", document_type_id: "33", country: "CL", tax_id: "76086428-5" };
 
@@ -158,6 +163,8 @@ async function tenant(name: string): Promise<Tenant> {
   const certificate_id = (await call("GET", `${issuer.base}/certificates`, { key: owner.key })).body.data[0].id;
   const posted = await issue(issuer, invoiceBody(issuer.rut, "33"));
   expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+  const batch = await call("POST", `${issuer.base}/invoice-batches`, { key: owner.key, json: { rows: [invoiceBody(issuer.rut, "33")] } });
+  expect(batch.status, JSON.stringify(batch.body)).toBe(202);
   const webhook_id = (await register(owner, issuer.companyId, { url: receiverUrl(`tenancy-${name}`).url, events: ["*"] })).id;
   const test = await call("POST", `${issuer.base}/webhooks/${webhook_id}/test`, { key: owner.key });
   expect(test.status).toBe(202);
@@ -202,7 +209,7 @@ async function tenant(name: string): Promise<Tenant> {
     disposable,
     ids: {
       certificate_id, invoice_id: posted.body.id, webhook_id, delivery_id: test.body.id, user_id: user.body.id, api_key_id: key.body.id,
-      purchase_id: received.body.documents[0].id, reply_id: replied.body.entries[0].reply_id, message_id: inbound.id, dead_letter_id: letter!.id, cession_id: ceded.body.id,
+      purchase_id: received.body.documents[0].id, reply_id: replied.body.entries[0].reply_id, message_id: inbound.id, dead_letter_id: letter!.id, cession_id: ceded.body.id, batch_id: batch.body.id,
     },
   };
 }

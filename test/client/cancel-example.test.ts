@@ -18,7 +18,7 @@ describe("examples/cancel-with-credit-note.ts", () => {
     const client = createDteClient({ baseUrl: "http://localhost", apiKey: owner.key, fetch: (req: Request) => exports.default.fetch(req) });
     const issued = await issueInvoice({ client, pfx: makeFakePfx(cert, "secreto", "modern"), password: "secreto" });
     // Credit notes have folios of their own (a CAF of type 61), as the README's curl tour loads them.
-    const caf = await client.POST("/simulator/sii/caf", { body: { rut: issued.body.issuer.document_number, document_type: 61, from: 1, to: 10 }, parseAs: "arrayBuffer" });
+    const caf = await client.POST("/simulator/sii/caf", { body: { rut: issued.body.issuer!.document_number, document_type: 61, from: 1, to: 10 }, parseAs: "arrayBuffer" });
     const loaded = await client.POST("/api/companies/{idCompany}/enumeration/upload", {
       params: { path: { idCompany: issued.companyId } },
       body: { file: "" },

@@ -136,6 +136,31 @@ export class FolioAllocator extends DurableObject<Env> {
     return this.ctx.storage.transactionSync((): ReserveResult => this.numbering.reserve(documentId, now, options.issueDate));
   }
 
+  /**
+   * Reservations of several documents in one critical section (a batch's valid rows), in input
+   * order: each result is what reserve() would have answered for that document at that point.
+   */
+  async reserveMany(items: { documentId: string; issueDate?: string }[], options: AllocateOptions = {}): Promise<ReserveResult[]> {
+    const now = options.now ?? Date.now();
+    if (!Array.isArray(items) || items.length > MAX_BATCH) throw new RangeError(`reserveMany takes an array of at most ${MAX_BATCH} documents`);
+    return this.ctx.storage.transactionSync(() =>
+      items.map(({ documentId, issueDate }): ReserveResult => {
+        if (typeof documentId !== "string" || documentId.length < 1 || documentId.length > MAX_DOCUMENT_ID_LENGTH) {
+          return { ok: false, reason: "INVALID_DOCUMENT_ID", message: `documentId must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters` };
+        }
+        return this.numbering.reserve(documentId, now, issueDate);
+      }),
+    );
+  }
+
+  /** Gives back several reservations (rows of a batch refused after their reservation). */
+  async releaseMany(documentIds: string[]): Promise<number> {
+    if (!Array.isArray(documentIds)) return 0;
+    let released = 0;
+    for (const id of documentIds) if (typeof id === "string") released += this.sql.exec("DELETE FROM reservations WHERE document_id = ? RETURNING 1", id).toArray().length;
+    return released;
+  }
+
   /** Gives back a reservation that will never be allocated (the document was not stored, or FAILED first). */
   async release(documentId: string): Promise<boolean> {
     if (typeof documentId !== "string") return false;

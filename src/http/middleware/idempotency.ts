@@ -37,8 +37,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = `${c.req.method} ${url.pathname}`;
   const contentType = c.req.header("content-type") ?? "";
   const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
-  const head = new TextEncoder().encode(`${scope}\n${contentType}\n`);
-  const meaning = jsonMeaning(contentType, body) ?? body;
+  // A multipart boundary is the client's random choice, not part of the request's meaning.
+  const head = new TextEncoder().encode(`${scope}\n${contentType.replace(/;\s*boundary=[^;]*/i, "")}\n`);
+  const meaning = jsonMeaning(contentType, body) ?? (await multipartMeaning(contentType, body)) ?? body;
   const signed = new Uint8Array(head.length + meaning.byteLength);
   signed.set(head);
   signed.set(meaning, head.length);
@@ -221,6 +222,26 @@ export function jsonMeaning(contentType: string, body: Uint8Array): Uint8Array |
     return undefined;
   }
   return new TextEncoder().encode(JSON.stringify(sortKeys(value)));
+}
+
+/**
+ * A multipart body compared by its parts, not bytes: each part's name, file name and content in
+ * order, so the same upload sent again with another boundary (every client draws a new one) is the
+ * same request. A body that does not parse is compared byte for byte.
+ */
+export async function multipartMeaning(contentType: string, body: Uint8Array): Promise<Uint8Array | undefined> {
+  if (!/^multipart\/form-data\b/i.test(contentType.trim())) return undefined;
+  let form: FormData;
+  try {
+    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": contentType } }).formData();
+  } catch {
+    return undefined;
+  }
+  const entries: [string, string | File][] = [];
+  form.forEach((value, name) => entries.push([name, value]));
+  const parts: unknown[] = [];
+  for (const [name, value] of entries) parts.push(typeof value === "string" ? [name, value] : [name, value.name, await sha256Hex(new Uint8Array(await value.arrayBuffer()))]);
+  return new TextEncoder().encode(JSON.stringify(parts));
 }
 
 function sortKeys(value: unknown): unknown {

@@ -17,6 +17,7 @@ import { describeError, log } from "../../lib/log";
 import { advanceCessions, type CessionWork } from "../cessions/pipeline";
 import { eq, inArray } from "drizzle-orm";
 import { invoices } from "../../storage/db/schema";
+import { envelopeSized, expandGroup } from "../batches/groups";
 
 /**
  * Delay before the next status poll of an envelope, per authority: the simulator answers at once,
@@ -105,8 +106,10 @@ async function handleStoreWork(base: StepDeps, key: string, work: StoreWork): Pr
   }
   const { rows, allocations } = await preallocateFolios(deps, work.invoiceMsgs);
   const { prepared, signed } = await prepareDocuments(deps, work.invoiceMsgs, rows, allocations);
-  await sendPreparedGroups(deps, prepared);
-  await sendSignedGroups(deps, signed);
+  // Envelopes of at most the kind's limit (a batch's groups fill several).
+  const kindOf = (key: string) => key.slice(key.indexOf("|") + 1);
+  await sendPreparedGroups(deps, envelopeSized(prepared, kindOf, (g) => g.p.dte.xml.byteLength));
+  await sendSignedGroups(deps, envelopeSized(signed, kindOf, () => null));
   await pollEnvelopes(deps, work.pollMsgs);
 }
 
@@ -141,10 +144,12 @@ function sortMessages(batch: MessageBatch<unknown>): { invoiceMsgs: InvoiceWork[
     } else if (body.type === "reception.sii_status") {
       if (siiStatusMsgs.some((m) => m.body.received_id === body.received_id)) msg.ack();
       else siiStatusMsgs.push({ msg, body });
-    } else if (body.type === "invoice") {
+    } else if (body.type === "invoice" || body.type === "invoice.group") {
       // The same document twice in one batch (a duplicate delivery): one message does the work.
-      if (invoiceMsgs.some((m) => m.body.invoice_id === body.invoice_id)) msg.ack();
-      else invoiceMsgs.push({ msg, body });
+      for (const w of body.type === "invoice" ? [{ msg, body }] : expandGroup(msg, body)) {
+        if (invoiceMsgs.some((m) => m.body.invoice_id === w.body.invoice_id)) w.msg.ack();
+        else invoiceMsgs.push(w);
+      }
     } else if (pollMsgs.some((m) => m.body.envelope_id === body.envelope_id)) msg.ack();
     else pollMsgs.push({ msg, body });
   }

@@ -46,6 +46,13 @@ async function settle(env: Env, msg: Message<unknown>): Promise<void> {
       await noteProblem(p.db, { invoiceId }, note);
       await releaseEnded(env, p, eq(invoices.id, invoiceId));
     }
+  } else if (body.type === "invoice.group") {
+    // A batch's group: each of its documents, in the partition its id names, as a single one above.
+    const note = `Gave up after ${msg.attempts} delivery attempts of its group at ${new Date().toISOString()}; the periodic sweep will try again.`;
+    for (const invoiceId of body.invoice_ids) {
+      const p = await partitionOfId(env, body.company_id, invoiceId);
+      if (p) await noteProblem(p.db, { invoiceId }, note);
+    }
   } else if (body.type === "envelope.poll") {
     const p = await partitionOfId(env, body.company_id, body.envelope_id);
     if (p) await releaseEnded(env, p, eq(invoices.envelopeId, body.envelope_id));

@@ -13,6 +13,15 @@ export const invoiceMessage = z.object({
   request_id: z.string().optional(),
 });
 
+/** The documents of one group of a batch (src/invoices/batches/groups.ts): one message instead of one per document. */
+export const invoiceGroupMessage = z.object({
+  v: z.literal(1),
+  type: z.literal("invoice.group"),
+  company_id: z.string(),
+  invoice_ids: z.array(z.string()).min(1).max(100),
+  request_id: z.string().optional(),
+});
+
 export const envelopePollMessage = z.object({
   v: z.literal(1),
   type: z.literal("envelope.poll"),
@@ -62,13 +71,14 @@ export const siiStatusMessage = z.object({
   since: z.iso.datetime(),
 });
 
-export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage, siiStatusMessage, cessionMessage]);
+export const pipelineMessage = z.discriminatedUnion("type", [invoiceMessage, envelopePollMessage, buyerCheckMessage, buyerDeliveryMessage, replyMailMessage, siiStatusMessage, cessionMessage, invoiceGroupMessage]);
 export type SiiStatusMessage = z.infer<typeof siiStatusMessage>;
 export type ReplyMailMessage = z.infer<typeof replyMailMessage>;
 export type BuyerDeliveryMessage = z.infer<typeof buyerDeliveryMessage>;
 export type PipelineMessage = z.infer<typeof pipelineMessage>;
 export type BuyerCheckMessage = z.infer<typeof buyerCheckMessage>;
 export type InvoiceMessage = z.infer<typeof invoiceMessage>;
+export type InvoiceGroupMessage = z.infer<typeof invoiceGroupMessage>;
 export type EnvelopePollMessage = z.infer<typeof envelopePollMessage>;
 
 /**

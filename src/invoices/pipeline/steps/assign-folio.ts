@@ -14,7 +14,10 @@ export type Allocation = Awaited<ReturnType<ReturnType<typeof allocator>["alloca
  * (one critical section there; the same keyed-by-document semantics as `allocate`).
  */
 export async function allocateFolios(deps: StepDeps, companyId: string, documentType: number, invoiceIds: string[]): Promise<Map<string, Allocation>> {
-  const results = await allocator(deps.env, companyId, documentType).allocateMany(invoiceIds);
+  const folios = allocator(deps.env, companyId, documentType);
+  const results: unknown[] = [];
+  // The allocator takes at most 1,000 documents a call.
+  for (let i = 0; i < invoiceIds.length; i += 1000) results.push(...(await folios.allocateMany(invoiceIds.slice(i, i + 1000))));
   return new Map(invoiceIds.map((id, i) => [id, results[i]! as Allocation]));
 }
 

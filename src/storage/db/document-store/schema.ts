@@ -1,5 +1,6 @@
 import { counterTriggers, INVOICE_COUNTERS, RECEIVED_COUNTERS } from "./counters";
 import { STORE_TABLES } from "./baseline";
+import { BATCH_TRIGGERS } from "./batch-triggers";
 
 /**
  * The SQLite schema of a document store (one Durable Object per company and partition, and the
@@ -8,7 +9,7 @@ import { STORE_TABLES } from "./baseline";
  * the list counters (./counters.ts). One baseline: until the first release a schema change edits the
  * Drizzle tables and regenerates it.
  */
-export const STORE_SCHEMA: readonly string[] = [...STORE_TABLES, ...counterTriggers(INVOICE_COUNTERS), ...counterTriggers(RECEIVED_COUNTERS)];
+export const STORE_SCHEMA: readonly string[] = [...STORE_TABLES, ...counterTriggers(INVOICE_COUNTERS), ...counterTriggers(RECEIVED_COUNTERS), ...BATCH_TRIGGERS];
 
 /** One SQL statement sent to a store: positional `?` parameters; rows as objects or as arrays (Drizzle's "values"). */
 export interface StoreStatement {

@@ -98,6 +98,8 @@ export const invoices = sqliteTable(
     buyerDelivery: text("buyer_delivery"),
     /** When the next attempt is due (null: none); the store's alarm sends the attempts due. */
     buyerDeliveryAt: text("buyer_delivery_at"),
+    /** The batch that issued it (src/invoices/batches), null for a single POST. */
+    batchId: text("batch_id"),
   },
   (t) => [
     index("invoices_company_idx").on(t.companyId, t.createdAt, t.id),
@@ -119,6 +121,7 @@ export const invoices = sqliteTable(
     index("invoices_buyer_check_idx").on(t.buyerCheckAt).where(sql`buyer_check_at IS NOT NULL`),
     index("invoices_buyer_delivery_idx").on(t.buyerDeliveryAt).where(sql`buyer_delivery_at IS NOT NULL`),
     index("invoices_company_buyer_state_idx").on(t.companyId, t.buyerState, t.createdAt, t.id).where(sql`buyer_state IS NOT NULL`),
+    index("invoices_batch_idx").on(t.batchId, t.status).where(sql`batch_id IS NOT NULL`),
   ],
 );
 
@@ -332,3 +335,6 @@ export const cessions = sqliteTable(
     uniqueIndex("cessions_live_uq").on(t.invoiceId).where(sql`status NOT IN ('REJECTED', 'FAILED')`),
   ],
 );
+
+/** Batches of documents issued in one request, and their rows' results. */
+export * from "./batches";
