@@ -12920,6 +12920,42 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "bat_p1_01M8EK6CBGR5RW2M0WKZC8N4V3",
+                         *           "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *           "source": "JSON",
+                         *           "file_name": null,
+                         *           "layout": null,
+                         *           "rows": 2,
+                         *           "documents": 1,
+                         *           "refused": 1,
+                         *           "created_at": "2026-11-27T13:30:00.000Z",
+                         *           "status": "COMPLETED",
+                         *           "counts": {
+                         *             "RECEIVED": 0,
+                         *             "GENERATED": 0,
+                         *             "SIGNED": 0,
+                         *             "SENT": 0,
+                         *             "ACCEPTED": 1,
+                         *             "ACCEPTED_WITH_OBJECTIONS": 0,
+                         *             "REJECTED": 0,
+                         *             "FAILED": 0,
+                         *             "REFUSED": 1
+                         *           },
+                         *           "updated_at": "2026-11-27T13:30:41.000Z",
+                         *           "completed_at": "2026-11-27T13:30:41.000Z"
+                         *         }
+                         *       ],
+                         *       "current_page": 1,
+                         *       "per_page": 20,
+                         *       "total": 1,
+                         *       "last_page": 1,
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["BatchPage"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -13138,7 +13174,205 @@ export interface paths {
             };
             requestBody?: {
                 content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "invoice_type": "33",
+                     *           "invoice_date": "2026-11-27 10:30:00",
+                     *           "payment_due_date": "2026-12-27",
+                     *           "external_reference": "ERP-OV-2026-001042",
+                     *           "issuer": {
+                     *             "legal_name": "COMERCIAL LOS ANDES SPA",
+                     *             "document_type": "RUT",
+                     *             "document_number": "76086428-5",
+                     *             "address": {
+                     *               "country": "CL",
+                     *               "region": "13",
+                     *               "city": "Santiago",
+                     *               "commune": "Providencia",
+                     *               "address": "Av. Providencia 1234, of. 501"
+                     *             },
+                     *             "tax_information": {
+                     *               "activity": "Venta al por mayor de computadores y equipo periférico",
+                     *               "activity_codes": [
+                     *                 465100
+                     *               ],
+                     *               "resolution_number": "80",
+                     *               "resolution_date": "2014-08-22"
+                     *             },
+                     *             "email": "facturacion@losandes.cl"
+                     *           },
+                     *           "recipient": {
+                     *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                     *             "document_type": "RUT",
+                     *             "document_number": "96790240-3",
+                     *             "address": {
+                     *               "country": "CL",
+                     *               "region": "13",
+                     *               "city": "Santiago",
+                     *               "commune": "Las Condes",
+                     *               "address": "Av. Apoquindo 4501, piso 8"
+                     *             },
+                     *             "tax_information": {
+                     *               "activity": "Distribución de artículos de oficina"
+                     *             },
+                     *             "email": "dte@elsimulador.cl"
+                     *           },
+                     *           "payment_method": {
+                     *             "code": "2",
+                     *             "description": "Crédito 30 días"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "quantity": 2,
+                     *               "code_unit_of_measure": "UN",
+                     *               "unit_price": 450000,
+                     *               "description": "Notebook 14 pulgadas 16 GB RAM",
+                     *               "item_codes": [
+                     *                 {
+                     *                   "type": "INT1",
+                     *                   "value": "NB-1416"
+                     *                 }
+                     *               ],
+                     *               "taxes": [
+                     *                 {
+                     *                   "type": "IVA",
+                     *                   "rate": 19
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "quantity": 1,
+                     *               "code_unit_of_measure": "UN",
+                     *               "unit_price": 100000,
+                     *               "description": "Instalación y configuración",
+                     *               "taxes": [
+                     *                 {
+                     *                   "type": "IVA",
+                     *                   "rate": 19
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "billing_reference": [
+                     *             {
+                     *               "number": "4500012345",
+                     *               "invoice_type": "801",
+                     *               "invoice_date": "2026-11-20",
+                     *               "reason": "Orden de compra"
+                     *             }
+                     *           ],
+                     *           "totals": {
+                     *             "sub_total": 1000000,
+                     *             "taxes": [
+                     *               {
+                     *                 "type": "IVA",
+                     *                 "base_amount": 1000000,
+                     *                 "rate": 19,
+                     *                 "amount": 190000
+                     *               }
+                     *             ],
+                     *             "total": 1190000
+                     *           }
+                     *         },
+                     *         {
+                     *           "invoice_type": "33",
+                     *           "invoice_date": "2026-11-27 10:30:00",
+                     *           "payment_due_date": "2026-12-27",
+                     *           "external_reference": "ERP-OV-2026-001043",
+                     *           "issuer": {
+                     *             "legal_name": "COMERCIAL LOS ANDES SPA",
+                     *             "document_type": "RUT",
+                     *             "document_number": "76086428-5",
+                     *             "address": {
+                     *               "country": "CL",
+                     *               "region": "13",
+                     *               "city": "Santiago",
+                     *               "commune": "Providencia",
+                     *               "address": "Av. Providencia 1234, of. 501"
+                     *             },
+                     *             "tax_information": {
+                     *               "activity": "Venta al por mayor de computadores y equipo periférico",
+                     *               "activity_codes": [
+                     *                 465100
+                     *               ],
+                     *               "resolution_number": "80",
+                     *               "resolution_date": "2014-08-22"
+                     *             },
+                     *             "email": "facturacion@losandes.cl"
+                     *           },
+                     *           "recipient": {
+                     *             "legal_name": "DISTRIBUIDORA EL SIMULADOR S.A.",
+                     *             "document_type": "RUT",
+                     *             "document_number": "96790240-3",
+                     *             "address": {
+                     *               "country": "CL",
+                     *               "region": "13",
+                     *               "city": "Santiago",
+                     *               "commune": "Las Condes",
+                     *               "address": "Av. Apoquindo 4501, piso 8"
+                     *             },
+                     *             "tax_information": {
+                     *               "activity": "Distribución de artículos de oficina"
+                     *             },
+                     *             "email": "dte@elsimulador.cl"
+                     *           },
+                     *           "payment_method": {
+                     *             "code": "2",
+                     *             "description": "Crédito 30 días"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "quantity": 2,
+                     *               "code_unit_of_measure": "UN",
+                     *               "unit_price": -1,
+                     *               "description": "Notebook 14 pulgadas 16 GB RAM",
+                     *               "item_codes": [
+                     *                 {
+                     *                   "type": "INT1",
+                     *                   "value": "NB-1416"
+                     *                 }
+                     *               ],
+                     *               "taxes": [
+                     *                 {
+                     *                   "type": "IVA",
+                     *                   "rate": 19
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "billing_reference": [
+                     *             {
+                     *               "number": "4500012345",
+                     *               "invoice_type": "801",
+                     *               "invoice_date": "2026-11-20",
+                     *               "reason": "Orden de compra"
+                     *             }
+                     *           ],
+                     *           "totals": {
+                     *             "sub_total": 1000000,
+                     *             "taxes": [
+                     *               {
+                     *                 "type": "IVA",
+                     *                 "base_amount": 1000000,
+                     *                 "rate": 19,
+                     *                 "amount": 190000
+                     *               }
+                     *             ],
+                     *             "total": 1190000
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchCreate"];
+                    /**
+                     * @example {
+                     *       "file": "(binary: boletas_2026-12-05.csv, the dte-batch-csv/1 layout)",
+                     *       "decimal_separator": ","
+                     *     }
+                     */
                     "multipart/form-data": components["schemas"]["BatchUpload"];
                 };
             };
@@ -13151,6 +13385,65 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "bat_p1_01M8EK6CBGR5RW2M0WKZC8N4V3",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "source": "JSON",
+                         *       "file_name": null,
+                         *       "layout": null,
+                         *       "rows": 2,
+                         *       "documents": 1,
+                         *       "refused": 1,
+                         *       "created_at": "2026-11-27T13:30:00.000Z",
+                         *       "status": "PROCESSING",
+                         *       "counts": {
+                         *         "RECEIVED": 1,
+                         *         "GENERATED": 0,
+                         *         "SIGNED": 0,
+                         *         "SENT": 0,
+                         *         "ACCEPTED": 0,
+                         *         "ACCEPTED_WITH_OBJECTIONS": 0,
+                         *         "REJECTED": 0,
+                         *         "FAILED": 0,
+                         *         "REFUSED": 1
+                         *       },
+                         *       "updated_at": "2026-11-27T13:30:00.000Z",
+                         *       "completed_at": null,
+                         *       "results": [
+                         *         {
+                         *           "row": 0,
+                         *           "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "external_reference": "ERP-OV-2026-001042",
+                         *           "status": "RECEIVED",
+                         *           "error": null
+                         *         },
+                         *         {
+                         *           "row": 1,
+                         *           "invoice_id": null,
+                         *           "external_reference": "ERP-OV-2026-001043",
+                         *           "status": "REFUSED",
+                         *           "error": {
+                         *             "code": "VALIDATION_FAILED",
+                         *             "message": "rows[1].items[0].unit_price: must be at least 0",
+                         *             "details": [
+                         *               {
+                         *                 "field": "rows[1].items[0].unit_price",
+                         *                 "message": "Too small: expected number to be >=0"
+                         *               }
+                         *             ]
+                         *           }
+                         *         }
+                         *       ],
+                         *       "results_page": {
+                         *         "current_page": 1,
+                         *         "per_page": 100,
+                         *         "total": 2,
+                         *         "last_page": 1
+                         *       },
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Batch"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -13445,6 +13738,65 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "bat_p1_01M8EK6CBGR5RW2M0WKZC8N4V3",
+                         *       "company_id": "cmp_01M8EK5PWGVFHCB1C09F86QWZK",
+                         *       "source": "JSON",
+                         *       "file_name": null,
+                         *       "layout": null,
+                         *       "rows": 2,
+                         *       "documents": 1,
+                         *       "refused": 1,
+                         *       "created_at": "2026-11-27T13:30:00.000Z",
+                         *       "status": "COMPLETED",
+                         *       "counts": {
+                         *         "RECEIVED": 0,
+                         *         "GENERATED": 0,
+                         *         "SIGNED": 0,
+                         *         "SENT": 0,
+                         *         "ACCEPTED": 1,
+                         *         "ACCEPTED_WITH_OBJECTIONS": 0,
+                         *         "REJECTED": 0,
+                         *         "FAILED": 0,
+                         *         "REFUSED": 1
+                         *       },
+                         *       "updated_at": "2026-11-27T13:30:41.000Z",
+                         *       "completed_at": "2026-11-27T13:30:41.000Z",
+                         *       "results": [
+                         *         {
+                         *           "row": 0,
+                         *           "invoice_id": "inv_p1_01M8EK5VRRGAVGZ9NTX1FQ1T8V",
+                         *           "external_reference": "ERP-OV-2026-001042",
+                         *           "status": "ACCEPTED",
+                         *           "error": null
+                         *         },
+                         *         {
+                         *           "row": 1,
+                         *           "invoice_id": null,
+                         *           "external_reference": "ERP-OV-2026-001043",
+                         *           "status": "REFUSED",
+                         *           "error": {
+                         *             "code": "VALIDATION_FAILED",
+                         *             "message": "rows[1].items[0].unit_price: must be at least 0",
+                         *             "details": [
+                         *               {
+                         *                 "field": "rows[1].items[0].unit_price",
+                         *                 "message": "Too small: expected number to be >=0"
+                         *               }
+                         *             ]
+                         *           }
+                         *         }
+                         *       ],
+                         *       "results_page": {
+                         *         "current_page": 1,
+                         *         "per_page": 100,
+                         *         "total": 2,
+                         *         "last_page": 1
+                         *       },
+                         *       "livemode": false
+                         *     }
+                         */
                         "application/json": components["schemas"]["Batch"] & {
                             /** @description false: test mode (the key and its data use the SII simulator); true: live mode. */
                             livemode: boolean;
@@ -24030,6 +24382,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example document_key;invoice_type;invoice_date;external_reference;issuer_rut;issuer_legal_name;issuer_activity;issuer_activity_code;issuer_address;issuer_city;recipient_rut;recipient_legal_name;recipient_activity;recipient_address;recipient_city;payment_due_date;reason_code;reference_type;reference_folio;reference_date;reference_reason;item_description;item_quantity;item_unit_price;item_unit;item_exempt;item_discount_amount
+                         *     B-1;39;2026-11-27 10:30:00;POS-0001;76086428-5;EMPRESA DE PRUEBA SPA;Venta al por menor;477399;Av. Siempre Viva 123;Santiago;;;;;;;;;;;;Pan amasado;1,5;1990;KG;N;
+                         *     B-1;;;;;;;;;;;;;;;;;;;;;Diario;1;450;UN;S;
+                         *     F-1;33;2026-11-27 10:30:00;ERP-1001;76086428-5;EMPRESA DE PRUEBA SPA;Venta al por menor;477399;Av. Siempre Viva 123;Santiago;77879240-0;CLIENTE DE PRUEBA LTDA;Comercio;Irarrázaval 2401;Ñuñoa;2026-12-27;;;;;;Servicio mensual;2;15000;UN;N;1000
+                         */
                         "text/csv": string;
                     };
                 };

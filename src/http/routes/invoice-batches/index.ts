@@ -11,6 +11,7 @@ import { json, PageQuerySchema, pageEnvelope, pageParams, pageSchema } from "../
 import { defineRoute } from "../../route";
 import { deepStrict } from "../../strict";
 import type { AppEnv } from "../../types";
+import { batchCompletedExample, batchCreateExample, batchPageExample, batchTakenExample, batchUploadExample, csvTemplateExample } from "./examples";
 import { BatchUploadSchema, csvBatch, csvTemplate, TEMPLATE_DESCRIPTION, TemplateQuery } from "./csv";
 
 /** Largest batch request: 1,000 documents of a few KiB each, or a CSV file of 10 MB and its multipart framing. */
@@ -57,8 +58,8 @@ const create = defineRoute({
   middleware: [idempotency],
   // Not `required` for the validator's sake only: each media type is validated when it is the one sent
   // (a required body validates every declared type); a request with neither is refused below.
-  request: { params: Params, body: { required: false, content: { "application/json": { schema: BatchCreateSchema }, "multipart/form-data": { schema: BatchUploadSchema } } } },
-  responses: { 202: { description: "The batch, every row with its document or its error", ...json(BatchSchema) } },
+  request: { params: Params, body: { required: false, content: { "application/json": { schema: BatchCreateSchema, example: batchCreateExample }, "multipart/form-data": { schema: BatchUploadSchema, example: batchUploadExample } } } },
+  responses: { 202: { description: "The batch, every row with its document or its error", ...json(BatchSchema, batchTakenExample) } },
   errors: ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "BATCH_TOO_MANY_ROWS", "BATCH_FILE_INVALID", "BATCH_FILE_TOO_LARGE", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"],
 });
 
@@ -74,7 +75,7 @@ const get = defineRoute({
   description: "Counts per state, and the rows in order (`page`, `per_page` up to 100), each with its document's current status or its error.",
   permission: "document:read",
   request: { params: BatchParams, query: RowsQuery },
-  responses: { 200: { description: "The batch", ...json(BatchSchema) } },
+  responses: { 200: { description: "The batch", ...json(BatchSchema, batchCompletedExample) } },
   errors: ["BATCH_NOT_FOUND"],
 });
 
@@ -86,7 +87,7 @@ const list = defineRoute({
   description: "Newest first, with their counts per state.",
   permission: "document:read",
   request: { params: Params, query: PageQuerySchema },
-  responses: { 200: { description: "A page of batches", ...json(pageSchema(BatchSummarySchema, "BatchPage")) } },
+  responses: { 200: { description: "A page of batches", ...json(pageSchema(BatchSummarySchema, "BatchPage"), batchPageExample) } },
 });
 
 const csvTemplateRoute = defineRoute({
@@ -97,7 +98,7 @@ const csvTemplateRoute = defineRoute({
   description: TEMPLATE_DESCRIPTION,
   permission: "document:read",
   request: { query: TemplateQuery },
-  responses: { 200: { description: "The template", content: { "text/csv": { schema: z.string() } } } },
+  responses: { 200: { description: "The template", content: { "text/csv": { schema: z.string(), example: csvTemplateExample } } } },
 });
 
 export const invoiceBatchesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
