@@ -6,7 +6,8 @@
 // a ratio to one RSA-2048 signature timed in the same run; the bytes each document leaves in D1 and
 // R2; and the per-document averages when 200 boletas go through the real consumers in batches.
 // See bench/capacity/capacity.bench.test.ts. Knobs: CAPACITY_REPS (5 measured documents per kind,
-// after one warm-up), CAPACITY_BATCH_DOCS (200).
+// after one warm-up), CAPACITY_BATCH_DOCS (200). A smoke run (BENCH_SMOKE=1): 1 measured document
+// per kind, 5 boletas batched.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 

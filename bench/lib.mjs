@@ -59,6 +59,7 @@ export async function startWranglerDev({ cwd = root, args = [], readyPath = "/" 
     try {
       if ((await fetch(`${base}${readyPath}`)).ok) break;
     } catch {}
+    if (dev.exitCode !== null || dev.signalCode !== null) throw new Error(`wrangler dev exited (${dev.exitCode ?? dev.signalCode}) before it answered`);
     if (i > 120) {
       stop();
       throw new Error("wrangler dev did not start");

@@ -7,6 +7,7 @@
 // logo are parsed from our (uncompressed) content stream beforehand, then drawn with page.drawText /
 // drawRectangle / drawLine / drawImage; the PDF417 comes from bwip-js/generic (eclevel 5, same
 // columns, rowmult 3) as polygons pushed as path operators with an even-odd fill (platform.md §4).
+// A smoke run (BENCH_SMOKE=1): each measurement run once.
 import { build } from "esbuild";
 import { deflateSync } from "node:zlib";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
@@ -15,6 +16,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PDFDocument, PDFName, StandardFonts, rgb, pushGraphicsState, popGraphicsState, moveTo, lineTo, closePath, PDFOperator, PDFOperatorNames } from "pdf-lib";
 import { pdf417 as bwipPdf417 } from "bwip-js/generic";
+import { knob } from "./smoke.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dir = mkdtempSync(path.join(tmpdir(), "pdf-bench-"));
@@ -151,8 +153,8 @@ const oursCold = () => {
 };
 const docNoLogo = { ...doc, logo: undefined };
 
-/** PDF_BENCH_RUNS sets every measurement's run count (the smoke test runs each once). */
-const RUNS = Number(process.env.PDF_BENCH_RUNS ?? 0);
+/** PDF_BENCH_RUNS sets every measurement's run count (a smoke run, BENCH_SMOKE=1, runs each once). */
+const RUNS = knob("PDF_BENCH_RUNS", 0, 1);
 
 async function measure(fn, runs) {
   const n = RUNS || runs;

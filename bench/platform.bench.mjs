@@ -4,11 +4,13 @@
 // service). For each operation: the CPU time the local runtime spends per call (the runtime's own
 // process CPU, read from /proc, divided by the number of calls; all of it runs on one thread), and
 // the latency of a no-op HTTP route at 64 concurrent clients. These explain the issuance figures:
-// everything the service does per document is made of these calls.
+// everything the service does per document is made of these calls. PLATFORM_BENCH_CALLS: calls per
+// operation (500; 50 in a smoke run, BENCH_SMOKE=1, whose no-op route takes 200 requests).
 import { run } from "./lib.mjs";
 import { noopLatency, startProbe, totalCpu } from "./platform/probe.mjs";
+import { knob, SMOKE } from "./smoke.mjs";
 
-const N = Number(process.env.PLATFORM_BENCH_CALLS ?? 500);
+const N = knob("PLATFORM_BENCH_CALLS", 500, 50);
 
 async function main() {
   const probe = await startProbe();
@@ -24,7 +26,7 @@ async function main() {
       await res.text();
       result.cpu_ms_per_call[op] = +((totalCpu(pids) - c0) / N).toFixed(3);
     }
-    result.noop_route_64_clients = await noopLatency(base);
+    result.noop_route_64_clients = await noopLatency(base, SMOKE ? 200 : undefined);
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await probe.stop();

@@ -19,7 +19,9 @@
 // measured load; SCALE_BENCH_PROFILE=file.cpuprofile takes a V8 CPU profile of the Worker's isolate
 // over the first load (SCALE_BENCH_PROFILE_PHASE=steady: the second; the baseline's goes to
 // file.baseline.cpuprofile); `node bench/scale/profile-top.mjs
-// file.cpuprofile` prints where it went.
+// file.cpuprofile` prints where it went. A smoke run (BENCH_SMOKE=1): 3 companies, 8 documents, 4
+// clients, no baseline and no second load (each still runs when SCALE_BASELINE_REF or
+// SCALE_BENCH_STEADY=1 asks for it), the targets not held, nothing written.
 import { freePort, pct, root, run, sleep, startService, untilAccepted, postInvoices, readyCompany } from "./lib.mjs";
 import { noopLatency, startProbe } from "./platform/probe.mjs";
 import { describeDistribution, jobsFor, postAll, sampleNoop, setupCompanies, verify, zipfCounts } from "./scale/load.mjs";
@@ -28,23 +30,26 @@ import { extrapolate, modelTable, TARGET } from "./scale/model.mjs";
 import { partitionTable, perKind, runTable, writeDoc } from "./scale/report.mjs";
 import { checkoutBaseline, cleanTree, currentCommit, prepareTree } from "./scale/tree.mjs";
 import { cpuDelta, cpuNow, startProfile } from "./scale/profile.mjs";
+import { knob, notWritten, SMOKE, targets } from "./smoke.mjs";
 
 const env = process.env;
-const COMPANIES = Number(env.SCALE_BENCH_COMPANIES ?? 1000);
-const DOCS = Number(env.SCALE_BENCH_DOCS ?? 2000);
+const COMPANIES = knob("SCALE_BENCH_COMPANIES", 1000, 3);
+const DOCS = knob("SCALE_BENCH_DOCS", 2000, 8);
 const ZIPF_S = Number(env.SCALE_BENCH_ZIPF_S ?? 1);
 const BOLETA_SHARE = Number(env.SCALE_BENCH_BOLETA_SHARE ?? 0.7);
-const CLIENTS = Number(env.SCALE_BENCH_CLIENTS ?? 64);
-const SETUP_CONCURRENCY = Number(env.SCALE_BENCH_SETUP_CONCURRENCY ?? 16);
-const BASELINE_REF = env.SCALE_BASELINE_REF ?? "HEAD";
+const CLIENTS = knob("SCALE_BENCH_CLIENTS", 64, 4);
+const SETUP_CONCURRENCY = knob("SCALE_BENCH_SETUP_CONCURRENCY", 16, 3);
+const BASELINE_REF = env.SCALE_BASELINE_REF ?? (SMOKE ? "none" : "HEAD");
 const DEADLINE_MS = Number(env.SCALE_BENCH_DEADLINE_MS ?? 15 * 60_000);
 const SEED = Number(env.SCALE_BENCH_SEED ?? 16);
 const PROFILE = env.SCALE_BENCH_PROFILE;
 /** Which load the profile covers: the first (`cold`, default) or the second (`steady`). */
 const PROFILE_PHASE = env.SCALE_BENCH_PROFILE_PHASE ?? "cold";
 /** Whether the load runs a second time on the same companies, measured apart (default on; 0: off). */
-const STEADY = env.SCALE_BENCH_STEADY !== "0";
-const WARM_UP = 10;
+const STEADY = SMOKE ? env.SCALE_BENCH_STEADY === "1" : env.SCALE_BENCH_STEADY !== "0";
+const WARM_UP = SMOKE ? 2 : 10;
+/** Requests to the probe's no-op route at 64 clients: its warm-up and its measure. */
+const NOOP = SMOKE ? { warm: 64, measured: 256 } : { warm: 500, measured: 5000 };
 
 const progress = (msg) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const meterOf = async (base) => (await fetch(`${base}/__scale/meter`)).json();
@@ -164,8 +169,8 @@ const profileFile = (label) => (label === "current" ? PROFILE : PROFILE.replace(
 async function measureNoop() {
   const probe = await startProbe();
   try {
-    await noopLatency(probe.base, 500); // warm-up
-    return await noopLatency(probe.base);
+    await noopLatency(probe.base, NOOP.warm); // warm-up
+    return await noopLatency(probe.base, NOOP.measured);
   } finally {
     await probe.stop();
   }
@@ -242,8 +247,9 @@ async function main() {
   for (const k of perKind(current.stores)) console.log(`busiest ${k.kind}: ${k.busiest.join(" | ")}`);
   const met = (ok) => (ok ? "met" : "NOT met");
   const steadyMet = current.steady ? `; on companies that have issued before: throughput ${before?.steady ? met(result.steady_throughput_ratio_after_over_before >= 1.5) : "no baseline"}, POST p99 ${met(current.steady.post_p99_ms <= 2 * noop.p99_ms)}` : "";
-  console.log(`targets: throughput after/before >= 1.5: ${before ? met(result.throughput_ratio_after_over_before >= 1.5) : "no baseline"}; POST p99 <= 2x no-op p99: ${met(current.post_p99_ms <= 2 * noop.p99_ms)}${steadyMet}; no store above 50 %: ${met(model.over_50_pct.length === 0)}`);
-  if (env.SCALE_BENCH_WRITE_DOC === "1") writeDoc(markdown);
+  targets(`targets: throughput after/before >= 1.5: ${before ? met(result.throughput_ratio_after_over_before >= 1.5) : "no baseline"}; POST p99 <= 2x no-op p99: ${met(current.post_p99_ms <= 2 * noop.p99_ms)}${steadyMet}; no store above 50 %: ${met(model.over_50_pct.length === 0)}`);
+  if (env.SCALE_BENCH_WRITE_DOC === "1" && SMOKE) notWritten("bench/results/scale.md");
+  else if (env.SCALE_BENCH_WRITE_DOC === "1") writeDoc(markdown);
   const bad = runs.some((r) => r.verified.not_final || r.verified.not_accepted || r.verified.folio_duplicates || r.verified.missing);
   if (bad) process.exitCode = 1;
 }

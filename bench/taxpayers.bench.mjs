@@ -9,14 +9,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureDevVars, root, wrangler } from "../scripts/local-env.mjs";
 import { pct, sleep, startWranglerDev } from "./lib.mjs";
+import { knob } from "./smoke.mjs";
 
 // The SII list's full size, 1.7 million rows, by default (about 3 minutes on the shared 2-core
 // machine); TAXPAYER_BENCH_ROWS changes it. The same lookups run first on a small list
 // (TAXPAYER_BENCH_SMALL_ROWS, 1,000) so the run reports the ratio of the two latencies: with an
-// index that ratio stays near 1, with a scan it would grow with the table.
-const ROWS = Number(process.env.TAXPAYER_BENCH_ROWS ?? 1_700_000);
-const SMALL = Number(process.env.TAXPAYER_BENCH_SMALL_ROWS ?? 1_000);
-const LOOKUPS = 1_000;
+// index that ratio stays near 1, with a scan it would grow with the table. A smoke run
+// (BENCH_SMOKE=1): lists of 200 and 2,000 rows, 20 lookups on each.
+const ROWS = knob("TAXPAYER_BENCH_ROWS", 1_700_000, 2_000);
+const SMALL = knob("TAXPAYER_BENCH_SMALL_ROWS", 1_000, 200);
+const LOOKUPS = knob("TAXPAYER_BENCH_LOOKUPS", 1_000, 20);
 const dir = mkdtempSync(path.join(tmpdir(), "taxpayer-bench-"));
 
 function dv(body) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: runs every benchmark in bench/*.bench.mjs one after the other and prints their
 // figures. A single one can be run with `npm run bench -- <name>` (e.g. `npm run bench -- folio`).
+// BENCH_SMOKE=1 runs each at its smallest size and writes no results (bench/smoke.mjs).
 import { readdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";

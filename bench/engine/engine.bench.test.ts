@@ -5,7 +5,8 @@
  * - the simulator's check of that 50-document EnvioDTE (decode + upload precheck/parse +
  *   validateEnvio with every signature, TED and CAF check and the whole XSD; the duplicate lookup
  *   is a no-op here), and the XSD walk of that envelope alone.
- * Prints ms per operation (median of rounds). Knobs: ENGINE_BENCH_ROUNDS (default 5).
+ * Prints ms per operation (median of rounds). Knobs: ENGINE_BENCH_ROUNDS (default 5). A smoke run
+ * (BENCH_SMOKE=1): one round of one operation each, an envelope of 5 DTEs.
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
@@ -21,7 +22,11 @@ import { envelopeSchemaProblems } from "../../src/countries/cl/documents/dte-sch
 import { parseXml, type XElement } from "../../src/countries/cl/xml/xml";
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 
-const ROUNDS = Number((env as unknown as Record<string, string>).ENGINE_BENCH_ROUNDS ?? 5);
+const knobs = env as unknown as { ENGINE_BENCH_ROUNDS?: string; BENCH_SMOKE?: string };
+const SMOKE = knobs.BENCH_SMOKE === "1";
+const ROUNDS = Number(knobs.ENGINE_BENCH_ROUNDS || (SMOKE ? 1 : 5));
+/** DTEs in the envelope. */
+const DTES = SMOKE ? 5 : 50;
 const ISSUER = "76086428-5";
 
 function invoice(i: number) {
@@ -43,7 +48,8 @@ function invoice(i: number) {
   });
 }
 
-async function time(label: string, n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+async function time(label: string, times: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  const n = SMOKE ? 1 : times;
   const per: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const t0 = performance.now();
@@ -59,33 +65,33 @@ async function time(label: string, n: number, fn: (i: number) => Promise<unknown
 it("engine signing and simulator validation", async () => {
   const signer = await loadSigningCredentials(b64decode(pfxB64), "test-only-1234");
   const caf = await parseCaf((await issueSimulatorCaf({ rut: ISSUER, legalName: "EMPRESA DE PRUEBA SPA", documentType: 33, from: 1, to: 100_000, authorizedOn: "2026-11-01" })).xml, { mode: "simulator" });
-  const docs = Array.from({ length: 50 }, (_, i) => invoice(i));
+  const docs = Array.from({ length: DTES }, (_, i) => invoice(i));
   const ts = "2026-11-20T10:30:05";
   const dtes: SignedDte[] = [];
-  for (let i = 0; i < 50; i++) dtes.push(await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts }));
+  for (let i = 0; i < DTES; i++) dtes.push(await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts }));
   // warm-up
-  for (let i = 0; i < 50; i++) await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts });
+  for (let i = 0; i < DTES; i++) await buildSignedDte({ document: docs[i]!, folio: i + 1, caf, signer, timestamp: ts });
 
   const probe = new TextEncoder().encode("x".repeat(1200));
   await time(`RSA sign alone (signer key, ${signer.modulus.length * 8 - (signer.modulus[0] === 0 ? 8 : 0)} bits)`, 200, () => crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, signer.privateKey, probe));
-  await time("buildSignedDte (2-line factura)", 200, (i) => buildSignedDte({ document: docs[i % 50]!, folio: (i % 50) + 1, caf, signer, timestamp: ts }));
+  await time("buildSignedDte (2-line factura)", 200, (i) => buildSignedDte({ document: docs[i % DTES]!, folio: (i % DTES) + 1, caf, signer, timestamp: ts }));
   const params = { dtes, issuerRut: ISSUER, senderRut: signer.rut!, resolution: { date: "2026-01-15", number: 0 }, timestamp: "2026-11-20T10:31:00", signer };
-  const env50 = await buildEnvioDte(params);
-  await time("buildEnvioDte (50 DTEs)", 20, () => buildEnvioDte(params));
+  const envelope = await buildEnvioDte(params);
+  await time(`buildEnvioDte (${DTES} DTEs)`, 20, () => buildEnvioDte(params));
   const now = new Date("2026-11-20T13:31:00Z");
   const ctx = { companyRut: ISSUER, now, acceptedAmong: async () => new Set<string>() };
   let verdict;
-  await time("simulator: precheck + validateEnvio (50 DTEs)", 10, async () => {
-    const pre = precheckFile(env50.xml, "EnvioDTE");
+  await time(`simulator: precheck + validateEnvio (${DTES} DTEs)`, 10, async () => {
+    const pre = precheckFile(envelope.xml, "EnvioDTE");
     if (!pre.ok) throw new Error(pre.errors.join("; "));
     verdict = await validateEnvio(pre.doc, "EnvioDTE", { ...ctx, now: new Date() });
   });
-  const pre = precheckFile(env50.xml, "EnvioDTE");
-  await time("simulator: precheck (Latin-1 + decode + parse) only", 10, async () => precheckFile(env50.xml, "EnvioDTE"));
-  const root = parseXml(new TextDecoder("latin1").decode(env50.xml)).documentElement as XElement;
-  await time("simulator: XSD walk of the envelope only (50 DTEs)", 20, async () => envelopeSchemaProblems(root, "EnvioDTE"));
+  const pre = precheckFile(envelope.xml, "EnvioDTE");
+  await time("simulator: precheck (Latin-1 + decode + parse) only", 10, async () => precheckFile(envelope.xml, "EnvioDTE"));
+  const root = parseXml(new TextDecoder("latin1").decode(envelope.xml)).documentElement as XElement;
+  await time(`simulator: XSD walk of the envelope only (${DTES} DTEs)`, 20, async () => envelopeSchemaProblems(root, "EnvioDTE"));
   expect(envelopeSchemaProblems(root, "EnvioDTE")).toEqual([]);
   expect(verdict!.finalStatus).toBe("EPR");
-  expect(verdict!.documents.filter((d: { status: string }) => d.status === "DOK").length).toBe(50);
+  expect(verdict!.documents.filter((d: { status: string }) => d.status === "DOK").length).toBe(DTES);
   expect(pre.ok).toBe(true);
 });

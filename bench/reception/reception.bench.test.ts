@@ -18,7 +18,8 @@
  * esbuild into one module (bundle.ts, this bench's global set-up). Vitest's module runner turns each
  * use of an imported binding into a getter call, which the deployed Worker never pays; the bundle's
  * ratio is the production figure. Target (README, "Benchmarks"): at most 3× the floor, linear in
- * the envelope's size. The figures are printed and written to bench/results/reception.json.
+ * the envelope's size. The figures are printed and written to bench/results/reception.json. A smoke
+ * run (BENCH_SMOKE=1): the envelope of 1 DTE only, 3 slices, 1 block, 1 e-mail.
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
@@ -27,14 +28,19 @@ import { receptionCafTrust, verifyInbound } from "../../src/countries/cl/exchang
 import pfxB64 from "../../test/fixtures/cl/fake-modern-aes.pfx.b64?raw";
 import { storeRows } from "../../test/helpers/store";
 import { cryptoFloor, RECIPIENT, supplier } from "./fixture";
+import { mailWithEnvelope } from "./mail";
 
 type Verify = typeof import("../../src/countries/cl/exchange/verify");
 
+const SMOKE = (env as unknown as { BENCH_SMOKE?: string }).BENCH_SMOKE === "1";
+/** DTEs per envelope of each size measured. */
+const SIZES = SMOKE ? [1] : [1, 50, 500];
 /** E-mails timed per envelope size (after one that makes the company's stores). */
-const EMAILS_PER_SIZE = 5;
+const EMAILS_PER_SIZE = SMOKE ? 1 : 5;
+/** Interleaved slices, and blocks of the cross-check, per envelope size. */
+const slicesOf = (n: number) => (SMOKE ? 3 : n === 500 ? 15 : 31);
+const BLOCKS = SMOKE ? 1 : 5;
 
-const b64 = (b: Uint8Array) => { let s = ""; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s).replace(/.{76}/g, "$&\r\n"); };
-const mime = (to: string, xml: Uint8Array) => new TextEncoder().encode([`From: p@proveedor.cl`, `To: ${to}`, "Subject: DTE", "MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="B"', "", "--B", 'Content-Type: application/xml; name="envio.xml"', 'Content-Disposition: attachment; filename="envio.xml"', "Content-Transfer-Encoding: base64", "", b64(xml), "--B--", ""].join("\r\n"));
 
 /** `time()` right beside `floorOf()`, the floor first when `floorFirst`: the verification's figure and the floor's. */
 async function beside<F>(floorFirst: boolean, floorOf: () => Promise<F>, time: () => Promise<number>): Promise<[number, F]> {
@@ -68,7 +74,7 @@ it("reception throughput and verification cost", async () => {
   const parser = (await import(/* @vite-ignore */ parserPath)) as typeof import("../../src/countries/cl/xml/xml");
   const results = { verification: [] as Record<string, number>[], email: [] as Record<string, number>[] };
   const quartiles = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return `${s[Math.floor(s.length / 4)]!.toFixed(2)}–${s[Math.floor((3 * s.length) / 4)]!.toFixed(2)}`; };
-  for (const n of [1, 50, 500]) {
+  for (const n of SIZES) {
     const xml = await envelopeOf(n);
     // The crypto floor of this envelope (fixture.ts), timed interleaved with verifyInbound.
     const f = await cryptoFloor(signer, xml, () => performance.now());
@@ -87,7 +93,7 @@ it("reception throughput and verification cost", async () => {
     await timed(bundled.verifyInbound, bundledTrust, Math.ceil(200 / n));
     const reps = Math.max(1, Math.round(30 / (n * (await timed(bundled.verifyInbound, bundledTrust, Math.ceil(200 / n))))));
     const floorReps = Math.max(1, Math.round(30 / (n * (await f.dtes(200)) + (await f.envelope(10)) / 10)));
-    const slices = n === 500 ? 15 : 31;
+    const slices = slicesOf(n);
     const floors: number[] = [];
     const pers: number[] = [];
     const ratios: number[] = [];
@@ -113,7 +119,7 @@ it("reception throughput and verification cost", async () => {
       for (let j = 0; j < 10; j++) floor += (await measureFloor()).envelopeFloor / 10;
       return floor;
     };
-    for (let k = 0; k < 5; k++) {
+    for (let k = 0; k < BLOCKS; k++) {
       const [per, floor] = await beside(k % 2 === 1, floorBlock, () => timed(bundled.verifyInbound, bundledTrust, reps * 10));
       blockRatios.push(per / floor);
     }
@@ -134,11 +140,11 @@ it("reception throughput and verification cost", async () => {
   }
   // The company's stores are made by its first message: one e-mail first, not timed, so
   // that the figures below are throughput, not the company's first minute.
-  await deliver(to, mime(to, await envelopeOf(1)));
-  for (const n of [1, 50, 500]) {
+  await deliver(to, mailWithEnvelope(to, await envelopeOf(1)));
+  for (const n of SIZES) {
     const times: number[] = [];
     for (let k = 0; k < EMAILS_PER_SIZE; k++) {
-      const raw = mime(to, await envelopeOf(n));
+      const raw = mailWithEnvelope(to, await envelopeOf(n));
       const t0 = performance.now();
       await deliver(to, raw);
       times.push(performance.now() - t0);
