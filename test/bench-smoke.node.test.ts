@@ -83,6 +83,7 @@ const CHEAP: Record<string, Smoke> = {
 
 /** Minutes each (the service under `wrangler dev`, or many documents through workerd): in `npm run test:full`. */
 const COSTLY: Record<string, Smoke> = {
+  batch: { shows: [/intake per document: single POST [\d.]+ ms .* batch of 5 [\d.]+ ms/, /"batch_docs_per_s": [\d.]+/], minutes: 8 },
   capacity: { shows: [/\| factura 33, 1 line \| \d+ \| \d+ \|/, /### 5 boletas through the real consumers/], minutes: 8 },
   issuance: { shows: [/"end_to_end_docs_per_s": [\d.]+/, /"folio_duplicates": 0,\s+"folio_gaps": 0/], minutes: 6 },
   webhooks: { shows: [/"webhook_events_delivered": 18,/, /"bad_signatures": 0/], minutes: 6 },

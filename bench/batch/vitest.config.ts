@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import path from "node:path";
+import { SMOKE } from "../smoke.mjs";
 
 /** The batch bench's intake part runs inside workerd with real D1, R2 and Durable Objects (see ../batch.bench.mjs). */
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
     cloudflareTest(async () => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { ENVIRONMENT: "test", MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=", API_KEY_PEPPER: "test-only-pepper-0123456789", TEST_MIGRATIONS: await readD1Migrations("./migrations"), BATCH_BENCH_DOCS: process.env.BATCH_BENCH_DOCS ?? "" },
+        bindings: { ENVIRONMENT: "test", MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=", API_KEY_PEPPER: "test-only-pepper-0123456789", TEST_MIGRATIONS: await readD1Migrations("./migrations"), BATCH_BENCH_DOCS: process.env.BATCH_BENCH_DOCS || (SMOKE ? "5" : "") },
       },
     })),
   ],
