@@ -157,6 +157,7 @@ const ISOLATED = [
   "test/webhooks/events.test.ts",
   "test/client/answer-supplier-example.test.ts",
   "test/cessions/buyer.test.ts",
+  "test/cessions/register-answers.test.ts",
   // Issues the reference's factura example, whose issuer is the fixed 76086428-5.
   "test/api/examples.test.ts",
   // Every sample posted at once to the fixed recipient, and concurrent CAF uploads: sharing a

@@ -121,7 +121,7 @@ describe("webhook endpoints", () => {
   it("the OpenAPI document lists every event of the catalogue under webhooks", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual(
-      ["ENU", "batch.completed", "certificate.expiring", "invoice.accepted", "invoice.accepted_with_objections", "invoice.buyer_delivery", "invoice.buyer_reply", "invoice.buyer_response", "invoice.failed", "invoice.rejected", "invoice.sent", "webhook.test", "webhook_endpoint.disabled",
+      ["ENU", "batch.completed", "certificate.expiring", "cession.rejected", "invoice.ceded", "received_document.ceded", "invoice.accepted", "invoice.accepted_with_objections", "invoice.buyer_delivery", "invoice.buyer_reply", "invoice.buyer_response", "invoice.failed", "invoice.rejected", "invoice.sent", "webhook.test", "webhook_endpoint.disabled",
         "received_document.received", "received_document.verification_failed", "received_document.deadline_approaching", "received_document.deadline_passed", "received_document.response_recorded", "received_document.response_refused", "received_document.reply_mail_failed", "inbound_message.no_documents"].sort(),
     );
     expect(doc.webhooks["invoice.accepted"].post.tags).toEqual(["Webhooks"]);
