@@ -82,6 +82,8 @@ async function workersProject(name: string, shared: boolean) {
     plugins: [
       cloudflareTest(async () => ({
         wrangler: { configPath: "./wrangler.toml" },
+        // The chaos run's entry: the production Worker with the fault hook (inert until a test sets a fault plan).
+        main: "./scripts/chaos/worker.ts",
         miniflare: {
           bindings: {
             ENVIRONMENT: "test",
@@ -107,9 +109,6 @@ async function workersProject(name: string, shared: boolean) {
         },
       })),
     ],
-    // The chaos run's fault hook (src/lib/chaos.ts) is compiled into the test Worker; it stays
-    // inert until a test sets a fault plan.
-    define: { __CHAOS__: "true" },
     test: {
       name,
       // quiet-logs: the Worker's info lines stay in workerd (tests print its warnings and errors);

@@ -1,13 +1,13 @@
 /**
  * The chaos run (issue 15): companies of several clients issue documents of mixed types (some of
- * them cancelled by notes) from many concurrent clients while the fault hook (src/lib/chaos.ts) and
+ * them cancelled by notes) from many concurrent clients while the fault hook (scripts/chaos/hook.ts) and
  * the simulated SII's scenario control inject faults at random; then it waits for quiescence and
  * checks the invariants (invariants.ts). Runs against any `fetch` to the service: `npm run chaos`
  * (scripts/chaos/run.ts, over HTTP against `wrangler dev`) and test/chaos/chaos.test.ts (in workerd).
  */
 import { checkInvariants, FINAL, type ChaosReport, type DocumentView, type ReceivedEvent } from "./invariants";
 import { computeDv } from "../../src/countries/cl/documents/rut";
-import { seeded } from "../../src/lib/chaos";
+import { seeded } from "./hook";
 
 export type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -168,7 +168,7 @@ async function expectJson(fetch: Fetch, path: string, key: string, status: numbe
 
 async function control(fetch: Fetch, path: string, json: unknown) {
   const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()} (is the service built with __CHAOS__?)`);
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()} (is the service the chaos entry, scripts/chaos/worker.ts?)`);
   return res.json();
 }
 

@@ -1,7 +1,7 @@
 // `npm run chaos [-- --documents N --companies C --clients K --concurrency W --seed S --timeout-minutes M]`
 // The chaos run (issue 15) against the service as `npm start` runs it (wrangler dev, local D1, R2,
 // Queues, Durable Objects, the SII simulator), in a temporary state directory, built with the fault
-// hook (`--define __CHAOS__:true`; production builds never contain it). Prints the figures and exits
+// hook (its own entry, scripts/chaos/worker.ts; production builds never contain it). Prints the figures and exits
 // non-zero when an invariant fails. See docs/operations.md, "Chaos run".
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -51,7 +51,7 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "dte-chaos-"));
   const tsx = path.join(root, "node_modules/tsx/dist/cli.mjs");
   spawnSync(process.execPath, [wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: quietEnv, stdio: "ignore" });
-  const args = ["--persist-to", dir, "--define", "__CHAOS__:true", "--test-scheduled", "--var", "WEBHOOK_RETRY_SCHEDULE:1,2,5,10,20,30"];
+  const args = ["scripts/chaos/worker.ts", "--persist-to", dir, "--test-scheduled", "--var", "WEBHOOK_RETRY_SCHEDULE:1,2,5,10,20,30"];
   const service = await startWranglerDev({ args, readyPath: "/health" });
   const hooks = await receiver();
   try {

@@ -8,7 +8,7 @@ import { checkInvariants, formatReport, type DocumentView, type ReceivedEvent } 
 
 /**
  * The short, seeded version of `npm run chaos`: the same driver and invariants, a few
- * dozen documents, the fault hook compiled into the test Worker (vitest.config.ts defines __CHAOS__)
+ * dozen documents, the fault hook in the test Worker (vitest.config.ts builds it from the chaos entry, scripts/chaos/worker.ts)
  * with small budgets, the simulated SII's scenarios at random. Webhooks go to the recording receiver.
  * CHAOS_DOCUMENTS (vitest.config.ts) is 30, and 300 under `npm run test:full`.
  */

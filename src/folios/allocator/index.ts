@@ -407,6 +407,3 @@ export class FolioAllocator extends DurableObject<Env> {
     }
   }
 }
-
-// The chaos run's Durable Object restart (test builds only; `__CHAOS__` is false in production builds).
-if (__CHAOS__) void import("../../lib/chaos").then((hook) => hook.installChaosRestart(FolioAllocator));

@@ -173,6 +173,3 @@ export class ControlDirectory extends DurableObject<Env> {
     this.sql.exec("DELETE FROM entries WHERE filled_at <= ?", now - DIRECTORY_TTL_MS);
   }
 }
-
-// The chaos run's Durable Object restart (test builds only; `__CHAOS__` is false in production builds).
-if (__CHAOS__) void import("../../../lib/chaos").then((hook) => hook.installChaosRestart(ControlDirectory));

@@ -106,6 +106,3 @@ export class DocumentStore extends DurableObject<Env> {
     return { rows: out, columns, changes, lastRowId, rowsRead: cursor.rowsRead, rowsWritten: written };
   }
 }
-
-// The chaos run's Durable Object restart (test builds only; `__CHAOS__` is false in production builds).
-if (__CHAOS__) void import("../../../lib/chaos").then((hook) => hook.installChaosRestart(DocumentStore));

@@ -1,9 +1,7 @@
 /**
- * The fault hook of the chaos run. TEST-ONLY: it is compiled in only when the build
- * constant `__CHAOS__` is true (`wrangler dev --define __CHAOS__:true`, the vitest config); wrangler.toml
- * defines it false for `npm start` and for `npm run build` (--env production), so esbuild drops every
- * `if (__CHAOS__)` branch and this module with it (test/chaos/production-bundle.node.test.ts greps
- * the bundle for CHAOS_HOOK_COMPILED_IN).
+ * The fault hook of the chaos run. TEST-ONLY: only the chaos run's entry (./worker.ts, the entry of
+ * `npm run chaos` and of the tests) imports it; the production entry (src/index.ts) never does
+ * (test/chaos/production-bundle.node.test.ts greps the bundle for CHAOS_HOOK_COMPILED_IN).
  *
  * A fault plan, set over `POST /__chaos/plan` (local environments only), makes the bindings of the
  * Worker's invocations fail at random, seeded: D1 and R2 calls throw (before the call, or after it
@@ -16,7 +14,7 @@
  * was not settled before, exactly as after a crash. Each kind has a budget; nothing is injected
  * after `until`. `GET /__chaos/plan` answers the counts and the time of the last fault.
  */
-import { seeded } from "./seeded";
+import { seeded } from "../../src/lib/seeded";
 
 export const CHAOS_MARKER = "CHAOS_HOOK_COMPILED_IN";
 
