@@ -140,6 +140,8 @@ export interface BuyerReply {
 export interface BuyerReplies {
   /** Reads a buyer's reply; `{ problem }` when the file is not one. */
   read(bytes: Uint8Array): Promise<BuyerReply | { problem: string }>;
+  /** The root element names of a buyer's reply (a file received at the reception address with one of them is read as a reply). */
+  readonly roots: readonly string[];
   /** The country's names, for messages: of each kind of entry, and of the code of a verdict on a whole envelope. */
   readonly names: { entries: Readonly<Record<ReplyEntryKind, string>>; envelopeCode: string };
 }

@@ -451,6 +451,8 @@ export interface Inbound {
 export interface Country {
   /** ISO 3166-1 alpha-2. */
   readonly code: string;
+  /** ISO 3166-1 alpha-3, as companies record their country. */
+  readonly alpha3: string;
   readonly taxId: TaxIdRules;
   readonly certificates: CertificateRules;
   /** The authority's issuance side, for a Worker's environment (its mode: simulated or real). */

@@ -82,7 +82,7 @@ async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, no
       `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.keyId}); live mode of this service talks to the SII ${env.SII_MODE} environment.`,
     );
   }
-  if (company.country !== "CHL" || caf.issuerRut !== company.taxId) {
+  if (company.country !== issuingCountry().alpha3 || caf.issuerRut !== company.taxId) {
     throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", `The CAF authorises folios of RUT ${caf.issuerRut}, not of this company (${company.taxId}).`, [
       { field: "file", message: "Another issuer's CAF" },
     ]);
@@ -163,7 +163,7 @@ export async function refetchCaf(db: Db, workerEnv: Env, company: CompanyRow, in
       "The SII hands out CAF files only in its web portal, behind a session authenticated with the taxpayer's certificate (mutual TLS); a Worker cannot present a per-company client certificate. Download the CAF at sii.cl and upload it to /enumeration/upload.",
     );
   }
-  if (company.country !== "CHL") throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
+  if (company.country !== issuingCountry().alpha3) throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", "Only Chilean companies get folios from the SII.");
   // The next `quantity` folios of the RUT, as the SII's portal grants them: after every range it
   // granted this RUT before (another company with this RUT, a deleted one, the other account).
   const xml = await requestCafFromAuthority(env, { rut: company.taxId, documentType: type.code, legalName: company.legalName, quantity: input.quantity });

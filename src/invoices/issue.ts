@@ -134,7 +134,7 @@ export async function checkBody(env: Env, company: CompanyRow, sent: DocumentBod
   const doc = documents.prepare(body);
   if (cancellation && cancelled) cancellation.checkAmount(cancelled.target, doc.total);
   assertNotFuture(doc.issueDate, now);
-  if (company.country !== "CHL" || doc.issuerTaxId !== company.taxId) {
+  if (company.country !== issuingCountry().alpha3 || doc.issuerTaxId !== company.taxId) {
     throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuerTaxId}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);

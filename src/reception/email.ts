@@ -10,6 +10,7 @@
  * nothing here throws out of the handler (a failure is logged). The company reads its messages at
  * GET /api/reception/messages (./messages.ts).
  */
+import { issuingCountry } from "../countries";
 import PostalMime from "postal-mime";
 import { eq } from "drizzle-orm";
 import { createDb } from "../storage/db/client";
@@ -112,7 +113,7 @@ export async function receiveMail(env: Env, mail: InboundMail): Promise<{ id: st
   for (const f of files) {
     const r = await intakeFile(env, company, f.bytes, { channel: "EMAIL", message: id, fileName: f.name, sender: mail.from });
     // A buyer's reply to a document the company issued comes to the same address: its parse says so.
-    if (r.root === "RespuestaDTE" || r.root === "EnvioRecibos") {
+    if (r.root && issuingCountry().documents.buyerReplies.roots.includes(r.root)) {
       const reply = await recordBuyerReply(env, company, f.bytes, { channel: "EMAIL", messageId: id });
       if ("problem" in reply) problems.push(reply.problem);
       else replies.push(describeReplyIntake(reply));

@@ -33,6 +33,7 @@ function checkRut(input: string): TaxIdResult {
 
 export const chile: Country = {
   code: "CL",
+  alpha3: "CHL",
   taxId: {
     normalize: normalizeRut,
     isValid: isValidRut,

@@ -61,5 +61,6 @@ export const chileanBuyerReplies: BuyerReplies = {
       },
     };
   },
+  roots: ["RespuestaDTE", "EnvioRecibos"],
   names: { entries: { RECEPTION: "RecepcionEnvio", RESULT: "ResultadoDTE", RECEIPT: "Recibo" }, envelopeCode: "EstadoRecepEnv" },
 };
