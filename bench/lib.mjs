@@ -125,7 +125,12 @@ export async function readyCompany(base, key, quantity, { rut: given, pfx = fake
   if (created.status !== 201) throw new Error(`company: ${created.status} ${await created.text()}`);
   const cid = (await created.json()).id_company;
   // What the bench does to the company before any request reads it (e.g. its rate tier).
-  await beforeUse?.(cid);
+  if (beforeUse) {
+    await beforeUse(cid);
+    // A change made beside the running service (another wrangler on its state) closes the service's
+    // open connections: the first request after it may find its socket closed. Settle before going on.
+    for (let i = 0; i < 5; i++) if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
+  }
   const form = new FormData();
   form.append("certificate", new Blob([pfx]), "bench.pfx");
   form.append("password", "bench");
