@@ -82,6 +82,19 @@ describe("issuer profile", () => {
     expect(refused.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["issuer.address.commune", "issuer.tax_information.activity"]);
   });
 
+  it("a batch's rows without issuer take the profile too; a row that disagrees is refused alone", async () => {
+    expect((await patch({ issuer_profile: PROFILE })).status).toBe(200);
+    const { issuer: _sent, ...without } = invoiceBody(issuer.rut, "33");
+    const differing = invoiceBody(issuer.rut, "33");
+    differing.issuer = { ...differing.issuer, email: "otro@prueba.cl" };
+    const r = await call("POST", `${issuer.base}/invoice-batches`, { key: issuer.owner.key, json: { rows: [without, differing] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect([r.body.documents, r.body.refused]).toEqual([1, 1]);
+    expect(r.body.results[1].error.code).toBe("INVOICE_ISSUER_MISMATCH");
+    // The sample's own address differs from the profile's too: each differing field is named.
+    expect(r.body.results[1].error.details.map((d: { field: string }) => d.field).sort()).toEqual(["rows[1].issuer.address.address", "rows[1].issuer.email"]);
+  });
+
   it("without a profile, a document without issuer is refused and says how to fix it", async () => {
     expect((await patch({ issuer_profile: null })).status).toBe(200);
     const { issuer: _sent, ...body } = invoiceBody(issuer.rut, "33");
