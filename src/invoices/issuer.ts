@@ -7,6 +7,7 @@
  */
 import type { DocumentBody } from "../countries/port";
 import type { CompanyRow } from "../accounts/companies/repository";
+import { issuerProfileOf } from "../accounts/companies/companies";
 import { AppError } from "../lib/errors";
 
 type Block = Record<string, unknown>;
@@ -21,10 +22,6 @@ function differences(profile: Block, sent: Block, path: string): string[] {
     if (isBlock(p) && isBlock(s)) return differences(p, s, `${path}.${k}`);
     return JSON.stringify(p) === JSON.stringify(s) ? [] : [`${path}.${k}`];
   });
-}
-
-export function issuerProfileOf(company: Pick<CompanyRow, "issuerProfile">): Block | null {
-  return company.issuerProfile ? (JSON.parse(company.issuerProfile) as Block) : null;
 }
 
 /** The body with its issuer block: the profile's when it has none; refused when it disagrees with the profile. */

@@ -73,7 +73,7 @@ export async function createCompany(db: Db, principal: Principal, input: CreateC
     updatedAt: now,
     deletedAt: null,
     rateTier: "STANDARD",
-    issuerProfile: input.issuer_profile ? JSON.stringify(input.issuer_profile) : null,
+    issuerProfile: storedIssuerProfile(input.issuer_profile),
   };
   try {
     await db.batch([
@@ -147,7 +147,7 @@ export function companyListItem(row: CompanyRow, timeZone: string) {
     start_activities_date: row.startActivitiesDate ?? "",
     status: row.status,
     created_at: toLocalDateTime(row.createdAt, timeZone),
-    issuer_profile: row.issuerProfile ? (JSON.parse(row.issuerProfile) as Record<string, unknown>) : null,
+    issuer_profile: issuerProfileOf(row),
   };
 }
 
@@ -163,9 +163,19 @@ export async function timeZonesOf(db: Db, companyIds: string[]): Promise<Map<str
 /** Sets (or, with null, removes) the company's issuer profile: at once in this isolate, in the others within the access cache's few seconds. */
 export async function setIssuerProfile(db: Db, env: DirectoryEnv, company: CompanyRow, profile: Record<string, unknown> | null): Promise<CompanyRow> {
   const updatedAt = new Date().toISOString();
-  const issuerProfile = profile && Object.keys(profile).length > 0 ? JSON.stringify(profile) : null;
+  const issuerProfile = storedIssuerProfile(profile);
   await db.update(companies).set({ issuerProfile, updatedAt }).where(and(eq(companies.id, company.id), eq(companies.status, "ACTIVE")));
   forgetAccess();
   await companyControlChanged(env, company.id);
   return { ...company, issuerProfile, updatedAt };
+}
+
+/** The issuer profile as stored: its JSON, or null when it sets nothing. */
+function storedIssuerProfile(profile: Record<string, unknown> | null | undefined): string | null {
+  return profile && Object.keys(profile).length > 0 ? JSON.stringify(profile) : null;
+}
+
+/** The company's issuer profile (the fields of the issuer block it keeps), or null. */
+export function issuerProfileOf(company: Pick<CompanyRow, "issuerProfile">): Record<string, unknown> | null {
+  return company.issuerProfile ? (JSON.parse(company.issuerProfile) as Record<string, unknown>) : null;
 }
