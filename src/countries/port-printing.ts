@@ -29,8 +29,8 @@ export interface IssuerResolution extends Resolution {
 export interface Printing {
   /** The paper formats in the API's spelling (a page format and receipt rolls). */
   readonly formats: readonly string[];
-  /** The file name of the printed document `folio` of `documentType` issued with `body`. */
-  fileName(p: { body: unknown; documentType: number; folio: number }, format: string): string;
+  /** The file name of the printed document `folio` of `documentType` issued by `issuerTaxId`. */
+  fileName(p: { issuerTaxId: string; documentType: number; folio: number }, format: string): string;
   /** An issued document, from the body it was issued with and its signed file. */
   issued(p: { body: unknown; folio: number; signedXml: Uint8Array; resolution: Resolution; settings?: PrintSettings; logo?: Uint8Array; format: string }): Promise<Uint8Array>;
   /** A received document from its signed file; null when it is not a document the country can print. */

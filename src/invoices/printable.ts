@@ -30,13 +30,13 @@ export async function invoicePdf(db: Db, env: Env, inv: InvoiceRow, format: PdfF
   // Settings (logo, resolution, formats) and the company's start date from the isolate's control cache.
   const found = await companyControl(env, inv.companyId, Date.now());
   const [settings, company] = [found?.settings, found?.company];
-  const body = JSON.parse(inv.body) as { issuer: { tax_information?: { resolution_number?: string; resolution_date?: string } } };
+  const body = JSON.parse(inv.body) as { issuer: { document_number: string; tax_information?: { resolution_number?: string; resolution_date?: string } } };
   // The legend's resolution is the envelope's (same rule), so a new resolution makes new renders too.
   const resolution = effectiveResolution(settings, body.issuer.tax_information, company?.startActivitiesDate ?? null);
   const logoTag = settings?.logoKey ? settings.logoKey.split("/").pop()!.replace(/\.\w+$/, "") : "nologo";
   const key = documentKeys.invoicePdf(inv.companyId, inv.id, format, `${logoTag}-r${resolution.number}-${resolution.date}`);
   const printing = issuingCountry().printing;
-  const fileName = printing.fileName({ body, documentType: inv.documentType, folio: inv.folio! }, format);
+  const fileName = printing.fileName({ issuerTaxId: body.issuer.document_number, documentType: inv.documentType, folio: inv.folio! }, format);
   const cached = await env.FILES.get(key);
   if (cached) return { bytes: new Uint8Array(await cached.arrayBuffer()), fileName };
   const xml = await readDocumentXml(env.FILES, inv.xmlKey);

@@ -310,7 +310,7 @@ describe("input validation and helpers", () => {
     expect(issuerSiiOffice(without.issuer)).toBeUndefined();
     const texts = (await loadPdf(await renderPdf(without, "A4"))).pages.flatMap((p) => p.texts);
     expect(texts.some((t) => t.startsWith("S.I.I. -"))).toBe(false);
-    expect(pdfFileName({ issuer: { rut: "76.086.428-5", name: "x" }, type: 33, folio: 123 }, "A4")).toBe("76086428-5_T33_F123_A4.pdf");
-    expect(pdfFileName({ issuer: { rut: "76086428-5", name: "x" }, type: 39, folio: 7 }, "58mm")).toBe("76086428-5_T39_F7_58mm.pdf");
+    expect(pdfFileName({ issuer: { rut: "76.086.428-5" }, type: 33, folio: 123 }, "A4")).toBe("76086428-5_T33_F123_A4.pdf");
+    expect(pdfFileName({ issuer: { rut: "76086428-5" }, type: 39, folio: 7 }, "58mm")).toBe("76086428-5_T39_F7_58mm.pdf");
   });
 });

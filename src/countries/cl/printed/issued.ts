@@ -129,10 +129,7 @@ const formatOf = (format: string): PdfFormat => {
 /** Chile's printing for the country port. */
 export const chileanPrinting: Printing = {
   formats: PDF_FORMATS,
-  fileName(p, format) {
-    const doc = computeDocument(p.body as InvoiceInput);
-    return pdfFileName({ issuer: { rut: doc.issuer.rut, name: doc.issuer.legalName }, type: p.documentType as DteTypeCode, folio: p.folio }, formatOf(format));
-  },
+  fileName: (p, format) => pdfFileName({ issuer: { rut: p.issuerTaxId }, type: p.documentType as DteTypeCode, folio: p.folio }, formatOf(format)),
   async issued(p) {
     const doc = computeDocument(p.body as InvoiceInput);
     return renderPdf(toPrintable(p.folio, doc, tedFromSignedXml(p.signedXml), p.settings, p.resolution, p.logo), formatOf(p.format));

@@ -189,7 +189,7 @@ export async function renderPdf(doc: PrintableDocument, format: PdfFormat, opts:
 }
 
 /** `76086428-5_T33_F123_A4.pdf` (issuer RUT without dots, type, folio, format). */
-export function pdfFileName(doc: Pick<PrintableDocument, "issuer" | "type" | "folio">, format: PdfFormat): string {
+export function pdfFileName(doc: { issuer: { rut: string }; type: PrintableDocument["type"]; folio: number }, format: PdfFormat): string {
   let rut: string;
   try {
     rut = normalizeRut(doc.issuer.rut);
