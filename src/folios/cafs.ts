@@ -82,7 +82,7 @@ async function acceptableCaf(env: Env, company: CompanyRow, file: Uint8Array, no
       `This CAF was authorised for the SII ${caf.environment} environment (IDK ${caf.keyId}); live mode of this service talks to the SII ${env.SII_MODE} environment.`,
     );
   }
-  if (company.country !== issuingCountry().alpha3 || caf.issuerRut !== company.taxId) {
+  if (company.country !== country.alpha3 || caf.issuerRut !== company.taxId) {
     throw new AppError("ENUMERATION_CAF_WRONG_COMPANY", `The CAF authorises folios of RUT ${caf.issuerRut}, not of this company (${company.taxId}).`, [
       { field: "file", message: "Another issuer's CAF" },
     ]);

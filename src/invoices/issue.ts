@@ -128,13 +128,14 @@ export interface CheckedBody {
  */
 export async function checkBody(env: Env, company: CompanyRow, sent: DocumentBody, ulid: string, now: Date): Promise<CheckedBody> {
   const body = withIssuerProfile(sent, company);
-  const { documents } = issuingCountry();
+  const country = issuingCountry();
+  const { documents } = country;
   const cancellation = documents.cancellation(body);
   const cancelled = await cancellationTarget(env, company.id, cancellation, ulid);
   const doc = documents.prepare(body);
   if (cancellation && cancelled) cancellation.checkAmount(cancelled.target, doc.total);
   assertNotFuture(doc.issueDate, now);
-  if (company.country !== issuingCountry().alpha3 || doc.issuerTaxId !== company.taxId) {
+  if (company.country !== country.alpha3 || doc.issuerTaxId !== company.taxId) {
     throw new AppError("INVOICE_ISSUER_MISMATCH", `issuer.document_number (${doc.issuerTaxId}) is not this company's tax id (${company.taxId}).`, [
       { field: "issuer.document_number", message: `Expected ${company.taxId}` },
     ]);
